@@ -1,0 +1,27 @@
+"""Entry point: login, then st.navigation with the pages the user's role may see."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import session
+from ui.registry import PAGES
+from valuation import auth
+
+st.set_page_config(page_title="Naufrágios e bens resgatados", page_icon=":material/anchor:", layout="wide")
+
+user = session.current_user()
+if user is None:
+    nav = st.navigation([st.Page(session.login_page, title="Entrar", icon=":material/login:", url_path="entrar")])
+else:
+    sections: dict[str, list] = {}
+    for spec in PAGES:
+        if auth.may_view_page(user, spec.key):
+            sections.setdefault(spec.section, []).append(
+                st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key))
+    with st.sidebar:
+        st.markdown(f"**{user.full_name}**  \n{auth.ROLE_LABELS.get(user.role, user.role)}")
+        if st.button("Sair", icon=":material/logout:"):
+            session.logout()
+            st.rerun()
+    nav = st.navigation(sections)
+nav.run()

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Create .venv (Python 3.11+) and install the pinned dependencies and the package.
+#   scripts/setup.sh            runtime only
+#   scripts/setup.sh --dev      runtime + test tools
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+"$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "valuation needs Python 3.11 or newer")'
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+req=requirements.txt
+[ "${1:-}" = "--dev" ] && req=requirements-dev.txt
+stamp=".venv/.installed-$(cat "$req" requirements.txt pyproject.toml | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r "$req"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+  touch "$stamp"
+fi

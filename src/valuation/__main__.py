@@ -1,0 +1,5 @@
+import sys
+
+from valuation.cli import main
+
+sys.exit(main())

@@ -1,0 +1,72 @@
+"""The errors of valuation, drawn as a tree (each carries its context as attributes):
+
+    ValuationError
+     ├── InputError        bad input; .problems lists every (path, message) found
+     ├── AccessDenied      the user may not read or change this (.user, .action)
+     ├── NotFound          no such record (.what, .key)
+     ├── ConflictError     the change conflicts with stored state (immutable record, duplicate)
+     └── StoreError        the DuckDB store cannot serve the request
+          └── StoreLocked  another process holds the database file (.path, .holder)
+
+Lower-level errors (duckdb, json, decimal) are translated at the boundary with
+`raise X(...) from exc`; callers never branch on message text.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad input: where (a JSON path, a 'line N, column X', or a form field) and why."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ValuationError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class InputError(ValuationError):
+    """Bad input. Nothing was written. `problems` names every bad place found."""
+
+    def __init__(self, problems: list[Problem] | Problem | str):
+        if isinstance(problems, str):
+            problems = [Problem("", problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))
+
+
+class AccessDenied(ValuationError):
+    def __init__(self, message: str = "Acesso negado.", *, user: str | None = None, action: str | None = None):
+        self.user = user
+        self.action = action
+        super().__init__(message)
+
+
+class NotFound(ValuationError):
+    def __init__(self, message: str, *, what: str | None = None, key: object = None):
+        self.what = what
+        self.key = key
+        super().__init__(message)
+
+
+class ConflictError(ValuationError):
+    pass
+
+
+class StoreError(ValuationError):
+    pass
+
+
+class StoreLocked(StoreError):
+    def __init__(self, message: str, *, path: str, holder: str | None = None):
+        self.path = path
+        self.holder = holder
+        super().__init__(message)

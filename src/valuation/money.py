@@ -1,0 +1,62 @@
+"""Money: Decimal amounts, one rounding to the cent (half-up), pt-BR formatting.
+
+Amounts are never floats. Every computed amount is rounded once, at the end,
+with `to_cents`; intermediate products stay exact Decimals.
+"""
+from __future__ import annotations
+
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+CENT = Decimal("0.01")
+ZERO = Decimal("0.00")
+
+
+def to_cents(amount: Decimal) -> Decimal:
+    """Round once to the cent, half-up (cli.md: 'rounded once, to the cent, half-up')."""
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def as_decimal(value: object) -> Decimal:
+    """Exact Decimal from a str/int/Decimal (never from a float: floats are refused)."""
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, bool) or isinstance(value, float):
+        raise TypeError(f"money must not be {type(value).__name__}")
+    try:
+        return Decimal(str(value))
+    except InvalidOperation as exc:
+        raise ValueError(f"not a decimal: {value!r}") from exc
+
+
+def amount_str(amount: Decimal | None) -> str | None:
+    """A JSON money string with exactly two decimals ('1234.50'), or None."""
+    return None if amount is None else str(to_cents(amount))
+
+
+def format_brl(amount: Decimal | None, *, symbol: bool = True) -> str:
+    """'R$ 1.234,56' (pt-BR). Negative amounts as '-R$ 1.234,56'."""
+    if amount is None:
+        return "—"
+    q = to_cents(amount)
+    sign = "-" if q < 0 else ""
+    whole, frac = f"{abs(q):.2f}".split(".")
+    groups = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    groups.insert(0, whole)
+    body = ".".join(groups) + "," + frac
+    return f"{sign}R$ {body}" if symbol else f"{sign}{body}"
+
+
+def format_date_br(d: date | None) -> str:
+    """'dd/mm/aaaa'."""
+    return "—" if d is None else d.strftime("%d/%m/%Y")
+
+
+def format_share(share: Decimal | None) -> str:
+    """'40,00 %'."""
+    if share is None:
+        return "—"
+    return f"{(share * 100).quantize(CENT, rounding=ROUND_HALF_UP)}".replace(".", ",") + " %"
