@@ -1,0 +1,174 @@
+"""`python -m valuation compute deadline|domain-status` run as a subprocess (cli.md)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path("/work/shared/spec/examples")
+RJ = {"state": "RJ", "local_holidays": []}
+
+
+_RUNS: dict[tuple[str, str], subprocess.CompletedProcess] = {}
+
+
+def _raw(doc) -> str:
+    return doc if isinstance(doc, str) else json.dumps(doc, sort_keys=True)
+
+
+def _run(kind: str, raw: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "valuation", "compute", kind, "--input", "-"],
+                          input=raw, capture_output=True, text=True, timeout=60)
+
+
+def compute(kind: str, doc) -> subprocess.CompletedProcess:
+    key = (kind, _raw(doc))
+    if key not in _RUNS:
+        _RUNS[key] = _run(*key)
+    return _RUNS[key]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _run_cases_in_parallel():
+    """Each run starts a Python process; run the parametrized cases concurrently up front."""
+    keys = list(dict.fromkeys((k, _raw(d)) for k, d in _PARALLEL))
+    with ThreadPoolExecutor(max_workers=min(8, (os.cpu_count() or 2) * 2)) as pool:
+        for key, proc in zip(keys, pool.map(lambda k: _run(*k), keys)):
+            _RUNS[key] = proc
+    yield
+
+
+def ok(kind: str, doc) -> dict:
+    p = compute(kind, doc)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    return json.loads(p.stdout)
+
+
+def bad(kind: str, doc) -> list[str]:
+    p = compute(kind, doc)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert p.stdout == ""
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert lines
+    return lines
+
+
+@pytest.mark.skipif(not EXAMPLES.is_dir(), reason="public examples not available")
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("deadline-*.json")) + sorted(EXAMPLES.glob("domain-*.json")),
+                         ids=lambda p: p.stem)
+def test_public_examples(path):
+    case = json.loads(path.read_text())
+    got = ok(case["kind"], case["input"])
+    for key, value in case["expect"].items():
+        assert got[key] == value, key
+    assert got["basis"]
+
+
+def test_deadline_output_shape_and_office_forms():
+    got = ok("deadline", {"rule": "final_report", "work_ended": "2025-05-10",
+                          "office": {"state": "RJ", "local_holidays": ["2025-08-08"]}})
+    assert (got["due"], got["moved_from"], got["rule"]) == ("2025-08-11", "2025-08-08", "final_report")
+    assert got["basis"] and isinstance(got["steps"], list) and got["steps"]
+    got = ok("deadline", {"rule": "final_report", "work_ended": "2025-05-10",
+                          "office": {"state": "rj", "local_holidays": [{"date": "2025-08-08", "name": "Padroeira"}]}})
+    assert got["due"] == "2025-08-11" and any("Padroeira" in s for s in got["steps"])
+    # office is optional: no state holidays
+    got = ok("deadline", {"rule": "preference_notice", "published": "2025-04-08"})
+    assert (got["due"], got["moved_from"]) == ("2025-04-23", None)
+    got = ok("deadline", {"rule": "preference_notice", "published": "2025-04-08", "office": RJ})
+    assert (got["due"], got["moved_from"]) == ("2025-04-24", "2025-04-23")
+
+
+RULE_CASES = [
+    ({"rule": "monthly_report", "period": "2025-02"}, "2025-03-18", None),
+    ({"rule": "extension_request", "expires": "2025-10-01"}, "2025-08-01", "2025-08-02"),
+    ({"rule": "tourism_notice", "excursion": "2025-04-28"}, "2025-04-09", None),
+    ({"rule": "found_proceeds", "sold": "2024-08-31"}, "2025-02-28", None),
+    ({"rule": "court_inquiry_opening", "known": "2026-02-09"}, "2026-02-18", "2026-02-14"),
+    ({"rule": "five_year_lapse", "casualty_date": "2019-03-12",
+      "suspensions": [{"start": "2020-01-01", "end": "2020-01-10"}, {"start": "2020-01-05", "end": "2020-01-20"},
+                      {"start": "2020-01-21", "end": "2020-01-25", "reason": "remoção iniciada"}]},
+     "2024-04-08", "2024-04-06"),
+]
+
+
+@pytest.mark.parametrize("doc, due, moved_from", RULE_CASES)
+def test_deadline_rules(doc, due, moved_from):
+    got = ok("deadline", {**doc, "office": RJ})
+    assert (got["due"], got["moved_from"]) == (due, moved_from)
+
+
+def test_deadline_window_and_state():
+    got = ok("deadline", {"rule": "court_private_representation", "occurred": "2025-01-12", "as_of": "2025-07-30"})
+    assert (got["start"], got["end"], got["due"]) == ("2025-07-12", "2025-08-11", "2025-08-11")
+    assert got["state"] == "due_soon"
+
+
+def test_domain_status_lapse():
+    got = ok("domain-status", {"as_of": "2025-06-30", "casualty_date": "2019-03-09", "hull": "steel",
+                               "owner_declared_lost": None, "owner_licence_requested": None,
+                               "suspensions": [], "office": RJ})
+    assert (got["owner"], got["since"], got["lapse_due"]) == ("union", "2024-03-12", "2024-03-11")
+    assert got["basis"] and got["steps"]
+    got = ok("domain-status", {"as_of": "2025-06-30", "casualty_date": "2019-03-09", "hull": "steel",
+                               "owner_licence_requested": "2024-03-11"})
+    assert (got["owner"], got["since"]) == ("private", None)
+    got = ok("domain-status", {"as_of": "2025-06-30", "casualty_date": "1500-06-01", "hull": "madeira"})
+    assert (got["owner"], got["since"]) == ("union", "1987-09-30")
+
+
+BAD_CASES = [
+    ("deadline", {"rule": "final_report", "work_ended": "2025-05-10", "foo": 1}, ["foo: unknown field"]),
+    ("deadline", {"rule": "final_report", "work_ended": "2025-05-10", "office": {"state": "XX"}},
+     ["office.state: must be a Brazilian state code (UF), e.g. RJ"]),
+    ("deadline", {"rule": "final_report", "work_ended": "2025-05-10", "office": {"state": "RJ", "city": "Rio"}},
+     ["office.city: unknown field"]),
+    ("deadline", {"rule": "final_reprot", "work_ended": "2025-05-10"}, ["rule: must be one of"]),
+    ("deadline", {"work_ended": "2025-05-10"}, ["rule: is required"]),
+    ("deadline", {"rule": "final_report"}, ["work_ended: is required"]),
+    ("deadline", {"rule": "final_report", "work_ended": "2025-02-30"}, ["work_ended: is not a real date"]),
+    ("deadline", {"rule": "final_report", "work_ended": "10/05/2025"}, ["work_ended: must be a date YYYY-MM-DD"]),
+    ("deadline", {"rule": "final_report", "work_ended": "9999-12-20"}, ["work_ended: gives a date outside"]),
+    ("deadline", {"rule": "monthly_report", "period": "2025-13"}, ["period: is not a real month"]),
+    ("deadline", {"rule": "wreck_map", "year": "2025"}, ["year: must be an integer"]),
+    ("deadline", {"rule": "final_report", "work_ended": "2025-05-10",
+                  "office": {"local_holidays": ["2025-08-08", "8 Aug", {"date": "2025-08-09", "when": 1}]}},
+     ["office.local_holidays[1]: must be a date", "office.local_holidays[2].when: unknown field"]),
+    ("deadline", {"rule": "five_year_lapse", "casualty_date": "2019-03-12",
+                  "suspensions": [{"start": "2020-02-01", "end": "2020-01-01"},
+                                  {"start": "2019-01-01", "end": "2019-12-31"}]},
+     ["suspensions[0].end: must not be before start", "suspensions[1].start: must not be before casualty_date"]),
+    ("deadline", {"rule": "final_report", "work_ended": "2025-05-10", "suspensions": []}, ["suspensions: unknown field"]),
+    ("deadline", "[1, 2]", ["input must be a JSON object"]),
+    ("deadline", '{"rule": "final_report", ', ["malformed JSON"]),
+    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2026-01-01", "hull": "wood"},
+     ["casualty_date: must not be after as_of"]),
+    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "hull": ""},
+     ["hull: must be a non-empty string"]),
+    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "owner": "x"},
+     ["owner: unknown field"]),
+    ("domain-status", {"casualty_date": "2020-01-01"}, ["as_of: is required"]),
+    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01",
+                       "suspensions": [{"start": "2019-12-01", "end": "2020-01-10"}]},
+     ["suspensions[0].start: must not be before casualty_date"]),
+    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "owner_declared_lost": "2019-01-01"},
+     ["owner_declared_lost: must not be before casualty_date"]),
+    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "office": {"state": "Rio"}},
+     ["office.state: must be a Brazilian state code"]),
+]
+_PARALLEL = [(k, d) for k, d, _ in BAD_CASES] + [("deadline", {**d, "office": RJ}) for d, _, _ in RULE_CASES]
+
+
+@pytest.mark.parametrize("kind, doc, expected", BAD_CASES)
+def test_bad_input_exit_2_with_paths(kind, doc, expected):
+    lines = bad(kind, doc)
+    assert len(lines) == len(expected), lines
+    for line, want in zip(lines, expected):
+        assert line.startswith(want), (line, want)
