@@ -15,11 +15,11 @@ if user is None:
 else:
     sections: dict[str, list] = {}
     for spec in PAGES:
-        if auth.may_view_page(user, spec.key):
+        if spec.exists() and auth.may_view_page(user, spec.key):
             sections.setdefault(spec.section, []).append(
                 st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key))
     with st.sidebar:
-        st.markdown(f"**{user.full_name}**  \n{auth.ROLE_LABELS.get(user.role, user.role)}")
+        st.markdown(f"**{user.full_name}**  \n{user.role_label}")
         if st.button("Sair", icon=":material/logout:"):
             session.logout()
             st.rerun()

@@ -1,27 +1,53 @@
 """The ordered page registry built into st.navigation (section → pages).
 
-`key` is the access-policy key checked by `valuation.auth.may_view_page`; a page
-reached by URL checks it again through `ui.session.guard`.
+`key` is the access-policy key (`valuation.auth.PAGES_BY_ROLE` says which roles are
+offered it; a page reached by URL checks it again through `ui.session.guard`).
+The page file is `pages/<key>.py`; a registered page whose file is not there
+yet is left out of the navigation.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
 class PageSpec:
     key: str
-    path: str
     title: str
     icon: str
     section: str
 
+    @property
+    def path(self) -> str:
+        return f"pages/{self.key}.py"
+
+    def exists(self) -> bool:
+        return (ROOT / self.path).is_file()
+
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("overview", "pages/overview.py", "Visão geral", ":material/dashboard:", "Painel"),
-    PageSpec("wrecks", "pages/wrecks.py", "Naufrágios", ":material/sailing:", "Cadastro"),
-    PageSpec("organisations", "pages/organisations.py", "Organizações", ":material/business:", "Cadastro"),
-    PageSpec("users", "pages/users.py", "Usuários", ":material/group:", "Administração"),
+    PageSpec("overview", "Visão geral", ":material/dashboard:", "Painel"),
+    PageSpec("deadlines", "Prazos", ":material/event:", "Painel"),
+    PageSpec("calendar", "Calendário de dias úteis", ":material/calendar_month:", "Painel"),
+    PageSpec("domain", "Domínio dos naufrágios", ":material/gavel:", "Painel"),
+    PageSpec("wrecks", "Naufrágios", ":material/sailing:", "Cadastro"),
+    PageSpec("organisations", "Empresas", ":material/business:", "Cadastro"),
+    PageSpec("inventory", "Inventário de bens", ":material/inventory_2:", "Bens resgatados"),
+    PageSpec("custody", "Entrega e custódia", ":material/local_shipping:", "Bens resgatados"),
+    PageSpec("found_things", "Achados", ":material/search:", "Bens resgatados"),
+    PageSpec("commission", "Avaliação da Comissão", ":material/how_to_vote:", "Comissão"),
+    PageSpec("rates", "Câmbio", ":material/currency_exchange:", "Comissão"),
+    PageSpec("decisions", "Decisões publicadas", ":material/verified:", "Comissão"),
+    PageSpec("contract_terms", "Termos do contrato", ":material/contract:", "Partilha"),
+    PageSpec("selection", "Escolha da União", ":material/balance:", "Partilha"),
+    PageSpec("survey_costs", "Custos de pesquisa", ":material/request_quote:", "Partilha"),
+    PageSpec("statements", "Demonstrativos", ":material/receipt_long:", "Partilha"),
+    PageSpec("policies", "Políticas", ":material/tune:", "Administração"),
+    PageSpec("users", "Usuários", ":material/group:", "Administração"),
+    PageSpec("audit", "Auditoria", ":material/fact_check:", "Administração"),
 )
 
 BY_KEY: dict[str, PageSpec] = {p.key: p for p in PAGES}

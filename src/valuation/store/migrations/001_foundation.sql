@@ -212,7 +212,7 @@ CREATE TABLE users (
 -- Hash-chained audit trail: every write, who, when, what, before → after.
 CREATE TABLE audit_log (
     id         BIGINT PRIMARY KEY,
-    at         TIMESTAMP NOT NULL,
+    "at"       TIMESTAMP NOT NULL,
     actor      VARCHAR NOT NULL,
     action     VARCHAR NOT NULL,
     entity     VARCHAR NOT NULL,

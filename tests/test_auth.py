@@ -1,0 +1,193 @@
+"""Login (argon2id, lock-out after 5 failures for 15 minutes), sessions, pages by role."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from conftest import NOW, REAL_HASHER
+
+from valuation import auth
+from valuation.auth import (
+    PAGES_BY_ROLE, AccountInactive, AccountLocked, AuthenticationFailed, Principal, authenticate, hash_password,
+    may_view_page, session_expired, verify_password,
+)
+from valuation.store import users
+
+
+def test_hashes_are_argon2id_salted_and_verifiable():
+    h1, h2 = hash_password("uma senha longa"), hash_password("uma senha longa")
+    assert h1.startswith("$argon2id$") and h1 != h2
+    assert verify_password(h1, "uma senha longa")
+    assert not verify_password(h1, "uma senha longA")
+    assert not verify_password("not a hash", "x")
+    assert not verify_password("", "")
+
+
+def test_the_product_hasher_is_argon2id_at_rfc9106_cost():
+    params = REAL_HASHER  # the module's own hasher (tests swap in a cheap one)
+    assert params.type.name == "ID"
+    assert params.memory_cost >= 64 * 1024 and params.time_cost >= 3
+
+
+def test_login_returns_the_principal_without_the_hash(small_world):
+    p = authenticate(small_world.store, "dpc.silva", small_world.passwords["dpc.silva"], now=NOW)
+    assert p == small_world.principal("dpc")
+    assert isinstance(p, Principal)
+    assert not any("argon" in str(v) for v in vars(p).values())
+
+
+def test_username_is_case_and_space_insensitive(small_world):
+    p = authenticate(small_world.store, "  Exp.Alfa ", small_world.passwords["exp.alfa"], now=NOW)
+    assert p.role == "explorer" and p.organisation_id == small_world.ids["org_a"]
+
+
+def test_wrong_username_and_wrong_password_give_the_same_message(small_world):
+    s = small_world.store
+    with pytest.raises(AuthenticationFailed) as wrong_pw:
+        authenticate(s, "dpc.silva", "errada", now=NOW)
+    with pytest.raises(AuthenticationFailed) as wrong_user:
+        authenticate(s, "ninguem", "errada", now=NOW)
+    with pytest.raises(AuthenticationFailed) as empty:
+        authenticate(s, "", "", now=NOW)
+    assert type(wrong_pw.value) is type(wrong_user.value) is type(empty.value) is AuthenticationFailed
+    assert str(wrong_pw.value) == str(wrong_user.value) == str(empty.value) == "Usuário ou senha incorretos."
+
+
+def _fail(s, username, n, now):
+    for _ in range(n):
+        with pytest.raises(AuthenticationFailed):
+            authenticate(s, username, "senha-errada", now=now)
+
+
+def _state(s, username):
+    return s.fetch_one("SELECT failed_attempts, locked_until FROM users WHERE username = ?", [username])
+
+
+def test_five_consecutive_failures_lock_for_fifteen_minutes(small_world):
+    s, name, pw = small_world.store, "com.navy", small_world.passwords["com.navy"]
+    _fail(s, name, 4, NOW)
+    assert _state(s, name) == {"failed_attempts": 4, "locked_until": None}
+    with pytest.raises(AccountLocked) as locked:
+        authenticate(s, name, "senha-errada", now=NOW)           # the 5th failure locks
+    assert locked.value.until == NOW + timedelta(minutes=15)
+    assert "bloqueada" in str(locked.value) and "15 minutos" in str(locked.value)
+    assert _state(s, name) == {"failed_attempts": 5, "locked_until": NOW + timedelta(minutes=15)}
+    # while locked even the right password is refused
+    with pytest.raises(AccountLocked) as still:
+        authenticate(s, name, pw, now=NOW + timedelta(minutes=14, seconds=59))
+    assert "1 minuto " in str(still.value)
+    # at the end of the lock the right password works and the count starts again
+    p = authenticate(s, name, pw, now=NOW + timedelta(minutes=15))
+    assert p.username == name
+    assert _state(s, name) == {"failed_attempts": 0, "locked_until": None}
+
+
+def test_after_an_expired_lock_one_failure_does_not_lock_again(small_world):
+    s, name = small_world.store, "com.pres"
+    _fail(s, name, 5, NOW)
+    later = NOW + timedelta(minutes=20)
+    _fail(s, name, 1, later)
+    assert _state(s, name) == {"failed_attempts": 1, "locked_until": None}
+
+
+def test_a_success_resets_the_count(small_world):
+    s, name, pw = small_world.store, "exp.beta", small_world.passwords["exp.beta"]
+    _fail(s, name, 4, NOW)
+    authenticate(s, name, pw, now=NOW)
+    _fail(s, name, 4, NOW)                       # 4 again: not locked, because the count restarted
+    assert _state(s, name)["locked_until"] is None
+    assert authenticate(s, name, pw, now=NOW).username == name
+
+
+def test_failures_of_one_user_do_not_lock_another(small_world):
+    s = small_world.store
+    _fail(s, "com.navy", 5, NOW)
+    assert authenticate(s, "com.culture", small_world.passwords["com.culture"], now=NOW).username == "com.culture"
+
+
+def test_an_aware_now_is_taken_as_utc(small_world):
+    s = small_world.store
+    aware = datetime(2025, 6, 30, 9, 0, tzinfo=timezone(timedelta(hours=-3)))   # 12:00 UTC
+    _fail(s, "com.navy", 5, aware)
+    assert _state(s, "com.navy")["locked_until"] == datetime(2025, 6, 30, 12, 15)
+
+
+def test_admin_unlock_lifts_the_lock(small_world):
+    s, name = small_world.store, "exp.alfa"
+    _fail(s, name, 5, NOW)
+    users.unlock_user(s, small_world.principal("admin"), small_world.ids[name])
+    assert authenticate(s, name, small_world.passwords[name], now=NOW).username == name
+
+
+def test_inactive_user_cannot_log_in(small_world):
+    s = small_world.store
+    with pytest.raises(AccountInactive, match="desativado"):
+        authenticate(s, "inactive", small_world.passwords["inactive"], now=NOW)
+    with pytest.raises(AuthenticationFailed) as wrong:
+        authenticate(s, "inactive", "errada", now=NOW)
+    assert type(wrong.value) is AuthenticationFailed        # a wrong password reveals nothing more
+
+
+def test_logins_are_audited_without_the_hash(small_world):
+    s = small_world.store
+    authenticate(s, "dpc.silva", small_world.passwords["dpc.silva"], now=NOW)
+    _fail(s, "com.navy", 5, NOW)
+    with pytest.raises(AuthenticationFailed):
+        authenticate(s, "nobody", "x", now=NOW)
+    log = s.fetch("SELECT actor, action, entity, entity_id, after_json FROM audit_log ORDER BY id")
+    assert [r["action"] for r in log] == ["login"] + ["login_failed"] * 4 + ["account_locked"]
+    assert log[0]["actor"] == "dpc.silva" and log[0]["entity_id"] == str(small_world.ids["dpc.silva"])
+    assert json.loads(log[-1]["after_json"])["failed_attempts"] == 5
+    text = json.dumps(log, default=str)
+    assert "argon2" not in text and small_world.passwords["com.navy"] not in text and "senha-errada" not in text
+
+
+def test_a_weak_stored_hash_is_upgraded_on_login(small_world, monkeypatch):
+    from argon2 import PasswordHasher
+    s, name, pw = small_world.store, "dpc.silva", small_world.passwords["dpc.silva"]
+    stronger = PasswordHasher(time_cost=2, memory_cost=16, parallelism=1)
+    monkeypatch.setattr(auth, "_hasher", stronger)
+    old = s.scalar("SELECT password_hash FROM users WHERE username = ?", [name])
+    authenticate(s, name, pw, now=NOW)
+    new = s.scalar("SELECT password_hash FROM users WHERE username = ?", [name])
+    assert new != old and "t=2" in new and verify_password(new, pw)
+
+
+@pytest.mark.parametrize("idle, expired", [
+    (timedelta(0), False),
+    (timedelta(minutes=29, seconds=59), False),
+    (timedelta(minutes=30), True),
+    (timedelta(hours=5), True),
+])
+def test_session_expires_after_30_idle_minutes(idle, expired):
+    assert auth.SESSION_IDLE_MINUTES == 30
+    assert session_expired(NOW, NOW + idle) is expired
+
+
+def test_session_expiry_with_aware_datetimes():
+    seen = datetime(2025, 6, 30, 9, 0, tzinfo=timezone(timedelta(hours=-3)))
+    assert session_expired(seen, datetime(2025, 6, 30, 12, 29, tzinfo=timezone.utc)) is False
+    assert session_expired(seen, datetime(2025, 6, 30, 12, 30, tzinfo=timezone.utc)) is True
+
+
+PAGES = {
+    # page → roles that see it (issue: foundation)
+    "overview": {"commission", "commission_president", "dpc", "explorer", "admin"},
+    "wrecks": {"commission", "commission_president", "dpc", "explorer"},
+    "organisations": {"commission", "commission_president", "dpc", "explorer"},
+    "users": {"admin"},
+}
+
+
+@pytest.mark.parametrize("role", auth.ROLES)
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_pages_by_role(role, page):
+    user = Principal(1, "u", "U", role, 1 if role == "explorer" else None, None)
+    assert may_view_page(user, page) is (role in PAGES[page])
+
+
+def test_every_role_has_pages_and_unknown_pages_are_refused():
+    assert set(PAGES_BY_ROLE) == set(auth.ROLES)
+    assert not may_view_page(Principal(1, "u", "U", "dpc", None, None), "secret")
+    assert not may_view_page(Principal(1, "u", "U", "king", None, None), "overview")
