@@ -268,8 +268,28 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "read_overview": ROLES,
     "manage_users": ("admin",),
     "read_audit": ("admin",),
+    # issue 4 (inventory): explorers import into their own contracts only (the store checks the organisation)
+    "import_items": ("dpc", "explorer"),
+    "read_custody": ("dpc", "explorer"),
+    "record_deliveries": ("dpc",),
+    "read_found_things": ("dpc",),
+    "manage_found_things": ("dpc",),
+    # issue 5 (partition): explorers read their own issued statements and file their own cost sheets
+    "manage_partition": ("dpc",),
+    "read_statements": ("dpc", "explorer"),
+    "file_survey_costs": ("dpc", "explorer"),
+    "record_inspection_expenses": ("dpc", "explorer"),
 }
 _ACTION_LABELS: dict[str, str] = {
+    "manage_partition": "registrar termos, escolhas e demonstrativos de partilha",
+    "read_statements": "consultar demonstrativos de partilha",
+    "file_survey_costs": "registrar planilhas de custos de pesquisa",
+    "record_inspection_expenses": "registrar despesas de fiscalização",
+    "import_items": "importar bens resgatados",
+    "read_custody": "consultar a custódia dos bens",
+    "record_deliveries": "registrar entregas à Autoridade Naval",
+    "read_found_things": "consultar coisas achadas",
+    "manage_found_things": "registrar coisas achadas",
     "read_offices": "consultar as Capitanias",
     "read_wrecks": "consultar naufrágios",
     "create_wreck": "cadastrar naufrágios",

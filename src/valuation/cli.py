@@ -35,6 +35,7 @@ COMPUTE_KINDS: dict[str, str] = {
 # where function(subparsers) adds the parser and sets `handler`.
 EXTRA_COMMANDS: tuple[str, ...] = (
     "valuation.store.admin:register_cli",
+    "valuation.store.deadline_digest:register_cli",
 )
 
 

@@ -77,3 +77,8 @@ COURT_PRIVATE_REPRESENTATION_DAYS = LegalValue(
     (180, 30), "Lei 2.180/1954 art. 41 §1 a (incluído pela Lei 5.056/1966)"
 )
 COURT_PENDING_SUSPENDS = "Lei 2.180/1954 art. 20"
+
+# --- Maritime Court track: from when its rules apply (valuation.store.deadline_engine) ---------
+# The date of each law (its signature); a casualty before it has no inquiry/representation deadlines.
+L2180_DATE = LegalValue(date(1954, 2, 5), "Lei 2.180, de 5 de fevereiro de 1954 (Tribunal Marítimo)")
+L5056_DATE = LegalValue(date(1966, 6, 29), "Lei 5.056, de 29 de junho de 1966 (incluiu o art. 41 §1 a na Lei 2.180)")

@@ -80,13 +80,13 @@ def cmd_init(args: argparse.Namespace) -> int:
                     f"{path} already holds data ({listed}); --demo seeds only an empty database: "
                     f"use a new --db path, or delete the file to start over")
             try:
-                demo = importlib.import_module("valuation.demo")
+                demo = importlib.import_module("valuation.demo_suite")
             except ModuleNotFoundError as exc:
-                if exc.name != "valuation.demo":
+                if exc.name not in ("valuation.demo", "valuation.demo_suite"):
                     raise
                 raise StoreError("the demo data set is not part of this installation (valuation.demo "
                                  "is missing); nothing was seeded") from exc
-            demo.seed_demo(store)
+            demo.seed_full_demo(store)
             store.checkpoint()
         doc = {"db": str(path), "schema_version": store.schema_version(), "migrations_applied": store.applied_now,
                "demo": bool(args.demo), "counts": table_counts(store)}
