@@ -36,6 +36,7 @@ COMPUTE_KINDS: dict[str, str] = {
 EXTRA_COMMANDS: tuple[str, ...] = (
     "valuation.store.admin:register_cli",
     "valuation.store.deadline_digest:register_cli",
+    "valuation.store.inventory_cli:register_cli",
 )
 
 

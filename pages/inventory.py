@@ -1,0 +1,133 @@
+"""Inventário de bens resgatados: import (all or nothing, with progress and an error table),
+filters/search/pagination and charts computed in DuckDB, XLSX/CSV exports of the selection."""
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+
+from ui import session
+from ui.fmt import for_display, yes_no
+from valuation.auth import allowed
+from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.money import format_brl
+from valuation.store import inventory as inv
+
+
+def num(n: int) -> str:
+    return f"{n:,}".replace(",", ".")
+
+
+user = session.guard("inventory")
+store = session.store()
+today = session.now().date()
+st.title("Inventário de bens resgatados")
+st.caption("Todo bem resgatado é registrado e entregue à Autoridade Naval (Lei 7.542/1986, art. 23). "
+           "Filtros, busca e gráficos são calculados no banco: a tabela mostra uma página por vez.")
+
+contracts = inv.readable_contracts(store, user)
+with st.expander("Filtros (valem para a consulta e para a exportação)", expanded=True):
+    c1, c2, c3, c4 = st.columns(4)
+    contract = c1.selectbox("Contrato", [""] + [c["code"] for c in contracts], format_func=lambda c: c or "Todos")
+    options = inv.filter_options(store, user, contract_code=contract or None)
+    search = c2.text_input("Buscar (código, descrição, material, lote, observações)")
+    category = c3.selectbox("Categoria", [""] + options["category"], format_func=lambda c: c or "Todas")
+    material = c4.selectbox("Material", [""] + options["material"], format_func=lambda c: c or "Todos")
+    c5, c6, c7, c8 = st.columns(4)
+    lot = c5.text_input("Lote")
+    status = c6.selectbox("Entrega (art. 23)", ["", "sim", "não"],
+                          format_func=lambda s: {"": "Todos", "sim": "Entregues", "não": "Não entregues"}[s])
+    start = c7.date_input("Recuperados de", value=None, format="DD/MM/YYYY")
+    end = c8.date_input("Recuperados até", value=None, format="DD/MM/YYYY")
+flt = inv.ItemFilter(contract_code=contract or None, search=search or None, category=category or None,
+                     material=material or None, lot=lot.strip() or None,
+                     delivered={"": None, "sim": True, "não": False}[status], recovered_from=start, recovered_to=end)
+
+may_import = allowed(user, "import_items")
+names = ["Consultar", "Importar", "Exportar"] if may_import else ["Consultar", "Exportar"]
+tabs = dict(zip(names, st.tabs(names)))
+
+if may_import:  # runs before the listing, so the counts below include what was just imported
+    with tabs["Importar"]:
+        targets = [c["code"] for c in contracts if c["importable"]]
+        if not targets:
+            st.info("Nenhum contrato vigente de exploração, remoção ou demolição para importar "
+                    "(a autorização de pesquisa não dá direito de remover coisa alguma — art. 18, parágrafo único).")
+        else:
+            target = st.selectbox("Contrato vigente", targets, key="import_contract")
+            upload = st.file_uploader("Arquivo CSV ou XLSX", type=["csv", "txt", "tsv", "xlsx", "xlsm"])
+            st.caption("Colunas: Código do item, Descrição, Categoria, Material, Quantidade, Peso (g), Data de "
+                       "recuperação, Profundidade (m), Lote, Condição, Observações. Aceita CSV do Excel (`;`, vírgula "
+                       "decimal, dd/mm/aaaa, Windows-1252 ou UTF-8) e XLSX. Tudo ou nada: uma linha ruim recusa o arquivo.")
+            if st.button("Importar", type="primary", disabled=upload is None):
+                bar = st.progress(0.0, text="Lendo o arquivo…")
+                try:
+                    result = inv.import_items(store, user, target, upload.getvalue(), upload.name, today=today,
+                                              progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
+                except InputError as exc:
+                    bar.empty()
+                    problems = inv.problems_frame(exc)
+                    lines = sorted({int(n) for n in problems["linha"].dropna()})
+                    shown = ", ".join(str(n) for n in lines[:30]) + (" …" if len(lines) > 30 else "")
+                    st.error(f"Arquivo recusado: nada foi gravado. {len(problems)} problema(s)"
+                             + (f" nas linhas {shown}." if lines else "."))
+                    table = problems.rename(columns={"linha": "Linha", "coluna": "Coluna", "motivo": "Motivo"})
+                    (st.table if len(table) <= 50 else st.dataframe)(table.astype({"Linha": "string"}).fillna("—"))
+                except (AccessDenied, NotFound, ConflictError) as exc:
+                    bar.empty()
+                    st.error(str(exc))
+                else:
+                    st.success(f"Importação nº {result.import_id} concluída: {num(result.rows)} itens gravados no "
+                               f"contrato {result.contract_code}, que agora tem {num(result.items_in_contract)} itens.")
+                    if result.ignored_columns:
+                        st.info("Colunas ignoradas: " + ", ".join(result.ignored_columns))
+        with st.expander("Últimas importações"):
+            st.dataframe(for_display(inv.list_imports(store, user), dates=("imported_at",),
+                                     rename={"id": "Nº", "contract_code": "Contrato", "file_name": "Arquivo",
+                                             "sha256": "SHA-256", "row_count": "Itens", "imported_by": "Por",
+                                             "imported_at": "Em"}), hide_index=True, width="stretch")
+
+with tabs["Consultar"]:
+    summary = inv.summarise(store, user, flt)
+    t = summary.totals
+    m = st.columns(5)
+    m[0].metric("Itens", num(t["items"]))
+    m[1].metric("Peças (quantidade)", num(t["quantity"]))
+    m[2].metric("Entregues", num(t["delivered"]))
+    m[3].metric("Não entregues (art. 23)", num(t["undelivered"]))
+    m[4].metric("Valor decidido", format_brl(t["value_brl"]) if t["valued"] else "—",
+                help=f"{t['valued']} itens com valor decidido pela Comissão")
+    charts = [("Por categoria", summary.by_category), ("Por material", summary.by_material),
+              ("Por mês de recuperação", summary.by_month), ("Por faixa de valor decidido", summary.by_value_band)]
+    charts = [(title, df) for title, df in charts if len(df)]
+    for i in range(0, len(charts), 2):
+        for col, (title, df) in zip(st.columns(2), charts[i:i + 2]):
+            fig = px.bar(df, x="label", y="items", labels={"label": "", "items": "itens"}, title=title)
+            fig.update_layout(margin={"l": 0, "r": 0, "t": 40, "b": 0}, height=300)
+            col.plotly_chart(fig, width="stretch")
+
+    p1, p2, p3 = st.columns(3)
+    size = p1.selectbox("Itens por página", [25, 50, 100, 250, 500], index=1)
+    pages = max(1, -(-t["items"] // size))
+    page = p2.number_input(f"Página (de {num(pages)})", min_value=1, max_value=pages, value=1, step=1)
+    order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
+    rows = inv.page_items(store, user, flt, page=int(page), page_size=int(size), order=order)
+    rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
+    st.dataframe(for_display(rows.drop(columns=["id"]), money=("value_brl",), dates=("recovered_on", "delivered_on"),
+                             rename=inv.COLUMN_LABELS), hide_index=True, width="stretch")
+
+with tabs["Exportar"]:
+    n = inv.count_items(store, user, flt)
+    st.write(f"A seleção dos filtros tem **{num(n)}** itens.")
+    st.caption(f"XLSX até {num(inv.XLSX_MAX_ROWS)} linhas: a planilha é montada célula a célula e, acima disso, "
+               f"levaria muitos segundos e muita memória. CSV (`;`, vírgula decimal, abre no Excel) vai até "
+               f"{num(inv.CSV_MAX_ROWS)} linhas; para mais, filtre por contrato, categoria ou período. Células de "
+               "texto que começam com =, +, -, @ são neutralizadas (não viram fórmulas).")
+    stamp = today.strftime("%Y%m%d")
+    x1, x2 = st.columns(2)
+    x1.download_button("Baixar XLSX", data=lambda: inv.export_items(store, user, flt, "xlsx"),
+                       file_name=f"inventario_{stamp}.xlsx", disabled=n == 0 or n > inv.XLSX_MAX_ROWS,
+                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    x2.download_button("Baixar CSV", data=lambda: inv.export_items(store, user, flt, "csv"),
+                       file_name=f"inventario_{stamp}.csv", mime="text/csv", disabled=n == 0 or n > inv.CSV_MAX_ROWS)
+    if n > inv.XLSX_MAX_ROWS:
+        st.info(f"Seleção acima de {num(inv.XLSX_MAX_ROWS)} itens: use o CSV.")
