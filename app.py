@@ -23,5 +23,5 @@ else:
         if st.button("Sair", icon=":material/logout:"):
             session.logout()
             st.rerun()
-    nav = st.navigation(sections)
+    nav = st.navigation(sections, expanded=True)
 nav.run()

@@ -7,6 +7,7 @@ import streamlit as st
 from ui import session
 from ui.fmt import for_display, yes_no
 from ui.forms import show_problems
+from ui.fmt import GEO_CONFIG
 from valuation.errors import AccessDenied, InputError
 from valuation.law import CASUALTY_TYPES
 from valuation.positions import DATUMS
@@ -32,10 +33,10 @@ if len(mapped):
     fig = px.scatter_geo(mapped, lat="lat", lon="lon", hover_name="name", color="hull_material",
                          hover_data={"code": True, "office_code": True, "lat": False, "lon": False},
                          labels={"hull_material": "casco"}, height=520)
-    fig.update_geos(projection_type="mercator", lataxis_range=[-35, 6], lonaxis_range=[-55, -28],
+    fig.update_geos(projection_type="mercator", lataxis_range=[-35, 6], lonaxis_range=[-55, -28], resolution=50,
                     showcountries=True, showland=True, landcolor="#efe9dc", showocean=True, oceancolor="#dcecf7")
     fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0})
-    st.plotly_chart(fig, width="stretch")
+    st.plotly_chart(fig, width="stretch", config=GEO_CONFIG)
 else:
     st.info("Nenhuma posição liberada para o seu perfil entre os naufrágios listados.")
 

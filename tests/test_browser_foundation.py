@@ -19,7 +19,7 @@ def test_dpc_logs_in_and_opens_each_page(small_world):
         login(page, base, username, password)
         for i, key in enumerate(keys):
             spec = BY_KEY[key]
-            page.get_by_role("link", name=spec.title).first.click()
+            page.get_by_role("link", name=spec.title, exact=True).first.click()
             if i:  # the first page is the default one, served at the root URL
                 page.wait_for_url(f"**/{key}")
             page.locator("h1").first.wait_for()
@@ -27,6 +27,9 @@ def test_dpc_logs_in_and_opens_each_page(small_world):
             body = page.inner_text("body")
             assert "Acesso negado" not in body, key
             assert "Traceback" not in body and "Error" not in page.title(), key
+        # the map outlines come from the app itself (no CDN on a closed network)
+        outline = page.request.get(f"{base}/app/static/topojson/world_50m.json")
+        assert outline.ok and outline.json()["type"] == "Topology"
 
 
 def test_explorer_guessing_a_url_is_refused(small_world):

@@ -45,5 +45,10 @@ def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[
     return out
 
 
+# Plotly map outlines are served by the app itself (static/topojson, Streamlit static serving),
+# so maps draw on a closed network; the relative URL also works under a proxy's base path.
+GEO_CONFIG = {"topojsonURL": "./app/static/topojson/"}
+
+
 def yes_no(v: object) -> str:
     return "sim" if v is True else "não" if v is False else "—"

@@ -1,0 +1,200 @@
+"""Escolha da União (dpc): which decided items are handed over as reward (Lei 7.542 art. 20 §4;
+rules.md §3) or adjudicated under art. 21 III / art. 22 — locks in/out (stored), two alternatives
+side by side, value against significance handed over, and the stored run the statement uses.
+Status and certified gap are always shown."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui import session
+from ui.fmt import for_display, yes_no
+from ui.forms import show_problems
+from valuation.errors import ConflictError, InputError
+from valuation.money import format_brl
+from valuation.store import partition as P
+
+PAGE_SIZE = 50
+LOCK_LABELS = {"": "—", "give": "entregar", "keep": "manter"}
+LOCK_KEYS = {v: k for k, v in LOCK_LABELS.items()}
+
+user = session.guard("selection")
+store = session.store()
+st.title("Escolha da União")
+st.caption("Etapa 1: maior valor entregue sem exceder o alvo; etapa 2: entre as soluções dentro da tolerância, a de "
+           "menor significância histórica entregue. Itens que a Comissão mandou manter nunca são oferecidos.")
+
+
+def pct(fraction: Decimal, places: int = 2) -> str:
+    return f"{fraction * 100:.{places}f}".replace(".", ",") + " %"
+
+
+def status_line(status: str, gap: Decimal) -> str:
+    return f"Situação: **{P.STATUS_PT.get(status, status)}** · lacuna certificada: **{pct(gap, 4)}**"
+
+
+contracts = P.statement_contracts(store, user)
+if not len(contracts):
+    st.info("Nenhum contrato de exploração ou remoção.")
+    st.stop()
+decided = dict(zip(contracts["code"], contracts["decided"]))
+codes = contracts["code"].tolist()
+ready = [k for k, m in zip(codes, contracts["modality"]) if decided[k] and isinstance(m, str)]
+code = st.selectbox("Contrato", codes, index=codes.index(ready[0]) if ready else 0,
+                    format_func=lambda k: f"{k} — {int(decided[k])} bem(ns) com decisão")
+pool = st.radio("Grupo", P.POOLS, format_func=P.POOL_LABELS.get, horizontal=True)
+try:
+    summary = P.pool_summary(store, user, code, pool)
+except InputError as exc:
+    show_problems(exc, title="Não é possível calcular a escolha:")
+    st.stop()
+m = st.columns(5)
+m[0].metric("Itens decididos", summary.items)
+m[1].metric("Valor total", format_brl(summary.total))
+m[2].metric("Alvo", format_brl(summary.target))
+m[3].metric("Manter (Comissão)", summary.must_keep)
+m[4].metric("Travas entregar / manter", f"{summary.locks_give} / {summary.locks_keep}")
+if not summary.applicable:
+    st.info(f"A escolha não se aplica: {summary.reason}.")
+    st.stop()
+run = summary.current_run
+if run:
+    st.success(f"Escolha gravada em uso: {run.selected_count} bem(ns), {format_brl(run.selected_value)} "
+               f"(resíduo {format_brl(run.residual)}), significância {run.significance_handed}, tolerância "
+               f"{pct(run.tolerance)}.  \n" + status_line(run.status, run.gap))
+else:
+    st.warning("Nenhuma escolha gravada corresponde aos dados atuais: compare e adote uma alternativa "
+               "(ou o rascunho do demonstrativo a calculará com as travas gravadas).")
+
+tab_locks, tab_compare, tab_runs = st.tabs(["Travas", "Comparar alternativas", "Escolhas gravadas"])
+with tab_locks:
+    a, b, c = st.columns([2, 1, 1])
+    search = a.text_input("Buscar item (código ou descrição)")
+    only = b.checkbox("Só itens travados")
+    df, total = P.pool_items(store, user, code, pool=pool, page=1, page_size=1, search=search, locked_only=only)
+    pages = max(1, -(-total // PAGE_SIZE))
+    page = c.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1)
+    df, total = P.pool_items(store, user, code, pool=pool, page=int(page), page_size=PAGE_SIZE, search=search,
+                             locked_only=only)
+    view = pd.DataFrame({
+        "item_id": df["item_id"].astype("int64").tolist(), "Item": df["item_code"].tolist(),
+        "Descrição": df["description"].tolist(), "Valor": [format_brl(v) for v in df["value_brl"].tolist()],
+        "Significância": [None if pd.isna(v) else int(v) for v in df["significance"].tolist()],
+        "Manter (Comissão)": [yes_no(bool(v)) for v in df["must_keep"].tolist()],
+        "Trava": [LOCK_LABELS.get(v or "", "—") if isinstance(v, str) or v is None else "—"
+                  for v in df["lock"].tolist()],
+    })
+    edited = st.data_editor(view, hide_index=True, width="stretch", key=f"locks_{code}_{pool}_{page}",
+                            disabled=[col for col in view.columns if col != "Trava"],
+                            column_config={"item_id": None, "Trava": st.column_config.SelectboxColumn(
+                                "Trava", options=list(LOCK_LABELS.values()), required=True)})
+    st.caption(f"{total} item(ns); página {int(page)} de {pages}.")
+    if st.button("Gravar travas desta página"):
+        changes = {int(i): LOCK_KEYS[new] or None for i, old, new in
+                   zip(view["item_id"], view["Trava"], edited["Trava"]) if old != new}
+        try:
+            n = P.set_locks(store, user, code, changes)
+        except InputError as exc:
+            show_problems(exc)
+        else:
+            st.success(f"{n} trava(s) gravada(s).")
+            st.rerun()
+
+with tab_compare:
+    st.caption("Cada alternativa parte das travas gravadas; acrescente códigos a entregar, manter ou liberar e a "
+               "tolerância (percentual do alvo).")
+    cols = st.columns(2)
+    specs = {}
+    for col, name in zip(cols, ("A", "B")):
+        with col:
+            st.markdown(f"**Alternativa {name}**")
+            tol = st.text_input("Tolerância (% do alvo)", value=f"{summary.tolerance_policy * 100:g}".replace(".", ","),
+                                key=f"tol_{name}")
+            give = st.text_input("Entregar (códigos, separados por vírgula)", key=f"give_{name}")
+            keep = st.text_input("Manter (códigos)", key=f"keep_{name}")
+            free = st.text_input("Liberar travas (códigos)", key=f"free_{name}")
+            specs[name] = (tol, give, keep, free)
+
+    def overrides(give: str, keep: str, free: str) -> dict[int, str | None]:
+        out: dict[int, str | None] = {}
+        for text, lock in ((free, None), (give, "give"), (keep, "keep")):
+            codes = [s for s in text.replace(";", ",").split(",") if s.strip()]
+            for item_id in P.item_ids_for_codes(store, user, code, codes, pool=pool).values():
+                out[item_id] = lock
+        return out
+
+    key = f"alternatives_{code}_{pool}"
+    if st.button("Calcular A e B", type="primary"):
+        results = {}
+        try:
+            with st.status("Calculando as alternativas…", expanded=False) as status:
+                for name, (tol, give, keep, free) in specs.items():
+                    share = P.share_from_percent(tol, "tolerance", "Tolerância")
+                    ov = overrides(give, keep, free)
+                    results[name] = (P.compute_selection(store, user, code, pool=pool, tolerance=share,
+                                                         lock_overrides=ov), ov)
+                    status.update(label=f"Alternativa {name} calculada")
+            st.session_state[key] = results
+        except InputError as exc:
+            show_problems(exc)
+    results = st.session_state.get(key, {})
+    if results:
+        cols = st.columns(2)
+        for col, (name, (out, ov)) in zip(cols, results.items()):
+            res = out.result
+            with col:
+                st.markdown(f"**Alternativa {name}** — tolerância {pct(out.tolerance)}")
+                st.markdown(status_line(res.status, res.gap))
+                st.metric("Valor entregue", format_brl(res.selected_value), delta=f"resíduo {format_brl(res.residual)}",
+                          delta_color="off")
+                st.metric("Significância entregue", res.significance_handed)
+                st.caption(f"{len(out.selected_ids)} bem(ns) · método {res.method} · {res.message}")
+                if st.button(f"Adotar {name}", key=f"adopt_{name}", disabled=res.status == "infeasible"):
+                    try:
+                        saved = P.save_selection(store, user, code, pool=pool, tolerance=out.tolerance,
+                                                 lock_overrides=ov, label=f"alternativa {name}")
+                    except (InputError, ConflictError) as exc:
+                        st.error(str(exc))
+                    else:
+                        st.session_state.pop(key, None)
+                        st.success(f"Escolha {name} gravada (execução nº {saved.run_id}).")
+                        st.rerun()
+        fig = go.Figure()
+        for name, (out, _) in results.items():
+            fig.add_bar(name=f"Alternativa {name}", x=[f"signif. {s}" for s, _, _ in out.by_significance],
+                        y=[float(v) for _, _, v in out.by_significance])
+        fig.update_layout(barmode="group", title="Valor entregue por nível de significância",
+                          yaxis_title="R$", height=340, margin={"t": 40, "b": 10})
+        st.plotly_chart(fig, width="stretch")
+        scatter = go.Figure()
+        for name, (out, _) in results.items():
+            scatter.add_scatter(x=[out.result.significance_handed], y=[float(out.result.selected_value)],
+                                mode="markers+text", text=[name], textposition="top center", name=f"Alternativa {name}",
+                                marker={"size": 16})
+        scatter.add_hline(y=float(summary.target or 0), line_dash="dash", annotation_text="alvo")
+        scatter.update_layout(title="Valor × significância entregue", xaxis_title="significância entregue (Σ)",
+                              yaxis_title="valor entregue (R$)", height=340, margin={"t": 40, "b": 10})
+        st.plotly_chart(scatter, width="stretch")
+
+with tab_runs:
+    runs = P.selection_runs(store, user, code, pool)
+    if not runs:
+        st.info("Nenhuma escolha gravada.")
+    else:
+        table = pd.DataFrame([{
+            "Nº": r.id, "Em uso": yes_no(r.current), "Rótulo": r.label or "—", "Situação": P.STATUS_PT.get(r.status),
+            "Lacuna": pct(r.gap, 4), "Alvo": r.target, "Entregue": r.selected_value, "Itens": r.selected_count,
+            "Significância": r.significance_handed, "Tolerância": pct(r.tolerance), "Por": r.ran_by,
+            "Em": r.ran_at} for r in runs])
+        st.dataframe(for_display(table, money=("Alvo", "Entregue"), dates=("Em",)), hide_index=True, width="stretch")
+        chosen = runs[0] if not any(r.current for r in runs) else next(r for r in runs if r.current)
+        breakdown = P.run_breakdown(store, user, chosen.id)
+        if len(breakdown):
+            fig = go.Figure(go.Bar(x=[f"signif. {int(s)}" for s in breakdown["significance"]],
+                                   y=[float(v) for v in breakdown["value_brl"]]))
+            fig.update_layout(title=f"Execução nº {chosen.id}: valor entregue por significância", height=300,
+                              yaxis_title="R$", margin={"t": 40, "b": 10})
+            st.plotly_chart(fig, width="stretch")

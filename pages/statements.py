@@ -1,0 +1,181 @@
+"""Demonstrativos de partilha. dpc: draft → issue (immutable, numbered, versioned; a correction is a new
+version). explorer: its own ISSUED statements only, in a plain view — the net amount first, the
+adjudicated items, the downloads. Every line shows its legal basis (Lei 7.542 arts. 20–22; NORMAM-10)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ui import session
+from ui.fmt import for_display
+from ui.forms import show_problems
+from valuation.errors import ConflictError, InputError, NotFound
+from valuation.money import format_brl, format_date_br
+from valuation.statement_docs import GROUP_LABELS, StatementDoc
+from valuation.store import partition as P
+
+PAGE_SIZE = 50
+user = session.guard("statements")
+store = session.store()
+st.title("Demonstrativos de partilha")
+
+
+def file_stub(doc: StatementDoc) -> str:
+    return ("demonstrativo_" + (doc.label if doc.is_issued else f"rascunho_{doc.id}")).replace("/", "-").replace(" ", "_")
+
+
+def downloads(doc: StatementDoc) -> None:
+    a, b = st.columns(2)
+    a.download_button("Baixar PDF", data=lambda: P.statement_pdf(store, user, doc.id), file_name=file_stub(doc) + ".pdf",
+                      mime="application/pdf", on_click="ignore", icon=":material/picture_as_pdf:", type="primary")
+    b.download_button("Baixar XLSX", data=lambda: P.statement_xlsx(store, user, doc.id),
+                      file_name=file_stub(doc) + ".xlsx", on_click="ignore", icon=":material/table_view:",
+                      mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+
+
+def items_table(doc: StatementDoc) -> None:
+    if doc.items_total == 0:
+        st.info("Nenhum bem adjudicado neste demonstrativo.")
+        return
+    pages = max(1, -(-doc.items_total // PAGE_SIZE))
+    page = st.number_input(f"Página dos bens adjudicados (de {pages})", min_value=1, max_value=pages, value=1,
+                           key=f"items_page_{doc.id}")
+    items, total = P.statement_items(store, user, doc.id, page=int(page), page_size=PAGE_SIZE)
+    st.dataframe(for_display(pd.DataFrame([{
+        "Item": it.item_code, "Descrição": it.description, "Grupo": GROUP_LABELS.get(it.grp, it.grp),
+        "Significância": it.significance, "Valor": it.value_brl} for it in items]), money=("Valor",)),
+        hide_index=True, width="stretch")
+    st.caption(f"{total} bem(ns) adjudicado(s), valor total {format_brl(doc.items_value)}.")
+
+
+def lines_table(doc: StatementDoc) -> None:
+    st.dataframe(for_display(pd.DataFrame([{
+        "Seção": ln.section, "Descrição": ln.label, "Detalhe": ln.detail or "", "Valor": ln.amount,
+        "Fundamento legal": ln.basis} for ln in doc.lines]), money=("Valor",)), hide_index=True, width="stretch")
+    if doc.survey_lines:
+        st.markdown("**Gastos do pesquisador** (planilha de custos e custo real)")
+        st.dataframe(for_display(pd.DataFrame([{
+            "Pesquisa": s.survey_contract, "Linha": s.line, "Previsto": s.planned, "Real": s.actual,
+            "Excesso aprovado": s.approved_overrun, "Aceito": s.accepted, "Variação": s.variance}
+            for s in doc.survey_lines]), money=("Previsto", "Real", "Excesso aprovado", "Aceito", "Variação")),
+            hide_index=True, width="stretch")
+
+
+def line_amount(doc: StatementDoc, key: str):
+    return next((ln.amount for ln in doc.lines if ln.key == key), None)
+
+
+if user.role == "explorer":
+    listing = P.list_statements(store, user)
+    if not len(listing):
+        st.info("Ainda não há demonstrativo emitido para os contratos da sua empresa.")
+        st.stop()
+    labels = {int(i): f"{lab} — contrato {c}" + (" (substituído)" if sup else "")
+              for i, lab, c, sup in zip(listing["id"], listing["label"], listing["contract_code"], listing["superseded"])}
+    sid = st.selectbox("Demonstrativo", list(labels), format_func=labels.get)
+    doc = P.get_statement(store, user, int(sid))
+    if doc.superseded_by:
+        st.warning(f"Esta versão foi substituída por {doc.superseded_by}. Consulte a versão em vigor.")
+    st.subheader(f"{doc.label} — contrato {doc.contract_code}")
+    st.metric("Valor líquido a receber", format_brl(doc.net))
+    deduction = line_amount(doc, "survey_deduction")
+    parts = [f"Pelo contrato **{doc.contract_code}** ({doc.wreck_name}), a sua empresa tem direito a "
+             f"**{format_brl(doc.gross)}** no total (valor bruto)."]
+    if deduction:
+        parts.append(f"Desse valor são descontados **{format_brl(-deduction)}** dos gastos do pesquisador que "
+                     "localizou o naufrágio (NORMAM-10 0303 c 2 I).")
+    parts.append(f"Valor líquido: **{format_brl(doc.net)}**, na data-base de {format_date_br(doc.as_of)}.")
+    if doc.items_total:
+        parts.append(f"Desse total, **{doc.items_total} bem(ns)** no valor de **{format_brl(doc.items_value)}** "
+                     "lhe são entregues (adjudicados) em vez de dinheiro; a lista está abaixo.")
+    if doc.cancelled:
+        parts.append("O contrato foi cancelado: não há recompensa, salvo a compensação indicada (art. 22).")
+    st.markdown(" ".join(parts))
+    downloads(doc)
+    st.subheader("Bens adjudicados")
+    items_table(doc)
+    with st.expander("Detalhamento com o fundamento legal de cada linha"):
+        lines_table(doc)
+        for text in doc.warnings:
+            st.caption(text)
+    st.stop()
+
+# -- dpc ---------------------------------------------------------------------------------
+contracts = P.statement_contracts(store, user)
+if not len(contracts):
+    st.info("Nenhum contrato de exploração ou remoção.")
+    st.stop()
+info = {c: f"{c} — {o} ({int(n)} decidido(s), {int(k)} emitido(s))" for c, o, n, k in
+        zip(contracts["code"], contracts["organisation_name"], contracts["decided"], contracts["issued"])}
+codes = contracts["code"].tolist()
+ready = [c for c, m, n in zip(codes, contracts["modality"], contracts["decided"]) if isinstance(m, str) and n]
+code = st.selectbox("Contrato", codes, index=codes.index(ready[0]) if ready else 0, format_func=info.get)
+a, b = st.columns([1, 2])
+as_of = a.date_input("Data-base do demonstrativo", value=session.now().date(), format="DD/MM/YYYY")
+b.write("")
+if b.button("Gerar rascunho", type="primary"):
+    try:
+        with st.status("Calculando o demonstrativo a partir das decisões gravadas…"):
+            new_id = P.create_draft(store, user, code, as_of=as_of)
+    except InputError as exc:
+        show_problems(exc, title="Não foi possível gerar o rascunho:")
+    except ConflictError as exc:
+        st.error(str(exc))
+    else:
+        st.session_state["statement_pick"] = new_id
+        st.success(f"Rascunho nº {new_id} gerado.")
+
+listing = P.list_statements(store, user, code)
+if not len(listing):
+    st.info("Nenhum demonstrativo deste contrato ainda.")
+    st.stop()
+st.dataframe(for_display(listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at", "superseded"]]
+                         .assign(superseded=[("sim" if v else "") for v in listing["superseded"]]),
+                         money=("gross", "net"), dates=("as_of", "created_at"),
+                         rename={"label": "Demonstrativo", "status": "Situação", "as_of": "Data-base",
+                                 "gross": "Bruto", "net": "Líquido", "created_by": "Por", "created_at": "Em",
+                                 "superseded": "Substituído"}), hide_index=True, width="stretch")
+ids = [int(i) for i in listing["id"]]
+labels = dict(zip(ids, listing["label"]))
+pick = st.session_state.get("statement_pick")
+sid = st.selectbox("Abrir", ids, format_func=labels.get, index=ids.index(pick) if pick in ids else 0)
+try:
+    doc = P.get_statement(store, user, int(sid))
+except NotFound as exc:
+    st.error(str(exc))
+    st.stop()
+m = st.columns(3)
+m[0].metric("Valor bruto", format_brl(doc.gross))
+m[1].metric("Valor líquido", format_brl(doc.net))
+m[2].metric("Situação", doc.label if doc.is_issued else "rascunho")
+if doc.supersedes_label:
+    st.caption(f"Substitui {doc.supersedes_label}. Motivo: {doc.correction_reason}")
+for text in doc.blockers:
+    st.error(text)
+for text in doc.warnings:
+    st.warning(text)
+lines_table(doc)
+downloads(doc)
+with st.expander(f"Bens adjudicados ({doc.items_total})"):
+    items_table(doc)
+
+if not doc.is_issued and int(sid) == max(ids):
+    issued = listing[listing["status"] == "emitido"]
+    st.subheader("Emitir")
+    reason = None
+    if len(issued):
+        current = issued.iloc[0]
+        st.caption(f"Já existe {current['label']}: esta emissão será a versão {int(current['version']) + 1}, que o "
+                   "substitui. O documento anterior permanece inalterado.")
+        reason = st.text_area("Motivo da correção")
+    if st.button("Emitir demonstrativo", type="primary", disabled=bool(doc.blockers)):
+        try:
+            issued_doc = P.issue_statement(store, user, doc.id, correction_reason=reason)
+        except InputError as exc:
+            show_problems(exc, title="Não foi possível emitir:")
+        except (ConflictError, NotFound) as exc:
+            st.error(str(exc))
+        else:
+            st.session_state["statement_pick"] = issued_doc.id
+            st.success(f"Emitido {issued_doc.label}.")
+            st.rerun()

@@ -1,0 +1,163 @@
+"""Custos de pesquisa (dpc; explorer for its own contracts): the cost sheet filed with the survey
+request (NORMAM-10 0301 a 6), the final report's actual costs (0301 c), overruns approved by the DPC
+with their reason, the variance per line, where the deduction goes (0303 c 2 I), and the inspection
+expenses and inspectors' insurance per contract (0306)."""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui import session
+from ui.fmt import for_display
+from ui.forms import show_problems
+from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.money import format_brl
+from valuation.store import contracts
+from valuation.store import survey_sheets as S
+
+user = session.guard("survey_costs")
+store = session.store()
+dpc = user.role == "dpc"
+st.title("Custos de pesquisa e despesas de fiscalização")
+st.caption("Gasto acima da planilha só conta até o excesso aprovado pela Autoridade Naval, e nunca além do "
+           "efetivamente gasto (NORMAM-10 0303 c 2 I; rules.md §5).")
+
+tab_sheet, tab_insp = st.tabs(["Planilha de custos da pesquisa", "Despesas de fiscalização (NORMAM-10 0306)"])
+with tab_sheet:
+    surveys = S.list_survey_contracts(store, user)
+    if not len(surveys):
+        st.info("Nenhum contrato de pesquisa visível para o seu perfil.")
+    else:
+        wreck = dict(zip(surveys["code"], surveys["wreck_name"]))
+        codes = surveys["code"].tolist()
+        filed = [k for k, n in zip(codes, surveys["lines"]) if n]
+        code = st.selectbox("Pesquisa", codes, index=codes.index(filed[0]) if filed else 0,
+                            format_func=lambda k: f"{k} — {wreck[k]}")
+        sheet = S.cost_sheet(store, user, code)
+        m = st.columns(4)
+        m[0].metric("Previsto", format_brl(sheet.planned_total))
+        m[1].metric("Real", format_brl(sheet.actual_total))
+        m[2].metric("Aceito", format_brl(sheet.accepted_total))
+        m[3].metric("Entregue em", f"{sheet.filed_on:%d/%m/%Y}" if sheet.filed_on else "não entregue")
+        for w in sheet.winners:
+            st.info(f"Naufrágio explorado/removido por outro concessionário: o aceito é deduzido no demonstrativo "
+                    f"de {w['code']} ({w['organisation_name']}) e creditado a esta empresa (NORMAM-10 0303 c 2 I).")
+        if sheet.lines:
+            lines = pd.DataFrame([{"Nº": ln.line_no, "Linha": ln.line, "Previsto": ln.planned, "Real": ln.actual,
+                                   "Excesso aprovado": ln.approved_overrun, "Motivo": ln.overrun_reason or "—",
+                                   "Aceito": ln.accepted, "Variação": ln.variance} for ln in sheet.lines])
+            st.dataframe(for_display(lines, money=("Previsto", "Real", "Excesso aprovado", "Aceito", "Variação")),
+                         hide_index=True, width="stretch")
+            fig = go.Figure()
+            for label, attr in (("Previsto", "planned"), ("Real", "actual"), ("Aceito", "accepted")):
+                fig.add_bar(name=label, x=[f"{ln.line_no}. {ln.line[:28]}" for ln in sheet.lines],
+                            y=[float(getattr(ln, attr) or 0) for ln in sheet.lines])
+            fig.add_scatter(name="Variação (real − previsto)", mode="markers",
+                            x=[f"{ln.line_no}. {ln.line[:28]}" for ln in sheet.lines],
+                            y=[float(ln.variance or 0) for ln in sheet.lines], marker={"size": 12, "symbol": "diamond"})
+            fig.update_layout(barmode="group", title="Variação por linha", yaxis_title="R$", height=360,
+                              margin={"t": 40, "b": 10})
+            st.plotly_chart(fig, width="stretch")
+        if sheet.reported_on is None:
+            with st.expander("Entregar (ou substituir) a planilha de custos", expanded=not sheet.lines):
+                start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or ["", "", ""],
+                                      "Previsto (R$)": [str(ln.planned) for ln in sheet.lines] or ["", "", ""]})
+                grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch", key=f"plan_{code}")
+                filed_on = st.date_input("Data de entrega (com o requerimento)", value=session.now().date(),
+                                         format="DD/MM/YYYY", key=f"filed_{code}")
+                if st.button("Entregar planilha", type="primary"):
+                    rows = [{"line": r["Linha"], "planned": r["Previsto (R$)"]} for r in grid.to_dict("records")
+                            if str(r.get("Linha") or "").strip() or str(r.get("Previsto (R$)") or "").strip()]
+                    try:
+                        n = S.file_cost_sheet(store, user, code, rows, filed_on=filed_on)
+                    except InputError as exc:
+                        show_problems(exc)
+                    except (ConflictError, AccessDenied, NotFound) as exc:
+                        st.error(str(exc))
+                    else:
+                        st.success(f"Planilha entregue com {n} linha(s).")
+                        st.rerun()
+        if sheet.lines:
+            with st.expander("Custos reais do relatório final (NORMAM-10 0301 c)"):
+                grid = st.data_editor(pd.DataFrame({
+                    "Nº": [ln.line_no for ln in sheet.lines], "Linha": [ln.line for ln in sheet.lines],
+                    "Real (R$)": ["" if ln.actual is None else str(ln.actual) for ln in sheet.lines]}),
+                    num_rows="dynamic", hide_index=True, width="stretch", disabled=["Nº"], key=f"actual_{code}")
+                reported = st.date_input("Data do relatório final", value=session.now().date(), format="DD/MM/YYYY",
+                                         key=f"rep_{code}")
+                if st.button("Gravar custos reais"):
+                    rows = []
+                    for r in grid.to_dict("records"):
+                        if not str(r.get("Real (R$)") or "").strip():
+                            continue
+                        no = r.get("Nº")
+                        rows.append({"line_no": int(no), "actual": r["Real (R$)"]} if no == no and no is not None
+                                    else {"line": r.get("Linha"), "actual": r["Real (R$)"]})
+                    try:
+                        n = S.record_actual_costs(store, user, code, rows, reported_on=reported)
+                    except InputError as exc:
+                        show_problems(exc)
+                    except (ConflictError, NotFound) as exc:
+                        st.error(str(exc))
+                    else:
+                        st.success(f"{n} linha(s) gravada(s).")
+                        st.rerun()
+        over = [ln for ln in sheet.lines if ln.actual is not None and ln.actual > ln.planned]
+        if dpc and over:
+            with st.expander("Aprovar excesso (DPC)"):
+                with st.form(f"overrun_{code}"):
+                    pick = st.selectbox("Linha", [ln.line_no for ln in over],
+                                        format_func=lambda n: next(f"{ln.line_no}. {ln.line} (excesso "
+                                                                   f"{format_brl(ln.actual - ln.planned)})"
+                                                                   for ln in over if ln.line_no == n))
+                    amount = st.text_input("Excesso aprovado (R$)")
+                    reason = st.text_area("Motivo da aprovação")
+                    ok = st.form_submit_button("Aprovar")
+                if ok:
+                    try:
+                        S.approve_overrun(store, user, code, int(pick), amount, reason)
+                    except InputError as exc:
+                        show_problems(exc)
+                    else:
+                        st.success("Excesso aprovado.")
+                        st.rerun()
+
+with tab_insp:
+    mine = contracts.list_contracts(store, user)
+    if not len(mine):
+        st.info("Nenhum contrato visível para o seu perfil.")
+    else:
+        code = st.selectbox("Contrato", mine["code"].tolist(), key="insp_contract")
+        exp = S.list_inspection_expenses(store, user, code)
+        if len(exp):
+            totals = exp.groupby("kind", as_index=False).agg(n=("id", "count"))
+            st.dataframe(for_display(exp.drop(columns=["id"]), money=("amount",),
+                                     dates=("incurred_on", "coverage_from", "coverage_to", "recorded_at"),
+                                     rename={"kind": "Tipo", "description": "Descrição", "amount": "Valor",
+                                             "incurred_on": "Data", "inspector": "Fiscal", "policy_number": "Apólice",
+                                             "coverage_from": "Cobertura de", "coverage_to": "até",
+                                             "recorded_by": "Registrado por", "recorded_at": "Em"}),
+                         hide_index=True, width="stretch")
+            st.caption(" · ".join(f"{S.EXPENSE_LABELS.get(k, k)}: {n} registro(s)"
+                                  for k, n in zip(totals["kind"], totals["n"])))
+        else:
+            st.info("Nenhuma despesa de fiscalização registrada.")
+        with st.form("inspection"):
+            a, b, c = st.columns(3)
+            data = {"kind": a.selectbox("Tipo", S.EXPENSE_KINDS, format_func=S.EXPENSE_LABELS.get),
+                    "amount": b.text_input("Valor (R$)"),
+                    "incurred_on": c.date_input("Data", value=session.now().date(), format="DD/MM/YYYY"),
+                    "description": st.text_input("Descrição"), "inspector": a.text_input("Fiscal"),
+                    "policy_number": b.text_input("Apólice (seguro)"),
+                    "coverage_from": c.date_input("Cobertura de (seguro)", value=None, format="DD/MM/YYYY"),
+                    "coverage_to": c.date_input("Cobertura até (seguro)", value=None, format="DD/MM/YYYY")}
+            ok = st.form_submit_button("Registrar despesa")
+        if ok:
+            try:
+                S.record_inspection_expense(store, user, code, {k: v for k, v in data.items() if v not in ("", None)})
+            except InputError as exc:
+                show_problems(exc)
+            else:
+                st.success("Despesa registrada.")
+                st.rerun()
