@@ -174,8 +174,17 @@ def register_cli(subparsers: Any) -> None:
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     p.set_defaults(handler=cmd_add_user)
 
+    _register_backup_commands(dbsub)
+
     audit = subparsers.add_parser("audit", help="the hash-chained audit log")
     asub = audit.add_subparsers(dest="audit_command", required=True)
     p = asub.add_parser("verify", help="check the hash chain; exit 1 when it is broken")
     p.add_argument("--db", required=True, help="path of the DuckDB file")
     p.set_defaults(handler=cmd_audit_verify)
+
+
+def _register_backup_commands(dbsub: Any) -> None:
+    """`db backup` and `db restore` (issue 8) live in valuation.store.backup."""
+    from valuation.store.backup import register_db_commands
+
+    register_db_commands(dbsub)

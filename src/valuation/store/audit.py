@@ -7,8 +7,21 @@ after_json, prev_hash`, where `at` is written `YYYY-MM-DDTHH:MM:SS.ffffff` and
 1, 2, 3… without gaps, so `verify_chain` detects an edited row (its hash no
 longer matches), a deleted row (a gap, and the next row's prev_hash points at
 nothing) and a re-hashed edit (the following row's prev_hash). What a chain alone
-cannot show is the removal of the newest rows: keep the head hash
-(`chain_head`) somewhere else (a report, a printed record) to detect that.
+cannot show is the removal of the newest rows: the head anchor below covers that.
+
+Head anchor (issue 8): every append also records, in the one-row table `audit_head`
+(created with the first audited write), how many rows the application has appended,
+the newest row's id and hash, and — when the environment variable
+`VALUATION_AUDIT_KEY` is set — an HMAC-SHA256 seal of those three values under that
+key. The next row links onto the anchored head (not onto whatever the table's last
+row is), so a tampering done behind the application's back stays visible after later
+writes. `verify_chain` compares the table with the anchor: a deleted last row, rows
+appended outside the application, a dropped anchor, and (with the key) a chain
+re-hashed and re-anchored by someone without the key are all reported. Not
+detectable from the file alone: a coordinated rewrite of log and anchor when no key
+is configured (or by someone holding the key), and the removal of the whole log
+together with the anchor (it looks like a new database) — compare with a head recorded
+elsewhere (`chain_head`, the backup manifest). See SECURITY.md.
 
 Wreck positions never enter the log (rules.md §8: the admin, who reads the log,
 is not cleared for positions): `redact_position` replaces them.
@@ -16,7 +29,9 @@ is not cleared for positions): `redact_position` replaces them.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
@@ -87,10 +102,39 @@ def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
            entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Append one chained row on `cur` (inside the caller's transaction); returns the row."""
+    """Append one chained row on `cur` (inside the caller's transaction); returns the row.
+
+    The row links onto the anchored head (`audit_head`); see the module docstring."""
     last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
+    last_id, last_hash = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
+    anchor = _read_anchor(cur)
+    if anchor is not None:
+        # Link onto what the application last wrote: rows removed from (or added to) the end
+        # behind its back stay visible as a gap / a broken link after this write.
+        count, link_id, link_hash = int(anchor["row_count"]), int(anchor["head_id"]), str(anchor["head_hash"])
+        next_id = max(last_id, link_id) + 1
+    elif last:
+        # Rows but no anchor: it was dropped behind the application's back (or the file predates
+        # anchoring). Leave a permanent trace before going on; verify_chain reports it.
+        count = int(cur.execute("SELECT count(*) FROM audit_log").fetchall()[0][0])
+        marker = _insert_row(cur, row_id=last_id + 1, prev_hash=last_hash, at=at, actor=actor,
+                             action=ANCHOR_MISSING_ACTION, entity="audit_log", entity_id=None, before=None,
+                             after={"rows_found": count, "last_id": last_id, "last_hash": last_hash})
+        count, link_id, link_hash, next_id = count + 1, marker["id"], marker["hash"], marker["id"] + 1
+    else:
+        count, link_id, link_hash, next_id = 0, 0, GENESIS, 1
+    row = _insert_row(cur, row_id=next_id, prev_hash=link_hash, at=at, actor=actor, action=action, entity=entity,
+                      entity_id=entity_id, before=before, after=after)
+    _write_anchor(cur, row_count=count + 1, head_id=row["id"], head_hash=row["hash"], at=at,
+                  create=anchor is None)
+    return row
+
+
+def _insert_row(cur: duckdb.DuckDBPyConnection, *, row_id: int, prev_hash: str, at: datetime, actor: str,
+                action: str, entity: str, entity_id: object, before: Mapping[str, Any] | None,
+                after: Mapping[str, Any] | None) -> dict[str, Any]:
     row: dict[str, Any] = {
-        "id": (int(last[0][0]) + 1) if last else 1,
+        "id": row_id,
         "at": at.replace(tzinfo=None),
         "actor": actor,
         "action": action,
@@ -98,13 +142,105 @@ def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: 
         "entity_id": None if entity_id is None else str(entity_id),
         "before_json": None if before is None else canonical_json(dict(before)),
         "after_json": None if after is None else canonical_json(dict(after)),
-        "prev_hash": last[0][1] if last else GENESIS,
+        "prev_hash": prev_hash,
     }
     row["hash"] = row_hash(row)
     cols = (*HASHED_FIELDS, "hash")
     cur.execute(f"INSERT INTO audit_log ({_quoted(cols)}) VALUES ({', '.join('?' for _ in cols)})",
                 [row[c] for c in cols]).fetchall()
     return row
+
+
+# -- head anchor (issue 8) --------------------------------------------------------------
+HEAD_TABLE = "audit_head"
+AUDIT_KEY_ENV = "VALUATION_AUDIT_KEY"      # the seal key; keep it outside the database file
+ANCHOR_MISSING_ACTION = "audit_anchor_missing"
+HEAD_DDL = f"""
+CREATE TABLE IF NOT EXISTS {HEAD_TABLE} (
+    singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
+    row_count  BIGINT NOT NULL,      -- rows the application has appended
+    head_id    BIGINT NOT NULL,      -- the newest row's id
+    head_hash  VARCHAR NOT NULL,     -- the newest row's hash
+    seal       VARCHAR,              -- HMAC-SHA256 of the three above under VALUATION_AUDIT_KEY, or NULL
+    updated_at TIMESTAMP NOT NULL
+)"""
+
+
+def audit_key() -> bytes | None:
+    """The seal key from the environment (`VALUATION_AUDIT_KEY`), or None when unset."""
+    key = os.environ.get(AUDIT_KEY_ENV, "")
+    return key.encode("utf-8") if key else None
+
+
+def head_seal(row_count: int, head_id: int, head_hash: str, key: bytes) -> str:
+    """HMAC-SHA256 (hex) that binds the anchor to a key kept outside the database file."""
+    message = f"valuation-audit-head:{int(row_count)}:{int(head_id)}:{head_hash}".encode("utf-8")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def _has_head_table(db: Any) -> bool:
+    sql = "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'"
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        return bool(db.execute(sql, [HEAD_TABLE]).fetchall()[0][0])
+    return bool(db.scalar(sql, [HEAD_TABLE]))
+
+
+def _read_anchor(db: Any) -> dict[str, Any] | None:
+    """The anchor row (row_count, head_id, head_hash, seal), or None when there is none."""
+    if not _has_head_table(db):
+        return None
+    sql = f"SELECT row_count, head_id, head_hash, seal FROM {HEAD_TABLE} WHERE singleton = 1"
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        rows = db.execute(sql).fetchall()
+        return dict(zip(("row_count", "head_id", "head_hash", "seal"), rows[0])) if rows else None
+    return db.fetch_one(sql)
+
+
+def _write_anchor(cur: duckdb.DuckDBPyConnection, *, row_count: int, head_id: int, head_hash: str,
+                  at: datetime, create: bool) -> None:
+    key = audit_key()
+    seal = None if key is None else head_seal(row_count, head_id, head_hash, key)
+    if create:
+        cur.execute(HEAD_DDL).fetchall()
+    cur.execute(f"INSERT INTO {HEAD_TABLE} VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (singleton) DO UPDATE SET "
+                "row_count = excluded.row_count, head_id = excluded.head_id, head_hash = excluded.head_hash, "
+                "seal = excluded.seal, updated_at = excluded.updated_at",
+                [row_count, head_id, head_hash, seal, at.replace(tzinfo=None)]).fetchall()
+
+
+def read_anchor(store: Any) -> dict[str, Any] | None:
+    """The head anchor as stored (row_count, head_id, head_hash, seal), or None."""
+    return _read_anchor(store)
+
+
+def _check_anchor(store: Any, checked: int, last_id: int, last_hash: str) -> tuple[bool, int | None, str]:
+    """Compare an intact chain (`checked` rows, ending at `last_id`/`last_hash`) with its anchor."""
+    anchor = _read_anchor(store)
+    if anchor is None:
+        if checked == 0:
+            return (True, None, "")
+        return (False, last_id + 1, f"Âncora da cadeia ausente (tabela {HEAD_TABLE}): não é possível garantir "
+                                    f"que registros posteriores ao {last_id} não foram removidos.")
+    count, head_id, head_hash = int(anchor["row_count"]), int(anchor["head_id"]), str(anchor["head_hash"])
+    if head_id > last_id or count > checked:
+        return (False, last_id + 1, f"Registro(s) de auditoria removido(s) do fim: a âncora registra {count} "
+                                    f"registro(s) até o número {head_id}, mas a tabela termina no {last_id}.")
+    if head_id < last_id:
+        return (False, head_id + 1, f"Registro(s) de auditoria acrescentado(s) fora da aplicação: a âncora termina "
+                                    f"no registro {head_id}, a tabela continua até o {last_id}.")
+    if head_hash != last_hash or count != checked:
+        return (False, last_id, f"Cadeia reescrita fora da aplicação: o registro {last_id} não confere com a "
+                                f"âncora (hash ou contagem diferentes).")
+    key = audit_key()
+    if key is None:
+        return (True, None, " Âncora confere" + (" (selo não verificado: chave ausente)." if anchor["seal"] else "."))
+    if not anchor["seal"]:
+        return (False, last_id, f"Âncora sem selo, mas {AUDIT_KEY_ENV} está definida: a âncora foi gravada sem a "
+                                f"chave ou substituída fora da aplicação.")
+    if not hmac.compare_digest(str(anchor["seal"]), head_seal(count, head_id, head_hash, key)):
+        return (False, last_id, "Selo da âncora não confere: a cadeia foi reescrita fora da aplicação (ou a chave "
+                                f"em {AUDIT_KEY_ENV} é outra).")
+    return (True, None, " Âncora confere e o selo é válido.")
 
 
 def verify_chain(store: Any) -> tuple[bool, int | None, str]:
@@ -125,11 +261,17 @@ def verify_chain(store: Any) -> tuple[bool, int | None, str]:
                                     f"(registro anterior alterado ou removido).")
             if row_hash(row) != row["hash"]:
                 return (False, rid, f"Registro de auditoria {rid} foi alterado: o hash não confere.")
+            if row["action"] == ANCHOR_MISSING_ACTION:
+                return (False, rid, f"Registro {rid}: a âncora da cadeia tinha sido removida fora da aplicação "
+                                    f"antes dele; registros do fim podem ter sido apagados.")
             prev_id, prev_hash, checked = rid, row["hash"], checked + 1
+    ok, bad, note = _check_anchor(store, checked, prev_id, prev_hash)
+    if not ok:
+        return (False, bad, note)
     if checked == 0:
         return (True, None, "Registro de auditoria vazio.")
     rows = "1 registro" if checked == 1 else f"{checked} registros"
-    return (True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.")
+    return (True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}")
 
 
 def chain_head(store: Any) -> dict[str, Any] | None:
