@@ -22,17 +22,17 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
 
 
 def run_with_fake_demo(seed_body: str, *args: str) -> subprocess.CompletedProcess:
-    """Run the CLI with a stand-in `valuation.demo` (the real one is written elsewhere) and a
-    marker printed when the store is checkpointed."""
+    """Run the CLI with a stand-in demo (`valuation.demo_suite.seed_full_demo`, what `db init --demo`
+    calls) and a marker printed when the store is checkpointed."""
     body = textwrap.indent(textwrap.dedent(seed_body).strip(), "    ")
     code = "\n".join([
         "import sys, types",
         "from valuation.store.db import Store",
-        "demo = types.ModuleType('valuation.demo')",
-        "def seed_demo(store):",
+        "demo = types.ModuleType('valuation.demo_suite')",
+        "def seed_full_demo(store):",
         body,
-        "demo.seed_demo = seed_demo",
-        "sys.modules['valuation.demo'] = demo",
+        "demo.seed_full_demo = seed_full_demo",
+        "sys.modules['valuation.demo_suite'] = demo",
         "real_checkpoint = Store.checkpoint",
         "def checkpoint(self):",
         "    real_checkpoint(self)",

@@ -637,14 +637,7 @@ def test_discovery_found_the_pieces_that_exist_today() -> None:
 # -- findings, pinned: each was found by the properties above ---------------------------------------------
 # Defects found by this file in other modules, pinned as strict xfails: when one is fixed the test
 # XPASSes, fails, and its entry here is to be removed.
-KNOWN_DEFECTS: dict[tuple[str, str], str] = {
-    ("no_mapping", "wrecks.create_wreck"):
-        "wrecks._position_fields calls data.get() before Form has checked that data is a Mapping "
-        "(AttributeError instead of InputError)",
-    **{("excerpt", f): "forms.Form.choice quotes the whole bad value in 'valor não reconhecido (…)'"
-       for f in ("organisations.create_organisation", "owners.create_owner", "users.create_user",
-                 "wrecks.create_wreck", "deadline_events.record_event")},
-}
+KNOWN_DEFECTS: dict[tuple[str, str], str] = {}
 
 
 def _known(test: str) -> list[Any]:
@@ -685,10 +678,6 @@ def test_a_refusal_quotes_at_most_an_excerpt_of_a_huge_value(small_world: Any, n
     assert {k: n for k, n in longest.items() if n > 600} == {}
 
 
-@pytest.mark.xfail(strict=True, raises=ArithmeticError,
-                   reason="forms.Form.decimal: quantize() raises decimal.InvalidOperation for a value with more "
-                          "digits than the context (28), e.g. '1e400' or a 30-digit amount in a field without a "
-                          "maximum (store.partition shares, store.survey_sheets 'Excesso aprovado')")
 @pytest.mark.parametrize("value", ["1e400", "1" * 30, 10**27])
 def test_form_decimal_with_more_digits_than_the_context_is_a_problem(value: Any) -> None:
     f = forms.Form({"campo": value}, allowed=("campo",))
@@ -696,23 +685,16 @@ def test_form_decimal_with_more_digits_than_the_context_is_a_problem(value: Any)
     assert f.problems and f.problems[0].message.startswith("Campo")
 
 
-@pytest.mark.xfail(strict=True, reason="forms.Form.integer accepts any integral number: Decimal('1E+30') becomes a "
-                                       "31-digit int (beyond BIGINT) and int() of Decimal('1E+999999') takes minutes")
 def test_form_integer_beyond_bigint_is_a_problem() -> None:
     f = forms.Form({"campo": Decimal("1E+30")}, allowed=("campo",))
     assert f.integer("campo", "Campo") is None and f.problems
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="forms.Form.integer: int() of a string of more than 4 300 digits raises ValueError "
-                          "(Python's int_max_str_digits) instead of recording a problem")
 def test_form_integer_with_thousands_of_digits_is_a_problem() -> None:
     f = forms.Form({"campo": "9" * 5000}, allowed=("campo",))
     assert f.integer("campo", "Campo") is None and f.problems
 
 
-@pytest.mark.xfail(strict=True, reason="cli._read_input passes Python's message on (…use sys.set_int_max_str_digits() "
-                                       "to increase the limit) for a JSON number of more than 4 300 digits")
 def test_the_cli_message_for_an_overlong_number_names_no_python_internals() -> None:
     proc = subprocess.run([PY, "-m", "valuation", "compute", sorted(COMPUTE_KINDS)[0], "--input", "-"],
                           input='{"n": ' + "9" * 5000 + "}", capture_output=True, text=True, timeout=60)

@@ -1,8 +1,4 @@
-"""`python -m valuation items FILE --db PATH --contract CODE --actor USER` (issue 4).
-
-The command is registered through `valuation.cli.EXTRA_COMMANDS`; until the lead adds
-"valuation.store.inventory_cli:register_cli" there, the tests add it themselves.
-"""
+"""`python -m valuation import items FILE --db PATH --contract CODE --actor USER` (issue 4)."""
 from __future__ import annotations
 
 import json
@@ -20,13 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
 GOOD = SAMPLES / "itens_galeao_santo_antonio.csv"
 BAD = SAMPLES / "itens_galeao_santo_antonio_com_erros.csv"
-SPEC = "valuation.store.inventory_cli:register_cli"
 
 
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    if SPEC not in cli.EXTRA_COMMANDS:
-        monkeypatch.setattr(cli, "EXTRA_COMMANDS", (*cli.EXTRA_COMMANDS, SPEC))
+def test_the_command_is_registered_under_import() -> None:
+    assert "valuation.store.inventory_cli:register_cli" in cli.IMPORT_COMMANDS
 
 
 @pytest.fixture
@@ -43,7 +36,7 @@ def counts(path: Path) -> tuple[int, int, int]:
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = cli.main(["items", *argv])
+    code = cli.main(["import", "items", *argv])
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -109,10 +102,9 @@ def test_a_database_held_by_another_process_exits_3(db):
                                "print('ok', flush=True); time.sleep(60)", str(db)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "ok"
-        script = (f"import sys; from valuation import cli; cli.EXTRA_COMMANDS += ({SPEC!r},); "
-                  "sys.exit(cli.main(sys.argv[1:]))")
+        script = "import sys; from valuation import cli; sys.exit(cli.main(sys.argv[1:]))"
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-c", script, "items", str(GOOD), "--db", str(db), "--contract", "A-1",
+        done = subprocess.run([sys.executable, "-c", script, "import", "items", str(GOOD), "--db", str(db), "--contract", "A-1",
                                "--actor", "dpc.silva"], capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert done.returncode == 3 and done.stdout == ""
         assert "in use by another process" in done.stderr and "Traceback" not in done.stderr

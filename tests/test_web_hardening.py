@@ -343,7 +343,14 @@ def test_every_spreadsheet_export_neutralises_formulas_in_user_text(small_world:
         assert any(inj.strip() in shown for inj in INJECTIONS), f"{name}: the injected text is not exported at all"
 
 
-@pytest.mark.xfail(strict=True, reason="ui/session.py calls auth.principal_for_email for single sign-on, but "
-                                       "valuation.auth has no such function: an OIDC login raises AttributeError")
-def test_single_sign_on_maps_an_email_to_a_local_user() -> None:
-    assert callable(getattr(auth, "principal_for_email", None))
+def test_single_sign_on_maps_an_email_to_a_local_user(small_world) -> None:
+    """st.login proves the e-mail; the role comes only from the active local user with that e-mail."""
+    store = small_world.store
+    username = small_world.username("commission")
+    store.write("test", lambda tx: tx.execute("UPDATE users SET email = 'membro@marinha.example' WHERE username = ?",
+                                              [username]))
+    user = auth.principal_for_email(store, "  Membro@Marinha.EXAMPLE ")
+    assert user.username == username and user.role == "commission"
+    for unknown in ("ninguem@marinha.example", "", "sem-arroba"):
+        with pytest.raises(auth.AuthenticationFailed):
+            auth.principal_for_email(store, unknown)

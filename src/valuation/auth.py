@@ -234,6 +234,30 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime) -
     raise AuthenticationFailed()
 
 
+SSO_NO_USER_MESSAGE = ("Login único reconhecido, mas não há usuário ativo com este e-mail neste sistema. "
+                       "Peça ao administrador o cadastro do seu e-mail.")
+
+
+def principal_for_email(store: Store, email: str) -> Principal:
+    """The local user (and so the role) for an e-mail confirmed by single sign-on (OIDC via st.login).
+
+    The identity provider proves who the person is; what they may do comes only from the
+    local user with that e-mail (case-insensitive), which must be active and not locked.
+    Several active users with one e-mail are refused (ambiguous role). Audited like a login.
+    """
+    address = email.strip().lower() if isinstance(email, str) else ""
+    if "@" not in address:
+        raise AuthenticationFailed(SSO_NO_USER_MESSAGE)
+    rows = store.fetch(f"SELECT {_USER_COLUMNS} FROM users WHERE lower(email) = ? AND active", [address])
+    if len(rows) != 1:
+        raise AuthenticationFailed(SSO_NO_USER_MESSAGE)
+    row = rows[0]
+    if row["locked_until"] is not None and naive_utc(store.now()) < row["locked_until"]:
+        raise AccountLocked(row["locked_until"], naive_utc(store.now()))
+    store.write(row["username"], lambda tx: tx.audit("login_sso", "user", row["id"], None, {"email": address}))
+    return _principal(row)
+
+
 def session_expired(last_seen: datetime, now: datetime) -> bool:
     """True once a session has been idle for `SESSION_IDLE_MINUTES` or more."""
     return naive_utc(now) - naive_utc(last_seen) >= timedelta(minutes=SESSION_IDLE_MINUTES)

@@ -36,7 +36,10 @@ COMPUTE_KINDS: dict[str, str] = {
 EXTRA_COMMANDS: tuple[str, ...] = (
     "valuation.store.admin:register_cli",
     "valuation.store.deadline_digest:register_cli",
-    "valuation.store.inventory_cli:register_cli",
+)
+# Sub-commands of `python -m valuation import …` (same "module:function" form).
+IMPORT_COMMANDS: tuple[str, ...] = (
+    "valuation.store.inventory_cli:register_cli",   # import items FILE --db PATH --contract CODE
 )
 
 
@@ -59,13 +62,28 @@ def _read_input(name: str) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"input {name} is not UTF-8 text") from exc
     try:
-        return json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
+        return json.loads(raw, parse_float=_parse_float, parse_int=_parse_int, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
     except ValueError as exc:  # NaN / Infinity
         raise InputError(str(exc)) from exc
     except RecursionError as exc:
         raise InputError("JSON nested too deeply") from exc
+
+
+MAX_NUMBER_CHARS = 40  # no field of any kind needs a longer number; longer ones are refused plainly
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"malformed JSON: a number has more than {MAX_NUMBER_CHARS} digits")
+    return int(text)
+
+
+def _parse_float(text: str) -> Decimal:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"malformed JSON: a number has more than {MAX_NUMBER_CHARS} digits")
+    return Decimal(text)
 
 
 def _reject_constant(name: str) -> Any:
@@ -86,16 +104,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("kind", choices=sorted(COMPUTE_KINDS))
     c.add_argument("--input", required=True, help="JSON file, or - for standard input")
     c.set_defaults(handler=cmd_compute)
-    for spec in EXTRA_COMMANDS:
-        mod_name, fn_name = spec.split(":")
-        try:
-            mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and mod_name.startswith(exc.name):
-                continue  # that part of the product is not installed yet
-            raise
-        getattr(mod, fn_name)(sub)
+    _register(sub, EXTRA_COMMANDS)
+    imp = sub.add_parser("import", help="import files into the store (all or nothing)")
+    _register(imp.add_subparsers(dest="import_command", required=True, parser_class=_Parser), IMPORT_COMMANDS)
     return p
+
+
+def _register(subparsers: Any, specs: Sequence[str]) -> None:
+    for spec in specs:
+        mod_name, fn_name = spec.split(":")
+        getattr(importlib.import_module(mod_name), fn_name)(subparsers)
 
 
 def _report(exc: ValuationError) -> int:

@@ -35,6 +35,19 @@ def _fmt_number(d: Decimal | int) -> str:
     return str(d).replace(".", ",")
 
 
+# No field of this product holds more than 18 digits (DECIMAL(18,2), BIGINT); anything longer is a
+# typing error or an attack, refused before Python's int/Decimal machinery sees it (int() of a
+# 5 000-digit string raises, Decimal('1E+999999') is costly to convert).
+MAX_DIGITS = 24
+MAX_QUOTED = 60
+
+
+def excerpt(value: object) -> str:
+    """The value as quoted in a message: at most MAX_QUOTED characters."""
+    text = str(value)
+    return text if len(text) <= MAX_QUOTED else text[:MAX_QUOTED] + "…"
+
+
 class Form:
     """One form's fields, converted with pt-BR problems collected per field."""
 
@@ -106,10 +119,10 @@ class Form:
         if isinstance(v, bool):
             n = None
         elif isinstance(v, int):
-            n = v
-        elif isinstance(v, (float, Decimal)) and v == int(v):
+            n = v if abs(v) < 10 ** MAX_DIGITS else None
+        elif isinstance(v, (float, Decimal)) and v == v and abs(v) < 10 ** MAX_DIGITS and v == int(v):
             n = int(v)
-        elif isinstance(v, str) and re.fullmatch(r"\s*-?\d+\s*", v):
+        elif isinstance(v, str) and len(v) <= MAX_DIGITS + 4 and re.fullmatch(r"\s*-?\d+\s*", v):
             n = int(v)
         if n is None:
             return self.fail(key, f"{label}: deve ser um número inteiro.")
@@ -130,9 +143,11 @@ class Form:
         else:
             raw = repr(v) if isinstance(v, float) else str(v).strip().replace(",", ".")
             try:
-                d = Decimal(raw)
+                d = Decimal(raw) if len(raw) <= MAX_DIGITS + 8 else None
             except InvalidOperation:
                 d = None
+            if d is not None and d.is_finite() and d.adjusted() >= MAX_DIGITS:
+                d = None  # more integer digits than any field holds
         if d is None or not d.is_finite():
             return self.fail(key, f"{label}: deve ser um número.")
         if (minimum is not None and d < minimum) or (maximum is not None and d > maximum):
@@ -149,7 +164,7 @@ class Form:
             return self._missing(key, label, required)
         v = self.data[key]
         if not isinstance(v, str) or v.strip() not in options:
-            return self.fail(key, f"{label}: valor não reconhecido ({v}); use um de: {', '.join(options)}.")
+            return self.fail(key, f"{label}: valor não reconhecido ({excerpt(v)}); use um de: {', '.join(options)}.")
         return v.strip()
 
     def boolean(self, key: str, label: str, *, default: bool = False) -> bool:

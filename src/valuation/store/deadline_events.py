@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from valuation import deadlines as dl
 from valuation.auth import Principal
 from valuation.errors import AccessDenied, InputError, NotFound, Problem
-from valuation.forms import Form
+from valuation.forms import Form, excerpt
 from valuation.store.deadline_engine import (
     CONTRACT_RULES, CURRENT_EVENTS, CURRENT_WAIVERS, EVENT_KIND_BY_KEY, EVENT_KINDS, RULE_LABELS, WRECK_RULES,
     EventKind, month_key, require_reader, require_schema,
@@ -187,7 +187,7 @@ def _contract_for(store: Store, user: Principal, f: Form, data: Mapping[str, Any
     row = store.fetch_one(f"SELECT c.id, c.code, c.status, c.starts_on, c.signed_on, c.expires_on FROM contracts c "
                           f"WHERE c.code = ? AND {scope}", [code.strip(), *params])
     if row is None:
-        return f.fail("contract_code", f"Contrato não encontrado: {code.strip()}.")
+        return f.fail("contract_code", f"Contrato não encontrado: {excerpt(code.strip())}.")
     return row
 
 
@@ -197,7 +197,7 @@ def _wreck_for(store: Store, f: Form, data: Mapping[str, Any]) -> int | None:
         return f.fail("wreck_code", "Naufrágio: campo obrigatório.")
     wid = store.scalar("SELECT id FROM wrecks WHERE code = ?", [code.strip()])
     if wid is None:
-        return f.fail("wreck_code", f"Naufrágio não encontrado: {code.strip()}.")
+        return f.fail("wreck_code", f"Naufrágio não encontrado: {excerpt(code.strip())}.")
     return int(wid)
 
 

@@ -183,7 +183,7 @@ def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         f.fail("casualty_precision", "Precisão da data do sinistro: não confere com o dia/mês informados.")
     rec["casualty_precision"] = precision
 
-    rec.update(_position_fields(f, data))
+    rec.update(_position_fields(f, f.data))
     rec["depth_m"] = f.decimal("depth_m", "Profundidade (m)", required=False, minimum=Decimal(0),
                                maximum=MAX_DEPTH_M, places=2)
     office = rec["office_code"] = f.text("office_code", "Capitania/Delegacia/Agência", max_len=20)
