@@ -13,6 +13,7 @@ from valuation import demo
 # the commission's decisions feed the partition statements.
 EXTRA_STEPS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("valuation.store.deadline_demo", "seed_deadline_demo", {"as_of": demo.DEMO_TODAY}),
+    ("valuation.store.commission_demo", "seed_commission_demo", {}),
     ("valuation.store.partition_demo", "seed_partition_demo", {}),
 )
 

@@ -1,0 +1,343 @@
+"""Avaliação da Comissão Interministerial (Lei 7.542/1986 art. 20 §3; art. 21 §2): rounds of votes
+and values per item (Delphi: a member sees only own entries until the close, then the anonymous
+median and spread), entry one item at a time or by sheet, the president's workflow (open, close,
+decide, override, publish), the panel's agreement and the minutes (ata)."""
+from __future__ import annotations
+
+from datetime import date
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui import session
+from ui.fmt import for_display, yes_no
+from ui.forms import show_problems
+from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.importing.commission_sheet import SOURCES
+from valuation.minutes import round_minutes_pdf
+from valuation.store import commission as cm
+from valuation.store import commission_views as cv
+
+PAGE_SIZES = [25, 50, 100, 200]
+VOTES = {None: "Não votar", True: "Histórico (art. 20 §3)", False: "Não histórico"}
+ERRORS = (AccessDenied, ConflictError, NotFound)
+
+user = session.guard("commission")
+store = session.store()
+is_member = user.role in ("commission", "commission_president")
+is_president = user.role == "commission_president"
+st.title("Avaliação da Comissão")
+st.caption("Comissão Interministerial (3 membros da Marinha e 3 do Ministério da Cultura; NORMAM-10 0303 c 1 I): "
+           "classifica os bens e atribui valores considerando os preços do mercado internacional (Lei 7.542/1986, "
+           "art. 20 §3; art. 21 §2). Enquanto a rodada está aberta, cada membro vê apenas as próprias avaliações.")
+flash = st.session_state.pop("commission_flash", None)
+if flash:
+    st.success(flash)
+
+
+def done(message: str) -> None:
+    st.session_state["commission_flash"] = message
+    st.rerun()
+
+
+def num3(v: float | None) -> str:
+    return "—" if v is None else f"{v:.3f}".replace(".", ",")
+
+
+def pct(v: object) -> str:
+    return "—" if v is None or pd.isna(v) else f"{float(v) * 100:.1f}".replace(".", ",") + " %"
+
+
+contracts = cv.round_contracts(store, user)
+if not contracts:
+    st.info("Nenhum contrato com bens resgatados para avaliar.")
+    st.stop()
+by_code = {c.code: c for c in contracts}
+code = st.selectbox("Contrato", list(by_code), format_func=lambda k: by_code[k].label, key="cm_contract")
+rounds = cm.list_rounds(store, user, code)
+
+if is_president and not any(r.status == "aberta" for r in rounds):
+    with st.expander("Abrir nova rodada", expanded=not rounds):
+        closed = [r for r in rounds if r.status != "aberta"]
+        flagged = {r.id: cm.round_overview(store, user, r.id, page_size=1, flagged_only=True).total_items
+                   for r in closed}
+        sources = [0] + [r.id for r in closed if flagged[r.id]]
+        numbers = {r.id: r.number for r in closed}
+        source = st.radio("Itens", sources, key=f"cm_open_from_{code}", format_func=lambda i: (
+            f"Todos os itens do contrato ({by_code[code].items:,})".replace(",", ".") if i == 0
+            else f"Itens sinalizados da rodada {numbers[i]} ({flagged[i]})"))
+        if st.button("Abrir rodada", type="primary", key="cm_open"):
+            try:
+                new = cm.open_round(store, user, code, from_round=source or None)
+            except InputError as exc:
+                show_problems(exc, title="A rodada não foi aberta:")
+            except ERRORS as exc:
+                st.error(str(exc))
+            else:
+                done(f"Rodada {new.number} aberta com {new.item_count} itens.")
+
+if not rounds:
+    st.info("Este contrato ainda não tem rodadas de avaliação.")
+    st.stop()
+by_id = {r.id: r for r in rounds}
+rid = st.selectbox("Rodada", list(by_id), key=f"cm_round_{code}", format_func=lambda i: (
+    f"Rodada {by_id[i].number} — {by_id[i].status_label} · {by_id[i].item_count} itens"))
+rnd = cm.get_round(store, user, rid)
+is_open = rnd.status == "aberta"
+m = st.columns(5)
+m[0].metric("Situação", rnd.status_label)
+m[1].metric("Itens", rnd.item_count)
+m[2].metric("Aberta em", rnd.opened_at.strftime("%d/%m/%Y"))
+m[3].metric("Encerrada em", rnd.closed_at.strftime("%d/%m/%Y") if rnd.closed_at else "—")
+m[4].metric("Método · quórum", f"{cm.METHOD_LABELS.get(rnd.method, rnd.method)} · {rnd.quorum}",
+            help=f"Sinaliza dispersão acima de {pct(rnd.spread_threshold)} ou votação dividida por até um voto.")
+
+tab_names = ["Itens"] + (["Planilha"] if is_member and is_open else []) + (["Presidência"] if is_president else []) \
+    + (["Concordância", "Ata"] if not is_open or user.role == "dpc" else [])
+tabs = dict(zip(tab_names, st.tabs(tab_names)))
+
+
+def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
+    """The selected item: the member's form and own trail; after the close, the (anonymous) entries."""
+    item_id = int(row["item_id"])
+    st.subheader(f"{row['item_code']} — {row['description']}")
+    hist = cv.my_item_history(store, user, rid, item_id) if is_member else None
+    in_force = hist[hist["in_force"]] if hist is not None and len(hist) else None
+    note0 = in_force["source_note"].iloc[0] if in_force is not None and len(in_force) else None
+
+    if is_member and is_open:
+        mine_vote = row["my_historical"] if isinstance(row["my_historical"], bool) else None
+        currencies = cv.known_currencies(store, user)
+        with st.form(f"cm_entry_{rid}_{item_id}"):
+            vote = st.radio("Voto", list(VOTES), format_func=VOTES.get, horizontal=True,
+                            index=list(VOTES).index(mine_vote))
+            c1, c2, c3 = st.columns(3)
+            amount = c1.text_input("Valor", value="" if pd.isna(row["my_amount"]) else
+                                   format(row["my_amount"], "f").replace(".", ","), placeholder="ex.: 1.234,56")
+            cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
+            currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
+            price_date = c3.date_input("Data do preço", format="DD/MM/YYYY", max_value=session.now().date(),
+                                       value=row["my_price_date"] if isinstance(row["my_price_date"], date)
+                                       else session.now().date())
+            c4, c5 = st.columns(2)
+            src_keys = [None, *SOURCES]
+            src0 = row["my_source"] if isinstance(row["my_source"], str) and row["my_source"] in SOURCES else None
+            source = c4.selectbox("Fonte do valor (art. 21 §2)", src_keys, index=src_keys.index(src0),
+                                  format_func=lambda s: "—" if s is None else SOURCES[s])
+            note = c5.text_input("Observação (organização de renome, catálogo, lote…)",
+                                 value=note0 if isinstance(note0, str) else "")
+            c6, c7 = st.columns(2)
+            sig0 = None if pd.isna(row["my_significance"]) else int(row["my_significance"])
+            significance = c6.selectbox("Significância (voto histórico)", [None, 1, 2, 3, 4, 5],
+                                        index=[None, 1, 2, 3, 4, 5].index(sig0),
+                                        format_func=lambda s: "—" if s is None else str(s))
+            keep = c7.checkbox("Propor manter na União (voto histórico)", value=row["my_must_keep"] is True)
+            submitted = st.form_submit_button("Gravar avaliação", type="primary")
+        if submitted:
+            has_value = bool(amount.strip())
+            try:
+                cm.record_assessment(
+                    store, user, rid, item_id, historical=vote, amount=amount.strip() or None,
+                    currency=currency if has_value else None, price_date=price_date if has_value else None,
+                    significance=significance, must_keep=True if keep else (False if vote is True else None),
+                    source=source if has_value else None, source_note=(note.strip() or None) if has_value else None)
+            except InputError as exc:
+                show_problems(exc)
+            except ERRORS as exc:
+                st.error(str(exc))
+            else:
+                done(f"Avaliação do item {row['item_code']} gravada.")
+    if hist is not None:
+        st.markdown("**Minhas avaliações deste item** (a primeira linha é a que vale; correções nunca apagam)")
+        if len(hist):
+            hist["historical"] = [cv.VOTE_LABELS[v if isinstance(v, bool) else None] for v in hist["historical"].tolist()]
+            hist["must_keep"] = [yes_no(v) for v in hist["must_keep"].tolist()]
+            hist["in_force"] = [yes_no(bool(v)) for v in hist["in_force"].tolist()]
+            hist["source"] = [cv.source_label(v) for v in hist["source"].tolist()]
+            st.dataframe(for_display(
+                hist.drop(columns=["log_id", "supersedes"]), money=("value_brl",),
+                dates=("entered_at", "price_date", "rate_date"),
+                rename={"entered_at": "Registrada em", "historical": "Voto", "amount": "Valor", "currency": "Moeda",
+                        "price_date": "Data do preço", "rate": "Cotação", "rate_date": "Data da cotação",
+                        "value_brl": "Valor (R$)", "significance": "Significância", "must_keep": "Manter",
+                        "source": "Fonte", "source_note": "Observação", "in_force": "Em vigor"}),
+                hide_index=True, width="stretch")
+        else:
+            st.caption("Você ainda não avaliou este item.")
+    if ov.visibility != "own":
+        ent = cm.round_entries(store, user, rid, item_id=item_id, page_size=50)
+        st.markdown("**Avaliações da rodada**" + (" (anônimas)" if user.role != "dpc" else ""))
+        ent["historical"] = [cv.VOTE_LABELS[v if isinstance(v, bool) else None] for v in ent["historical"].tolist()]
+        ent["source"] = [cv.source_label(v) for v in ent["source"].tolist()]
+        st.dataframe(for_display(
+            ent[["member", "historical", "amount", "currency", "price_date", "value_brl", "significance", "source"]],
+            money=("value_brl",), dates=("price_date",),
+            rename={"member": "Membro", "historical": "Voto", "amount": "Valor", "currency": "Moeda",
+                    "price_date": "Data do preço", "value_brl": "Valor (R$)", "significance": "Significância",
+                    "source": "Fonte"}), hide_index=True, width="stretch")
+
+
+with tabs["Itens"]:
+    overview = cm.round_overview(store, user, rid, page=1, page_size=1)
+    a, b = st.columns(2)
+    size = a.selectbox("Itens por página", PAGE_SIZES, key="cm_size")
+    pages = max(1, -(-overview.total_items // size))
+    page = b.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1, key=f"cm_page_{rid}")
+    ov = cm.round_overview(store, user, rid, page=int(page), page_size=int(size))
+    df = ov.items
+    view = pd.DataFrame({"Código": df["item_code"], "Descrição": df["description"]})
+    if is_member:
+        view["Meu voto"] = [cv.VOTE_LABELS[v if isinstance(v, bool) else None] for v in df["my_historical"].tolist()]
+        view["Meu valor"] = [f"{a_} {c}".replace(".", ",") if isinstance(c, str) else "—"
+                             for a_, c in zip(df["my_amount"].tolist(), df["my_currency"].tolist())]
+        view["Meu valor (R$)"] = df["my_value_brl"].tolist()
+    if ov.visibility != "own":
+        view["Votos sim / não"] = [f"{f} / {g}" for f, g in zip(df["votes_for"].tolist(), df["votes_against"].tolist())]
+        view["Mediana (R$)"] = df["median_brl"].tolist()
+        view["Dispersão"] = [pct(v) for v in df["spread"].tolist()]
+        view["Consenso"] = [cv.VOTE_LABELS[h if isinstance(h, bool) else None] if d != "undecided" else "sem decisão"
+                            for h, d in zip(df["historical"].tolist(), df["decided_by"].tolist())]
+        view["Valor (R$)"] = df["value_brl"].tolist()
+        view["Sinalizado"] = [yes_no(bool(f)) for f in df["flagged"].tolist()]
+    st.dataframe(for_display(view, money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)")), hide_index=True,
+                 width="stretch")
+    if ov.visibility == "own":
+        st.caption("Rodada aberta: você vê apenas as suas avaliações. A mediana e a dispersão anônimas aparecem "
+                   "depois do encerramento.")
+    row = None
+    if len(df):
+        codes = df["item_code"].tolist()
+        sel = st.selectbox("Item", range(len(codes)), key=f"cm_item_{rid}_{page}",
+                           format_func=lambda k: f"{codes[k]} — {df['description'].iloc[k]}")
+        row = df.iloc[sel]
+        item_panel(row, ov)
+
+if "Planilha" in tabs:
+    with tabs["Planilha"]:
+        st.caption("Baixe a planilha com os itens da rodada (já com as suas avaliações), preencha e envie. Colunas: "
+                   "codigo, historico (sim/não/vazio), valor, moeda, data_do_preco, significancia (1–5, voto "
+                   "histórico), manter (sim/não), fonte (venda_comparavel, catalogo, avaliacao_externa), observacao. "
+                   "Tudo ou nada: se uma linha tiver problema, nada é gravado.")
+        t1, t2 = st.columns(2)
+        t1.download_button("Baixar planilha (CSV)", data=lambda: cv.round_template(store, user, rid, "csv"),
+                           file_name=f"avaliacao_rodada{rnd.number}.csv", mime="text/csv", key="cm_tpl_csv")
+        t2.download_button("Baixar planilha (XLSX)", data=lambda: cv.round_template(store, user, rid, "xlsx"),
+                           file_name=f"avaliacao_rodada{rnd.number}.xlsx", key="cm_tpl_xlsx",
+                           mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        upload = st.file_uploader("Planilha preenchida (CSV ou XLSX)", type=["csv", "txt", "xlsx"], key="cm_upload")
+        if st.button("Importar avaliações", type="primary", disabled=upload is None, key="cm_import"):
+            with st.status("Conferindo e gravando a planilha…") as status:
+                try:
+                    res = cm.import_assessments(store, user, rid, upload.getvalue(), upload.name)
+                except InputError as exc:
+                    status.update(label="Planilha recusada", state="error")
+                    table = cv.problems_frame(exc)
+                    lines = sorted({int(n) for n in table["Linha"].dropna()})
+                    st.error(f"Planilha recusada: nada foi gravado. {len(table)} problema(s)"
+                             + (f" em {len(lines)} linha(s)." if lines else "."))
+                    st.dataframe(table.astype({"Linha": "string"}).fillna("—"), hide_index=True, width="stretch")
+                except ERRORS as exc:
+                    status.update(label="Planilha recusada", state="error")
+                    st.error(str(exc))
+                else:
+                    status.update(label="Planilha gravada", state="complete")
+                    st.success(f"{res.rows} avaliação(ões) gravada(s): {res.new} nova(s), {res.corrections} "
+                               f"correção(ões)." + (f" Colunas ignoradas: {', '.join(res.ignored_columns)}."
+                                                   if res.ignored_columns else ""))
+
+if "Presidência" in tabs:
+    with tabs["Presidência"]:
+        if is_open:
+            st.dataframe(for_display(cv.round_progress(store, user, rid), rename={
+                "member": "Membro", "body": "Órgão", "entries": "Itens avaliados", "items": "Itens da rodada"}),
+                hide_index=True, width="stretch")
+            sure = st.checkbox("Confirmo o encerramento: os membros não poderão mais registrar avaliações.",
+                               key="cm_close_sure")
+            if st.button("Encerrar rodada", type="primary", disabled=not sure, key="cm_close"):
+                try:
+                    cm.close_round(store, user, rid)
+                except ERRORS as exc:
+                    st.error(str(exc))
+                else:
+                    done(f"Rodada {rnd.number} encerrada: o consenso de cada item foi calculado e gravado.")
+        elif rnd.status in ("encerrada", "decidida"):
+            if st.button("Adotar o consenso dos itens decididos", key="cm_adopt"):
+                try:
+                    res = cm.record_decisions(store, user, rid)
+                except (InputError, *ERRORS) as exc:
+                    st.error(str(exc))
+                else:
+                    done(f"{res.written} decisão(ões) registrada(s); {res.skipped} item(ns) sem decisão "
+                         f"(sem quórum, empate sem voto do presidente ou sem valor).")
+            with st.form("cm_override"):
+                st.markdown("**Decisão divergente do consenso (um item, com motivo)**")
+                o1, o2, o3 = st.columns(3)
+                o_code = o1.text_input("Código do item", value="" if row is None else str(row["item_code"]))
+                o_hist = o2.radio("Classificação", [True, False], format_func=lambda h: VOTES[h], horizontal=True)
+                o_value = o3.text_input("Valor (R$)", placeholder="ex.: 1.234,56")
+                o4, o5 = st.columns(2)
+                o_sig = o4.selectbox("Significância", [None, 1, 2, 3, 4, 5],
+                                     format_func=lambda s: "—" if s is None else str(s))
+                o_keep = o5.checkbox("Manter na União")
+                o_reason = st.text_area("Motivo (vai para o fundamento da decisão e para a ata)")
+                if st.form_submit_button("Registrar decisão"):
+                    try:
+                        cv.override_decision(store, user, rid, o_code, historical=o_hist, value=o_value,
+                                             significance=o_sig, must_keep=o_keep, reason=o_reason)
+                    except InputError as exc:
+                        show_problems(exc)
+                    except ERRORS as exc:
+                        st.error(str(exc))
+                    else:
+                        done(f"Decisão do item {o_code.strip()} registrada.")
+            if rnd.status == "decidida" and st.button("Publicar decisões", type="primary", key="cm_publish"):
+                try:
+                    cm.publish_round(store, user, rid)
+                except ERRORS as exc:
+                    st.error(str(exc))
+                else:
+                    done(f"Decisões da rodada {rnd.number} publicadas: a empresa já as vê.")
+        else:
+            st.info("Rodada publicada: uma mudança exige nova rodada (abra-a acima, com os itens sinalizados).")
+
+if "Concordância" in tabs:
+    with tabs["Concordância"]:
+        try:
+            ag = cm.agreement(store, user, rid)
+        except ERRORS as exc:
+            st.info(str(exc))
+        else:
+            g = st.columns(4)
+            g[0].metric("Alfa de Krippendorff (votos)", num3(ag.alpha_votes))
+            g[1].metric("CCI(2,1) log-valores", num3(ag.icc_log_values),
+                        help=f"{ag.icc_items} itens com valor de todos os membros")
+            g[2].metric("Membros", ag.n_members)
+            g[3].metric("Itens sinalizados", ag.flagged_total)
+            if ag.deviations:
+                fig = go.Figure()
+                for d in ag.deviations:
+                    fig.add_trace(go.Box(name=d.member, x=[d.member], q1=[d.p25 * 100], median=[d.median * 100],
+                                         q3=[d.p75 * 100], lowerfence=[d.minimum * 100], upperfence=[d.maximum * 100],
+                                         mean=[d.mean * 100], boxpoints=False, showlegend=False))
+                fig.update_layout(title="Desvio de cada membro em relação à mediana do item (%)", height=360,
+                                  yaxis_title="(valor − mediana) / mediana, %", margin={"l": 0, "r": 0, "t": 40, "b": 0})
+                st.plotly_chart(fig, width="stretch")
+            st.markdown(f"**Itens sinalizados** ({ag.flagged_total})")
+            fl = ag.flagged.copy()
+            fl["spread"] = [pct(v) for v in fl["spread"].tolist()]
+            st.dataframe(for_display(fl.drop(columns=["item_id"]), money=("median_brl",), rename={
+                "item_code": "Código", "description": "Descrição", "n_values": "Valores", "median_brl": "Mediana (R$)",
+                "spread": "Dispersão", "votes_for": "Votos sim", "votes_against": "Votos não",
+                "decided_by": "Decisão"}), hide_index=True, width="stretch")
+
+if "Ata" in tabs:
+    with tabs["Ata"]:
+        if is_open:
+            st.info("A ata só é lavrada depois do encerramento da rodada.")
+        else:
+            st.caption("Ata da rodada em PDF: identificação, membros, regras, itens, decisões divergentes, itens "
+                       "sinalizados, concordância e assinaturas.")
+            st.download_button("Baixar ata (PDF)", data=lambda: round_minutes_pdf(store, user, rid),
+                               file_name=f"ata_{rnd.contract_code.replace('/', '-')}_rodada{rnd.number}.pdf",
+                               mime="application/pdf", key="cm_minutes")

@@ -1,0 +1,90 @@
+"""Câmbio: the rate table the Commission's values are converted with (BRL per unit, PTAX-style;
+a price converts at the rate of its date or the latest earlier one, never a later one — rules.md §2).
+Everyone of the Commission and the DPC reads it; the president and the DPC enter a rate or import a
+series (all or nothing, every bad line listed)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ui import session
+from ui.fmt import for_display
+from ui.forms import show_problems
+from valuation.errors import AccessDenied, ConflictError, InputError
+from valuation.store import commission_views as cv
+from valuation.store import fx_rates
+
+PAGE_SIZE = 50
+SAMPLE = "data;moeda;taxa\n01/09/2026;USD;5,4120\n01/09/2026;EUR;6,2850\n02/09/2026;USD;5,4301\n"
+
+user = session.guard("rates")
+store = session.store()
+st.title("Câmbio")
+st.caption("Taxas em reais por unidade da moeda (ex.: PTAX de venda do Banco Central). O valor de um membro em "
+           "moeda estrangeira é convertido pela taxa da data do preço ou, na falta dela, pela última anterior — "
+           "nunca por uma posterior; a taxa usada fica gravada com a avaliação.")
+may_write = user.role in fx_rates.RATE_WRITERS
+
+if may_write:
+    entry, upload = st.columns(2)
+    with entry, st.form("rate_entry", clear_on_submit=False):
+        st.markdown("**Cadastrar uma taxa**")
+        c1, c2 = st.columns(2)
+        currency = c1.text_input("Moeda (código ISO)", value="USD", max_chars=3)
+        day = c2.date_input("Data", format="DD/MM/YYYY", max_value=session.now().date())
+        c3, c4 = st.columns(2)
+        brl = c3.text_input("Taxa (R$ por unidade)", placeholder="ex.: 5,4120")
+        source = c4.text_input("Fonte", value="PTAX venda (BCB)")
+        replace = st.checkbox("Substituir a taxa já cadastrada nesta data (correção)")
+        if st.form_submit_button("Gravar taxa", type="primary"):
+            try:
+                row = fx_rates.add_rate(store, user, currency, day, brl.strip(), source=source, replace=replace)
+            except InputError as exc:
+                show_problems(exc)
+            except (AccessDenied, ConflictError) as exc:
+                st.error(str(exc))
+            else:
+                st.success(f"Taxa de {row.currency} em {row.day:%d/%m/%Y}: R$ {str(row.brl).replace('.', ',')}.")
+    with upload:
+        st.markdown("**Importar uma série (CSV ou XLSX)**")
+        st.caption("Colunas data;moeda;taxa (dd/mm/aaaa, vírgula decimal) ou o arquivo diário de fechamento PTAX do "
+                   "Banco Central. Tudo ou nada: uma linha com problema recusa o arquivo.")
+        st.download_button("Baixar modelo", data=SAMPLE.encode("utf-8"), file_name="cotacoes_modelo.csv",
+                           mime="text/csv", key="rates_sample")
+        file = st.file_uploader("Arquivo", type=["csv", "txt", "xlsx"], key="rates_file")
+        if st.button("Importar série", disabled=file is None, key="rates_import"):
+            try:
+                res = fx_rates.import_rates(store, user, file.getvalue(), file.name)
+            except InputError as exc:
+                table = cv.problems_frame(exc)
+                st.error(f"Arquivo recusado: nada foi gravado. {len(table)} problema(s).")
+                st.dataframe(table.astype({"Linha": "string"}).fillna("—"), hide_index=True, width="stretch")
+            except (AccessDenied, ConflictError) as exc:
+                st.error(str(exc))
+            else:
+                span = "" if res.first_day is None else f" de {res.first_day:%d/%m/%Y} a {res.last_day:%d/%m/%Y}"
+                st.success(f"{res.rows} linha(s) lidas: {res.added} taxa(s) nova(s), {res.unchanged} já cadastrada(s)"
+                           f" ({', '.join(res.currencies)}{span}).")
+else:
+    st.info("Somente o presidente da Comissão e a DPC cadastram taxas; aqui você consulta a tabela em uso.")
+
+st.subheader("Tabela de taxas")
+f1, f2, f3, f4 = st.columns(4)
+currencies = [c for c in cv.known_currencies(store, user) if c != "BRL"]
+cur = f1.selectbox("Moeda", [""] + currencies, format_func=lambda c: c or "Todas", key="rates_cur")
+start = f2.date_input("De", value=None, format="DD/MM/YYYY", key="rates_start")
+end = f3.date_input("Até", value=None, format="DD/MM/YYYY", key="rates_end")
+page = f4.number_input("Página", min_value=1, value=1, step=1, key="rates_page")
+try:
+    df = fx_rates.list_rates(store, user, cur or None, start=start, end=end, page=int(page), page_size=PAGE_SIZE)
+except InputError as exc:
+    show_problems(exc, title="Filtro inválido:")
+    st.stop()
+if len(df):
+    df["brl"] = [format(v, "f").rstrip("0").rstrip(".").replace(".", ",") if v is not None else "—"
+                 for v in df["brl"].tolist()]
+st.dataframe(for_display(pd.DataFrame(df), dates=("day", "recorded_at"), rename={
+    "currency": "Moeda", "day": "Data", "brl": "Taxa (R$)", "source": "Fonte", "recorded_by": "Cadastrada por",
+    "recorded_at": "Em"}), hide_index=True, width="stretch")
+if len(df) < PAGE_SIZE:
+    st.caption("Fim da tabela." if len(df) or page == 1 else "Página além do fim da tabela.")
