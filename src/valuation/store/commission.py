@@ -56,6 +56,7 @@ import pyarrow.compute as pc
 from valuation.auth import Principal
 from valuation.consensus import METHODS
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
+from valuation.store.paging import check_page
 from valuation.importing.commission_sheet import (
     AMOUNT_TYPE,
     LABELS,
@@ -259,13 +260,7 @@ def _status_conflict(row: Mapping[str, Any], allowed: Sequence[str], action: str
 
 
 def _page_args(page: object, page_size: object) -> None:
-    problems = []
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        problems.append(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        problems.append(Problem("page_size", f"Itens por página: um número inteiro de 1 a {MAX_PAGE_SIZE}."))
-    if problems:
-        raise InputError(problems)
+    check_page(page, page_size, MAX_PAGE_SIZE)
 
 
 def current_policy(db: Store | Tx) -> ConsensusPolicy:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from valuation.auth import Principal
-from valuation.errors import InputError, Problem
+from valuation.store.paging import check_page
 from valuation.store.scope import contract_scope, search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -56,13 +56,7 @@ def page_items(store: Any, user: Principal, *, contract_code: str | None = None,
     Columns: id, contract_code, item_code, description, category, material,
     quantity, weight_g, recovered_on, depth_m, lot, condition, notes, delivered_on.
     """
-    problems = []
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        problems.append(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        problems.append(Problem("page_size", f"Itens por página: um número inteiro de 1 a {MAX_PAGE_SIZE}."))
-    if problems:
-        raise InputError(problems)
+    check_page(page, page_size, MAX_PAGE_SIZE)
     where, params = _where(user, contract_code, search, category)
     return store.fetch_df(
         "WITH page AS ("
