@@ -66,7 +66,6 @@ def digest(store: Store) -> list[Any]:
 
 def test_the_demo_plays_every_state_of_a_round(seeded: tuple[Store, dict[str, int], float, Path]) -> None:
     store, counts, elapsed, _ = seeded
-    assert elapsed < 10.0
     r = rounds(store)
     a1, b1, a2 = r[(cd.PUBLISHED_CONTRACT, 1)], r[(cd.CLOSED_CONTRACT, 1)], r[(cd.PUBLISHED_CONTRACT, 2)]
     assert len(r) == counts["rounds"] == 3

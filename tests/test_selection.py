@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import time
 from decimal import Decimal as D
 from fractions import Fraction
 
@@ -248,16 +247,13 @@ def test_thousand_items_exact():
     rng = random.Random(1000)
     items = [SelItem(f"I{k}", D(rng.randint(100, 10**7)) / 100, rng.randint(1, 5)) for k in range(1000)]
     target = (sum(i.value for i in items) * D("0.4")).quantize(D("0.01"))
-    t0 = time.perf_counter()
     res = select_items(items, target, D("0.01"))
-    elapsed = time.perf_counter() - t0
     assert res.status == "optimal" and res.gap == 0
     assert res.selected_value <= target
     # independent certificates: a subset sum cannot beat the target, and no set within the
     # band can hand over less than the LP bound, rounded up
     assert res.stage1_best == target
     assert res.significance_handed >= math.ceil(lp_cover_bound(items, target - D("0.01") * target))
-    assert elapsed < 6  # the benchmark measures < 2 s; leave room for a busy test machine
 
 
 @pytest.mark.slow
@@ -266,9 +262,7 @@ def test_hundred_thousand_items_certified_gap():
     items = [SelItem(f"I{k}", D(rng.randint(100, 10**7)) / 100, rng.randint(1, 5), rng.random() < 0.02)
              for k in range(100_000)]
     target = (sum(i.value for i in items) * D("0.3")).quantize(D("0.01"))
-    t0 = time.perf_counter()
     res = select_items(items, target, D("0.01"))
-    elapsed = time.perf_counter() - t0
     assert res.status in ("optimal", "feasible")
     assert res.gap <= D("0.001")
     assert res.selected_value <= target
@@ -278,4 +272,3 @@ def test_hundred_thousand_items_certified_gap():
     assert D(res.significance_handed - res.significance_bound) / res.significance_handed <= res.gap
     by_id = {i.id: i for i in items}
     assert not any(by_id[k].must_keep for k in res.selected)
-    assert elapsed < 10  # the benchmark measures < 2 s
