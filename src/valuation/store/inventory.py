@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.auth import Principal, allowed, require
 from valuation.errors import InputError, NotFound, Problem
+from valuation.store.paging import check_page
 from valuation.store.scope import contract_scope, search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -160,16 +161,6 @@ def _value_join(user: Principal, alias: str = "i") -> str:
     return f"LEFT JOIN item_valuation v ON v.item_id = {alias}.id{published}"
 
 
-def _paging_problems(page: object, page_size: object) -> None:
-    problems = []
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        problems.append(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        problems.append(Problem("page_size", f"Itens por página: um número inteiro de 1 a {MAX_PAGE_SIZE}."))
-    if problems:
-        raise InputError(problems)
-
-
 # -- browsing ----------------------------------------------------------------------------------
 def count_items(store: Store, user: Principal, flt: ItemFilter = ItemFilter()) -> int:
     """How many items the user may read match `flt`."""
@@ -185,7 +176,7 @@ def page_items(store: Store, user: Principal, flt: ItemFilter = ItemFilter(), *,
     recovered_on, depth_m, lot, condition, notes, delivered_on (latest delivery, NULL while
     undelivered), value_brl and historical (the decision in force, NULL when none).
     """
-    _paging_problems(page, page_size)
+    check_page(page, page_size, MAX_PAGE_SIZE)
     if order not in ORDERS:
         raise InputError(Problem("order", f"Ordem desconhecida: {order}."))
     where, params = _where(user, flt)
@@ -501,8 +492,6 @@ def _codes_to_check(store: Store, contract_id: int, data: bytes, name: str) -> l
 
 
 def _insert_table(parsed: ParsedItems, contract_id: int, import_id: int) -> Any:
-    import pyarrow as pa
-
     import numpy as np
     import pyarrow as pa
 
