@@ -46,6 +46,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,8 +55,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.auth import Principal
-from valuation.consensus import METHODS
+from valuation.consensus import METHODS, classify, consensus_value, is_flagged, round_cents
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
+from valuation.fx import EXACT
 from valuation.store.paging import check_page
 from valuation.importing.commission_sheet import (
     AMOUNT_TYPE,
@@ -591,6 +593,134 @@ def _write_entries(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Ent
     return written, corrections
 
 
+def _one_value(frame: pd.DataFrame, column: str) -> Any:
+    """The first (only) value of a column, converted as `_write_entries` converts it."""
+    return pa.array(frame[column].array, from_pandas=True)[0].as_py()
+
+
+def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries, item_id: int,
+               prev: int | None) -> int | None:
+    """`_write_entries` for one entry of `record_assessment`, with plain parameters.
+
+    The same checks, messages and rows as `_write_entries` (the log row, the current row,
+    the item's consensus); `prev` is the member's entry in force for the item (its log id),
+    already read by the caller. Returns the new log id, or None when the entry is not a
+    plain one (the caller then takes `_write_entries`)."""
+    f = entries.frame
+    p = entries.problems
+    if len(f) != 1:
+        return None
+    amount = pc.cast(pa.array(f["amount"].array, from_pandas=True), AMOUNT_TYPE)[0].as_py()
+    currency = _one_value(f, "currency")
+    price_date = _one_value(f, "price_date")
+    bad = bool(p.bad_rows()[0])
+    rate: Decimal | None = None
+    rate_date: date | None = None
+    if not bad and amount is not None:
+        if currency is None or price_date is None:
+            return None
+        if currency == "BRL":
+            rate = Decimal("1.000000")
+        else:
+            found = tx.fetch_one("SELECT brl, day FROM fx_rates WHERE currency = ? AND day <= ? "
+                                 "ORDER BY day DESC LIMIT 1", [currency, price_date])
+            if found is not None:
+                rate, rate_date = found["brl"], found["day"]
+            elif tx.fetch_one("SELECT 1 AS x FROM fx_rates WHERE currency = ? LIMIT 1", [currency]) is None:
+                p.add(np.array([True]), "currency",
+                      np.array(["não há cotação de " + currency + " cadastrada: cadastre-a em Câmbio"], dtype=object))
+            else:
+                p.add(np.array([True]), "price_date",
+                      np.array(["não há cotação de " + currency + " em ou antes de "
+                                + price_date.strftime("%d/%m/%Y")
+                                + " (nunca se usa cotação posterior à data do preço)"], dtype=object))
+    value: Decimal | None = None
+    if amount is not None and rate is not None:
+        value = EXACT.multiply(amount, rate)          # exact, as decimal128(37,8)
+        if value > MAX_VALUE_BRL:
+            p.add(np.array([True]), "amount",
+                  "valor convertido em reais grande demais (máximo R$ 9.999.999.999.999.999,99)")
+    p.raise_if_any()
+
+    historical = _one_value(f, "historical")
+    significance = _one_value(f, "significance")
+    must_keep = _one_value(f, "must_keep")
+    log_id = int(tx.scalar(
+        "INSERT INTO assessment_log (round_id, item_id, member_id, historical, amount, currency, price_date, "
+        "rate, rate_date, value_brl, significance, must_keep, source, source_note, supersedes, entered_by, "
+        "entered_at, import_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL) RETURNING id",
+        [rnd["id"], item_id, user.id, historical, amount, currency, price_date, rate, rate_date, value,
+         significance, must_keep, _one_value(f, "source"), _one_value(f, "source_note"), prev, user.username,
+         tx.store.now()]))
+    # vote_code_sql / score_code_sql, computed here for the one row.
+    vote_code = (1 if historical is True else (1 << 12) if historical is False else 0) \
+        + ((1 << 24) if must_keep is True else 0)
+    president = rnd["president_id"]
+    if president is not None and int(president) == user.id:
+        vote_code += (1 << 36) if historical is True else (2 << 36) if historical is False else 0
+    score_code = 0 if significance is None else 1 << (12 * (int(significance) - 1))
+    if prev is not None:
+        tx.execute("UPDATE assessment_current SET log_id = ?, historical = ?, value_brl = ?, significance = ?, "
+                   "must_keep = ?, vote_code = ?, score_code = ? WHERE round_id = ? AND item_id = ? AND member_id = ?",
+                   [log_id, historical, value, significance, must_keep, vote_code, score_code, rnd["id"], item_id,
+                    user.id])
+    else:
+        tx.execute("INSERT INTO assessment_current (round_id, item_id, member_id, log_id, historical, value_brl, "
+                   "significance, must_keep, vote_code, score_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [rnd["id"], item_id, user.id, log_id, historical, value, significance, must_keep, vote_code,
+                    score_code])
+    _update_one_consensus(tx, rnd, item_id)
+    return log_id
+
+
+def _update_one_consensus(tx: Tx, rnd: Mapping[str, Any], item_id: int) -> None:
+    """`update_consensus(tx, round, [item_id])` for one item, decided in Python by the rules of
+    `valuation.consensus` (classify, consensus_value, round_cents, is_flagged — the rules the
+    SQL mirrors, tests/test_consensus_sql_agrees.py) and written by key with plain parameters.
+    The spread (a DOUBLE, display only) is computed by DuckDB with the very expression of
+    `consensus_sql`, so that the stored double is the same bit for bit."""
+    rows = tx.cur.execute("SELECT member_id, historical, value_brl, significance, must_keep FROM assessment_current "
+                          "WHERE round_id = ? AND item_id = ?", [rnd["id"], item_id]).fetchall()
+    votes_for = sum(1 for r in rows if r[1] is True)
+    votes_against = sum(1 for r in rows if r[1] is False)
+    president = rnd["president_id"]
+    president_vote = next((r[1] for r in rows if president is not None and r[0] == int(president)), None)
+    historical, decided_by, quorum_met = classify(votes_for, votes_against, president_vote, int(rnd["quorum"]))
+    values = sorted(r[2] for r in rows if r[2] is not None)
+    n = len(values)
+    threshold = rnd["spread_threshold"]
+    if not isinstance(threshold, Decimal):
+        threshold = Decimal(str(threshold))
+    exact = consensus_value(values, rnd["method"])
+    value_brl = None if exact is None else round_cents(exact)
+    mn = mx = pair = None
+    median_brl = None
+    if n:
+        mn, mx = values[0], values[-1]
+        pair = EXACT.add(values[(n + 1) // 2 - 1], values[n // 2])          # v_lo + v_hi
+        median_brl = round_cents(Fraction(pair) / 2)
+    flagged = is_flagged(values, threshold, votes_for, votes_against)
+    scores = sorted(int(r[3]) for r in rows if r[3] is not None)
+    significance = None
+    if scores:
+        k = len(scores)
+        significance = Decimal(scores[(k + 1) // 2 - 1] + scores[k // 2]) / 2
+    must_keep_votes = sum(1 for r in rows if r[4] is True)
+    spread_sql = ("CASE WHEN ? < 2 THEN NULL WHEN CAST(? AS DECIMAL(26,8)) = CAST(? AS DECIMAL(26,8)) THEN 0.0::DOUBLE "
+                  "WHEN CAST(? AS DECIMAL(27,8)) = 0 THEN NULL "
+                  "ELSE 2.0 * CAST(CAST(? AS DECIMAL(26,8)) - CAST(? AS DECIMAL(26,8)) AS DOUBLE) "
+                  "/ CAST(CAST(? AS DECIMAL(27,8)) AS DOUBLE) END")
+    updated = _count(tx.execute(
+        f"UPDATE item_consensus SET votes_for = ?, votes_against = ?, quorum_met = ?, historical = ?, "
+        f"decided_by = ?, n_values = ?, value_brl = ?, spread = {spread_sql}, flagged = ?, significance = ?, "
+        f"must_keep_votes = ?, computed_at = ?, median_brl = ? WHERE round_id = ? AND item_id = ?",
+        [votes_for, votes_against, quorum_met, historical, decided_by, n, value_brl,
+         n, mx, mn, pair, mx, mn, pair,
+         flagged, significance, must_keep_votes, tx.store.now(), median_brl, rnd["id"], item_id]))
+    if updated < 1:
+        insert_consensus(tx, rnd["id"], [item_id])
+
+
 def _np(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
 
@@ -619,8 +749,11 @@ def record_assessment(store: Store, user: Principal, round_id: int, item_id: int
         prev = tx.scalar("SELECT log_id FROM assessment_current WHERE round_id = ? AND item_id = ? AND member_id = ?",
                          [round_id, item_id, user.id])
         before = None if prev is None else tx.fetch_one("SELECT * FROM assessment_log WHERE id = ?", [prev])
-        written, _ = _write_entries(tx, rnd, user, entries, pa.array([item_id], type=pa.int64()), import_id=None)
-        log_id = int(written["id"][0].as_py())
+        log_id = None if in_round is None else _write_one(tx, rnd, user, entries, item_id, prev)
+        if log_id is None:
+            written, _ = _write_entries(tx, rnd, user, entries, pa.array([item_id], type=pa.int64()),
+                                        import_id=None)
+            log_id = int(written["id"][0].as_py())
         after = tx.fetch_one("SELECT * FROM assessment_log WHERE id = ?", [log_id]) or {}
         tx.audit("assessment_corrected" if before else "assessment_recorded", "assessment", log_id,
                  _audit_entry(before), _audit_entry(after))
