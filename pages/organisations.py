@@ -5,8 +5,7 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import for_display
-from ui.forms import show_problems
-from valuation.errors import AccessDenied, InputError
+from ui.forms import blanks_to_none, save
 from valuation.ids import format_cnpj
 from valuation.store import organisations
 
@@ -55,12 +54,5 @@ if user.role == "dpc":
             }
             submitted = st.form_submit_button("Inscrever")
         if submitted:
-            clean = {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}
-            try:
-                new_id = organisations.create_organisation(store, user, clean)
-            except InputError as exc:
-                show_problems(exc)
-            except AccessDenied as exc:
-                st.error(str(exc))
-            else:
-                st.success(f"Empresa inscrita (id {new_id}).")
+            save(organisations.create_organisation, store, user, blanks_to_none(data),
+                 success="Empresa inscrita (id {result}).")

@@ -5,9 +5,9 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import for_display, yes_no
-from ui.forms import show_problems
+from ui.forms import blanks_to_none, save, show_problems
 from valuation.auth import ROLES
-from valuation.errors import AccessDenied, InputError, ValuationError
+from valuation.errors import InputError, ValuationError
 from valuation.store import users
 
 user = session.guard("users")
@@ -44,15 +44,7 @@ with st.expander("Novo usuário"):
         }
         submitted = st.form_submit_button("Criar")
     if submitted:
-        clean = {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}
-        try:
-            users.create_user(store, user, clean)
-        except InputError as exc:
-            show_problems(exc)
-        except AccessDenied as exc:
-            st.error(str(exc))
-        else:
-            st.success("Usuário criado.")
+        save(users.create_user, store, user, blanks_to_none(data), success="Usuário criado.")
 
 if len(df):
     st.subheader("Alterar usuário")

@@ -6,9 +6,8 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import for_display, yes_no
-from ui.forms import show_problems
+from ui.forms import blanks_to_none, save
 from ui.fmt import GEO_CONFIG
-from valuation.errors import AccessDenied, InputError
 from valuation.law import CASUALTY_TYPES
 from valuation.positions import DATUMS
 from valuation.store import offices, wrecks
@@ -89,12 +88,4 @@ if user.role == "dpc":
             }
             submitted = st.form_submit_button("Cadastrar")
         if submitted:
-            clean = {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}
-            try:
-                new_id = wrecks.create_wreck(store, user, clean)
-            except InputError as exc:
-                show_problems(exc)
-            except AccessDenied as exc:
-                st.error(str(exc))
-            else:
-                st.success(f"Naufrágio cadastrado (id {new_id}).")
+            save(wrecks.create_wreck, store, user, blanks_to_none(data), success="Naufrágio cadastrado (id {result}).")

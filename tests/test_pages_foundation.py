@@ -71,3 +71,23 @@ def test_overview_metrics_scoped_for_explorer(small_world):
     assert not at.exception
     labels = {m.label: m.value for m in at.metric}
     assert labels["Empresas"] == "1"
+
+
+def test_dpc_registration_form_refuses_a_bad_cnpj_and_writes_nothing(small_world):
+    before = small_world.store.scalar("SELECT count(*) FROM organisations")
+    at = page_as(small_world.path, small_world.principal("dpc"), "organisations")
+    values = {"Razão social": "Resgates Atlântico Ltda.", "CNPJ": "11.222.333/0001-00", "Endereço": "Rua do Porto, 1",
+              "Cidade": "Santos", "UF/Estado": "SP", "Representante legal": "Ana Souza"}
+    for label, value in values.items():
+        next(t for t in at.text_input if t.label == label).set_value(value)
+    next(b for b in at.button if b.label == "Inscrever").click()
+    at.run()
+    assert not at.exception
+    assert at.error and "CNPJ" in at.error[0].value and "Nada foi gravado" in at.error[0].value
+    assert small_world.store.scalar("SELECT count(*) FROM organisations") == before
+    next(t for t in at.text_input if t.label == "CNPJ").set_value("45.678.912/0001-55")  # valid check digits
+    next(b for b in at.button if b.label == "Inscrever").click()
+    at.run()
+    assert not at.error, at.error[0].value if at.error else ""
+    assert at.success and "Empresa inscrita" in at.success[0].value
+    assert small_world.store.scalar("SELECT count(*) FROM organisations") == before + 1
