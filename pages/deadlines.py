@@ -71,7 +71,8 @@ tabs = dict(zip(names, st.tabs(names)))
 with tabs["Vencidos e a vencer"]:
     if dpc and not df.empty:
         by_office = engine.summary_by_office(df)
-        fig = px.bar(by_office, x="office_code", y=["overdue", "due_soon"], barmode="group",
+        fig = px.bar(by_office.rename(columns={"overdue": "vencidos", "due_soon": "vencem em breve"}),
+                     x="office_code", y=["vencidos", "vencem em breve"], barmode="group",
                      labels={"office_code": "OM", "value": "prazos", "variable": "situação"})
         st.plotly_chart(fig, width="stretch")
         st.dataframe(by_office.rename(columns={"naval_district": "DN", "office_code": "OM", "uf": "UF",
