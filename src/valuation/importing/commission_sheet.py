@@ -36,6 +36,10 @@ import pyarrow.compute as pc
 
 from valuation.errors import InputError, Problem
 from valuation.importing.tabular import (
+    MAX_PROBLEMS,
+    claim_cells,
+    more_problems,
+    with_value,
     decimal_convention,
     default_convention,
     normalise_header,
@@ -89,8 +93,6 @@ _CURRENCY = re.compile(r"^[A-Z]{3}$")
 AMOUNT_TYPE = pa.decimal128(18, 2)        # assessment_log.amount DECIMAL(18,2)
 # A converted value must leave room for the consensus and decisions, DECIMAL(18,2).
 MAX_VALUE_BRL = Decimal("9999999999999999.99")
-MAX_PROBLEMS = 1_000
-_VALUE_SHOWN = 60
 
 
 # -- problems ---------------------------------------------------------------------------
@@ -114,15 +116,7 @@ class Problems:
         self.general: list[Problem] = []
 
     def add(self, mask: np.ndarray, field: str, message: str | np.ndarray) -> None:
-        mask = np.asarray(mask, dtype=bool)
-        seen = self._seen.get(field)
-        if seen is not None:
-            if isinstance(message, np.ndarray):
-                message = message[~seen[mask]]
-            mask = mask & ~seen
-            self._seen[field] = seen | mask
-        else:
-            self._seen[field] = mask.copy()
+        mask, message = claim_cells(self._seen, field, mask, message)
         if not mask.any():
             return
         count = int(mask.sum())
@@ -158,24 +152,12 @@ class Problems:
                 raw = self.raw.get(field)
                 shown = "" if raw is None else str(raw.iloc[int(row)])
                 listed.append(Problem(f"linha {int(self.lines[int(row)])}, coluna {column}",
-                                      _with_value(message, shown)))
-        if total > MAX_PROBLEMS:
-            rest = total - MAX_PROBLEMS
-            listed.append(Problem("", f"… e mais {rest:,} problema{'s' if rest > 1 else ''}".replace(",", ".")))
-        return listed
+                                      with_value(message, shown)))
+        return listed + more_problems(total)
 
     def raise_if_any(self) -> None:
         if self:
             raise InputError(self.problems())
-
-
-def _with_value(message: str, value: str) -> str:
-    if not value:
-        return message
-    value = value.replace("\n", "\\n")
-    if len(value) > _VALUE_SHOWN:
-        value = value[:_VALUE_SHOWN] + "…"
-    return f'{message} (valor: "{value}")'
 
 
 # -- the typed entries -------------------------------------------------------------------

@@ -44,6 +44,10 @@ import pyarrow.compute as pc
 
 from valuation.errors import InputError, Problem
 from valuation.importing.tabular import (
+    MAX_PROBLEMS,
+    claim_cells,
+    more_problems,
+    with_value,
     DecimalColumn,
     Progress,
     TableMeta,
@@ -83,9 +87,7 @@ HEADER_ALIASES: dict[str, tuple[str, ...]] = {
 }
 _ALIAS_TO_COLUMN = {alias: column for column, aliases in HEADER_ALIASES.items() for alias in aliases}
 
-MAX_PROBLEMS = 1_000         # listed in full; the rest are counted in one last entry
 INT32_MAX = 2_147_483_647    # items.quantity is INTEGER
-_VALUE_SHOWN = 60            # characters of a bad value quoted in a message
 
 _TEXT = pd.ArrowDtype(pa.string())
 WEIGHT_TYPE = pa.decimal128(12, 2)    # items.weight_g DECIMAL(12,2)
@@ -282,15 +284,7 @@ class _Problems:
 
     def add(self, mask: np.ndarray, column: str, message: str | np.ndarray,
             values: pd.Series | None = None, *, order: int | None = None) -> None:
-        mask = np.asarray(mask, dtype=bool)
-        seen = self._flagged.get(column)
-        if seen is not None:
-            if isinstance(message, np.ndarray):
-                message = message[~seen[mask]]
-            mask = mask & ~seen
-            self._flagged[column] = seen | mask
-        else:
-            self._flagged[column] = mask.copy()
+        mask, message = claim_cells(self._flagged, column, mask, message)
         if not mask.any():
             return
         count = int(mask.sum())
@@ -309,21 +303,10 @@ class _Problems:
         table = pd.concat(self._parts, ignore_index=True).sort_values(["line", "order"], kind="stable")
         total = len(table)
         listed = [
-            Problem(f"linha {line}, coluna {column}", _with_value(message, value))
+            Problem(f"linha {line}, coluna {column}", with_value(message, value))
             for line, column, message, value in table.head(MAX_PROBLEMS)[["line", "column", "message", "value"]]
             .itertuples(index=False, name=None)
         ]
-        if total > MAX_PROBLEMS:
-            rest = total - MAX_PROBLEMS
-            listed.append(Problem("", f"… e mais {rest:,} problema{'s' if rest > 1 else ''}".replace(",", ".")))
-        raise InputError(listed)
+        raise InputError(listed + more_problems(total))
 
 
-def _with_value(message: str, value: object) -> str:
-    text = "" if value is None or value is pd.NA else str(value)
-    if not text:
-        return message
-    text = text.replace("\n", "\\n")
-    if len(text) > _VALUE_SHOWN:
-        text = text[:_VALUE_SHOWN] + "…"
-    return f'{message} (valor: "{text}")'

@@ -600,3 +600,43 @@ def parse_dates(values: pd.Series | pa.Array | Iterable[str]) -> DateColumn:
     days = ((yy - 1970).astype("datetime64[Y]").astype("datetime64[M]") + (mm - 1)).astype("datetime64[D]") + (dd - 1)
     arr = pa.array(days.astype("datetime64[D]"), type=pa.date32(), mask=~ok)
     return DateColumn(arr, blank, invalid, impossible)
+
+
+# -- reporting bad cells (shared by the importers) ---------------------------------------
+MAX_PROBLEMS = 1_000   # problems listed in full; the rest are counted in one last entry
+VALUE_SHOWN = 60       # characters of a bad value quoted in a message
+
+
+def claim_cells(seen: dict[str, np.ndarray], field: str, mask: np.ndarray,
+                message: str | np.ndarray) -> tuple[np.ndarray, str | np.ndarray]:
+    """A cell is reported once: the first check that flags it wins. Records `mask` as seen for
+    `field` and returns the cells not flagged before (and their messages, when per cell)."""
+    mask = np.asarray(mask, dtype=bool)
+    before = seen.get(field)
+    if before is None:
+        seen[field] = mask.copy()
+        return mask, message
+    if isinstance(message, np.ndarray):
+        message = message[~before[mask]]
+    mask = mask & ~before
+    seen[field] = before | mask
+    return mask, message
+
+
+def with_value(message: str, value: object) -> str:
+    """`message (valor: "…")` quoting at most VALUE_SHOWN characters of the bad value."""
+    text = "" if value is None or value is pd.NA else str(value)
+    if not text:
+        return message
+    text = text.replace("\n", "\\n")
+    if len(text) > VALUE_SHOWN:
+        text = text[:VALUE_SHOWN] + "…"
+    return f'{message} (valor: "{text}")'
+
+
+def more_problems(total: int) -> list[Problem]:
+    """The closing '… e mais K problemas' entry when more than MAX_PROBLEMS were found."""
+    if total <= MAX_PROBLEMS:
+        return []
+    rest = total - MAX_PROBLEMS
+    return [Problem("", f"… e mais {rest:,} problema{'s' if rest > 1 else ''}".replace(",", "."))]
