@@ -6,15 +6,12 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display
+from ui.fmt import count_br, for_display
 from ui.forms import show_problems
 from valuation.auth import allowed
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.store import custody
 
-
-def num(n: int) -> str:
-    return f"{int(n):,}".replace(",", ".")
 
 
 user = session.guard("custody")
@@ -29,11 +26,11 @@ if flash := st.session_state.pop("custody_flash", None):
 summary = custody.custody_summary(store, user, as_of=today)
 bands = {column: label for column, _, label in custody.AGE_BANDS}
 m = st.columns(4)
-m[0].metric("Bens resgatados", num(summary["items"].sum()) if len(summary) else "0")
-m[1].metric("Entregues", num(summary["delivered"].sum()) if len(summary) else "0")
-m[2].metric("Não entregues", num(summary["undelivered"].sum()) if len(summary) else "0")
+m[0].metric("Bens resgatados", count_br(summary["items"].sum()) if len(summary) else "0")
+m[1].metric("Entregues", count_br(summary["delivered"].sum()) if len(summary) else "0")
+m[2].metric("Não entregues", count_br(summary["undelivered"].sum()) if len(summary) else "0")
 oldest = summary["max_age_days"].dropna()
-m[3].metric("Mais antigo não entregue", f"{num(oldest.max())} dias" if len(oldest) else "—")
+m[3].metric("Mais antigo não entregue", f"{count_br(oldest.max())} dias" if len(oldest) else "—")
 
 pending = summary[summary["undelivered"] > 0]
 if len(pending):
@@ -57,7 +54,7 @@ contract = f1.selectbox("Contrato", [""] + pending["contract_code"].tolist(), fo
 lot = f2.text_input("Lote", key="list_lot")
 total = custody.count_undelivered(store, user, contract_code=contract or None, lot=lot.strip() or None)
 pages = max(1, -(-total // 50))
-page = f3.number_input(f"Página (de {num(pages)})", min_value=1, max_value=pages, value=1, step=1)
+page = f3.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
 rows = custody.undelivered_items(store, user, as_of=today, contract_code=contract or None, lot=lot.strip() or None,
                                  page=int(page), page_size=50)
 st.dataframe(for_display(rows.drop(columns=["id"]), dates=("recovered_on",),
@@ -100,8 +97,8 @@ if allowed(user, "record_deliveries"):
         except (AccessDenied, NotFound, ConflictError) as exc:
             st.error(str(exc))
         else:
-            skipped = f" ({num(res.skipped)} já entregues antes ficaram como estavam)" if res.skipped else ""
-            st.session_state["custody_flash"] = (f"Entrega registrada: {num(res.recorded)} itens do contrato "
+            skipped = f" ({count_br(res.skipped)} já entregues antes ficaram como estavam)" if res.skipped else ""
+            st.session_state["custody_flash"] = (f"Entrega registrada: {count_br(res.recorded)} itens do contrato "
                                                  f"{res.contract_code} em {res.delivered_on:%d/%m/%Y}{skipped}.")
             st.rerun()
 

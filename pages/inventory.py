@@ -6,15 +6,12 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display, yes_no
+from ui.fmt import count_br, for_display, yes_no
 from valuation.auth import allowed
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.money import format_brl
 from valuation.store import inventory as inv
 
-
-def num(n: int) -> str:
-    return f"{n:,}".replace(",", ".")
 
 
 user = session.guard("inventory")
@@ -76,8 +73,8 @@ if may_import:  # runs before the listing, so the counts below include what was 
                     bar.empty()
                     st.error(str(exc))
                 else:
-                    st.success(f"Importação nº {result.import_id} concluída: {num(result.rows)} itens gravados no "
-                               f"contrato {result.contract_code}, que agora tem {num(result.items_in_contract)} itens.")
+                    st.success(f"Importação nº {result.import_id} concluída: {count_br(result.rows)} itens gravados no "
+                               f"contrato {result.contract_code}, que agora tem {count_br(result.items_in_contract)} itens.")
                     if result.ignored_columns:
                         st.info("Colunas ignoradas: " + ", ".join(result.ignored_columns))
         with st.expander("Últimas importações"):
@@ -90,10 +87,10 @@ with tabs["Consultar"]:
     summary = inv.summarise(store, user, flt)
     t = summary.totals
     m = st.columns(5)
-    m[0].metric("Itens", num(t["items"]))
-    m[1].metric("Peças (quantidade)", num(t["quantity"]))
-    m[2].metric("Entregues", num(t["delivered"]))
-    m[3].metric("Não entregues (art. 23)", num(t["undelivered"]))
+    m[0].metric("Itens", count_br(t["items"]))
+    m[1].metric("Peças (quantidade)", count_br(t["quantity"]))
+    m[2].metric("Entregues", count_br(t["delivered"]))
+    m[3].metric("Não entregues (art. 23)", count_br(t["undelivered"]))
     m[4].metric("Valor decidido", format_brl(t["value_brl"]) if t["valued"] else "—",
                 help=f"{t['valued']} itens com valor decidido pela Comissão")
     charts = [("Por categoria", summary.by_category), ("Por material", summary.by_material),
@@ -108,7 +105,7 @@ with tabs["Consultar"]:
     p1, p2, p3 = st.columns(3)
     size = p1.selectbox("Itens por página", [25, 50, 100, 250, 500], index=1)
     pages = max(1, -(-t["items"] // size))
-    page = p2.number_input(f"Página (de {num(pages)})", min_value=1, max_value=pages, value=1, step=1)
+    page = p2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
     order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
     rows = inv.page_items(store, user, flt, page=int(page), page_size=int(size), order=order)
     rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
@@ -117,10 +114,10 @@ with tabs["Consultar"]:
 
 with tabs["Exportar"]:
     n = inv.count_items(store, user, flt)
-    st.write(f"A seleção dos filtros tem **{num(n)}** itens.")
-    st.caption(f"XLSX até {num(inv.XLSX_MAX_ROWS)} linhas: a planilha é montada célula a célula e, acima disso, "
+    st.write(f"A seleção dos filtros tem **{count_br(n)}** itens.")
+    st.caption(f"XLSX até {count_br(inv.XLSX_MAX_ROWS)} linhas: a planilha é montada célula a célula e, acima disso, "
                f"levaria muitos segundos e muita memória. CSV (`;`, vírgula decimal, abre no Excel) vai até "
-               f"{num(inv.CSV_MAX_ROWS)} linhas; para mais, filtre por contrato, categoria ou período. Células de "
+               f"{count_br(inv.CSV_MAX_ROWS)} linhas; para mais, filtre por contrato, categoria ou período. Células de "
                "texto que começam com =, +, -, @ são neutralizadas (não viram fórmulas).")
     stamp = today.strftime("%Y%m%d")
     x1, x2 = st.columns(2)
@@ -130,4 +127,4 @@ with tabs["Exportar"]:
     x2.download_button("Baixar CSV", data=lambda: inv.export_items(store, user, flt, "csv"),
                        file_name=f"inventario_{stamp}.csv", mime="text/csv", disabled=n == 0 or n > inv.CSV_MAX_ROWS)
     if n > inv.XLSX_MAX_ROWS:
-        st.info(f"Seleção acima de {num(inv.XLSX_MAX_ROWS)} itens: use o CSV.")
+        st.info(f"Seleção acima de {count_br(inv.XLSX_MAX_ROWS)} itens: use o CSV.")

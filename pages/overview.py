@@ -5,6 +5,7 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
+from ui.fmt import count_br
 from valuation.store import overview
 
 LABELS = {
@@ -26,7 +27,7 @@ st.caption(f"Escopo: {SCOPES.get(figures['scope'], figures['scope'])}.")
 metrics = [(k, v) for k, v in figures.items() if isinstance(v, int) and k in LABELS]
 cols = st.columns(min(4, len(metrics)) or 1)
 for i, (key, value) in enumerate(metrics):
-    cols[i % len(cols)].metric(LABELS[key], f"{value:,}".replace(",", "."))
+    cols[i % len(cols)].metric(LABELS[key], count_br(value))
 
 charts = [(k, v) for k, v in figures.items() if isinstance(v, dict) and v]
 for i in range(0, len(charts), 2):

@@ -50,5 +50,10 @@ def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[
 GEO_CONFIG = {"topojsonURL": "./app/static/topojson/"}
 
 
+def count_br(n: int) -> str:
+    """A whole number with pt-BR thousands dots: 24100 → '24.100'."""
+    return f"{int(n):,}".replace(",", ".")
+
+
 def yes_no(v: object) -> str:
     return "sim" if v is True else "não" if v is False else "—"
