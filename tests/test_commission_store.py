@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.commission_support import full_panel, item_ids
 from valuation import agreement as stats
 from valuation.auth import Principal
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -24,32 +25,10 @@ D = Decimal
 PRICE_DAY = date(2025, 3, 10)
 
 
-def _add_member(store: Store, username: str, full_name: str, body: str, role: str = "commission") -> Principal:
-    uid = store.write("fixture", lambda tx: tx.scalar(
-        "INSERT INTO users (username, full_name, role, commission_body, password_hash) VALUES (?, ?, ?, ?, 'x') "
-        "RETURNING id", [username, full_name, role, body]))
-    return Principal(id=int(uid), username=username, full_name=full_name, role=role, organisation_id=None,
-                     commission_body=body)
-
-
 @pytest.fixture
 def panel(small_world: Any) -> dict[str, Principal]:
     """Six members: pres (navy, president), navy1, navy2, cult1, cult2, cult3."""
-    s = small_world.store
-    return {
-        "pres": small_world.principal("commission_president"),
-        "navy1": small_world.principal("commission"),
-        "navy2": _add_member(s, "com.navy2", "Cap. Elisa Rocha", "navy"),
-        "cult1": small_world.principal("commission_culture"),
-        "cult2": _add_member(s, "com.cult2", "Dr. Fábio Nunes", "culture"),
-        "cult3": _add_member(s, "com.cult3", "Dra. Gina Prado", "culture"),
-    }
-
-
-def _items(world: Any, contract: str = "A-1") -> dict[str, int]:
-    rows = world.store.fetch("SELECT i.item_code, i.id FROM items i JOIN contracts c ON c.id = i.contract_id "
-                             "WHERE c.code = ? ORDER BY i.item_code", [contract])
-    return {r["item_code"]: int(r["id"]) for r in rows}
+    return full_panel(small_world)
 
 
 def _enter(store: Store, user: Principal, round_id: int, item_id: int, *, historical: bool | None,
@@ -75,7 +54,7 @@ def _count(store: Store, table: str) -> int:
 # -- the whole workflow ---------------------------------------------------------------------
 def test_workflow_open_enter_close_decide_publish(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     assert (rnd.status, rnd.number, rnd.item_count, rnd.method, rnd.quorum) == ("aberta", 1, 6, "median", 4)
     assert rnd.president_id == panel["pres"].id
@@ -162,7 +141,7 @@ def test_workflow_open_enter_close_decide_publish(small_world: Any, panel: dict[
 
 def test_next_round_takes_the_flagged_items(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     r1 = cm.open_round(s, panel["pres"], "A-1", [items["A1-001"], items["A1-002"]])
     with pytest.raises(ConflictError):   # one open round per contract
         cm.open_round(s, panel["pres"], "A-1")
@@ -181,7 +160,7 @@ def test_next_round_takes_the_flagged_items(small_world: Any, panel: dict[str, P
 # -- the trail ---------------------------------------------------------------------------------
 def test_a_correction_is_a_new_row_pointing_at_the_old_one(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     first = _enter(s, panel["navy1"], rnd.id, items["A1-004"], historical=False, amount="1000")
     second = _enter(s, panel["navy1"], rnd.id, items["A1-004"], historical=True, amount="1500", significance=5)
@@ -203,7 +182,7 @@ def test_a_correction_is_a_new_row_pointing_at_the_old_one(small_world: Any, pan
 
 def test_decisions_are_appended_and_supersede(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1", [items["A1-005"], items["A1-006"]])
     for member in panel.values():
         _enter(s, member, rnd.id, items["A1-005"], historical=False, amount="20")
@@ -240,7 +219,7 @@ def test_decisions_are_appended_and_supersede(small_world: Any, panel: dict[str,
 # -- access --------------------------------------------------------------------------------
 def test_before_the_close_a_member_sees_only_own_values(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     _enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=True, amount="111")
     _enter(s, panel["cult1"], rnd.id, items["A1-001"], historical=False, amount="999")
@@ -279,7 +258,7 @@ def test_before_the_close_a_member_sees_only_own_values(small_world: Any, panel:
 def test_admin_and_explorers_cannot_read_or_write_rounds(small_world: Any, panel: dict[str, Principal],
                                                          key: str) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     user = small_world.principal(key)
     for call in (lambda: cm.round_overview(s, user, rnd.id), lambda: cm.round_entries(s, user, rnd.id),
@@ -299,7 +278,7 @@ def test_admin_and_explorers_cannot_read_or_write_rounds(small_world: Any, panel
 
 def test_members_enter_only_their_own_entries(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     _enter(s, panel["cult2"], rnd.id, items["A1-001"], historical=True, amount="10")
     rows = s.fetch("SELECT member_id, entered_by FROM assessment_log")
@@ -328,7 +307,7 @@ def test_members_enter_only_their_own_entries(small_world: Any, panel: dict[str,
 def test_an_entry_with_a_bad_field_is_refused_naming_the_field(small_world: Any, panel: dict[str, Principal],
                                                                kwargs: dict[str, Any], field: str) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     args: dict[str, Any] = {"historical": False, "amount": D("10"), "currency": "BRL", "price_date": PRICE_DAY,
                             "significance": None, "must_keep": None, "source": "catalogo", "source_note": None}
@@ -342,7 +321,7 @@ def test_an_entry_with_a_bad_field_is_refused_naming_the_field(small_world: Any,
 
 def test_an_item_outside_the_round_is_refused(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1", [items["A1-001"]])
     with pytest.raises(InputError) as exc:
         _enter(s, panel["navy1"], rnd.id, items["A1-002"], historical=True, amount="1")
@@ -353,7 +332,7 @@ def test_an_item_outside_the_round_is_refused(small_world: Any, panel: dict[str,
 def test_a_foreign_value_uses_the_rate_on_or_before_the_price_date(small_world: Any,
                                                                   panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     dpc = small_world.principal("dpc")
     cm.add_rate(s, dpc, "USD", date(2025, 3, 5), D("5.0000"))
     cm.add_rate(s, dpc, "usd", date(2025, 3, 10), "5,5")
@@ -424,7 +403,7 @@ def test_import_rates_ptax_series_all_or_nothing(small_world: Any) -> None:
 # -- bulk entry ----------------------------------------------------------------------------------
 def test_import_a_sheet_all_or_nothing_then_corrections(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     cm.add_rate(s, small_world.principal("dpc"), "USD", date(2025, 3, 5), D("5.5"))
     rnd = cm.open_round(s, panel["pres"], "A-1", [items[c] for c in ("A1-001", "A1-002", "A1-003", "A1-004")])
     bad = "\n".join([
@@ -475,7 +454,7 @@ def test_import_an_xlsx_sheet(small_world: Any, panel: dict[str, Principal]) -> 
     import openpyxl
 
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -493,7 +472,7 @@ def test_import_an_xlsx_sheet(small_world: Any, panel: dict[str, Principal]) -> 
 # -- agreement -------------------------------------------------------------------------------------
 def test_agreement_matches_the_reference_statistics(small_world: Any, panel: dict[str, Principal]) -> None:
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1")
     rng = np.random.default_rng(7)
     members = list(panel)
@@ -559,7 +538,7 @@ def test_bulk_entries_use_the_same_rules_all_or_nothing(small_world: Any, panel:
     import pyarrow as pa
 
     s = small_world.store
-    items = _items(small_world)
+    items = item_ids(small_world)
     rnd = cm.open_round(s, panel["pres"], "A-1", [items["A1-001"], items["A1-002"], items["A1-003"]])
     table = pa.table({
         "item_id": [items["A1-001"], items["A1-002"], items["A1-002"], items["A1-005"]],
