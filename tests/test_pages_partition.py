@@ -58,7 +58,9 @@ def test_terms_page_refuses_a_share_above_the_cap_and_writes_nothing(world):
     field.set_value("45")
     next(b for b in at.button if b.label == "Gravar termos").click().run()
     assert not at.exception
-    assert any("40,00 %" in e.value and "historical_share" in e.value for e in at.error)
+    shown = [e.value.replace("\\", "") for e in at.error]  # messages are Markdown-escaped
+    assert any("40,00 %" in v and v.count("Recompensa pelos bens históricos") == 1 for v in shown), shown
+    assert not any("historical_share" in v for v in shown), shown  # the field by its label, never its key
     assert world.store.fetch_one("SELECT historical_share FROM contracts WHERE code = 'A-1'") == before
     assert "Parcela sugerida" in texts(at) and "Parcela decidida pela Autoridade" in texts(at)
 

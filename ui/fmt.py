@@ -1,45 +1,140 @@
-"""Display formatting for tables: Decimal → 'R$ 1.234,56', date → 'dd/mm/aaaa' (pt-BR).
+"""Display formatting (pt-BR): money 'R$ 1.234,56', dates 'dd/mm/aaaa', numbers '1.223.771,71', blanks '—'.
 
-Only for display: stored values and exports keep their types.
+Only for display: stored values and exports keep their types. Every table a page
+shows goes through `for_display`, so no cell reads 'None', 'nan', '<NA>' or 'NaT'.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
 from valuation.money import format_brl, format_date_br
 
+BLANK = "—"
 
-def _cell_brl(v: object) -> str:
-    if v is None or (isinstance(v, float) and pd.isna(v)) or v is pd.NA:
-        return "—"
+
+def is_blank(v: object) -> bool:
+    """None, pd.NA, NaN, NaT and empty/whitespace strings are blanks."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    if isinstance(v, float) and math.isnan(v):
+        return True
+    if isinstance(v, str) and (not v.strip() or v.strip() in ("None", "nan", "NaN", "NaT", "<NA>")):
+        return True
+    try:
+        return bool(pd.isna(v)) if not isinstance(v, (list, tuple, dict, set)) else False
+    except (TypeError, ValueError):
+        return False
+
+
+def text(v: object) -> str:
+    """Any value as display text; blanks become '—'."""
+    return BLANK if is_blank(v) else str(v)
+
+
+def number_br(v: object, places: int = 2) -> str:
+    """1223771.71 → '1.223.771,71' (places decimals); blanks → '—'."""
+    if is_blank(v):
+        return BLANK
+    try:
+        d = v if isinstance(v, Decimal) else Decimal(str(v))
+    except (InvalidOperation, ValueError):
+        return str(v)
+    q = f"{d:,.{places}f}"
+    return q.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
+
+
+def count_br(n: object) -> str:
+    """A whole number with pt-BR thousands dots: 24100 → '24.100'; blanks → '—'."""
+    if is_blank(n):
+        return BLANK
+    return f"{int(n):,}".replace(",", ".")  # type: ignore[call-overload]
+
+
+def brl(v: object) -> str:
+    """'R$ 1.234,56'; blanks → '—'."""
+    if is_blank(v):
+        return BLANK
     return format_brl(v if isinstance(v, Decimal) else Decimal(str(v)))
 
 
-def _cell_date(v: object) -> str:
-    if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)):
-        return "—"
+_COMPACT = ((Decimal("1e12"), "tri"), (Decimal("1e9"), "bi"), (Decimal("1e6"), "mi"), (Decimal("1e3"), "mil"))
+
+
+def brl_compact(v: object) -> str:
+    """A headline amount that never gets cut: 1 484 321,10 → 'R$ 1,48 mi' (full amount: `brl`)."""
+    if is_blank(v):
+        return BLANK
+    d = v if isinstance(v, Decimal) else Decimal(str(v))
+    sign = "-" if d < 0 else ""
+    a = abs(d)
+    for scale, word in _COMPACT:
+        if a >= scale:
+            return f"{sign}R$ {number_br(a / scale, 2)} {word}"
+    return format_brl(d)
+
+
+def date_br(v: object) -> str:
+    """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm'); blanks → '—'."""
+    if is_blank(v):
+        return BLANK
     if isinstance(v, pd.Timestamp):
-        v = v.date()
+        v = v.to_pydatetime()
     if isinstance(v, datetime):
+        if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
+            return format_date_br(v.date())
         return v.strftime("%d/%m/%Y %H:%M")
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)
 
 
+def percent_br(v: object, places: int = 1) -> str:
+    """A fraction as a percentage: 0.4 → '40,0 %'; blanks → '—'."""
+    if is_blank(v):
+        return BLANK
+    d = v if isinstance(v, Decimal) else Decimal(str(v))
+    return f"{number_br(d * 100, places)} %"
+
+
+def yes_no(v: object) -> str:
+    return "sim" if v is True else "não" if v is False else BLANK
+
+
 def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[str] = (),
-                rename: dict[str, str] | None = None) -> pd.DataFrame:
-    out = df.copy()
+                numbers: Mapping[str, int] | None = None, counts: Iterable[str] = (),
+                labels: Mapping[str, Mapping[object, str]] | None = None,
+                rename: dict[str, str] | None = None, only: Iterable[str] | None = None) -> pd.DataFrame:
+    """A copy for st.dataframe: money/dates/numbers/counts as pt-BR text, codes through `labels`
+    ({column: {code: label}}), columns renamed, and every remaining blank shown as '—'.
+
+    `only` keeps just those columns (in that order) before renaming, so internal columns never show."""
+    out = df.copy() if only is None else df[[c for c in only if c in df.columns]].copy()
     for col in money:
         if col in out.columns:
-            out[col] = [_cell_brl(v) for v in out[col].tolist()]
+            out[col] = [brl(v) for v in out[col].tolist()]
     for col in dates:
         if col in out.columns:
-            out[col] = [_cell_date(v) for v in out[col].tolist()]
+            out[col] = [date_br(v) for v in out[col].tolist()]
+    for col, places in (numbers or {}).items():
+        if col in out.columns:
+            out[col] = [number_br(v, places) for v in out[col].tolist()]
+    for col in counts:
+        if col in out.columns:
+            out[col] = [count_br(v) for v in out[col].tolist()]
+    for col, mapping in (labels or {}).items():
+        if col in out.columns:
+            out[col] = [BLANK if is_blank(v) else mapping.get(v, str(v)) for v in out[col].tolist()]
+    for col in out.columns:
+        series = out[col]
+        if series.dtype == object or str(series.dtype) in ("string", "str") or series.isna().any():
+            values = series.tolist()
+            if any(is_blank(v) for v in values):
+                out[col] = [text(v) if is_blank(v) else v for v in values]
     if rename:
         out = out.rename(columns={k: v for k, v in rename.items() if k in out.columns})
     return out
@@ -48,12 +143,3 @@ def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[
 # Plotly map outlines are served by the app itself (static/topojson, Streamlit static serving),
 # so maps draw on a closed network; the relative URL also works under a proxy's base path.
 GEO_CONFIG = {"topojsonURL": "./app/static/topojson/"}
-
-
-def count_br(n: int) -> str:
-    """A whole number with pt-BR thousands dots: 24100 → '24.100'."""
-    return f"{int(n):,}".replace(",", ".")
-
-
-def yes_no(v: object) -> str:
-    return "sim" if v is True else "não" if v is False else "—"

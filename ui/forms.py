@@ -6,15 +6,26 @@ import streamlit as st
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from ui.safe import md
 from valuation.errors import AccessDenied, InputError
 
 T = TypeVar("T")
 
 
-def show_problems(exc: InputError, *, title: str = "Nada foi gravado. Corrija os campos abaixo:") -> None:
-    lines = "\n".join(f"- {p.message}" if not p.path or p.message.startswith(p.path) else f"- **{p.path}**: {p.message}"
-                      for p in exc.problems)
-    st.error(f"{title}\n\n{lines}")
+def problem_lines(exc: InputError, labels: Mapping[str, str] | None = None) -> list[str]:
+    """One line per problem, naming the field by its label as the form shows it, never by its
+    internal key: `labels` maps a problem's path to the form's label when the message lacks it."""
+    out = []
+    for p in exc.problems:
+        label = (labels or {}).get(p.path)
+        out.append(f"{label}: {p.message}" if label and not p.message.startswith(label) else p.message)
+    return out
+
+
+def show_problems(exc: InputError, *, title: str = "Nada foi gravado. Corrija os campos abaixo:",
+                  labels: Mapping[str, str] | None = None) -> None:
+    # the messages quote what the user typed: escaped, never rendered as Markdown
+    st.error(title + "\n\n" + "\n".join(f"- {md(line)}" for line in problem_lines(exc, labels)))
 
 
 def blanks_to_none(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -22,14 +33,14 @@ def blanks_to_none(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}
 
 
-def save(create: Callable[..., T], *args: Any, success: str) -> T | None:
+def save(create: Callable[..., T], *args: Any, success: str, labels: Mapping[str, str] | None = None) -> T | None:
     """Run one store write; show every problem (nothing was written) or the refusal, else `success`."""
     try:
         result = create(*args)
     except InputError as exc:
-        show_problems(exc)
+        show_problems(exc, labels=labels)
     except AccessDenied as exc:
-        st.error(str(exc))
+        st.error(md(exc))
     else:
         st.success(success.format(result=result))
         return result
