@@ -81,7 +81,7 @@ def test_open_suspension_is_stored_and_shown_as_suspended(small_world):
     row = _registry(small_world).loc["NAU-2015-12"]
     assert (row["owner"], row["since"], row["lapse_due"], row["lapse_suspended"]) == ("private", None, None, True)
     assert "suspenso" in row["owner_pt"] and "União" not in row["owner_pt"]
-    assert "01/06/2019 a — (em curso, sem data final)" in row["suspensions"]
+    assert "desde 01/06/2019, em curso (sem data final)" in row["suspensions"]
     lapse = _lapse_row(small_world, "NAU-2015-12")
     assert (lapse["state"], lapse["state_pt"], lapse["due"]) == ("suspended", "suspenso", None)
     assert "art. 6 parágrafo único" in lapse["reason"]

@@ -468,9 +468,12 @@ def lapse_count(casualty_date: date, suspensions: Iterable[Interval]) -> LapseCo
     if merged:
         listed = "; ".join(f"{fmt(s)} a {fmt(e)} ({interval_days(s, e)} dias)" if e is not None
                            else f"desde {fmt(s)}, em curso" for s, e in effective)
-        steps.append(f"Suspensões (art. 6 parágrafo único), unidas as sobrepostas: "
-                     f"{listed or 'nenhuma eficaz'}; total {total} dias distintos"
-                     + (" até o início da suspensão em curso" if open_since else ""))
+        if open_since is None:
+            steps.append(f"Suspensões (art. 6 parágrafo único), unidas as sobrepostas: "
+                         f"{listed or 'nenhuma eficaz'}; total {total} dias distintos")
+        else:
+            steps.append(f"Suspensões (art. 6 parágrafo único), unidas as sobrepostas: {listed}"
+                         + (f"; {total} dias distintos antes da suspensão em curso" if total else ""))
         if open_since is None:
             steps.append(f"{fmt(raw)} + {total} dias = {fmt(running)}")
     else:

@@ -32,7 +32,7 @@ OWNER_LABELS: dict[str, str] = {PRIVATE: "particular (responsável)", UNION: "Un
                                 "future": "sinistro posterior à data", "unknown": "data do sinistro incompleta"}
 # Shown for a private wreck whose five years are stopped by a suspension still running (art. 6
 # sole paragraph): it is not the União's, and has no date on which it will be.
-SUSPENDED_LABEL = "suspenso — particular, prazo de 5 anos parado (art. 6 parágrafo único)"
+SUSPENDED_LABEL = "suspenso (particular; prazo de 5 anos parado)"
 GROUND_LABELS: dict[str, str] = {
     "I": "remoção/demolição pelo responsável (art. 6 par. único I)",
     "II": "remoção/demolição determinada pela Autoridade Naval (art. 6 par. único II)",
@@ -111,9 +111,8 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
         susp = suspensions.get(w["id"], [])
         # a 'tribunal' suspension counts only under the policy (Lei 2.180 art. 20; rules.md §1)
         intervals = [(s["starts_on"], s["ends_on"]) for s in susp if s["ground"] != "tribunal" or court_policy]
-        susp_text = "\n".join(f"{fmt(s['starts_on'])} a "
-                              + (fmt(s["ends_on"]) if s["ends_on"] is not None else "— (em curso, sem data final)")
-                              + " — "
+        susp_text = "\n".join((f"{fmt(s['starts_on'])} a {fmt(s['ends_on'])}" if s["ends_on"] is not None
+                               else f"desde {fmt(s['starts_on'])}, em curso (sem data final)") + " — "
                               f"{GROUND_LABELS.get(s['ground'], s['ground'])}: {s['reason']}"
                               + ("" if s["ground"] != "tribunal" or court_policy else
                                  " (não considerada: a política 'Tribunal Marítimo suspende o prazo' está desligada)")
