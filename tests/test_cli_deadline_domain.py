@@ -12,6 +12,14 @@ import pytest
 
 EXAMPLES = Path("/work/shared/spec/examples")
 RJ = {"state": "RJ", "local_holidays": []}
+# every field of domain-status is required (cli.md); the two dates may be null
+DOM = {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "hull": "steel", "owner_declared_lost": None,
+       "owner_licence_requested": None, "suspensions": []}
+
+
+def dom(**changes) -> dict:
+    doc = {**DOM, **changes}
+    return {k: v for k, v in doc.items() if v != "<absent>"}
 
 
 _RUNS: dict[tuple[str, str], subprocess.CompletedProcess] = {}
@@ -61,14 +69,15 @@ def bad(kind: str, doc) -> list[str]:
 
 
 @pytest.mark.skipif(not EXAMPLES.is_dir(), reason="public examples not available")
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("deadline-*.json")) + sorted(EXAMPLES.glob("domain-*.json")),
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("deadline-*.json")) + sorted(EXAMPLES.glob("domain-*.json"))
+                         + sorted(EXAMPLES.glob("reclaim-*.json")), ids=lambda p: p.stem)
 def test_public_examples(path):
     case = json.loads(path.read_text())
     got = ok(case["kind"], case["input"])
     for key, value in case["expect"].items():
         assert got[key] == value, key
     assert got["basis"]
+    assert "Traceback" not in compute(case["kind"], case["input"]).stderr
 
 
 def test_deadline_output_shape_and_office_forms():
@@ -112,16 +121,39 @@ def test_deadline_window_and_state():
 
 
 def test_domain_status_lapse():
-    got = ok("domain-status", {"as_of": "2025-06-30", "casualty_date": "2019-03-09", "hull": "steel",
-                               "owner_declared_lost": None, "owner_licence_requested": None,
-                               "suspensions": [], "office": RJ})
+    got = ok("domain-status", dom(casualty_date="2019-03-09", office=RJ))
     assert (got["owner"], got["since"], got["lapse_due"]) == ("union", "2024-03-12", "2024-03-11")
-    assert got["basis"] and got["steps"]
-    got = ok("domain-status", {"as_of": "2025-06-30", "casualty_date": "2019-03-09", "hull": "steel",
-                               "owner_licence_requested": "2024-03-11"})
+    assert got["basis"] and got["steps"] and got["lapse_suspended"] is False
+    got = ok("domain-status", dom(casualty_date="2019-03-09", owner_licence_requested="2024-03-11"))
     assert (got["owner"], got["since"]) == ("private", None)
-    got = ok("domain-status", {"as_of": "2025-06-30", "casualty_date": "1500-06-01", "hull": "madeira"})
+    got = ok("domain-status", dom(casualty_date="1500-06-01", hull="wood"))
     assert (got["owner"], got["since"]) == ("union", "1987-09-30")
+
+
+def test_domain_status_earliest_event_wins():
+    """Issue 15.1: lost 2015-01-10, declared lost 2022-03-01: the lapse gave it to the União on
+    2020-01-11 (arts. 6 and 7); the later declaration (art. 3 I) changes nothing."""
+    got = ok("domain-status", dom(casualty_date="2015-01-10", owner_declared_lost="2022-03-01"))
+    assert (got["owner"], got["since"], got["lapse_due"]) == ("union", "2020-01-11", "2020-01-10")
+    got = ok("domain-status", dom(casualty_date="2015-01-10", owner_declared_lost="2018-03-01"))
+    assert (got["owner"], got["since"]) == ("union", "2018-03-01")
+
+
+def test_domain_status_open_suspension_keeps_it_private():
+    """Issue 15.3: a suspension with no end stops the clock (art. 6 sole paragraph)."""
+    got = ok("domain-status", dom(casualty_date="2015-01-10", suspensions=[{"start": "2019-06-01", "end": None}]))
+    assert (got["owner"], got["since"], got["lapse_due"], got["lapse_suspended"]) == ("private", None, None, True)
+    got = ok("deadline", {"rule": "five_year_lapse", "casualty_date": "2015-01-10",
+                          "suspensions": [{"start": "2019-06-01", "end": None}], "as_of": "2025-06-30"})
+    assert (got["due"], got["moved_from"], got["state"]) == (None, None, "suspended")
+
+
+def test_deadline_appeal_rules():
+    assert ok("deadline", {"rule": "appeal_decision", "received": "2025-03-10", "office": RJ})["due"] == "2025-04-09"
+    got = ok("deadline", {"rule": "appeal_decision", "received": "2025-03-10", "extended": True, "office": RJ})
+    assert got["due"] == "2025-05-09" and "59 §1" in got["basis"]
+    got = ok("deadline", {"rule": "owner_balance", "casualty_date": "2019-03-09", "office": RJ})
+    assert (got["due"], got["moved_from"]) == ("2024-03-11", "2024-03-09")
 
 
 BAD_CASES = [
@@ -148,20 +180,30 @@ BAD_CASES = [
     ("deadline", {"rule": "final_report", "work_ended": "2025-05-10", "suspensions": []}, ["suspensions: unknown field"]),
     ("deadline", "[1, 2]", ["input must be a JSON object"]),
     ("deadline", '{"rule": "final_report", ', ["malformed JSON"]),
-    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2026-01-01", "hull": "wood"},
-     ["casualty_date: must not be after as_of"]),
-    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "hull": ""},
-     ["hull: must be a non-empty string"]),
-    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "owner": "x"},
-     ["owner: unknown field"]),
-    ("domain-status", {"casualty_date": "2020-01-01"}, ["as_of: is required"]),
-    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01",
-                       "suspensions": [{"start": "2019-12-01", "end": "2020-01-10"}]},
+    ("domain-status", dom(casualty_date="2026-01-01", hull="wood"), ["casualty_date: must not be after as_of"]),
+    ("domain-status", dom(hull=""), ["hull: must be one of wood, steel, other"]),
+    ("domain-status", dom(hull="timber"), ["hull: must be one of wood, steel, other"]),
+    ("domain-status", dom(hull="madeira"), ["hull: must be one of wood, steel, other"]),
+    ("domain-status", dom(owner="x"), ["owner: unknown field"]),
+    ("domain-status", dom(as_of="<absent>"), ["as_of: is required"]),
+    ("domain-status", dom(hull="<absent>"), ["hull: is required"]),
+    ("domain-status", dom(owner_declared_lost="<absent>"), ["owner_declared_lost: is required"]),
+    ("domain-status", dom(owner_licence_requested="<absent>"), ["owner_licence_requested: is required"]),
+    ("domain-status", dom(suspensions="<absent>"), ["suspensions: is required"]),
+    ("domain-status", dom(suspensions=[{"start": "2019-12-01", "end": "2020-01-10"}]),
      ["suspensions[0].start: must not be before casualty_date"]),
-    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "owner_declared_lost": "2019-01-01"},
-     ["owner_declared_lost: must not be before casualty_date"]),
-    ("domain-status", {"as_of": "2025-06-30", "casualty_date": "2020-01-01", "office": {"state": "Rio"}},
-     ["office.state: must be a Brazilian state code"]),
+    ("domain-status", dom(suspensions=[{"start": "2021-12-01"}]), ["suspensions[0].end: is required"]),
+    ("domain-status", dom(owner_declared_lost="2019-01-01"), ["owner_declared_lost: must not be before casualty_date"]),
+    ("domain-status", dom(office={"state": "Rio"}), ["office.state: must be a Brazilian state code"]),
+    ("domain-status", dom(as_of="２０２５-06-30"), ["as_of: must be a date YYYY-MM-DD"]),
+    ("domain-status", dom(as_of="٢٠٢٥-06-30"), ["as_of: must be a date YYYY-MM-DD"]),
+    ("deadline", {"rule": "five_year_lapse", "casualty_date": "2019-03-12"}, ["suspensions: is required"]),
+    ("deadline", {"rule": "appeal"}, ["notified: is required"]),
+    ("deadline", {"rule": "appeal_decision", "received": "2025-03-10", "extended": "yes"},
+     ["extended: must be true or false"]),
+    ("deadline", {"rule": "final_report", "work_ended": "2025-05-10\n"}, ["work_ended: must be a date YYYY-MM-DD"]),
+    ("deadline", {"rule": "final_report", "work_ended": "2025-05-10", "office": {"early_closing": ["24/12"]}},
+     ["office.early_closing[0]: must be a date"]),
 ]
 _PARALLEL = [(k, d) for k, d, _ in BAD_CASES] + [("deadline", {**d, "office": RJ}) for d, _, _ in RULE_CASES]
 

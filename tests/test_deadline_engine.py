@@ -329,9 +329,11 @@ def test_domain_statuses_with_ranges_and_suspensions(world):
                                                                           date(2001, 3, 3), True)
     assert "10/01/1996 a 10/03/1996" in w3["suspensions"] and "Remoção determinada" in w3["suspensions"]
     # 1966 known to the year: before 29/09/1966 a request by 29/09/1987 keeps it private (art. 32 caput);
-    # after, the five years ended in 1971/72 and the late request cannot save it → uncertain
+    # after, the five years run from the law's entry into force (29/09/1986 to 30/09/1991, art. 37), so the
+    # request of 01/06/1987 is timely too → private at both bounds (issue 15: never zero days for the owner)
     w5 = df.loc["NAU-1966-05"]
-    assert (w5["owner"], w5["owner_pt"]) == ("uncertain", "incerto")
+    assert (w5["owner"], w5["since"], w5["lapse_due"]) == ("private", None, date(1991, 9, 30))
+    assert w5["differs"] is False and w5["lapse_suspended"] is False
     assert w5["earliest"] == date(1966, 1, 1) and w5["latest"] == date(1966, 12, 31)
 
 

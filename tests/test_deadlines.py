@@ -256,9 +256,21 @@ def test_deadline_state(due, as_of, met_on, waived, soon, state):
        fn=st.sampled_from([dl.final_report, dl.preference_notice, dl.owner_reclaim,
                            dl.court_inquiry_opening, dl.found_proceeds]))
 def test_forward_deadlines_land_on_the_first_business_day(start, fn):
+    """Art. 66 §1: on the first business day with normal hours (24 and 31 December close early)."""
+    def full(day):
+        return RJ.is_business_day(day) and not RJ.is_early_closing(day)
     d = fn(start, RJ)
-    assert RJ.is_business_day(d.due)
+    assert full(d.due)
     raw = d.moved_from or d.due
     assert raw > start
-    assert all(not RJ.is_business_day(raw + timedelta(days=i)) for i in range((d.due - raw).days))
-    assert (d.moved_from is None) == RJ.is_business_day(raw)
+    assert all(not full(raw + timedelta(days=i)) for i in range((d.due - raw).days))
+    assert (d.moved_from is None) == full(raw)
+
+
+@pytest.mark.parametrize("fn", [dl.final_report, dl.preference_notice, dl.owner_reclaim, dl.found_unclaimed,
+                                dl.court_inquiry_opening, dl.appeal, dl.found_proceeds])
+def test_no_forward_deadline_ends_on_an_early_closing_day(fn):
+    """Every start day of 2024–2026: a forward due date never falls on 24 or 31 December."""
+    for n in range((D(2026, 12, 31) - D(2024, 1, 1)).days):
+        due = fn(D(2024, 1, 1) + timedelta(days=n), RJ).due
+        assert (due.month, due.day) not in ((12, 24), (12, 31)), (fn.__name__, n)

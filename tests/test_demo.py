@@ -459,6 +459,8 @@ def _status_today(store: Store, code: str):
     ("BA-001", "union", False, "art. 32 §1"),       # 17th-century wooden hull
     ("CE-002", "private", False, "arts. 6 e 7"),    # five years still running
     ("SP-002", "union", False, "art. 3 I"),         # declared lost by the owner
+    ("AP-001", "private", False, "parágrafo único"),  # removal ordered 15/09/2025, no end yet: the five years
+                                                    # (due 17/06/2026) are stopped, so still private today
 ])
 def test_the_data_exercise_the_domain_status_rules(store, code, owner, differs, basis_part):
     status = _status_today(store, code)

@@ -127,10 +127,13 @@ def test_maritime_court_suspension_is_optional():
     assert (later.owner, later.since) == ("union", D(2024, 3, 13))
 
 
-def test_lapse_before_the_law_takes_effect_on_publication():
+def test_lapse_of_an_older_casualty_runs_from_the_law():
+    """Issue 15.2: the five years a new law creates for past facts run from its entry into force
+    (29/09/1986, art. 37): 29/09/1991 is a Sunday → last day 30/09 → União 01/10/1991."""
     s = status(D(1970, 5, 1), "steel")
-    assert s.lapse_due == D(1975, 5, 2)  # 01/05/1975 was a holiday (Dia do Trabalhador)
-    assert (s.owner, s.since) == ("union", PUBLISHED)
+    assert s.lapse_due == D(1991, 9, 30)
+    assert (s.owner, s.since) == ("union", D(1991, 10, 1))
+    assert any("art. 37" in b for b in s.basis)
 
 
 def test_casualty_after_as_of_is_an_error():

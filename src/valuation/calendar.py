@@ -10,9 +10,16 @@ A day is a business day when it is Monday–Friday and is none of:
   (`valuation.policies`, key `policy_days`), default Carnival Monday and Tuesday and
   Corpus Christi, computed from Easter.
 
-Art. 66 §1: a period that ends on a day without office hours is extended to the next
-business day. Holidays are computed once per (state, year) and cached, so the
-calendar is cheap to query for thousands of contracts.
+Art. 66 §1: a period that ends on a day without office hours, *or on which the office
+closes before its normal hours* ("encerrado antes da hora normal"), is extended to the
+next business day. Early-closing days: 24 and 31 December (federal offices close at
+14h) plus the office's own early-closing dates. They are business days — they count
+when business days are counted — but a forward due date that lands on one moves to the
+next business day that is not one (`next_full_business_day`).
+
+This module is the one place that knows the business-day calendar. Holidays are
+computed once per (state, year) and cached, so the calendar is cheap to query for
+thousands of contracts.
 """
 from __future__ import annotations
 
@@ -50,6 +57,14 @@ _FIXED_POLICY_DAYS: dict[str, tuple[str, tuple[int, int]]] = {
 }
 POLICY_DAY_KEYS: tuple[str, ...] = tuple(_EASTER_POLICY_DAYS) + tuple(_FIXED_POLICY_DAYS)
 DEFAULT_POLICY_DAYS: tuple[str, ...] = ("carnival_monday", "carnival_tuesday", "corpus_christi")
+
+# Early closing (Lei 9.784 art. 66 §1, "expediente encerrado antes da hora normal"): federal
+# offices close at 14h on these days every year; an office may add its own dates.
+YEAR_END_EARLY_CLOSING: tuple[tuple[int, int, str], ...] = (
+    (12, 24, "véspera de Natal"),
+    (12, 31, "véspera de Ano-Novo"),
+)
+EARLY_CLOSING_BASIS = "Lei 9.784/1999 art. 66 §1 (expediente encerrado antes da hora normal)"
 
 HOLIDAY, LOCAL, POLICY, WEEKEND = "holiday", "local", "policy", "weekend"
 
@@ -110,6 +125,21 @@ def _policy_name(key: str) -> str:
     return _FIXED_POLICY_DAYS[key][0]
 
 
+def _named_days(items: Iterable[date | tuple[date, str]], default: str) -> dict[date, str]:
+    """date → name from dates or (date, name) pairs; two names of one day are joined."""
+    out: dict[date, str] = {}
+    for item in items:
+        if isinstance(item, date):
+            d, name = item, default
+        else:
+            d, name = item
+            if not isinstance(d, date):
+                raise TypeError(f"date must be a date, got {d!r}")
+            name = (name or "").strip() or default
+        out[d] = f"{out[d]}; {name}" if d in out and out[d] != name else name
+    return out
+
+
 def normalize_state(state: str | None) -> str | None:
     """'rj ' -> 'RJ'; None/'' -> None; ValueError if not one of the 27 UF codes."""
     if state is None:
@@ -129,23 +159,18 @@ class BusinessCalendar:
     Instances are immutable after construction; per-year closed days are cached.
     """
 
-    __slots__ = ("_state", "_local", "_policy_days", "_years")
+    __slots__ = ("_state", "_local", "_policy_days", "_years", "_early", "_year_end")
 
     def __init__(self, state: str | None = None,
                  local_holidays: Iterable[date | tuple[date, str]] = (),
-                 policy_days: Iterable[str] = DEFAULT_POLICY_DAYS) -> None:
+                 policy_days: Iterable[str] = DEFAULT_POLICY_DAYS,
+                 early_closing: Iterable[date | tuple[date, str]] = (),
+                 year_end_early_closing: bool = True) -> None:
         self._state = normalize_state(state)
-        local: dict[date, str] = {}
-        for item in local_holidays:
-            if isinstance(item, date):
-                d, name = item, "feriado local"
-            else:
-                d, name = item
-                if not isinstance(d, date):
-                    raise TypeError(f"local holiday date must be a date, got {d!r}")
-                name = (name or "").strip() or "feriado local"
-            local[d] = f"{local[d]}; {name}" if d in local and local[d] != name else name
-        self._local: Mapping[date, str] = MappingProxyType(local)
+        self._local: Mapping[date, str] = MappingProxyType(_named_days(local_holidays, "feriado local"))
+        self._early: Mapping[date, str] = MappingProxyType(
+            _named_days(early_closing, "expediente encerrado mais cedo"))
+        self._year_end = bool(year_end_early_closing)
         days = tuple(dict.fromkeys(policy_days))
         unknown = [k for k in days if k not in POLICY_DAY_KEYS]
         if unknown:
@@ -166,9 +191,14 @@ class BusinessCalendar:
     def policy_days(self) -> tuple[str, ...]:
         return self._policy_days
 
+    @property
+    def early_closing(self) -> Mapping[date, str]:
+        """The office's own early-closing dates (24 and 31 December come on top of them)."""
+        return self._early
+
     def __repr__(self) -> str:
         return (f"BusinessCalendar(state={self._state!r}, local_holidays={len(self._local)}, "
-                f"policy_days={self._policy_days!r})")
+                f"policy_days={self._policy_days!r}, early_closing={len(self._early)})")
 
     # -- closed days -------------------------------------------------------------------
     def _closed_weekdays(self, year: int) -> dict[date, ClosedDay]:
@@ -213,10 +243,30 @@ class BusinessCalendar:
         info = self.closed_info(d)
         return None if info is None else info.reason
 
+    def early_closing_name(self, d: date) -> str | None:
+        """Why the office closes before its normal hours on `d` ('véspera de Natal', an office
+        date's name), or None: only a business day can close early (Lei 9.784 art. 66 §1)."""
+        if not self.is_business_day(d):
+            return None
+        name = self._early.get(d)
+        if name is None and self._year_end:
+            name = next((n for m, day, n in YEAR_END_EARLY_CLOSING if (d.month, d.day) == (m, day)), None)
+        return name
+
+    def is_early_closing(self, d: date) -> bool:
+        """A business day on which the office closes before its normal hours (art. 66 §1)."""
+        return self.early_closing_name(d) is not None
+
     def describe(self, d: date) -> str:
-        """pt-BR predicate for explanations: 'é domingo', 'é feriado (Natal)', 'é dia útil'."""
+        """pt-BR predicate for explanations: 'é domingo', 'é feriado (Natal)', 'é dia útil',
+        'tem expediente encerrado antes da hora normal (véspera de Natal)'."""
         info = self.closed_info(d)
-        return "é dia útil" if info is None else info.phrase
+        if info is not None:
+            return info.phrase
+        early = self.early_closing_name(d)
+        if early is not None:
+            return f"tem expediente encerrado antes da hora normal ({early})"
+        return "é dia útil"
 
     def closed_days(self, year: int) -> list[tuple[date, str]]:
         """Every day of `year` without office hours, with its reason, in date order."""
@@ -237,6 +287,14 @@ class BusinessCalendar:
         """`d` itself when it is a business day, else the first business day after it."""
         one = timedelta(days=1)
         while not self.is_business_day(d):
+            d += one
+        return d
+
+    def next_full_business_day(self, d: date) -> date:
+        """`d` itself when it is a business day with normal hours, else the first such day
+        after it: where a forward due date lands (Lei 9.784 art. 66 §1)."""
+        one = timedelta(days=1)
+        while not self.is_business_day(d) or self.is_early_closing(d):
             d += one
         return d
 

@@ -29,6 +29,7 @@ COMPUTE_KINDS: dict[str, str] = {
     "partition": "valuation.jsonapi.partition",
     "deadline": "valuation.jsonapi.deadline",
     "domain-status": "valuation.jsonapi.domain_status",
+    "reclaim": "valuation.jsonapi.reclaim",
 }
 
 # Extra top-level command groups registered by other modules: name → "module:function"

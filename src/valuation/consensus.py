@@ -52,6 +52,7 @@ from typing import Literal
 
 from valuation import law
 from valuation.fx import EXACT, Rate, RateTable
+from valuation.panel import BODY_FULL, NOT_A_BODY, PRESIDENT_NOT_NAVY, SECOND_PRESIDENT, Seat, composition_breaches
 from valuation.policies import ConsensusPolicy
 
 Body = Literal["navy", "culture"]
@@ -214,23 +215,25 @@ def is_flagged(values_brl: Sequence[Decimal], threshold: Decimal, votes_for: int
 # Applying the rules to one item / many items
 # ======================================================================================
 def check_panel(members: Sequence[Member]) -> dict[str, Member]:
-    """Members by id. Unique ids, body navy|culture, at most one president, who must be
-    a Navy member (NORMAM-10 0303 c 1 I: 'A presidência da Comissão caberá a um dos
-    membros da MB')."""
+    """Members by id. Unique ids and the composition of NORMAM-10 0303 c 1 I
+    (`valuation.panel.composition_breaches`): body navy|culture, at most three members
+    of each body, at most one president, who must be a Navy member ('A presidência da
+    Comissão caberá a um dos membros da MB')."""
     by_id: dict[str, Member] = {}
-    presidents = 0
     for m in members:
         if m.id in by_id:
             raise ConsensusError(f"duplicate member id {m.id!r}")
-        if m.body not in BODIES:
-            raise ConsensusError(f"member {m.id!r}: body must be navy or culture")
-        if m.president:
-            presidents += 1
-            if m.body != "navy":
-                raise ConsensusError(f"member {m.id!r}: the president must be a navy member")
         by_id[m.id] = m
-    if presidents > 1:
-        raise ConsensusError("at most one member may be president")
+    breaches = composition_breaches([Seat(m.body, m.president) for m in members])
+    if breaches:
+        b = breaches[0]
+        who = members[b.index].id if b.index is not None else ""
+        raise ConsensusError({
+            NOT_A_BODY: f"member {who!r}: body must be navy or culture",
+            BODY_FULL: f"member {who!r}: more than {b.limit} members of body {b.body} (NORMAM-10 0303 c 1 I)",
+            PRESIDENT_NOT_NAVY: f"member {who!r}: the president must be a navy member",
+            SECOND_PRESIDENT: "at most one member may be president",
+        }[b.kind])
     return by_id
 
 

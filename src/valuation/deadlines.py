@@ -4,8 +4,10 @@ Counting follows Lei 9.784/1999 art. 66:
 
 - caput: a period starts on the day of the event, which is excluded; the last day is
   included;
-- §1: a period ending on a day without office hours is extended to the next business
-  day (`BusinessCalendar.next_business_day`);
+- §1: a period ending on a day without office hours, or on a day on which the office
+  closes before its normal hours (24 and 31 December, the office's early-closing
+  dates), is extended to the next business day with normal hours
+  (`BusinessCalendar.next_full_business_day`);
 - §2: periods in days run continuously (calendar days);
 - §3: periods in months or years run date to date; when the final month has no such
   day, the period ends on that month's last day.
@@ -37,11 +39,12 @@ _MONTHS_PT = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho
 
 @dataclass(frozen=True)
 class Deadline:
-    """A computed deadline: `due` is the last day to act; `moved_from` the unadjusted date
-    when a non-business day moved it (else None); `steps` explain it in pt-BR."""
+    """A computed deadline: `due` is the last day to act (None only for the five-year lapse
+    while a suspension with no end is running: the clock is stopped); `moved_from` the
+    unadjusted date when a non-business day moved it (else None); `steps` explain it in pt-BR."""
 
     rule: str
-    due: date
+    due: date | None
     basis: str
     moved_from: date | None
     steps: tuple[str, ...]
@@ -60,18 +63,28 @@ class Window:
     steps: tuple[str, ...]
 
 
+Interval = tuple[date, "date | None"]  # inclusive; end None = still running (no end known yet)
+
+
 @dataclass(frozen=True)
 class LapseCount:
     """The arithmetic of the five-year lapse before the business-day move (arts. 6 and 7)."""
 
     casualty_date: date
-    raw: date                                  # casualty + 5 years, date to date
-    merged: tuple[tuple[date, date], ...]      # suspensions counted from the day after the casualty, merged
-    effective: tuple[tuple[date, date], ...]   # those that began while the period was still running
-    ignored: tuple[tuple[date, date], ...]     # those that began after it had already ended
-    suspended_days: int                        # distinct days of the effective suspensions
-    extended: date                             # raw + suspended_days (not yet moved to a business day)
+    raw: date                                  # start + 5 years, date to date
+    merged: tuple[Interval, ...]               # suspensions counted from the day after the start, merged
+    effective: tuple[Interval, ...]            # those that began while the period was still running
+    ignored: tuple[Interval, ...]              # those that began after it had already ended
+    suspended_days: int                        # distinct days of the effective suspensions that ended
+    extended: date | None                      # raw + suspended_days; None while a suspension runs
     steps: tuple[str, ...]
+    start: date | None = None                  # the casualty, or 29/09/1986 for an older casualty
+    open_since: date | None = None             # start of the effective suspension still running
+
+    @property
+    def stopped(self) -> bool:
+        """True while an effective suspension with no end stops the clock (no due date yet)."""
+        return self.open_since is not None
 
 
 # -- formatting and date arithmetic -----------------------------------------------------
@@ -100,18 +113,20 @@ def add_years(d: date, years: int) -> tuple[date, bool]:
     return add_months(d, 12 * years)
 
 
-def merge_intervals(intervals: Iterable[tuple[date, date]]) -> tuple[tuple[date, date], ...]:
+def merge_intervals(intervals: Iterable[Interval]) -> tuple[Interval, ...]:
     """Merge inclusive [start, end] intervals that overlap or touch (end + 1 == next start).
+    An end of None means "still running" and absorbs every interval after its start.
 
     ValueError when an interval ends before it starts."""
-    items = sorted(intervals)
+    items = sorted(intervals, key=lambda iv: (iv[0], iv[1] is None, iv[1] or iv[0]))
     for s, e in items:
-        if e < s:
+        if e is not None and e < s:
             raise ValueError(f"interval ends ({e}) before it starts ({s})")
-    out: list[tuple[date, date]] = []
+    out: list[Interval] = []
     for s, e in items:
-        if out and s <= out[-1][1] + ONE_DAY:
-            if e > out[-1][1]:
+        if out and (out[-1][1] is None or s <= out[-1][1] + ONE_DAY):
+            last = out[-1][1]
+            if last is not None and (e is None or e > last):
                 out[-1] = (out[-1][0], e)
         else:
             out.append((s, e))
@@ -134,8 +149,10 @@ def _chain(start: date, end: date, cal: BusinessCalendar, step: timedelta) -> st
 
 
 def move_forward(raw: date, cal: BusinessCalendar) -> tuple[date, date | None, list[str]]:
-    """Art. 66 §1: a deadline ending on a day without office hours moves to the next business day."""
-    due = cal.next_business_day(raw)
+    """Art. 66 §1: a deadline ending on a day without office hours, or on one on which the
+    office closes before its normal hours (24 and 31 December, the office's early-closing
+    dates), moves to the next business day with normal hours."""
+    due = cal.next_full_business_day(raw)
     if due == raw:
         return due, None, [f"{fmt(raw)} é dia útil: sem prorrogação"]
     return due, raw, [_chain(raw, due, cal, ONE_DAY)
@@ -189,17 +206,23 @@ def monthly_report(period: date, cal: BusinessCalendar) -> Deadline:
     demolition lasting over 60 days)."""
     n = law.MONTHLY_REPORT_BUSINESS_DAY.value
     first, _ = add_months(date(period.year, period.month, 1), 1)
-    due = cal.nth_business_day_of_month(first.year, first.month, n)
+    nth = cal.nth_business_day_of_month(first.year, first.month, n)
     closed = [f"{fmt(d)} ({cal.reason_closed(d)})"
-              for d in (first + timedelta(days=i) for i in range((due - first).days))
+              for d in (first + timedelta(days=i) for i in range((nth - first).days))
               if not cal.is_business_day(d)]
     steps = [
         f"Mês de referência: {fmt_month(period)}; entrega até o {n}º dia útil de {fmt_month(first)}",
         "Dias sem expediente desconsiderados: " + (", ".join(closed) if closed else "nenhum"),
-        f"{n}º dia útil de {fmt_month(first)}: {fmt(due)}",
-        f"Vencimento: {fmt(due)}",
+        f"{n}º dia útil de {fmt_month(first)}: {fmt(nth)}",
     ]
-    return Deadline("monthly_report", due, law.MONTHLY_REPORT_BUSINESS_DAY.basis, None, tuple(steps))
+    due, moved = nth, None
+    if cal.is_early_closing(nth):  # it counts as a business day, but the period cannot end on it
+        due, moved, more = move_forward(nth, cal)
+        steps += more
+    steps.append(f"Vencimento: {fmt(due)}")
+    basis = law.MONTHLY_REPORT_BUSINESS_DAY.basis if moved is None else _basis(
+        law.MONTHLY_REPORT_BUSINESS_DAY.basis, f"{ART66} §1")
+    return Deadline("monthly_report", due, basis, moved, tuple(steps))
 
 
 def final_report(work_ended: date, cal: BusinessCalendar) -> Deadline:
@@ -373,70 +396,149 @@ def court_private_representation(occurred: date, cal: BusinessCalendar) -> Windo
                   _basis(law.COURT_PRIVATE_REPRESENTATION_DAYS.basis, ART66), moved, tuple(steps))
 
 
-def lapse_count(casualty_date: date, suspensions: Iterable[tuple[date, date]]) -> LapseCount:
+def lapse_start(casualty_date: date) -> date:
+    """The day the five years start: the casualty (Lei 7.542 art. 6, "a contar da data do
+    sinistro"), or the law's entry into force, 29/09/1986 (art. 37), for a casualty before
+    it: a period that a new law creates for past facts runs from its entry into force,
+    never before it (rules.md §1)."""
+    published: date = law.LAW_PUBLISHED.value
+    return max(casualty_date, published)
+
+
+def _start_steps(casualty_date: date, start: date, years: int, raw: date, clamped: bool) -> list[str]:
+    steps = [f"Data do sinistro: {fmt(casualty_date)}"]
+    if start != casualty_date:
+        steps.append(f"Sinistro anterior à entrada em vigor da Lei 7.542/1986 ({fmt(start)}, art. 37): "
+                     "o prazo criado pela lei corre a partir dessa data, nunca antes dela")
+    line = f"{fmt(start)} + {years} anos, de data a data = {fmt(raw)} ({ART66} §3)"
+    if clamped:
+        line += f"; não há dia {start.day} em {fmt_month(raw)}: termo no último dia do mês"
+    steps.append(line)
+    return steps
+
+
+def _until(e: date | None) -> str:
+    return "sem data final (em curso)" if e is None else fmt(e)
+
+
+def lapse_count(casualty_date: date, suspensions: Iterable[Interval]) -> LapseCount:
     """The five years of Lei 7.542 arts. 6 and 7 before the business-day move.
 
-    Casualty + 5 years date to date (art. 66 §3; 29 Feb → 28 Feb), plus the distinct days
-    covered by the suspensions of art. 6 sole paragraph (inclusive intervals, merged where
-    they overlap or touch). Only days after the casualty count (the casualty day is not in
-    the period). A suspension that begins after the period has already ended cannot
-    suspend it and is ignored (the right had already lapsed)."""
+    Start (`lapse_start`: the casualty, or 29/09/1986 for an older casualty) + 5 years date
+    to date (art. 66 §3; 29 Feb → 28 Feb), plus the distinct days covered by the suspensions
+    of art. 6 sole paragraph (inclusive intervals, merged where they overlap or touch). Only
+    days after the start count (the start day is not in the period). A suspension that
+    begins after the period has already ended cannot suspend it and is ignored (the right
+    had already lapsed). A suspension with no end (end None: a removal in progress, an
+    Authority order still running) stops the clock: `extended` is None, no due date yet."""
     years = law.LAPSE_YEARS.value
-    raw, clamped = add_years(casualty_date, years)
-    steps = [f"Data do sinistro: {fmt(casualty_date)}"]
-    line = f"{fmt(casualty_date)} + {years} anos, de data a data = {fmt(raw)} ({ART66} §3)"
-    if clamped:
-        line += f"; não há dia {casualty_date.day} em {fmt_month(raw)}: termo no último dia do mês"
-    steps.append(line)
-    clipped: list[tuple[date, date]] = []
-    after = casualty_date + ONE_DAY
+    start = lapse_start(casualty_date)
+    raw, clamped = add_years(start, years)
+    steps = _start_steps(casualty_date, start, years, raw, clamped)
+    clipped: list[Interval] = []
+    after = start + ONE_DAY
     for s, e in suspensions:
-        if e < s:
+        if e is not None and e < s:
             raise ValueError(f"suspension ends ({e}) before it starts ({s})")
-        if e < after:
-            steps.append(f"Suspensão de {fmt(s)} a {fmt(e)} anterior ao prazo: desconsiderada")
+        if e is not None and e < after:
+            steps.append(f"Suspensão de {fmt(s)} a {fmt(e)} anterior ao início do prazo: desconsiderada")
             continue
         if s < after:
-            steps.append(f"Suspensão de {fmt(s)} a {fmt(e)} contada a partir de {fmt(after)} "
-                         "(o dia do sinistro não integra o prazo)")
+            steps.append(f"Suspensão de {fmt(s)} a {_until(e)} contada a partir de {fmt(after)} "
+                         "(o dia do início não integra o prazo)")
             s = after
         clipped.append((s, e))
     merged = merge_intervals(clipped)
     running = raw
-    effective: list[tuple[date, date]] = []
-    ignored: list[tuple[date, date]] = []
+    effective: list[Interval] = []
+    ignored: list[Interval] = []
+    open_since: date | None = None
     for s, e in merged:
         if s > running:
             ignored.append((s, e))
-            steps.append(f"Suspensão de {fmt(s)} a {fmt(e)} começou depois de {fmt(running)}, "
+            steps.append(f"Suspensão de {fmt(s)} a {_until(e)} começou depois de {fmt(running)}, "
                          "quando o prazo já se esgotara: não o suspende")
             continue
-        running += timedelta(days=interval_days(s, e))
         effective.append((s, e))
-    total = sum(interval_days(s, e) for s, e in effective)
+        if e is None:
+            open_since = s
+            break
+        running += timedelta(days=interval_days(s, e))
+    total = sum(interval_days(s, e) for s, e in effective if e is not None)
     if merged:
-        listed = "; ".join(f"{fmt(s)} a {fmt(e)} ({interval_days(s, e)} dias)" for s, e in effective)
-        steps.append(f"Suspensões (art. 6 parágrafo único), unidas as sobrepostas: "
-                     f"{listed or 'nenhuma eficaz'}; total {total} dias distintos")
-        steps.append(f"{fmt(raw)} + {total} dias = {fmt(running)}")
+        listed = "; ".join(f"{fmt(s)} a {fmt(e)} ({interval_days(s, e)} dias)" if e is not None
+                           else f"desde {fmt(s)}, em curso" for s, e in effective)
+        if open_since is None:
+            steps.append(f"Suspensões (art. 6 parágrafo único), unidas as sobrepostas: "
+                         f"{listed or 'nenhuma eficaz'}; total {total} dias distintos")
+        else:
+            steps.append(f"Suspensões (art. 6 parágrafo único), unidas as sobrepostas: {listed}"
+                         + (f"; {total} dias distintos antes da suspensão em curso" if total else ""))
+        if open_since is None:
+            steps.append(f"{fmt(raw)} + {total} dias = {fmt(running)}")
     else:
         steps.append("Sem suspensões (art. 6 parágrafo único)")
-    return LapseCount(casualty_date, raw, merged, tuple(effective), tuple(ignored), total, running, tuple(steps))
+    if open_since is not None:
+        steps.append(f"Suspensão em curso desde {fmt(open_since)}, sem data final: o prazo está parado "
+                     "e não há vencimento enquanto ela durar")
+    return LapseCount(casualty_date, raw, merged, tuple(effective), tuple(ignored), total,
+                      None if open_since else running, tuple(steps), start, open_since)
 
 
-def five_year_lapse(casualty_date: date, suspensions: Iterable[tuple[date, date]],
+def five_year_lapse(casualty_date: date, suspensions: Iterable[Interval],
                     cal: BusinessCalendar) -> Deadline:
     """Last day on which the owner may still request a licence (Lei 7.542 art. 4): the
-    casualty + 5 years + suspended days (arts. 6 and 7; `lapse_count`), moved forward to
-    a business day (art. 66 §1). The things pass to the União the next day (art. 7)."""
+    start (the casualty, or 29/09/1986 for an older casualty) + 5 years + suspended days
+    (arts. 6 and 7; `lapse_count`), moved forward to a business day (art. 66 §1). The things
+    pass to the União the next day (art. 7). While a suspension with no end is running the
+    clock is stopped: `due` is None."""
     count = lapse_count(casualty_date, suspensions)
     steps = list(count.steps)
+    basis = _basis(f"{law.L7542} arts. 6 e 7",
+                   f"{law.L7542} art. 37" if count.start != casualty_date else "",
+                   f"{law.L7542} art. 6 parágrafo único" if count.effective else "", ART66)
+    if count.extended is None:
+        steps.append("Último dia para requerer a licença: ainda sem data (prazo suspenso)")
+        return Deadline("five_year_lapse", None, basis, None, tuple(steps))
     due, moved, more = move_forward(count.extended, cal)
     steps += more
     steps.append(f"Último dia para requerer a licença: {fmt(due)}")
-    basis = _basis(f"{law.L7542} arts. 6 e 7",
-                   f"{law.L7542} art. 6 parágrafo único" if count.effective else "", ART66)
     return Deadline("five_year_lapse", due, basis, moved, tuple(steps))
+
+
+def appeal(notified: date, cal: BusinessCalendar) -> Deadline:
+    """Request for reconsideration or appeal against a decision taken under Lei 7.542: 10
+    days from the notification or official publication of the decision, without suspensive
+    effect (Lei 7.542 art. 33; Lei 9.784/1999 art. 59 caput, which fixes the period the
+    special law leaves open, art. 69)."""
+    return _days_after("appeal", notified, law.APPEAL_DAYS.value, cal, law.APPEAL_DAYS.basis,
+                       "ciência ou divulgação oficial da decisão")
+
+
+def appeal_decision(received: date, extended: bool, cal: BusinessCalendar) -> Deadline:
+    """Decision on an appeal: 30 days from the receipt of the case by the deciding
+    authority (Lei 9.784/1999 art. 59 §1), 60 when expressly extended by an equal period
+    (art. 59 §2)."""
+    days = law.APPEAL_DECISION_DAYS.value * (2 if extended else 1)
+    basis = law.APPEAL_DECISION_DAYS.basis + ("; §2 (prorrogado por igual período)" if extended else "")
+    return _days_after("appeal_decision", received, days, cal, basis,
+                       "recebimento dos autos pelo órgão competente")
+
+
+def owner_balance(casualty_date: date, cal: BusinessCalendar) -> Deadline:
+    """Balance owed to the owner after the Authority disposed of the things on the owner's
+    account: held at the owner's disposal until 5 years from the casualty (date to date),
+    then União revenue (Lei 7.542 art. 13 §2). For a casualty before the law's entry into
+    force the five years run from 29/09/1986 (art. 37), as for the lapse of art. 6."""
+    years = law.LAPSE_YEARS.value
+    start = lapse_start(casualty_date)
+    raw, clamped = add_years(start, years)
+    steps = _start_steps(casualty_date, start, years, raw, clamped)
+    due, moved, more = move_forward(raw, cal)
+    steps += more
+    steps.append(f"Saldo à disposição do responsável até {fmt(due)}; depois, receita da União")
+    basis = _basis(law.OWNER_BALANCE_YEARS.basis, f"{law.L7542} art. 37" if start != casualty_date else "", ART66)
+    return Deadline("owner_balance", due, basis, moved, tuple(steps))
 
 
 def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_reason: str | None = None,

@@ -500,7 +500,8 @@ WRECKS: tuple[tuple[Any, ...], ...] = (
 )
 
 # (wreck, ground, starts_on, ends_on, reason) — art. 6 sole paragraph and, as policy, the Maritime Court.
-SUSPENSIONS: tuple[tuple[str, str, date, date, str], ...] = (
+# ends_on None: still running, no end fixed yet (the five years are stopped; migration 008).
+SUSPENSIONS: tuple[tuple[str, str, date, date | None, str], ...] = (
     ("RJ-002", "I", _D(2023, 8, 1), _D(2024, 2, 15),
      "O responsável iniciou a remoção sob licença (art. 6 parágrafo único I)."),
     ("ES-002", "II", _D(2022, 1, 10), _D(2022, 9, 30),
@@ -511,6 +512,9 @@ SUSPENSIONS: tuple[tuple[str, str, date, date, str], ...] = (
      "Processo no Tribunal Marítimo sem decisão (Lei 2.180 art. 20)."),
     ("RS-002", "tribunal", _D(2023, 8, 10), _D(2024, 11, 28),
      "Processo no Tribunal Marítimo sem decisão (Lei 2.180 art. 20)."),
+    ("AP-001", "II", _D(2025, 9, 15), None,
+     "A Autoridade Naval determinou a remoção (art. 5); prazo de término ainda não fixado "
+     "(art. 6 parágrafo único II)."),
 )
 
 # --------------------------------------------------------------------------------------

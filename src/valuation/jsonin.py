@@ -26,9 +26,15 @@ class _Bad:
 
 
 BAD: Any = _Bad()
-_DECIMAL_RE = re.compile(r"^-?\d+(\.\d+)?$")
-_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_MONTH_RE = re.compile(r"^\d{4}-\d{2}$")
+# ASCII digits only (cli.md: "numbers use ASCII digits"): `\d` would also take "１２３" and "١٢٣".
+_DECIMAL_RE = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_MONTH_RE = re.compile(r"[0-9]{4}-[0-9]{2}")
+
+# The widest amount the store keeps: DECIMAL(18,2) (cli.md: larger is bad input, never an error).
+MAX_AMOUNT = Decimal("9999999999999999.99")
+MAX_INTEGER_DIGITS = 18   # any other decimal (shares, rates, thresholds): at most 18 digits each side
+MAX_FRACTION_DIGITS = 18
 
 
 def join(path: str, key: str | int) -> str:
@@ -89,19 +95,49 @@ class Reader:
 
 
 # -- converters (usable as `conv`) ------------------------------------------------
+def _no_negative_zero(d: Decimal) -> Decimal:
+    """'-0.00' is zero: never carried (nor echoed) as a negative number."""
+    return d.copy_abs() if d == 0 else d
+
+
 def decimal(*, non_negative: bool = True, maximum: Decimal | None = None,
-            max_reason: str = "") -> Conv:
+            max_reason: str = "", places: int | None = None) -> Conv:
+    """A decimal written as a JSON string of ASCII digits ('1234.56'); with `places`, at
+    most that many decimal places; at most 18 digits before and after the point."""
     def conv(r: Reader, v: Any, path: str) -> Any:
-        if not isinstance(v, str) or not _DECIMAL_RE.match(v.strip()):
+        if not isinstance(v, str) or not _DECIMAL_RE.fullmatch(v):
             return r.fail(path, "must be a non-negative decimal" if non_negative else "must be a decimal")
+        whole, _, frac = v.lstrip("-").partition(".")
+        if len(whole.lstrip("0")) > MAX_INTEGER_DIGITS or len(frac) > MAX_FRACTION_DIGITS:
+            return r.fail(path, "is out of range (at most 18 digits before and after the decimal point)")
         try:
-            d = Decimal(v.strip())
+            d = _no_negative_zero(Decimal(v))
         except InvalidOperation:
             return r.fail(path, "must be a decimal")
         if non_negative and d < 0:
             return r.fail(path, "must be a non-negative decimal")
+        if places is not None and d != d.quantize(Decimal(1).scaleb(-places)):
+            return r.fail(path, f"must have at most {places} decimal places")
         if maximum is not None and d > maximum:
             return r.fail(path, f"must not exceed {maximum}" + (f" ({max_reason})" if max_reason else ""))
+        return d
+    return conv
+
+
+def amount(*, places: int | None = 2) -> Conv:
+    """A non-negative amount of money that fits DECIMAL(18,2): at most 9999999999999999.99
+    (and, by default, whole cents)."""
+    inner = decimal(places=places)
+    too_large = f"is too large (at most {MAX_AMOUNT}, DECIMAL(18,2))"
+
+    def conv(r: Reader, v: Any, path: str) -> Any:
+        if isinstance(v, str) and _DECIMAL_RE.fullmatch(v) and len(v.lstrip("-").split(".")[0].lstrip("0")) > 16:
+            return r.fail(path, too_large)
+        d = inner(r, v, path)
+        if d is BAD:
+            return BAD
+        if d > MAX_AMOUNT:
+            return r.fail(path, too_large)
         return d
     return conv
 
@@ -139,7 +175,7 @@ def choice(*allowed: str) -> Conv:
 
 
 def iso_date(r: Reader, v: Any, path: str) -> Any:
-    if not isinstance(v, str) or not _DATE_RE.match(v):
+    if not isinstance(v, str) or not _DATE_RE.fullmatch(v):
         return r.fail(path, "must be a date YYYY-MM-DD")
     try:
         return date.fromisoformat(v)
@@ -149,7 +185,7 @@ def iso_date(r: Reader, v: Any, path: str) -> Any:
 
 def iso_month(r: Reader, v: Any, path: str) -> Any:
     """A month 'YYYY-MM', returned as the date of its first day."""
-    if not isinstance(v, str) or not _MONTH_RE.match(v):
+    if not isinstance(v, str) or not _MONTH_RE.fullmatch(v):
         return r.fail(path, "must be a month YYYY-MM")
     try:
         return date.fromisoformat(v + "-01")

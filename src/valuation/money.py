@@ -30,8 +30,12 @@ def as_decimal(value: object) -> Decimal:
 
 
 def amount_str(amount: Decimal | None) -> str | None:
-    """A JSON money string with exactly two decimals ('1234.50'), or None."""
-    return None if amount is None else str(to_cents(amount))
+    """A JSON money string with exactly two decimals ('1234.50'), or None; zero is
+    always '0.00', never '-0.00'."""
+    if amount is None:
+        return None
+    q = to_cents(amount)
+    return str(q.copy_abs() if q == 0 else q)  # never '-0.00'
 
 
 def format_brl(amount: Decimal | None, *, symbol: bool = True) -> str:

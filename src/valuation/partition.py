@@ -7,7 +7,8 @@
 - Other recovered items (art. 21, wording of Lei 10.166/2000): modality I a fixed
   sum; II round(p_n × V_n), p_n ≤ 0.70; III adjudication of non-historical items
   worth at most round(p_n × V_n) (selection stage 1 only); IV the amount fixed by
-  the salvage-award rules, entered as `salvage_award`.
+  the salvage-award rules, entered as `salvage_award`, which may not exceed V_n (those
+  rules apply "no que couber": a salvage reward never exceeds the value saved).
 - gross = adjudicated value + cash balance + other payment; the survey-cost
   deduction (`valuation.survey_costs`, NORMAM-10 0303 c 2 I) applies when the winner
   is not the surveyor; net = gross − deduction.
@@ -51,6 +52,7 @@ DEFAULT_TOLERANCE = Decimal("0.01")  # policy `selection_tolerance` (valuation.p
 HISTORICAL_CAP_REASON = "Lei 7.542 art. 20 §2"
 OTHER_CAP_REASON = "Lei 7.542 art. 21 II e III"
 CANCEL_REASON = "Lei 7.542 art. 22 parágrafo único"
+SALVAGE_REASON = "Lei 7.542 art. 21 IV"
 
 _L = L7542
 ART = {
@@ -63,7 +65,7 @@ ART = {
     "I": f"{_L} art. 21 I (soma em dinheiro)",
     "II": f"{_L} art. 21 II (proporcional ao valor de mercado, até 70 %) e §1",
     "III": f"{_L} art. 21 III (adjudicação de parte dos bens, até 70 %) e §1",
-    "IV": f"{_L} art. 21 IV (regras de assistência e salvamento)",
+    "IV": f"{_L} art. 21 IV (regras de assistência e salvamento; a remuneração não excede o valor salvo)",
     "cancelled": f"{_L} art. 22 parágrafo único; NORMAM-10 0305 (cancelamento: nenhum pagamento, "
                  "salvo compensação com bens sem valor histórico ou o produto de sua venda)",
     "gross": f"{_L} arts. 20 §2 e 21 (total devido ao concessionário)",
@@ -174,6 +176,7 @@ def terms_problems(terms: ContractTerms, items: Sequence[PartitionItem]) -> list
         if terms.compensation_form == "sale_proceeds" and terms.sale_proceeds is None \
                 and terms.compensation_share > 0:
             probs.append(Problem("contract.sale_proceeds", "is required when compensation_form is sale_proceeds"))
+    item_probs_from = len(probs)
     seen: dict[str, int] = {}
     for i, it in enumerate(items):
         if it.id in seen:
@@ -187,7 +190,20 @@ def terms_problems(terms: ContractTerms, items: Sequence[PartitionItem]) -> list
             probs.append(Problem(f"items[{i}].significance", "must be an integer 0–5"))
         if it.lock not in (None, "give", "keep"):
             probs.append(Problem(f"items[{i}].lock", "must be null, give or keep"))
+    if len(probs) == item_probs_from and terms.modality == "IV" and terms.salvage_award is not None:
+        probs += salvage_ceiling_problems(terms.salvage_award, items)
     return probs
+
+
+def salvage_ceiling_problems(award: Decimal, items: Sequence[PartitionItem]) -> list[Problem]:
+    """Modality IV: the salvage award may not exceed the value of the recovered
+    non-historical items (`other_total`): Lei 7.542 art. 21 IV applies the salvage rules
+    "no que couber", and a salvage reward never exceeds the value saved."""
+    other_total = to_cents(sum((it.value for it in items if not it.historical), Decimal(0)))
+    if to_cents(award) <= other_total:
+        return []
+    return [Problem("contract.salvage_award", f"must not exceed other_total {other_total} "
+                                              f"(a salvage reward never exceeds the value saved: {SALVAGE_REASON})")]
 
 
 def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,

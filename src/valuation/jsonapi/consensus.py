@@ -5,10 +5,12 @@ path, unknown fields are errors), then calls `valuation.consensus.decide_items`.
 """
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from valuation import jsonin
 from valuation.consensus import (
+    BODIES,
     METHODS,
     ItemDecision,
     ItemInput,
@@ -21,6 +23,7 @@ from valuation.errors import InputError, Problem
 from valuation.fx import BRL, NoRateError, Rate, RateTable, is_currency_code
 from valuation.jsonin import BAD, Reader, join
 from valuation.money import amount_str
+from valuation.panel import BODY_FULL, PRESIDENT_NOT_NAVY, QUORUM_HIGH, SECOND_PRESIDENT, Seat, composition_breaches
 from valuation.policies import ConsensusPolicy
 
 _TOP = ("policy", "members", "rates", "items")
@@ -29,6 +32,17 @@ _MEMBER = ("id", "body", "president")
 _RATE = ("currency", "date", "brl")
 _ITEM = ("id", "votes", "values")
 _VALUE = ("member", "amount", "currency", "date")
+
+
+_AMOUNT_CONV = jsonin.amount(places=None)  # a price fits DECIMAL(18,2) (assessment_log.amount)
+_MAX_RATE = Decimal("999999999999.999999")  # fx_rates.brl is DECIMAL(18,6)
+
+
+def _RATE_CONV(r: Reader, v: Any, path: str) -> Any:  # noqa: N802 (a converter, named like the others)
+    d = jsonin.decimal(places=6)(r, v, path)
+    if d is not BAD and d > _MAX_RATE:
+        return r.fail(path, f"is too large (at most {_MAX_RATE}, DECIMAL(18,6))")
+    return d
 
 
 def _currency(r: Reader, v: Any, path: str) -> Any:
@@ -58,42 +72,63 @@ def _policy(r: Reader, doc: dict[str, Any]) -> ConsensusPolicy:
 
 
 def _members(r: Reader, doc: dict[str, Any]) -> dict[str, Member]:
+    """The panel. Besides each member's fields, its composition (NORMAM-10 0303 c 1 I,
+    `valuation.panel`): at most three members of one body, one president, a navy one."""
     raw = r.field(doc, "members", "", lambda rr, v, p: rr.items(v, p, lambda *a: a, min_len=1))
     members: dict[str, Member] = {}
-    president_at: str | None = None
     if raw is BAD:
         return members
+    seats: list[tuple[str, Seat]] = []
     for _r, v, path in raw:
         m = r.obj(v, path, allowed=_MEMBER)
         mid = r.field(m, "id", path, jsonin.text)
-        body = r.field(m, "body", path, jsonin.choice("navy", "culture"))
+        body = r.field(m, "body", path, jsonin.choice(*BODIES))
         president = r.field(m, "president", path, jsonin.boolean, required=False, default=False)
         if mid is not BAD and mid in members:
             r.fail(join(path, "id"), f'duplicate member id "{mid}"')
             continue
-        if president is True:
-            if president_at is not None:
-                r.fail(join(path, "president"), f"at most one member may be president (already {president_at})")
-                president = False
-            else:
-                president_at = path
-                if body is not BAD and body != "navy":
-                    # NORMAM-10 0303 c 1 I: "A presidência da Comissão caberá a um dos membros da MB."
-                    r.fail(join(path, "president"), "the president must be a navy member (NORMAM-10 0303 c 1 I)")
+        seats.append((path, Seat(body if body is not BAD else None, president is True)))
         if BAD not in (mid, body, president) and m is not BAD:
             members[mid] = Member(id=mid, body=body, president=bool(president))
+    _composition(r, seats)
     return members
 
 
+def _composition(r: Reader, seats: list[tuple[str, Seat]]) -> None:
+    for b in composition_breaches([s for _, s in seats]):
+        path = seats[b.index][0] if b.index is not None else ""
+        if b.kind == BODY_FULL:
+            r.fail(join(path, "body"), f"more than {b.limit} members of body {b.body} "
+                                       f"(NORMAM-10 0303 c 1 I: three named by the DPHCM, three by the Ministry "
+                                       "of Culture)")
+        elif b.kind == SECOND_PRESIDENT:
+            r.fail(join(path, "president"),
+                   f"at most one member may be president (already {seats[b.other or 0][0]})")
+        elif b.kind == PRESIDENT_NOT_NAVY:
+            # NORMAM-10 0303 c 1 I: "A presidência da Comissão caberá a um dos membros da MB."
+            r.fail(join(path, "president"), "the president must be a navy member (NORMAM-10 0303 c 1 I)")
+        # NOT_A_BODY: the body field's own problem is already recorded
+
+
+def _quorum(r: Reader, policy: ConsensusPolicy, n_members: int, given: bool) -> None:
+    """A quorum above the number of members could never be met (cli.md: bad input)."""
+    for b in composition_breaches([Seat("navy")] * n_members, policy.quorum):
+        if b.kind == QUORUM_HIGH:
+            r.fail("policy.quorum", f"must not exceed the number of members ({b.limit})"
+                                    + ("" if given else f"; the default quorum is {policy.quorum}"))
+
+
 def _rates(r: Reader, doc: dict[str, Any]) -> RateTable:
-    raw = r.field(doc, "rates", "", lambda rr, v, p: rr.items(v, p, lambda *a: a), required=False, default=[])
+    raw = r.field(doc, "rates", "", lambda rr, v, p: rr.items(v, p, lambda *a: a))
+    if raw is BAD:
+        return RateTable([])
     rates: list[Rate] = []
     seen: dict[tuple[str, Any], str] = {}
     for _r, v, path in raw or []:
         x = r.obj(v, path, allowed=_RATE)
         currency = r.field(x, "currency", path, _currency)
         day = r.field(x, "date", path, jsonin.iso_date)
-        brl = r.field(x, "brl", path, jsonin.decimal())
+        brl = r.field(x, "brl", path, _RATE_CONV)
         if currency == BRL:
             r.fail(join(path, "currency"), "BRL needs no rate")
             continue
@@ -151,7 +186,7 @@ def _items(r: Reader, doc: dict[str, Any], members: dict[str, Member], table: Ra
             for _r2, x, p in raw_values:
                 e = r.obj(x, p, allowed=_VALUE)
                 member = r.field(e, "member", p, jsonin.text)
-                amount = r.field(e, "amount", p, jsonin.decimal())
+                amount = r.field(e, "amount", p, _AMOUNT_CONV)
                 currency = r.field(e, "currency", p, _currency)
                 day = r.field(e, "date", p, jsonin.iso_date)
                 if member is not BAD:
@@ -205,10 +240,14 @@ def run(doc: Any) -> dict[str, Any]:
     top = r.obj(doc, "", allowed=_TOP)
     if top is BAD:
         r.done()
+    n_start = len(r.problems)
     policy = _policy(r, top)
     n_before = len(r.problems)
     members = _members(r, top)
     members_ok = len(r.problems) == n_before  # otherwise 'unknown member' would be noise
+    if members_ok and n_before == n_start:
+        given = isinstance(top.get("policy"), dict) and "quorum" in top["policy"]
+        _quorum(r, policy, len(members), given)
     table = _rates(r, top)
     items = _items(r, top, members, table, members_ok)
     r.done()

@@ -14,11 +14,12 @@ from typing import Any
 from valuation import deadlines as dl
 from valuation.calendar import DEFAULT_POLICY_DAYS, POLICY_DAY_KEYS, UF_CODES, BusinessCalendar
 from valuation.errors import InputError, Problem
-from valuation.jsonin import BAD, Conv, Reader, choice, integer, iso_date, iso_month, join, text
+from valuation.jsonin import BAD, Reader, boolean, choice, integer, iso_date, iso_month, join, text
 from valuation.policies import DEFAULT_BY_KEY
 
-# rule -> ((field, converter), ...), computed by fn(*values, calendar)
-RULES: dict[str, tuple[tuple[tuple[str, Conv], ...], Callable[..., Any]]] = {
+# rule -> ((field, converter[, default when absent]), ...), computed by fn(*values, calendar).
+# A field without a default is required (cli.md: every field shown is required).
+RULES: dict[str, tuple[tuple[tuple[Any, ...], ...], Callable[..., Any]]] = {
     "monthly_report": ((("period", iso_month),), dl.monthly_report),
     "final_report": ((("work_ended", iso_date),), dl.final_report),
     "extension_request": ((("expires", iso_date),), dl.extension_request),
@@ -34,9 +35,12 @@ RULES: dict[str, tuple[tuple[tuple[str, Conv], ...], Callable[..., Any]]] = {
     "court_prior_defence": ((("notified", iso_date),), dl.court_prior_defence),
     "court_private_representation": ((("occurred", iso_date),), dl.court_private_representation),
     "five_year_lapse": ((("casualty_date", iso_date),), dl.five_year_lapse),
+    "appeal": ((("notified", iso_date),), dl.appeal),
+    "appeal_decision": ((("received", iso_date), ("extended", boolean, False)), dl.appeal_decision),
+    "owner_balance": ((("casualty_date", iso_date),), dl.owner_balance),
 }
 _COMMON = ("rule", "office", "as_of")
-_ALL_FIELDS = frozenset(name for fields, _ in RULES.values() for name, _ in fields) | {"suspensions"}
+_ALL_FIELDS = frozenset(f[0] for fields, _ in RULES.values() for f in fields) | {"suspensions"}
 
 
 # -- shared readers (also used by domain-status) --------------------------------------------
@@ -65,7 +69,7 @@ def read_office(r: Reader, doc: Any, path: str = "") -> BusinessCalendar | Any:
     office = doc.get("office") if isinstance(doc, dict) else None
     if office is None:
         return BusinessCalendar(None)
-    if r.obj(office, p, allowed=("state", "local_holidays", "policy_days")) is BAD:
+    if r.obj(office, p, allowed=("state", "local_holidays", "policy_days", "early_closing")) is BAD:
         return BAD
     state = r.field(office, "state", p, _state, required=False)
     local = r.field(office, "local_holidays", p, lambda rr, v, pp: rr.items(v, pp, _local_holiday),
@@ -73,28 +77,32 @@ def read_office(r: Reader, doc: Any, path: str = "") -> BusinessCalendar | Any:
     policy = r.field(office, "policy_days", p,
                      lambda rr, v, pp: rr.items(v, pp, choice(*POLICY_DAY_KEYS)),
                      required=False, default=list(DEFAULT_POLICY_DAYS))
-    if BAD in (state, local, policy) or (isinstance(local, list) and any(x is BAD for x in local)) \
-            or (isinstance(policy, list) and any(x is BAD for x in policy)):
+    # Lei 9.784 art. 66 §1: the office's own early-closing dates (24 and 31 December always are)
+    early = r.field(office, "early_closing", p, lambda rr, v, pp: rr.items(v, pp, _local_holiday),
+                    required=False, default=[])
+    lists = (local, policy, early)
+    if BAD in (state, *lists) or any(isinstance(x, list) and any(y is BAD for y in x) for x in lists):
         return BAD
-    return BusinessCalendar(state, local, tuple(policy))
+    return BusinessCalendar(state, local, tuple(policy), early_closing=early)
 
 
 def _interval(r: Reader, v: Any, path: str) -> Any:
     if r.obj(v, path, allowed=("start", "end", "reason")) is BAD:
         return BAD
     s = r.field(v, "start", path, iso_date)
-    e = r.field(v, "end", path, iso_date)
+    e = r.field(v, "end", path, iso_date, nullable=True)  # null: still running (cli.md)
     reason = r.field(v, "reason", path, text, required=False)
     if s is BAD or e is BAD or reason is BAD:
         return BAD
-    if e < s:
+    if e is not None and e < s:
         return r.fail(join(path, "end"), "must not be before start")
     return (s, e)
 
 
 def read_suspensions(r: Reader, doc: Any, casualty: date | Any, path: str = "suspensions") -> Any:
-    """Optional list of {start, end} (both inclusive), none starting before the casualty."""
-    items = r.field(doc, path, "", lambda rr, v, pp: rr.items(v, pp, _interval), required=False, default=[])
+    """The required list of {start, end} (both inclusive; end null = still running), none
+    starting before the casualty."""
+    items = r.field(doc, path, "", lambda rr, v, pp: rr.items(v, pp, _interval))
     if items is BAD:
         return BAD
     bad = False
@@ -123,7 +131,7 @@ def run(doc: Any) -> dict[str, Any]:
         r.done()
     rule = r.field(doc, "rule", "", choice(*RULES))
     spec = RULES.get(rule) if rule is not BAD else None
-    allowed = set(_COMMON) | ({name for name, _ in spec[0]} if spec else set(_ALL_FIELDS))
+    allowed = set(_COMMON) | ({f[0] for f in spec[0]} if spec else set(_ALL_FIELDS))
     if rule == "five_year_lapse":
         allowed.add("suspensions")
     r.obj(doc, "", allowed=allowed)
@@ -133,7 +141,8 @@ def run(doc: Any) -> dict[str, Any]:
         r.done()
         raise AssertionError("unreachable")  # r.done() raised: the rule was bad
     fields, fn = spec
-    values = [r.field(doc, name, "", conv) for name, conv in fields]
+    values = [r.field(doc, f[0], "", f[1]) if len(f) == 2 else r.field(doc, f[0], "", f[1], required=False,
+                                                                         default=f[2]) for f in fields]
     suspensions = read_suspensions(r, doc, values[0]) if rule == "five_year_lapse" else None
     r.done()
     try:
@@ -145,6 +154,10 @@ def run(doc: Any) -> dict[str, Any]:
         raise out_of_range(fields[0][0]) from exc
     except ValueError as exc:  # e.g. a month left with fewer than 10 business days
         raise InputError(Problem(fields[0][0], str(exc))) from exc
+    return _output(rule, result, values, suspensions, as_of)
+
+
+def _output(rule: str, result: Any, values: list[Any], suspensions: Any, as_of: date | None) -> dict[str, Any]:
     out: dict[str, Any] = {"rule": result.rule}
     if isinstance(result, dl.Window):
         due = result.end
@@ -153,8 +166,12 @@ def run(doc: Any) -> dict[str, Any]:
         due = result.due
     out.update(due=iso(due), basis=result.basis, moved_from=iso(result.moved_from), steps=list(result.steps))
     if rule == "five_year_lapse":
-        out["suspended_days"] = dl.lapse_count(values[0], suspensions).suspended_days
+        count = dl.lapse_count(values[0], suspensions)
+        out["suspended_days"] = count.suspended_days
+        out["start"] = iso(count.start)
+        out["suspended_since"] = iso(count.open_since)  # an effective suspension still running
     if as_of is not None:
         out["as_of"] = iso(as_of)
-        out["state"] = dl.deadline_state(due, as_of, due_soon_days=int(DEFAULT_BY_KEY["due_soon_days"].value))
+        out["state"] = "suspended" if due is None else dl.deadline_state(
+            due, as_of, due_soon_days=int(DEFAULT_BY_KEY["due_soon_days"].value))
     return out

@@ -1,18 +1,21 @@
 """`python -m valuation compute domain-status` (cli.md, domain-status; rules.md §1).
 
-Input: {"as_of", "casualty_date", "hull", "owner_declared_lost", "owner_licence_requested",
-"suspensions": [{start, end}], "office"?: {...}, "court_pending"?: {"start", "end"|null}}.
+Input: {"as_of", "casualty_date", "hull" (wood | steel | other), "owner_declared_lost" (date or
+null), "owner_licence_requested" (date or null), "suspensions": [{start, end (null: still
+running)}], "office"?: {...}, "court_pending"?: {"start", "end"|null}}; the fields without "?"
+are required.
 `court_pending` applies the optional Maritime Court suspension (Lei 2.180 art. 20; a
-policy, default off: leave it out). Output: owner, since, basis, lapse_due, steps.
+policy, default off: leave it out). Output: owner, since, basis, lapse_due, lapse_suspended
+(the five years are stopped by a suspension still running), steps.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from valuation.domain_status import domain_status
+from valuation.domain_status import HULLS, domain_status
 from valuation.errors import InputError, Problem
 from valuation.jsonapi.deadline import iso, out_of_range, read_office, read_suspensions
-from valuation.jsonin import BAD, Reader, iso_date, join, text
+from valuation.jsonin import BAD, Reader, choice, iso_date, join
 
 ALLOWED = ("as_of", "casualty_date", "hull", "owner_declared_lost", "owner_licence_requested",
            "suspensions", "office", "court_pending")
@@ -38,9 +41,10 @@ def run(doc: Any) -> dict[str, Any]:
     r.obj(doc, "", allowed=ALLOWED)
     as_of = r.field(doc, "as_of", "", iso_date)
     casualty = r.field(doc, "casualty_date", "", iso_date)
-    hull = r.field(doc, "hull", "", text, required=False)
-    declared = r.field(doc, "owner_declared_lost", "", iso_date, required=False)
-    requested = r.field(doc, "owner_licence_requested", "", iso_date, required=False)
+    hull = r.field(doc, "hull", "", choice(*HULLS))
+    # shown as null in cli.md: required, may be null
+    declared = r.field(doc, "owner_declared_lost", "", iso_date, nullable=True)
+    requested = r.field(doc, "owner_licence_requested", "", iso_date, nullable=True)
     suspensions = read_suspensions(r, doc, casualty)
     court = r.field(doc, "court_pending", "", _court, required=False)
     cal = read_office(r, doc)
@@ -64,5 +68,6 @@ def run(doc: Any) -> dict[str, Any]:
         "since": iso(st.since),
         "basis": "; ".join(st.basis),
         "lapse_due": iso(st.lapse_due),
+        "lapse_suspended": st.lapse_suspended,
         "steps": list(st.steps),
     }

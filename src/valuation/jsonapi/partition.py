@@ -33,7 +33,7 @@ def _cost_line(r: Reader, v: Any, path: str) -> Any:
     line = r.field(o, "line", path, text)
     planned = r.field(o, "planned", path, money)
     actual = r.field(o, "actual", path, money)
-    overrun = r.field(o, "approved_overrun", path, money, required=False, default=Decimal(0))
+    overrun = r.field(o, "approved_overrun", path, money)
     if any(x is BAD for x in (line, planned, actual, overrun)):
         return BAD
     return CostLine(line, planned, actual, overrun)
@@ -62,13 +62,13 @@ def _read(doc: Any) -> tuple[ContractTerms, list[PartitionItem]]:
                                     decimal(maximum=hcap, max_reason=HISTORICAL_CAP_REASON)),
         "historical_payment": r.field(c, "historical_payment", p, choice(*HISTORICAL_PAYMENTS)),
         "modality": r.field(c, "modality", p, choice(*MODALITIES)),
+        # shown as null in cli.md: required, may be null (each modality uses one of them)
         "other_share": r.field(c, "other_share", p, decimal(maximum=ocap, max_reason=OTHER_CAP_REASON),
-                               required=False),
-        "fixed_amount": r.field(c, "fixed_amount", p, money, required=False),
-        "salvage_award": r.field(c, "salvage_award", p, money, required=False),
-        "winner_is_surveyor": r.field(c, "winner_is_surveyor", p, boolean, required=False, default=False),
-        "survey_costs": r.field(c, "survey_costs", p, lambda rr, v, q: rr.items(v, q, _cost_line),
-                                required=False, default=[]),
+                               nullable=True),
+        "fixed_amount": r.field(c, "fixed_amount", p, money, nullable=True),
+        "salvage_award": r.field(c, "salvage_award", p, money, nullable=True),
+        "winner_is_surveyor": r.field(c, "winner_is_surveyor", p, boolean),
+        "survey_costs": r.field(c, "survey_costs", p, lambda rr, v, q: rr.items(v, q, _cost_line)),
         "tolerance": r.field(c, "tolerance", p, decimal(maximum=Decimal(1)), required=False,
                              default=DEFAULT_TOLERANCE),
         "cancelled": r.field(c, "cancelled", p, boolean, required=False, default=False),

@@ -11,41 +11,35 @@ from decimal import Decimal
 from typing import Any
 
 from valuation.errors import InputError, Problem
-from valuation.jsonin import BAD, Reader, boolean, choice, decimal, integer, text
-from valuation.money import CENT, amount_str
+from valuation.jsonin import BAD, Reader, amount, boolean, choice, decimal, integer, text
+from valuation.money import amount_str
 from valuation.selection import SelectionResult, SelItem, select_items
 
 DEFAULT_TOLERANCE = Decimal("0.01")  # policy `selection_tolerance`
 ITEM_FIELDS = ("id", "value", "significance", "must_keep", "lock")
 
 
-def money(r: Reader, v: Any, path: str) -> Any:
-    """A non-negative amount with at most two decimal places (whole cents)."""
-    d = decimal()(r, v, path)
-    if d is BAD:
-        return BAD
-    if d != d.quantize(CENT):
-        return r.fail(path, "must have at most 2 decimal places")
-    return d
+money = amount()  # a non-negative amount in whole cents that fits DECIMAL(18,2)
 
 
 def read_item(r: Reader, v: Any, path: str, *, extra: tuple[str, ...] = ()) -> Any:
-    """One item: {id, value, significance 0–5, must_keep, lock} (+ `extra` fields read by the caller)."""
+    """One item: {id, value, significance 0–5, must_keep, lock} (+ `extra` fields read by the
+    caller). Every field is required (cli.md); `lock` may be null."""
     o = r.obj(v, path, allowed=ITEM_FIELDS + extra)
     if o is BAD:
         return BAD
     got = {
         "id": r.field(o, "id", path, text),
         "value": r.field(o, "value", path, money),
-        "significance": r.field(o, "significance", path, integer(minimum=0, maximum=5), required=False, default=1),
-        "must_keep": r.field(o, "must_keep", path, boolean, required=False, default=False),
-        "lock": r.field(o, "lock", path, choice("give", "keep"), required=False, nullable=True, default=None),
+        "significance": r.field(o, "significance", path, integer(minimum=0, maximum=5)),
+        "must_keep": r.field(o, "must_keep", path, boolean),
+        "lock": r.field(o, "lock", path, choice("give", "keep"), nullable=True, default=None),
         "_raw": o,
     }
     return BAD if any(x is BAD for x in got.values()) else got
 
 
-_MONEY_RE = re.compile(r"^\d+(\.\d{1,2})?$")
+_MONEY_RE = re.compile(r"[0-9]{1,16}(\.[0-9]{1,2})?")  # fits DECIMAL(18,2), ASCII digits
 
 
 def fast_items(raw: Any, *, historical: bool = False) -> list[dict[str, Any]] | None:
@@ -57,22 +51,19 @@ def fast_items(raw: Any, *, historical: bool = False) -> list[dict[str, Any]] | 
     seen: set[str] = set()
     out: list[dict[str, Any]] = []
     for o in raw:
-        if type(o) is not dict or not o.keys() <= allowed:
+        if type(o) is not dict or o.keys() != allowed:   # every field present (cli.md)
             return None
-        id_, v = o.get("id"), o.get("value")
-        if type(id_) is not str or not id_.strip() or id_ in seen or type(v) is not str or not _MONEY_RE.match(v):
+        id_, v = o["id"], o["value"]
+        if type(id_) is not str or not id_.strip() or id_ in seen or type(v) is not str \
+                or not _MONEY_RE.fullmatch(v):
             return None
         seen.add(id_)
-        sig = o.get("significance")
-        sig = 1 if sig is None else sig
-        mk = o.get("must_keep")
-        mk = False if mk is None else mk
-        lock = o.get("lock")
+        sig, mk, lock = o["significance"], o["must_keep"], o["lock"]
         if type(sig) is not int or not 0 <= sig <= 5 or type(mk) is not bool or lock not in (None, "give", "keep"):
             return None
         item = {"id": id_, "value": Decimal(v), "significance": sig, "must_keep": mk, "lock": lock}
         if historical:
-            h = o.get("historical")
+            h = o["historical"]
             if type(h) is not bool:
                 return None
             item["historical"] = h

@@ -81,6 +81,7 @@ from valuation.store.commission_access import (
     STATUS_LABELS,
     YOU,
     fetch_round,
+    require_lawful_panel,
     require_role,
 )
 from valuation.store.commission_agreement import (  # re-exported: the statistics of a round
@@ -327,6 +328,7 @@ def open_round(store: Store, user: Principal, contract_code: str, item_ids: Sequ
         if contract is None:
             raise NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
         cid = contract["id"]
+        require_lawful_panel(tx)  # NORMAM-10 0303 c 1 I: 3 + 3 members, a Navy president
         open_now = tx.fetch_one("SELECT number FROM assessment_rounds WHERE contract_id = ? AND status = 'aberta'",
                                 [cid])
         if open_now is not None:

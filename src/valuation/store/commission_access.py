@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from valuation.auth import COMMISSION_ROLES, Principal
-from valuation.errors import AccessDenied, InputError, NotFound, Problem
+from valuation.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
+from valuation.panel import (BODY_FULL, NOT_A_BODY, PRESIDENT_NOT_NAVY, SECOND_PRESIDENT, Seat,
+                             composition_breaches)
 
 if TYPE_CHECKING:
     from valuation.store.db import Store, Tx
@@ -59,3 +61,43 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True) -> dict[st
     if row is None:
         raise NotFound(f"Rodada de avaliação {round_id} não encontrada.", what="assessment_round", key=round_id)
     return row
+
+
+# -- the designated panel ----------------------------------------------------------------------
+_NAMED_BY = {"navy": "indicados pela DPHCM (Marinha)", "culture": "indicados pelo Ministério da Cultura"}
+PANEL_RULE = ("NORMAM-10 0303 c 1 I: três membros indicados pela DPHCM e três pelo Ministério da Cultura; "
+              "a presidência cabe a um dos membros da Marinha")
+
+
+def panel_problems(db: Store | Tx) -> list[str]:
+    """What keeps the designated panel (the active users with a commission role) from
+    deciding, in pt-BR: more than three members of one body, a member without a body, more
+    than one president, a president who is not a Navy member (`valuation.panel`). Empty:
+    the composition is lawful."""
+    rows = db.fetch("SELECT full_name, role, commission_body FROM users WHERE active AND role IN (?, ?) "
+                    "ORDER BY id", list(COMMISSION_ROLES))
+    seats = [Seat(r["commission_body"], r["role"] == PRESIDENT) for r in rows]
+    out: list[str] = []
+    full: set[str] = set()
+    for b in composition_breaches(seats):
+        name = rows[b.index]["full_name"] if b.index is not None else ""
+        if b.kind == BODY_FULL and b.body not in full:
+            full.add(str(b.body))
+            names = ", ".join(r["full_name"] for r, s in zip(rows, seats) if s.body == b.body)
+            out.append(f"mais de {b.limit} membros {_NAMED_BY[str(b.body)]}: {names}")
+        elif b.kind == NOT_A_BODY:
+            out.append(f"{name} não tem órgão registrado (Marinha ou Ministério da Cultura)")
+        elif b.kind == SECOND_PRESIDENT:
+            out.append(f"mais de um presidente: {rows[b.other or 0]['full_name']} e {name}")
+        elif b.kind == PRESIDENT_NOT_NAVY:
+            out.append(f"o presidente {name} não é membro da Marinha")
+    return out
+
+
+def require_lawful_panel(db: Store | Tx) -> None:
+    """ConflictError naming every breach when the designated panel cannot decide (NORMAM-10
+    0303 c 1 I): no round is opened for such a panel."""
+    problems = panel_problems(db)
+    if problems:
+        raise ConflictError(f"A Comissão designada não atende à composição da {PANEL_RULE}: "
+                            + "; ".join(problems) + ". Corrija os membros em Usuários antes de abrir a rodada.")

@@ -42,7 +42,6 @@ by `valuation.store.deadline_events` (explorers: their own reports only).
 from __future__ import annotations
 
 import functools
-import operator
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -117,6 +116,7 @@ COLUMNS: tuple[str, ...] = (
 )
 
 _DUE = COLUMNS.index("due")
+FINAL_REPORT_KINDS: tuple[str, ...] = ("pesquisa", "remoção", "demolição")  # NORMAM-10 0301 c; 0302 b 3
 _ACTIVE = ("vigente", "suspenso")
 _FINISHED = ("concluído", "cancelado", "expirado")
 _ONE = timedelta(days=1)
@@ -268,12 +268,16 @@ class _Rows:
         if met_on is not None and met_on > self.as_of:
             met_on = None  # recorded for a later day: not met yet on as_of
         waived = self.waivers.get(key) or (moot if met_on is None else None)
-        state = dl.deadline_state(due, self.as_of, met_on, waived, self.due_soon_days)
+        if due is None:  # a clock stopped with no end (open suspension): no due date yet
+            state = "waived" if waived else ("met" if met_on is not None else "suspended")
+            suspended = suspended or "prazo suspenso, sem data final"
+        else:
+            state = dl.deadline_state(due, self.as_of, met_on, waived, self.due_soon_days)
         late = False
         if state == "met" and rule in PERIOD_RULES:
             reason = f"encerrado em {_fmt(met_on)}" + (f" ({closed_by})" if closed_by else "")
         elif state == "met":
-            late = met_on > due  # type: ignore[operator]
+            late = due is not None and met_on > due  # type: ignore[operator]
             reason = f"cumprido em {_fmt(met_on)}"
             if late:
                 reason += f", com atraso de {(met_on - due).days} dia(s)"  # type: ignore[operator]
@@ -390,7 +394,8 @@ def compute_deadlines(store: Store, user: Principal, *, as_of: date, office: str
     if whole and store.has_table("found_things"):
         _found_rows(rows, store, sc, cals, as_of)
 
-    rows.rows.sort(key=operator.itemgetter(_DUE))  # stable: equal dues keep the (deterministic) build order
+    # stable: equal dues keep the (deterministic) build order; a due date not known yet goes last
+    rows.rows.sort(key=lambda row: row[_DUE] or date.max)
     # object columns: dates stay `date`, a missing code stays None (pandas 3 would infer str + NaN)
     return pd.DataFrame(rows.rows, columns=list(COLUMNS), dtype=object)
 
@@ -442,8 +447,9 @@ def _contract_rows(rows: _Rows, contracts: list[dict[str, Any]],
                         overdue_reason="2º mês consecutivo sem relatório mensal: autorização automaticamente "
                                        "cancelada (NORMAM-10 0305 f)")
 
-        # Final report: 90 days after the end of the work (0301 c; 0302 b 3)
-        if ended is not None:
+        # Final report: 90 days after the end of the work, for surveys (0301 c) and removals or
+        # demolitions (0302 b 3) only: NORMAM-10 0303 asks an exploration for monthly reports alone
+        if ended is not None and c["kind"] in FINAL_REPORT_KINDS:
             d, steps = _rule(dl.final_report, ended, cal)
             hit = events.get(("final_report_delivered", cid, None))
             rows.add(f"final_report:{code}", "final_report", RULE_LABELS["final_report"], d, steps, subject,
@@ -528,9 +534,9 @@ def _wreck_rows(rows: _Rows, store: Store, sc: _Scope, cals: Mapping[str, Busine
         art32 = latest < old or (is_wooden(w["hull_material"]) and lo <= earliest.year and latest.year <= hi)
         if not art32 and latest <= as_of:
             intervals = [(s, e) for s, e, _ in suspensions.get(wid, ())]
-            running = [why for s, e, why in suspensions.get(wid, ()) if s <= as_of <= e]
+            running = [why for s, e, why in suspensions.get(wid, ()) if s <= as_of and (e is None or as_of <= e)]
             if court_suspends and w["court_known_on"] is not None and w["court_known_on"] <= as_of:
-                end = decided_on or as_of
+                end = decided_on  # None while pending: the clock is stopped with no end (art. 20)
                 intervals.append((w["court_known_on"], end))
                 if decided_on is None:
                     running.append(f"processo pendente no Tribunal Marítimo ({law.COURT_PENDING_SUSPENDS})")
@@ -541,14 +547,17 @@ def _wreck_rows(rows: _Rows, store: Store, sc: _Scope, cals: Mapping[str, Busine
                                 f"contado do último dia possível, {_fmt(latest)} (o mais favorável ao responsável)")
             declared = w["owner_declared_lost"]
             requested = w["owner_licence_requested"]
+            # the earliest event wins (arts. 3 I, 6, 7): a declaration after the lapse ended changes nothing
             moot = (f"o responsável declarou a coisa perdida em {_fmt(declared)} (art. 3 I): domínio da União"
-                    if declared is not None and declared <= as_of else None)
-            since = max(d.due + _ONE, published)
+                    if declared is not None and declared <= as_of and (d.due is None or declared <= d.due)
+                    else None)
+            since = max(d.due + _ONE, published) if d.due is not None else None
+            timely = requested is not None and (d.due is None or requested <= d.due)
             late = (f"; pedido de licença em {_fmt(requested)}, fora do prazo" if requested is not None
-                    and requested > d.due else "")
+                    and not timely else "")
             rows.add(f"five_year_lapse:{w['code']}", "five_year_lapse", RULE_LABELS["five_year_lapse"], d,
                      "\n".join(steps), subject, latest,
-                     requested if requested is not None and requested <= d.due else None, moot=moot,
+                     requested if timely else None, moot=moot,
                      suspended=("prazo suspenso (art. 6 parágrafo único): " + "; ".join(running)) if running else None,
                      overdue_reason=f"prazo esgotado sem pedido de licença: domínio da União desde {_fmt(since)} "
                                     f"(art. 7){late}")
@@ -723,7 +732,7 @@ def heatmap_frame(frame: pd.DataFrame, year: int) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=cols)
     pending = frame[frame["state"].isin(PENDING_STATES)]
-    days = [d for d in pending["due"].tolist() if d.year == year]
+    days = [d for d in pending["due"].tolist() if d is not None and d.year == year]
     if not days:
         return pd.DataFrame(columns=cols)
     counts = pd.Series(days).value_counts().sort_index()
@@ -741,6 +750,7 @@ def timeline_frame(frame: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     cols = ["task", "start", "finish", "state", "state_pt", "contract_code", "key"]
+    frame = frame[frame["due"].notna()] if not frame.empty else frame  # no bar without a due date
     if frame.empty:
         return pd.DataFrame(columns=cols)
     starts = [s if s is not None and not pd.isna(s) and s <= d else d for s, d in zip(frame["start"], frame["due"])]
@@ -769,7 +779,7 @@ def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | N
                                                             organisation_id=organisation_id)
     events: list[CalendarEvent] = []
     if not df.empty:
-        for r in df[df["state"].isin(PENDING_STATES)].itertuples(index=False):
+        for r in df[df["state"].isin(PENDING_STATES) & df["due"].notna()].itertuples(index=False):
             who = " — ".join(x for x in (r.contract_code and f"contrato {r.contract_code}",
                                          r.wreck and f"naufrágio {r.wreck}", r.office_code) if x)
             description = "\n".join([f"Situação em {_fmt(as_of)}: {r.state_pt} ({r.reason})",

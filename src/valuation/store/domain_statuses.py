@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CL
 
 OWNER_LABELS: dict[str, str] = {PRIVATE: "particular (responsável)", UNION: "União", "uncertain": "incerto",
                                 "future": "sinistro posterior à data", "unknown": "data do sinistro incompleta"}
+# Shown for a private wreck whose five years are stopped by a suspension still running (art. 6
+# sole paragraph): it is not the União's, and has no date on which it will be.
+SUSPENDED_LABEL = "suspenso (particular; prazo de 5 anos parado)"
 GROUND_LABELS: dict[str, str] = {
     "I": "remoção/demolição pelo responsável (art. 6 par. único I)",
     "II": "remoção/demolição determinada pela Autoridade Naval (art. 6 par. único II)",
@@ -39,7 +42,7 @@ GROUND_LABELS: dict[str, str] = {
 COLUMNS: tuple[str, ...] = (
     "wreck_id", "code", "name", "office_code", "uf", "naval_district", "hull_material", "casualty", "precision",
     "earliest", "latest", "owner", "owner_pt", "since", "since_max", "lapse_due", "differs", "owner_name",
-    "declared_lost", "licence_requested", "suspensions", "court_pending", "basis", "steps",
+    "declared_lost", "licence_requested", "suspensions", "court_pending", "basis", "steps", "lapse_suspended",
 )
 
 
@@ -72,7 +75,10 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
     'unknown' (precision without the month/day it needs); owner_pt its label; since
     (the earliest day the União may have acquired) and since_max (the latest, when the
     range differs); lapse_due (last day to request a licence, when the five-year lapse
-    was evaluated); suspensions (text, one interval per line with its ground and reason);
+    was evaluated; None while its clock is stopped); suspensions (text, one interval per
+    line with its ground and reason; an open one reads "em curso"); lapse_suspended (True
+    for a private wreck whose five years are stopped by a suspension still running:
+    owner_pt then reads "suspenso", never "União");
     court_pending (text, when the policy applies); basis (articles); steps (the
     explanation; for a range, the outcome at each bound and threshold).
     """
@@ -105,7 +111,8 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
         susp = suspensions.get(w["id"], [])
         # a 'tribunal' suspension counts only under the policy (Lei 2.180 art. 20; rules.md §1)
         intervals = [(s["starts_on"], s["ends_on"]) for s in susp if s["ground"] != "tribunal" or court_policy]
-        susp_text = "\n".join(f"{fmt(s['starts_on'])} a {fmt(s['ends_on'])} — "
+        susp_text = "\n".join((f"{fmt(s['starts_on'])} a {fmt(s['ends_on'])}" if s["ends_on"] is not None
+                               else f"desde {fmt(s['starts_on'])}, em curso (sem data final)") + " — "
                               f"{GROUND_LABELS.get(s['ground'], s['ground'])}: {s['reason']}"
                               + ("" if s["ground"] != "tribunal" or court_policy else
                                  " (não considerada: a política 'Tribunal Marítimo suspende o prazo' está desligada)")
@@ -126,11 +133,11 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
                                                w["casualty_precision"])
         except ValueError as exc:
             rows.append((*base, None, None, "unknown", OWNER_LABELS["unknown"], None, None, None, False, *tail, "",
-                         f"Data do sinistro incompleta: {exc}"))
+                         f"Data do sinistro incompleta: {exc}", False))
             continue
         if earliest > as_of:
             rows.append((*base, earliest, latest, "future", OWNER_LABELS["future"], None, None, None, False, *tail,
-                         "", f"O sinistro ({fmt(earliest)}) é posterior a {fmt(as_of)}"))
+                         "", f"O sinistro ({fmt(earliest)}) é posterior a {fmt(as_of)}", False))
             continue
         result = domain_status_range(as_of, earliest, latest, w["hull_material"], w["owner_declared_lost"],
                                      w["owner_licence_requested"], intervals, cals[w["office_code"]], court)
@@ -143,6 +150,8 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
             steps = "\n".join(result.latest.steps)
         lapse = result.latest.lapse_due
         since_max = result.since_max if result.differs and result.since_max != result.since_min else None
-        rows.append((*base, earliest, result.latest_casualty, result.owner, OWNER_LABELS[result.owner],
-                     result.since_min, since_max, lapse, result.differs, *tail, basis, steps))
+        stopped = result.owner == PRIVATE and any(o.lapse_suspended for _, o in result.outcomes)
+        label = SUSPENDED_LABEL if stopped else OWNER_LABELS[result.owner]
+        rows.append((*base, earliest, result.latest_casualty, result.owner, label,
+                     result.since_min, since_max, lapse, result.differs, *tail, basis, steps, stopped))
     return pd.DataFrame(rows, columns=list(COLUMNS), dtype=object)

@@ -600,7 +600,13 @@ def _partition(terms: ContractTerms, items: Sequence[PartitionItem]) -> Partitio
         for p in exc.problems:
             field = p.path.removeprefix("contract.")
             label = FIELD_LABELS.get(field, field)
-            problems.append(Problem(field, f"Termos do contrato {terms.id} inválidos — {label}: {p.message}."))
+            message = p.message
+            if field == "salvage_award" and p.message.startswith("must not exceed other_total"):
+                other = sum((it.value for it in items if not it.historical), Decimal(0))
+                message = (f"{format_brl(terms.salvage_award)} excede o valor dos demais bens resgatados "
+                           f"({format_brl(other)}); a remuneração por salvamento não excede o valor salvo "
+                           "(Lei 7.542 art. 21 IV)")
+            problems.append(Problem(field, f"Termos do contrato {terms.id} inválidos — {label}: {message}."))
         raise InputError(problems) from exc
 
 
