@@ -17,7 +17,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show, today_line
-from ui.fmt import count_br, for_display, is_blank, yes_no
+from ui.fmt import count_br, for_display, is_blank, text, yes_no
 from ui.forms import show_problems
 from valuation.errors import AccessDenied, InputError, NotFound, ValuationError
 from valuation.store import deadline_engine as engine
@@ -117,7 +117,7 @@ def timeline_tab(frame: pd.DataFrame, as_of: date) -> None:
     orgs = dict(zip(frame["contract_code"], frame["organisation"]))
     first = views.nearest_pending_contract(frame, as_of)
     code = st.selectbox("Contrato", codes, index=codes.index(first) if first in codes else 0,
-                        format_func=lambda c: f"{c} — {orgs.get(c) or '—'}",
+                        format_func=lambda c: f"{c} — {text(orgs.get(c))}",
                         help="Abre no contrato com o prazo pendente mais próximo da data de referência.")
     part = frame[frame["contract_code"] == code]
     tl = engine.timeline_frame(part)

@@ -308,3 +308,34 @@ def test_deadline_charts_read_at_a_glance_on_the_demo(demo):
     expected = views.nearest_pending_contract(df, at.date_input[0].value)
     contract = next(s for s in at.selectbox if s.label == "Contrato")
     assert contract.value == expected and expected is not None
+
+
+@pytest.mark.parametrize("kind", engine.EVENT_KINDS, ids=lambda k: k.key)
+def test_every_event_form_asks_for_its_subject_and_reference_by_name(small_world, kind):
+    small_world.store.close()
+    at = page_as(small_world.path, small_world.principal("dpc"), "deadlines")
+    next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
+    assert not at.exception, [e.message for e in at.exception]
+    labels = {w.label for k in ("selectbox", "text_input", "number_input", "date_input") for w in getattr(at, k)}
+    subject = {"contract": "Contrato", "wreck": "Naufrágio", "office": "Capitania/Delegacia/Agência"}.get(kind.subject)
+    assert subject is None or subject in labels
+    assert kind.reference is None or any(label.startswith(kind.reference_label) for label in labels), labels
+    shown = seen(at)
+    assert not sorted({m for t in shown for m in RAW.findall(t)}) and not {t for t in shown if t.strip() in BLANKS}
+
+
+def test_dpc_records_a_wreck_map_sent_on_the_page(small_world):
+    small_world.store.close()
+    at = page_as(small_world.path, small_world.principal("dpc"), "deadlines")
+    at.date_input[0].set_value(date(2025, 3, 1)).run()
+    kind = engine.EVENT_KIND_BY_KEY["wreck_map_sent"]
+    next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
+    next(d for d in at.date_input if d.label == "Data do evento").set_value(date(2025, 2, 10))
+    next(s for s in at.selectbox if s.label == "Capitania/Delegacia/Agência" and "CPSP" in s.options
+         and s.options[0] != "Todas").set_value("CPSP")
+    next(n for n in at.number_input if n.label == "Ano do mapa").set_value(2024)
+    next(b for b in at.button if b.label == "Registrar").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    with Store(small_world.path) as store:
+        row = store.fetch_one("SELECT kind, office_code, reference FROM deadline_events ORDER BY id DESC LIMIT 1")
+    assert row == {"kind": "wreck_map_sent", "office_code": "CPSP", "reference": "2024"}

@@ -153,7 +153,7 @@ def wreck_map_pdf(store: Store, user: Principal, *, office: str, year: int,
                          by["Datum"] + (" — aprox." if by["Posição"] != "exata" else ""), by["Situação"],
                          f"{by['Visível na preamar']} / {by['Visível na baixa-mar']}", by["Sinalização náutica"],
                          by["Remoção"]))
-        report.table(list(_PDF_COLUMNS), data, col_widths=[0.6, 4, 1.6, 1.6, 1.7, 1.7, 1.4, 1.3, 1.4, 2.2, 2.2])
+        report.table(list(_PDF_COLUMNS), data, col_widths=[0.6, 3.3, 1.6, 1.6, 1.6, 1.7, 1.4, 1.8, 1.8, 1.9, 2.1])
         report.paragraph("Posições em graus, minutos e centésimos de minuto, com o datum de referência "
                          "(NORMAM-10 0403 a). Documento de circulação restrita: contém posições sigilosas.")
     return report.bytes()
