@@ -34,7 +34,7 @@ PICK_LIMIT = 2000
 SHOWN = {"label_pt": "Prazo", "contract_code": "Contrato", "organisation": "Empresa", "wreck": "Naufrágio",
          "wreck_name": "Nome do naufrágio", "office_code": "OM", "naval_district": "DN", "due": "Vencimento",
          "state_pt": "Situação", "met_on": "Cumprido em", "reason": "Observação", "basis": "Fundamento"}
-LIST_COLUMNS = ("label_pt", "due", "reason", "contract_code", "wreck", "office_code", "naval_district", "organisation",
+LIST_COLUMNS = ("label_pt", "due", "office_code", "reason", "contract_code", "wreck", "naval_district", "organisation",
                 "basis")
 METRICS = {"overdue": "Vencidos", "due_soon": "Vencem em breve", "upcoming": "A vencer",
            "met": "Cumpridos ou encerrados"}
