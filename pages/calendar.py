@@ -1,4 +1,4 @@
-"""Calendário de dias úteis de uma OM (Lei 9.784/1999 art. 66; rules.md §7).
+"""Calendário de dias úteis de uma OM (Lei 9.784/1999 art. 66).
 
 Feriados nacionais e estaduais (biblioteca `holidays`), feriados municipais da OM
 (DPC inclui e exclui — validado e auditado) e pontos facultativos (política).
@@ -9,7 +9,9 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display
+from ui.charts import pt_br, show
+from ui.fmt import count_br, for_display
+from ui.forms import show_problems
 from valuation.errors import AccessDenied, InputError, NotFound, ValuationError
 from valuation.store import calendars
 from valuation.store.offices import list_offices
@@ -37,24 +39,27 @@ year = int(c2.number_input("Ano", min_value=calendars.MIN_HOLIDAY_YEAR, max_valu
 closed = calendars.closed_days(store, user, office, year)
 months = calendars.business_days_by_month(store, user, office, year)
 m1, m2, m3 = st.columns(3)
-m1.metric("Dias úteis no ano", int(months["business_days"].sum()))
-m2.metric("Dias de semana sem expediente", len(closed))
-m3.metric("Feriados municipais", int((closed["kind"] == "local").sum()))
+m1.metric("Dias úteis no ano", count_br(int(months["business_days"].sum())))
+m2.metric("Dias de semana sem expediente", count_br(len(closed)))
+m3.metric("Feriados municipais", count_br(int((closed["kind"] == "local").sum())))
 
-months["mês"] = [MONTHS[m - 1] for m in months["month"]]
-st.plotly_chart(px.bar(months, x="mês", y="business_days", labels={"business_days": "dias úteis", "mês": ""}),
-                width="stretch")
+months["Mês"] = [MONTHS[m - 1] for m in months["month"]]
+fig = px.bar(months, x="Mês", y="business_days", text="business_days",
+             labels={"business_days": "Dias úteis", "Mês": "Mês"})
+fig.update_traces(marker_color="#2e5f8a", textposition="outside",
+                  hovertemplate="%{x}: %{y} dias úteis<extra></extra>")
+show(pt_br(fig, counts=("y",), height=320))
 st.subheader("Dias sem expediente (exceto sábados e domingos)")
-st.dataframe(for_display(closed[["day", "weekday", "kind_label", "reason"]], dates=["day"],
-                         rename={"day": "Data", "weekday": "Dia da semana", "kind_label": "Tipo", "reason": "Motivo"}),
-             hide_index=True, width="stretch")
+if closed.empty:
+    st.caption(f"Nenhum dia de semana sem expediente em {year}.")
+else:
+    st.dataframe(for_display(closed, dates=["day"], only=["day", "weekday", "kind_label", "reason"],
+                             rename={"day": "Data", "weekday": "Dia da semana", "kind_label": "Tipo",
+                                     "reason": "Motivo"}), hide_index=True, width="stretch")
 days_in_force = calendars.policy_days_in_force(store)
 st.caption("Pontos facultativos em vigor (política): "
            + (", ".join(calendars.POLICY_DAY_LABELS[d] for d in days_in_force) or "nenhum"))
-
-
-def show_problems(exc: InputError) -> None:
-    st.error("Corrija os campos indicados:\n\n" + "\n".join(f"- {p.message}" for p in exc.problems))
+HOLIDAY_LABELS = {"office_code": "Capitania/Delegacia/Agência", "day": "Data do feriado", "name": "Nome do feriado"}
 
 
 if dpc:
@@ -62,13 +67,13 @@ if dpc:
     local = calendars.list_local_holidays(store, user, office)
     with st.form("add_holiday", clear_on_submit=True):
         a1, a2 = st.columns([1, 2])
-        day = a1.date_input("Data", value=None, format="DD/MM/YYYY")
+        day = a1.date_input("Data do feriado", value=None, format="DD/MM/YYYY")
         name = a2.text_input("Nome do feriado", max_chars=calendars.MAX_HOLIDAY_NAME)
         if st.form_submit_button("Incluir feriado municipal", type="primary"):
             try:
                 calendars.add_local_holiday(store, user, {"office_code": office, "day": day, "name": name})
             except InputError as exc:
-                show_problems(exc)
+                show_problems(exc, labels=HOLIDAY_LABELS)
             except (AccessDenied, ValuationError) as exc:
                 st.error(str(exc))
             else:
@@ -95,7 +100,7 @@ if dpc:
             try:
                 calendars.set_policy_days(store, user, chosen)
             except InputError as exc:
-                show_problems(exc)
+                show_problems(exc, labels={"policy_days": "Pontos facultativos adotados"})
             else:
                 st.success("Política atualizada.")
                 st.rerun()

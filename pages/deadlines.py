@@ -1,4 +1,4 @@
-"""Prazos: the DPC dashboard of rules.md §7 (explorers see their own contracts' deadlines only).
+"""Prazos: the DPC dashboard of the legal deadlines (explorers see their own contracts' deadlines only).
 
 Lists of overdue and due-soon deadlines by office and naval district, a timeline per
 contract, a calendar heat map, the automatic-cancellation candidates (NORMAM-10 0305 f),
@@ -12,40 +12,312 @@ from datetime import date
 
 import pandas as pd
 import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display
+from ui.charts import pt_br, show, today_line
+from ui.fmt import count_br, for_display, is_blank, text, yes_no
+from ui.forms import show_problems
 from valuation.errors import AccessDenied, InputError, NotFound, ValuationError
 from valuation.store import deadline_engine as engine
 from valuation.store import deadline_events as events
+from valuation.store import deadline_views as views
 from valuation.store import wreck_map
+from valuation.store.contracts import list_contracts
 from valuation.store.offices import list_offices
+from valuation.store.organisations import list_organisations
+from valuation.store.wrecks import list_wrecks
 
 LIST_LIMIT = 300  # rows shown per list; the rest is summarised (never ship a whole table)
+PICK_LIMIT = 2000
 SHOWN = {"label_pt": "Prazo", "contract_code": "Contrato", "organisation": "Empresa", "wreck": "Naufrágio",
-         "office_code": "OM", "naval_district": "DN", "due": "Vencimento", "raw_due": "Data bruta",
+         "wreck_name": "Nome do naufrágio", "office_code": "OM", "naval_district": "DN", "due": "Vencimento",
          "state_pt": "Situação", "met_on": "Cumprido em", "reason": "Observação", "basis": "Fundamento"}
-WEEKDAYS = ("seg", "ter", "qua", "qui", "sex", "sáb", "dom")
+LIST_COLUMNS = ("label_pt", "due", "office_code", "reason", "contract_code", "wreck", "naval_district", "organisation",
+                "basis")
+METRICS = {"overdue": "Vencidos", "due_soon": "Vencem em breve", "upcoming": "A vencer",
+           "met": "Cumpridos ou encerrados"}
+HEADINGS = {"overdue": "Vencidos", "due_soon": "Vencem em breve", "suspended": "Suspensos"}
+STATE_COLOURS = {"vencido": "#c0392b", "vence em breve": "#e67e22", "a vencer": "#2e86c1", "cumprido": "#27ae60",
+                 "encerrado": "#7f8c8d", "dispensado": "#95a5a6", "suspenso": "#8e44ad"}
+OFFICE_TABLE = {"naval_district": "DN", "office_code": "OM", "uf": "UF", "overdue": "Vencidos",
+                "due_soon": "Vencem em breve", "upcoming": "A vencer", "suspended": "Suspensos", "met": "Cumpridos",
+                "waived": "Dispensados"}
+EVENT_TABLE = {"id": "Nº", "kind_label": "Evento", "event_date": "Data", "contract_code": "Contrato",
+               "wreck_code": "Naufrágio", "office_code": "OM", "reference": "Referência", "note": "Observação",
+               "current": "Em vigor", "recorded_by": "Registrado por"}
+SUBJECT_LABELS = {"contract": "Contrato", "wreck": "Naufrágio", "office": "Capitania/Delegacia/Agência"}
 
 user = session.guard("deadlines")
 store = session.store()
 dpc = user.role == "dpc"
 st.title("Prazos")
-st.caption("Contagem da Lei 9.784/1999 art. 66; prazos de NORMAM-10, Lei 7.542/1986 e Lei 2.180/1954 "
-           "(rules.md §7). Situação em relação à data de referência.")
+st.caption("Contagem da Lei 9.784/1999 art. 66 (exclui o dia do começo, inclui o do vencimento; o prazo que vence "
+           "em dia sem expediente é prorrogado para o primeiro dia útil seguinte); prazos da NORMAM-10, da Lei "
+           "7.542/1986 e da Lei 2.180/1954. Situação na data de referência.")
 
 
-def problems(exc: InputError) -> None:
-    st.error("Corrija os campos indicados:\n\n" + "\n".join(f"- {p.message}" for p in exc.problems))
-
-
-def table(frame: pd.DataFrame, columns: tuple[str, ...] = tuple(SHOWN)) -> None:
+def deadline_table(frame: pd.DataFrame, columns: tuple[str, ...] = LIST_COLUMNS) -> None:
     cols = [c for c in columns if c in frame.columns]
-    st.dataframe(for_display(frame[cols].head(LIST_LIMIT), dates=["due", "raw_due", "met_on"], rename=SHOWN),
+    st.dataframe(for_display(frame[cols].head(LIST_LIMIT), dates=["due", "met_on"], rename=SHOWN),
                  hide_index=True, width="stretch")
     if len(frame) > LIST_LIMIT:
-        st.caption(f"Mostrando {LIST_LIMIT} de {len(frame)} prazos; filtre por OM para ver os demais.")
+        st.caption(f"Mostrando {count_br(LIST_LIMIT)} de {count_br(len(frame))} prazos; filtre por OM para ver os "
+                   "demais.")
+
+
+def office_chart(by_office: pd.DataFrame) -> None:
+    busy = by_office[(by_office["overdue"] + by_office["due_soon"]) > 0]
+    if busy.empty:
+        st.success("Nenhum prazo vencido ou por vencer em breve.")
+        return
+    long = busy.melt(id_vars=["office_code"], value_vars=["overdue", "due_soon"], var_name="state", value_name="n")
+    long["Situação"] = [HEADINGS[s] for s in long["state"]]
+    fig = px.bar(long, x="office_code", y="n", color="Situação", barmode="group",
+                 color_discrete_map={"Vencidos": STATE_COLOURS["vencido"],
+                                     "Vencem em breve": STATE_COLOURS["vence em breve"]},
+                 labels={"office_code": "Capitania/Delegacia/Agência", "n": "Prazos"})
+    fig.update_traces(hovertemplate="%{x}: %{y} prazo(s)<extra></extra>")
+    show(pt_br(fig, counts=("y",), legend="Situação", height=340))
+
+
+def explain(frame: pd.DataFrame) -> None:
+    ordered = views.pending_first(frame).head(PICK_LIMIT)
+    titles = {r["key"]: views.row_title(r) for r in ordered.to_dict("records")}
+    key = st.selectbox("Explicar um prazo", list(titles), format_func=titles.get)
+    row = frame[frame["key"] == key].iloc[0]
+    st.text(f"{views.key_text(key)}\nSituação: {row['state_pt']} — {row['reason']}\n"
+            f"Vencimento: {views.due_text(row['due'], row['moved_from'])}\nFundamento: {row['basis']}\n\n"
+            f"{row['steps']}")
+
+
+def lists_tab(frame: pd.DataFrame) -> None:
+    if dpc and not frame.empty:
+        by_office = engine.summary_by_office(frame)
+        office_chart(by_office)
+        st.dataframe(for_display(by_office, counts=["overdue", "due_soon", "upcoming", "suspended", "met", "waived"],
+                                 rename=OFFICE_TABLE), hide_index=True, width="stretch")
+    for state, heading in HEADINGS.items():
+        part = frame[frame["state"] == state] if not frame.empty else frame
+        st.subheader(f"{heading} ({count_br(len(part))})")
+        if part.empty:
+            st.caption("Nenhum prazo nesta situação.")
+        else:
+            deadline_table(part.sort_values(["naval_district", "office_code", "due"], kind="stable"))
+    if not frame.empty:
+        explain(frame)
+
+
+def timeline_tab(frame: pd.DataFrame, as_of: date) -> None:
+    codes = sorted({c for c in frame["contract_code"] if not is_blank(c)}) if not frame.empty else []
+    if not codes:
+        st.info("Nenhum contrato com prazos.")
+        return
+    orgs = dict(zip(frame["contract_code"], frame["organisation"]))
+    first = views.nearest_pending_contract(frame, as_of)
+    code = st.selectbox("Contrato", codes, index=codes.index(first) if first in codes else 0,
+                        format_func=lambda c: f"{c} — {text(orgs.get(c))}",
+                        help="Abre no contrato com o prazo pendente mais próximo da data de referência.")
+    part = frame[(frame["contract_code"] == code) & frame["due"].notna()]  # a bar needs a due date
+    tl = engine.timeline_frame(part)
+    tl["from"] = [d.strftime("%d/%m/%Y") for d in tl["start"]]
+    tl["due"] = [views.due_text(d, m) for d, m in zip(part["due"], part["moved_from"])]
+    tl["why"] = part["reason"].to_numpy()
+    fig = px.timeline(tl, x_start="start", x_end="finish", y="task", color="state_pt",
+                      color_discrete_map=STATE_COLOURS, custom_data=["from", "due", "state_pt", "why"],
+                      labels={"task": "Prazo", "state_pt": "Situação"})
+    fig.update_yaxes(autorange="reversed", title_text="")
+    fig.update_xaxes(title_text="Período do prazo (do início ao vencimento)")
+    fig.update_traces(hovertemplate="<b>%{y}</b><br>de %{customdata[0]} a %{customdata[1]}<br>"
+                                    "%{customdata[2]}: %{customdata[3]}<extra></extra>")
+    today_line(fig, as_of, label=f"hoje ({as_of:%d/%m/%Y})")
+    show(pt_br(fig, dates=("x",), legend="Situação", height=max(320, 26 * len(tl) + 120)))
+
+
+def heatmap_tab(frame: pd.DataFrame, as_of: date) -> None:
+    year = int(st.number_input("Ano", min_value=1900, max_value=2100, value=as_of.year, step=1))
+    grid = views.heatmap_grid(frame, year)
+    st.caption(f"Prazos pendentes (vencidos, a vencer e suspensos) por dia de vencimento em {year}: "
+               f"{count_br(grid['total'])} no ano" + (f"; no máximo {count_br(grid['peak'])} num só dia."
+                                                       if grid["peak"] else "."))
+    peak = max(grid["peak"], 1)
+    fig = go.Figure(go.Heatmap(
+        x=[d.isoformat() for d in grid["weeks"]], y=grid["weekdays"], z=grid["z"], text=grid["text"],
+        hovertemplate="%{text}<extra></extra>", zmin=0, zmax=peak, xgap=2, ygap=2, hoverongaps=False,
+        colorscale=[[0, "#eef1f5"], [0.5 / peak if peak > 1 else 0.01, "#c6dbef"], [1, "#08306b"]],
+        colorbar={"title": {"text": "Prazos no dia"}, "tickformat": ",d", "dtick": 1 if peak <= 10 else None}))
+    fig.update_yaxes(autorange="reversed", title_text="")
+    fig.update_xaxes(title_text="Semana (segunda-feira)")
+    show(pt_br(fig, dates=("x",), height=330))
+
+
+def cancellation_tab(frame: pd.DataFrame, as_of: date) -> None:
+    cand = engine.cancellation_candidates(store, user, as_of=as_of, frame=frame)
+    st.caption("Autorizações canceladas automaticamente quando o relatório mensal não é entregue pelo "
+               "segundo mês consecutivo (NORMAM-10 0305 f).")
+    if cand.empty:
+        st.success("Nenhum contrato nesta situação.")
+        return
+    st.dataframe(for_display(cand, dates=["due"], only=["contract_code", "organisation", "office_code", "due",
+                                                        "reason"],
+                             rename={**SHOWN, "due": "Cancelado a partir de"}), hide_index=True, width="stretch")
+
+
+def court_tab(frame: pd.DataFrame) -> None:
+    court = frame[frame["rule"].isin(engine.COURT_RULES)] if not frame.empty else frame
+    st.caption("Inquérito em 5 dias do conhecimento (art. 33 §2), relatório em 10 dias (art. 37), defesa "
+               "prévia em 10 dias (art. 38) e representação da parte nos 30 dias após o 180º (art. 41 §1 a).")
+    if court.empty:
+        st.info("Nenhum acidente com trâmite no Tribunal Marítimo.")
+        return
+    deadline_table(court.sort_values(["wreck", "due"]),
+                   ("wreck", "wreck_name", "label_pt", "due", "state_pt", "met_on", "reason", "basis"))
+
+
+def subject_widget(kind: engine.EventKind, frame: pd.DataFrame) -> tuple[str | None, str | None]:
+    """The subject picker for `kind`: (field, code)."""
+    if kind.subject == "contract":
+        contracts = list_contracts(store, user)
+        names = dict(zip(contracts["code"], contracts["organisation_name"]))
+        code = st.selectbox("Contrato", contracts["code"].tolist(), format_func=lambda c: f"{c} — {names[c]}")
+        return "contract_code", code
+    if kind.subject == "wreck":
+        w = list_wrecks(store, user)
+        names = dict(zip(w["code"], w["name"]))
+        return "wreck_code", st.selectbox("Naufrágio", w["code"].tolist(), format_func=lambda c: f"{c} — {names[c]}")
+    if kind.subject == "office":
+        return "office_code", st.selectbox(SUBJECT_LABELS["office"], list_offices(store, user)["code"].tolist())
+    return None, None
+
+
+def reference_widget(kind: engine.EventKind, frame: pd.DataFrame, as_of: date) -> object:
+    label = kind.reference_label
+    if kind.reference is None:
+        return None
+    if kind.reference == "month":
+        return st.text_input(label, placeholder="AAAA-MM", help="O mês do relatório entregue, p. ex. 2025-06.")
+    if kind.reference == "year":
+        return int(st.number_input(label, min_value=1900, max_value=9998, value=as_of.year - 1, step=1))
+    if kind.reference == "date":
+        return st.date_input(label, value=None, format="DD/MM/YYYY")
+    if kind.reference == "expiry":
+        return st.date_input(label, value=None, format="DD/MM/YYYY",
+                             help="Em branco: o vencimento atual da autorização.")
+    if kind.reference == "key":
+        pending = views.pending_first(frame[frame["state"].isin(engine.PENDING_STATES)]).head(PICK_LIMIT) \
+            if not frame.empty else frame
+        titles = {r["key"]: views.row_title(r) for r in pending.to_dict("records")}
+        return st.selectbox(label, list(titles), format_func=titles.get)
+    return st.text_input(label + ("" if kind.reference == "text" else " (opcional)"))
+
+
+def event_form(frame: pd.DataFrame, as_of: date) -> None:
+    kinds = [k for k in engine.EVENT_KINDS if dpc or k.explorer]
+    kind = st.selectbox("Evento", kinds, format_func=lambda k: k.label)
+    labels = {"kind": "Evento", "event_date": "Data do evento", "reference": kind.reference_label,
+              "organisation_id": "Empresa", "note": "Observação", "contract_code": SUBJECT_LABELS["contract"],
+              "wreck_code": SUBJECT_LABELS["wreck"], "office_code": SUBJECT_LABELS["office"]}
+    with st.form("event"):
+        event_date = st.date_input("Data do evento", value=as_of, format="DD/MM/YYYY")
+        field, subject = subject_widget(kind, frame)
+        reference = reference_widget(kind, frame, as_of)
+        org = None
+        if kind.key == "excursion_notified":
+            orgs = list_organisations(store, user)
+            names = dict(zip(orgs["id"], orgs["name"]))
+            org = st.selectbox("Empresa", orgs["id"].tolist(), format_func=names.get,
+                               help="Quem comunicou a excursão (NORMAM-10 0307).")
+        note = st.text_input("Observação")
+        if not st.form_submit_button("Registrar", type="primary"):
+            return
+    data = {"kind": kind.key, "event_date": event_date, "reference": reference, "note": note}
+    if field:
+        data[field] = subject
+    if org is not None:
+        data["organisation_id"] = int(org)
+    try:
+        new_id = events.record_event(store, user, data)
+    except InputError as exc:
+        show_problems(exc, labels=labels)
+    except (AccessDenied, NotFound, ValuationError) as exc:
+        st.error(str(exc))
+    else:
+        st.success(f"Evento nº {new_id} registrado; os prazos foram recalculados.")
+
+
+def waiver_form(frame: pd.DataFrame) -> None:
+    pending = views.pending_first(frame[frame["state"].isin(engine.PENDING_STATES)]).head(PICK_LIMIT)
+    if pending.empty:
+        return
+    titles = {r["key"]: views.row_title(r) for r in pending.to_dict("records")}
+    with st.form("waiver"):
+        key = st.selectbox("Dispensar ou suspender o prazo", list(titles), format_func=titles.get)
+        reason = st.text_input("Motivo", help="Obrigatório, de 5 a 500 caracteres.")
+        if not st.form_submit_button("Dispensar prazo"):
+            return
+    try:
+        events.waive_deadline(store, user, key or "", reason)
+    except InputError as exc:
+        show_problems(exc, labels={"key": "Prazo", "reason": "Motivo"})
+    else:
+        st.success("Dispensa registrada.")
+
+
+def recent_events() -> None:
+    recent = events.list_events(store, user, limit=50)
+    st.subheader("Últimos eventos")
+    if recent.empty:
+        st.caption("Nenhum evento registrado.")
+        return
+    recent["reference"] = [views.event_reference_text(k, r) for k, r in zip(recent["kind"], recent["reference"])]
+    recent["current"] = [yes_no(bool(v)) for v in recent["current"]]
+    st.dataframe(for_display(recent, dates=["event_date"], only=list(EVENT_TABLE), rename=EVENT_TABLE),
+                 hide_index=True, width="stretch")
+
+
+def wreck_map_section(codes: list[str], as_of: date) -> None:
+    st.subheader("Mapa anual de embarcações naufragadas (NORMAM-10 0404, Anexo 4-B)")
+    mc1, mc2 = st.columns(2)
+    office = mc1.selectbox("OM do mapa", codes)
+    year = int(mc2.number_input("Ano dos sinistros", min_value=1900, max_value=9998, value=as_of.year - 1, step=1))
+    if not office:
+        return
+    result = wreck_map.wreck_map(store, user, office=office, year=year)
+    if result.negative:
+        st.info(f"Sem sinistros em {year}: transmitir a mensagem {result.message}.")
+    else:
+        n = len(result.rows)
+        st.write(f"{count_br(n)} embarcação naufragada em {year}." if n == 1 else
+                 f"{count_br(n)} embarcações naufragadas em {year}.")
+    st.caption(f"Prazo de envio: {result.deadline_text}"
+               + (f"; enviado em {result.sent_on:%d/%m/%Y}." if result.sent_on else "; ainda não enviado."))
+    b1, b2 = st.columns(2)
+    b1.download_button("Baixar PDF", functools.partial(wreck_map.wreck_map_pdf, store, user, office=office, year=year),
+                       file_name=f"mapa-naufragios-{office}-{year}.pdf", mime="application/pdf")
+    b2.download_button("Baixar XLSX", functools.partial(wreck_map.wreck_map_xlsx, store, user, office=office,
+                                                         year=year),
+                       file_name=f"mapa-naufragios-{office}-{year}.xlsx",
+                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+
+
+def export_tab(frame: pd.DataFrame, as_of: date, office: str | None, codes: list[str]) -> None:
+    st.caption("Calendário com os prazos pendentes (vencidos, a vencer e suspensos); prazos cumpridos, encerrados "
+               "ou dispensados não entram.")
+    feed = functools.partial(engine.deadlines_ics, store, user, as_of=as_of, office=office, frame=frame)
+    st.download_button("Baixar calendário de prazos (.ics)", feed, file_name=f"prazos-{office or 'todos'}.ics",
+                       mime="text/calendar", icon=":material/event:")
+    if not dpc:
+        return
+    orgs = frame[[not is_blank(v) for v in frame["organisation_id"]]].drop_duplicates("organisation_id") \
+        if not frame.empty else frame
+    if not orgs.empty:
+        names = dict(zip(orgs["organisation_id"], orgs["organisation"]))
+        pick = st.selectbox("Calendário de uma empresa", list(names), format_func=names.get)
+        org_feed = functools.partial(engine.deadlines_ics, store, user, as_of=as_of, organisation_id=int(pick))
+        st.download_button("Baixar calendário da empresa (.ics)", org_feed, file_name=f"prazos-empresa-{pick}.ics",
+                           mime="text/calendar")
+    wreck_map_section(codes, as_of)
 
 
 c1, c2 = st.columns(2)
@@ -60,163 +332,28 @@ except ValuationError as exc:  # AccessDenied included: its message says why
 
 counts = df["state"].value_counts() if not df.empty else {}
 m = st.columns(4)
-for col, state in zip(m, ("overdue", "due_soon", "upcoming", "met")):
-    col.metric(engine.STATE_LABELS[state].capitalize(), int(counts.get(state, 0)))
+for col, (state, label) in zip(m, METRICS.items()):
+    col.metric(label, count_br(int(counts.get(state, 0))))
 
 names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor"]
 names += ["Cancelamento automático", "Tribunal Marítimo", "Registrar", "Exportar"] if dpc else ["Registrar entrega",
                                                                                                "Exportar"]
 tabs = dict(zip(names, st.tabs(names)))
-
 with tabs["Vencidos e a vencer"]:
-    if dpc and not df.empty:
-        by_office = engine.summary_by_office(df)
-        fig = px.bar(by_office.rename(columns={"overdue": "vencidos", "due_soon": "vencem em breve"}),
-                     x="office_code", y=["vencidos", "vencem em breve"], barmode="group",
-                     labels={"office_code": "OM", "value": "prazos", "variable": "situação"})
-        st.plotly_chart(fig, width="stretch")
-        st.dataframe(by_office.rename(columns={"naval_district": "DN", "office_code": "OM", "uf": "UF",
-                                               "overdue": "vencidos", "due_soon": "vencem em breve",
-                                               "upcoming": "a vencer", "suspended": "suspensos", "met": "cumpridos",
-                                               "waived": "dispensados"}), hide_index=True, width="stretch")
-    for state in ("overdue", "due_soon", "suspended"):
-        part = df[df["state"] == state] if not df.empty else df
-        st.subheader(f"{engine.STATE_LABELS[state].capitalize()} ({len(part)})")
-        if part.empty:
-            st.caption("Nenhum prazo nesta situação.")
-        else:
-            table(part.sort_values(["naval_district", "office_code", "due"], kind="stable"))
-    if not df.empty:
-        key = st.selectbox("Explicar um prazo", df["key"].tolist()[:2000],
-                           format_func=lambda k: k.replace(":", " · "))
-        row = df[df["key"] == key].iloc[0]
-        st.text(f"{row['label_pt']} — {row['state_pt']} ({row['reason']})\nFundamento: {row['basis']}\n\n"
-                f"{row['steps']}")
-
+    lists_tab(df)
 with tabs["Linha do tempo"]:
-    contracts = sorted(c for c in df["contract_code"].dropna().unique()) if not df.empty else []
-    if not contracts:
-        st.info("Nenhum contrato com prazos.")
-    else:
-        code = st.selectbox("Contrato", contracts)
-        tl = engine.timeline_frame(df[df["contract_code"] == code])
-        fig = px.timeline(tl, x_start="start", x_end="finish", y="task", color="state_pt",
-                          labels={"task": "", "state_pt": "situação"})
-        fig.update_yaxes(autorange="reversed")
-        st.plotly_chart(fig, width="stretch")
-
+    timeline_tab(df, as_of)
 with tabs["Mapa de calor"]:
-    year = st.number_input("Ano", min_value=1900, max_value=2100, value=as_of.year, step=1)
-    hm = engine.heatmap_frame(df, int(year))
-    if hm.empty:
-        st.info("Nenhum prazo pendente vence neste ano.")
-    else:
-        hm["dia"] = [WEEKDAYS[d] for d in hm["weekday"]]
-        fig = px.density_heatmap(hm, x="week", y="dia", z="count", histfunc="sum", nbinsx=53,
-                                 category_orders={"dia": list(WEEKDAYS)},
-                                 labels={"week": "semana do ano", "dia": "", "count": "prazos"})
-        st.plotly_chart(fig, width="stretch")
-
+    heatmap_tab(df, as_of)
 if dpc:
     with tabs["Cancelamento automático"]:
-        cand = engine.cancellation_candidates(store, user, as_of=as_of, frame=df)
-        st.caption("Autorizações canceladas automaticamente quando o relatório mensal não é entregue pelo "
-                   "segundo mês consecutivo (NORMAM-10 0305 f).")
-        if cand.empty:
-            st.success("Nenhum contrato nesta situação.")
-        else:
-            st.dataframe(for_display(cand[["contract_code", "organisation", "office_code", "due", "reason"]],
-                                     dates=["due"], rename={**SHOWN, "due": "Cancelado a partir de"}),
-                         hide_index=True, width="stretch")
+        cancellation_tab(df, as_of)
     with tabs["Tribunal Marítimo"]:
-        court = df[df["rule"].isin(engine.COURT_RULES)] if not df.empty else df
-        st.caption("Inquérito em 5 dias do conhecimento (art. 33 §2), relatório em 10 dias (art. 37), defesa "
-                   "prévia em 10 dias (art. 38) e representação da parte nos 30 dias após o 180º (art. 41 §1 a).")
-        if court.empty:
-            st.info("Nenhum acidente com trâmite no Tribunal Marítimo.")
-        else:
-            table(court.sort_values(["wreck", "due"]), ("wreck", "wreck_name", "label_pt", "due", "state_pt",
-                                                         "met_on", "reason", "basis"))
-
+        court_tab(df)
 with tabs["Registrar" if dpc else "Registrar entrega"]:
-    kinds = [k for k in engine.EVENT_KINDS if dpc or k.explorer]
-    with st.form("event"):
-        kind = st.selectbox("Evento", kinds, format_func=lambda k: k.label)
-        event_date = st.date_input("Data do evento", value=as_of, format="DD/MM/YYYY")
-        if dpc:
-            subject = st.text_input("Contrato, naufrágio ou OM (código)", help="Contrato para relatórios, início e "
-                                    "prorrogação; naufrágio para Tribunal, edital, resgate e excursão; OM para mapa "
-                                    "e achados.")
-        else:
-            own = sorted(df["contract_code"].dropna().unique()) if not df.empty else []
-            subject = st.selectbox("Contrato", own)
-        reference = st.text_input("Referência", help="Mês do relatório (AAAA-MM), ano do mapa, data da excursão, "
-                                  "chave do prazo cumprido ou descrição.")
-        org = st.number_input("Empresa (id, para excursões)", min_value=0, value=0, step=1) if dpc else 0
-        note = st.text_input("Observação")
-        if st.form_submit_button("Registrar", type="primary"):
-            field = {"contract": "contract_code", "wreck": "wreck_code", "office": "office_code"}.get(kind.subject)
-            data = {"kind": kind.key, "event_date": event_date, "reference": reference, "note": note}
-            if field:
-                data[field] = subject
-            if org:
-                data["organisation_id"] = int(org)
-            try:
-                new_id = events.record_event(store, user, data)
-            except InputError as exc:
-                problems(exc)
-            except (AccessDenied, NotFound, ValuationError) as exc:
-                st.error(str(exc))
-            else:
-                st.success(f"Evento {new_id} registrado; os prazos foram recalculados.")
+    event_form(df, as_of)
     if dpc and not df.empty:
-        pending = df[df["state"].isin(engine.PENDING_STATES)]["key"].tolist()[:2000]
-        with st.form("waiver"):
-            key = st.selectbox("Dispensar ou suspender o prazo", pending)
-            reason = st.text_input("Motivo (obrigatório)")
-            if st.form_submit_button("Dispensar prazo"):
-                try:
-                    events.waive_deadline(store, user, key or "", reason)
-                except InputError as exc:
-                    problems(exc)
-                else:
-                    st.success("Dispensa registrada.")
-    recent = events.list_events(store, user, limit=50)
-    st.subheader("Últimos eventos")
-    st.dataframe(for_display(recent[["id", "kind_label", "event_date", "contract_code", "wreck_code", "office_code",
-                                     "reference", "current", "recorded_by"]], dates=["event_date"]),
-                 hide_index=True, width="stretch")
-
+        waiver_form(df)
+    recent_events()
 with tabs["Exportar"]:
-    feed = functools.partial(engine.deadlines_ics, store, user, as_of=as_of, office=office, frame=df)
-    st.download_button("Baixar calendário de prazos (.ics)", feed, file_name=f"prazos-{office or 'todos'}.ics",
-                       mime="text/calendar", icon=":material/event:")
-    if dpc:
-        orgs = df.dropna(subset=["organisation_id"]).drop_duplicates("organisation_id") if not df.empty else df
-        if not orgs.empty:
-            pick = st.selectbox("Calendário de uma empresa", orgs["organisation_id"].tolist(),
-                                format_func=dict(zip(orgs["organisation_id"], orgs["organisation"])).get)
-            org_feed = functools.partial(engine.deadlines_ics, store, user, as_of=as_of, organisation_id=int(pick))
-            st.download_button("Baixar calendário da empresa (.ics)", org_feed, file_name=f"prazos-empresa-{pick}.ics",
-                               mime="text/calendar")
-        st.subheader("Mapa anual de embarcações naufragadas (NORMAM-10 0404, Anexo 4-B)")
-        mc1, mc2 = st.columns(2)
-        map_office = mc1.selectbox("OM do mapa", codes)
-        map_year = int(mc2.number_input("Ano dos sinistros", min_value=1900, max_value=9998,
-                                        value=as_of.year - 1, step=1))
-        if map_office:
-            result = wreck_map.wreck_map(store, user, office=map_office, year=map_year)
-            if result.negative:
-                st.info(f"Sem sinistros em {map_year}: transmitir a mensagem {result.message}.")
-            else:
-                st.write(f"{len(result.rows)} embarcação(ões) naufragada(s) em {map_year}.")
-            st.caption(f"Prazo de envio: {result.deadline.due:%d/%m/%Y}"
-                       + (f"; enviado em {result.sent_on:%d/%m/%Y}." if result.sent_on else "; ainda não enviado."))
-            b1, b2 = st.columns(2)
-            b1.download_button("Baixar PDF", functools.partial(wreck_map.wreck_map_pdf, store, user,
-                                                                office=map_office, year=map_year),
-                               file_name=f"mapa-naufragios-{map_office}-{map_year}.pdf", mime="application/pdf")
-            b2.download_button("Baixar XLSX", functools.partial(wreck_map.wreck_map_xlsx, store, user,
-                                                                 office=map_office, year=map_year),
-                               file_name=f"mapa-naufragios-{map_office}-{map_year}.xlsx",
-                               mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    export_tab(df, as_of, office, codes)

@@ -6,12 +6,129 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display
+from ui.fmt import brl, count_br, date_br, for_display, is_blank
 from ui.forms import show_problems
+from ui.safe import md
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.money import format_brl
 from valuation.store import found_things as ft
 from valuation.store import offices
+from valuation.store.wrecks import list_wrecks
+
+TABLE = {"id": "Nº", "office_code": "OM", "description": "Descrição", "quantity": "Qtd.", "place": "Local do achado",
+         "collected_on": "Recolhida em", "finder_name": "Quem achou", "origin": "Procedência",
+         "state_label": "Situação", "unclaimed_due": "Prazo do responsável (30 dias)", "proceeds": "Produto da venda",
+         "proceeds_due": "Produto guardado até", "next_step": "Próximo passo"}
+EVENTS = {"kind": "Registro", "event_date": "Data", "amount": "Valor", "party": "Pessoa", "origin": "Procedência",
+          "reference": "Documento", "note": "Observação", "recorded_by": "Registrado por",
+          "recorded_at": "Registrado em"}
+# form keys → the labels the forms show (problems name the field so)
+EVENT_LABELS = {"kind": "Registro", "event_date": "Data", "amount": "Valor (R$)", "party": "Responsável / adquirente",
+                "origin": "Procedência", "reference": "Documento (edital, processo, ofício)", "note": "Observação"}
+THING_LABELS = {"office_code": "Capitania/Delegacia/Agência", "collected_on": "Data do recolhimento (arrecadação)",
+                "found_on": "Data do achado", "description": "Descrição", "quantity": "Quantidade",
+                "place": "Local do achado", "origin": "Procedência", "finder_name": "Quem achou",
+                "finder_document": "Documento de quem achou", "finder_contact": "Contato de quem achou",
+                "wreck_code": "Naufrágio", "reference": "Termo de arrecadação / ofício", "notes": "Observações"}
+
+
+def detail(df: pd.DataFrame) -> None:
+    st.subheader("Detalhe e registros")
+    titles = {i: f"nº {i} — {d}" for i, d in zip(df["id"], df["description"])}
+    pick = st.selectbox("Coisa achada", list(titles), format_func=titles.get)
+    thing = ft.get_found_thing(store, user, int(pick), as_of=today)
+    st.markdown(f"**{md(thing['description'])}** ({count_br(thing['quantity'])}) — {thing['state_label']}  \n"
+                f"Achada em {md(thing['place'])} por {md(thing['finder_name'])}; recolhida pela "
+                f"{thing['office_code']} em {date_br(thing['collected_on'])}. "
+                f"Procedência: {ft.ORIGIN_LABELS[thing['current_origin']]}.  \n"
+                f"**Próximo passo:** {md(thing['next_step'])}")
+    with st.expander(f"Prazo do responsável: {date_br(thing['unclaimed'].due)} — como foi contado"):
+        st.markdown("\n".join(f"- {md(s)}" for s in thing["unclaimed"].steps)
+                    + f"\n\nFundamento: {md(thing['unclaimed'].basis)}")
+    if thing["proceeds_deadline"] is not None:
+        with st.expander(f"Produto ({brl(thing['proceeds'])}) guardado até "
+                         f"{date_br(thing['proceeds_deadline'].due)} — como foi contado"):
+            st.markdown("\n".join(f"- {md(s)}" for s in thing["proceeds_deadline"].steps))
+    if len(thing["events"]) > 0:
+        events = pd.DataFrame(thing["events"])
+        events["kind"] = [ft.EVENT_LABELS.get(k, k) for k in events["kind"]]
+        events["origin"] = [None if is_blank(o) else ft.ORIGIN_LABELS.get(o, o) for o in events["origin"]]
+        st.dataframe(for_display(events, money=("amount",), dates=("event_date", "recorded_at"), only=list(EVENTS),
+                                 rename=EVENTS), hide_index=True, width="stretch")
+    else:
+        st.caption("Nenhum registro depois do recolhimento.")
+    if thing["next_events"]:
+        event_form(int(pick), thing["next_events"])
+
+
+def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
+    L = EVENT_LABELS
+    with st.form("event"):
+        a, b = st.columns(2)
+        kind = a.selectbox(L["kind"], next_events, format_func=ft.EVENT_LABELS.get)
+        event_date = b.date_input(L["event_date"], value=today, max_value=today, format="DD/MM/YYYY")
+        c, d, e = st.columns(3)
+        amount = c.text_input(L["amount"], placeholder="1.234,56",
+                              help="Custas pagas na devolução ou produto da venda.")
+        party = d.text_input(L["party"])
+        origin = e.selectbox(L["origin"], ["", "nacional", "estrangeira"],
+                             format_func=lambda o: ft.ORIGIN_LABELS.get(o, "não informada"),
+                             help="Só no registro da procedência identificada.")
+        reference = st.text_input(L["reference"])
+        note = st.text_input(L["note"], help="Na venda: por que a coisa é de difícil guarda e conservação.")
+        sent = st.form_submit_button("Registrar", type="primary")
+    if not sent:
+        return
+    data = {"kind": kind, "event_date": event_date, "amount": amount or None, "party": party or None,
+            "origin": origin or None, "reference": reference or None, "note": note or None}
+    try:
+        ft.record_found_event(store, user, found_id, data, today=today)
+    except InputError as exc:
+        show_problems(exc, labels=L)
+    except (AccessDenied, NotFound, ConflictError) as exc:
+        st.error(str(exc))
+    else:
+        st.session_state["found_flash"] = f"Registrado: {ft.EVENT_LABELS[kind]}."
+        st.rerun()
+
+
+def register() -> None:
+    L = THING_LABELS
+    with st.expander("Registrar coisa achada e entregue por terceiro"):
+        office_codes = offices.list_offices(store, user)["code"].tolist()
+        w = list_wrecks(store, user)
+        wreck_names = {"": "nenhum (não é de naufrágio cadastrado)", **dict(zip(w["code"], w["code"] + " — " + w["name"]))}
+        with st.form("register", clear_on_submit=False):
+            a, b, c = st.columns(3)
+            data = {
+                "office_code": a.selectbox(L["office_code"], office_codes, help="A que recolheu a coisa."),
+                "collected_on": b.date_input(L["collected_on"], value=today, max_value=today, format="DD/MM/YYYY"),
+                "found_on": c.date_input(L["found_on"], value=None, max_value=today, format="DD/MM/YYYY",
+                                         help="Se souber."),
+                "description": st.text_area(L["description"]),
+                "quantity": a.number_input(L["quantity"], min_value=1, value=1, step=1),
+                "place": b.text_input(L["place"]),
+                "origin": c.selectbox(L["origin"], list(ft.ORIGINS), index=2, format_func=ft.ORIGIN_LABELS.get),
+                "finder_name": a.text_input(L["finder_name"]),
+                "finder_document": b.text_input(L["finder_document"]),
+                "finder_contact": c.text_input(L["finder_contact"]),
+                "wreck_code": a.selectbox(L["wreck_code"], list(wreck_names), format_func=wreck_names.get),
+                "reference": b.text_input(L["reference"]),
+                "notes": c.text_input(L["notes"]),
+            }
+            registered = st.form_submit_button("Registrar", type="primary")
+    if not registered:
+        return
+    clean = {k: (v.strip() or None) if isinstance(v, str) else v for k, v in data.items()}
+    try:
+        new_id = ft.register_found_thing(store, user, clean, today=today)
+    except InputError as exc:
+        show_problems(exc, labels=L)
+    except (AccessDenied, NotFound, ConflictError) as exc:
+        st.error(str(exc))
+    else:
+        st.session_state["found_flash"] = f"Coisa achada registrada (nº {new_id})."
+        st.rerun()
+
 
 user = session.guard("found_things")
 store = session.store()
@@ -29,95 +146,13 @@ state = st.selectbox("Situação", [""] + list(ft.STATE_LABELS), format_func=lam
 df = ft.list_found_things(store, user, as_of=today, state=state or None)
 held = df[df["state"] == "sob_custodia"] if len(df) else df
 m = st.columns(3)
-m[0].metric("Sob custódia", len(held))
-m[1].metric("Prazo de 30 dias vencido", int((held["unclaimed_due"] < today).sum()) if len(held) else 0)
-m[2].metric("Produto de venda guardado", int((df["state"] == "vendido").sum()) if len(df) else 0)
-st.dataframe(for_display(df.drop(columns=["state"]), money=("proceeds",),
-                         dates=("collected_on", "unclaimed_due", "proceeds_due"),
-                         rename={"id": "Nº", "office_code": "OM", "description": "Descrição", "quantity": "Qtd.",
-                                 "place": "Local do achado", "collected_on": "Recolhida em", "finder_name": "Quem achou",
-                                 "origin": "Procedência", "state_label": "Situação",
-                                 "unclaimed_due": "Prazo do responsável (30 dias)", "proceeds": "Produto da venda",
-                                 "proceeds_due": "Produto guardado até", "next_step": "Próximo passo"}),
-             hide_index=True, width="stretch")
-
+m[0].metric("Sob custódia", count_br(len(held)))
+m[1].metric("Prazo de 30 dias vencido", count_br(int((held["unclaimed_due"] < today).sum()) if len(held) else 0))
+m[2].metric("Produto de venda guardado", count_br(int((df["state"] == "vendido").sum()) if len(df) else 0))
 if len(df):
-    st.subheader("Detalhe e registros")
-    pick = st.selectbox("Coisa achada", df["id"].tolist(),
-                        format_func=lambda i: f"nº {i} — {df.loc[df['id'] == i, 'description'].iloc[0]}")
-    thing = ft.get_found_thing(store, user, int(pick), as_of=today)
-    st.markdown(f"**{thing['description']}** ({thing['quantity']}) — {thing['state_label']}  \n"
-                f"Achada em {thing['place']} por {thing['finder_name']}; recolhida pela {thing['office_code']} em "
-                f"{thing['collected_on']:%d/%m/%Y}. Procedência: {ft.ORIGIN_LABELS[thing['current_origin']]}.  \n"
-                f"**Próximo passo:** {thing['next_step']}")
-    with st.expander(f"Prazo do responsável: {thing['unclaimed'].due:%d/%m/%Y} — como foi contado"):
-        st.markdown("\n".join(f"- {s}" for s in thing["unclaimed"].steps) + f"\n\nBase: {thing['unclaimed'].basis}")
-    if thing["proceeds_deadline"] is not None:
-        with st.expander(f"Produto ({format_brl(thing['proceeds'])}) guardado até "
-                         f"{thing['proceeds_deadline'].due:%d/%m/%Y} — como foi contado"):
-            st.markdown("\n".join(f"- {s}" for s in thing["proceeds_deadline"].steps))
-    if thing["events"]:
-        events = pd.DataFrame(thing["events"]).drop(columns=["id", "found_id"])
-        events["kind"] = [ft.EVENT_LABELS[k] for k in events["kind"]]
-        st.dataframe(for_display(events, money=("amount",), dates=("event_date", "recorded_at"),
-                                 rename={"kind": "Registro", "event_date": "Data", "amount": "Valor", "party": "Pessoa",
-                                         "origin": "Procedência", "reference": "Documento", "note": "Observação",
-                                         "recorded_by": "Registrado por", "recorded_at": "Registrado em"}),
-                     hide_index=True, width="stretch")
-    if thing["next_events"]:
-        with st.form("event"):
-            a, b = st.columns(2)
-            kind = a.selectbox("Registrar", thing["next_events"], format_func=ft.EVENT_LABELS.get)
-            event_date = b.date_input("Data", value=today, max_value=today, format="DD/MM/YYYY")
-            c, d, e = st.columns(3)
-            amount = c.text_input("Valor em R$ (custas pagas ou produto da venda; ex.: 1234,50)")
-            party = d.text_input("Responsável / adquirente")
-            origin = e.selectbox("Procedência identificada", ["", "nacional", "estrangeira"],
-                                 format_func=lambda o: ft.ORIGIN_LABELS.get(o, "—"))
-            reference = st.text_input("Documento (edital, processo, ofício)")
-            note = st.text_input("Observação (na venda: por que é de difícil guarda)")
-            sent = st.form_submit_button("Registrar", type="primary")
-        if sent:
-            data = {"kind": kind, "event_date": event_date, "amount": amount or None, "party": party or None,
-                    "origin": origin or None, "reference": reference or None, "note": note or None}
-            try:
-                ft.record_found_event(store, user, int(pick), data, today=today)
-            except InputError as exc:
-                show_problems(exc)
-            except (AccessDenied, NotFound, ConflictError) as exc:
-                st.error(str(exc))
-            else:
-                st.session_state["found_flash"] = f"Registrado: {ft.EVENT_LABELS[kind]}."
-                st.rerun()
-
-with st.expander("Registrar coisa achada e entregue por terceiro"):
-    office_codes = offices.list_offices(store, user)["code"].tolist()
-    with st.form("register", clear_on_submit=False):
-        a, b, c = st.columns(3)
-        data = {
-            "office_code": a.selectbox("Capitania/Delegacia/Agência que recolheu", office_codes),
-            "collected_on": b.date_input("Recolhida em", value=today, max_value=today, format="DD/MM/YYYY"),
-            "found_on": c.date_input("Achada em (se souber)", value=None, max_value=today, format="DD/MM/YYYY"),
-            "description": st.text_area("Descrição"),
-            "quantity": a.number_input("Quantidade", min_value=1, value=1, step=1),
-            "place": b.text_input("Local do achado"),
-            "origin": c.selectbox("Procedência", list(ft.ORIGINS), index=2, format_func=ft.ORIGIN_LABELS.get),
-            "finder_name": a.text_input("Quem achou (nome)"),
-            "finder_document": b.text_input("Documento de quem achou"),
-            "finder_contact": c.text_input("Contato"),
-            "wreck_code": a.text_input("Código do naufrágio (se for de um naufrágio cadastrado)"),
-            "reference": b.text_input("Termo de arrecadação / ofício"),
-            "notes": c.text_input("Observações"),
-        }
-        registered = st.form_submit_button("Registrar", type="primary")
-    if registered:
-        clean = {k: (v.strip() or None) if isinstance(v, str) else v for k, v in data.items()}
-        try:
-            new_id = ft.register_found_thing(store, user, clean, today=today)
-        except InputError as exc:
-            show_problems(exc)
-        except (AccessDenied, NotFound, ConflictError) as exc:
-            st.error(str(exc))
-        else:
-            st.session_state["found_flash"] = f"Coisa achada registrada (nº {new_id})."
-            st.rerun()
+    st.dataframe(for_display(df, money=("proceeds",), dates=("collected_on", "unclaimed_due", "proceeds_due"),
+                             counts=("quantity",), only=list(TABLE), rename=TABLE), hide_index=True, width="stretch")
+    detail(df)
+else:
+    st.info("Nenhuma coisa achada nesta situação." if state else "Nenhuma coisa achada registrada.")
+register()

@@ -5,7 +5,9 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
+from ui.charts import pt_br, show
 from ui.fmt import count_br
+from valuation.auth import ROLE_LABELS
 from valuation.store import overview
 
 LABELS = {
@@ -16,8 +18,36 @@ LABELS = {
     "contracts_by_kind": "Contratos por modalidade", "items_by_category": "Bens por categoria",
     "users_by_role": "Usuários por perfil",
 }
+# chart → (axis title of the categories, what is counted, codes → labels)
+CHARTS = {
+    "wrecks_by_state": ("UF", "Naufrágios", {}),
+    "contracts_by_status": ("Situação", "Contratos", {}),
+    "contracts_by_kind": ("Modalidade", "Contratos", {}),
+    "items_by_category": ("Categoria", "Bens", {}),
+    "users_by_role": ("Perfil", "Usuários", ROLE_LABELS),
+}
+HORIZONTAL = {"items_by_category", "users_by_role"}  # long names read across, largest first
 SCOPES = {"all": "todos os registros", "under_assessment": "contratos em avaliação pela Comissão",
           "own_organisation": "somente a sua empresa", "users": "usuários e auditoria"}
+
+
+def chart(key: str, counts: dict[str, int]) -> None:
+    axis, counted, names = CHARTS.get(key, ("", "Quantidade", {}))
+    labels = [names.get(k, k[:1].upper() + k[1:]) for k in counts]
+    values = list(counts.values())
+    hover = f"%{{{'y' if key in HORIZONTAL else 'x'}}}: %{{{'x' if key in HORIZONTAL else 'y'}:,d}} " \
+            f"{counted.lower()}<extra></extra>"
+    if key in HORIZONTAL:
+        pairs = sorted(zip(values, labels))
+        fig = px.bar(x=[v for v, _ in pairs], y=[c for _, c in pairs], orientation="h",
+                     labels={"x": counted, "y": axis})
+        pt_br(fig, counts=("x",), height=max(300, 28 * len(pairs) + 80))
+    else:
+        fig = px.bar(x=labels, y=values, labels={"x": axis, "y": counted})
+        pt_br(fig, counts=("y",), height=320)
+    fig.update_traces(hovertemplate=hover, marker_color="#2e5f8a")
+    show(fig)
+
 
 user = session.guard("overview")
 st.title("Visão geral")
@@ -29,12 +59,10 @@ cols = st.columns(min(4, len(metrics)) or 1)
 for i, (key, value) in enumerate(metrics):
     cols[i % len(cols)].metric(LABELS[key], count_br(value))
 
-charts = [(k, v) for k, v in figures.items() if isinstance(v, dict) and v]
+charts = [(k, v) for k, v in figures.items() if isinstance(v, dict) and len(v) > 0]
 for i in range(0, len(charts), 2):
     row = st.columns(2)
     for col, (key, value) in zip(row, charts[i:i + 2]):
         with col:
             st.subheader(LABELS.get(key, key))
-            fig = px.bar(x=list(value.keys()), y=list(value.values()), labels={"x": "", "y": "quantidade"})
-            fig.update_layout(margin={"l": 0, "r": 0, "t": 10, "b": 0}, height=300)
-            st.plotly_chart(fig, width="stretch")
+            chart(key, value)

@@ -5,12 +5,100 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display, yes_no
+from ui.charts import show
+from ui.fmt import count_br, for_display, is_blank, text, yes_no
 from ui.forms import blanks_to_none, save
-from ui.fmt import GEO_CONFIG
+from ui.safe import md
 from valuation.law import CASUALTY_TYPES
 from valuation.positions import DATUMS
 from valuation.store import offices, wrecks
+from valuation.store.domain_statuses import casualty_text
+
+TABLE = {"code": "Código", "name": "Nome", "hull_material": "Casco", "casualty": "Data do sinistro",
+         "casualty_type": "Sinistro", "situation": "Situação", "office_code": "OM", "state": "UF",
+         "position_cleared": "Posição liberada"}
+LAT_EXAMPLE, LON_EXAMPLE = "22°54,35' S", "43°10,20' W"   # as the messages of valuation.positions show them
+# form keys → the labels the form shows (problems name the field so)
+FORM_LABELS = {
+    "code": "Código", "name": "Nome da embarcação", "vessel_type": "Tipo de embarcação",
+    "hull_material": "Material do casco", "casualty_type": "Tipo de sinistro",
+    "casualty_precision": "Precisão da data do sinistro", "casualty_year": "Ano do sinistro",
+    "casualty_month": "Mês do sinistro", "casualty_day": "Dia do sinistro", "latitude": "Latitude",
+    "longitude": "Longitude", "datum": "Datum", "position_approximate": "Posição aproximada",
+    "office_code": "Capitania/Delegacia/Agência", "situation": "Situação", "visible_high_tide": "Visível na preamar",
+    "visible_low_tide": "Visível na baixa-mar", "protected_area": "Em área protegida", "signalling": "Sinalização",
+}
+
+
+def whole(v: object) -> int | None:
+    """A frame's nullable whole number (Int64 <NA>, NaN) as int or None, never truth-tested."""
+    return None if is_blank(v) else int(v)  # type: ignore[call-overload]
+
+
+def wreck_map_chart(mapped) -> None:  # type: ignore[no-untyped-def]
+    fig = px.scatter_geo(mapped, lat="lat", lon="lon", hover_name="name", color="Casco",
+                         hover_data={"code": True, "office_code": True, "lat": False, "lon": False, "Casco": False},
+                         labels={"code": "Código", "office_code": "OM"}, height=560)
+    fig.update_geos(projection_type="mercator", lataxis_range=[-35, 6], lonaxis_range=[-55, -28], resolution=50,
+                    showcountries=True, showland=True, landcolor="#efe9dc", showocean=True, oceancolor="#dcecf7")
+    fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0}, legend_title_text="Casco", separators=",.",
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})
+    show(fig)
+
+
+def detail(df) -> None:  # type: ignore[no-untyped-def]
+    st.subheader("Detalhe")
+    titles = {i: f"{c} — {n}" for i, c, n in zip(df["id"], df["code"], df["name"])}
+    choice = st.selectbox("Naufrágio", list(titles), format_func=titles.get)
+    w = wrecks.get_wreck(store, user, int(choice))
+    precision = wrecks.PRECISION_LABELS.get(w["casualty_precision"], w["casualty_precision"])
+    when = casualty_text(w["casualty_year"], w["casualty_month"], w["casualty_day"], w["casualty_precision"])
+    a, b = st.columns(2)
+    a.markdown(f"**{md(w['name'])}** ({md(w['code'])})  \n"
+               f"Tipo: {md(text(w.get('vessel_type')))} · Bandeira: {md(text(w.get('flag')))}  \n"
+               f"Casco: {md(w['hull_material'])} · Sinistro: {md(w['casualty_type'])} em {when} "
+               f"(data conhecida até o {precision})  \n"
+               f"Situação: {md(w['situation'])} · Área protegida: {yes_no(w['protected_area'])}")
+    b.markdown(f"**Posição:** {md(w['position_text']) if w['position_cleared'] else 'sigilosa (NORMAM-10 0105)'}  \n"
+               f"Jurisdição: {md(w['office_name'])} ({w['state']})  \n"
+               f"Contratos: {md(', '.join(w['contracts']) or '—')}")
+
+
+def register(office_codes: list[str]) -> None:
+    with st.expander("Cadastrar naufrágio"):
+        with st.form("new_wreck"):
+            f1, f2, f3 = st.columns(3)
+            L = FORM_LABELS
+            data = {
+                "code": f1.text_input(L["code"]), "name": f2.text_input(L["name"]),
+                "vessel_type": f3.text_input(L["vessel_type"]),
+                "hull_material": f1.selectbox(L["hull_material"], wrecks.HULL_MATERIALS),
+                "casualty_type": f2.selectbox(L["casualty_type"], CASUALTY_TYPES),
+                "casualty_precision": f3.selectbox(L["casualty_precision"], wrecks.PRECISIONS,
+                                                   format_func=wrecks.PRECISION_LABELS.get),
+                "casualty_year": f1.text_input(L["casualty_year"], placeholder="1998"),
+                "casualty_month": f2.text_input(L["casualty_month"], placeholder="1 a 12"),
+                "casualty_day": f3.text_input(L["casualty_day"], placeholder="1 a 31"),
+                "latitude": f1.text_input(L["latitude"], placeholder=LAT_EXAMPLE,
+                                          help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
+                                               f"{LAT_EXAMPLE} (NORMAM-10 0403 a)."),
+                "longitude": f2.text_input(L["longitude"], placeholder=LON_EXAMPLE,
+                                           help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
+                                                f"{LON_EXAMPLE}."),
+                "datum": f3.selectbox(L["datum"], DATUMS),
+                "position_approximate": f1.checkbox(L["position_approximate"]),
+                "office_code": f2.selectbox(L["office_code"], office_codes),
+                "situation": f3.selectbox(L["situation"], wrecks.SITUATIONS),
+                "visible_high_tide": f1.checkbox(L["visible_high_tide"]),
+                "visible_low_tide": f2.checkbox(L["visible_low_tide"]),
+                "protected_area": f3.checkbox(L["protected_area"]),
+                "signalling": st.text_input(L["signalling"]),
+            }
+            submitted = st.form_submit_button("Cadastrar")
+        if submitted:
+            save(wrecks.create_wreck, store, user, blanks_to_none(data), success="Naufrágio cadastrado (id {result}).",
+                 labels=FORM_LABELS)
+
 
 user = session.guard("wrecks")
 store = session.store()
@@ -26,66 +114,24 @@ century = c3.selectbox("Século do sinistro", [0] + list(range(16, 22)), format_
 search = c4.text_input("Buscar (nome, código, bandeira)")
 df = wrecks.list_wrecks(store, user, state=state or None, hull=hull or None, century=century or None, search=search)
 
-st.metric("Naufrágios listados", len(df))
-mapped = df[df["lat"].notna()] if len(df) else df
+st.metric("Naufrágios listados", count_br(len(df)))
+mapped = df[df["lat"].notna()].copy() if len(df) else df
 if len(mapped):
-    fig = px.scatter_geo(mapped, lat="lat", lon="lon", hover_name="name", color="hull_material",
-                         hover_data={"code": True, "office_code": True, "lat": False, "lon": False},
-                         labels={"hull_material": "casco"}, height=520)
-    fig.update_geos(projection_type="mercator", lataxis_range=[-35, 6], lonaxis_range=[-55, -28], resolution=50,
-                    showcountries=True, showland=True, landcolor="#efe9dc", showocean=True, oceancolor="#dcecf7")
-    fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0})
-    st.plotly_chart(fig, width="stretch", config=GEO_CONFIG)
-else:
+    mapped["Casco"] = mapped["hull_material"]
+    wreck_map_chart(mapped)
+elif len(df):
     st.info("Nenhuma posição liberada para o seu perfil entre os naufrágios listados.")
 
-table = df[["code", "name", "hull_material", "casualty_year", "casualty_type", "situation", "office_code", "state",
-            "position_cleared"]].copy() if len(df) else df
-if len(table):
-    table["position_cleared"] = [yes_no(bool(v)) for v in table["position_cleared"]]
-st.dataframe(for_display(table, rename={"code": "Código", "name": "Nome", "hull_material": "Casco",
-                                        "casualty_year": "Ano", "casualty_type": "Sinistro", "situation": "Situação",
-                                        "office_code": "OM", "state": "UF", "position_cleared": "Posição liberada"}),
-             hide_index=True, width="stretch")
-
 if len(df):
-    st.subheader("Detalhe")
-    choice = st.selectbox("Naufrágio", df["id"].tolist(),
-                          format_func=lambda i: f"{df.loc[df['id'] == i, 'code'].iloc[0]} — {df.loc[df['id'] == i, 'name'].iloc[0]}")
-    w = wrecks.get_wreck(store, user, int(choice))
-    precision = {"day": "dia", "month": "mês", "year": "ano", "century": "século"}[w["casualty_precision"]]
-    a, b = st.columns(2)
-    a.markdown(f"**{w['name']}** ({w['code']})  \n"
-               f"Tipo: {w.get('vessel_type') or '—'} · Bandeira: {w.get('flag') or '—'}  \n"
-               f"Casco: {w['hull_material']} · Sinistro: {w['casualty_type']} em {w['casualty_year']} (precisão: {precision})  \n"
-               f"Situação: {w['situation']} · Área protegida: {yes_no(w['protected_area'])}")
-    b.markdown(f"**Posição:** {w['position_text']}  \n"
-               f"Jurisdição: {w['office_name']} ({w['state']})  \n"
-               f"Contratos: {', '.join(w['contracts']) or '—'}")
+    table = df.copy()
+    table["casualty"] = [casualty_text(int(y), whole(m), whole(d), p) for y, m, d, p in
+                         zip(table["casualty_year"], table["casualty_month"], table["casualty_day"],
+                             table["casualty_precision"])]
+    table["position_cleared"] = [yes_no(bool(v)) for v in table["position_cleared"]]
+    st.dataframe(for_display(table, only=list(TABLE), rename=TABLE), hide_index=True, width="stretch")
+    detail(df)
+else:
+    st.info("Nenhum naufrágio encontrado com estes filtros.")
 
 if user.role == "dpc":
-    with st.expander("Cadastrar naufrágio"):
-        with st.form("new_wreck"):
-            f1, f2, f3 = st.columns(3)
-            data = {
-                "code": f1.text_input("Código"), "name": f2.text_input("Nome da embarcação"),
-                "vessel_type": f3.text_input("Tipo de embarcação"),
-                "hull_material": f1.selectbox("Material do casco", wrecks.HULL_MATERIALS),
-                "casualty_type": f2.selectbox("Tipo de sinistro", CASUALTY_TYPES),
-                "casualty_precision": f3.selectbox("Precisão da data", wrecks.PRECISIONS),
-                "casualty_year": f1.text_input("Ano do sinistro"), "casualty_month": f2.text_input("Mês"),
-                "casualty_day": f3.text_input("Dia"),
-                "latitude": f1.text_input("Latitude (ex.: 22°54,35' S)"),
-                "longitude": f2.text_input("Longitude (ex.: 043°10,20' W)"),
-                "datum": f3.selectbox("Datum", DATUMS),
-                "position_approximate": f1.checkbox("Posição aproximada"),
-                "office_code": f2.selectbox("Capitania/Delegacia/Agência", office_df["code"].tolist()),
-                "situation": f3.selectbox("Situação", wrecks.SITUATIONS),
-                "visible_high_tide": f1.checkbox("Visível na preamar"),
-                "visible_low_tide": f2.checkbox("Visível na baixa-mar"),
-                "protected_area": f3.checkbox("Em área protegida"),
-                "signalling": st.text_input("Sinalização"),
-            }
-            submitted = st.form_submit_button("Cadastrar")
-        if submitted:
-            save(wrecks.create_wreck, store, user, blanks_to_none(data), success="Naufrágio cadastrado (id {result}).")
+    register(office_df["code"].tolist())

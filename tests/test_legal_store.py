@@ -44,13 +44,15 @@ def _lapse_row(world: Any, code: str) -> dict[str, Any]:
 # -- 1. the earliest event, in the registry and the engine ------------------------------------------------------
 def test_registry_takes_the_earliest_event(small_world):
     """Lost 10/01/2015, declared lost 01/03/2022: União since 11/01/2020 (the lapse; arts. 6–7), the later
-    declaration (art. 3 I) changes nothing — and the engine's lapse row is overdue, not waived by it."""
+    declaration (art. 3 I) changes nothing — and the engine's lapse row is closed by the lapse (a state,
+    'encerrado — União desde 11/01/2020'), not waived by the declaration."""
     small_world.store.write("test", lambda tx: _wreck(tx, "NAU-2015-09", date(2015, 1, 10), date(2022, 3, 1)))
     row = _registry(small_world).loc["NAU-2015-09"]
     assert (row["owner"], row["owner_pt"], row["since"], row["lapse_due"]) == (
         "union", "União", date(2020, 1, 11), date(2020, 1, 10))
     lapse = _lapse_row(small_world, "NAU-2015-09")
-    assert lapse["state"] == "overdue" and "11/01/2020" in lapse["reason"]
+    assert lapse["state"] == "met" and lapse["met_on"] == date(2020, 1, 11), lapse
+    assert lapse["state_pt"] == "encerrado — União desde 11/01/2020" and "art. 7" in lapse["reason"], lapse
 
 
 def test_a_declaration_before_the_lapse_still_waives_it(small_world):

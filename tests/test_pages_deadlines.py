@@ -82,7 +82,7 @@ def test_deadlines_page_scopes_the_explorer(world):
     assert "Tribunal Marítimo" not in labels and "Registrar entrega" in labels
     dpc = page_as(world.path, world.principal("dpc"), "deadlines")
     assert "B-1" in all_cells(dpc) and "Tribunal Marítimo" in [t.label for t in dpc.tabs]
-    assert {m.label for m in dpc.metric} == {"Vencido", "Vence em breve", "A vencer", "Cumprido"}
+    assert {m.label for m in dpc.metric} == {"Vencidos", "Vencem em breve", "A vencer", "Cumpridos ou encerrados"}
 
 
 def test_explorer_records_a_report_delivery_on_the_page(world):
@@ -90,7 +90,7 @@ def test_explorer_records_a_report_delivery_on_the_page(world):
     at.date_input[0].set_value(AS_OF)
     form_dates = [d for d in at.date_input if d.label == "Data do evento"]
     form_dates[0].set_value(date(2025, 7, 14))
-    next(t for t in at.text_input if t.label == "Referência").set_value("2025-06")
+    next(t for t in at.text_input if t.label == "Mês de referência (AAAA-MM)").set_value("2025-06")
     next(b for b in at.button if b.label == "Registrar").click()
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -104,7 +104,7 @@ def test_calendar_page_adds_a_local_holiday_and_shows_problems(world):
     at.selectbox[0].set_value("CPBA")
     at.number_input[0].set_value(2025)
     at.run()
-    next(d for d in at.date_input if d.label == "Data").set_value(date(2025, 8, 15))
+    next(d for d in at.date_input if d.label == "Data do feriado").set_value(date(2025, 8, 15))
     next(t for t in at.text_input if t.label == "Nome do feriado").set_value("Nossa Senhora da Boa Morte")
     next(b for b in at.button if b.label == "Incluir feriado municipal").click()
     at.run()
@@ -112,7 +112,7 @@ def test_calendar_page_adds_a_local_holiday_and_shows_problems(world):
     assert world.store.fetch("SELECT name FROM local_holidays WHERE office_code = 'CPBA'") == [
         {"name": "Nossa Senhora da Boa Morte"}]
     assert "Nossa Senhora da Boa Morte" in all_cells(at)
-    next(d for d in at.date_input if d.label == "Data").set_value(date(2025, 4, 21))   # Tiradentes
+    next(d for d in at.date_input if d.label == "Data do feriado").set_value(date(2025, 4, 21))   # Tiradentes
     next(t for t in at.text_input if t.label == "Nome do feriado").set_value("Repetido")
     next(b for b in at.button if b.label == "Incluir feriado municipal").click()
     at.run()

@@ -107,7 +107,7 @@ def test_found_things_form_registers_and_lists(small_world):
     assert metric(at, "Sob custódia") == "0"
     widget(at.text_area, "Descrição").set_value("Âncora de ferro do séc. XIX")
     widget(at.text_input, "Local do achado").set_value("Baía de Guanabara")
-    widget(at.text_input, "Quem achou (nome)").set_value("Pedro Mergulhador")
+    widget(at.text_input, "Quem achou").set_value("Pedro Mergulhador")
     widget(at.button, "Registrar").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("registrada" in s.value for s in at.success)
@@ -135,8 +135,8 @@ def test_found_things_detail_shows_history_and_records_the_next_event(small_worl
     assert not at.exception
     labels = [e.label for e in at.expander]
     assert any("Produto (R$ 99,90) guardado até 10/05/2027" in label for label in labels)
-    assert widget(at.selectbox, "Registrar").options == [ft.EVENT_LABELS["proceeds_claimed"],
+    assert widget(at.selectbox, "Registro").options == [ft.EVENT_LABELS["proceeds_claimed"],
                                                          ft.EVENT_LABELS["proceeds_to_union"]]
-    widget(at.selectbox, "Registrar").set_value("proceeds_to_union")
+    widget(at.selectbox, "Registro").set_value("proceeds_to_union")
     widget(at.button, "Registrar").click().run()
     assert any("10/05/2027" in e.value for e in at.error)          # still held for the owner: refused

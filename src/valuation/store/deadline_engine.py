@@ -107,6 +107,7 @@ STATE_LABELS: dict[str, str] = {
     "waived": "dispensado",
     "suspended": "suspenso",
 }
+CLOSED_LABEL = "encerrado"  # state_pt of a 'met' period that closed (PERIOD_RULES, a lapse that ran out)
 PENDING_STATES: tuple[str, ...] = ("overdue", "due_soon", "upcoming", "suspended")
 
 COLUMNS: tuple[str, ...] = (
@@ -261,13 +262,18 @@ class _Rows:
 
     def add(self, key: str, rule: str, label: str, d: dl.Deadline | dl.Window, steps: str, subject: _Subject,
             start: date | None, met_on: date | None = None, *, moot: str | None = None,
-            suspended: str | None = None, overdue_reason: str | None = None, closed_by: str | None = None) -> None:
+            suspended: str | None = None, overdue_reason: str | None = None, closed_by: str | None = None,
+            lapses: tuple[date, str, str] | None = None) -> None:
+        """`lapses` (closed on, state_pt, reason): a period that ends by running out (the five-year
+        lapse of arts. 6–7): once past due it is a state ('met' on the day it closed, read as
+        `state_pt`, e.g. 'encerrado — União desde …'), not an overdue task."""
         due = d.end if isinstance(d, dl.Window) else d.due
         if met_on is None:
             met_on = self.met_keys.get(key)
         if met_on is not None and met_on > self.as_of:
             met_on = None  # recorded for a later day: not met yet on as_of
         waived = self.waivers.get(key) or (moot if met_on is None else None)
+        state_pt: str | None = None
         if due is None:  # a clock stopped with no end (open suspension): no due date yet
             state = "waived" if waived else ("met" if met_on is not None else "suspended")
             suspended = suspended or "prazo suspenso, sem data final"
@@ -285,13 +291,17 @@ class _Rows:
             reason = str(waived)
         elif suspended:
             state, reason = "suspended", suspended
+        elif state == "overdue" and lapses is not None:
+            state, (met_on, state_pt, reason) = "met", lapses
         elif state == "overdue":
             reason = overdue_reason or f"vencido há {(self.as_of - due).days} dia(s)"
         else:
             days = (due - self.as_of).days
             reason = "vence hoje" if days == 0 else f"vence em {days} dia(s)"
         moved = d.moved_from
-        self.rows.append((key, rule, label, *subject[0], start, due, moved or due, moved, state, STATE_LABELS[state],
+        if state_pt is None:
+            state_pt = CLOSED_LABEL if state == "met" and rule in PERIOD_RULES else STATE_LABELS[state]
+        self.rows.append((key, rule, label, *subject[0], start, due, moved or due, moved, state, state_pt,
                           met_on, late, reason, d.basis, steps, *subject[1]))
 
 
@@ -559,8 +569,8 @@ def _wreck_rows(rows: _Rows, store: Store, sc: _Scope, cals: Mapping[str, Busine
                      "\n".join(steps), subject, latest,
                      requested if timely else None, moot=moot,
                      suspended=("prazo suspenso (art. 6 parágrafo único): " + "; ".join(running)) if running else None,
-                     overdue_reason=f"prazo esgotado sem pedido de licença: domínio da União desde {_fmt(since)} "
-                                    f"(art. 7){late}")
+                     lapses=(since, f"{CLOSED_LABEL} — União desde {_fmt(since)}",
+                             f"prazo esgotado sem pedido de licença (art. 7){late}"))
 
         # Maritime Court track (Lei 2.180 arts. 33 §2, 37, 38, 41 §1 a): casualties the office learned
         # of, that happened under Lei 2.180 (a wreck of 1686 found today opens no inquiry deadline)

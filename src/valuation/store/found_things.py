@@ -323,7 +323,7 @@ def register_found_thing(store: Store, user: Principal, data: Mapping[str, Any],
     wreck_code = f.text("wreck_code", "Naufrágio", required=False, max_len=100)
     collected, found = rec["collected_on"], rec["found_on"]
     if collected is not None and collected > today:
-        f.fail("collected_on", f"Data do recolhimento: não pode ser futura (hoje é {dl.fmt(today)}).")
+        f.fail("collected_on", f"Data do recolhimento (arrecadação): não pode ser futura (hoje é {dl.fmt(today)}).")
     if found is not None and collected is not None and found > collected:
         f.fail("found_on", "Data do achado: não pode ser posterior ao recolhimento.")
     if rec["office_code"] and not store.scalar("SELECT count(*) FROM offices WHERE code = ?", [rec["office_code"]]):
@@ -350,6 +350,15 @@ def register_found_thing(store: Store, user: Principal, data: Mapping[str, Any],
 _EVENT_FIELDS = ("kind", "event_date", "amount", "party", "origin", "reference", "note")
 
 
+def money_text(v: object) -> object:
+    """An amount typed the pt-BR way ('1.234,56', 'R$ 1.234,56') as '1234.56' for Form.decimal;
+    other values unchanged."""
+    if not isinstance(v, str):
+        return v
+    t = v.strip().removeprefix("R$").strip()
+    return t.replace(".", "").replace(",", ".") if "," in t else t
+
+
 def record_found_event(store: Store, user: Principal, found_id: int, data: Mapping[str, Any], *,
                        today: date) -> int:
     """Append what happened to a found thing (see the module docstring for what may follow
@@ -358,6 +367,7 @@ def record_found_event(store: Store, user: Principal, found_id: int, data: Mappi
     f = Form(data, allowed=_EVENT_FIELDS)
     kind = f.choice("kind", "Registro", EVENT_KINDS)
     event_date = f.date("event_date", "Data")
+    f.data["amount"] = money_text(f.data.get("amount"))
     amount = f.decimal("amount", "Valor (R$)", required=False, minimum=Decimal("0"), maximum=MAX_AMOUNT)
     event = {
         "party": f.text("party", "Responsável / adquirente", required=False, max_len=200),

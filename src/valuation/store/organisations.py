@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.auth import Principal, require
 from valuation.errors import NotFound
-from valuation.forms import Form
+from valuation.forms import Form, excerpt
 from valuation.ids import cnpj_is_valid, cpf_is_valid, normalise_cnpj, normalise_digits
 from valuation.store.scope import contract_scope, organisation_scope, search_clause
 
@@ -84,7 +84,8 @@ def validate_organisation(store: Any, data: Mapping[str, Any]) -> dict[str, Any]
     cnpj = f.text("cnpj", "CNPJ", required=in_brazil, max_len=20)
     if cnpj is not None:
         if not cnpj_is_valid(cnpj):
-            f.fail("cnpj", f"CNPJ inválido: {cnpj} (dígitos verificadores não conferem).")
+            f.fail("cnpj", f"CNPJ inválido: {excerpt(cnpj)} (dígitos verificadores não conferem; "
+                           "ex.: 12.345.678/0001-95).")
         else:
             cnpj = normalise_cnpj(cnpj)
             if store.scalar("SELECT count(*) FROM organisations WHERE cnpj = ?", [cnpj]):
@@ -92,8 +93,8 @@ def validate_organisation(store: Any, data: Mapping[str, Any]) -> dict[str, Any]
     rec["cnpj"] = cnpj
     rec["address"] = f.text("address", "Endereço", max_len=300)
     rec["city"] = f.text("city", "Cidade", max_len=100)
-    rec["state"] = f.uf("state", "UF", required=in_brazil) if in_brazil else \
-        f.text("state", "Estado/província", required=False, max_len=100)
+    rec["state"] = f.uf("state", "UF/Estado", required=in_brazil) if in_brazil else \
+        f.text("state", "UF/Estado", required=False, max_len=100)
     rec["email"] = f.email("email")
     rec["phone"] = f.text("phone", "Telefone", required=False, max_len=40)
     rec["representative_name"] = f.text("representative_name", "Representante legal", max_len=200)

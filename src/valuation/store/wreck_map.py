@@ -29,6 +29,7 @@ from valuation.errors import AccessDenied, InputError, NotFound, Problem
 from valuation.exports import PdfReport, to_xlsx_bytes
 from valuation.positions import Coordinate, format_coordinate
 from valuation.store.calendars import office_calendar
+from valuation.store.deadline_views import due_text
 from valuation.store.domain_statuses import casualty_text
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -57,6 +58,12 @@ class WreckMap:
     message: str | None
     deadline: dl.Deadline
     sent_on: date | None
+    depths: tuple[Any, ...] = ()  # Profundidade (m) per row as a number (None when unknown), for the XLSX
+
+    @property
+    def deadline_text(self) -> str:
+        """'18/02/2026, prorrogado de 15/02/2026 (domingo)' (NORMAM-10 0404; Lei 9.784/1999 art. 66 §1)."""
+        return due_text(self.deadline.due, self.deadline.moved_from)
 
 
 def _yes_no(v: object) -> str:
@@ -112,7 +119,7 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
                                "AND office_code = ? AND reference = ?", [office, str(year)])
     negative = not records
     return WreckMap(office, info["name"], year, rows, negative, NEGATIVE_MESSAGE if negative else None, deadline,
-                    sent_on)
+                    sent_on, tuple(w["depth_m"] for w in wrecks))
 
 
 def _title(m: WreckMap) -> tuple[str, str]:
@@ -130,8 +137,7 @@ def wreck_map_pdf(store: Store, user: Principal, *, office: str, year: int,
         ("Organização Militar", f"{m.office_name} ({m.office_code})"),
         ("Ano dos sinistros", str(m.year)),
         ("Destino", "DPC, com cópia para a DHN e a DPHCM (NORMAM-10 0404)"),
-        ("Prazo de envio", dl.fmt(m.deadline.due) + (f" (15/02 prorrogado de {dl.fmt(m.deadline.moved_from)})"
-                                                   if m.deadline.moved_from else "")),
+        ("Prazo de envio", m.deadline_text),
     ])
     if m.negative:
         report.heading("Mensagem")
@@ -147,20 +153,31 @@ def wreck_map_pdf(store: Store, user: Principal, *, office: str, year: int,
                          by["Datum"] + (" — aprox." if by["Posição"] != "exata" else ""), by["Situação"],
                          f"{by['Visível na preamar']} / {by['Visível na baixa-mar']}", by["Sinalização náutica"],
                          by["Remoção"]))
-        report.table(list(_PDF_COLUMNS), data, col_widths=[0.6, 4, 1.6, 1.6, 1.7, 1.7, 1.4, 1.3, 1.4, 2.2, 2.2])
+        report.table(list(_PDF_COLUMNS), data, col_widths=[0.6, 3.3, 1.6, 1.6, 1.6, 1.7, 1.4, 1.8, 1.8, 1.9, 2.1])
         report.paragraph("Posições em graus, minutos e centésimos de minuto, com o datum de referência "
                          "(NORMAM-10 0403 a). Documento de circulação restrita: contém posições sigilosas.")
     return report.bytes()
 
 
 def wreck_map_xlsx(store: Store, user: Principal, *, office: str, year: int) -> bytes:
-    """The map as an XLSX workbook (sheet 'Anexo 4-B'); the NEGAT SINISTRO BT message when none."""
+    """The map as an XLSX workbook: sheet 'Anexo 4-B' (the rows, or the NEGAT SINISTRO BT message
+    when none) and sheet 'Envio' (office, year, due date and its move, sent on). Years and depths
+    are numbers and dates are dates, never text."""
     import pandas as pd
 
     m = wreck_map(store, user, office=office, year=year)
     if m.negative:
-        sheet = pd.DataFrame({"Organização Militar": [m.office_code], "Ano": [str(m.year)],
-                              "Mensagem": [NEGATIVE_MESSAGE]})
+        sheet = pd.DataFrame({"Organização Militar": [m.office_code], "Ano": [m.year],
+                              "Mensagem": [NEGATIVE_MESSAGE]}, dtype=object)
     else:
-        sheet = m.rows
-    return to_xlsx_bytes({"Anexo 4-B": sheet}, money_columns=(), date_columns=())
+        sheet = m.rows.copy()
+        sheet["Profundidade (m)"] = list(m.depths)
+    moved = m.deadline.moved_from
+    sending = pd.DataFrame({
+        "Organização Militar": [f"{m.office_name} ({m.office_code})"], "Ano dos sinistros": [m.year],
+        "Prazo de envio": [m.deadline.due],
+        "Prorrogação (Lei 9.784/1999 art. 66 §1)": [m.deadline_text.partition(", ")[2] if moved else "sem prorrogação"],
+        "Enviado em": [m.sent_on if m.sent_on is not None else "ainda não enviado"],
+        "Destino": ["DPC, com cópia para a DHN e a DPHCM (NORMAM-10 0404)"],
+    }, dtype=object)
+    return to_xlsx_bytes({"Anexo 4-B": sheet, "Envio": sending}, money_columns=(), date_columns=())

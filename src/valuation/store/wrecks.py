@@ -34,6 +34,7 @@ HULL_MATERIALS: tuple[str, ...] = ("madeira", "ferro", "aço", "concreto", "comp
                                    "desconhecido")
 SITUATIONS: tuple[str, ...] = ("encalhada", "soçobrada")
 PRECISIONS: tuple[str, ...] = ("day", "month", "year", "century")
+PRECISION_LABELS: dict[str, str] = {"day": "dia", "month": "mês", "year": "ano", "century": "século"}
 MIN_CASUALTY_YEAR = 1000   # anything earlier is a typing error, not a wreck on the Brazilian coast
 MAX_DEPTH_M = Decimal("11000")  # deeper than the deepest ocean trench
 
@@ -180,7 +181,8 @@ def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         precision = derived
     elif (precision != derived and not (precision == "century" and derived == "year")
           and f.ok("casualty_day", "casualty_month")):
-        f.fail("casualty_precision", "Precisão da data do sinistro: não confere com o dia/mês informados.")
+        f.fail("casualty_precision", f"Precisão da data do sinistro: '{PRECISION_LABELS[precision]}' não confere com "
+                                     "o dia e o mês informados.")
     rec["casualty_precision"] = precision
 
     rec.update(_position_fields(f, f.data))
