@@ -12,6 +12,7 @@ from valuation.store.db import Store
 
 USER_KEY = "valuation_user"
 SEEN_KEY = "valuation_last_seen"
+REFUSED = "Acesso negado: esta página não está disponível para o seu perfil."
 
 
 @st.cache_resource(show_spinner=False)
@@ -63,9 +64,14 @@ def guard(page_key: str) -> auth.Principal:
     """Every page starts here: a page reached by URL without the right role refuses too."""
     user = current_user()
     if user is None or not auth.may_view_page(user, page_key):
-        st.error("Acesso negado: esta página não está disponível para o seu perfil.")
+        st.error(REFUSED)
         st.stop()
     return user
+
+
+def refused_page() -> None:
+    """What another role's page shows when reached by its address."""
+    st.error(REFUSED)
 
 
 def login_page() -> None:
