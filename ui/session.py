@@ -60,8 +60,23 @@ def logout() -> None:
         del st.session_state[key]
 
 
+def _leave_pages_folder_mode() -> None:
+    """Streamlit runs a `pages/` file by itself (its old folder-based navigation, English file names in
+    the sidebar, no app.py) when the first request after a server start is that page's address: it
+    switches to app.py's st.navigation only once app.py has run. Here the page hands over to app.py
+    (login, navigation, the same address) before anything is shown."""
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # another Streamlit layout: nothing to hand over
+        return
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def guard(page_key: str) -> auth.Principal:
     """Every page starts here: a page reached by URL without the right role refuses too."""
+    _leave_pages_folder_mode()
     user = current_user()
     if user is None or not auth.may_view_page(user, page_key):
         st.error(REFUSED)
