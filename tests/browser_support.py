@@ -142,3 +142,35 @@ def login(page: Any, base: str, username: str, password: str) -> None:
     page.get_by_role("button", name="Entrar").click()
     page.get_by_role("button", name="Sair").wait_for()
     check_page(page, f"{username} after login")
+
+
+IDLE = "() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') === 'notRunning'"
+
+
+def wait_idle(page: Any) -> None:
+    """Until the script run the last action started has finished (the page is drawn)."""
+    page.wait_for_timeout(250)
+    page.wait_for_function(IDLE)
+    page.wait_for_load_state("networkidle")
+
+
+def open_from_sidebar(page: Any, title: str, url_path: str | None) -> None:
+    """Click the sidebar link `title`, as a person does; `url_path` None for the default page."""
+    page.get_by_role("link", name=title, exact=True).first.click()
+    if url_path:
+        page.wait_for_url(f"**/{url_path}")
+    page.locator("h1").first.wait_for()
+    wait_idle(page)
+
+
+def readme_logins(readme: Path = ROOT / "README.md") -> dict[str, tuple[str, str]]:
+    """role → (username, password) of the first demo login of each role listed in README.md."""
+    rows = re.findall(r"^\|\s*([a-z][\w.]+)\s*\|\s*([a-z_]+)[^|]*\|\s*(\S+)\s*\|$",
+                      readme.read_text(encoding="utf-8"), re.M)
+    logins: dict[str, tuple[str, str]] = {}
+    from valuation.auth import ROLES
+
+    for user, role, password in rows:
+        if role in ROLES:
+            logins.setdefault(role, (user, password))
+    return logins

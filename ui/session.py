@@ -6,6 +6,7 @@ from datetime import datetime
 import streamlit as st
 
 from ui import settings
+from ui.registry import ROOT
 from valuation import auth
 from valuation.errors import StoreLocked, ValuationError
 from valuation.store.db import Store
@@ -61,17 +62,21 @@ def logout() -> None:
 
 
 def _leave_pages_folder_mode() -> None:
-    """Streamlit runs a `pages/` file by itself (its old folder-based navigation, English file names in
-    the sidebar, no app.py) when the first request after a server start is that page's address: it
-    switches to app.py's st.navigation only once app.py has run. Here the page hands over to app.py
-    (login, navigation, the same address) before anything is shown."""
+    """Streamlit runs a `pages/` file by itself (its old folder-based navigation: English file names
+    in the sidebar, no login) when the first run after a start asks for that page's address, until
+    app.py has called st.navigation. Then the page hands the run to app.py — login, navigation, the
+    same address — and stops; app.py runs this page again, now in its navigation."""
     try:
         from streamlit.runtime.pages_manager import PagesManager
     except ImportError:  # another Streamlit layout: nothing to hand over
         return
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    if not getattr(PagesManager, "uses_pages_directory", False):
+        return
+    PagesManager.uses_pages_directory = False
+    entry = ROOT / "app.py"
+    exec(compile(entry.read_text(encoding="utf-8"), str(entry), "exec"),  # noqa: S102 - our own entry point
+         {"__name__": "__main__", "__file__": str(entry)})
+    st.stop()
 
 
 def guard(page_key: str) -> auth.Principal:
