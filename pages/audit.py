@@ -15,7 +15,7 @@ from valuation.exports import to_csv_bytes, to_xlsx_bytes
 from valuation.store import audit, users
 
 CHECK_KEY = "audit_chain_check"
-PAGE_SIZES = (25, 50, 100)
+PAGE_SIZES = (20, 50, 100)
 
 user = session.guard("audit")
 store = session.store()
@@ -34,7 +34,7 @@ def chain_panel() -> None:
                 bar.progress(min(done / total, 1.0) if total else 1.0,
                              text=f"{count_br(done)} de {count_br(total)} registros verificados")
 
-            st.session_state[CHECK_KEY] = (audit.check_chain(store, user, progress=step), session.now())
+            st.session_state[CHECK_KEY] = (audit.check_chain(store, user, progress=step), at.brasilia(store.now()))
             bar.empty()
         shown = st.session_state.get(CHECK_KEY)
         if shown is None:
@@ -55,13 +55,15 @@ def chain_panel() -> None:
 
 
 def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit.AuditFilter:
+    first, today = audit.log_period(store, user)
     c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1.2])
-    period = c1.date_input("Período", value=(), format="DD/MM/YYYY", min_value=date(1986, 1, 1))
+    period = c1.date_input("Período", value=(first, today), format="DD/MM/YYYY", min_value=date(1986, 1, 1),
+                           max_value=today, help="Dias no horário de Brasília, do primeiro ao último inclusive.")
     actor = c2.selectbox("Usuário", [None, *choices["actor"]],
-                         format_func=lambda a: "Todos" if a is None else names.get(a, a))
-    entity = c3.selectbox("Objeto", [None, *choices["entity"]],
+                         format_func=lambda a: "Todos" if a is None else names.get(a, f"{a} (sem cadastro)"))
+    entity = c3.selectbox("Objeto", [None, *sorted(choices["entity"], key=at.entity_label)],
                           format_func=lambda e: "Todos" if e is None else at.entity_label(e))
-    action = c4.selectbox("Ação", [None, *choices["action"]],
+    action = c4.selectbox("Ação", [None, *sorted(choices["action"], key=at.action_label)],
                           format_func=lambda a: "Todas" if a is None else at.action_label(a))
     days = list(period) if isinstance(period, (tuple, list)) else [period]
     start = days[0] if days else None
@@ -89,9 +91,11 @@ def export_buttons(chosen: audit.AuditFilter, total: int) -> None:
 
 
 def detail_panel(rows) -> None:
+    """One record of the page in full: every field before and after, and its hash."""
+    st.subheader("Registro por inteiro")
     ids = rows["id"].tolist()
-    pick = st.selectbox("Ver um registro por inteiro", ids, format_func=lambda i: (
-        f"nº {i} — {at.action_label(rows.loc[rows['id'] == i, 'action'].iloc[0])}"))
+    labels = dict(zip(ids, rows["action"].tolist()))
+    pick = st.selectbox("Registro", ids, format_func=lambda i: f"nº {i} — {at.action_label(labels[i])}")
     row = rows.loc[rows["id"] == pick].iloc[0]
     st.markdown(f"**{md(at.action_label(row['action']))}** · {md(at.subject(row['entity'], row['entity_id']))} · "
                 f"{md(row['actor'])} · {date_br(at.brasilia(row['at'].to_pydatetime()))}")
@@ -107,7 +111,7 @@ def detail_panel(rows) -> None:
 
 chain_panel()
 st.subheader("Registros")
-names = {u["username"]: f"{u['full_name']} ({u['username']})" for u in users.list_users(store, user).to_dict("records")}
+names = {u["username"]: f"{u['full_name']} · {u['username']}" for u in users.list_users(store, user).to_dict("records")}
 chosen = filters_panel(audit.audit_choices(store, user), names)
 try:
     total = audit.count_audit(store, user, filters=chosen)
@@ -117,16 +121,15 @@ except InputError as exc:
 if total == 0:
     st.info("Nenhum registro de auditoria com esses filtros.")
     st.stop()
-c1, c2 = st.columns([1, 4])
-size = c1.selectbox("Registros por página", PAGE_SIZES, index=1)
+c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
+size = c1.selectbox("Registros por página", PAGE_SIZES, index=0)
 pages = max(1, -(-total // size))
-number = c2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
-rows = audit.page_audit(store, user, filters=chosen, page=int(number), page_size=int(size))
-first = (int(number) - 1) * size + 1
-st.caption(f"Registros {count_br(first)} a {count_br(first + len(rows) - 1)} de {count_br(total)}, "
+number = int(c2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1))
+rows = audit.page_audit(store, user, filters=chosen, page=number, page_size=int(size))
+first = (number - 1) * size + 1
+c3.caption(f"Registros {count_br(first)} a {count_br(first + len(rows) - 1)} de {count_br(total)}, "
            f"do mais recente ao mais antigo.")
-shown = at.readable(rows)
-st.dataframe(for_display(shown, dates=("Data e hora (Brasília)",)), hide_index=True, width="stretch",
-             column_config={"Alteração": st.column_config.TextColumn(width="large")})
+# a table, not a data grid: the change of each row wraps and reads whole
+st.table(for_display(at.readable(rows), dates=("Data e hora (Brasília)",), counts=("Nº",)), hide_index=True)
 export_buttons(chosen, total)
 detail_panel(rows)

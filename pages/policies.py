@@ -20,6 +20,8 @@ from valuation.store import policies
 from valuation.store.calendars import POLICY_DAY_LABELS
 
 FLASH = "policies_flash"
+FORM_N = "policies_form_n"   # bumped after a saved change: the next form starts empty
+HISTORY_TABLE_ROWS = 25      # up to this many changes read as a table (text wraps); more scroll
 
 user = session.guard("policies")
 store = session.store()
@@ -82,7 +84,7 @@ def change_form(states: list[policies.PolicyState]) -> None:
     key = st.selectbox("Política a alterar", [p.key for p in DEFAULTS], format_func=lambda k: DEFAULT_BY_KEY[k].label)
     state = by_key[key]
     st.caption(f"{state.description} Base legal: {state.basis}. Em vigor: {state.text}.")
-    with st.form(f"policy_{key}"):
+    with st.form(f"policy_{key}_{st.session_state.get(FORM_N, 0)}"):
         raw = widget(key, state.value)
         reason = st.text_area(policies.REASON_LABEL, max_chars=policies.MAX_REASON,
                               placeholder="Por que o valor muda e o ato que decide (ex.: Portaria DPC nº 12/2026).")
@@ -97,6 +99,7 @@ def change_form(states: list[policies.PolicyState]) -> None:
         st.error(md(exc))
     else:
         st.session_state[FLASH] = f"{saved.label}: agora {saved.text}. Alteração registrada na auditoria."
+        st.session_state[FORM_N] = st.session_state.get(FORM_N, 0) + 1
         st.rerun()
 
 
@@ -113,12 +116,15 @@ def history() -> None:
     df["set_at"] = [brasilia(v) for v in df["set_at"]]
     df["set_by_name"] = [n if isinstance(n, str) else u for n, u in zip(df["set_by_name"], df["set_by"])]
     df["effective_from"] = ["imediata" if v is None or pd.isna(v) else date_br(v) for v in df["effective_from"]]
-    st.dataframe(for_display(df, dates=("set_at",), only=("set_at", "label", "text", "set_by_name", "reason",
-                                                          "effective_from"),
-                             rename={"set_at": "Data e hora", "label": "Política", "text": "Novo valor",
-                                     "set_by_name": "Alterada por", "reason": "Motivo",
-                                     "effective_from": "Vigência"}),
-                 hide_index=True, width="stretch")
+    shown = for_display(df, dates=("set_at",), only=("set_at", "label", "text", "set_by_name", "reason",
+                                                     "effective_from"),
+                        rename={"set_at": "Data e hora", "label": "Política", "text": "Novo valor",
+                                "set_by_name": "Alterada por", "reason": "Motivo", "effective_from": "Vigência"})
+    if len(shown) <= HISTORY_TABLE_ROWS:
+        st.table(shown.set_index("Data e hora"))
+    else:
+        st.dataframe(shown, hide_index=True, width="stretch",
+                     column_config={"Motivo": st.column_config.TextColumn(width="large")})
 
 
 states = policies.list_policies(store, user)

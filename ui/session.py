@@ -95,25 +95,32 @@ def refused_page() -> None:
 
 
 def login_page() -> None:
-    st.title("Naufrágios e bens resgatados")
-    st.caption("Lei 7.542/1986 (redação da Lei 10.166/2000) · NORMAM-10 · Diretoria de Portos e Costas")
-    flash = st.session_state.pop("valuation_flash", None)
-    if flash:
-        st.warning(flash)
-    with st.form("login", clear_on_submit=False):
-        username = st.text_input("Usuário", key="login_username")
-        password = st.text_input("Senha", type="password", key="login_password")
-        submitted = st.form_submit_button("Entrar", type="primary")
-    if submitted:
-        try:
-            user = auth.authenticate(store(), username.strip(), password, now=now())
-        except ValuationError as exc:
-            st.error(str(exc))
-        else:
-            sign_in(user)
-            st.rerun()
-    if settings.oidc_configured():
-        _oidc_block()
+    _, middle, _ = st.columns([1, 1.3, 1])
+    with middle:
+        st.image(str(ROOT / "static" / "anchor.svg"), width=56)
+        st.title("Naufrágios e bens resgatados")
+        st.caption("Marinha do Brasil · Diretoria de Portos e Costas · Lei 7.542/1986 (redação da Lei 10.166/2000) "
+                   "e NORMAM-10")
+        flash = st.session_state.pop("valuation_flash", None)
+        if flash:
+            st.warning(flash)
+        with st.form("login", clear_on_submit=False):
+            username = st.text_input("Usuário", key="login_username", autocomplete="username")
+            password = st.text_input("Senha", type="password", key="login_password", autocomplete="current-password")
+            submitted = st.form_submit_button("Entrar", type="primary", width="stretch")
+        if submitted:
+            try:
+                user = auth.authenticate(store(), username.strip(), password, now=now())
+            except ValuationError as exc:
+                st.error(str(exc))
+            else:
+                sign_in(user)
+                st.rerun()
+        st.caption(f"Acesso restrito a usuários cadastrados. Após {auth.MAX_FAILED_ATTEMPTS} tentativas erradas "
+                   f"a conta fica bloqueada por {auth.LOCKOUT_MINUTES} minutos, e a sessão se encerra após "
+                   f"{auth.SESSION_IDLE_MINUTES} minutos sem uso. Esqueceu a senha? Procure o administrador do sistema.")
+        if settings.oidc_configured():
+            _oidc_block()
 
 
 def _oidc_block() -> None:

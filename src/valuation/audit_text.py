@@ -230,13 +230,13 @@ def field_label(key: str) -> str:
 
 
 def subject(entity: object, entity_id: object) -> str:
-    """'Rodada de avaliação 1', 'Contrato DPC-EX-2015/01', 'Naufrágios (carga inteira)'."""
+    """'Rodada de avaliação nº 1', 'Contrato DPC-EX-2015/01', 'Naufrágios (carga inteira)'."""
     label = entity_label(entity)
     if entity_id is None or (isinstance(entity_id, str) and not entity_id.strip()):
         return label
     if str(entity_id) == "*":
         return f"{label} (carga inteira)"
-    return f"{label} {entity_id}"
+    return f"{label} nº {entity_id}" if str(entity_id).isdigit() else f"{label} {entity_id}"
 
 
 def _words(code: str) -> str:
@@ -379,12 +379,12 @@ def _label(action: str, key: str) -> str:
 
 
 def summary(action: str, before_json: object, after_json: object, *, limit: int = 6) -> str:
-    """The change on one line: 'Situação: aberta → encerrada; Itens: 240' (creation: value only)."""
+    """The change on one line: 'Situação: aberta → encerrada; Itens: 240' (a field without a value
+    before shows its new value only)."""
     parts = []
     rows = changes(action, before_json, after_json)
-    has_before = bool(_load(before_json))
     for label, b, a in rows[:limit]:
-        parts.append(f"{label}: {b} → {a}" if has_before else f"{label}: {a}")
+        parts.append(f"{label}: {a}" if b == BLANK else f"{label}: {b} → {a}")
     if len(rows) > limit:
         parts.append(f"… e mais {len(rows) - limit} campo(s)")
     return "; ".join(parts) or "sem detalhes"

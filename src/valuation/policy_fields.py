@@ -56,8 +56,8 @@ def _decimal(key: str, raw: object, *, places: int, maximum: Decimal, unit: str 
     elif isinstance(raw, str) and _NUMBER.match(raw):
         d = Decimal(raw.strip().replace(",", "."))
     else:
-        raise _fail(key, f"informe um número sem sinal, como 1,5 (vírgula para decimais); recebido "
-                         f"{str(raw)[:30]}.", part)
+        raise _fail(key, f"informe um número sem sinal, como 1,5 (vírgula para decimais), não "
+                         f"“{str(raw)[:30]}”.", part)
     if not d.is_finite() or d < 0 or d > maximum:
         raise _fail(key, f"deve estar entre 0 e {_br(maximum)}{unit}.", part)
     if d != d.quantize(Decimal(1).scaleb(-places)):

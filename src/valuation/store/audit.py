@@ -366,6 +366,18 @@ def audit_choices(store: Any, user: Principal) -> dict[str, list[str]]:
             for col in ("actor", "entity", "action")}
 
 
+def log_period(store: Any, user: Principal) -> tuple[date, date]:
+    """The Brasília days of the first and the newest record (today for an empty log; admin only)."""
+    from valuation.audit_text import brasilia
+
+    require(user, "read_audit")
+    row = store.fetch_one('SELECT min("at") AS first, max("at") AS last FROM audit_log')
+    today = brasilia(store.now()).date()
+    if row is None or row["first"] is None:
+        return today, today
+    return brasilia(row["first"]).date(), max(today, brasilia(row["last"]).date())
+
+
 def check_chain(store: Any, user: Principal, *, progress: Callable[[int, int], None] | None = None,
                 batch: int = VERIFY_BATCH) -> ChainCheck:
     """The whole-chain check for the admin's page (admin only), with progress per batch."""
