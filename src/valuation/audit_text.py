@@ -17,12 +17,9 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
-from valuation.money import format_brl
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-try:
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-except ImportError:  # pragma: no cover - Python < 3.9
-    ZoneInfo = None  # type: ignore[assignment,misc]
+from valuation.money import format_brl
 
 BRASILIA = "America/Sao_Paulo"
 MASKED = "sigilosa"
@@ -157,6 +154,7 @@ _SNAKE = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
 def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
     from valuation import auth, statement_docs
+    from valuation.policy_fields import METHOD_LABELS
     from valuation.importing.commission_sheet import SOURCES
     from valuation.store import found_things, partition, survey_sheets
     from valuation.store.calendars import POLICY_DAY_LABELS
@@ -164,7 +162,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
 
     return {
         "role": auth.ROLE_LABELS, "commission_body": auth.COMMISSION_BODY_LABELS, "source": SOURCES,
-        "method": {"median": "mediana", "mean": "média", "trimmed_mean": "média aparada"},
+        "method": {k: v.lower() for k, v in METHOD_LABELS.items()},
         "pool": partition.POOL_LABELS, "modality": statement_docs.MODALITY_LABELS,
         "historical_payment": statement_docs.PAYMENT_LABELS, "value_fixed": statement_docs.VALUE_FIXED_LABELS,
         "compensation_form": {"adjudication": "adjudicação de bens", "sale_proceeds": "produto da venda"},
@@ -187,7 +185,7 @@ def brasilia(at: datetime | None) -> datetime | None:
         return None
     aware = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at
     try:
-        local = aware.astimezone(ZoneInfo(BRASILIA)) if ZoneInfo else None
+        local = aware.astimezone(ZoneInfo(BRASILIA))
     except ZoneInfoNotFoundError:  # no tz database: Brasília has had no daylight saving time since 2019
         local = None
     if local is None:
@@ -200,10 +198,8 @@ def utc_bounds(start: date | None, end: date | None) -> tuple[datetime | None, d
     def utc(d: date) -> datetime:
         naive = datetime(d.year, d.month, d.day)
         try:
-            aware = naive.replace(tzinfo=ZoneInfo(BRASILIA)) if ZoneInfo else None
-        except ZoneInfoNotFoundError:
-            aware = None
-        if aware is None:
+            aware = naive.replace(tzinfo=ZoneInfo(BRASILIA))
+        except ZoneInfoNotFoundError:  # no tz database: Brasília time, without daylight saving since 2019
             aware = naive.replace(tzinfo=timezone(timedelta(hours=-3)))
         return aware.astimezone(timezone.utc).replace(tzinfo=None)
     return (None if start is None else utc(start), None if end is None else utc(end + timedelta(days=1)))
