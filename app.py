@@ -1,25 +1,42 @@
 """Entry point: login, then st.navigation with the pages the user's role may see."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui import session
 from ui.registry import PAGES
+from ui.safe import md
 from valuation import auth
 
-st.set_page_config(page_title="Naufrágios e bens resgatados", page_icon=":material/anchor:", layout="wide")
+# The tab icon is the app's own file (a material icon name would be fetched from fonts.gstatic.com):
+# Streamlit inlines an SVG as a data URI, so no request leaves the machine.
+ICON = Path(__file__).resolve().parent / "static" / "anchor.svg"
+st.set_page_config(page_title="Naufrágios e bens resgatados", page_icon=str(ICON), layout="wide")
 
 user = session.current_user()
 if user is None:
-    nav = st.navigation([st.Page(session.login_page, title="Entrar", icon=":material/login:", url_path="entrar")])
+    # Every registered address answers with the login form (a bookmark or a link after the session
+    # expired), instead of Streamlit's English "page not found"; after login the same address opens.
+    login = st.Page(session.login_page, title="Entrar", icon=":material/login:", url_path="entrar", default=True)
+    nav = st.navigation([login, *(st.Page(session.login_page, title=spec.title, url_path=spec.key,
+                                          visibility="hidden") for spec in PAGES if spec.exists())])
 else:
     sections: dict[str, list] = {}
+    refused = []
     for spec in PAGES:
-        if spec.exists() and auth.may_view_page(user, spec.key):
+        if not spec.exists():
+            continue
+        if auth.may_view_page(user, spec.key):
             sections.setdefault(spec.section, []).append(
                 st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key))
+        else:  # another role's page reached by its address: refused in Portuguese, never "page not found"
+            refused.append(st.Page(session.refused_page, title=spec.title, url_path=spec.key, visibility="hidden"))
+    if refused:
+        sections.setdefault(PAGES[0].section, []).extend(refused)
     with st.sidebar:
-        st.markdown(f"**{user.full_name}**  \n{user.role_label}")
+        st.markdown(f"**{md(user.full_name)}**  \n{md(user.role_label)}")
         if st.button("Sair", icon=":material/logout:"):
             session.logout()
             st.rerun()

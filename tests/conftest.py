@@ -245,3 +245,44 @@ def principal(small_world: World):
 
 # A fixed instant for login tests (naive UTC, as the store keeps them).
 NOW = datetime(2025, 6, 30, 12, 0, 0)
+
+
+# -- the shipped data sets, built once per session by the product's own commands -------------------
+DEMO_BUILD_TIMEOUT_S = 300
+
+
+def _run_python(args: list[str], cwd: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "src"), str(root)])}
+    done = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=DEMO_BUILD_TIMEOUT_S)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.fixture(scope="session")
+def full_demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The full demo database as README's start command makes it (`python -m valuation db init
+    --demo`), built once per session. Copy it before handing it to a server (one process per file)."""
+    folder = tmp_path_factory.mktemp("full_demo")
+    path = folder / "demo.duckdb"
+    _run_python(["-m", "valuation", "db", "init", "--db", str(path), "--demo"], folder)
+    return path
+
+
+BENCH_ITEMS = 100_000
+
+
+@pytest.fixture(scope="session")
+def bench_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The full demo plus a 100 000-item treasure contract (bench/generate.py: one round valued by
+    the six members, decided, published, União's choice and draft statement), built once per session."""
+    folder = tmp_path_factory.mktemp("bench_db")
+    path = folder / "bench.duckdb"
+    code = ("import sys; from bench import generate as g; "
+            f"info = g.build_main(sys.argv[1], {BENCH_ITEMS}); g.decide_main(sys.argv[1], info.round_id)")
+    _run_python(["-c", code, str(path)], Path(__file__).resolve().parent.parent)
+    return path

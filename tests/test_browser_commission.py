@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import browser_page, login, running_app
+from tests.browser_support import browser_page, check_offline, check_page, login, new_page, running_app
 from valuation.store import commission as cm
 from valuation.store.db import Store
 
@@ -51,10 +51,8 @@ def test_member_enters_a_value_then_the_president_closes(small_world: Any) -> No
         page.get_by_text("Avaliação do item A1-001 gravada.").wait_for()
         expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
 
-        other = page.context.browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
+        pres, blocked = new_page(page.context.browser)  # another person: a context of its own, same guard
         try:
-            pres = other.new_page()
-            pres.set_default_timeout(30_000)
             login(pres, base, president.username, world.passwords[president.username])
             open_commission_page(pres)
             pres.get_by_role("tab", name="Presidência").click()
@@ -66,8 +64,10 @@ def test_member_enters_a_value_then_the_president_closes(small_world: Any) -> No
             expect(status_metric(pres)).to_have_text("Encerrada")
             body = pres.inner_text("body")
             assert "Traceback" not in body and "Acesso negado" not in body
+            check_page(pres)
+            check_offline(blocked)
         finally:
-            other.close()
+            pres.context.close()
 
     with Store(world.path) as store:
         row = store.fetch_one("SELECT status, closed_by FROM assessment_rounds WHERE id = ?", [rnd.id])

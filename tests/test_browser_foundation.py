@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import browser_page, login, running_app
+from tests.browser_support import browser_page, check_page, login, running_app
 from ui.registry import BY_KEY
 from valuation import auth
 
@@ -24,6 +24,7 @@ def test_dpc_logs_in_and_opens_each_page(small_world):
                 page.wait_for_url(f"**/{key}")
             page.locator("h1").first.wait_for()
             page.wait_for_load_state("networkidle")
+            check_page(page, key)
             body = page.inner_text("body")
             assert "Acesso negado" not in body, key
             assert "Traceback" not in body and "Error" not in page.title(), key

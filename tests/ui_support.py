@@ -8,6 +8,7 @@ crosses tests.
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -77,3 +78,50 @@ def texts(at: AppTest) -> str:
         parts += [str(e.value) for e in getattr(at, kind)]
     parts += [f"{m.label} {m.value}" for m in at.metric]
     return "\n".join(parts)
+
+
+# -- what no user should see (the checks of ../shared/tools/pages_on_demo.py --strict) -------------
+RAW_IDENTIFIER = re.compile(r"(?<![\w./:@-])[a-z]+(?:_[a-z0-9]+)+(?![\w./:@-])")
+BLANK_MARKERS = frozenset({"None", "nan", "NaN", "NaT", "<NA>", "empty"})
+
+
+def visible_texts(at: AppTest) -> list[str]:
+    """The texts a user reads on the run: titles, markdown, captions, alerts, metrics, the labels
+    and options of choice widgets, and table/dataframe headers and cells (first 200 rows, 40 columns)."""
+    import pandas as pd
+
+    out: list[str] = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "success", "error"):
+        out += [str(e.value) for e in getattr(at, kind)]
+    out += [f"{m.label} {m.value}" for m in at.metric]
+    for kind in ("selectbox", "multiselect", "radio"):
+        for w in getattr(at, kind):
+            out.append(str(w.label))
+            out += [str(o) for o in (w.options or [])][:200]
+    for kind in ("dataframe", "table"):
+        for d in getattr(at, kind):
+            v = d.value
+            if isinstance(v, pd.DataFrame):
+                out += [str(c) for c in v.columns]
+                out += [str(i) for i in v.index[:200]] if not isinstance(v.index, pd.RangeIndex) else []
+                for c in v.columns[:40]:
+                    out += [str(x) for x in v[c].head(200).tolist()]
+    return out
+
+
+def page_problems(at: AppTest) -> list[str]:
+    """What a user of the run would meet that no user should: an exception, raw snake_case
+    identifiers, blank markers. [] when the page is clean."""
+    bad = []
+    for e in at.exception:
+        frames = [" ".join(str(f).split()) for f in (e.stack_trace or []) if str(ROOT) in str(f)]
+        where = f" (at {frames[-1][:200]})" if frames else ""
+        bad.append(f"exception: {' '.join(str(e.message).split())[:300]}{where}")
+    seen = visible_texts(at)
+    raw = sorted({m for t in seen for m in RAW_IDENTIFIER.findall(t)})
+    if raw:
+        bad.append("raw identifiers: " + ", ".join(raw[:12]) + (" …" if len(raw) > 12 else ""))
+    blanks = sorted({t.strip() for t in seen if t.strip() in BLANK_MARKERS})
+    if blanks:
+        bad.append("blank markers: " + ", ".join(blanks))
+    return bad

@@ -303,6 +303,9 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "read_statements": ("dpc", "explorer"),
     "file_survey_costs": ("dpc", "explorer"),
     "record_inspection_expenses": ("dpc", "explorer"),
+    # issue 11 (policies page): the DPC reads and changes the policies
+    "read_policies": ("dpc",),
+    "manage_policies": ("dpc",),
 }
 _ACTION_LABELS: dict[str, str] = {
     "manage_partition": "registrar termos, escolhas e demonstrativos de partilha",
@@ -326,6 +329,8 @@ _ACTION_LABELS: dict[str, str] = {
     "read_overview": "ver a visão geral",
     "manage_users": "administrar usuários",
     "read_audit": "consultar o registro de auditoria",
+    "read_policies": "consultar as políticas",
+    "manage_policies": "alterar as políticas",
 }
 
 

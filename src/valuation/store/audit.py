@@ -32,7 +32,8 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
@@ -243,35 +244,66 @@ def _check_anchor(store: Any, checked: int, last_id: int, last_hash: str) -> tup
     return (True, None, " Âncora confere e o selo é válido.")
 
 
-def verify_chain(store: Any) -> tuple[bool, int | None, str]:
-    """(ok, first_bad_id, message in pt-BR): checks ids, prev_hash links and every hash."""
+@dataclass(frozen=True)
+class ChainCheck:
+    """The outcome of a whole-chain check: `checked` rows verified before the end or the first
+    broken row (`bad_id`); `anchor` is the anchor's verdict when the chain is intact."""
+    ok: bool
+    bad_id: int | None
+    message: str
+    checked: int
+    head_hash: str | None = None
+    anchor: str = ""
+
+
+def verify_chain(store: Any, *, progress: Callable[[int, int], None] | None = None,
+                 batch: int = VERIFY_BATCH) -> tuple[bool, int | None, str]:
+    """(ok, first_bad_id, message in pt-BR): checks ids, prev_hash links and every hash.
+
+    `progress(checked, total)` is called after each batch of `batch` rows (a page shows a bar)."""
+    result = _verify(store, progress, batch)
+    return (result.ok, result.bad_id, result.message)
+
+
+def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int) -> ChainCheck:
     prev_id, prev_hash, checked = 0, GENESIS, 0
+    total = int(store.scalar("SELECT count(*) FROM audit_log")) if progress else 0
     cols = _quoted((*HASHED_FIELDS, "hash"))
     while True:
-        rows = store.fetch(f"SELECT {cols} FROM audit_log WHERE id > ? ORDER BY id LIMIT {VERIFY_BATCH}", [prev_id])
+        rows = store.fetch(f"SELECT {cols} FROM audit_log WHERE id > ? ORDER BY id LIMIT {int(batch)}", [prev_id])
         if not rows:
             break
         for row in rows:
-            rid = int(row["id"])
-            if rid != prev_id + 1:
-                return (False, rid, f"Registro(s) de auditoria removido(s): falta(m) o(s) número(s) "
-                                    f"{prev_id + 1} a {rid - 1} antes do registro {rid}.")
-            if row["prev_hash"] != prev_hash:
-                return (False, rid, f"Cadeia rompida no registro {rid}: o hash anterior não confere "
-                                    f"(registro anterior alterado ou removido).")
-            if row_hash(row) != row["hash"]:
-                return (False, rid, f"Registro de auditoria {rid} foi alterado: o hash não confere.")
-            if row["action"] == ANCHOR_MISSING_ACTION:
-                return (False, rid, f"Registro {rid}: a âncora da cadeia tinha sido removida fora da aplicação "
-                                    f"antes dele; registros do fim podem ter sido apagados.")
-            prev_id, prev_hash, checked = rid, row["hash"], checked + 1
+            broken = _broken(row, prev_id, prev_hash)
+            if broken is not None:
+                return ChainCheck(False, int(row["id"]), broken, checked)
+            prev_id, prev_hash, checked = int(row["id"]), row["hash"], checked + 1
+        if progress:
+            progress(checked, max(total, checked))
     ok, bad, note = _check_anchor(store, checked, prev_id, prev_hash)
     if not ok:
-        return (False, bad, note)
+        return ChainCheck(False, bad, note, checked, prev_hash)
     if checked == 0:
-        return (True, None, "Registro de auditoria vazio.")
+        return ChainCheck(True, None, "Registro de auditoria vazio.", 0)
     rows = "1 registro" if checked == 1 else f"{checked} registros"
-    return (True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}")
+    return ChainCheck(True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}", checked, prev_hash,
+                      note.strip().rstrip("."))
+
+
+def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
+    """Why `row` breaks the chain after (prev_id, prev_hash), or None."""
+    rid = int(row["id"])
+    if rid != prev_id + 1:
+        return (f"Registro(s) de auditoria removido(s): falta(m) o(s) número(s) "
+                f"{prev_id + 1} a {rid - 1} antes do registro {rid}.")
+    if row["prev_hash"] != prev_hash:
+        return f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado ou removido)."
+    if row_hash(row) != row["hash"]:
+        return f"Registro de auditoria {rid} foi alterado: o hash não confere."
+    if row["action"] == ANCHOR_MISSING_ACTION:
+        return (f"Registro {rid}: a âncora da cadeia tinha sido removida fora da aplicação "
+                f"antes dele; registros do fim podem ter sido apagados.")
+    return None
 
 
 def chain_head(store: Any) -> dict[str, Any] | None:
@@ -280,33 +312,100 @@ def chain_head(store: Any) -> dict[str, Any] | None:
 
 
 # -- reading the log (admin) ----------------------------------------------------------
-def count_audit(store: Any, user: Principal, *, entity: str | None = None, actor: str | None = None) -> int:
+MAX_EXPORT_ROWS = 100_000  # an export beyond this is refused: narrow the filters (or use db backup)
+_LOG_COLUMNS = 'id, "at", actor, action, entity, entity_id, before_json, after_json, hash'
+
+
+@dataclass(frozen=True)
+class AuditFilter:
+    """What the admin narrows the log to: a period of Brasília calendar days (inclusive), the user
+    who acted, the kind of object and the action. None means any."""
+    start: date | None = None
+    end: date | None = None
+    actor: str | None = None
+    entity: str | None = None
+    action: str | None = None
+
+
+def count_audit(store: Any, user: Principal, *, entity: str | None = None, actor: str | None = None,
+                filters: AuditFilter | None = None) -> int:
     require(user, "read_audit")
-    where, params = _filters(entity, actor)
+    where, params = _where(_merge(filters, entity, actor))
     return int(store.scalar(f"SELECT count(*) FROM audit_log{where}", params))
 
 
 def page_audit(store: Any, user: Principal, *, entity: str | None = None, actor: str | None = None,
-               page: int = 1, page_size: int = 50) -> pd.DataFrame:
+               page: int = 1, page_size: int = 50, filters: AuditFilter | None = None) -> pd.DataFrame:
     """Newest first, paginated in SQL (admin only)."""
     require(user, "read_audit")
     if isinstance(page, bool) or not isinstance(page, int) or page < 1:
         raise InputError(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
     if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise InputError(Problem("page_size", f"Itens por página: de 1 a {MAX_PAGE_SIZE}."))
-    where, params = _filters(entity, actor)
-    return store.fetch_df(
-        f"SELECT id, \"at\", actor, action, entity, entity_id, before_json, after_json, hash "
-        f"FROM audit_log{where} ORDER BY id DESC LIMIT ? OFFSET ?",
-        [*params, page_size, (page - 1) * page_size])
+    where, params = _where(_merge(filters, entity, actor))
+    return store.fetch_df(f"SELECT {_LOG_COLUMNS} FROM audit_log{where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                          [*params, page_size, (page - 1) * page_size])
 
 
-def _filters(entity: str | None, actor: str | None) -> tuple[str, list[Any]]:
+def export_audit(store: Any, user: Principal, filters: AuditFilter | None = None) -> pd.DataFrame:
+    """Every row matching `filters`, oldest first, for an export (admin only; at most MAX_EXPORT_ROWS)."""
+    require(user, "read_audit")
+    where, params = _where(filters or AuditFilter())
+    n = int(store.scalar(f"SELECT count(*) FROM audit_log{where}", params))
+    if n > MAX_EXPORT_ROWS:
+        raise InputError(Problem("filters", f"Exportação: {n} registros passam do limite de {MAX_EXPORT_ROWS}; "
+                                            f"escolha um período menor ou filtre por usuário, objeto ou ação."))
+    return store.fetch_df(f"SELECT {_LOG_COLUMNS} FROM audit_log{where} ORDER BY id", params)
+
+
+def audit_choices(store: Any, user: Principal) -> dict[str, list[str]]:
+    """The values the filters can take: actors, entities and actions present in the log (admin only)."""
+    require(user, "read_audit")
+    return {col: [r[col] for r in store.fetch(f"SELECT DISTINCT {col} FROM audit_log WHERE {col} IS NOT NULL "
+                                              f"ORDER BY {col}")]
+            for col in ("actor", "entity", "action")}
+
+
+def log_period(store: Any, user: Principal) -> tuple[date, date]:
+    """The Brasília days of the first and the newest record (today for an empty log; admin only)."""
+    from valuation.audit_text import brasilia
+
+    require(user, "read_audit")
+    row = store.fetch_one('SELECT min("at") AS first, max("at") AS last FROM audit_log')
+    today = brasilia(store.now()).date()
+    if row is None or row["first"] is None:
+        return today, today
+    return brasilia(row["first"]).date(), max(today, brasilia(row["last"]).date())
+
+
+def check_chain(store: Any, user: Principal, *, progress: Callable[[int, int], None] | None = None,
+                batch: int = VERIFY_BATCH) -> ChainCheck:
+    """The whole-chain check for the admin's page (admin only), with progress per batch."""
+    require(user, "read_audit")
+    return _verify(store, progress, batch)
+
+
+def _merge(filters: AuditFilter | None, entity: str | None, actor: str | None) -> AuditFilter:
+    f = filters or AuditFilter()
+    return AuditFilter(start=f.start, end=f.end, actor=actor or f.actor, entity=entity or f.entity, action=f.action)
+
+
+def _where(f: AuditFilter) -> tuple[str, list[Any]]:
+    from valuation.audit_text import utc_bounds
+
+    if f.start is not None and f.end is not None and f.start > f.end:
+        raise InputError(Problem("start", "Período: a data inicial é posterior à final."))
     clauses, params = [], []
-    if entity:
-        clauses.append("entity = ?")
-        params.append(entity)
-    if actor:
-        clauses.append("actor = ?")
-        params.append(actor)
+    for col in ("entity", "actor", "action"):
+        value = getattr(f, col)
+        if value:
+            clauses.append(f"{col} = ?")
+            params.append(value)
+    since, until = utc_bounds(f.start, f.end)
+    if since is not None:
+        clauses.append('"at" >= ?')
+        params.append(since)
+    if until is not None:
+        clauses.append('"at" < ?')
+        params.append(until)
     return ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params

@@ -1,0 +1,177 @@
+"""Policies (issue 11): the value in force, its history and its changes — validated with the policy's
+label, audited, and read by the three older readers exactly as written; dated rows apply from their day."""
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from valuation import policy_fields as fields
+from valuation.errors import AccessDenied, InputError
+from valuation.policies import DEFAULT_BY_KEY, DEFAULTS
+from valuation.store import calendars, commission, partition, policies
+
+REASON = "Portaria DPC nº 12/2026, após consulta à Comissão."
+# key → (what the page sends, the typed value stored, its pt-BR text)
+CHANGES: dict[str, tuple[Any, Any, str]] = {
+    "consensus_method": ("trimmed_mean", "trimmed_mean", "Média aparada (sem o maior e o menor valor)"),
+    "quorum": (5, 5, "5 de 6 membros votantes"),
+    "spread_threshold": ("35,5", Decimal("0.355"), "35,5 % da mediana"),
+    "selection_tolerance": ("2", Decimal("0.02"), "2 % da recompensa"),
+    "due_soon_days": (20, 20, "20 dias antes"),
+    "policy_days": (["carnival_monday", "christmas_eve"], ("carnival_monday", "christmas_eve"),
+                    "Segunda-feira de Carnaval, Véspera de Natal (24/12)"),
+    "court_pending_suspends_lapse": (True, True, "Sim: suspende o prazo"),
+    "difficulty_weights": (["2", "1,5", "1", "1", "0"],
+                           (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0)),
+                           "localização 2 · exploração 1,5 · remoção 1 · preservação 1 · restauração 0"),
+}
+
+
+def test_every_default_has_a_label_a_legal_basis_and_a_change_case() -> None:
+    assert {p.key for p in DEFAULTS} == set(CHANGES)
+    for p in DEFAULTS:
+        assert p.label and p.description and p.basis, p.key
+        assert "rules.md" not in p.basis and "§" not in p.label
+        assert any(law in p.basis for law in ("Lei ", "NORMAM")), p.basis
+
+
+def test_a_fresh_database_shows_every_default(small_world: Any) -> None:
+    states = policies.list_policies(small_world.store, small_world.principal("dpc"))
+    assert [s.key for s in states] == [p.key for p in DEFAULTS]
+    assert all(s.is_default and s.set_by is None for s in states)
+    by_key = {s.key: s.text for s in states}
+    assert by_key["consensus_method"] == "Mediana" and by_key["quorum"] == "4 de 6 membros votantes"
+    assert by_key["spread_threshold"] == "50 % da mediana" and by_key["due_soon_days"] == "15 dias antes"
+
+
+@pytest.mark.parametrize("key", sorted(CHANGES))
+def test_a_change_is_stored_audited_and_in_force(small_world: Any, key: str) -> None:
+    s, dpc = small_world.store, small_world.principal("dpc")
+    sent, value, text = CHANGES[key]
+    before = policies.policy_in_force(s, key)
+    state = policies.set_policy(s, dpc, key, sent, REASON)
+    assert (state.value, state.text, state.reason, state.set_by) == (value, text, REASON, dpc.username)
+    assert not state.is_default and state.set_by_name == dpc.full_name and state.effective_from is None
+    row = s.fetch_one("SELECT * FROM audit_log ORDER BY id DESC LIMIT 1")
+    assert (row["action"], row["entity"], row["actor"]) == ("set_policy", "policy", dpc.username)
+    assert json.loads(row["after_json"])["reason"] == REASON
+    assert fields.from_json(key, json.dumps(json.loads(row["before_json"])[key])) == before.value
+    history = policies.policy_history(s, dpc, key)
+    assert history["text"].tolist() == [text] and history["reason"].tolist() == [REASON]
+
+
+def test_what_the_page_writes_the_three_older_readers_read(small_world: Any) -> None:
+    s, dpc = small_world.store, small_world.principal("dpc")
+    for key, (sent, _value, _text) in CHANGES.items():
+        policies.set_policy(s, dpc, key, sent, REASON)
+    assert partition.selection_tolerance(s) == Decimal("0.02")
+    assert partition.difficulty_weights(s) == (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0))
+    consensus = commission.current_policy(s)
+    assert (consensus.method, consensus.quorum, consensus.spread_threshold) == ("trimmed_mean", 5, Decimal("0.355"))
+    assert calendars.policy_values(s, ("due_soon_days", "court_pending_suspends_lapse")) == {
+        "due_soon_days": 20, "court_pending_suspends_lapse": True}
+    assert calendars.policy_days_in_force(s) == ("carnival_monday", "christmas_eve")
+    for key in CHANGES:  # the page's reader agrees with the older ones on every key
+        assert policies.policy_in_force(s, key).value == CHANGES[key][1], key
+
+
+def test_a_value_the_calendar_page_wrote_is_shown_too(small_world: Any) -> None:
+    s, dpc = small_world.store, small_world.principal("dpc")
+    calendars.set_policy_days(s, dpc, ["corpus_christi"])
+    state = policies.policy_in_force(s, "policy_days")
+    assert state.value == ("corpus_christi",) and state.text == "Corpus Christi" and state.reason is None
+
+
+@pytest.mark.parametrize(("key", "sent", "label_and_words"), [
+    ("quorum", "7", ("Quórum da Comissão:", "de 1 a 6")),
+    ("quorum", "quatro", ("Quórum da Comissão:", "inteiro")),
+    ("spread_threshold", "abc", ("Limite de dispersão dos valores:", "1,5")),
+    ("spread_threshold", "12,345", ("Limite de dispersão dos valores:", "2 casas")),
+    ("selection_tolerance", "150", ("Tolerância da escolha da União:", "entre 0 e 100 %")),
+    ("due_soon_days", 0, ("Aviso de prazo a vencer:", "de 1 a 365")),
+    ("policy_days", ["carnaval"], ("Pontos facultativos:", "desconhecido")),
+    ("court_pending_suspends_lapse", "talvez", ("Suspensão pelo Tribunal Marítimo:", "sim ou não")),
+    ("difficulty_weights", ["0", "0", "0", "0", "0"], ("Pesos da rubrica de dificuldade:", "maior que zero")),
+    ("difficulty_weights", ["1", "x", "1", "1", "1"], ("Pesos da rubrica de dificuldade (exploração):", "número")),
+    ("consensus_method", "moda", ("Método do valor atribuído:", "mediana, média ou média aparada")),
+])
+def test_bad_input_names_the_policy_by_its_label_and_writes_nothing(small_world: Any, key: str, sent: Any,
+                                                                    label_and_words: tuple[str, str]) -> None:
+    s, dpc = small_world.store, small_world.principal("dpc")
+    rows = s.scalar("SELECT count(*) FROM audit_log")
+    with pytest.raises(InputError) as err:
+        policies.set_policy(s, dpc, key, sent, REASON)
+    label, words = label_and_words
+    message = err.value.problems[0].message
+    assert message.startswith(label) and words in message, message
+    assert key not in message                       # never the internal key
+    assert s.scalar("SELECT count(*) FROM policies") == 0 and s.scalar("SELECT count(*) FROM audit_log") == rows
+
+
+def test_a_change_needs_a_reason_a_new_value_and_takes_effect_today(small_world: Any) -> None:
+    s, dpc = small_world.store, small_world.principal("dpc")
+    for reason in ("", "   ", "curto"):
+        with pytest.raises(InputError) as err:
+            policies.set_policy(s, dpc, "quorum", 5, reason)
+        assert err.value.problems[0].message.startswith("Motivo da alteração:")
+    with pytest.raises(InputError) as err:
+        policies.set_policy(s, dpc, "quorum", 4, REASON)
+    assert "igual ao que está em vigor" in err.value.problems[0].message
+    with pytest.raises(InputError) as err:
+        policies.set_policy(s, dpc, "quorum", 5, REASON, effective_from=date.today() + timedelta(days=30))
+    assert err.value.problems[0].message.startswith("Vigência:")
+    assert s.scalar("SELECT count(*) FROM policies") == 0
+
+
+@pytest.mark.parametrize("role", ["commission", "commission_president", "explorer", "admin"])
+def test_only_dpc_reads_and_changes_policies(small_world: Any, role: str) -> None:
+    s, user = small_world.store, small_world.principal(role)
+    for call in (lambda: policies.list_policies(s, user), lambda: policies.policy_history(s, user),
+                 lambda: policies.set_policy(s, user, "quorum", 5, REASON)):
+        with pytest.raises(AccessDenied):
+            call()
+    assert s.scalar("SELECT count(*) FROM policies") == 0
+
+
+def _row(s: Any, key: str, value_json: str, set_at: datetime, effective_from: date | None) -> None:
+    s.write("test", lambda tx: tx.execute(
+        "INSERT INTO policies (key, value_json, basis, set_by, set_at, reason, effective_from) "
+        "VALUES (?, ?, 'NORMAM-10', 'dpc.silva', ?, 'teste', ?)", [key, value_json, set_at, effective_from]))
+
+
+def test_a_dated_value_applies_from_its_day_and_an_earlier_one_until_then(small_world: Any) -> None:
+    """The page's reader is ready for dated values (NORMAM parameters): a row applies from its
+    effective date; before it, the value it replaced; a later immediate change wins until then."""
+    s = small_world.store
+    _row(s, "due_soon_days", "20", datetime(2026, 1, 5, 12), None)                 # immediate, from 05/01/2026
+    _row(s, "due_soon_days", "30", datetime(2026, 2, 1, 12), date(2026, 7, 1))     # scheduled for 01/07/2026
+    _row(s, "due_soon_days", "25", datetime(2026, 3, 1, 12), None)                 # immediate, from 01/03/2026
+    at = {d: policies.policy_in_force(s, "due_soon_days", as_of=d).value
+          for d in (date(2025, 12, 31), date(2026, 1, 5), date(2026, 2, 15), date(2026, 3, 1), date(2026, 6, 30),
+                    date(2026, 7, 1), date(2027, 1, 1))}
+    assert at == {date(2025, 12, 31): 15, date(2026, 1, 5): 20, date(2026, 2, 15): 20, date(2026, 3, 1): 25,
+                  date(2026, 6, 30): 25, date(2026, 7, 1): 30, date(2027, 1, 1): 30}
+    state = policies.policy_in_force(s, "due_soon_days", as_of=date(2026, 8, 1))
+    assert state.effective_from == date(2026, 7, 1) and state.basis == "NORMAM-10"
+
+
+def test_an_unusable_stored_value_is_not_applied_and_says_so(small_world: Any) -> None:
+    s = small_world.store
+    _row(s, "quorum", '"muitos"', datetime(2026, 1, 5, 12), None)
+    state = policies.policy_in_force(s, "quorum", as_of=date(2026, 2, 1))
+    assert state.is_default and state.value == DEFAULT_BY_KEY["quorum"].value
+    assert state.unreadable and "vale o padrão" in state.unreadable
+    history = policies.policy_history(s, small_world.principal("dpc"), "quorum")
+    assert history["text"].tolist() == ["valor inválido (não aplicado)"]
+
+
+@pytest.mark.parametrize("key", sorted(CHANGES))
+def test_json_round_trip_and_form_values(key: str) -> None:
+    _sent, value, text = CHANGES[key]
+    assert fields.from_json(key, fields.to_json(key, value)) == value
+    assert fields.parse(key, fields.form_value(key, value)) == value
+    assert fields.display(key, value) == text
