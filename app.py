@@ -1,13 +1,17 @@
 """Entry point: login, then st.navigation with the pages the user's role may see."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui import session
 from ui.registry import PAGES
 from valuation import auth
 
-st.set_page_config(page_title="Naufrágios e bens resgatados", page_icon=":material/anchor:", layout="wide")
+# A local icon: a Material icon name would make the browser fetch the favicon from a CDN (CSP: self only).
+ICON = Path(__file__).resolve().parent / "static" / "anchor.png"
+st.set_page_config(page_title="Naufrágios e bens resgatados", page_icon=str(ICON), layout="wide")
 
 user = session.current_user()
 if user is None:
@@ -24,4 +28,5 @@ else:
             session.logout()
             st.rerun()
     nav = st.navigation(sections, expanded=True)
+session.cookie_bridge()  # under the service: the session cookie (issue 13)
 nav.run()

@@ -22,6 +22,10 @@ SCOPES = {"all": "todos os registros", "under_assessment": "contratos em avalia√
 user = session.guard("overview")
 st.title("Vis√£o geral")
 figures = overview.overview_figures(session.store(), user)
+if user.role == "admin":  # issue 13: a failed nightly audit verification is shown here (and e-mailed)
+    from ui.jobs_view import audit_failure_notice
+
+    audit_failure_notice(session.store())
 st.caption(f"Escopo: {SCOPES.get(figures['scope'], figures['scope'])}.")
 
 metrics = [(k, v) for k, v in figures.items() if isinstance(v, int) and k in LABELS]

@@ -37,6 +37,9 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
     PolicyDefault("difficulty_weights", (1, 1, 1, 1, 1),
                   "Pesos da rubrica de dificuldade: localização, exploração, remoção, preservação, restauração",
                   "Lei 7.542 art. 21 §1"),
+    PolicyDefault("calendar_alarm_days", (5, 1),
+                  "Lembretes das assinaturas de calendário: quantos dias antes de cada prazo (um lembrete por número)",
+                  "Escolha da Autoridade Naval (NORMAM-10: prazos de contratos e comunicações)"),
 )
 
 DEFAULT_BY_KEY: dict[str, PolicyDefault] = {p.key: p for p in DEFAULTS}

@@ -136,7 +136,9 @@ def cmd_add_user(args: argparse.Namespace) -> int:
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from valuation.store.audit import chain_head, verify_chain
 
-    with Store(args.db, read_only=True) as store:
+    from valuation.store.shared import using
+
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if not store.has_table("audit_log"):
             raise StoreError(f"{args.db} is not a valuation database (no audit_log)")
         ok, bad, message = verify_chain(store)

@@ -56,7 +56,9 @@ def cmd_deadlines(args: argparse.Namespace) -> int:
     as_of = _as_of(args.as_of)
     from valuation.store import deadline_engine as engine
 
-    with Store(args.db, read_only=True) as store:
+    from valuation.store.shared import using
+
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if args.office and store.fetch_one("SELECT code FROM offices WHERE code = ?", [args.office]) is None:
             raise NotFound(f"--office: unknown office {args.office}", what="office", key=args.office)
         if args.format == "ics":

@@ -73,7 +73,9 @@ def cmd_items(args: argparse.Namespace) -> int:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(Problem("FILE", f"cannot read {args.file}: {exc.strerror or exc}")) from exc
-    with Store(args.db, must_exist=True) as store:
+    from valuation.store.shared import using
+
+    with using(args.db, must_exist=True) as store:   # the service's own Store when it runs the command
         user = actor_principal(store, args.actor)
         result = import_items(store, user, args.contract, data, path.name, today=date.today(), channel="cli",
                               note={"os_user": _os_user()})
