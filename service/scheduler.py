@@ -1,13 +1,14 @@
 """The jobs' schedule inside the service (issue 13, item 3): APScheduler's BackgroundScheduler
 (worker threads; the Store gives each a cursor) with one cron trigger per job in the configured
-time zone. One instance of a job at a time; a run missed while the service was down is run at
-start-up when within the grace time (coalesced into one).
+time zone. One instance of a job at a time. A run missed while the service was down (a restart
+at 07:05 for a 07:00 digest) is caught up at start-up when today's time passed less than
+`MISFIRE_GRACE_S` ago and no run of that job started since then.
 """
 from __future__ import annotations
 
 import logging
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -37,7 +38,24 @@ class JobScheduler:
                                                            timezone=self.settings.tz),
                                     args=[name, "schedule", "agenda"], id=name, name=JOBS[name].label)
         self._scheduler.start()
+        self._catch_up()
         log.info("scheduler started: %s", ", ".join(f"{j.id} {j.next_run_time}" for j in self._scheduler.get_jobs()))
+
+    def _catch_up(self) -> None:
+        now = datetime.now(self.settings.tz)
+        for name in JOBS:
+            at = self.settings.times.get(name)
+            if at is None:
+                continue
+            due = datetime.combine(now.date(), at, tzinfo=self.settings.tz)
+            if not due <= now < due + timedelta(seconds=MISFIRE_GRACE_S):
+                continue
+            since = due.astimezone(timezone.utc).replace(tzinfo=None)
+            if self.store.scalar("SELECT count(*) FROM job_runs WHERE job = ? AND started_at >= ?", [name, since]):
+                continue
+            log.info("job %s missed at %s while the service was down: running it now", name, due)
+            self._scheduler.add_job(self._run, "date", run_date=now, args=[name, "schedule", "agenda"],
+                                    id=f"{name}-catch-up", misfire_grace_time=None)
 
     def run_now(self, name: str, started_by: str) -> None:
         """Run `name` at once in a worker thread (the Tarefas page's button); returns immediately."""

@@ -109,7 +109,7 @@ def running_service(db_path: Path | str, *, env: dict[str, str] | None = None, p
                 "VALUATION_PORT": str(port), "PYTHONUNBUFFERED": "1",
                 "VALUATION_BASE_URL": f"http://127.0.0.1:{port}"}
     log_path = Path(db_path).with_suffix(f".service-{port}.log")
-    log = open(log_path, "w")
+    log = open(log_path, "a")
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", "127.0.0.1",
                              "--port", str(port)], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     svc = Service(f"http://127.0.0.1:{port}", port, proc, log_path)

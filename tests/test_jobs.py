@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +183,36 @@ def test_a_dpc_feed_of_one_office_and_a_deactivated_users_feed(small_world: Any)
     s.write("test", lambda tx: tx.execute("UPDATE users SET active = false WHERE id = ?", [dpc.id]))
     assert feeds.feed_ics(s, token, as_of=AS_OF) is None
 
+
+
+def _noon_zone() -> str:
+    """An Etc/GMT zone where it is about noon now, so 'ten minutes ago' and 'two hours ago' are today."""
+    offset = (12 - datetime.now(ZoneInfo("UTC")).hour + 12) % 24 - 12      # -12 … 11 hours
+    return "Etc/GMT" if offset == 0 else f"Etc/GMT{-offset:+d}"
+
+
+def test_the_service_catches_up_a_run_missed_while_it_was_down(small_world: Any, tmp_path: Path) -> None:
+    import time
+
+    from service.scheduler import JobScheduler
+
+    zone = _noon_zone()
+    now = datetime.now(ZoneInfo(zone))
+    cfg = _settings(small_world, tmp_path, {
+        "VALUATION_TZ": zone, "VALUATION_DIGEST_AT": "off",
+        "VALUATION_BACKUP_AT": (now - timedelta(minutes=10)).strftime("%H:%M:%S"),       # within the grace time
+        "VALUATION_AUDIT_AT": (now - timedelta(hours=2)).strftime("%H:%M:%S")})          # too long ago
+    scheduler = JobScheduler(small_world.store, cfg)
+    scheduler.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not any(r["outcome"] == "ok" for r in runs.recent_runs(small_world.store)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        scheduler.shutdown()
+    assert [(r["job"], r["trigger"], r["outcome"]) for r in runs.recent_runs(small_world.store)] == [
+        ("backup", "schedule", "ok")]
+    again = JobScheduler(small_world.store, cfg)                      # a second restart: it already ran
+    again.start()
+    again.shutdown()
+    assert len(runs.recent_runs(small_world.store)) == 1
