@@ -7,6 +7,7 @@ import streamlit as st
 from ui import session
 from ui.fmt import date_br, for_display
 from ui.jobs_view import job_settings, local, next_runs
+from ui.safe import md
 from valuation.jobs.runs import JOB_LABELS, JOBS, OUTCOME_LABELS, TRIGGER_LABELS, last_outcomes, recent_runs, run_job
 
 user = session.guard("jobs")
@@ -33,6 +34,8 @@ for name, job in JOBS.items():
             b.write("Ainda não executada.")
         else:
             b.write(f"Última: {OUTCOME_LABELS[row['outcome']]} em {date_br(local(row['ended_at'], cfg))}")
+            if row["outcome"] == "failed":
+                b.caption(md(row["message"] or ""))
         if name in upcoming:
             b.caption(f"Próxima: {date_br(upcoming[name])}")
         if c.button("Executar agora", key=f"run_{name}", icon=":material/play_arrow:"):

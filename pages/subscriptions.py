@@ -41,15 +41,19 @@ current = feeds.active_feed(store, user)
 if current is None:
     st.info("Você não tem assinatura ativa.")
 else:
-    scope = "todas as Capitanias" if user.role == "dpc" and not current["office_code"] else (
-        offices.get(current["office_code"], current["office_code"]) if current["office_code"] else "a sua empresa")
-    st.success(f"Assinatura ativa desde {date_br(local(current['created_at'], cfg))}: prazos de {scope}.")
+    if user.role != "dpc":
+        scope = "da sua empresa"
+    elif current["office_code"]:
+        scope = f"da {offices.get(current['office_code'], current['office_code'])}"
+    else:
+        scope = "de todas as Capitanias"
+    st.success(f"Assinatura ativa desde {date_br(local(current['created_at'], cfg))}: prazos {scope}.")
 
 office = None
 if user.role == "dpc":
     office = st.columns([2, 1])[0].selectbox("Prazos de", [None, *offices], format_func=lambda c: "Todas as Capitanias" if c is None
                           else f"{offices[c]} ({c})")
-a, b = st.columns(2)
+a, b, _ = st.columns([1, 1, 2])
 try:
     if a.button("Gerar novo endereço", type="primary", icon=":material/link:"):
         token = feeds.create_feed(store, user, office=office, now=store.now())
@@ -67,8 +71,8 @@ except ValuationError as exc:
 shown = st.session_state.get(SHOWN_KEY)
 if shown and current is not None:
     st.subheader("Endereço da assinatura")
-    st.caption("Copie com o botão à direita e cole em “Adicionar calendário da internet” (ou “por URL”). "
-               "Ele aparece só agora.")
+    st.caption("Copie com o botão que aparece à direita do endereço e cole em “Adicionar calendário da "
+               "internet” (ou “por URL”) no seu aplicativo. Ele é mostrado só agora.")
     st.code(shown, language=None, wrap_lines=True)
 if session.service() is None:
     st.warning("Este painel não está rodando como serviço: o endereço só responde quando ele é iniciado "

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from valuation.errors import ValuationError
 from valuation.jobs.settings import JobSettings
 
 log = logging.getLogger("valuation.jobs")
@@ -79,8 +80,6 @@ def _finish(store: Any, run_id: int, outcome: str, message: str) -> None:
 
 
 def _describe(exc: BaseException) -> str:
-    from valuation.errors import ValuationError
-
     if isinstance(exc, ValuationError):
         return str(exc)
     return f"Erro inesperado ({type(exc).__name__}): {exc}"
@@ -98,7 +97,8 @@ def run_job(store: Any, name: str, settings: JobSettings, *, trigger: str = "sch
             message = job.run(store, settings)
         except Exception as exc:  # every failure is recorded and reported, never lost
             message = _describe(exc)
-            log.error("job %s failed (attempt %d): %s", name, attempt, message, exc_info=True)
+            log.error("job %s failed (attempt %d): %s", name, attempt, message,
+                      exc_info=not isinstance(exc, ValuationError))   # an expected failure needs no traceback
             _finish(store, run_id, "failed", message)
         else:
             _finish(store, run_id, "ok", message)
@@ -141,8 +141,8 @@ def recent_runs(store: Any, limit: int = 50) -> list[dict[str, Any]]:
 
 
 def last_outcomes(store: Any) -> dict[str, dict[str, Any]]:
-    """Per job, its latest finished attempt: outcome, ended_at (naive UTC) and attempt."""
-    rows = store.fetch("SELECT job, outcome, ended_at, attempt FROM job_runs WHERE id IN "
+    """Per job, its latest finished attempt: outcome, ended_at (naive UTC), attempt and message."""
+    rows = store.fetch("SELECT job, outcome, ended_at, attempt, message FROM job_runs WHERE id IN "
                        "(SELECT max(id) FROM job_runs WHERE outcome <> 'running' GROUP BY job)")
     return {r["job"]: r for r in rows}
 

@@ -6,10 +6,9 @@
     db add-user --db PATH ...      add a user (e.g. the first admin); password from stdin or a prompt
     audit verify --db PATH         check the audit log's hash chain (exit 1 when broken)
 
-One process owns a DuckDB file: when the dashboard (or anything else) holds it,
-these commands say which process, what to do, and exit 3 (StoreLocked). Batch
-work therefore runs either through the dashboard's pages or with the dashboard
-stopped.
+One process owns a DuckDB file. `audit verify` is handed to the running service when it holds
+the file (`valuation.service_link`, issue 13); the other commands say which process holds it,
+what to do, and exit 3 (StoreLocked).
 """
 from __future__ import annotations
 

@@ -8,6 +8,10 @@ due-soon deadlines, ordered by due date], "cancellation_candidates": [...]} — 
 deadlines (of the office, or of every office), for a calendar server to publish.
 The digest reads as DPC does (every deadline); it writes nothing.
 
+While the service runs (issue 13) the command is handed to it (`valuation.service_link`) and
+reads the live file through the service's own Store; the service also mails the digest daily
+(`valuation.jobs`). What follows is what happens without a running service.
+
 The single-process lock — the choice made here and why
 ------------------------------------------------------
 DuckDB lets one process own a database file; while the dashboard runs, no other
