@@ -86,7 +86,10 @@ def current_user() -> auth.Principal | None:
             return None
         st.session_state[SEEN_KEY] = now()
         return user
-    found = sessions.validate(store(), _cookie_token(), now=store().now())
+    token = _cookie_token()
+    if not token:
+        return None
+    found = sessions.validate(store(), token, now=store().now())
     if found is None:
         return None
     sign_in(found.principal, session_id=found.id)   # a reload, a new tab, a restarted service
@@ -95,9 +98,10 @@ def current_user() -> auth.Principal | None:
 
 def _cookie_token() -> str | None:
     try:
-        return st.context.cookies.get(sessions.COOKIE_NAME)
-    except Exception:  # no browser request behind this run (AppTest)
+        token = st.context.cookies.get(sessions.COOKIE_NAME)
+    except Exception:  # no browser request behind this run
         return None
+    return token if isinstance(token, str) and token else None   # AppTest's context is a mock
 
 
 def sign_in(user: auth.Principal, *, session_id: int | None = None) -> None:
