@@ -131,6 +131,24 @@ def _check_feed(base: str, token: str) -> None:
     assert unknown.value.code == 404
 
 
+def _post(url: str, body: bytes, headers: dict[str, str]) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data=body, headers=headers, method="POST"),
+                                    timeout=60) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def _check_refusals(base: str) -> None:
+    """The cookie route takes only same-origin requests with a live ticket; the CLI route only its token."""
+    host = base.removeprefix("http://")
+    assert _post(base + "/sessao", b"x" * 32, {"Origin": "http://mal.example", "Host": host}) == 403
+    assert _post(base + "/sessao", b"x" * 32, {"Origin": base, "Sec-Fetch-Site": "same-origin"}) == 400
+    assert _post(base + "/servico/cli", b'{"argv": ["audit", "verify"], "cwd": "/"}', {}) == 403
+    assert _post(base + "/servico/cli", b"{}", {"Authorization": "Bearer " + "y" * 43}) == 403
+
+
 def _check_headers(base: str) -> None:
     for path in ("/", "/_stcore/health", "/saude", "/deadlines"):
         with urllib.request.urlopen(base + path, timeout=60) as r:
@@ -163,6 +181,7 @@ def test_sessions_headers_errors_feeds_and_the_scheduled_digest(small_world: Any
         page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
         with running_service(db, env=env) as svc:
             _check_headers(svc.base)
+            _check_refusals(svc.base)
             _check_feed(svc.base, token)
             login(page, svc.base, username, password)
             page.wait_for_function("() => true")
@@ -193,6 +212,11 @@ def test_sessions_headers_errors_feeds_and_the_scheduled_digest(small_world: Any
             page.goto(svc.base)
             page.get_by_role("button", name="Sair").click()
             page.get_by_label("Usuário").wait_for()
+            for _ in range(40):                        # the bridge's POST /sessao/sair deletes the cookie
+                if not any(c["name"] == "valuation_sessao" for c in ctx.cookies()):
+                    break
+                page.wait_for_timeout(250)
+            assert not any(c["name"] == "valuation_sessao" for c in ctx.cookies())
             other = browser.new_context()
             other.add_cookies([{"name": "valuation_sessao", "value": session_cookie["value"], "url": svc.base}])
             stale = other.new_page()
