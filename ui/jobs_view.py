@@ -38,4 +38,4 @@ def audit_failure_notice(store: Any) -> None:
     alert = audit_alert(store)
     if alert is not None:
         st.error(f"A verificação da cadeia de auditoria de {date_br(local(alert['ended_at'], job_settings()))} "
-                 f"falhou: {md(alert['message'] or '')} Veja a página Tarefas.", icon=":material/gpp_bad:")
+                 f"falhou. {md(alert['message'] or '')} Veja a página Tarefas.", icon=":material/gpp_bad:")
