@@ -216,3 +216,26 @@ def test_the_service_catches_up_a_run_missed_while_it_was_down(small_world: Any,
     again.start()
     again.shutdown()
     assert len(runs.recent_runs(small_world.store)) == 1
+
+
+def test_the_admin_assigns_offices_to_a_dpc_user(small_world: Any) -> None:
+    from valuation.errors import AccessDenied
+    from valuation.store import users
+
+    s, admin, dpc = small_world.store, small_world.principal("admin"), small_world.principal("dpc")
+    users.set_user_offices(s, admin, dpc.id, ["CPRJ", "CPBA"])
+    assert users.user_offices(s, admin, dpc.id) == ["CPBA", "CPRJ"]
+    row = s.fetch_one("SELECT before_json, after_json FROM audit_log WHERE action = 'set_offices'")
+    assert "CPRJ" in row["after_json"]
+    for bad in (["XXXX"],):
+        with pytest.raises(InputError):
+            users.set_user_offices(s, admin, dpc.id, bad)
+    with pytest.raises(InputError):
+        users.set_user_offices(s, admin, small_world.principal("explorer_a").id, ["CPRJ"])
+    with pytest.raises(AccessDenied):
+        users.set_user_offices(s, dpc, dpc.id, [])
+    users.set_user_offices(s, admin, dpc.id, [])
+    assert users.user_offices(s, admin, dpc.id) == []
+    small_world.store.close()
+    at = page_direct(small_world.path, admin, "users")
+    assert not at.exception

@@ -214,3 +214,38 @@ def reset_password(store: Any, user: Principal, user_id: int, new_password: str)
     _change(store, user, user_id, "reset_password", lambda tx, before: None,
             "UPDATE users SET password_hash = ?, failed_attempts = 0, locked_until = NULL WHERE id = ?",
             [hash_password(new_password)], revoke="password_reset")
+
+
+def user_offices(store: Any, user: Principal, user_id: int) -> list[str]:
+    """The offices (codes) a DPC user answers for in the daily digest (admin only)."""
+    require(user, "manage_users")
+    return [r["office_code"] for r in store.fetch(
+        "SELECT office_code FROM user_offices WHERE user_id = ? ORDER BY office_code", [user_id])]
+
+
+def set_user_offices(store: Any, user: Principal, user_id: int, offices: list[str]) -> None:
+    """Which offices a DPC user answers for (none: headquarters, every office's digest). Audited."""
+    require(user, "manage_users")
+    codes = sorted({str(c) for c in offices})
+
+    def run(tx: Any) -> None:
+        row = tx.fetch_one("SELECT role FROM users WHERE id = ?", [user_id])
+        if row is None:
+            raise NotFound(f"Usuário {user_id} não encontrado.", what="user", key=user_id)
+        if row["role"] != "dpc" and codes:
+            raise InputError(Problem("offices", "Capitanias: só se informam para o perfil DPC (gestão)."))
+        known = {r["code"] for r in tx.fetch("SELECT code FROM offices")}
+        unknown = [c for c in codes if c not in known]
+        if unknown:
+            raise InputError(Problem("offices", f"Capitanias: {len(unknown)} código(s) desconhecido(s); "
+                                                "escolha na lista."))
+        before = [r["office_code"] for r in tx.fetch(
+            "SELECT office_code FROM user_offices WHERE user_id = ? ORDER BY office_code", [user_id])]
+        if before == codes:
+            return
+        tx.execute("DELETE FROM user_offices WHERE user_id = ?", [user_id])
+        for code in codes:
+            tx.execute("INSERT INTO user_offices VALUES (?, ?)", [user_id, code])
+        tx.audit("set_offices", "user", user_id, {"offices": before}, {"offices": codes})
+
+    store.write(user.username, run)
