@@ -41,4 +41,5 @@ else:
             session.logout()
             st.rerun()
     nav = st.navigation(sections, expanded=True)
+session.cookie_bridge()  # under the service: the session cookie (issue 13)
 nav.run()

@@ -52,6 +52,10 @@ def chart(key: str, counts: dict[str, int]) -> None:
 user = session.guard("overview")
 st.title("Visão geral")
 figures = overview.overview_figures(session.store(), user)
+if user.role == "admin":  # issue 13: a failed nightly audit verification is shown here (and e-mailed)
+    from ui.jobs_view import audit_failure_notice
+
+    audit_failure_notice(session.store())
 st.caption(f"Escopo: {SCOPES.get(figures['scope'], figures['scope'])}.")
 
 metrics = [(k, v) for k, v in figures.items() if isinstance(v, int) and k in LABELS]

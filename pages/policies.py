@@ -76,6 +76,9 @@ def widget(key: str, current: object) -> object:
     if key == "difficulty_weights":
         cols = st.columns(len(ACTIVITIES))
         return [c.text_input(f"Peso — {a}", value=v, placeholder="1") for c, a, v in zip(cols, ACTIVITIES, shown)]
+    if key == "calendar_alarm_days":
+        return st.text_input(f"{label} (dias antes de cada prazo, separados por vírgula)", value=shown,
+                             placeholder="5, 1")
     raise KeyError(key)
 
 

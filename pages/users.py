@@ -64,3 +64,17 @@ if len(df):
         show_problems(exc)
     except ValuationError as exc:
         st.error(str(exc))
+
+if len(df) and df.loc[df["id"] == pick, "role"].iloc[0] == "dpc":   # issue 13: whose digest is whose
+    all_offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
+    with st.form("user_offices"):
+        chosen = st.multiselect("Capitanias pelas quais responde (resumo diário de prazos)", list(all_offices),
+                                default=users.user_offices(store, user, int(pick)),
+                                format_func=lambda c: f"{c} — {all_offices[c]}",
+                                help="Nenhuma: sede da DPC, recebe um resumo com todas as Capitanias.")
+        if st.form_submit_button("Salvar Capitanias"):
+            try:
+                users.set_user_offices(store, user, int(pick), chosen)
+                st.success("Capitanias salvas.")
+            except InputError as exc:
+                show_problems(exc, labels={"offices": "Capitanias"})

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Set up, seed the demo database on first run, migrate it, and start the dashboard on 127.0.0.1:8501.
+# Set up, seed the demo database on first run, migrate it, and start the service on 127.0.0.1:8501:
+# uvicorn serving service/asgi.py (the Streamlit app, the session cookie, the daily jobs, calendar
+# feeds and the command line's bridge) in one process that owns the DuckDB file.
+#   HOST=0.0.0.0 PORT=8080 bash scripts/start.sh      (behind a TLS proxy: also FORWARDED_ALLOW_IPS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,5 +13,7 @@ if [ ! -f "$DB" ]; then
 else
   .venv/bin/python -m valuation db init --db "$DB"
 fi
-exec .venv/bin/python -m streamlit run app.py --server.address 127.0.0.1 --server.port "${PORT:-8501}" \
-  --server.headless true --browser.gatherUsageStats false
+export VALUATION_HOST="${HOST:-127.0.0.1}" VALUATION_PORT="${PORT:-8501}"
+exec .venv/bin/python -m uvicorn service.asgi:app --host "$VALUATION_HOST" --port "$VALUATION_PORT" \
+  --lifespan on --proxy-headers --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-127.0.0.1}" \
+  --timeout-graceful-shutdown 30

@@ -28,6 +28,7 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "difficulty_weights": (["2", "1,5", "1", "1", "0"],
                            (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0)),
                            "localização 2 · exploração 1,5 · remoção 1 · preservação 1 · restauração 0"),
+    "calendar_alarm_days": ("1, 7, 7", (7, 1), "7 dias antes e 1 dia antes"),
 }
 
 

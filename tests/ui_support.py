@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.auth import Principal
+from valuation.store.shared import close_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 REFUSAL = "Acesso negado"
@@ -24,6 +25,7 @@ REFUSAL = "Acesso negado"
 
 def fresh_app(db_path: Path | str, *, timeout: float = 60) -> AppTest:
     os.environ["VALUATION_DB"] = str(db_path)
+    close_shared()   # the previous test's process-wide Store
     st.cache_resource.clear()
     st.cache_data.clear()
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
@@ -44,6 +46,7 @@ def page_direct(db_path: Path | str, user: Principal | None, key: str, *, timeou
     """Run pages/<key>.py as the script itself, bypassing st.navigation: what a guessed URL
     or a page the navigation does not offer would execute. The page's own guard must refuse."""
     os.environ["VALUATION_DB"] = str(db_path)
+    close_shared()
     st.cache_resource.clear()
     st.cache_data.clear()
     at = AppTest.from_file(str(ROOT / "pages" / f"{key}.py"), default_timeout=timeout)

@@ -32,6 +32,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("overview", "Visão geral", ":material/dashboard:", "Painel"),
     PageSpec("deadlines", "Prazos", ":material/event:", "Painel"),
     PageSpec("calendar", "Calendário de dias úteis", ":material/calendar_month:", "Painel"),
+    PageSpec("subscriptions", "Assinatura de calendário", ":material/event_repeat:", "Painel"),
     PageSpec("domain", "Domínio dos naufrágios", ":material/gavel:", "Painel"),
     PageSpec("wrecks", "Naufrágios", ":material/sailing:", "Cadastro"),
     PageSpec("organisations", "Empresas", ":material/business:", "Cadastro"),
@@ -48,6 +49,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("policies", "Políticas", ":material/tune:", "Administração"),
     PageSpec("users", "Usuários", ":material/group:", "Administração"),
     PageSpec("audit", "Auditoria", ":material/fact_check:", "Administração"),
+    PageSpec("jobs", "Tarefas", ":material/schedule:", "Administração"),
 )
 
 BY_KEY: dict[str, PageSpec] = {p.key: p for p in PAGES}

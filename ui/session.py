@@ -1,30 +1,47 @@
-"""Session glue: the cached Store, login (local users; optional OIDC), expiry and the page guard."""
+"""Session glue: the process's Store, login (local users; optional OIDC), sessions and the page guard.
+
+Sessions (issue 13): a login issues a server-side session (`valuation.accounts.sessions`) whose
+id lives in `st.session_state`; every run re-validates it, so "Sair", an admin's deactivation or
+role change end an open connection at once. Under the service (`service/asgi.py`) the browser
+also gets the session's token as an HttpOnly cookie — the script hands it a single-use ticket
+that a served JS file POSTs to `/sessao` — so a reload, a new tab or a restart of the service
+find the session again through `st.context.cookies`. Under `streamlit run` (development) and
+AppTest there is no cookie route: the session lasts as long as the connection, as before.
+"""
 from __future__ import annotations
 
+import sys
+import time
 from datetime import datetime
+from typing import Any
 
 import streamlit as st
 
 from ui import settings
 from ui.registry import ROOT
 from valuation import auth
+from valuation.accounts import sessions
 from valuation.errors import StoreLocked, ValuationError
 from valuation.store.db import Store
+from valuation.store.shared import open_shared
 
 USER_KEY = "valuation_user"
 SEEN_KEY = "valuation_last_seen"
 REFUSED = "Acesso negado: esta página não está disponível para o seu perfil."
-
-
-@st.cache_resource(show_spinner=False)
-def _open_store(path: str) -> Store:
-    return Store(path)
+SESSION_KEY = "valuation_session_id"
+TICKET_KEY = "valuation_cookie_ticket"
+CLEAR_KEY = "valuation_cookie_clear"
+FLASH_KEY = "valuation_flash"
+EXPIRED_MESSAGE = "Sessão expirada por inatividade. Entre novamente."
+ENDED_MESSAGE = "Sua sessão foi encerrada. Entre novamente."
+BRIDGE_COMPONENT = "valuation_service.cookie_bridge"
 
 
 def store() -> Store:
-    """The process-wide Store (one DuckDB connection per process; a cursor per request)."""
+    """The process-wide Store (one DuckDB connection per process, shared with the service's
+    lifespan, routes and jobs; a cursor per request)."""
     try:
-        return _open_store(settings.db_path())
+        return open_shared(settings.db_path())
     except StoreLocked as exc:
         st.error(f"O banco de dados está em uso por outro processo. {exc}")
         st.stop()
@@ -36,29 +53,99 @@ def now() -> datetime:
     return datetime.now()
 
 
+def service() -> Any:
+    """The running service's state (service/state.py), or None under `streamlit run` and AppTest."""
+    mod = sys.modules.get("service.state")
+    return mod.current() if mod is not None else None
+
+
+def _clear_state() -> None:
+    for key in list(st.session_state.keys()):
+        del st.session_state[key]
+
+
+def _end(flash: str | None) -> None:
+    _clear_state()
+    if flash:
+        st.session_state[FLASH_KEY] = flash
+
+
 def current_user() -> auth.Principal | None:
     user = st.session_state.get(USER_KEY)
-    if user is None:
+    sid = st.session_state.get(SESSION_KEY)
+    if user is not None and sid is not None:
+        principal, why = sessions.validate_id(store(), sid, now=store().now())
+        if principal is None:
+            _end(EXPIRED_MESSAGE if why == sessions.EXPIRED else ENDED_MESSAGE)
+            return None
+        st.session_state[USER_KEY] = principal      # a role changed by the admin would have revoked it
+        st.session_state[SEEN_KEY] = now()
+        return principal
+    if user is not None:                            # set directly (tests): the in-memory idle rule
+        last_seen = st.session_state.get(SEEN_KEY)
+        if last_seen is None or auth.session_expired(last_seen, now()):
+            _end(EXPIRED_MESSAGE)
+            return None
+        st.session_state[SEEN_KEY] = now()
+        return user
+    token = _cookie_token()
+    if not token:
         return None
-    last_seen = st.session_state.get(SEEN_KEY)
-    if last_seen is None or auth.session_expired(last_seen, now()):
-        logout()
-        st.session_state["valuation_flash"] = "Sessão expirada por inatividade. Entre novamente."
+    found = sessions.validate(store(), token, now=store().now())
+    if found is None:
         return None
-    st.session_state[SEEN_KEY] = now()
-    return user
+    sign_in(found.principal, session_id=found.id)   # a reload, a new tab, a restarted service
+    return found.principal
 
 
-def sign_in(user: auth.Principal) -> None:
-    for key in list(st.session_state.keys()):
-        del st.session_state[key]  # nothing of a previous session survives a new login
+def _cookie_token() -> str | None:
+    try:
+        token = st.context.cookies.get(sessions.COOKIE_NAME)
+    except Exception:  # no browser request behind this run
+        return None
+    return token if isinstance(token, str) and token else None   # AppTest's context is a mock
+
+
+def sign_in(user: auth.Principal, *, session_id: int | None = None) -> None:
+    """Start the user's session: a new server-side session unless resuming `session_id` (cookie)."""
+    _clear_state()  # nothing of a previous session survives a new login
+    if session_id is None:
+        session_id, token = sessions.issue(store(), user, now=store().now())
+        svc = service()
+        if svc is not None:   # the browser redeems this single-use ticket for the HttpOnly cookie
+            st.session_state[TICKET_KEY] = (svc.tickets.issue(token), time.monotonic())
     st.session_state[USER_KEY] = user
     st.session_state[SEEN_KEY] = now()
+    st.session_state[SESSION_KEY] = session_id
 
 
 def logout() -> None:
-    for key in list(st.session_state.keys()):
-        del st.session_state[key]
+    """"Sair": end the server-side session (the old cookie is refused from now on) and clear the state."""
+    sid = st.session_state.get(SESSION_KEY)
+    if sid is not None:
+        sessions.revoke(store(), sid, reason="logout", now=store().now())
+    _clear_state()
+    if service() is not None:
+        st.session_state[CLEAR_KEY] = True
+
+
+def cookie_bridge() -> None:
+    """Under the service: mount the served JS that turns a ticket into the cookie, or clears it."""
+    svc = service()
+    if svc is None:
+        return
+    pending = st.session_state.get(TICKET_KEY)
+    if pending is not None and time.monotonic() - pending[1] >= sessions.TICKET_SECONDS:
+        st.session_state.pop(TICKET_KEY, None)
+        pending = None
+    if pending is not None:
+        data = {"action": "set", "ticket": pending[0]}
+    elif st.session_state.get(CLEAR_KEY):
+        data = {"action": "clear"}
+    else:
+        return
+    renderer = st.components.v2.component(BRIDGE_COMPONENT, js="cookie_bridge.js")
+    renderer(data=data, key="valuation_cookie_bridge", height=0)
 
 
 def _leave_pages_folder_mode() -> None:
@@ -101,7 +188,7 @@ def login_page() -> None:
         st.title("Naufrágios e bens resgatados")
         st.caption("Marinha do Brasil · Diretoria de Portos e Costas · Lei 7.542/1986 (redação da Lei 10.166/2000) "
                    "e NORMAM-10")
-        flash = st.session_state.pop("valuation_flash", None)
+        flash = st.session_state.pop(FLASH_KEY, None)
         if flash:
             st.warning(flash)
         with st.form("login", clear_on_submit=False):

@@ -164,7 +164,8 @@ _USER_COLUMNS = ("id, username, full_name, role, organisation_id, commission_bod
                  "failed_attempts, locked_until, active")
 
 
-def _principal(row: dict[str, Any]) -> Principal:
+def principal_from_row(row: dict[str, Any]) -> Principal:
+    """The Principal of a `users` row (id, username, full_name, role, organisation_id, commission_body)."""
     return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
                      role=row["role"], organisation_id=row["organisation_id"],
                      commission_body=row["commission_body"])
@@ -207,7 +208,7 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime) -
             tx.audit("login", "user", row["id"], None, {"username": uname})
 
         store.write(uname, succeed)
-        return _principal(row)
+        return principal_from_row(row)
 
     def fail(tx: Tx) -> datetime | None:
         # Re-read inside the transaction: concurrent failures must all count.
@@ -255,7 +256,7 @@ def principal_for_email(store: Store, email: str) -> Principal:
     if row["locked_until"] is not None and naive_utc(store.now()) < row["locked_until"]:
         raise AccountLocked(row["locked_until"], naive_utc(store.now()))
     store.write(row["username"], lambda tx: tx.audit("login_sso", "user", row["id"], None, {"email": address}))
-    return _principal(row)
+    return principal_from_row(row)
 
 
 def session_expired(last_seen: datetime, now: datetime) -> bool:
@@ -272,10 +273,10 @@ PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
     "commission_president": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
     "dpc": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory", "custody",
             "found_things", "commission", "rates", "decisions", "contract_terms", "selection", "survey_costs",
-            "statements", "policies"),
+            "statements", "policies", "subscriptions"),
     "explorer": ("overview", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody", "decisions",
-                 "survey_costs", "statements"),
-    "admin": ("overview", "users", "audit"),
+                 "survey_costs", "statements", "subscriptions"),
+    "admin": ("overview", "users", "audit", "jobs"),
 }
 
 # What each role may do in the store; the query functions call `require`.

@@ -131,7 +131,18 @@ def _report(exc: ValuationError) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    from valuation.service_link import delegate
+
+    delegated = delegate(argv, args)   # a running service holds the file: it runs the command
+    if delegated is not None:
+        return delegated
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed command: its exit status; errors become messages (never a traceback)."""
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)

@@ -52,6 +52,10 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
     PolicyDefault("difficulty_weights", (1, 1, 1, 1, 1),
                   "Pesos das cinco atividades na rubrica de dificuldade que sugere a parcela dos demais bens.",
                   "Lei 7.542/1986 art. 21 §1", "Pesos da rubrica de dificuldade"),
+    PolicyDefault("calendar_alarm_days", (5, 1),
+                  "Lembretes das assinaturas de calendário: quantos dias antes de cada prazo (um lembrete por número).",
+                  "Escolha da Autoridade Naval (prazos de contratos e comunicações da NORMAM-10)",
+                  "Lembretes do calendário"),
 )
 
 DEFAULT_BY_KEY: dict[str, PolicyDefault] = {p.key: p for p in DEFAULTS}

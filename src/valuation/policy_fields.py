@@ -69,7 +69,7 @@ def _integer(key: str, raw: object, lo: int, hi: int, unit: str) -> int:
     n: int | None = None
     if isinstance(raw, int) and not isinstance(raw, bool):
         n = raw
-    elif isinstance(raw, str) and re.fullmatch(r"\s*\d{1,6}\s*", raw):
+    elif isinstance(raw, str) and re.fullmatch(r"\s*[0-9]{1,6}\s*", raw):
         n = int(raw)
     elif isinstance(raw, (float, Decimal)) and raw == raw and abs(raw) < 10 ** 6 and raw == int(raw):
         n = int(raw)
@@ -135,10 +135,25 @@ def _weights(raw: object) -> tuple[Decimal, ...]:
     return tuple(w.normalize() if w != w.to_integral() else Decimal(int(w)) for w in out)
 
 
+MAX_ALARM_DAYS = 60
+MAX_ALARMS = 3
+
+
+def _alarm_days(raw: object) -> tuple[int, ...]:
+    """Days before a deadline on which a subscribed calendar reminds (one VALARM each)."""
+    key = "calendar_alarm_days"
+    if isinstance(raw, str):
+        raw = [part for part in re.split(r"[;,\s]+", raw.strip()) if part]
+    if not isinstance(raw, Sequence) or not 1 <= len(raw) <= MAX_ALARMS:
+        raise _fail(key, f"informe de 1 a {MAX_ALARMS} números de dias, separados por vírgula (por exemplo 5, 1).")
+    days = [_integer(key, v, 0, MAX_ALARM_DAYS, "dias") for v in raw]
+    return tuple(sorted(set(days), reverse=True))
+
+
 PARSERS: dict[str, Callable[[object], Any]] = {
     "consensus_method": _method, "quorum": _quorum, "spread_threshold": _spread,
     "selection_tolerance": _tolerance, "due_soon_days": _due_soon, "policy_days": _policy_days,
-    "court_pending_suspends_lapse": _court, "difficulty_weights": _weights,
+    "court_pending_suspends_lapse": _court, "difficulty_weights": _weights, "calendar_alarm_days": _alarm_days,
 }
 
 
@@ -206,6 +221,8 @@ def display(key: str, value: Any) -> str:
         return "Sim: suspende o prazo" if value else "Não suspende"
     if key == "difficulty_weights":
         return " · ".join(f"{a} {_br(Decimal(w))}" for a, w in zip(ACTIVITIES, value))
+    if key == "calendar_alarm_days":
+        return " e ".join("no dia" if d == 0 else ("1 dia antes" if d == 1 else f"{d} dias antes") for d in value)
     return str(value)
 
 
@@ -215,4 +232,6 @@ def form_value(key: str, value: Any) -> Any:
         return _br(Decimal(value) * 100)
     if key == "difficulty_weights":
         return [_br(Decimal(w)) for w in value]
+    if key == "calendar_alarm_days":
+        return ", ".join(str(d) for d in value)
     return value

@@ -12,7 +12,7 @@ character) and every line ends in CRLF.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timedelta, timezone
 from typing import NamedTuple
 from urllib.parse import quote
@@ -75,11 +75,14 @@ def to_ics(
     calendar_name: str,
     prodid: str = "-//DPC//valuation//PT-BR",
     dtstamp: datetime | None = None,
+    alarm_days: Sequence[int] = (),
 ) -> bytes:
     """A VCALENDAR with one all-day VEVENT per event, UTF-8, CRLF line endings.
 
     ``dtstamp`` (timezone-aware; default: now) is when the feed was produced; it
     is written in UTC. A ``datetime`` given as an event date counts as its date.
+    ``alarm_days`` adds to every event one VALARM (ACTION:DISPLAY, §3.6.6) per number of
+    days before it (0: at the start of the day).
     Raises ValueError for an empty or repeated UID, a naive ``dtstamp``, or an
     event with the wrong number of fields.
     """
@@ -120,7 +123,9 @@ def to_ics(
             lines.append(f"DESCRIPTION:{escape_text(event.description)}")
         if event.url:
             lines.append(f"URL:{quote(clean_text(event.url, multiline=False).strip(), safe=_URI_SAFE)}")
-        lines += ["TRANSP:TRANSPARENT", "END:VEVENT"]
+        lines.append("TRANSP:TRANSPARENT")
+        lines += _alarms(alarm_days, event.summary)
+        lines.append("END:VEVENT")
     lines.append("END:VCALENDAR")
     return ("\r\n".join(fold_line(line) for line in lines) + "\r\n").encode("utf-8")
 
@@ -131,3 +136,14 @@ def _as_event(raw: CalendarEvent | tuple[object, ...], n: int) -> CalendarEvent:
     if not 3 <= len(raw) <= 5:
         raise ValueError(f"event {n}: expected (uid, date, summary, description, url=None)")
     return CalendarEvent(*raw)  # type: ignore[arg-type]
+
+
+def _alarms(days: Sequence[int], summary: str) -> list[str]:
+    lines: list[str] = []
+    for n in sorted({int(d) for d in days if isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= 366},
+                    reverse=True):
+        trigger = "PT0S" if n == 0 else f"-P{n}D"
+        when = "hoje" if n == 0 else ("amanhã" if n == 1 else f"em {n} dias")
+        lines += ["BEGIN:VALARM", "ACTION:DISPLAY", f"TRIGGER:{trigger}",
+                  f"DESCRIPTION:{escape_text(f'Prazo {when}: {summary}')}", "END:VALARM"]
+    return lines

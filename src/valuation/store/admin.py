@@ -6,10 +6,9 @@
     db add-user --db PATH ...      add a user (e.g. the first admin); password from stdin or a prompt
     audit verify --db PATH         check the audit log's hash chain (exit 1 when broken)
 
-One process owns a DuckDB file: when the dashboard (or anything else) holds it,
-these commands say which process, what to do, and exit 3 (StoreLocked). Batch
-work therefore runs either through the dashboard's pages or with the dashboard
-stopped.
+One process owns a DuckDB file. `audit verify` is handed to the running service when it holds
+the file (`valuation.service_link`, issue 13); the other commands say which process holds it,
+what to do, and exit 3 (StoreLocked).
 """
 from __future__ import annotations
 
@@ -136,7 +135,9 @@ def cmd_add_user(args: argparse.Namespace) -> int:
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from valuation.store.audit import chain_head, verify_chain
 
-    with Store(args.db, read_only=True) as store:
+    from valuation.store.shared import using
+
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if not store.has_table("audit_log"):
             raise StoreError(f"{args.db} is not a valuation database (no audit_log)")
         ok, bad, message = verify_chain(store)

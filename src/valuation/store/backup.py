@@ -350,7 +350,9 @@ def _print_json(doc: Any) -> None:
 
 
 def cmd_backup(args: Any) -> int:
-    with Store(args.db, read_only=True) as store:
+    from valuation.store.shared import using
+
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         manifest = backup(store, args.to)
     audit = manifest["audit"]
     _print_json({"to": str(args.to), "schema_version": manifest["schema_version"],

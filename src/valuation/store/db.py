@@ -227,6 +227,22 @@ class Store:
             self._closed = True
             self._con.close()
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def shutdown(self) -> None:
+        """Wait for the write in progress (writes hold the write lock), CHECKPOINT, close."""
+        if self._closed:
+            return
+        with self._write_lock:
+            if not self.read_only:
+                try:
+                    self.checkpoint()
+                except (duckdb.Error, StoreError):
+                    pass  # the WAL is replayed at the next open: nothing is lost
+            self.close()
+
     def checkpoint(self) -> None:
         """Write the WAL into the file (after large imports and `db init --demo`)."""
         cur = self.cursor()

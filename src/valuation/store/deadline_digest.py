@@ -8,6 +8,10 @@ due-soon deadlines, ordered by due date], "cancellation_candidates": [...]} — 
 deadlines (of the office, or of every office), for a calendar server to publish.
 The digest reads as DPC does (every deadline); it writes nothing.
 
+While the service runs (issue 13) the command is handed to it (`valuation.service_link`) and
+reads the live file through the service's own Store; the service also mails the digest daily
+(`valuation.jobs`). What follows is what happens without a running service.
+
 The single-process lock — the choice made here and why
 ------------------------------------------------------
 DuckDB lets one process own a database file; while the dashboard runs, no other
@@ -56,7 +60,9 @@ def cmd_deadlines(args: argparse.Namespace) -> int:
     as_of = _as_of(args.as_of)
     from valuation.store import deadline_engine as engine
 
-    with Store(args.db, read_only=True) as store:
+    from valuation.store.shared import using
+
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if args.office and store.fetch_one("SELECT code FROM offices WHERE code = ?", [args.office]) is None:
             raise NotFound(f"--office: unknown office {args.office}", what="office", key=args.office)
         if args.format == "ics":

@@ -778,7 +778,7 @@ def timeline_frame(frame: pd.DataFrame) -> pd.DataFrame:
 # -- iCalendar feeds -------------------------------------------------------------------------------------------
 def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | None = None,
                   organisation_id: int | None = None, now: datetime | None = None,
-                  frame: pd.DataFrame | None = None) -> bytes:
+                  frame: pd.DataFrame | None = None, alarm_days: tuple[int, ...] = ()) -> bytes:
     """An iCalendar (.ics) feed of the pending deadlines (not met, not waived) the user may
     read: per office (`office`) or per explorer (`organisation_id`; an explorer always gets
     its own). One all-day event per deadline on its due day; the UID is the deadline's key,
@@ -806,7 +806,7 @@ def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | N
         name = f"Prazos — {row['name'] if row else org}"
     else:
         name = "Prazos — DPC"
-    return to_ics(events, calendar_name=name, dtstamp=stamp)
+    return to_ics(events, calendar_name=name, dtstamp=stamp, alarm_days=alarm_days)
 
 
 def digest(store: Store, user: Principal, *, as_of: date, office: str | None = None) -> dict[str, Any]:

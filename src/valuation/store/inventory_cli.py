@@ -28,9 +28,9 @@ and a nameless "cli" actor would hide who that was. No password is asked: whoeve
 this command can already read and write the database file directly, so a password would
 protect nothing; the OS account is recorded for that reason.
 
-The single-process lock: DuckDB lets one process own the file. While the dashboard runs,
-import through the inventory page (same rules, with a progress bar); this command is for
-bulk loads in the maintenance window, with the dashboard stopped.
+The single-process lock: DuckDB lets one process own the file. While the service runs, this
+command is handed to it (`valuation.service_link`, issue 13) and imports through the service's
+own Store, with the same output and exit status; otherwise it opens the file itself.
 """
 from __future__ import annotations
 
@@ -73,7 +73,9 @@ def cmd_items(args: argparse.Namespace) -> int:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(Problem("FILE", f"cannot read {args.file}: {exc.strerror or exc}")) from exc
-    with Store(args.db, must_exist=True) as store:
+    from valuation.store.shared import using
+
+    with using(args.db, must_exist=True) as store:   # the service's own Store when it runs the command
         user = actor_principal(store, args.actor)
         result = import_items(store, user, args.contract, data, path.name, today=date.today(), channel="cli",
                               note={"os_user": _os_user()})
@@ -92,7 +94,7 @@ def register_cli(subparsers: Any) -> None:
     p = subparsers.add_parser("items", help="import a recovered-items file (CSV/XLSX) into a contract in force",
                               description="Import recovered items, all or nothing (Lei 7.542/1986 art. 23).")
     p.add_argument("file", metavar="FILE", help="the CSV or XLSX file")
-    p.add_argument("--db", required=True, help="path of the DuckDB file (the dashboard must be stopped)")
+    p.add_argument("--db", required=True, help="path of the DuckDB file (run through the service when it holds it)")
     p.add_argument("--contract", required=True, help="code of the contract in force (exploração, remoção, demolição)")
     p.add_argument("--actor", required=True,
                    help="username of the active dpc user (or the contract's explorer) answerable for the import")

@@ -138,7 +138,9 @@ def create_user(store: Any, user: Principal, data: Mapping[str, Any]) -> int:
     return add_user(store, data, actor=user.username)
 
 
-def _change(store: Any, user: Principal, user_id: int, action: str, check: Any, sql: str, params: list[Any]) -> None:
+def _change(store: Any, user: Principal, user_id: int, action: str, check: Any, sql: str, params: list[Any],
+            *, revoke: str | None = None) -> None:
+    """Apply one audited change; `revoke` (a reason) also ends the user's login sessions at once."""
     def run(tx: Any) -> None:
         before = tx.fetch_one(f"SELECT {', '.join(_AUDITED)} FROM users WHERE id = ?", [user_id])
         if before is None:
@@ -147,6 +149,10 @@ def _change(store: Any, user: Principal, user_id: int, action: str, check: Any, 
         tx.execute(sql, [*params, user_id])
         after = tx.fetch_one(f"SELECT {', '.join(_AUDITED)} FROM users WHERE id = ?", [user_id])
         tx.audit(action, "user", user_id, before, after)
+        if revoke and (revoke == "password_reset" or before != after):
+            from valuation.accounts.sessions import revoke_user
+
+            revoke_user(tx, user_id, reason=revoke, now=store.now())
 
     store.write(user.username, run)
 
@@ -173,7 +179,7 @@ def set_role(store: Any, user: Principal, user_id: int, role: str, *, organisati
 
     _change(store, user, user_id, "set_role", check,
             "UPDATE users SET role = ?, organisation_id = ?, commission_body = ? WHERE id = ?",
-            [role, organisation_id, commission_body])
+            [role, organisation_id, commission_body], revoke="role_changed")
 
 
 def set_active(store: Any, user: Principal, user_id: int, active: bool) -> None:
@@ -189,7 +195,7 @@ def set_active(store: Any, user: Principal, user_id: int, active: bool) -> None:
             raise InputError(Problem("active", "Este é o último administrador ativo: crie outro antes."))
 
     _change(store, user, user_id, "activate" if active else "deactivate", check,
-            "UPDATE users SET active = ? WHERE id = ?", [active])
+            "UPDATE users SET active = ? WHERE id = ?", [active], revoke=None if active else "deactivated")
 
 
 def unlock_user(store: Any, user: Principal, user_id: int) -> None:
@@ -207,4 +213,39 @@ def reset_password(store: Any, user: Principal, user_id: int, new_password: str)
         raise InputError(Problem("password", f"Senha: {why}"))
     _change(store, user, user_id, "reset_password", lambda tx, before: None,
             "UPDATE users SET password_hash = ?, failed_attempts = 0, locked_until = NULL WHERE id = ?",
-            [hash_password(new_password)])
+            [hash_password(new_password)], revoke="password_reset")
+
+
+def user_offices(store: Any, user: Principal, user_id: int) -> list[str]:
+    """The offices (codes) a DPC user answers for in the daily digest (admin only)."""
+    require(user, "manage_users")
+    return [r["office_code"] for r in store.fetch(
+        "SELECT office_code FROM user_offices WHERE user_id = ? ORDER BY office_code", [user_id])]
+
+
+def set_user_offices(store: Any, user: Principal, user_id: int, offices: list[str]) -> None:
+    """Which offices a DPC user answers for (none: headquarters, every office's digest). Audited."""
+    require(user, "manage_users")
+    codes = sorted({str(c) for c in offices})
+
+    def run(tx: Any) -> None:
+        row = tx.fetch_one("SELECT role FROM users WHERE id = ?", [user_id])
+        if row is None:
+            raise NotFound(f"Usuário {user_id} não encontrado.", what="user", key=user_id)
+        if row["role"] != "dpc" and codes:
+            raise InputError(Problem("offices", "Capitanias: só se informam para o perfil DPC (gestão)."))
+        known = {r["code"] for r in tx.fetch("SELECT code FROM offices")}
+        unknown = [c for c in codes if c not in known]
+        if unknown:
+            raise InputError(Problem("offices", f"Capitanias: {len(unknown)} código(s) desconhecido(s); "
+                                                "escolha na lista."))
+        before = [r["office_code"] for r in tx.fetch(
+            "SELECT office_code FROM user_offices WHERE user_id = ? ORDER BY office_code", [user_id])]
+        if before == codes:
+            return
+        tx.execute("DELETE FROM user_offices WHERE user_id = ?", [user_id])
+        for code in codes:
+            tx.execute("INSERT INTO user_offices VALUES (?, ?)", [user_id, code])
+        tx.audit("set_offices", "user", user_id, {"offices": before}, {"offices": codes})
+
+    store.write(user.username, run)

@@ -1,0 +1,66 @@
+"""Tarefas (admin): the scheduled jobs, their last runs and a "run now" button (issue 13, item 3)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ui import session
+from ui.fmt import date_br, for_display
+from ui.jobs_view import job_settings, local, next_runs
+from ui.safe import md
+from valuation.jobs.runs import JOB_LABELS, JOBS, OUTCOME_LABELS, TRIGGER_LABELS, last_outcomes, recent_runs, run_job
+
+user = session.guard("jobs")
+store = session.store()
+cfg = job_settings()
+svc = session.service()
+st.title("Tarefas agendadas")
+st.caption(f"Horários no fuso {cfg.tz.key}. Uma tarefa que falha é repetida uma vez e, se falhar de novo, "
+           "os administradores recebem um e-mail.")
+if svc is None:
+    st.info("O painel não está rodando como serviço (scripts/start.sh): nada é agendado aqui, e "
+            "“Executar agora” roda a tarefa nesta página, até terminar.")
+
+last = last_outcomes(store)
+upcoming = next_runs()
+for name, job in JOBS.items():
+    at = cfg.times.get(name)
+    with st.container(border=True):
+        a, b, c = st.columns([3, 3, 2], vertical_alignment="center")
+        a.markdown(f"**{job.label}**")
+        a.caption("Não agendada." if at is None else f"Todo dia às {at:%H:%M}.")
+        row = last.get(name)
+        if row is None:
+            b.write("Ainda não executada.")
+        else:
+            b.write(f"Última: {OUTCOME_LABELS[row['outcome']]} em {date_br(local(row['ended_at'], cfg))}")
+            if row["outcome"] == "failed":
+                b.caption(md(row["message"] or ""))
+        if name in upcoming:
+            b.caption(f"Próxima: {date_br(upcoming[name])}")
+        if c.button("Executar agora", key=f"run_{name}", icon=":material/play_arrow:"):
+            if svc is not None and svc.scheduler is not None:
+                svc.scheduler.run_now(name, user.username)
+                st.toast(f"“{job.label}” foi iniciada; atualize a página para ver o resultado.")
+            else:
+                with st.spinner(f"Executando “{job.label}”…"):
+                    ok = run_job(store, name, cfg, trigger="manual", started_by=user.username)
+                (st.success if ok else st.error)("Concluída." if ok else "Falhou: veja o motivo abaixo.")
+
+st.subheader("Execuções recentes")
+runs = pd.DataFrame(recent_runs(store))
+if runs.empty:
+    st.write("Nenhuma execução registrada.")
+else:
+    for col in ("started_at", "ended_at"):
+        runs[col] = [local(v.to_pydatetime() if hasattr(v, "to_pydatetime") else v, cfg)
+                     if not pd.isna(v) else None for v in runs[col]]
+    st.dataframe(for_display(runs, dates=("started_at", "ended_at"),
+                             labels={"job": JOB_LABELS, "outcome": OUTCOME_LABELS, "trigger": TRIGGER_LABELS},
+                             counts=("attempt",),
+                             only=("job", "trigger", "attempt", "started_at", "ended_at", "outcome", "message",
+                                   "started_by"),
+                             rename={"job": "Tarefa", "trigger": "Origem", "attempt": "Tentativa",
+                                     "started_at": "Início", "ended_at": "Fim", "outcome": "Resultado",
+                                     "message": "Mensagem", "started_by": "Iniciada por"}),
+                 hide_index=True, width="stretch")

@@ -1,0 +1,107 @@
+"""The ASGI entry point (issue 13): `uvicorn service.asgi:app` (scripts/start.sh).
+
+    app = st.App("app.py", lifespan=lifespan, routes=ROUTES, middleware=[SecurityHeaders],
+                 on_script_error=on_script_error)
+
+The lifespan runs after Streamlit's runtime has started and before the first request:
+it opens the process's one Store (applying migrations) through `valuation.store.shared`,
+which the Streamlit script also uses; registers the cookie bridge's JS asset dir; writes the
+0600 link file for the command line; starts the scheduler. On SIGTERM uvicorn ends the
+lifespan: the scheduler stops (running jobs finish, retry pauses are cut short), the link file
+is removed, and the Store waits for the write in progress, checkpoints and closes.
+
+Configuration (environment): VALUATION_DB (or secrets [valuation] db_path), VALUATION_HOST and
+VALUATION_PORT (what uvicorn was told: written into the link file for the command line), and
+the jobs' settings (valuation/jobs/settings.py).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from starlette.middleware import Middleware
+
+from service import cli_bridge, state
+from service.middleware import SecurityHeaders
+from service.routes import ROUTES
+from ui.incidents import on_script_error
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSETS = Path(__file__).resolve().parent / "assets"
+log = logging.getLogger("valuation.service")
+
+
+class _RedactFeedTokens(logging.Filter):
+    """uvicorn's access log must not carry calendar tokens (they are in the path)."""
+
+    _TOKEN = re.compile(r"(/calendario/)[^/\s\"?]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(self._TOKEN.sub(r"\1…", a) if isinstance(a, str) else a for a in record.args)
+        record.msg = self._TOKEN.sub(r"\1…", str(record.msg))
+        return True
+
+
+logging.getLogger("uvicorn.access").addFilter(_RedactFeedTokens())
+logging.getLogger("valuation").setLevel(logging.INFO)
+if not logging.getLogger("valuation").handlers:
+    _h = logging.StreamHandler()
+    _h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger("valuation").addHandler(_h)
+
+
+def _register_cookie_bridge() -> None:
+    """Declare service/assets as the asset dir of component valuation_service.cookie_bridge, so its
+    JS is served from this origin (CSP script-src 'self'; an inline component would need blob:)."""
+    from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+    from streamlit.runtime import Runtime
+
+    manifest = ComponentManifest(name="valuation_service", version="1",
+                                 components=[ComponentConfig(name="cookie_bridge", asset_dir="assets")])
+    Runtime.instance().bidi_component_registry.register_from_manifest(manifest, ASSETS.parent)
+
+
+@asynccontextmanager
+async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
+    from anyio import to_thread
+
+    from service.scheduler import JobScheduler
+    from ui import settings as ui_settings
+    from valuation.accounts.sessions import TicketBook
+    from valuation.jobs.settings import JobSettings
+    from valuation.service_link import remove_link, write_link
+    from valuation.store.shared import close_shared, open_shared
+
+    db_path = ui_settings.db_path()
+    settings = JobSettings.from_env(db_path)
+    store = await to_thread.run_sync(lambda: open_shared(db_path))   # migrations applied here
+    _register_cookie_bridge()
+    cli_bridge.install()
+    token = write_link(db_path, host=os.environ.get("VALUATION_HOST", "127.0.0.1"),
+                       port=int(os.environ.get("VALUATION_PORT", "8501")))
+    scheduler = JobScheduler(store, settings)
+    state.set_current(state.ServiceState(store=store, settings=settings, tickets=TicketBook(),
+                                         scheduler=scheduler, cli_token=token))
+    scheduler.start()
+    log.info("service ready: %s (schema %s)", db_path, store.schema_version())
+    try:
+        yield {"store": store}
+    finally:
+        log.info("service stopping")
+        await to_thread.run_sync(scheduler.shutdown)
+        remove_link(db_path, token)
+        state.set_current(None)
+        await to_thread.run_sync(lambda: close_shared(db_path, final=True))      # waits for the write, CHECKPOINT, close
+        cli_bridge.uninstall()
+        log.info("service stopped; %s checkpointed and closed", db_path)
+
+
+app = st.App(str(ROOT / "app.py"), lifespan=lifespan, routes=ROUTES, middleware=[Middleware(SecurityHeaders)],
+             on_script_error=on_script_error)

@@ -1,0 +1,79 @@
+"""The jobs' schedule inside the service (issue 13, item 3): APScheduler's BackgroundScheduler
+(worker threads; the Store gives each a cursor) with one cron trigger per job in the configured
+time zone. One instance of a job at a time. A run missed while the service was down (a restart
+at 07:05 for a 07:00 digest) is caught up at start-up when today's time passed less than
+`MISFIRE_GRACE_S` ago and no run of that job started since then.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import datetime, timedelta, timezone
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from valuation.jobs.runs import JOBS, run_job
+from valuation.jobs.settings import JobSettings
+from valuation.store.db import Store
+
+log = logging.getLogger("valuation.service")
+MISFIRE_GRACE_S = 3600
+
+
+class JobScheduler:
+    def __init__(self, store: Store, settings: JobSettings) -> None:
+        self.store = store
+        self.settings = settings
+        self.stop = threading.Event()
+        self._scheduler = BackgroundScheduler(timezone=settings.tz, job_defaults={
+            "coalesce": True, "max_instances": 1, "misfire_grace_time": MISFIRE_GRACE_S})
+
+    def start(self) -> None:
+        for name in JOBS:
+            at = self.settings.times.get(name)
+            if at is None:
+                continue
+            self._scheduler.add_job(self._run, CronTrigger(hour=at.hour, minute=at.minute, second=at.second,
+                                                           timezone=self.settings.tz),
+                                    args=[name, "schedule", "agenda"], id=name, name=JOBS[name].label)
+        self._scheduler.start()
+        self._catch_up()
+        log.info("scheduler started: %s", ", ".join(f"{j.id} {j.next_run_time}" for j in self._scheduler.get_jobs()))
+
+    def _catch_up(self) -> None:
+        now = datetime.now(self.settings.tz)
+        for name in JOBS:
+            at = self.settings.times.get(name)
+            if at is None:
+                continue
+            due = datetime.combine(now.date(), at, tzinfo=self.settings.tz)
+            if not due <= now < due + timedelta(seconds=MISFIRE_GRACE_S):
+                continue
+            since = due.astimezone(timezone.utc).replace(tzinfo=None)
+            if self.store.scalar("SELECT count(*) FROM job_runs WHERE job = ? AND started_at >= ?", [name, since]):
+                continue
+            log.info("job %s missed at %s while the service was down: running it now", name, due)
+            self._scheduler.add_job(self._run, "date", run_date=now, args=[name, "schedule", "agenda"],
+                                    id=f"{name}-catch-up", misfire_grace_time=None)
+
+    def run_now(self, name: str, started_by: str) -> None:
+        """Run `name` at once in a worker thread (the Tarefas page's button); returns immediately."""
+        if name not in JOBS:
+            raise KeyError(name)
+        self._scheduler.add_job(self._run, "date", run_date=datetime.now(self.settings.tz),
+                                args=[name, "manual", started_by], id=f"{name}-now-{datetime.now().timestamp()}",
+                                misfire_grace_time=None)
+
+    def next_runs(self) -> dict[str, datetime | None]:
+        return {j.id: j.next_run_time for j in self._scheduler.get_jobs() if j.id in JOBS}
+
+    def _run(self, name: str, trigger: str, started_by: str) -> None:
+        if self.stop.is_set():
+            return
+        run_job(self.store, name, self.settings, trigger=trigger, started_by=started_by, stop=self.stop)
+
+    def shutdown(self) -> None:
+        """Interrupt retry pauses, then wait for the running jobs to end."""
+        self.stop.set()
+        self._scheduler.shutdown(wait=True)

@@ -1,0 +1,34 @@
+"""What the running service shares with the Streamlit script of the same process.
+
+The lifespan sets it once (`set_current`); `ui.session` looks it up through `sys.modules`
+so that `streamlit run app.py` (no service) never imports this package.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from valuation.accounts.sessions import TicketBook
+from valuation.jobs.settings import JobSettings
+from valuation.store.db import Store
+
+
+@dataclass
+class ServiceState:
+    store: Store
+    settings: JobSettings
+    tickets: TicketBook
+    scheduler: Any = None          # service.scheduler.JobScheduler
+    cli_token: str | None = None   # the token of the <db>.service link file
+
+
+_current: ServiceState | None = None
+
+
+def current() -> ServiceState | None:
+    return _current
+
+
+def set_current(state: ServiceState | None) -> None:
+    global _current
+    _current = state

@@ -1,0 +1,1 @@
+"""Accounts: login sessions (sessions.py) and calendar subscription tokens (feeds.py)."""

@@ -1,0 +1,162 @@
+"""Running a job: each attempt recorded in `job_runs` (job, start, end, outcome, message); a failed
+job is retried once after a pause and, if it fails again, reported by e-mail to the admins.
+Nothing here is scheduled: the service's scheduler (service/scheduler.py) and the "Executar
+agora" button of the Tarefas page both call `run_job`.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from valuation.errors import ValuationError
+from valuation.jobs.settings import JobSettings
+
+log = logging.getLogger("valuation.jobs")
+MESSAGE_CHARS = 1000
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    label: str          # pt-BR, as the Tarefas page shows it
+    run: Callable[[Any, JobSettings], str]
+
+
+def _local_now(settings: JobSettings) -> datetime:
+    return datetime.now(timezone.utc).astimezone(settings.tz)
+
+
+def _digest(store: Any, settings: JobSettings) -> str:
+    from valuation.jobs.digest_mail import digest_mails, recipients
+    from valuation.jobs.mail import MailNotConfigured, send
+
+    as_of = _local_now(settings).date()
+    mails = digest_mails(store, as_of=as_of, base_url=settings.base_url)
+    if not mails:
+        return f"Nenhum prazo vencido ou a vencer em {as_of:%d/%m/%Y}: nenhuma mensagem."
+    if not settings.smtp.configured:
+        raise MailNotConfigured()
+    sent = send(settings.smtp, mails)
+    return (f"{sent} mensage{'ns' if sent != 1 else 'm'} enviada{'s' if sent != 1 else ''} "
+            f"a {len(recipients(mails))} destinatário{'s' if len(recipients(mails)) != 1 else ''}.")
+
+
+def _backup(store: Any, settings: JobSettings) -> str:
+    from valuation.jobs.maintenance import dated_backup
+
+    return dated_backup(store, settings.backup_dir, keep=settings.backup_keep, local_now=_local_now(settings))
+
+
+def _audit(store: Any, settings: JobSettings) -> str:
+    from valuation.jobs.maintenance import verify_audit
+
+    return verify_audit(store)
+
+
+JOBS: dict[str, Job] = {j.name: j for j in (
+    Job("digest", "Resumo diário de prazos por e-mail", _digest),
+    Job("backup", "Cópia de segurança noturna", _backup),
+    Job("audit_verify", "Verificação noturna da cadeia de auditoria", _audit),
+)}
+JOB_LABELS: dict[str, str] = {name: j.label for name, j in JOBS.items()}
+OUTCOME_LABELS: dict[str, str] = {"running": "em execução", "ok": "concluída", "failed": "falhou"}
+TRIGGER_LABELS: dict[str, str] = {"schedule": "agenda", "manual": "executada agora"}
+
+
+def _start(store: Any, name: str, trigger: str, attempt: int, started_by: str) -> int:
+    return store.write(started_by, lambda tx: int(tx.scalar(
+        "INSERT INTO job_runs (job, trigger, attempt, started_at, outcome, started_by) "
+        "VALUES (?, ?, ?, ?, 'running', ?) RETURNING id", [name, trigger, attempt, store.now(), started_by])))
+
+
+def _finish(store: Any, run_id: int, outcome: str, message: str) -> None:
+    store.write("agenda", lambda tx: tx.execute(
+        "UPDATE job_runs SET ended_at = ?, outcome = ?, message = ? WHERE id = ?",
+        [store.now(), outcome, message[:MESSAGE_CHARS], run_id]))
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, ValuationError):
+        return str(exc)
+    return f"Erro inesperado ({type(exc).__name__}): {exc}"
+
+
+def run_job(store: Any, name: str, settings: JobSettings, *, trigger: str = "schedule",
+            started_by: str = "agenda", stop: threading.Event | None = None) -> bool:
+    """Run job `name`: True when an attempt succeeded. A failure is retried once after
+    `settings.retry_seconds` (unless `stop` is set meanwhile), then reported to the admins."""
+    job = JOBS[name]
+    message = ""
+    for attempt in (1, 2):
+        run_id = _start(store, name, trigger, attempt, started_by)
+        try:
+            message = job.run(store, settings)
+        except Exception as exc:  # every failure is recorded and reported, never lost
+            message = _describe(exc)
+            log.error("job %s failed (attempt %d): %s", name, attempt, message,
+                      exc_info=not isinstance(exc, ValuationError))   # an expected failure needs no traceback
+            _finish(store, run_id, "failed", message)
+        else:
+            _finish(store, run_id, "ok", message)
+            log.info("job %s ok: %s", name, message)
+            return True
+        if attempt == 1 and (stop or threading.Event()).wait(settings.retry_seconds):
+            break  # the service is stopping: no retry now, the failure is still reported
+    notify_failure(store, settings, job, message)
+    return False
+
+
+def notify_failure(store: Any, settings: JobSettings, job: Job, message: str) -> None:
+    """E-mail the active admins that `job` failed twice (logged when e-mail is not configured)."""
+    from valuation.jobs.digest_mail import admin_addresses
+    from valuation.jobs.mail import Mail, send
+
+    to = admin_addresses(store)
+    link = settings.base_url + "/jobs"
+    text = (f"A tarefa «{job.label}» falhou duas vezes (a segunda foi a nova tentativa automática).\n\n"
+            f"Motivo: {message}\n\nVeja a página Tarefas: {link}\n")
+    import html
+
+    body = (f"<html><body><p>A tarefa «{html.escape(job.label)}» falhou duas vezes (a segunda foi a nova "
+            f"tentativa automática).</p><p>Motivo: {html.escape(message)}</p>"
+            f'<p><a href="{html.escape(link, quote=True)}">Abrir a página Tarefas</a></p></body></html>')
+    if not to or not settings.smtp.configured:
+        log.error("job %s failed twice; no e-mail sent (no admin address or SMTP not configured)", job.name)
+        return
+    try:
+        send(settings.smtp, [Mail(to=to, subject=f"[Naufrágios] Falha na tarefa: {job.label}", text=text,
+                                  html=body)])
+    except Exception:
+        log.exception("job %s failed twice and the e-mail to the admins failed too", job.name)
+
+
+# -- what the pages and /saude read ---------------------------------------------------------------------
+def recent_runs(store: Any, limit: int = 50) -> list[dict[str, Any]]:
+    return store.fetch("SELECT id, job, trigger, attempt, started_at, ended_at, outcome, message, started_by "
+                       "FROM job_runs ORDER BY id DESC LIMIT ?", [limit])
+
+
+def last_outcomes(store: Any) -> dict[str, dict[str, Any]]:
+    """Per job, its latest finished attempt: outcome, ended_at (naive UTC), attempt and message."""
+    rows = store.fetch("SELECT job, outcome, ended_at, attempt, message FROM job_runs WHERE id IN "
+                       "(SELECT max(id) FROM job_runs WHERE outcome <> 'running' GROUP BY job)")
+    return {r["job"]: r for r in rows}
+
+
+def audit_verified_recently(store: Any, now: datetime, *, hours: int = 36) -> bool | None:
+    """Did the latest audit verification within `hours` pass? None when none ran in that window."""
+    row = last_outcomes(store).get("audit_verify")
+    if row is None or row["ended_at"] is None or now - row["ended_at"] > timedelta(hours=hours):
+        return None
+    return row["outcome"] == "ok"
+
+
+def audit_alert(store: Any) -> dict[str, Any] | None:
+    """The latest audit verification when it failed (for the admin overview), else None."""
+    row = store.fetch_one("SELECT ended_at, message, outcome FROM job_runs WHERE job = 'audit_verify' "
+                          "AND outcome <> 'running' ORDER BY id DESC LIMIT 1")
+    return row if row is not None and row["outcome"] == "failed" else None

@@ -1,0 +1,102 @@
+"""Configuration of the scheduled jobs and of outgoing e-mail, from the environment (issue 13).
+
+    VALUATION_TZ                  time zone of the schedule (default America/Sao_Paulo)
+    VALUATION_DIGEST_AT           daily deadline digest, HH:MM[:SS] or "off" (default 07:00)
+    VALUATION_BACKUP_AT           nightly backup (default 02:00)
+    VALUATION_AUDIT_AT            nightly audit-chain verification (default 03:00)
+    VALUATION_BACKUP_DIR          where dated backup folders go (default: backups/ beside the database)
+    VALUATION_BACKUP_KEEP         how many dated backups to keep (default 7)
+    VALUATION_JOB_RETRY_SECONDS   pause before the one retry of a failed job (default 60)
+    VALUATION_BASE_URL            the dashboard's address, for links in e-mails (default http://127.0.0.1:8501)
+    VALUATION_SMTP_HOST           SMTP server; without it no e-mail is sent and the digest job fails plainly
+    VALUATION_SMTP_PORT           default 25 (587 with starttls, 465 with tls)
+    VALUATION_SMTP_SECURITY       none | starttls | tls (default none)
+    VALUATION_SMTP_USER / VALUATION_SMTP_PASSWORD   login, when the server asks for one
+    VALUATION_SMTP_FROM           sender address (default valuation@localhost)
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import time
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from valuation.errors import InputError, Problem
+
+SECURITY_MODES = ("none", "starttls", "tls")
+_AT = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$")
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    host: str | None = None
+    port: int = 25
+    security: str = "none"
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    sender: str = "valuation@localhost"
+    timeout: float = 30.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.host)
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    db_path: str
+    tz: ZoneInfo
+    times: dict[str, time | None]          # job name → time of day (None: not scheduled)
+    backup_dir: Path
+    backup_keep: int
+    retry_seconds: float
+    base_url: str
+    smtp: SmtpSettings
+
+    @staticmethod
+    def from_env(db_path: str, env: Mapping[str, str] | None = None) -> JobSettings:
+        env = os.environ if env is None else env
+        try:
+            tz = ZoneInfo(env.get("VALUATION_TZ", "America/Sao_Paulo"))
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise InputError(Problem("VALUATION_TZ", f"unknown time zone {env.get('VALUATION_TZ')!r}")) from exc
+        times = {"digest": _at(env, "VALUATION_DIGEST_AT", "07:00"),
+                 "backup": _at(env, "VALUATION_BACKUP_AT", "02:00"),
+                 "audit_verify": _at(env, "VALUATION_AUDIT_AT", "03:00")}
+        security = env.get("VALUATION_SMTP_SECURITY", "none").strip().lower()
+        if security not in SECURITY_MODES:
+            raise InputError(Problem("VALUATION_SMTP_SECURITY", f"must be one of {', '.join(SECURITY_MODES)}"))
+        default_port = {"none": 25, "starttls": 587, "tls": 465}[security]
+        smtp = SmtpSettings(host=env.get("VALUATION_SMTP_HOST") or None,
+                            port=_int(env, "VALUATION_SMTP_PORT", default_port), security=security,
+                            user=env.get("VALUATION_SMTP_USER") or None,
+                            password=env.get("VALUATION_SMTP_PASSWORD") or None,
+                            sender=env.get("VALUATION_SMTP_FROM", "valuation@localhost"))
+        backup_dir = Path(env.get("VALUATION_BACKUP_DIR") or Path(db_path).resolve().parent / "backups")
+        return JobSettings(db_path=db_path, tz=tz, times=times, backup_dir=backup_dir,
+                           backup_keep=max(1, _int(env, "VALUATION_BACKUP_KEEP", 7)),
+                           retry_seconds=max(0.0, float(_int(env, "VALUATION_JOB_RETRY_SECONDS", 60))),
+                           base_url=env.get("VALUATION_BASE_URL", "http://127.0.0.1:8501").rstrip("/"), smtp=smtp)
+
+
+def _at(env: Mapping[str, str], name: str, default: str) -> time | None:
+    text = env.get(name, default).strip()
+    if text.lower() in ("off", "desligado", ""):
+        return None
+    m = _AT.match(text)
+    if not m:
+        raise InputError(Problem(name, f"must be HH:MM, HH:MM:SS or off, got {text!r}"))
+    return time(int(m[1]), int(m[2]), int(m[3] or 0))
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(Problem(name, f"must be a whole number, got {text!r}")) from None
