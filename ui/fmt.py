@@ -78,6 +78,25 @@ def brl_compact(v: object) -> str:
     return format_brl(d)
 
 
+def money_in(amount: object, currency: object = "BRL") -> str:
+    """An amount in its currency, pt-BR: ('1582.4', 'BRL') → 'R$ 1.582,40', ('33716.38', 'USD') →
+    'USD 33.716,38'; a blank amount → '—'."""
+    if is_blank(amount):
+        return BLANK
+    code = "BRL" if is_blank(currency) else str(currency).upper()
+    return brl(amount) if code == "BRL" else f"{code} {number_br(amount, 2)}"
+
+
+def rate_br(v: object, places: int = 4) -> str:
+    """An exchange rate with at least `places` decimals (more when stored): 5.412 → '5,4120'."""
+    if is_blank(v):
+        return BLANK
+    d = v if isinstance(v, Decimal) else Decimal(str(v))
+    exponent = d.normalize().as_tuple().exponent
+    stored = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    return number_br(d, max(places, stored))
+
+
 def date_br(v: object) -> str:
     """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm'); blanks → '—'."""
     if is_blank(v):

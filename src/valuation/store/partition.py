@@ -72,18 +72,20 @@ if TYPE_CHECKING:
 TERMS_KINDS: tuple[str, ...] = ("exploração", "remoção")
 TERMS_FIELDS: tuple[str, ...] = ("modality", "historical_share", "historical_payment", "other_share",
                                  "fixed_amount", "salvage_award", "value_fixed")
+# The labels the terms form shows (pages/contract_terms.py uses these very strings), so that every
+# problem names the field as the user sees it.
 FIELD_LABELS: dict[str, str] = {
-    "modality": "Modalidade de pagamento (art. 21)",
-    "historical_share": "Recompensa pelos bens históricos (parcela de V_h)",
+    "modality": "Modalidade (art. 21)",
+    "historical_share": "Recompensa pelos bens históricos (%)",
     "historical_payment": "Forma de pagamento da recompensa",
-    "other_share": "Parcela dos demais bens (p_n)",
-    "fixed_amount": "Soma em dinheiro (modalidade I)",
-    "salvage_award": "Valor por assistência e salvamento (modalidade IV)",
+    "other_share": "Parcela dos demais bens (%)",
+    "fixed_amount": "Soma em dinheiro (modalidade I, R$)",
+    "salvage_award": "Valor por assistência e salvamento (modalidade IV, R$)",
     "value_fixed": "Valor fixado (art. 21 §3)",
-    "compensation_share": "Parcela da compensação",
+    "compensation_share": "Parcela da compensação (%)",
     "compensation_form": "Forma da compensação",
-    "sale_proceeds": "Produto da venda dos bens",
-    "reason": "Motivo",
+    "sale_proceeds": "Produto da venda (R$)",
+    "reason": "Fundamento",
 }
 VALUE_FIXED: tuple[str, ...] = ("antes", "depois")
 SHARE_PLACES = 4
@@ -1067,14 +1069,14 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
         lines.append(StatementLine(len(lines) + 1, section, key, label, amount, detail, art))
 
     s1 = "Bens de valor histórico (art. 20)"
-    add(s1, "historical_total", "Valor total atribuído aos bens históricos (V_h)", res.historical_total,
+    add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
         basis["historical_total"], f"{agg.h_n} bem(ns) classificado(s) pela Comissão de peritos")
     hrun = inputs.runs.get("historical")
     if res.cancelled:
         add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (contrato cancelado)",
             res.historical_reward, basis["historical_reward"])
     else:
-        add(s1, "historical_reward", f"Recompensa: {format_share(terms.historical_share)} de V_h",
+        add(s1, "historical_reward", f"Recompensa: {format_share(terms.historical_share)} do valor dos bens históricos",
             res.historical_reward, basis["historical_reward"])
         if terms.historical_payment == "cash":
             add(s1, "cash_balance", "Recompensa paga em dinheiro", res.cash_balance, basis["cash_balance"])
@@ -1093,7 +1095,7 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
                 add(s1, "unpaid_residual", "Resíduo da recompensa não pago (contrato sem saldo em dinheiro)",
                     res.unpaid_residual, basis["unpaid_residual"])
     s2 = "Demais bens recuperados (art. 21)"
-    add(s2, "other_total", "Valor de mercado dos demais bens (V_n)", res.other_total, basis["other_total"],
+    add(s2, "other_total", "Valor de mercado dos demais bens", res.other_total, basis["other_total"],
         f"{agg.o_n} bem(ns)")
     orun = inputs.runs.get("other")
     odetail = None
@@ -1105,14 +1107,14 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
             olabel = (f"Compensação: {format_share(comp.share)} do produto da venda "
                       f"({format_brl(comp.sale_proceeds)})")
         else:
-            olabel = f"Compensação: bens adjudicados até {format_share(comp.share)} de V_n"
+            olabel = f"Compensação: bens adjudicados até {format_share(comp.share)} do valor dos demais bens"
             odetail = f"{orun.selected_count} bem(ns) adjudicado(s)" if orun else None
     elif terms.modality == "I":
         olabel = "Soma em dinheiro (modalidade I)"
     elif terms.modality == "II":
-        olabel = f"{format_share(terms.other_share)} de V_n (modalidade II)"
+        olabel = f"{format_share(terms.other_share)} do valor de mercado dos demais bens (modalidade II)"
     elif terms.modality == "III":
-        olabel = f"Bens adjudicados até {format_share(terms.other_share)} de V_n (modalidade III)"
+        olabel = f"Bens adjudicados até {format_share(terms.other_share)} do valor dos demais bens (modalidade III)"
         odetail = (f"alvo {format_brl(res.other_target)}; "
                    + (f"{orun.selected_count} bem(ns) adjudicado(s)" if orun else "nenhum bem a adjudicar"))
     else:
@@ -1328,7 +1330,8 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         draft = _load_doc(tx, draft_id, item_limit=PDF_ITEM_LIMIT)
         doc = replace(draft, id=new_id, status="emitido", number=number, version=version,
                       supersedes_label=f"{prev['number']} v{prev['version']}" if prev else None,
-                      correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None)
+                      correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None,
+                      issuer_name=user.full_name)
         pdf = render_pdf(doc)
         sha = hashlib.sha256(pdf).hexdigest()
         cols = ("as_of, cancelled, terms_json, fingerprint, historical_items, other_items, historical_total, "
@@ -1377,6 +1380,7 @@ def _load_doc(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
     h = db.fetch_one(
         f"SELECT {_HEAD_COLS}, c.code AS contract_code, c.kind AS contract_kind, "
         "p.number || ' v' || p.version AS supersedes_label, "
+        "(SELECT u.full_name FROM users u WHERE u.username = s.created_by) AS issuer_name, "
         "(SELECT n.number || ' v' || n.version FROM statements n WHERE n.supersedes = s.id LIMIT 1) AS superseded_by "
         "FROM statements s JOIN contracts c ON c.id = s.contract_id LEFT JOIN statements p ON p.id = s.supersedes "
         "WHERE s.id = ?", [statement_id])
@@ -1405,7 +1409,7 @@ def _load_doc(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
         net=h["net"], gross=h["gross"], lines=lines, survey_lines=survey, items=items, items_total=int(agg["n"]),
         items_value=Decimal(agg["v"]).quantize(Decimal("0.01")),
         warnings=tuple(json.loads(h["warnings_json"])), blockers=tuple(json.loads(h["blockers_json"])),
-        pdf_sha256=h["pdf_sha256"], superseded_by=h["superseded_by"])
+        pdf_sha256=h["pdf_sha256"], superseded_by=h["superseded_by"], issuer_name=h["issuer_name"])
 
 
 def _items(db: Db, statement_id: int, limit: int, offset: int) -> tuple[StatementItem, ...]:
