@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
+from valuation.exports import brasilia_time
 from valuation.money import format_brl, format_date_br
 
 BLANK = "—"
@@ -98,15 +99,16 @@ def rate_br(v: object, places: int = 4) -> str:
 
 
 def date_br(v: object) -> str:
-    """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm'); blanks → '—'."""
+    """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm' in Brasília time — the store keeps naive UTC, the
+    documents print Brasília time, and the page agrees with them); blanks → '—'."""
     if is_blank(v):
         return BLANK
     if isinstance(v, pd.Timestamp):
         v = v.to_pydatetime()
     if isinstance(v, datetime):
         if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
-            return format_date_br(v.date())
-        return v.strftime("%d/%m/%Y %H:%M")
+            return format_date_br(v.date())  # a DATE read as a midnight datetime
+        return brasilia_time(v).strftime("%d/%m/%Y %H:%M")
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)

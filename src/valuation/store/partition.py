@@ -49,7 +49,7 @@ from valuation.auth import Principal, require
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
 from valuation.forms import Form
 from valuation.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
-from valuation.money import format_brl, format_share
+from valuation.money import format_brl, format_count, format_share
 from valuation.partition import (COMPENSATION_FORMS, HISTORICAL_PAYMENTS, MODALITIES, ContractTerms,
                                  PartitionItem, PartitionResult, partition)
 from valuation.policies import DEFAULT_BY_KEY
@@ -93,6 +93,19 @@ POOLS: tuple[str, ...] = ("historical", "other")
 POOL_LABELS: dict[str, str] = {"historical": "bens históricos (art. 20 §4)",
                                "other": "demais bens (art. 21 III / art. 22 p.u.)"}
 STATUS_PT: dict[str, str] = {"optimal": "ótima (comprovada)", "feasible": "viável", "infeasible": "inviável"}
+# the steps `valuation.selection` records in a result's method ('greedy+exchange+mitm'), in words
+METHOD_STEPS_PT: dict[str, str] = {
+    "enumeration": "enumeração completa", "dp": "programação dinâmica", "all": "todos os itens cabem no alvo",
+    "greedy": "heurística gulosa", "exchange": "trocas", "mitm": "busca exata por metades",
+    "milp": "programação inteira (HiGHS)", "lp-bound": "limite da relaxação linear", "none": "nenhum",
+}
+
+
+def method_pt(method: str | None) -> str:
+    """'greedy+exchange+milp' → 'heurística gulosa, trocas, programação inteira (HiGHS)'."""
+    if not method:
+        return "—"
+    return ", ".join(METHOD_STEPS_PT.get(step, step) for step in method.split("+"))
 MIN_CORRECTION_REASON = 10
 MAX_PAGE_SIZE = 500
 NUMBER_PREFIX = "DP"
@@ -1070,7 +1083,7 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
 
     s1 = "Bens de valor histórico (art. 20)"
     add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
-        basis["historical_total"], f"{agg.h_n} bem(ns) classificado(s) pela Comissão de peritos")
+        basis["historical_total"], f"{format_count(agg.h_n)} bem(ns) classificado(s) pela Comissão de peritos")
     hrun = inputs.runs.get("historical")
     if res.cancelled:
         add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (contrato cancelado)",
@@ -1083,8 +1096,8 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
         else:
             detail = "nenhum bem a adjudicar"
             if hrun is not None:
-                detail = (f"{hrun.selected_count} bem(ns) escolhido(s) pela União; significância entregue "
-                          f"{hrun.significance_handed}; solução {STATUS_PT.get(hrun.status, hrun.status)}"
+                detail = (f"{format_count(hrun.selected_count)} bem(ns) escolhido(s) pela União; significância "
+                          f"entregue {hrun.significance_handed}; solução {STATUS_PT.get(hrun.status, hrun.status)}"
                           + (f", lacuna certificada ≤ {_pct(hrun.gap)}" if hrun.status != "optimal" else ""))
             add(s1, "adjudicated", "Bens históricos adjudicados ao concessionário (escolha da União)",
                 res.adjudicated_value, basis["adjudicated"], detail)
@@ -1096,7 +1109,7 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
                     res.unpaid_residual, basis["unpaid_residual"])
     s2 = "Demais bens recuperados (art. 21)"
     add(s2, "other_total", "Valor de mercado dos demais bens", res.other_total, basis["other_total"],
-        f"{agg.o_n} bem(ns)")
+        f"{format_count(agg.o_n)} bem(ns)")
     orun = inputs.runs.get("other")
     odetail = None
     if res.cancelled:
@@ -1108,7 +1121,7 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
                       f"({format_brl(comp.sale_proceeds)})")
         else:
             olabel = f"Compensação: bens adjudicados até {format_share(comp.share)} do valor dos demais bens"
-            odetail = f"{orun.selected_count} bem(ns) adjudicado(s)" if orun else None
+            odetail = f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun else None
     elif terms.modality == "I":
         olabel = "Soma em dinheiro (modalidade I)"
     elif terms.modality == "II":
@@ -1116,7 +1129,8 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
     elif terms.modality == "III":
         olabel = f"Bens adjudicados até {format_share(terms.other_share)} do valor dos demais bens (modalidade III)"
         odetail = (f"alvo {format_brl(res.other_target)}; "
-                   + (f"{orun.selected_count} bem(ns) adjudicado(s)" if orun else "nenhum bem a adjudicar"))
+                   + (f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun
+                      else "nenhum bem a adjudicar"))
     else:
         olabel = "Pagamento por assistência e salvamento (modalidade IV)"
     add(s2, "other_payment", olabel, res.other_payment, basis["other_payment"], odetail)
@@ -1151,11 +1165,11 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
     blockers: list[str] = []
     undecided = agg.items - agg.h_n - agg.o_n
     if undecided > 0:
-        warnings.append(f"{undecided} bem(ns) do contrato ainda sem decisão da Comissão (art. 20 §3): fora deste "
-                        "demonstrativo.")
+        warnings.append(f"{format_count(undecided)} bem(ns) do contrato ainda sem decisão da Comissão (art. 20 §3): "
+                        "fora deste demonstrativo.")
     if agg.unpublished:
-        blockers.append(f"{agg.unpublished} decisão(ões) da Comissão ainda não publicada(s): publique a rodada antes "
-                        "de emitir o demonstrativo.")
+        blockers.append(f"{format_count(agg.unpublished)} decisão(ões) da Comissão ainda não publicada(s): publique "
+                        "a rodada antes de emitir o demonstrativo.")
     for pool, run in inputs.runs.items():
         if run is not None and run.status != "optimal":
             warnings.append(f"Escolha da União ({POOL_LABELS[pool]}): {run.message}.")
