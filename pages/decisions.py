@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import brl, brl_compact, count_br, for_display, yes_no
+from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.errors import AccessDenied, NotFound
 from valuation.store import commission as cm
 from valuation.store import commission_views as cv
@@ -34,14 +34,15 @@ except (AccessDenied, NotFound) as exc:
     st.stop()
 
 t = cv.decision_totals(df)
-m = st.columns(5)
+m = st.columns(3)
 m[0].metric("Itens decididos", count_br(t.items))
 m[1].metric("Históricos", count_br(t.historical), help="art. 20 §3: de valor artístico, histórico ou arqueológico")
-m[2].metric("Valor históricos", brl_compact(t.historical_value), help=brl(t.historical_value))
-m[3].metric("Demais itens", count_br(t.other))
-m[4].metric("Valor demais", brl_compact(t.other_value), help=brl(t.other_value))
-st.caption(f"Valor total decidido: {brl(t.total_value)} · {count_br(t.must_keep)} item(ns) que a Comissão propõe "
-           f"manter com a União.")
+m[2].metric("Demais itens", count_br(t.other))
+v = st.columns(3)  # amounts on their own row: never cut
+v[0].metric("Valor históricos", brl_fit(t.historical_value, 3), help=brl(t.historical_value))
+v[1].metric("Valor demais", brl_fit(t.other_value, 3), help=brl(t.other_value))
+v[2].metric("Valor total decidido", brl_fit(t.total_value, 3), help=brl(t.total_value))
+st.caption(f"{count_br(t.must_keep)} item(ns) que a Comissão propõe manter com a União.")
 
 a, b, c = st.columns(3)
 group = a.radio("Grupo", ["todos", "históricos", "demais"], horizontal=True, key="dec_group")

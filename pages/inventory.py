@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
-from ui.fmt import brl, brl_compact, count_br, for_display, yes_no
+from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.auth import allowed
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.store import inventory as inv
@@ -97,7 +97,7 @@ with tabs["Consultar"]:
     m[1].metric("Peças (quantidade)", count_br(t["quantity"]))
     m[2].metric("Entregues", count_br(t["delivered"]))
     m[3].metric("Não entregues (art. 23)", count_br(t["undelivered"]))
-    m[4].metric("Valor decidido", brl_compact(t["value_brl"]) if t["valued"] else "—",
+    m[4].metric("Valor decidido", brl_fit(t["value_brl"], 5) if t["valued"] else "—",
                 help=(f"{brl(t['value_brl'])} — " if t["valued"] else "")
                 + f"{count_br(t['valued'])} itens com valor decidido pela Comissão")
     bands = summary.by_value_band

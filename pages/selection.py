@@ -12,7 +12,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
-from ui.fmt import brl, brl_compact, count_br, for_display, yes_no
+from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from ui.forms import show_problems
 from valuation.errors import ConflictError, InputError
 from valuation.money import format_brl
@@ -52,12 +52,13 @@ try:
 except InputError as exc:
     show_problems(exc, title="Não é possível calcular a escolha:")
     st.stop()
-m = st.columns(5)
-m[0].metric("Itens decididos", count_br(summary.items))
-m[1].metric("Valor total", brl_compact(summary.total), help=brl(summary.total))
-m[2].metric("Alvo", brl_compact(summary.target), help=brl(summary.target))
-m[3].metric("Manter (Comissão)", count_br(summary.must_keep))
-m[4].metric("Travas entregar / manter", f"{count_br(summary.locks_give)} / {count_br(summary.locks_keep)}")
+m = st.columns(3)  # amounts three to a row: never cut
+m[0].metric("Valor total", brl_fit(summary.total, 3), help=brl(summary.total))
+m[1].metric("Alvo", brl_fit(summary.target, 3), help=brl(summary.target))
+m[2].metric("Itens decididos", count_br(summary.items))
+n = st.columns(3)
+n[0].metric("Manter (Comissão)", count_br(summary.must_keep))
+n[1].metric("Travas entregar / manter", f"{count_br(summary.locks_give)} / {count_br(summary.locks_keep)}")
 if not summary.applicable:
     st.info(f"A escolha não se aplica: {summary.reason}.")
     st.stop()

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import count_br, for_display
+from ui.fmt import brl_fit, count_br, for_display
 from ui.forms import show_problems
 from valuation.errors import ConflictError, InputError, NotFound
 from valuation.money import format_brl, format_date_br
@@ -178,8 +178,8 @@ except NotFound as exc:
     st.error(str(exc))
     st.stop()
 m = st.columns(3)
-m[0].metric("Valor bruto", format_brl(doc.gross))
-m[1].metric("Valor líquido", format_brl(doc.net))
+m[0].metric("Valor bruto", brl_fit(doc.gross, 3), help=format_brl(doc.gross))
+m[1].metric("Valor líquido", brl_fit(doc.net, 3), help=format_brl(doc.net))
 m[2].metric("Situação", doc.label if doc.is_issued else "rascunho")
 if doc.supersedes_label:
     st.caption(f"Substitui {doc.supersedes_label}. Motivo: {doc.correction_reason}")

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
-from ui.fmt import brl, count_br, date_br, for_display, number_br
+from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br
 from ui.forms import show_problems
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.money import format_brl
@@ -42,9 +42,9 @@ with tab_sheet:
                             format_func=lambda k: f"{k} — {wreck[k]}")
         sheet = S.cost_sheet(store, user, code)
         m = st.columns(4)
-        m[0].metric("Previsto", format_brl(sheet.planned_total))
-        m[1].metric("Real", format_brl(sheet.actual_total))
-        m[2].metric("Aceito", format_brl(sheet.accepted_total))
+        m[0].metric("Previsto", brl_fit(sheet.planned_total, 4), help=format_brl(sheet.planned_total))
+        m[1].metric("Real", brl_fit(sheet.actual_total, 4), help=format_brl(sheet.actual_total))
+        m[2].metric("Aceito", brl_fit(sheet.accepted_total, 4), help=format_brl(sheet.accepted_total))
         m[3].metric("Entregue em", date_br(sheet.filed_on) if sheet.filed_on else "não entregue")
         for w in sheet.winners:
             st.info(f"Naufrágio explorado/removido por outro concessionário: o aceito é deduzido no demonstrativo "

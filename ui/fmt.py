@@ -98,6 +98,18 @@ def rate_br(v: object, places: int = 4) -> str:
     return number_br(d, max(places, stored))
 
 
+# How many characters of a headline amount fit on a metric card, by the number of cards in the row
+# (wide layout with the sidebar open): 'R$ 1.484.623,16' is 15.
+METRIC_CHARS = {3: 15, 4: 13, 5: 10}
+
+
+def brl_fit(v: object, cards: int = 4) -> str:
+    """A headline amount in full when it fits a card of a row of `cards`, else compact ('R$ 1,48 mi');
+    give the full amount (`brl`) as the metric's help."""
+    full = brl(v)
+    return full if len(full) <= METRIC_CHARS.get(cards, 10) else brl_compact(v)
+
+
 def date_br(v: object) -> str:
     """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm' in Brasília time — the store keeps naive UTC, the
     documents print Brasília time, and the page agrees with them); blanks → '—'."""
