@@ -51,9 +51,12 @@ if not len(df):
     st.stop()
 names = dict(zip(df["code"], df["wreck_name"]))
 codes = df["code"].tolist()
+# open on a contract whose terms are recorded, else on a signed one
+with_terms = [k for k, m in zip(codes, df["modality"]) if isinstance(m, str) and m]
 signed = [k for k, st_ in zip(codes, df["status"]) if st_ != "solicitado"]
-code = st.selectbox("Contrato", codes, index=codes.index(signed[0]) if signed else 0,
-                    format_func=lambda k: f"{k} — {names[k]}")
+first = (with_terms or signed or codes)[0]
+code = st.selectbox("Contrato", codes, index=codes.index(first),
+                    format_func=lambda k: f"{k} — {names[k]}" + ("" if k in with_terms else " (termos a definir)"))
 c = contracts.get_contract(store, user, code)
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Situação", str(c["status"]).capitalize())

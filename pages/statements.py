@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import brl_fit, count_br, for_display
+from ui.fmt import brl_fit, brl_nb, count_br, for_display
 from ui.forms import show_problems
 from valuation.errors import ConflictError, InputError, NotFound
 from valuation.money import format_brl, format_date_br
@@ -60,14 +60,14 @@ def lines_table(doc: StatementDoc) -> None:
     """The statement in the PDF's order: gross, deductions, net, how it is paid, the surveyor's credit,
     the inspection expenses (outside the net), the surveyor's cost lines."""
     parts = statement_parts(doc)
-    st.markdown(f"**Valor bruto: {format_brl(parts.gross)}**")
+    st.markdown(f"**Valor bruto: {brl_nb(parts.gross)}**")
     amount_lines(parts.gross_lines)
-    st.markdown(f"**Deduções: {format_brl(parts.deductions)}**")
+    st.markdown(f"**Deduções: {brl_nb(parts.deductions)}**")
     if parts.deduction_lines:
         amount_lines(parts.deduction_lines)
     else:
         st.caption("Nenhuma dedução.")
-    st.markdown(f"**Valor líquido em favor do concessionário: {format_brl(parts.net)}** — forma de pagamento:")
+    st.markdown(f"**Valor líquido em favor do concessionário: {brl_nb(parts.net)}** — forma de pagamento:")
     st.dataframe(for_display(pd.DataFrame([{"Forma": f, "Valor": v, "Observação": n}
                                            for f, v, n in payment_rows(doc, parts)]), money=("Valor",)),
                  hide_index=True, width="stretch")
@@ -75,7 +75,7 @@ def lines_table(doc: StatementDoc) -> None:
         st.markdown("**Crédito ao pesquisador** (NORMAM-10 0303 c 2 I)")
         amount_lines(parts.credit_lines)
     st.markdown(f"**Despesas de fiscalização e seguro dos fiscais** (NORMAM-10 0306): "
-                f"{format_brl(parts.inspection_total)}, fora do valor líquido")
+                f"{brl_nb(parts.inspection_total)}, fora do valor líquido")
     st.caption(INSPECTION_NOTE)
     if parts.inspection_lines:
         st.dataframe(for_display(pd.DataFrame([{
@@ -112,15 +112,15 @@ if user.role == "explorer":
     st.metric("Valor líquido a receber", format_brl(doc.net))
     deduction = line_amount(doc, "survey_deduction")
     parts = [f"Pelo contrato **{doc.contract_code}** ({doc.wreck_name}), a sua empresa tem direito a "
-             f"**{format_brl(doc.gross)}** no total (valor bruto)."]
+             f"**{brl_nb(doc.gross)}** no total (valor bruto)."]
     if deduction:
-        parts.append(f"Desse valor são descontados **{format_brl(-deduction)}** dos gastos do pesquisador que "
+        parts.append(f"Desse valor são descontados **{brl_nb(-deduction)}** dos gastos do pesquisador que "
                      "localizou o naufrágio (NORMAM-10 0303 c 2 I).")
-    parts.append(f"Valor líquido: **{format_brl(doc.net)}**, na data-base de {format_date_br(doc.as_of)}.")
+    parts.append(f"Valor líquido: **{brl_nb(doc.net)}**, na data-base de {format_date_br(doc.as_of)}.")
     if doc.items_total:
         parts.append(f"Desse total, **{count_br(doc.items_total)} bem(ns)** no valor de "
-                     f"**{format_brl(doc.items_value)}** lhe são entregues (adjudicados) em vez de dinheiro; a lista "
-                     f"está abaixo. Em dinheiro: **{format_brl(doc.net - doc.items_value)}**.")
+                     f"**{brl_nb(doc.items_value)}** lhe são entregues (adjudicados) em vez de dinheiro; a lista "
+                     f"está abaixo. Em dinheiro: **{brl_nb(doc.net - doc.items_value)}**.")
     if doc.cancelled:
         parts.append("O contrato foi cancelado: não há recompensa, salvo a compensação indicada (art. 22).")
     st.markdown(" ".join(parts))

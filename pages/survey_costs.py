@@ -138,7 +138,12 @@ with tab_insp:
     if not len(mine):
         st.info("Nenhum contrato visível para o seu perfil.")
     else:
-        code = st.selectbox("Contrato", mine["code"].tolist(), key="insp_contract")
+        counts = S.inspection_counts(store, user)
+        wrecks = dict(zip(mine["code"], mine["wreck_name"])) if "wreck_name" in mine.columns else {}
+        codes = sorted(mine["code"].tolist(), key=lambda k: (k not in counts, k))  # those with expenses first
+        code = st.selectbox("Contrato", codes, key="insp_contract", format_func=lambda k: " — ".join(
+            [k, *([wrecks[k]] if wrecks.get(k) else [])]) + (f" ({count_br(counts[k])} registro(s))"
+                                                             if k in counts else ""))
         exp = S.list_inspection_expenses(store, user, code)
         st.caption("Deslocamento, alimentação e pousada dos fiscais designados pela Marinha e o seguro obrigatório "
                    "em favor deles são de responsabilidade do autorizado (NORMAM-10 0306 a e b): aparecem no "

@@ -63,6 +63,11 @@ def brl(v: object) -> str:
     return format_brl(v if isinstance(v, Decimal) else Decimal(str(v)))
 
 
+def brl_nb(v: object) -> str:
+    """'R$\u00a01.234,56': for running text, where 'R$' must not part from its amount at a line break."""
+    return brl(v).replace("R$ ", "R$\u00a0")
+
+
 _COMPACT = ((Decimal("1e12"), "tri"), (Decimal("1e9"), "bi"), (Decimal("1e6"), "mi"), (Decimal("1e3"), "mil"))
 
 
