@@ -11,9 +11,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display, yes_no
+from ui.charts import pt_br, show
+from ui.fmt import count_br, for_display, money_in, number_br, percent_br, rate_br, yes_no
 from ui.forms import show_problems
+from valuation.consensus import DECIDED_BY_LABELS
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.importing.commission_sheet import LABELS as ENTRY_LABELS
 from valuation.importing.commission_sheet import SOURCES
 from valuation.minutes import round_minutes_pdf
 from valuation.store import commission as cm
@@ -22,6 +25,12 @@ from valuation.store import commission_views as cv
 PAGE_SIZES = [25, 50, 100, 200]
 VOTES = {None: "Não votar", True: "Histórico (art. 20 §3)", False: "Não histórico"}
 ERRORS = (AccessDenied, ConflictError, NotFound)
+# the form's labels, for problems that name a field (the store's messages use ENTRY_LABELS)
+FORM_LABELS = {**ENTRY_LABELS, "historical": "Voto", "source": "Fonte do valor (art. 21 §2)",
+               "significance": "Significância (voto histórico)", "must_keep": "Propor manter na União (voto histórico)",
+               "source_note": "Observação (organização de renome, catálogo, lote…)"}
+OVERRIDE_LABELS = {"historical": "Classificação", "value_brl": "Valor (R$)", "item_code": "Código do item",
+                   "reason": "Motivo (vai para o fundamento da decisão e para a ata)"}
 
 user = session.guard("commission")
 store = session.store()
@@ -46,7 +55,11 @@ def num3(v: float | None) -> str:
 
 
 def pct(v: object) -> str:
-    return "—" if v is None or pd.isna(v) else f"{float(v) * 100:.1f}".replace(".", ",") + " %"
+    return percent_br(v, 1)
+
+
+def votes(v: object) -> str:
+    return cv.VOTE_LABELS[v if isinstance(v, bool) else None]
 
 
 contracts = cv.round_contracts(store, user)
@@ -65,8 +78,8 @@ if is_president and not any(r.status == "aberta" for r in rounds):
         sources = [0] + [r.id for r in closed if flagged[r.id]]
         numbers = {r.id: r.number for r in closed}
         source = st.radio("Itens", sources, key=f"cm_open_from_{code}", format_func=lambda i: (
-            f"Todos os itens do contrato ({by_code[code].items:,})".replace(",", ".") if i == 0
-            else f"Itens sinalizados da rodada {numbers[i]} ({flagged[i]})"))
+            f"Todos os itens do contrato ({count_br(by_code[code].items)})" if i == 0
+            else f"Itens sinalizados da rodada {numbers[i]} ({count_br(flagged[i])})"))
         if st.button("Abrir rodada", type="primary", key="cm_open"):
             try:
                 new = cm.open_round(store, user, code, from_round=source or None)
@@ -75,26 +88,26 @@ if is_president and not any(r.status == "aberta" for r in rounds):
             except ERRORS as exc:
                 st.error(str(exc))
             else:
-                done(f"Rodada {new.number} aberta com {new.item_count} itens.")
+                done(f"Rodada {new.number} aberta com {count_br(new.item_count)} itens.")
 
 if not rounds:
     st.info("Este contrato ainda não tem rodadas de avaliação.")
     st.stop()
 by_id = {r.id: r for r in rounds}
 rid = st.selectbox("Rodada", list(by_id), key=f"cm_round_{code}", format_func=lambda i: (
-    f"Rodada {by_id[i].number} — {by_id[i].status_label} · {by_id[i].item_count} itens"))
+    f"Rodada {by_id[i].number} — {by_id[i].status_label} · {count_br(by_id[i].item_count)} itens"))
 rnd = cm.get_round(store, user, rid)
 is_open = rnd.status == "aberta"
 m = st.columns(5)
 m[0].metric("Situação", rnd.status_label)
-m[1].metric("Itens", rnd.item_count)
+m[1].metric("Itens", count_br(rnd.item_count))
 m[2].metric("Aberta em", rnd.opened_at.strftime("%d/%m/%Y"))
 m[3].metric("Encerrada em", rnd.closed_at.strftime("%d/%m/%Y") if rnd.closed_at else "—")
 m[4].metric("Método · quórum", f"{cm.METHOD_LABELS.get(rnd.method, rnd.method)} · {rnd.quorum}",
             help=f"Sinaliza dispersão acima de {pct(rnd.spread_threshold)} ou votação dividida por até um voto.")
 
 tab_names = ["Itens"] + (["Planilha"] if is_member and is_open else []) + (["Presidência"] if is_president else []) \
-    + (["Concordância", "Ata"] if not is_open or user.role == "dpc" else [])
+    + (["Andamento"] if user.role == "dpc" and is_open else []) + (["Concordância", "Ata"] if not is_open else [])
 tabs = dict(zip(tab_names, st.tabs(tab_names)))
 
 
@@ -114,7 +127,7 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
                             index=list(VOTES).index(mine_vote))
             c1, c2, c3 = st.columns(3)
             amount = c1.text_input("Valor", value="" if pd.isna(row["my_amount"]) else
-                                   format(row["my_amount"], "f").replace(".", ","), placeholder="ex.: 1.234,56")
+                                   number_br(row["my_amount"], 2), placeholder="ex.: 1.234,56")
             cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
             currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
             price_date = c3.date_input("Data do preço", format="DD/MM/YYYY", max_value=session.now().date(),
@@ -143,7 +156,7 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
                     significance=significance, must_keep=True if keep else (False if vote is True else None),
                     source=source if has_value else None, source_note=(note.strip() or None) if has_value else None)
             except InputError as exc:
-                show_problems(exc)
+                show_problems(exc, labels=FORM_LABELS)
             except ERRORS as exc:
                 st.error(str(exc))
             else:
@@ -151,32 +164,53 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
     if hist is not None:
         st.markdown("**Minhas avaliações deste item** (a primeira linha é a que vale; correções nunca apagam)")
         if len(hist):
-            hist["historical"] = [cv.VOTE_LABELS[v if isinstance(v, bool) else None] for v in hist["historical"].tolist()]
-            hist["must_keep"] = [yes_no(v) for v in hist["must_keep"].tolist()]
-            hist["in_force"] = [yes_no(bool(v)) for v in hist["in_force"].tolist()]
-            hist["source"] = [cv.source_label(v) for v in hist["source"].tolist()]
-            st.dataframe(for_display(
-                hist.drop(columns=["log_id", "supersedes"]), money=("value_brl",),
-                dates=("entered_at", "price_date", "rate_date"),
-                rename={"entered_at": "Registrada em", "historical": "Voto", "amount": "Valor", "currency": "Moeda",
-                        "price_date": "Data do preço", "rate": "Cotação", "rate_date": "Data da cotação",
-                        "value_brl": "Valor (R$)", "significance": "Significância", "must_keep": "Manter",
-                        "source": "Fonte", "source_note": "Observação", "in_force": "Em vigor"}),
-                hide_index=True, width="stretch")
+            st.dataframe(entries_view(hist, own=True), hide_index=True, width="stretch")
         else:
             st.caption("Você ainda não avaliou este item.")
-    if ov.visibility != "own":
+    if ov.visibility in ("anonymous", "full"):
         ent = cm.round_entries(store, user, rid, item_id=item_id, page_size=50)
         st.markdown("**Avaliações da rodada**" + (" (anônimas)" if user.role != "dpc" else ""))
-        ent["historical"] = [cv.VOTE_LABELS[v if isinstance(v, bool) else None] for v in ent["historical"].tolist()]
-        ent["source"] = [cv.source_label(v) for v in ent["source"].tolist()]
-        st.dataframe(for_display(
-            ent[["member", "historical", "amount", "currency", "price_date", "value_brl", "significance", "source"]],
-            money=("value_brl",), dates=("price_date",),
-            rename={"member": "Membro", "historical": "Voto", "amount": "Valor", "currency": "Moeda",
-                    "price_date": "Data do preço", "value_brl": "Valor (R$)", "significance": "Significância",
-                    "source": "Fonte"}), hide_index=True, width="stretch")
+        if len(ent):
+            st.dataframe(entries_view(ent, own=False), hide_index=True, width="stretch")
+        else:
+            st.caption("Nenhum membro avaliou este item.")
 
+
+def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:
+    """A member's trail (own) or the round's entries, in words: the value in its currency, the rate
+    with four decimals, the vote and the source by their labels."""
+    out = pd.DataFrame({"Registrada em" if own else "Membro": df["entered_at" if own else "member"].tolist()})
+    out["Voto"] = [votes(v) for v in df["historical"].tolist()]
+    out["Valor"] = [money_in(a, c) for a, c in zip(df["amount"].tolist(), df["currency"].tolist())]
+    out["Data do preço"] = df["price_date"].tolist()
+    if own:
+        out["Cotação (R$)"] = [rate_br(v) for v in df["rate"].tolist()]
+        out["Data da cotação"] = df["rate_date"].tolist()
+    out["Valor (R$)"] = df["value_brl"].tolist()
+    out["Significância"] = df["significance"].tolist()
+    if own:
+        out["Manter"] = [yes_no(v) for v in df["must_keep"].tolist()]
+    out["Fonte"] = [cv.source_label(v) for v in df["source"].tolist()]
+    if own:
+        out["Observação"] = df["source_note"].tolist()
+        out["Em vigor"] = [yes_no(bool(v)) for v in df["in_force"].tolist()]
+    return for_display(out, money=("Valor (R$)",), dates=("Registrada em", "Data do preço", "Data da cotação"),
+                       counts=("Significância",))
+
+
+def progress_table() -> None:
+    """How many items each member has assessed (counts only: never a value before the close)."""
+    st.dataframe(for_display(cv.round_progress(store, user, rid), counts=("entries", "items"), rename={
+        "member": "Membro", "body": "Órgão", "entries": "Itens avaliados", "items": "Itens da rodada"}),
+        hide_index=True, width="stretch")
+
+
+if "Andamento" in tabs:
+    with tabs["Andamento"]:
+        st.markdown("**Andamento da rodada**: quantos itens cada membro já avaliou.")
+        progress_table()
+        st.caption("Enquanto a rodada está aberta, os valores e votos de cada membro não aparecem para ninguém além "
+                   "do próprio membro; a DPC os vê no encerramento, como os membros.")
 
 with tabs["Itens"]:
     overview = cm.round_overview(store, user, rid, page=1, page_size=1)
@@ -188,25 +222,30 @@ with tabs["Itens"]:
     df = ov.items
     view = pd.DataFrame({"Código": df["item_code"], "Descrição": df["description"]})
     if is_member:
-        view["Meu voto"] = [cv.VOTE_LABELS[v if isinstance(v, bool) else None] for v in df["my_historical"].tolist()]
-        view["Meu valor"] = [f"{a_} {c}".replace(".", ",") if isinstance(c, str) else "—"
-                             for a_, c in zip(df["my_amount"].tolist(), df["my_currency"].tolist())]
+        view["Meu voto"] = [votes(v) for v in df["my_historical"].tolist()]
+        view["Meu valor"] = [money_in(a_, c) for a_, c in zip(df["my_amount"].tolist(), df["my_currency"].tolist())]
         view["Meu valor (R$)"] = df["my_value_brl"].tolist()
-    if ov.visibility != "own":
+    if ov.visibility == "progress":
+        view["Membros que avaliaram"] = df["entries"].tolist()
+    if ov.visibility in ("anonymous", "full"):
         view["Votos sim / não"] = [f"{f} / {g}" for f, g in zip(df["votes_for"].tolist(), df["votes_against"].tolist())]
         view["Mediana (R$)"] = df["median_brl"].tolist()
         view["Dispersão"] = [pct(v) for v in df["spread"].tolist()]
-        view["Consenso"] = [cv.VOTE_LABELS[h if isinstance(h, bool) else None] if d != "undecided" else "sem decisão"
+        view["Consenso"] = [votes(h) if d != "undecided" else DECIDED_BY_LABELS["undecided"]
                             for h, d in zip(df["historical"].tolist(), df["decided_by"].tolist())]
         view["Valor (R$)"] = df["value_brl"].tolist()
         view["Sinalizado"] = [yes_no(bool(f)) for f in df["flagged"].tolist()]
-    st.dataframe(for_display(view, money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)")), hide_index=True,
-                 width="stretch")
+    st.dataframe(for_display(view, money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)"),
+                             counts=("Membros que avaliaram",)), hide_index=True, width="stretch")
     if ov.visibility == "own":
         st.caption("Rodada aberta: você vê apenas as suas avaliações. A mediana e a dispersão anônimas aparecem "
                    "depois do encerramento.")
+    elif ov.visibility == "progress":
+        st.caption("Rodada aberta: a DPC acompanha o andamento — quantos membros avaliaram cada item e, na aba "
+                   "Andamento, quantos itens cada membro avaliou. Os valores e votos aparecem no encerramento, "
+                   "como para os membros (independência das avaliações).")
     row = None
-    if len(df):
+    if len(df) and ov.visibility != "progress":
         codes = df["item_code"].tolist()
         sel = st.selectbox("Item", range(len(codes)), key=f"cm_item_{rid}_{page}",
                            format_func=lambda k: f"{codes[k]} — {df['description'].iloc[k]}")
@@ -216,9 +255,10 @@ with tabs["Itens"]:
 if "Planilha" in tabs:
     with tabs["Planilha"]:
         st.caption("Baixe a planilha com os itens da rodada (já com as suas avaliações), preencha e envie. Colunas: "
-                   "codigo, historico (sim/não/vazio), valor, moeda, data_do_preco, significancia (1–5, voto "
-                   "histórico), manter (sim/não), fonte (venda_comparavel, catalogo, avaliacao_externa), observacao. "
-                   "Tudo ou nada: se uma linha tiver problema, nada é gravado.")
+                   "Código, Histórico (sim, não ou vazio), Valor (ex.: 1.234,56), Moeda, Data do preço (dd/mm/aaaa), "
+                   "Significância (1 a 5, voto histórico), Manter (sim ou não), Fonte ("
+                   + ", ".join(cv.SHEET_SOURCE_VALUES) + ") e Observação. Tudo ou nada: se uma linha tiver "
+                   "problema, nada é gravado.")
         t1, t2 = st.columns(2)
         t1.download_button("Baixar planilha (CSV)", data=lambda: cv.round_template(store, user, rid, "csv"),
                            file_name=f"avaliacao_rodada{rnd.number}.csv", mime="text/csv", key="cm_tpl_csv")
@@ -236,22 +276,20 @@ if "Planilha" in tabs:
                     lines = sorted({int(n) for n in table["Linha"].dropna()})
                     st.error(f"Planilha recusada: nada foi gravado. {len(table)} problema(s)"
                              + (f" em {len(lines)} linha(s)." if lines else "."))
-                    st.dataframe(table.astype({"Linha": "string"}).fillna("—"), hide_index=True, width="stretch")
+                    st.dataframe(for_display(table, counts=("Linha",)), hide_index=True, width="stretch")
                 except ERRORS as exc:
                     status.update(label="Planilha recusada", state="error")
                     st.error(str(exc))
                 else:
                     status.update(label="Planilha gravada", state="complete")
-                    st.success(f"{res.rows} avaliação(ões) gravada(s): {res.new} nova(s), {res.corrections} "
-                               f"correção(ões)." + (f" Colunas ignoradas: {', '.join(res.ignored_columns)}."
+                    st.success(f"{count_br(res.rows)} avaliação(ões) gravada(s): {count_br(res.new)} nova(s), "
+                               f"{count_br(res.corrections)} correção(ões)." + (f" Colunas ignoradas: {', '.join(res.ignored_columns)}."
                                                    if res.ignored_columns else ""))
 
 if "Presidência" in tabs:
     with tabs["Presidência"]:
         if is_open:
-            st.dataframe(for_display(cv.round_progress(store, user, rid), rename={
-                "member": "Membro", "body": "Órgão", "entries": "Itens avaliados", "items": "Itens da rodada"}),
-                hide_index=True, width="stretch")
+            progress_table()
             sure = st.checkbox("Confirmo o encerramento: os membros não poderão mais registrar avaliações.",
                                key="cm_close_sure")
             if st.button("Encerrar rodada", type="primary", disabled=not sure, key="cm_close"):
@@ -268,7 +306,7 @@ if "Presidência" in tabs:
                 except (InputError, *ERRORS) as exc:
                     st.error(str(exc))
                 else:
-                    done(f"{res.written} decisão(ões) registrada(s); {res.skipped} item(ns) sem decisão "
+                    done(f"{count_br(res.written)} decisão(ões) registrada(s); {count_br(res.skipped)} item(ns) sem decisão "
                          f"(sem quórum, empate sem voto do presidente ou sem valor).")
             with st.form("cm_override"):
                 st.markdown("**Decisão divergente do consenso (um item, com motivo)**")
@@ -286,7 +324,7 @@ if "Presidência" in tabs:
                         cv.override_decision(store, user, rid, o_code, historical=o_hist, value=o_value,
                                              significance=o_sig, must_keep=o_keep, reason=o_reason)
                     except InputError as exc:
-                        show_problems(exc)
+                        show_problems(exc, labels=OVERRIDE_LABELS)
                     except ERRORS as exc:
                         st.error(str(exc))
                     else:
@@ -312,24 +350,33 @@ if "Concordância" in tabs:
             g[0].metric("Alfa de Krippendorff (votos)", num3(ag.alpha_votes))
             g[1].metric("CCI(2,1) log-valores", num3(ag.icc_log_values),
                         help=f"{ag.icc_items} itens com valor de todos os membros")
-            g[2].metric("Membros", ag.n_members)
-            g[3].metric("Itens sinalizados", ag.flagged_total)
+            g[2].metric("Membros", count_br(ag.n_members))
+            g[3].metric("Itens sinalizados", count_br(ag.flagged_total))
             if ag.deviations:
                 fig = go.Figure()
                 for d in ag.deviations:
                     fig.add_trace(go.Box(name=d.member, x=[d.member], q1=[d.p25 * 100], median=[d.median * 100],
                                          q3=[d.p75 * 100], lowerfence=[d.minimum * 100], upperfence=[d.maximum * 100],
                                          mean=[d.mean * 100], boxpoints=False, showlegend=False))
-                fig.update_layout(title="Desvio de cada membro em relação à mediana do item (%)", height=360,
-                                  yaxis_title="(valor − mediana) / mediana, %", margin={"l": 0, "r": 0, "t": 40, "b": 0})
-                st.plotly_chart(fig, width="stretch")
-            st.markdown(f"**Itens sinalizados** ({ag.flagged_total})")
-            fl = ag.flagged.copy()
-            fl["spread"] = [pct(v) for v in fl["spread"].tolist()]
-            st.dataframe(for_display(fl.drop(columns=["item_id"]), money=("median_brl",), rename={
-                "item_code": "Código", "description": "Descrição", "n_values": "Valores", "median_brl": "Mediana (R$)",
-                "spread": "Dispersão", "votes_for": "Votos sim", "votes_against": "Votos não",
-                "decided_by": "Decisão"}), hide_index=True, width="stretch")
+                pt_br(fig, height=360)
+                fig.update_layout(title="Desvio de cada membro em relação à mediana do item",
+                                  yaxis_title="Desvio da mediana (%)", yaxis_ticksuffix=" %",
+                                  margin={"l": 10, "r": 10, "t": 40, "b": 10})
+                show(fig)
+            st.markdown(f"**Itens sinalizados** ({count_br(ag.flagged_total)})")
+            if len(ag.flagged):
+                fl = ag.flagged.copy()
+                fl["spread"] = [pct(v) for v in fl["spread"].tolist()]
+                st.dataframe(for_display(
+                    fl, money=("median_brl",), counts=("n_values", "votes_for", "votes_against"),
+                    labels={"decided_by": DECIDED_BY_LABELS},
+                    only=("item_code", "description", "n_values", "median_brl", "spread", "votes_for",
+                          "votes_against", "decided_by"),
+                    rename={"item_code": "Código", "description": "Descrição", "n_values": "Valores",
+                            "median_brl": "Mediana (R$)", "spread": "Dispersão", "votes_for": "Votos sim",
+                            "votes_against": "Votos não", "decided_by": "Decisão"}), hide_index=True, width="stretch")
+            else:
+                st.caption("Nenhum item sinalizado nesta rodada.")
 
 if "Ata" in tabs:
     with tabs["Ata"]:

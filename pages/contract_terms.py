@@ -8,6 +8,7 @@ from decimal import Decimal
 import streamlit as st
 
 from ui import session
+from ui.fmt import date_br, number_br
 from ui.forms import show_problems
 from valuation.errors import AccessDenied, ConflictError, InputError
 from valuation.money import format_brl, format_share
@@ -32,6 +33,17 @@ def blank(v: str) -> str | None:
     return v if v and v.strip() else None
 
 
+def money_text(v: Decimal | None) -> str:
+    return "" if v is None else number_br(v, 2)
+
+
+def weight_text(w: Decimal) -> str:
+    return number_br(w, 0 if w == w.to_integral() else 2)
+
+
+L = P.FIELD_LABELS  # the labels the store's problems use: the form shows the same
+
+
 df = contracts.list_contracts(store, user)
 df = df[df["kind"].isin(P.TERMS_KINDS)] if len(df) else df
 if not len(df):
@@ -39,37 +51,43 @@ if not len(df):
     st.stop()
 names = dict(zip(df["code"], df["wreck_name"]))
 codes = df["code"].tolist()
+# open on a contract whose terms are recorded, else on a signed one
+with_terms = [k for k, m in zip(codes, df["modality"]) if isinstance(m, str) and m]
 signed = [k for k, st_ in zip(codes, df["status"]) if st_ != "solicitado"]
-code = st.selectbox("Contrato", codes, index=codes.index(signed[0]) if signed else 0,
-                    format_func=lambda k: f"{k} — {names[k]}")
+first = (with_terms or signed or codes)[0]
+code = st.selectbox("Contrato", codes, index=codes.index(first),
+                    format_func=lambda k: f"{k} — {names[k]}" + ("" if k in with_terms else " (termos a definir)"))
 c = contracts.get_contract(store, user, code)
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Situação", c["status"])
-m2.metric("Modalidade", c["modality"] or "—")
+m1.metric("Situação", str(c["status"]).capitalize())
+m2.metric("Modalidade", c["modality"] or "—", help=MODALITY_LABELS.get(c["modality"] or "", "não definida"))
 m3.metric("Recompensa histórica", format_share(c["historical_share"]))
 m4.metric("Parcela dos demais bens", format_share(c["other_share"]))
 
 st.subheader("Termos de pagamento")
 with st.form("terms"):
     a, b = st.columns(2)
-    modality = a.selectbox("Modalidade (art. 21)", MODALITIES, format_func=MODALITY_LABELS.get,
-                           index=MODALITIES.index(c["modality"]) if c["modality"] in MODALITIES else 0)
-    value_fixed = b.selectbox("Valor fixado (art. 21 §3)", ["", *VALUE_FIXED_LABELS],
+    mod_opts = ["", *MODALITIES]
+    modality = a.selectbox(L["modality"], mod_opts, format_func=lambda v: MODALITY_LABELS.get(v, "— escolha —"),
+                           index=mod_opts.index(c["modality"]) if c["modality"] in MODALITIES else 0)
+    value_fixed = b.selectbox(L["value_fixed"], ["", *VALUE_FIXED_LABELS],
                               format_func=lambda v: VALUE_FIXED_LABELS.get(v, "não informado"),
                               index=(["", *VALUE_FIXED_LABELS].index(c["value_fixed"] or "")))
-    hist = a.text_input("Recompensa pelos bens históricos (% de V_h, até 40)", value=pct(c["historical_share"]))
+    hist = a.text_input(L["historical_share"], value=pct(c["historical_share"]), placeholder="ex.: 30 ou 30,5",
+                        help="Até 40 % do valor atribuído aos bens históricos (art. 20 §2).")
     pay_opts = ["", *HISTORICAL_PAYMENTS]
-    hpay = b.selectbox("Forma de pagamento da recompensa", pay_opts,
+    hpay = b.selectbox(L["historical_payment"], pay_opts,
                        format_func=lambda v: PAYMENT_LABELS.get(v, "—"),
                        index=pay_opts.index(c["historical_payment"] or ""))
-    other = a.text_input("Parcela dos demais bens (% de V_n, até 70; modalidades II e III)", value=pct(c["other_share"]))
-    fixed = b.text_input("Soma em dinheiro (modalidade I, R$)", value="" if c["fixed_amount"] is None else str(c["fixed_amount"]))
-    award = a.text_input("Valor por assistência e salvamento (modalidade IV, R$)",
-                         value="" if c["salvage_award"] is None else str(c["salvage_award"]))
+    other = a.text_input(L["other_share"], value=pct(c["other_share"]), placeholder="ex.: 50",
+                         help="Até 70 % do valor de mercado dos demais bens recuperados; modalidades II e III "
+                              "(art. 21).")
+    fixed = b.text_input(L["fixed_amount"], value=money_text(c["fixed_amount"]), placeholder="ex.: 1.234,56")
+    award = a.text_input(L["salvage_award"], value=money_text(c["salvage_award"]), placeholder="ex.: 1.234,56")
     saved = st.form_submit_button("Gravar termos", type="primary")
 if saved:
     try:
-        data = {"modality": modality, "historical_share": P.share_from_percent(hist, "historical_share"),
+        data = {"modality": blank(modality), "historical_share": P.share_from_percent(hist, "historical_share"),
                 "historical_payment": blank(hpay), "other_share": P.share_from_percent(other, "other_share"),
                 "fixed_amount": blank(fixed), "salvage_award": blank(award), "value_fixed": blank(value_fixed)}
         P.set_contract_terms(store, user, code, data)
@@ -82,12 +100,12 @@ if saved:
         st.rerun()
 
 st.subheader("Rubrica de dificuldade (art. 21 §1)")
-st.caption("Cada atividade recebe nota de 0 a 4; os pesos são a política `difficulty_weights`. A sugestão é só "
-           "referência: a parcela vale a decidida pela Autoridade Naval.")
+st.caption("Cada atividade recebe nota de 0 a 4, com os pesos da política de pesos da rubrica de dificuldade "
+           "(página Políticas). A sugestão é só referência: vale a parcela decidida pela Autoridade Naval.")
 weights = P.difficulty_weights(store)
 current = P.current_difficulty(store, user, code)
 cols = st.columns(len(ACTIVITIES))
-scores = [cols[i].slider(f"{name} (peso {weights[i].normalize():f})", 0, 4,
+scores = [cols[i].slider(f"{name.capitalize()} (peso {weight_text(weights[i])})", 0, 4,
                          value=current.scores[i] if current else 2, key=f"score_{code}_{i}")
           for i, name in enumerate(ACTIVITIES)]
 s1, s2, s3 = st.columns([1, 1, 2])
@@ -102,12 +120,12 @@ if st.button("Gravar rubrica"):
     else:
         st.success("Rubrica gravada.")
 if current:
-    st.caption(f"Última avaliação: {current.assessed_by}, {current.assessed_at:%d/%m/%Y %H:%M}; sugerida "
+    st.caption(f"Última avaliação: {current.assessed_by}, {date_br(current.assessed_at)}; sugerida "
                f"{format_share(current.suggested_share)}.")
 
 if c["status"] == "cancelado":
     st.subheader("Compensação no cancelamento (art. 22 parágrafo único)")
-    st.caption(f"Cancelado em {c['cancelled_on']:%d/%m/%Y}: {c['cancel_reason'] or '—'}. Nenhum pagamento é devido, "
+    st.caption(f"Cancelado em {date_br(c['cancelled_on'])}: {c['cancel_reason'] or '—'}. Nenhum pagamento é devido, "
                "salvo bens sem valor histórico (ou o produto de sua venda), mesmo abaixo da parcela contratada."
                if c["cancelled_on"] else "Nenhum pagamento é devido, salvo a compensação abaixo.")
     comp = P.current_compensation(store, user, code)
@@ -118,11 +136,11 @@ if c["status"] == "cancelado":
                 + f" — {comp.reason}")
     with st.form("compensation"):
         a, b = st.columns(2)
-        share = a.text_input("Parcela da compensação (%)", value=pct(comp.share) if comp else "")
-        form = b.selectbox("Forma", COMPENSATION_FORMS,
+        share = a.text_input(L["compensation_share"], value=pct(comp.share) if comp else "", placeholder="ex.: 30")
+        form = b.selectbox(L["compensation_form"], COMPENSATION_FORMS,
                            format_func=lambda v: "adjudicação de bens" if v == "adjudication" else "produto da venda")
-        proceeds = a.text_input("Produto da venda (R$)")
-        reason = b.text_input("Fundamento")
+        proceeds = a.text_input(L["sale_proceeds"], placeholder="ex.: 1.234,56")
+        reason = b.text_input(L["reason"])
         ok = st.form_submit_button("Gravar compensação")
     if ok:
         try:

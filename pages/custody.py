@@ -6,13 +6,18 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
+from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
 from valuation.auth import allowed
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.store import custody
 
-
+# the form's labels, for problems that name a field
+DELIVERY_LABELS = {"contract_code": "Contrato", "item_codes": "Códigos dos itens", "lot": "Lote (na seleção por lote)",
+                   "recovered_to": "Só os recuperados até", "delivered_on": "Data da entrega",
+                   "received_by": "Recebido por (posto e nome)", "place": "Local da entrega",
+                   "note": "Observação (termo de entrega; obrigatória numa correção)"}
 
 user = session.guard("custody")
 store = session.store()
@@ -38,15 +43,21 @@ if len(pending):
     long["faixa"] = long["faixa"].map(bands)
     fig = px.bar(long, x="contract_code", y="itens", color="faixa", category_orders={"faixa": list(bands.values())},
                  color_discrete_sequence=["#fdd49e", "#fdbb84", "#fc8d59", "#e34a33", "#b30000"],  # older = darker
-                 labels={"contract_code": "contrato"}, title="Não entregues por idade")
-    fig.update_layout(margin={"l": 0, "r": 0, "t": 40, "b": 0}, height=320)
-    st.plotly_chart(fig, width="stretch")
-st.dataframe(for_display(summary, dates=("oldest_recovered_on",),
-                         rename={"contract_code": "Contrato", "organisation": "Empresa", "kind": "Tipo",
-                                 "status": "Situação", "items": "Itens", "delivered": "Entregues",
-                                 "undelivered": "Não entregues", "oldest_recovered_on": "Mais antigo recuperado em",
-                                 "max_age_days": "Idade máxima (dias)", **bands}),
-             hide_index=True, width="stretch")
+                 labels={"contract_code": "Contrato", "itens": "Itens não entregues", "faixa": "Idade"},
+                 title="Não entregues por idade")
+    pt_br(fig, counts=("y",), legend="Idade", height=320)
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    show(fig)
+if len(summary):
+    st.dataframe(for_display(summary, dates=("oldest_recovered_on",),
+                             counts=("items", "delivered", "undelivered", "max_age_days", *bands),
+                             rename={"contract_code": "Contrato", "organisation": "Empresa", "kind": "Tipo",
+                                     "status": "Situação", "items": "Itens", "delivered": "Entregues",
+                                     "undelivered": "Não entregues", "oldest_recovered_on": "Mais antigo recuperado em",
+                                     "max_age_days": "Idade máxima (dias)", **bands}),
+                 hide_index=True, width="stretch")
+else:
+    st.info("Nenhum contrato com bens resgatados.")
 
 st.subheader("Não entregues — os mais antigos primeiro")
 f1, f2, f3 = st.columns(3)
@@ -57,11 +68,14 @@ pages = max(1, -(-total // 50))
 page = f3.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
 rows = custody.undelivered_items(store, user, as_of=today, contract_code=contract or None, lot=lot.strip() or None,
                                  page=int(page), page_size=50)
-st.dataframe(for_display(rows.drop(columns=["id"]), dates=("recovered_on",),
-                         rename={"contract_code": "Contrato", "item_code": "Código do item", "description": "Descrição",
-                                 "category": "Categoria", "quantity": "Quantidade", "lot": "Lote",
-                                 "recovered_on": "Recuperado em", "age_days": "Dias sem entrega"}),
-             hide_index=True, width="stretch")
+if len(rows):
+    st.dataframe(for_display(rows.drop(columns=["id"]), dates=("recovered_on",), counts=("quantity", "age_days"),
+                             rename={"contract_code": "Contrato", "item_code": "Código do item",
+                                     "description": "Descrição", "category": "Categoria", "quantity": "Quantidade",
+                                     "lot": "Lote", "recovered_on": "Recuperado em", "age_days": "Dias sem entrega"}),
+                 hide_index=True, width="stretch")
+else:
+    st.info("Nenhum bem à espera de entrega na seleção.")
 
 if allowed(user, "record_deliveries"):
     st.subheader("Registrar entrega à Autoridade Naval")
@@ -93,7 +107,7 @@ if allowed(user, "record_deliveries"):
         try:
             res = custody.record_deliveries(store, user, data, today=today)
         except InputError as exc:
-            show_problems(exc)
+            show_problems(exc, labels=DELIVERY_LABELS)
         except (AccessDenied, NotFound, ConflictError) as exc:
             st.error(str(exc))
         else:
@@ -103,7 +117,12 @@ if allowed(user, "record_deliveries"):
             st.rerun()
 
 st.subheader("Últimos registros de entrega")
-st.dataframe(for_display(custody.recent_deliveries(store, user), dates=("delivered_on", "recorded_at"),
-                         rename={"contract_code": "Contrato", "delivered_on": "Entregue em", "received_by": "Recebido por",
-                                 "place": "Local", "note": "Observação", "items": "Itens", "recorded_by": "Registrado por",
-                                 "recorded_at": "Registrado em"}), hide_index=True, width="stretch")
+recent = custody.recent_deliveries(store, user)
+if len(recent):
+    st.dataframe(for_display(recent, dates=("delivered_on", "recorded_at"), counts=("items",),
+                             rename={"contract_code": "Contrato", "delivered_on": "Entregue em",
+                                     "received_by": "Recebido por", "place": "Local", "note": "Observação",
+                                     "items": "Itens", "recorded_by": "Registrado por",
+                                     "recorded_at": "Registrado em"}), hide_index=True, width="stretch")
+else:
+    st.info("Nenhuma entrega registrada.")

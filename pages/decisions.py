@@ -7,9 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display, yes_no
+from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.errors import AccessDenied, NotFound
-from valuation.money import format_brl
 from valuation.store import commission as cm
 from valuation.store import commission_views as cv
 
@@ -27,7 +26,7 @@ if not codes:
     st.info("Nenhuma decisão publicada" + (" para os contratos da sua empresa." if user.role == "explorer" else "."))
     st.stop()
 code = st.selectbox("Contrato", codes, key="dec_contract", format_func=lambda c: f"{c} — "
-                    f"{sum(1 for r in published if r.contract_code == c)} rodada(s) publicada(s)")
+                    f"{count_br(sum(1 for r in published if r.contract_code == c))} rodada(s) publicada(s)")
 try:
     df = cm.published_decisions(store, user, code)
 except (AccessDenied, NotFound) as exc:
@@ -35,14 +34,15 @@ except (AccessDenied, NotFound) as exc:
     st.stop()
 
 t = cv.decision_totals(df)
-m = st.columns(5)
-m[0].metric("Itens decididos", t.items)
-m[1].metric("Históricos", t.historical, help="art. 20 §3: de valor artístico, histórico ou arqueológico")
-m[2].metric("Valor históricos", format_brl(t.historical_value))
-m[3].metric("Demais itens", t.other)
-m[4].metric("Valor demais", format_brl(t.other_value))
-st.caption(f"Valor total decidido: {format_brl(t.total_value)} · {t.must_keep} item(ns) que a Comissão propõe manter "
-           f"com a União.")
+m = st.columns(3)
+m[0].metric("Itens decididos", count_br(t.items))
+m[1].metric("Históricos", count_br(t.historical), help="art. 20 §3: de valor artístico, histórico ou arqueológico")
+m[2].metric("Demais itens", count_br(t.other))
+v = st.columns(3)  # amounts on their own row: never cut
+v[0].metric("Valor históricos", brl_fit(t.historical_value, 3), help=brl(t.historical_value))
+v[1].metric("Valor demais", brl_fit(t.other_value, 3), help=brl(t.other_value))
+v[2].metric("Valor total decidido", brl_fit(t.total_value, 3), help=brl(t.total_value))
+st.caption(f"{count_br(t.must_keep)} item(ns) que a Comissão propõe manter com a União.")
 
 a, b, c = st.columns(3)
 group = a.radio("Grupo", ["todos", "históricos", "demais"], horizontal=True, key="dec_group")
@@ -54,13 +54,17 @@ if search.strip():
     s = search.strip().lower()
     view = view[[s in f"{x} {y}".lower() for x, y in zip(view["item_code"].tolist(), view["description"].tolist())]]
 pages = max(1, -(-len(view) // PAGE_SIZE))
-page = c.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1, key="dec_page")
+page = c.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1, key="dec_page")
 shown = pd.DataFrame(view.iloc[(int(page) - 1) * PAGE_SIZE: int(page) * PAGE_SIZE]).copy()
 for col in ("historical", "must_keep"):
     shown[col] = [yes_no(bool(v)) for v in shown[col].tolist()]
-st.dataframe(for_display(shown.drop(columns=["item_id"]), money=("value_brl",), dates=("decided_at", "published_at"),
-                         rename=cv.DECISION_LABELS), hide_index=True, width="stretch")
-st.caption(f"{len(view)} item(ns) na seleção; página {int(page)} de {pages}.")
+if len(shown):
+    st.dataframe(for_display(shown, money=("value_brl",), dates=("decided_at", "published_at"),
+                             counts=("significance", "round_number"),
+                             only=list(cv.DECISION_LABELS), rename=cv.DECISION_LABELS), hide_index=True, width="stretch")
+else:
+    st.info("Nenhuma decisão na seleção.")
+st.caption(f"{count_br(len(view))} item(ns) na seleção; página {count_br(int(page))} de {count_br(pages)}.")
 st.download_button("Baixar XLSX (todas as decisões do contrato)", data=lambda: cv.decisions_xlsx(df, code),
                    file_name=f"decisoes_{code.replace('/', '-')}.xlsx", key="dec_xlsx",
                    mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")

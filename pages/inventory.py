@@ -6,13 +6,14 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
-from ui.fmt import count_br, for_display, yes_no
+from ui.charts import pt_br, show
+from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.auth import allowed
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.money import format_brl
 from valuation.store import inventory as inv
 
 
+MONTHS_TITLE = "Por mês de recuperação"
 
 user = session.guard("inventory")
 store = session.store()
@@ -67,8 +68,9 @@ if may_import:  # runs before the listing, so the counts below include what was 
                     shown = ", ".join(str(n) for n in lines[:30]) + (" …" if len(lines) > 30 else "")
                     st.error(f"Arquivo recusado: nada foi gravado. {len(problems)} problema(s)"
                              + (f" nas linhas {shown}." if lines else "."))
-                    table = problems.rename(columns={"linha": "Linha", "coluna": "Coluna", "motivo": "Motivo"})
-                    (st.table if len(table) <= 50 else st.dataframe)(table.astype({"Linha": "string"}).fillna("—"))
+                    table = for_display(problems, counts=("linha",),
+                                        rename={"linha": "Linha", "coluna": "Coluna", "motivo": "Motivo"})
+                    (st.table if len(table) <= 50 else st.dataframe)(table)
                 except (AccessDenied, NotFound, ConflictError) as exc:
                     bar.empty()
                     st.error(str(exc))
@@ -78,10 +80,14 @@ if may_import:  # runs before the listing, so the counts below include what was 
                     if result.ignored_columns:
                         st.info("Colunas ignoradas: " + ", ".join(result.ignored_columns))
         with st.expander("Últimas importações"):
-            st.dataframe(for_display(inv.list_imports(store, user), dates=("imported_at",),
-                                     rename={"id": "Nº", "contract_code": "Contrato", "file_name": "Arquivo",
-                                             "sha256": "SHA-256", "row_count": "Itens", "imported_by": "Por",
-                                             "imported_at": "Em"}), hide_index=True, width="stretch")
+            imports = inv.list_imports(store, user)
+            if len(imports):
+                st.dataframe(for_display(imports, dates=("imported_at",), counts=("row_count",),
+                                         rename={"id": "Nº", "contract_code": "Contrato", "file_name": "Arquivo",
+                                                 "sha256": "SHA-256", "row_count": "Itens", "imported_by": "Por",
+                                                 "imported_at": "Em"}), hide_index=True, width="stretch")
+            else:
+                st.caption("Nenhuma importação registrada.")
 
 with tabs["Consultar"]:
     summary = inv.summarise(store, user, flt)
@@ -91,16 +97,27 @@ with tabs["Consultar"]:
     m[1].metric("Peças (quantidade)", count_br(t["quantity"]))
     m[2].metric("Entregues", count_br(t["delivered"]))
     m[3].metric("Não entregues (art. 23)", count_br(t["undelivered"]))
-    m[4].metric("Valor decidido", format_brl(t["value_brl"]) if t["valued"] else "—",
-                help=f"{t['valued']} itens com valor decidido pela Comissão")
+    m[4].metric("Valor decidido", brl_fit(t["value_brl"], 5) if t["valued"] else "—",
+                help=(f"{brl(t['value_brl'])} — " if t["valued"] else "")
+                + f"{count_br(t['valued'])} itens com valor decidido pela Comissão")
+    bands = summary.by_value_band
+    unvalued = bands[bands["label"] == inv.NO_VALUE] if len(bands) else bands
+    bands = bands[bands["label"] != inv.NO_VALUE] if len(bands) else bands  # one bar would dwarf the others
+    band_title = "Por faixa de valor decidido" + (
+        f" ({count_br(unvalued['items'].sum())} itens ainda sem valor)" if len(unvalued) else "")
     charts = [("Por categoria", summary.by_category), ("Por material", summary.by_material),
-              ("Por mês de recuperação", summary.by_month), ("Por faixa de valor decidido", summary.by_value_band)]
+              (MONTHS_TITLE, summary.by_month), (band_title, bands)]
     charts = [(title, df) for title, df in charts if len(df)]
     for i in range(0, len(charts), 2):
         for col, (title, df) in zip(st.columns(2), charts[i:i + 2]):
-            fig = px.bar(df, x="label", y="items", labels={"label": "", "items": "itens"}, title=title)
-            fig.update_layout(margin={"l": 0, "r": 0, "t": 40, "b": 0}, height=300)
-            col.plotly_chart(fig, width="stretch")
+            fig = px.bar(df, x="label", y="items", labels={"label": "", "items": "Itens"}, title=title,
+                         hover_data={"quantity": ":,d"} if "quantity" in df.columns else None)
+            pt_br(fig, counts=("y",), height=300)
+            if title == MONTHS_TITLE:
+                fig.update_xaxes(type="date", tickformat="%m/%Y", hoverformat="%m/%Y")
+            fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 10})
+            with col:
+                show(fig)
 
     p1, p2, p3 = st.columns(3)
     size = p1.selectbox("Itens por página", [25, 50, 100, 250, 500], index=1)
@@ -109,8 +126,13 @@ with tabs["Consultar"]:
     order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
     rows = inv.page_items(store, user, flt, page=int(page), page_size=int(size), order=order)
     rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
-    st.dataframe(for_display(rows.drop(columns=["id"]), money=("value_brl",), dates=("recovered_on", "delivered_on"),
-                             rename=inv.COLUMN_LABELS), hide_index=True, width="stretch")
+    if len(rows):
+        st.dataframe(for_display(rows, money=("value_brl",), dates=("recovered_on", "delivered_on"),
+                                 numbers={"weight_g": 2, "depth_m": 1}, counts=("quantity",),
+                                 only=[c for c in inv.COLUMN_LABELS if c in rows.columns], rename=inv.COLUMN_LABELS),
+                     hide_index=True, width="stretch")
+    else:
+        st.info("Nenhum bem resgatado na seleção dos filtros.")
 
 with tabs["Exportar"]:
     n = inv.count_items(store, user, flt)

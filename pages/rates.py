@@ -1,5 +1,5 @@
 """Câmbio: the rate table the Commission's values are converted with (BRL per unit, PTAX-style;
-a price converts at the rate of its date or the latest earlier one, never a later one — rules.md §2).
+a price converts at the rate of its date or the latest earlier one, never a later one).
 Everyone of the Commission and the DPC reads it; the president and the DPC enter a rate or import a
 series (all or nothing, every bad line listed)."""
 from __future__ import annotations
@@ -8,13 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display
+from ui.fmt import count_br, date_br, for_display, rate_br
 from ui.forms import show_problems
 from valuation.errors import AccessDenied, ConflictError, InputError
 from valuation.store import commission_views as cv
 from valuation.store import fx_rates
 
 PAGE_SIZE = 50
+FORM_LABELS = {"currency": "Moeda (código ISO)", "day": "Data", "brl": "Taxa (R$ por unidade)", "source": "Fonte"}
+FILTER_LABELS = {"currency": "Moeda", "start": "De", "end": "Até", "page": "Página"}
 SAMPLE = "data;moeda;taxa\n01/09/2026;USD;5,4120\n01/09/2026;EUR;6,2850\n02/09/2026;USD;5,4301\n"
 
 user = session.guard("rates")
@@ -30,21 +32,21 @@ if may_write:
     with entry, st.form("rate_entry", clear_on_submit=False):
         st.markdown("**Cadastrar uma taxa**")
         c1, c2 = st.columns(2)
-        currency = c1.text_input("Moeda (código ISO)", value="USD", max_chars=3)
-        day = c2.date_input("Data", format="DD/MM/YYYY", max_value=session.now().date())
+        currency = c1.text_input(FORM_LABELS["currency"], value="USD", max_chars=3)
+        day = c2.date_input(FORM_LABELS["day"], format="DD/MM/YYYY", max_value=session.now().date())
         c3, c4 = st.columns(2)
-        brl = c3.text_input("Taxa (R$ por unidade)", placeholder="ex.: 5,4120")
-        source = c4.text_input("Fonte", value="PTAX venda (BCB)")
+        brl = c3.text_input(FORM_LABELS["brl"], placeholder="ex.: 5,7810")
+        source = c4.text_input(FORM_LABELS["source"], value="PTAX venda (BCB)")
         replace = st.checkbox("Substituir a taxa já cadastrada nesta data (correção)")
         if st.form_submit_button("Gravar taxa", type="primary"):
             try:
                 row = fx_rates.add_rate(store, user, currency, day, brl.strip(), source=source, replace=replace)
             except InputError as exc:
-                show_problems(exc)
+                show_problems(exc, labels=FORM_LABELS)
             except (AccessDenied, ConflictError) as exc:
                 st.error(str(exc))
             else:
-                st.success(f"Taxa de {row.currency} em {row.day:%d/%m/%Y}: R$ {str(row.brl).replace('.', ',')}.")
+                st.success(f"Taxa de {row.currency} em {date_br(row.day)}: R$ {rate_br(row.brl)}.")
     with upload:
         st.markdown("**Importar uma série (CSV ou XLSX)**")
         st.caption("Colunas data;moeda;taxa (dd/mm/aaaa, vírgula decimal) ou o arquivo diário de fechamento PTAX do "
@@ -57,14 +59,14 @@ if may_write:
                 res = fx_rates.import_rates(store, user, file.getvalue(), file.name)
             except InputError as exc:
                 table = cv.problems_frame(exc)
-                st.error(f"Arquivo recusado: nada foi gravado. {len(table)} problema(s).")
-                st.dataframe(table.astype({"Linha": "string"}).fillna("—"), hide_index=True, width="stretch")
+                st.error(f"Arquivo recusado: nada foi gravado. {count_br(len(table))} problema(s).")
+                st.dataframe(for_display(table, counts=("Linha",)), hide_index=True, width="stretch")
             except (AccessDenied, ConflictError) as exc:
                 st.error(str(exc))
             else:
-                span = "" if res.first_day is None else f" de {res.first_day:%d/%m/%Y} a {res.last_day:%d/%m/%Y}"
-                st.success(f"{res.rows} linha(s) lidas: {res.added} taxa(s) nova(s), {res.unchanged} já cadastrada(s)"
-                           f" ({', '.join(res.currencies)}{span}).")
+                span = "" if res.first_day is None else f" de {date_br(res.first_day)} a {date_br(res.last_day)}"
+                st.success(f"{count_br(res.rows)} linha(s) lidas: {count_br(res.added)} taxa(s) nova(s), "
+                           f"{count_br(res.unchanged)} já cadastrada(s) ({', '.join(res.currencies)}{span}).")
 else:
     st.info("Somente o presidente da Comissão e a DPC cadastram taxas; aqui você consulta a tabela em uso.")
 
@@ -78,13 +80,14 @@ page = f4.number_input("Página", min_value=1, value=1, step=1, key="rates_page"
 try:
     df = fx_rates.list_rates(store, user, cur or None, start=start, end=end, page=int(page), page_size=PAGE_SIZE)
 except InputError as exc:
-    show_problems(exc, title="Filtro inválido:")
+    show_problems(exc, title="Filtro inválido:", labels=FILTER_LABELS)
     st.stop()
 if len(df):
-    df["brl"] = [format(v, "f").rstrip("0").rstrip(".").replace(".", ",") if v is not None else "—"
-                 for v in df["brl"].tolist()]
-st.dataframe(for_display(pd.DataFrame(df), dates=("day", "recorded_at"), rename={
-    "currency": "Moeda", "day": "Data", "brl": "Taxa (R$)", "source": "Fonte", "recorded_by": "Cadastrada por",
-    "recorded_at": "Em"}), hide_index=True, width="stretch")
+    df["brl"] = [rate_br(v) for v in df["brl"].tolist()]
+    st.dataframe(for_display(pd.DataFrame(df), dates=("day", "recorded_at"), rename={
+        "currency": "Moeda", "day": "Data", "brl": "Taxa (R$)", "source": "Fonte", "recorded_by": "Cadastrada por",
+        "recorded_at": "Em"}), hide_index=True, width="stretch")
+elif page == 1:
+    st.info("Nenhuma taxa cadastrada para este filtro.")
 if len(df) < PAGE_SIZE:
     st.caption("Fim da tabela." if len(df) or page == 1 else "Página além do fim da tabela.")

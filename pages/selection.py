@@ -1,5 +1,5 @@
-"""Escolha da União (dpc): which decided items are handed over as reward (Lei 7.542 art. 20 §4;
-rules.md §3) or adjudicated under art. 21 III / art. 22 — locks in/out (stored), two alternatives
+"""Escolha da União (dpc): which decided items are handed over as reward (Lei 7.542 art. 20 §4)
+or adjudicated under art. 21 III / art. 22 — locks in/out (stored), two alternatives
 side by side, value against significance handed over, and the stored run the statement uses.
 Status and certified gap are always shown."""
 from __future__ import annotations
@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display, yes_no
+from ui.charts import pt_br, show
+from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from ui.forms import show_problems
 from valuation.errors import ConflictError, InputError
 from valuation.money import format_brl
@@ -44,25 +45,26 @@ decided = dict(zip(contracts["code"], contracts["decided"]))
 codes = contracts["code"].tolist()
 ready = [k for k, m in zip(codes, contracts["modality"]) if decided[k] and isinstance(m, str)]
 code = st.selectbox("Contrato", codes, index=codes.index(ready[0]) if ready else 0,
-                    format_func=lambda k: f"{k} — {int(decided[k])} bem(ns) com decisão")
+                    format_func=lambda k: f"{k} — {count_br(decided[k])} bem(ns) com decisão")
 pool = st.radio("Grupo", P.POOLS, format_func=P.POOL_LABELS.get, horizontal=True)
 try:
     summary = P.pool_summary(store, user, code, pool)
 except InputError as exc:
     show_problems(exc, title="Não é possível calcular a escolha:")
     st.stop()
-m = st.columns(5)
-m[0].metric("Itens decididos", summary.items)
-m[1].metric("Valor total", format_brl(summary.total))
-m[2].metric("Alvo", format_brl(summary.target))
-m[3].metric("Manter (Comissão)", summary.must_keep)
-m[4].metric("Travas entregar / manter", f"{summary.locks_give} / {summary.locks_keep}")
+m = st.columns(3)  # amounts three to a row: never cut
+m[0].metric("Valor total", brl_fit(summary.total, 3), help=brl(summary.total))
+m[1].metric("Alvo", brl_fit(summary.target, 3), help=brl(summary.target))
+m[2].metric("Itens decididos", count_br(summary.items))
+n = st.columns(3)
+n[0].metric("Manter (Comissão)", count_br(summary.must_keep))
+n[1].metric("Travas entregar / manter", f"{count_br(summary.locks_give)} / {count_br(summary.locks_keep)}")
 if not summary.applicable:
     st.info(f"A escolha não se aplica: {summary.reason}.")
     st.stop()
 run = summary.current_run
 if run:
-    st.success(f"Escolha gravada em uso: {run.selected_count} bem(ns), {format_brl(run.selected_value)} "
+    st.success(f"Escolha gravada em uso: {count_br(run.selected_count)} bem(ns), {format_brl(run.selected_value)} "
                f"(resíduo {format_brl(run.residual)}), significância {run.significance_handed}, tolerância "
                f"{pct(run.tolerance)}.  \n" + status_line(run.status, run.gap))
 else:
@@ -76,31 +78,36 @@ with tab_locks:
     only = b.checkbox("Só itens travados")
     df, total = P.pool_items(store, user, code, pool=pool, page=1, page_size=1, search=search, locked_only=only)
     pages = max(1, -(-total // PAGE_SIZE))
-    page = c.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1)
+    page = c.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
     df, total = P.pool_items(store, user, code, pool=pool, page=int(page), page_size=PAGE_SIZE, search=search,
                              locked_only=only)
+    # the item id is the (hidden) index: the editor hands it back with each row, never shows it
     view = pd.DataFrame({
-        "item_id": df["item_id"].astype("int64").tolist(), "Item": df["item_code"].tolist(),
+        "Item": df["item_code"].tolist(),
         "Descrição": df["description"].tolist(), "Valor": [format_brl(v) for v in df["value_brl"].tolist()],
-        "Significância": [None if pd.isna(v) else int(v) for v in df["significance"].tolist()],
+        "Significância": ["—" if pd.isna(v) else str(int(v)) for v in df["significance"].tolist()],
         "Manter (Comissão)": [yes_no(bool(v)) for v in df["must_keep"].tolist()],
         "Trava": [LOCK_LABELS.get(v or "", "—") if isinstance(v, str) or v is None else "—"
                   for v in df["lock"].tolist()],
-    })
-    edited = st.data_editor(view, hide_index=True, width="stretch", key=f"locks_{code}_{pool}_{page}",
-                            disabled=[col for col in view.columns if col != "Trava"],
-                            column_config={"item_id": None, "Trava": st.column_config.SelectboxColumn(
-                                "Trava", options=list(LOCK_LABELS.values()), required=True)})
-    st.caption(f"{total} item(ns); página {int(page)} de {pages}.")
-    if st.button("Gravar travas desta página"):
+    }, index=pd.Index(df["item_id"].astype("int64").tolist(), name="item"))
+    if len(view):
+        edited = st.data_editor(view, hide_index=True, width="stretch", key=f"locks_{code}_{pool}_{page}",
+                                disabled=[col for col in view.columns if col != "Trava"],
+                                column_config={"Trava": st.column_config.SelectboxColumn(
+                                    "Trava", options=list(LOCK_LABELS.values()), required=True)})
+    else:
+        edited = view
+        st.info("Nenhum item na seleção.")
+    st.caption(f"{count_br(total)} item(ns); página {count_br(int(page))} de {count_br(pages)}.")
+    if st.button("Gravar travas desta página", disabled=not len(view)):
         changes = {int(i): LOCK_KEYS[new] or None for i, old, new in
-                   zip(view["item_id"], view["Trava"], edited["Trava"]) if old != new}
+                   zip(view.index, view["Trava"], edited["Trava"]) if old != new}
         try:
             n = P.set_locks(store, user, code, changes)
         except InputError as exc:
             show_problems(exc)
         else:
-            st.success(f"{n} trava(s) gravada(s).")
+            st.success(f"{count_br(n)} trava(s) gravada(s).")
             st.rerun()
 
 with tab_compare:
@@ -132,7 +139,7 @@ with tab_compare:
         try:
             with st.status("Calculando as alternativas…", expanded=False) as status:
                 for name, (tol, give, keep, free) in specs.items():
-                    share = P.share_from_percent(tol, "tolerance", "Tolerância")
+                    share = P.share_from_percent(tol, "tolerance", f"Tolerância (% do alvo), alternativa {name}")
                     ov = overrides(give, keep, free)
                     results[name] = (P.compute_selection(store, user, code, pool=pool, tolerance=share,
                                                          lock_overrides=ov), ov)
@@ -150,8 +157,9 @@ with tab_compare:
                 st.markdown(status_line(res.status, res.gap))
                 st.metric("Valor entregue", format_brl(res.selected_value), delta=f"resíduo {format_brl(res.residual)}",
                           delta_color="off")
-                st.metric("Significância entregue", res.significance_handed)
-                st.caption(f"{len(out.selected_ids)} bem(ns) · método {res.method} · {res.message}")
+                st.metric("Significância entregue", count_br(res.significance_handed))
+                st.caption(f"{count_br(len(out.selected_ids))} bem(ns) · método: {P.method_pt(res.method)} · "
+                           f"{res.message}")
                 if st.button(f"Adotar {name}", key=f"adopt_{name}", disabled=res.status == "infeasible"):
                     try:
                         saved = P.save_selection(store, user, code, pool=pool, tolerance=out.tolerance,
@@ -164,20 +172,22 @@ with tab_compare:
                         st.rerun()
         fig = go.Figure()
         for name, (out, _) in results.items():
-            fig.add_bar(name=f"Alternativa {name}", x=[f"signif. {s}" for s, _, _ in out.by_significance],
+            fig.add_bar(name=f"Alternativa {name}", x=[f"Significância {s}" for s, _, _ in out.by_significance],
                         y=[float(v) for _, _, v in out.by_significance])
+        pt_br(fig, money=("y",), legend="Alternativa", height=340)
         fig.update_layout(barmode="group", title="Valor entregue por nível de significância",
-                          yaxis_title="R$", height=340, margin={"t": 40, "b": 10})
-        st.plotly_chart(fig, width="stretch")
+                          yaxis_title="Valor entregue", margin={"l": 10, "r": 10, "t": 40, "b": 10})
+        show(fig)
         scatter = go.Figure()
         for name, (out, _) in results.items():
             scatter.add_scatter(x=[out.result.significance_handed], y=[float(out.result.selected_value)],
                                 mode="markers+text", text=[name], textposition="top center", name=f"Alternativa {name}",
                                 marker={"size": 16})
         scatter.add_hline(y=float(summary.target or 0), line_dash="dash", annotation_text="alvo")
-        scatter.update_layout(title="Valor × significância entregue", xaxis_title="significância entregue (Σ)",
-                              yaxis_title="valor entregue (R$)", height=340, margin={"t": 40, "b": 10})
-        st.plotly_chart(scatter, width="stretch")
+        pt_br(scatter, counts=("x",), money=("y",), legend="Alternativa", height=340)
+        scatter.update_layout(title="Valor × significância entregue", xaxis_title="Significância entregue (soma)",
+                              yaxis_title="Valor entregue", margin={"l": 10, "r": 10, "t": 40, "b": 10})
+        show(scatter)
 
 with tab_runs:
     runs = P.selection_runs(store, user, code, pool)
@@ -189,12 +199,14 @@ with tab_runs:
             "Lacuna": pct(r.gap, 4), "Alvo": r.target, "Entregue": r.selected_value, "Itens": r.selected_count,
             "Significância": r.significance_handed, "Tolerância": pct(r.tolerance), "Por": r.ran_by,
             "Em": r.ran_at} for r in runs])
-        st.dataframe(for_display(table, money=("Alvo", "Entregue"), dates=("Em",)), hide_index=True, width="stretch")
+        st.dataframe(for_display(table, money=("Alvo", "Entregue"), dates=("Em",), counts=("Itens", "Significância")),
+                     hide_index=True, width="stretch")
         chosen = runs[0] if not any(r.current for r in runs) else next(r for r in runs if r.current)
         breakdown = P.run_breakdown(store, user, chosen.id)
         if len(breakdown):
-            fig = go.Figure(go.Bar(x=[f"signif. {int(s)}" for s in breakdown["significance"]],
+            fig = go.Figure(go.Bar(x=[f"Significância {int(s)}" for s in breakdown["significance"]],
                                    y=[float(v) for v in breakdown["value_brl"]]))
-            fig.update_layout(title=f"Execução nº {chosen.id}: valor entregue por significância", height=300,
-                              yaxis_title="R$", margin={"t": 40, "b": 10})
-            st.plotly_chart(fig, width="stretch")
+            pt_br(fig, money=("y",), height=300)
+            fig.update_layout(title=f"Execução nº {chosen.id}: valor entregue por significância",
+                              yaxis_title="Valor entregue", margin={"l": 10, "r": 10, "t": 40, "b": 10})
+            show(fig)

@@ -7,11 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display
+from ui.fmt import brl_fit, brl_nb, count_br, for_display
 from ui.forms import show_problems
 from valuation.errors import ConflictError, InputError, NotFound
 from valuation.money import format_brl, format_date_br
-from valuation.statement_docs import GROUP_LABELS, StatementDoc
+from valuation.statement_docs import (GROUP_LABELS, INSPECTION_EFFECT, INSPECTION_NOTE, StatementDoc, StatementLine,
+                                      payment_rows, statement_parts)
 from valuation.store import partition as P
 
 PAGE_SIZE = 50
@@ -43,15 +44,46 @@ def items_table(doc: StatementDoc) -> None:
     items, total = P.statement_items(store, user, doc.id, page=int(page), page_size=PAGE_SIZE)
     st.dataframe(for_display(pd.DataFrame([{
         "Item": it.item_code, "Descrição": it.description, "Grupo": GROUP_LABELS.get(it.grp, it.grp),
-        "Significância": it.significance, "Valor": it.value_brl} for it in items]), money=("Valor",)),
+        "Significância": it.significance, "Valor": it.value_brl} for it in items]), money=("Valor",),
+        counts=("Significância",)),
         hide_index=True, width="stretch")
-    st.caption(f"{total} bem(ns) adjudicado(s), valor total {format_brl(doc.items_value)}.")
+    st.caption(f"{count_br(total)} bem(ns) adjudicado(s), valor total {format_brl(doc.items_value)}.")
+
+
+def amount_lines(lines: tuple[StatementLine, ...]) -> None:
+    st.dataframe(for_display(pd.DataFrame([{
+        "Descrição": ln.label, "Detalhe": ln.detail, "Valor": ln.amount, "Fundamento legal": ln.basis}
+        for ln in lines]), money=("Valor",)), hide_index=True, width="stretch")
 
 
 def lines_table(doc: StatementDoc) -> None:
-    st.dataframe(for_display(pd.DataFrame([{
-        "Seção": ln.section, "Descrição": ln.label, "Detalhe": ln.detail or "", "Valor": ln.amount,
-        "Fundamento legal": ln.basis} for ln in doc.lines]), money=("Valor",)), hide_index=True, width="stretch")
+    """The statement in the PDF's order: gross, deductions, net, how it is paid, the surveyor's credit,
+    the inspection expenses (outside the net), the surveyor's cost lines."""
+    parts = statement_parts(doc)
+    st.markdown(f"**Valor bruto: {brl_nb(parts.gross)}**")
+    amount_lines(parts.gross_lines)
+    st.markdown(f"**Deduções: {brl_nb(parts.deductions)}**")
+    if parts.deduction_lines:
+        amount_lines(parts.deduction_lines)
+    else:
+        st.caption("Nenhuma dedução.")
+    st.markdown(f"**Valor líquido em favor do concessionário: {brl_nb(parts.net)}** — forma de pagamento:")
+    st.dataframe(for_display(pd.DataFrame([{"Forma": f, "Valor": v, "Observação": n}
+                                           for f, v, n in payment_rows(doc, parts)]), money=("Valor",)),
+                 hide_index=True, width="stretch")
+    if parts.credit_lines:
+        st.markdown("**Crédito ao pesquisador** (NORMAM-10 0303 c 2 I)")
+        amount_lines(parts.credit_lines)
+    st.markdown(f"**Despesas de fiscalização e seguro dos fiscais** (NORMAM-10 0306): "
+                f"{brl_nb(parts.inspection_total)}, fora do valor líquido")
+    st.caption(INSPECTION_NOTE)
+    if parts.inspection_lines:
+        st.dataframe(for_display(pd.DataFrame([{
+            "Despesa": ln.label, "Valor": ln.amount, "Efeito no valor líquido": INSPECTION_EFFECT,
+            "Fundamento legal": ln.basis} for ln in parts.inspection_lines]), money=("Valor",)),
+            hide_index=True, width="stretch")
+    else:
+        st.caption("Nenhuma despesa de fiscalização registrada para este contrato.")
     if doc.survey_lines:
         st.markdown("**Gastos do pesquisador** (planilha de custos e custo real)")
         st.dataframe(for_display(pd.DataFrame([{
@@ -80,14 +112,15 @@ if user.role == "explorer":
     st.metric("Valor líquido a receber", format_brl(doc.net))
     deduction = line_amount(doc, "survey_deduction")
     parts = [f"Pelo contrato **{doc.contract_code}** ({doc.wreck_name}), a sua empresa tem direito a "
-             f"**{format_brl(doc.gross)}** no total (valor bruto)."]
+             f"**{brl_nb(doc.gross)}** no total (valor bruto)."]
     if deduction:
-        parts.append(f"Desse valor são descontados **{format_brl(-deduction)}** dos gastos do pesquisador que "
+        parts.append(f"Desse valor são descontados **{brl_nb(-deduction)}** dos gastos do pesquisador que "
                      "localizou o naufrágio (NORMAM-10 0303 c 2 I).")
-    parts.append(f"Valor líquido: **{format_brl(doc.net)}**, na data-base de {format_date_br(doc.as_of)}.")
+    parts.append(f"Valor líquido: **{brl_nb(doc.net)}**, na data-base de {format_date_br(doc.as_of)}.")
     if doc.items_total:
-        parts.append(f"Desse total, **{doc.items_total} bem(ns)** no valor de **{format_brl(doc.items_value)}** "
-                     "lhe são entregues (adjudicados) em vez de dinheiro; a lista está abaixo.")
+        parts.append(f"Desse total, **{count_br(doc.items_total)} bem(ns)** no valor de "
+                     f"**{brl_nb(doc.items_value)}** lhe são entregues (adjudicados) em vez de dinheiro; a lista "
+                     f"está abaixo. Em dinheiro: **{brl_nb(doc.net - doc.items_value)}**.")
     if doc.cancelled:
         parts.append("O contrato foi cancelado: não há recompensa, salvo a compensação indicada (art. 22).")
     st.markdown(" ".join(parts))
@@ -105,7 +138,7 @@ contracts = P.statement_contracts(store, user)
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
     st.stop()
-info = {c: f"{c} — {o} ({int(n)} decidido(s), {int(k)} emitido(s))" for c, o, n, k in
+info = {c: f"{c} — {o} ({count_br(n)} decidido(s), {count_br(k)} emitido(s))" for c, o, n, k in
         zip(contracts["code"], contracts["organisation_name"], contracts["decided"], contracts["issued"])}
 codes = contracts["code"].tolist()
 ready = [c for c, m, n in zip(codes, contracts["modality"], contracts["decided"]) if isinstance(m, str) and n]
@@ -130,7 +163,7 @@ if not len(listing):
     st.info("Nenhum demonstrativo deste contrato ainda.")
     st.stop()
 st.dataframe(for_display(listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at", "superseded"]]
-                         .assign(superseded=[("sim" if v else "") for v in listing["superseded"]]),
+                         .assign(superseded=[("sim" if v else "não") for v in listing["superseded"]]),
                          money=("gross", "net"), dates=("as_of", "created_at"),
                          rename={"label": "Demonstrativo", "status": "Situação", "as_of": "Data-base",
                                  "gross": "Bruto", "net": "Líquido", "created_by": "Por", "created_at": "Em",
@@ -145,8 +178,8 @@ except NotFound as exc:
     st.error(str(exc))
     st.stop()
 m = st.columns(3)
-m[0].metric("Valor bruto", format_brl(doc.gross))
-m[1].metric("Valor líquido", format_brl(doc.net))
+m[0].metric("Valor bruto", brl_fit(doc.gross, 3), help=format_brl(doc.gross))
+m[1].metric("Valor líquido", brl_fit(doc.net, 3), help=format_brl(doc.net))
 m[2].metric("Situação", doc.label if doc.is_issued else "rascunho")
 if doc.supersedes_label:
     st.caption(f"Substitui {doc.supersedes_label}. Motivo: {doc.correction_reason}")
@@ -156,7 +189,7 @@ for text in doc.warnings:
     st.warning(text)
 lines_table(doc)
 downloads(doc)
-with st.expander(f"Bens adjudicados ({doc.items_total})"):
+with st.expander(f"Bens adjudicados ({count_br(doc.items_total)})"):
     items_table(doc)
 
 if not doc.is_issued and int(sid) == max(ids):

@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display
+from ui.charts import pt_br, show
+from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br
 from ui.forms import show_problems
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.money import format_brl
@@ -20,8 +21,13 @@ user = session.guard("survey_costs")
 store = session.store()
 dpc = user.role == "dpc"
 st.title("Custos de pesquisa e despesas de fiscalização")
-st.caption("Gasto acima da planilha só conta até o excesso aprovado pela Autoridade Naval, e nunca além do "
-           "efetivamente gasto (NORMAM-10 0303 c 2 I; rules.md §5).")
+st.caption("Os gastos do pesquisador que localizou o naufrágio são deduzidos do valor líquido do vencedor e pagos a "
+           "ele (NORMAM-10 0303 c 2 I; Lei 7.542/1986 art. 16 §2). Gasto acima da planilha de custos só conta até o "
+           "excesso aprovado pela Autoridade Naval, e nunca além do efetivamente gasto.")
+
+INSPECTION_LABELS = {"kind": "Tipo", "amount": "Valor (R$)", "incurred_on": "Data", "description": "Descrição",
+                     "inspector": "Fiscal", "policy_number": "Apólice (seguro)",
+                     "coverage_from": "Cobertura de (seguro)", "coverage_to": "Cobertura até (seguro)"}
 
 tab_sheet, tab_insp = st.tabs(["Planilha de custos da pesquisa", "Despesas de fiscalização (NORMAM-10 0306)"])
 with tab_sheet:
@@ -36,10 +42,10 @@ with tab_sheet:
                             format_func=lambda k: f"{k} — {wreck[k]}")
         sheet = S.cost_sheet(store, user, code)
         m = st.columns(4)
-        m[0].metric("Previsto", format_brl(sheet.planned_total))
-        m[1].metric("Real", format_brl(sheet.actual_total))
-        m[2].metric("Aceito", format_brl(sheet.accepted_total))
-        m[3].metric("Entregue em", f"{sheet.filed_on:%d/%m/%Y}" if sheet.filed_on else "não entregue")
+        m[0].metric("Previsto", brl_fit(sheet.planned_total, 4), help=format_brl(sheet.planned_total))
+        m[1].metric("Real", brl_fit(sheet.actual_total, 4), help=format_brl(sheet.actual_total))
+        m[2].metric("Aceito", brl_fit(sheet.accepted_total, 4), help=format_brl(sheet.accepted_total))
+        m[3].metric("Entregue em", date_br(sheet.filed_on) if sheet.filed_on else "não entregue")
         for w in sheet.winners:
             st.info(f"Naufrágio explorado/removido por outro concessionário: o aceito é deduzido no demonstrativo "
                     f"de {w['code']} ({w['organisation_name']}) e creditado a esta empresa (NORMAM-10 0303 c 2 I).")
@@ -50,19 +56,23 @@ with tab_sheet:
             st.dataframe(for_display(lines, money=("Previsto", "Real", "Excesso aprovado", "Aceito", "Variação")),
                          hide_index=True, width="stretch")
             fig = go.Figure()
+            names = [f"Linha {ln.line_no}" for ln in sheet.lines]
+            full = [ln.line for ln in sheet.lines]
             for label, attr in (("Previsto", "planned"), ("Real", "actual"), ("Aceito", "accepted")):
-                fig.add_bar(name=label, x=[f"{ln.line_no}. {ln.line[:28]}" for ln in sheet.lines],
-                            y=[float(getattr(ln, attr) or 0) for ln in sheet.lines])
-            fig.add_scatter(name="Variação (real − previsto)", mode="markers",
-                            x=[f"{ln.line_no}. {ln.line[:28]}" for ln in sheet.lines],
-                            y=[float(ln.variance or 0) for ln in sheet.lines], marker={"size": 12, "symbol": "diamond"})
-            fig.update_layout(barmode="group", title="Variação por linha", yaxis_title="R$", height=360,
-                              margin={"t": 40, "b": 10})
-            st.plotly_chart(fig, width="stretch")
+                fig.add_bar(name=label, x=names, y=[float(getattr(ln, attr) or 0) for ln in sheet.lines],
+                            customdata=full, hovertemplate="%{customdata}<br>R$ %{y:,.2f}<extra>" + label + "</extra>")
+            fig.add_scatter(name="Variação (real − previsto)", mode="markers", x=names,
+                            y=[float(ln.variance or 0) for ln in sheet.lines], marker={"size": 12, "symbol": "diamond"},
+                            customdata=full, hovertemplate="%{customdata}<br>R$ %{y:,.2f}<extra>Variação</extra>")
+            pt_br(fig, money=("y",), legend="Valores", height=360)
+            fig.update_layout(barmode="group", title="Previsto, real e aceito por linha da planilha",
+                              yaxis_title="Valor", margin={"l": 10, "r": 10, "t": 40, "b": 10})
+            show(fig)
+            st.caption(" · ".join(f"Linha {ln.line_no}: {ln.line}" for ln in sheet.lines))
         if sheet.reported_on is None:
             with st.expander("Entregar (ou substituir) a planilha de custos", expanded=not sheet.lines):
                 start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or ["", "", ""],
-                                      "Previsto (R$)": [str(ln.planned) for ln in sheet.lines] or ["", "", ""]})
+                                      "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines] or ["", "", ""]})
                 grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch", key=f"plan_{code}")
                 filed_on = st.date_input("Data de entrega (com o requerimento)", value=session.now().date(),
                                          format="DD/MM/YYYY", key=f"filed_{code}")
@@ -76,13 +86,13 @@ with tab_sheet:
                     except (ConflictError, AccessDenied, NotFound) as exc:
                         st.error(str(exc))
                     else:
-                        st.success(f"Planilha entregue com {n} linha(s).")
+                        st.success(f"Planilha entregue com {count_br(n)} linha(s).")
                         st.rerun()
         if sheet.lines:
             with st.expander("Custos reais do relatório final (NORMAM-10 0301 c)"):
                 grid = st.data_editor(pd.DataFrame({
                     "Nº": [ln.line_no for ln in sheet.lines], "Linha": [ln.line for ln in sheet.lines],
-                    "Real (R$)": ["" if ln.actual is None else str(ln.actual) for ln in sheet.lines]}),
+                    "Real (R$)": ["" if ln.actual is None else number_br(ln.actual, 2) for ln in sheet.lines]}),
                     num_rows="dynamic", hide_index=True, width="stretch", disabled=["Nº"], key=f"actual_{code}")
                 reported = st.date_input("Data do relatório final", value=session.now().date(), format="DD/MM/YYYY",
                                          key=f"rep_{code}")
@@ -101,7 +111,7 @@ with tab_sheet:
                     except (ConflictError, NotFound) as exc:
                         st.error(str(exc))
                     else:
-                        st.success(f"{n} linha(s) gravada(s).")
+                        st.success(f"{count_br(n)} linha(s) gravada(s).")
                         st.rerun()
         over = [ln for ln in sheet.lines if ln.actual is not None and ln.actual > ln.planned]
         if dpc and over:
@@ -111,7 +121,7 @@ with tab_sheet:
                                         format_func=lambda n: next(f"{ln.line_no}. {ln.line} (excesso "
                                                                    f"{format_brl(ln.actual - ln.planned)})"
                                                                    for ln in over if ln.line_no == n))
-                    amount = st.text_input("Excesso aprovado (R$)")
+                    amount = st.text_input("Excesso aprovado (R$)", placeholder="ex.: 1.234,56")
                     reason = st.text_area("Motivo da aprovação")
                     ok = st.form_submit_button("Aprovar")
                 if ok:
@@ -128,25 +138,34 @@ with tab_insp:
     if not len(mine):
         st.info("Nenhum contrato visível para o seu perfil.")
     else:
-        code = st.selectbox("Contrato", mine["code"].tolist(), key="insp_contract")
+        counts = S.inspection_counts(store, user)
+        wrecks = dict(zip(mine["code"], mine["wreck_name"])) if "wreck_name" in mine.columns else {}
+        codes = sorted(mine["code"].tolist(), key=lambda k: (k not in counts, k))  # those with expenses first
+        code = st.selectbox("Contrato", codes, key="insp_contract", format_func=lambda k: " — ".join(
+            [k, *([wrecks[k]] if wrecks.get(k) else [])]) + (f" ({count_br(counts[k])} registro(s))"
+                                                             if k in counts else ""))
         exp = S.list_inspection_expenses(store, user, code)
+        st.caption("Deslocamento, alimentação e pousada dos fiscais designados pela Marinha e o seguro obrigatório "
+                   "em favor deles são de responsabilidade do autorizado (NORMAM-10 0306 a e b): aparecem no "
+                   "demonstrativo em seção própria, fora do valor líquido.")
         if len(exp):
-            totals = exp.groupby("kind", as_index=False).agg(n=("id", "count"))
+            totals = exp.groupby("kind", as_index=False).agg(n=("id", "count"), total=("amount", "sum"))
             st.dataframe(for_display(exp.drop(columns=["id"]), money=("amount",),
                                      dates=("incurred_on", "coverage_from", "coverage_to", "recorded_at"),
+                                     labels={"kind": S.EXPENSE_LABELS},
                                      rename={"kind": "Tipo", "description": "Descrição", "amount": "Valor",
                                              "incurred_on": "Data", "inspector": "Fiscal", "policy_number": "Apólice",
-                                             "coverage_from": "Cobertura de", "coverage_to": "até",
+                                             "coverage_from": "Cobertura de", "coverage_to": "Cobertura até",
                                              "recorded_by": "Registrado por", "recorded_at": "Em"}),
                          hide_index=True, width="stretch")
-            st.caption(" · ".join(f"{S.EXPENSE_LABELS.get(k, k)}: {n} registro(s)"
-                                  for k, n in zip(totals["kind"], totals["n"])))
+            st.caption(" · ".join(f"{S.EXPENSE_LABELS.get(k, k)}: {count_br(n)} registro(s), {brl(t)}"
+                                  for k, n, t in zip(totals["kind"], totals["n"], totals["total"])))
         else:
             st.info("Nenhuma despesa de fiscalização registrada.")
         with st.form("inspection"):
             a, b, c = st.columns(3)
             data = {"kind": a.selectbox("Tipo", S.EXPENSE_KINDS, format_func=S.EXPENSE_LABELS.get),
-                    "amount": b.text_input("Valor (R$)"),
+                    "amount": b.text_input("Valor (R$)", placeholder="ex.: 1.234,56"),
                     "incurred_on": c.date_input("Data", value=session.now().date(), format="DD/MM/YYYY"),
                     "description": st.text_input("Descrição"), "inspector": a.text_input("Fiscal"),
                     "policy_number": b.text_input("Apólice (seguro)"),
@@ -157,7 +176,7 @@ with tab_insp:
             try:
                 S.record_inspection_expense(store, user, code, {k: v for k, v in data.items() if v not in ("", None)})
             except InputError as exc:
-                show_problems(exc)
+                show_problems(exc, labels=INSPECTION_LABELS)
             else:
                 st.success("Despesa registrada.")
                 st.rerun()

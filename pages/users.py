@@ -1,14 +1,20 @@
-"""Usuários (admin): list, create, change role, deactivate, unlock, reset password. Hashes are never shown."""
+"""Usuários (admin): list, create, deactivate, unlock. Hashes are never shown; roles and bodies by
+their labels (valuation.auth.ROLE_LABELS, COMMISSION_BODY_LABELS)."""
 from __future__ import annotations
 
 import streamlit as st
 
 from ui import session
-from ui.fmt import for_display, yes_no
+from ui.fmt import count_br, for_display, yes_no
 from ui.forms import blanks_to_none, save, show_problems
-from valuation.auth import ROLES
+from valuation.auth import COMMISSION_BODIES, COMMISSION_BODY_LABELS, ROLE_LABELS, ROLES
 from valuation.errors import InputError, ValuationError
 from valuation.store import users
+
+# the new-user form's labels, for problems that name a field
+FORM_LABELS = {"username": "Usuário", "full_name": "Nome completo", "email": "E-mail", "role": "Perfil",
+               "organisation_id": "Empresa (exploradores)", "commission_body": "Órgão (Comissão)",
+               "password": "Senha inicial"}
 
 user = session.guard("users")
 store = session.store()
@@ -18,13 +24,19 @@ df = users.list_users(store, user)
 shown = df.copy()
 if "active" in shown.columns:
     shown["active"] = [yes_no(bool(v)) for v in shown["active"]]
-st.dataframe(for_display(shown.drop(columns=[c for c in ("organisation_id",) if c in shown.columns]),
-                         dates=("locked_until", "created_at"),
-                         rename={"username": "Usuário", "full_name": "Nome", "email": "E-mail", "role": "Perfil",
-                                 "organisation_name": "Empresa", "commission_body": "Órgão", "active": "Ativo",
-                                 "locked_until": "Bloqueado até", "failed_attempts": "Falhas",
-                                 "created_at": "Criado em"}),
-             hide_index=True, width="stretch")
+if len(shown):
+    st.dataframe(for_display(
+        shown, dates=("locked_until", "created_at"), counts=("failed_attempts",),
+        labels={"role": ROLE_LABELS, "commission_body": COMMISSION_BODY_LABELS},
+        only=("username", "full_name", "email", "role", "organisation_name", "commission_body", "active",
+              "locked_until", "failed_attempts", "created_at"),
+        rename={"username": "Usuário", "full_name": "Nome", "email": "E-mail", "role": "Perfil",
+                "organisation_name": "Empresa", "commission_body": "Órgão", "active": "Ativo",
+                "locked_until": "Bloqueado até", "failed_attempts": "Falhas de acesso", "created_at": "Criado em"}),
+        hide_index=True, width="stretch")
+    st.caption(f"{count_br(len(df))} usuário(s).")
+else:
+    st.info("Nenhum usuário cadastrado.")
 
 orgs = users.organisation_choices(store, user)
 org_names = {o["id"]: o["name"] for o in orgs}
@@ -33,22 +45,25 @@ with st.expander("Novo usuário"):
     with st.form("new_user"):
         a, b = st.columns(2)
         data = {
-            "username": a.text_input("Usuário"), "full_name": b.text_input("Nome completo"),
-            "email": a.text_input("E-mail"), "role": b.selectbox("Perfil", ROLES),
-            "organisation_id": a.selectbox("Empresa (exploradores)", [None, *org_names],
+            "username": a.text_input(FORM_LABELS["username"], placeholder="ex.: cf.silva"),
+            "full_name": b.text_input(FORM_LABELS["full_name"], placeholder="posto e nome, ex.: CF Ana Silva (DPC)"),
+            "email": a.text_input(FORM_LABELS["email"]),
+            "role": b.selectbox(FORM_LABELS["role"], ROLES, format_func=ROLE_LABELS.get),
+            "organisation_id": a.selectbox(FORM_LABELS["organisation_id"], [None, *org_names],
                                            format_func=lambda i: "—" if i is None else org_names[i]),
-            "commission_body": b.selectbox("Órgão (Comissão)", [None, "navy", "culture"],
-                                           format_func=lambda v: {None: "—", "navy": "Marinha",
-                                                                  "culture": "Ministério da Cultura"}[v]),
-            "password": a.text_input("Senha inicial", type="password"),
+            "commission_body": b.selectbox(FORM_LABELS["commission_body"], [None, *COMMISSION_BODIES],
+                                           format_func=lambda v: "—" if v is None else COMMISSION_BODY_LABELS[v]),
+            "password": a.text_input(FORM_LABELS["password"], type="password"),
         }
         submitted = st.form_submit_button("Criar")
     if submitted:
-        save(users.create_user, store, user, blanks_to_none(data), success="Usuário criado.")
+        save(users.create_user, store, user, blanks_to_none(data), success="Usuário criado.", labels=FORM_LABELS)
 
 if len(df):
     st.subheader("Alterar usuário")
-    pick = st.selectbox("Usuário", df["id"].tolist(), format_func=lambda i: df.loc[df["id"] == i, "username"].iloc[0])
+    names = dict(zip(df["id"].tolist(), (f"{n} ({u}) — {ROLE_LABELS.get(r, r)}" for n, u, r in
+                                         zip(df["full_name"], df["username"], df["role"]))))
+    pick = st.selectbox("Usuário", list(names), format_func=names.get)
     c1, c2, c3 = st.columns(3)
     try:
         if c1.button("Desbloquear"):

@@ -52,7 +52,7 @@ def test_the_minutes_record_the_round(published: tuple[Any, dict, int]) -> None:
     # Members with their bodies, and a signature line for each.
     for name in ("Capitão Bruno Costa", "Dra. Carla Dias", "Cap. Élcio Rocha", "Dr. Fábio Nunes", "Dra. Gina Prado"):
         assert flat_text.count(name) >= 2, name          # member table + signature
-    assert "Ministério da Cultura" in flat_text and "Marinha do Brasil" in flat_text
+    assert "Ministério da Cultura" in flat_text and "Marinha (DPHCM)" in flat_text
     # Policy frozen in the round.
     assert "mediana" in flat_text and "4 membros votantes" in flat_text and "50,0 %" in flat_text
     # Items: codes, accented descriptions, votes, decided values as R$ (median of the plan's values).

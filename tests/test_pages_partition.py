@@ -68,8 +68,9 @@ def test_terms_page_refuses_a_share_above_the_cap_and_writes_nothing(world):
 def test_selection_page_compares_two_alternatives(world):
     at = page_as(world.path, world.principal("dpc"), "selection")
     assert not at.exception
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Alvo"] == format_brl(Decimal("13600.00"))
+    metrics = {m.label: m for m in at.metric}
+    # headline amounts never cut: compact on the card, the full amount in its help
+    assert metrics["Alvo"].value == format_brl(Decimal("13600.00")) == metrics["Alvo"].help
     next(t for t in at.text_input if t.key == "keep_B").set_value("A1-006")
     next(b for b in at.button if b.label == "Calcular A e B").click().run()
     assert not at.exception, at.exception

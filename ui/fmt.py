@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
+from valuation.exports import brasilia_time
 from valuation.money import format_brl, format_date_br
 
 BLANK = "—"
@@ -62,6 +63,11 @@ def brl(v: object) -> str:
     return format_brl(v if isinstance(v, Decimal) else Decimal(str(v)))
 
 
+def brl_nb(v: object) -> str:
+    """'R$\u00a01.234,56': for running text, where 'R$' must not part from its amount at a line break."""
+    return brl(v).replace("R$ ", "R$\u00a0")
+
+
 _COMPACT = ((Decimal("1e12"), "tri"), (Decimal("1e9"), "bi"), (Decimal("1e6"), "mi"), (Decimal("1e3"), "mil"))
 
 
@@ -78,16 +84,48 @@ def brl_compact(v: object) -> str:
     return format_brl(d)
 
 
+def money_in(amount: object, currency: object = "BRL") -> str:
+    """An amount in its currency, pt-BR: ('1582.4', 'BRL') → 'R$ 1.582,40', ('33716.38', 'USD') →
+    'USD 33.716,38'; a blank amount → '—'."""
+    if is_blank(amount):
+        return BLANK
+    code = "BRL" if is_blank(currency) else str(currency).upper()
+    return brl(amount) if code == "BRL" else f"{code} {number_br(amount, 2)}"
+
+
+def rate_br(v: object, places: int = 4) -> str:
+    """An exchange rate with at least `places` decimals (more when stored): 5.412 → '5,4120'."""
+    if is_blank(v):
+        return BLANK
+    d = v if isinstance(v, Decimal) else Decimal(str(v))
+    exponent = d.normalize().as_tuple().exponent
+    stored = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    return number_br(d, max(places, stored))
+
+
+# How many characters of a headline amount fit on a metric card, by the number of cards in the row
+# (wide layout with the sidebar open): 'R$ 1.484.623,16' is 15.
+METRIC_CHARS = {3: 15, 4: 13, 5: 10}
+
+
+def brl_fit(v: object, cards: int = 4) -> str:
+    """A headline amount in full when it fits a card of a row of `cards`, else compact ('R$ 1,48 mi');
+    give the full amount (`brl`) as the metric's help."""
+    full = brl(v)
+    return full if len(full) <= METRIC_CHARS.get(cards, 10) else brl_compact(v)
+
+
 def date_br(v: object) -> str:
-    """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm'); blanks → '—'."""
+    """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm' in Brasília time — the store keeps naive UTC, the
+    documents print Brasília time, and the page agrees with them); blanks → '—'."""
     if is_blank(v):
         return BLANK
     if isinstance(v, pd.Timestamp):
         v = v.to_pydatetime()
     if isinstance(v, datetime):
         if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
-            return format_date_br(v.date())
-        return v.strftime("%d/%m/%Y %H:%M")
+            return format_date_br(v.date())  # a DATE read as a midnight datetime
+        return brasilia_time(v).strftime("%d/%m/%Y %H:%M")
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)

@@ -14,12 +14,29 @@ T = TypeVar("T")
 
 def problem_lines(exc: InputError, labels: Mapping[str, str] | None = None) -> list[str]:
     """One line per problem, naming the field by its label as the form shows it, never by its
-    internal key: `labels` maps a problem's path to the form's label when the message lacks it."""
+    internal key: `labels` maps a problem's path to the form's label; a message that names the
+    field a little differently ('Valor: …' for the form's 'Valor (R$)') gets the form's label."""
     out = []
     for p in exc.problems:
         label = (labels or {}).get(p.path)
-        out.append(f"{label}: {p.message}" if label and not p.message.startswith(label) else p.message)
+        out.append(named(label, p.message) if label else p.message)
     return out
+
+
+def _base(label: str) -> str:
+    """'Valor (R$)' → 'Valor': the label without its trailing note."""
+    return label.split(" (", 1)[0].strip()
+
+
+def named(label: str, message: str) -> str:
+    """`message` starting with `label`: kept when it does, its own field name replaced when that
+    name is the same field's ('Significância: …' → 'Significância (voto histórico): …'), else prefixed."""
+    if message.startswith(label):
+        return message
+    head, sep, rest = message.partition(": ")
+    if sep and head and (label.startswith(head) or head.startswith(_base(label))):
+        return f"{label}: {rest}"
+    return f"{label}: {message}"
 
 
 def show_problems(exc: InputError, *, title: str = "Nada foi gravado. Corrija os campos abaixo:",

@@ -57,6 +57,8 @@ from valuation.policies import ConsensusPolicy
 
 Body = Literal["navy", "culture"]
 DecidedBy = Literal["majority", "president", "undecided"]
+DECIDED_BY_LABELS: dict[str, str] = {"majority": "maioria", "president": "voto do presidente (empate)",
+                                     "undecided": "sem decisão"}
 METHODS: tuple[str, ...] = ("median", "mean", "trimmed_mean")
 BODIES: tuple[str, ...] = ("navy", "culture")
 

@@ -33,10 +33,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.auth import COMMISSION_BODY_LABELS as BODY_LABELS
 from valuation.auth import Principal
 from valuation.errors import ConflictError
-from valuation.exports import PdfReport
-from valuation.money import format_brl
+from valuation.exports import TIMEZONE_LABEL, PdfReport, brasilia_text
+from valuation.money import format_brl, format_count
 from valuation.store import commission as cm
 from valuation.store.commission_access import READERS, require_role
 
@@ -46,9 +47,7 @@ if TYPE_CHECKING:
 MAX_DETAIL_ITEMS = 400
 MAX_FLAGGED_LISTED = 200
 MAX_OVERRIDES_LISTED = 100
-BODY_LABELS = {"navy": "Marinha do Brasil", "culture": "Ministério da Cultura"}
 METHOD_LABELS = {"median": "mediana", "mean": "média", "trimmed_mean": "média aparada (sem o maior e o menor valor)"}
-DECIDED_BY_LABELS = {"majority": "maioria", "president": "voto do presidente (empate)", "undecided": "sem decisão"}
 BASIS = ("Lei 7.542/1986, art. 20 §3 (classificação e atribuição de valores pela comissão de peritos, "
          "considerando os preços do mercado internacional) e art. 21 §2 (critérios dos mercados nacional e "
          "internacional); NORMAM-10, item 0303 c 1 I (composição e presidência da Comissão).")
@@ -65,7 +64,8 @@ def _spread(v: object) -> str:
 
 
 def _when(v: datetime | None) -> str:
-    return "—" if v is None else v.strftime("%d/%m/%Y %H:%M")
+    """A stored timestamp (naive UTC) in Brasília time, saying so."""
+    return brasilia_text(v)
 
 
 def _float(v: float | None, places: int = 3) -> str:
@@ -163,6 +163,7 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
         ("Encerrada em", _when(rnd.closed_at)),
         ("Decidida em", _when(rnd.decided_at)),
         ("Publicada em", _when(rnd.published_at)),
+        ("Fuso horário", f"todos os horários desta ata estão no {TIMEZONE_LABEL} (UTC−3)"),
         ("Presidente", "—" if president is None else
          f"{president['full_name']} ({BODY_LABELS.get(president['commission_body'], '—')})"),
         ("Fundamento", BASIS),
@@ -171,7 +172,7 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
     report.heading("2. Membros participantes")
     report.table(["Membro", "Órgão", "Função", "Itens avaliados"],
                  [(m["full_name"], BODY_LABELS.get(m["commission_body"], "—"),
-                   "Presidente" if m["president"] else "Membro", str(int(m["entries"])))
+                   "Presidente" if m["president"] else "Membro", format_count(m["entries"]))
                   for m in data["members"]], col_widths=[5, 3, 2, 2])
 
     report.heading("3. Regras da rodada")
@@ -189,8 +190,8 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
     report.heading("4. Itens avaliados")
     shown = len(data["items"])
     if total > shown:
-        report.paragraph(f"Esta ata detalha os {shown} primeiros itens da rodada, em ordem de código. Os demais "
-                         f"{total - shown} itens estão resumidos no quadro seguinte e constam, um a um, do registro "
+        report.paragraph(f"Esta ata detalha os {format_count(shown)} primeiros itens da rodada, em ordem de código. "
+                         f"Os demais {format_count(total - shown)} itens estão resumidos no quadro seguinte e constam, um a um, do registro "
                          f"do sistema e da planilha de decisões publicadas.")
     report.paragraph("Classificação e valor: a decisão registrada pelo presidente nesta rodada; \"(consenso)\" indica "
                      "item ainda sem decisão, com o resultado calculado da votação.")
@@ -209,12 +210,12 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
     if total > shown:
         rest = data["rest"]
         report.table(["Itens não detalhados", "Sinalizados", "Valor somado (R$)"],
-                     [(str(int(rest.get("items") or 0)), str(int(rest.get("flagged") or 0)),
+                     [(format_count(rest.get("items") or 0), format_count(rest.get("flagged") or 0),
                        Decimal(rest.get("value") or 0))], col_widths=[2, 2, 2], align=["R", "R", "R"])
     report.totals([
-        (f"Históricos decididos ({int(s.get('hist') or 0)})", Decimal(s.get("hist_value") or 0)),
-        (f"Não históricos decididos ({int(s.get('other') or 0)})", Decimal(s.get("other_value") or 0)),
-        (f"Itens sem decisão nesta rodada ({int(s.get('undecided') or 0)})", "—"),
+        (f"Históricos decididos ({format_count(s.get('hist') or 0)})", Decimal(s.get("hist_value") or 0)),
+        (f"Não históricos decididos ({format_count(s.get('other') or 0)})", Decimal(s.get("other_value") or 0)),
+        (f"Itens sem decisão nesta rodada ({format_count(s.get('undecided') or 0)})", "—"),
     ])
 
     report.heading("5. Decisões do presidente divergentes do consenso")
@@ -224,14 +225,15 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
                        f"{_class(o['d_hist'])}; {format_brl(o['d_value'])}", o["basis"]) for o in data["overrides"]],
                      col_widths=[4, 3.5, 3.5, 9])
         if data["overrides_total"] > len(data["overrides"]):
-            report.paragraph(f"… e mais {data['overrides_total'] - len(data['overrides'])} decisões divergentes.")
+            report.paragraph(f"… e mais {format_count(data['overrides_total'] - len(data['overrides']))} decisões "
+                             "divergentes.")
     else:
         report.paragraph("Nenhuma: as decisões registradas seguem o consenso calculado.")
 
     report.heading("6. Itens sinalizados para nova rodada")
     flagged_total = int(s.get("flagged") or 0)
-    report.paragraph(f"{flagged_total} item(ns) sinalizado(s)" + (
-        f"; listados os {len(data['flagged'])} primeiros." if flagged_total > len(data["flagged"]) else "."))
+    report.paragraph(f"{format_count(flagged_total)} item(ns) sinalizado(s)" + (
+        f"; listados os {format_count(len(data['flagged']))} primeiros." if flagged_total > len(data["flagged"]) else "."))
     report.table(["Código", "Descrição", "Votos sim / não", "Mediana (R$)", "Dispersão"],
                  [(f["item_code"], f["description"], f"{f['votes_for']} / {f['votes_against']}", f["median_brl"],
                    _spread(f["spread"])) for f in data["flagged"]], col_widths=[4, 8, 2, 3, 2],
@@ -241,8 +243,9 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
     report.heading("7. Concordância do painel")
     report.key_values([
         ("Alfa de Krippendorff (votos)", _float(ag.alpha_votes)),
-        ("CCI(2,1) dos log-valores", _float(ag.icc_log_values) + f" ({ag.icc_items} itens com valor de todos)"),
-        ("Membros com avaliações", str(ag.n_members)),
+        ("CCI(2,1) dos log-valores", _float(ag.icc_log_values)
+         + f" ({format_count(ag.icc_items)} itens com valor de todos)"),
+        ("Membros com avaliações", format_count(ag.n_members)),
     ])
     report.paragraph("Medidas descritivas da concordância entre os membros; não entram em nenhuma decisão.")
 

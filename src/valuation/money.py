@@ -64,3 +64,8 @@ def format_share(share: Decimal | None) -> str:
     if share is None:
         return "—"
     return f"{(share * 100).quantize(CENT, rounding=ROUND_HALF_UP)}".replace(".", ",") + " %"
+
+
+def format_count(n: int) -> str:
+    """A whole number with pt-BR thousands dots: 5361 → '5.361' (documents; the UI has ui.fmt.count_br)."""
+    return f"{int(n):,}".replace(",", ".")

@@ -8,6 +8,7 @@ The public API (everything else in this package is private):
     PdfReport(title, subtitle=None, *, orientation="P", generated_at=None, organisation=...)
         .heading(text) .paragraph(text) .key_values(rows) .table(columns, rows, ...)
         .totals(rows) .signature_lines(names) .bytes()                   -> bytes
+    brasilia_time(stored_utc) / brasilia_text(stored_utc)  a stored timestamp in Brasília time
     CalendarEvent(uid, date, summary, description="", url=None)          (a NamedTuple)
     to_ics(events, *, calendar_name, prodid=..., dtstamp=None)           -> bytes
 
@@ -26,7 +27,7 @@ Display follows the UI rules (architecture.md): R$ 1.234,56 and dd/mm/aaaa, thro
 from __future__ import annotations
 
 from valuation.exports.ical import CalendarEvent, to_ics
-from valuation.exports.pdf import PdfReport
+from valuation.exports.pdf import TIMEZONE_LABEL, PdfReport, brasilia_text, brasilia_time
 from valuation.exports.sheets import (
     DATE_FORMAT,
     DATETIME_FORMAT,
@@ -42,6 +43,9 @@ __all__ = [
     "DATE_FORMAT",
     "MONEY_FORMAT",
     "PdfReport",
+    "TIMEZONE_LABEL",
+    "brasilia_text",
+    "brasilia_time",
     "neutralise_cell",
     "to_csv_bytes",
     "to_ics",

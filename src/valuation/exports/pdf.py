@@ -7,7 +7,8 @@
     report.signature_lines([("Fulano de Tal", "Presidente"), "Beltrano"])
     pdf_bytes = report.bytes()
 
-Every page has a footer "Gerado em dd/mm/aaaa às HH:MM" and "Página X de Y";
+Every page has a footer "Gerado em dd/mm/aaaa às HH:MM (horário de Brasília)" and
+"Página X de Y";
 pages after the first repeat the title at the top, and a table that breaks
 across pages repeats its header row.
 
@@ -24,8 +25,9 @@ Values in key/value rows, tables and totals are shown by `display_text`:
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
 from importlib import resources
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -48,6 +50,7 @@ _MARGIN = 15.0
 _BOTTOM_MARGIN = 20.0
 _BODY_SIZE = 10.0
 _TABLE_SIZE = 8.5
+_TABLE_MIN_SIZE = 6.5   # a wide table is set down to this size before a word has to break
 _LINE = 5.0
 _GREY = (90, 90, 90)
 _HEAD_FILL = (220, 227, 238)
@@ -61,11 +64,30 @@ Alignment = Literal["L", "C", "R", "LEFT", "CENTER", "RIGHT"]
 SignatureEntry = str | tuple[str, str]
 
 
+TIMEZONE_LABEL = "horário de Brasília"
+
+
 def _brasilia_now() -> datetime:
     try:
         return datetime.now(ZoneInfo(_TIMEZONE))
     except ZoneInfoNotFoundError:  # no tz database on this machine: local time
         return datetime.now().astimezone()
+
+
+def brasilia_time(moment: datetime) -> datetime:
+    """A stored timestamp (naive UTC, the store's convention; or aware) as Brasília wall time (naive)."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    try:
+        return aware.astimezone(ZoneInfo(_TIMEZONE)).replace(tzinfo=None)
+    except ZoneInfoNotFoundError:  # no tz database: Brasília has kept UTC−3 since 2019
+        return (aware.astimezone(timezone.utc) - timedelta(hours=3)).replace(tzinfo=None)
+
+
+def brasilia_text(moment: datetime | None) -> str:
+    """'30/11/2026 08:00 (horário de Brasília)' for a stored timestamp; None → '—'."""
+    if moment is None:
+        return "—"
+    return brasilia_time(moment).strftime("%d/%m/%Y %H:%M") + f" ({TIMEZONE_LABEL})"
 
 
 class _Canvas(FPDF):
@@ -131,7 +153,7 @@ class _Canvas(FPDF):
         self.ln(1.5)
         self.set_font(_FONT, "", 8)
         self.set_text_color(*_GREY)
-        stamp = self.generated_at.strftime("Gerado em %d/%m/%Y às %H:%M")
+        stamp = self.generated_at.strftime("Gerado em %d/%m/%Y às %H:%M") + f" ({TIMEZONE_LABEL})"
         half = self.epw / 2
         self.cell(half, 4.5, stamp, align="L")
         self.cell(half, 4.5, f"Página {self.page_no()} de {_PAGE_TOTAL_ALIAS}", align="R")
@@ -153,8 +175,10 @@ class PdfReport:
 
     ``title`` and ``subtitle`` open the first page (below ``organisation``, if
     any); ``orientation`` is "P" (portrait) or "L" (landscape, for wide tables);
-    ``generated_at`` is the time printed in the footer (default: now, Brasília
-    time; pass it for reproducible files). Each block method returns the report,
+    ``generated_at`` is the time printed in the footer, followed by "(horário de
+    Brasília)" (default: now; an aware datetime is converted to Brasília time, a
+    naive one is printed as given — convert stored naive-UTC timestamps with
+    `brasilia_time`; pass it for reproducible files). Each block method returns the report,
     so calls can be chained.
     """
 
@@ -174,7 +198,8 @@ class PdfReport:
             title=clean_text(title, multiline=False),
             subtitle=None if subtitle is None else clean_text(subtitle, multiline=False),
             organisation=None if organisation is None else clean_text(organisation, multiline=False),
-            generated_at=generated_at or _brasilia_now(),
+            generated_at=_brasilia_now() if generated_at is None
+            else brasilia_time(generated_at) if generated_at.tzinfo is not None else generated_at,
         )
         self._pdf.add_page()
         self._output: bytes | None = None
@@ -196,14 +221,15 @@ class PdfReport:
         """Running text; line breaks in `text` are kept, long words are wrapped."""
         pdf = self._open()
         pdf.set_font(_FONT, "", _BODY_SIZE)
-        pdf.multi_cell(0, _LINE, clean_text(text), markdown=False, align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        pdf.multi_cell(0, _LINE, _glue(clean_text(text)), markdown=False, align="L", new_x=XPos.LMARGIN,
+                       new_y=YPos.NEXT)
         pdf.ln(2)
         return self
 
     def key_values(self, rows: Iterable[tuple[str, object]]) -> PdfReport:
         """Label/value pairs without borders ('Contrato' | '12/2024'); labels in bold."""
         pdf = self._open()
-        pairs = [(clean_text(k, multiline=False), display_text(v)) for k, v in rows]
+        pairs = [(clean_text(k, multiline=False), _glue(display_text(v))) for k, v in rows]
         if not pairs:
             return self
         pdf.set_font(_FONT, "", _BODY_SIZE)
@@ -250,10 +276,11 @@ class PdfReport:
             raise ValueError(f"col_widths has {len(col_widths)} entries, expected {n}")
         if align is not None and len(align) != n:
             raise ValueError(f"align has {len(align)} entries, expected {n}")
-        texts = [[display_text(v) for v in row] for row in data]
+        texts = [[_glue(display_text(v)) for v in row] for row in data]
         aligns = tuple(Align.coerce(a) for a in (align or _default_alignment(data, n)))
         widths = tuple(col_widths) if col_widths is not None else _default_widths(header, texts)
-        pdf.set_font(_FONT, "", _TABLE_SIZE)
+        widths, size = _whole_words(pdf, header, texts, widths)
+        pdf.set_font(_FONT, "", size)
         with pdf.table(
             col_widths=widths,
             text_align=aligns,
@@ -281,7 +308,7 @@ class PdfReport:
     def totals(self, rows: Iterable[tuple[str, object]]) -> PdfReport:
         """Right-aligned bold totals under a rule: [("Total geral", Decimal("1234.56"))]."""
         pdf = self._open()
-        pairs = [(clean_text(k, multiline=False), display_text(v)) for k, v in rows]
+        pairs = [(clean_text(k, multiline=False), _glue(display_text(v))) for k, v in rows]
         if not pairs:
             return self
         if pdf.will_page_break(_LINE * len(pairs) + 3):
@@ -375,3 +402,59 @@ def _default_widths(header: list[str], texts: list[list[str]]) -> tuple[float, .
         )
         weights.append(float(min(_WIDTH_WEIGHT_MAX, max(_WIDTH_WEIGHT_MIN, longest))))
     return tuple(weights)
+
+
+def _glue(text: str) -> str:
+    """'R$' never parts from its amount at a line break (a no-break space; fpdf2 breaks only at spaces
+    and soft hyphens, so '1.234,56' and a code such as 'DPC-EX-2015/01-00002' stay whole too)."""
+    return text.replace("R$ ", "R$\u00a0")
+
+
+_WORD_BREAKS = re.compile(r"[ \n]+")   # where fpdf2 may break a line (not at the no-break space)
+_CELL_PADDING_MM = 2 * 1.2 + 0.8   # the table's horizontal padding on both sides, and a little air
+
+
+def _whole_words(pdf: FPDF, header: list[str], texts: list[list[str]],
+                 weights: Sequence[float]) -> tuple[tuple[float, ...], float]:
+    """Column widths (mm) and font size for a table: the relative `weights`, widened where needed so
+    that no word of the first rows (an item code, an amount) is broken inside — the other columns give
+    the room, and a table too wide for that is set a little smaller (down to `_TABLE_MIN_SIZE`). When
+    even then the words cannot all fit, the widths stay as weighted."""
+    total = sum(weights) or 1.0
+    width = [pdf.epw * w / total for w in weights]
+    size = _TABLE_SIZE
+    while True:
+        need = _word_widths(pdf, header, texts, size)
+        if sum(need) <= pdf.epw:
+            break
+        if size - 0.5 < _TABLE_MIN_SIZE:
+            pdf.set_font(_FONT, "", _BODY_SIZE)
+            return tuple(width), _TABLE_SIZE
+        size -= 0.5
+    pdf.set_font(_FONT, "", _BODY_SIZE)
+    fixed: dict[int, float] = {}
+    while True:
+        free = [i for i in range(len(width)) if i not in fixed]
+        room = pdf.epw - sum(fixed.values())
+        share = sum(weights[i] for i in free) or 1.0
+        for i in free:
+            width[i] = room * weights[i] / share
+        short = [i for i in free if width[i] < need[i]]
+        if not short:
+            return tuple(width), size
+        for i in short:
+            fixed[i] = width[i] = need[i]
+
+
+def _word_widths(pdf: FPDF, header: list[str], texts: list[list[str]], size: float) -> list[float]:
+    """Per column, the width (mm) of its longest unbreakable word at `size` (the header in bold)."""
+    need = []
+    for i, title in enumerate(header):
+        pdf.set_font(_FONT, "B", size)
+        longest = max((pdf.get_string_width(w) for w in _WORD_BREAKS.split(title)), default=0.0)
+        pdf.set_font(_FONT, "", size)
+        for row in texts[:_WIDTH_SAMPLE_ROWS]:
+            for word in _WORD_BREAKS.split(row[i]):
+                longest = max(longest, pdf.get_string_width(word))
+        need.append(longest + _CELL_PADDING_MM)
+    return need

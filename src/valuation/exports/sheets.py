@@ -319,7 +319,8 @@ def _write_cell(sheet, row: int, col: int, value: object, kind: str, formats: di
     elif is_number(value):
         number = to_cents(value) if kind == "money" and isinstance(value, Decimal) else value
         exact = _as_exact_float(number)  # type: ignore[arg-type]
-        fmt = formats["money"] if kind == "money" else None
+        # a count in a money column (a summary's 'Bens adjudicados') stays a plain whole number
+        fmt = formats["money"] if kind == "money" and not isinstance(number, numbers.Integral) else None
         if exact is None:
             shown = format_brl(number) if kind == "money" else decimal_text(number, ",")  # type: ignore[arg-type]
             sheet.write_string(row, col, shown, formats["text_right"])

@@ -291,7 +291,7 @@ def single_entry(*, historical: object, amount: object, currency: object, price_
     amt: Decimal | None = None
     if amount is not None and amount != "":
         if isinstance(amount, bool) or isinstance(amount, float):
-            bad["amount"] = "informe um número decimal exato (ex.: 1234,56), nunca um número de ponto flutuante"
+            bad["amount"] = "informe um número decimal exato (ex.: 1.234,56), nunca um número de ponto flutuante"
         else:
             try:
                 text = str(amount).strip()
@@ -301,7 +301,7 @@ def single_entry(*, historical: object, amount: object, currency: object, price_
                 if not amt.is_finite():
                     raise InvalidOperation
             except (InvalidOperation, ValueError):
-                bad["amount"] = "deve ser um número (ex.: 1234,56)"
+                bad["amount"] = "deve ser um número (ex.: 1.234,56)"
                 amt = None
             if amt is not None:
                 if amt != amt.quantize(Decimal("0.01"), rounding="ROUND_DOWN"):
@@ -470,7 +470,7 @@ def parse_sheet(data: bytes, file_name: str, *, today: date) -> Sheet:
 
     convention = decimal_convention([text["amount"]], default=default_convention(meta.separator))
     amount = parse_decimal(text["amount"], convention=convention, precision=18, scale=2)
-    p.add(amount.invalid, "amount", "deve ser um número (ex.: 1234,56)")
+    p.add(amount.invalid, "amount", "deve ser um número (ex.: 1.234,56)")
     p.add(amount.ambiguous, "amount", "número ambíguo: o arquivo usa ponto e vírgula decimais; escreva-o sem "
                                       "separador de milhar (ex.: 1234,5)")
     p.add(amount.too_precise, "amount", "deve ter no máximo 2 casas decimais")

@@ -112,6 +112,8 @@ __all__ = [
     "record_assessments_bulk", "record_decisions", "round_entries", "round_overview",
 ]
 
+VALUES_AFTER_CLOSE = ("Rodada aberta: a DPC acompanha o andamento (quantos itens cada membro avaliou); os valores "
+                      "e votos de cada membro aparecem no encerramento, como para os membros.")
 METHOD_LABELS: dict[str, str] = {"median": "mediana", "mean": "média", "trimmed_mean": "média aparada"}
 IMPORT_KIND = "avaliacoes_comissao"
 MAX_PAGE_SIZE = 500
@@ -216,9 +218,10 @@ class DecisionsResult:
 class RoundOverview:
     """One page of a round's items as `user` may see them.
 
-    visibility: 'own' (a member while the round is open: own entry only), 'anonymous'
-    (a member after the close: own entry + the anonymous median, spread, votes and
-    consensus), 'full' (dpc: the consensus at any time).
+    visibility: 'own' (a member while the round is open: own entry only), 'progress' (dpc while
+    the round is open: how many members assessed each item, never a value or a vote),
+    'anonymous' (a member after the close: own entry + the anonymous median, spread, votes
+    and consensus), 'full' (dpc after the close: the consensus).
     """
 
     round: Round
@@ -931,23 +934,24 @@ def my_assessments(store: Store, user: Principal, round_id: int, *, history: boo
 def round_overview(store: Store, user: Principal, round_id: int, *, page: int = 1,
                    page_size: int = DEFAULT_PAGE_SIZE, flagged_only: bool = False) -> RoundOverview:
     """One page of the round's items as `user` may see them (Delphi rule: while the round is
-    open a member sees only his or her own entries; after the close, the anonymous median
-    and spread of every item; dpc always sees the stored consensus).
+    open a member sees only his or her own entries and dpc only the progress; after the
+    close, the members the anonymous median and spread of every item, dpc the consensus).
 
     Columns: item_id, item_code, description; members also my_historical, my_amount,
     my_currency, my_price_date, my_value_brl, my_significance, my_must_keep, my_source;
-    after the close (members) and always (dpc): n_values, votes_for, votes_against,
-    median_brl, spread, flagged, historical, decided_by, value_brl.
+    dpc while open: entries (members who assessed the item); after the close: n_values,
+    votes_for, votes_against, median_brl, spread, flagged, historical, decided_by, value_brl.
     """
     require_role(user, READERS, "consultar as rodadas da Comissão")
     _page_args(page, page_size)
     row = fetch_round(store, round_id)
     is_member = user.role in MEMBERS
+    is_open = row["status"] == "aberta"
     if user.role == "dpc":
-        visibility = "full"
+        visibility = "progress" if is_open else "full"
     else:
-        visibility = "own" if row["status"] == "aberta" else "anonymous"
-    if flagged_only and visibility == "own":
+        visibility = "own" if is_open else "anonymous"
+    if flagged_only and is_open:
         raise AccessDenied("Os itens sinalizados só aparecem depois do encerramento da rodada.",
                            user=user.username, action="round_overview")
     cols = ["ri.item_id", "i.item_code", "i.description"]
@@ -961,7 +965,10 @@ def round_overview(store: Store, user: Principal, round_id: int, *, page: int = 
         joins.append("LEFT JOIN assessment_current c ON c.round_id = ri.round_id AND c.item_id = ri.item_id "
                      "AND c.member_id = ? LEFT JOIN assessment_log l ON l.id = c.log_id")
         params.append(user.id)
-    if visibility != "own":
+    if visibility == "progress":
+        cols.append("(SELECT count(*) FROM assessment_current e WHERE e.round_id = ri.round_id "
+                    "AND e.item_id = ri.item_id) AS entries")
+    if not is_open:
         cols += ["ic.n_values", "ic.votes_for", "ic.votes_against", "ic.median_brl", "ic.spread", "ic.flagged",
                  "ic.historical", "ic.decided_by", "ic.value_brl"]
     where = "ri.round_id = ?" + (" AND ic.flagged" if flagged_only else "")
@@ -977,16 +984,19 @@ def round_entries(store: Store, user: Principal, round_id: int, *, item_id: int 
                   page_size: int = DEFAULT_PAGE_SIZE) -> pd.DataFrame:
     """Every member's entry in force, per item (for the president's and DPC's review).
 
-    dpc: with names, at any time. Members: while the round is open, only their own rows
-    (the others' are not returned); after the close, every row with the member replaced
-    by a per-round pseudonym ('Membro N'; 'Você' for their own). Explorers and the admin:
-    refused. Columns: item_id, item_code, member, is_me, historical, amount, currency,
+    dpc: with names, after the close (while the round is open dpc follows the progress,
+    `commission_views.round_progress`, and this refuses: Delphi independence). Members: while
+    the round is open, only their own rows (the others' are not returned); after the close,
+    every row with the member replaced by a per-round pseudonym ('Membro N'; 'Você' for their
+    own). Explorers and the admin: refused. Columns: item_id, item_code, member, is_me, historical, amount, currency,
     price_date, rate, rate_date, value_brl, significance, must_keep, source, source_note,
     entered_at."""
     require_role(user, READERS, "consultar as avaliações da Comissão")
     _page_args(page, page_size)
     row = fetch_round(store, round_id)
     is_open = row["status"] == "aberta"
+    if user.role == "dpc" and is_open:
+        raise AccessDenied(VALUES_AFTER_CLOSE, user=user.username, action="round_entries")
     if user.role == "dpc":
         member_sql, member_params = "u.full_name", []
         where, where_params = "TRUE", []

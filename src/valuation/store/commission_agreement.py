@@ -9,9 +9,9 @@ million items needs no Python loop over items: Krippendorff's alpha from the cou
 `valuation.agreement.icc_2_1` on the item × member matrix, each member's deviations from
 the item medians as quantiles, and the flagged items.
 
-Access: dpc always (members named); Commission members only after the round's close
-(before it the statistics would reveal the others' values), the other members then
-under per-round pseudonyms; explorers and the admin never.
+Access: only after the round's close (before it the statistics would reveal the members'
+values): dpc with the members named, Commission members with the other members under
+per-round pseudonyms; explorers and the admin never.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import pandas as pd
 from valuation import agreement as stats
 from valuation.auth import Principal
 from valuation.errors import AccessDenied
-from valuation.store.commission_access import MEMBERS, PSEUDONYM_SQL, READERS, YOU, fetch_round, require_role
+from valuation.store.commission_access import PSEUDONYM_SQL, READERS, YOU, fetch_round, require_role
 
 if TYPE_CHECKING:
     from valuation.store.db import Store
@@ -93,11 +93,11 @@ def agreement(store: Store, user: Principal, round_id: int) -> RoundAgreement:
     """Panel-level agreement of a round (rules.md §2): Krippendorff's alpha of the votes,
     ICC(2,1) of the log-values (`valuation.agreement.icc_2_1`; items with a value of every
     member, values > 0), each member's deviations from the item medians, and the flagged
-    items. Members only after the close (before it this would reveal the others' values);
-    dpc always."""
+    items. Only after the close, for the members and dpc alike (before it this would reveal
+    the members' values)."""
     require_role(user, READERS, "consultar a concordância da Comissão")
     row = fetch_round(store, round_id)
-    if user.role in MEMBERS and row["status"] == "aberta":
+    if row["status"] == "aberta":  # members and dpc alike (Delphi: no statistic of an open round)
         raise AccessDenied("A concordância da rodada só aparece depois do encerramento.",
                            user=user.username, action="agreement")
     patterns = store.fetch(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from valuation.auth import Principal
+from valuation.auth import COMMISSION_BODY_LABELS, Principal
 from valuation.errors import InputError, NotFound, Problem
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 from valuation.importing.commission_sheet import MAX_VALUE_BRL, SOURCES
@@ -29,10 +29,12 @@ from valuation.store.commission_access import MEMBERS, PRESIDENT, READERS, fetch
 if TYPE_CHECKING:
     from valuation.store.db import Store
 
-BODY_LABELS: dict[str, str] = {"navy": "Marinha do Brasil (DPHCM)", "culture": "Ministério da Cultura"}
+BODY_LABELS: dict[str, str] = COMMISSION_BODY_LABELS  # one definition, in valuation.auth
 VOTE_LABELS: dict[object, str] = {True: "histórico", False: "não histórico", None: "não votou"}
-TEMPLATE_COLUMNS = ("codigo", "descricao", "historico", "valor", "moeda", "data_do_preco", "significancia",
-                    "manter", "fonte", "observacao")
+# The sheet's headers as a person reads them; the import folds case and accents ('Data do preço' →
+# data_do_preco, one of its aliases), so the template round-trips.
+TEMPLATE_COLUMNS = ("Código", "Descrição", "Histórico", "Valor", "Moeda", "Data do preço", "Significância",
+                    "Manter", "Fonte", "Observação")
 TEMPLATE_MAX_ITEMS = 100_000     # a template larger than this is cut (the CSV stays fast; XLSX is slower)
 XLSX_TEMPLATE_MAX_ITEMS = 20_000
 OVERRIDE_PREFIX = "Decisão do presidente, divergente do consenso"
@@ -153,7 +155,7 @@ def round_template(store: Store, user: Principal, round_id: int, fmt: str = "csv
     data = [[r["item_code"], r["description"], yn(r["historical"]), amount(r["amount"]), r["currency"] or "",
              "" if r["price_date"] is None else r["price_date"].strftime("%d/%m/%Y"),
              "" if r["significance"] is None else str(r["significance"]), yn(r["must_keep"]) if r["historical"]
-             else "", r["source"] or "", r["source_note"] or ""] for r in rows]
+             else "", source_sheet_value(r["source"]), r["source_note"] or ""] for r in rows]
     frame = pd.DataFrame(data, columns=list(TEMPLATE_COLUMNS))
     if fmt == "xlsx":
         return to_xlsx_bytes({"Avaliações": frame})
@@ -219,7 +221,7 @@ def override_decision(store: Store, user: Principal, round_id: int, item_code: s
     try:
         item = round_item(store, user, round_id, item_code)
     except NotFound as exc:
-        problems.append(Problem("item_code", f"Item: {exc}"))
+        problems.append(Problem("item_code", f"Código do item: {str(exc)[:1].lower()}{str(exc)[1:]}"))
     if problems:
         raise InputError(problems)
     assert item is not None and amount is not None
@@ -284,7 +286,16 @@ def source_label(code: object) -> str:
     return SOURCES.get(code, str(code)) if isinstance(code, str) else "—"
 
 
+def source_sheet_value(code: object) -> str:
+    """What a sheet holds for a value source: its label without the legal note ('avaliação externa'),
+    which the import reads back (accents and case folded)."""
+    return SOURCES[code].split(" (")[0] if isinstance(code, str) and code in SOURCES else ""
+
+
+SHEET_SOURCE_VALUES = tuple(source_sheet_value(code) for code in SOURCES)
+
+
 __all__ = ["BODY_LABELS", "ContractChoice", "DECISION_LABELS", "DecisionTotals", "OVERRIDE_PREFIX", "VOTE_LABELS",
            "decision_totals", "decisions_xlsx", "known_currencies", "my_item_history", "override_decision",
            "parse_brl", "problems_frame", "round_contracts", "round_item", "round_progress", "round_template",
-           "source_label"]
+           "SHEET_SOURCE_VALUES", "source_label", "source_sheet_value"]

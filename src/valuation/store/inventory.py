@@ -546,7 +546,7 @@ _LINE = re.compile(r"^linha (\d+)$")
 def problems_frame(exc: InputError) -> pd.DataFrame:
     """The problems of a refused file as rows (linha, coluna, motivo) for an error table:
     `linha` is the file's line (None for a problem of the whole file), `coluna` the column's
-    canonical name with its pt-BR label."""
+    pt-BR label (the header the template and the exports use)."""
     import pandas as pd
 
     labels = {**COLUMN_LABELS}
@@ -558,7 +558,7 @@ def problems_frame(exc: InputError) -> pd.DataFrame:
         if m:
             column = m[2]
             lines.append(int(m[1]))
-            columns.append(f"{column} ({labels[column]})" if column in labels else column)
+            columns.append(labels.get(column, column))  # the column by its label, as the sheet's header reads
         else:
             m = _LINE.match(p.path or "")
             lines.append(int(m[1]) if m else None)

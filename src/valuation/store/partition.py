@@ -49,7 +49,7 @@ from valuation.auth import Principal, require
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
 from valuation.forms import Form
 from valuation.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
-from valuation.money import format_brl, format_share
+from valuation.money import format_brl, format_count, format_share
 from valuation.partition import (COMPENSATION_FORMS, HISTORICAL_PAYMENTS, MODALITIES, ContractTerms,
                                  PartitionItem, PartitionResult, partition)
 from valuation.policies import DEFAULT_BY_KEY
@@ -72,18 +72,20 @@ if TYPE_CHECKING:
 TERMS_KINDS: tuple[str, ...] = ("exploração", "remoção")
 TERMS_FIELDS: tuple[str, ...] = ("modality", "historical_share", "historical_payment", "other_share",
                                  "fixed_amount", "salvage_award", "value_fixed")
+# The labels the terms form shows (pages/contract_terms.py uses these very strings), so that every
+# problem names the field as the user sees it.
 FIELD_LABELS: dict[str, str] = {
-    "modality": "Modalidade de pagamento (art. 21)",
-    "historical_share": "Recompensa pelos bens históricos (parcela de V_h)",
+    "modality": "Modalidade (art. 21)",
+    "historical_share": "Recompensa pelos bens históricos (%)",
     "historical_payment": "Forma de pagamento da recompensa",
-    "other_share": "Parcela dos demais bens (p_n)",
-    "fixed_amount": "Soma em dinheiro (modalidade I)",
-    "salvage_award": "Valor por assistência e salvamento (modalidade IV)",
+    "other_share": "Parcela dos demais bens (%)",
+    "fixed_amount": "Soma em dinheiro (modalidade I, R$)",
+    "salvage_award": "Valor por assistência e salvamento (modalidade IV, R$)",
     "value_fixed": "Valor fixado (art. 21 §3)",
-    "compensation_share": "Parcela da compensação",
+    "compensation_share": "Parcela da compensação (%)",
     "compensation_form": "Forma da compensação",
-    "sale_proceeds": "Produto da venda dos bens",
-    "reason": "Motivo",
+    "sale_proceeds": "Produto da venda (R$)",
+    "reason": "Fundamento",
 }
 VALUE_FIXED: tuple[str, ...] = ("antes", "depois")
 SHARE_PLACES = 4
@@ -91,6 +93,19 @@ POOLS: tuple[str, ...] = ("historical", "other")
 POOL_LABELS: dict[str, str] = {"historical": "bens históricos (art. 20 §4)",
                                "other": "demais bens (art. 21 III / art. 22 p.u.)"}
 STATUS_PT: dict[str, str] = {"optimal": "ótima (comprovada)", "feasible": "viável", "infeasible": "inviável"}
+# the steps `valuation.selection` records in a result's method ('greedy+exchange+mitm'), in words
+METHOD_STEPS_PT: dict[str, str] = {
+    "enumeration": "enumeração completa", "dp": "programação dinâmica", "all": "todos os itens cabem no alvo",
+    "greedy": "heurística gulosa", "exchange": "trocas", "mitm": "busca exata por metades",
+    "milp": "programação inteira (HiGHS)", "lp-bound": "limite da relaxação linear", "none": "nenhum",
+}
+
+
+def method_pt(method: str | None) -> str:
+    """'greedy+exchange+milp' → 'heurística gulosa, trocas, programação inteira (HiGHS)'."""
+    if not method:
+        return "—"
+    return ", ".join(METHOD_STEPS_PT.get(step, step) for step in method.split("+"))
 MIN_CORRECTION_REASON = 10
 MAX_PAGE_SIZE = 500
 NUMBER_PREFIX = "DP"
@@ -1073,22 +1088,22 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
         lines.append(StatementLine(len(lines) + 1, section, key, label, amount, detail, art))
 
     s1 = "Bens de valor histórico (art. 20)"
-    add(s1, "historical_total", "Valor total atribuído aos bens históricos (V_h)", res.historical_total,
-        basis["historical_total"], f"{agg.h_n} bem(ns) classificado(s) pela Comissão de peritos")
+    add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
+        basis["historical_total"], f"{format_count(agg.h_n)} bem(ns) classificado(s) pela Comissão de peritos")
     hrun = inputs.runs.get("historical")
     if res.cancelled:
         add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (contrato cancelado)",
             res.historical_reward, basis["historical_reward"])
     else:
-        add(s1, "historical_reward", f"Recompensa: {format_share(terms.historical_share)} de V_h",
+        add(s1, "historical_reward", f"Recompensa: {format_share(terms.historical_share)} do valor dos bens históricos",
             res.historical_reward, basis["historical_reward"])
         if terms.historical_payment == "cash":
             add(s1, "cash_balance", "Recompensa paga em dinheiro", res.cash_balance, basis["cash_balance"])
         else:
             detail = "nenhum bem a adjudicar"
             if hrun is not None:
-                detail = (f"{hrun.selected_count} bem(ns) escolhido(s) pela União; significância entregue "
-                          f"{hrun.significance_handed}; solução {STATUS_PT.get(hrun.status, hrun.status)}"
+                detail = (f"{format_count(hrun.selected_count)} bem(ns) escolhido(s) pela União; significância "
+                          f"entregue {hrun.significance_handed}; solução {STATUS_PT.get(hrun.status, hrun.status)}"
                           + (f", lacuna certificada ≤ {_pct(hrun.gap)}" if hrun.status != "optimal" else ""))
             add(s1, "adjudicated", "Bens históricos adjudicados ao concessionário (escolha da União)",
                 res.adjudicated_value, basis["adjudicated"], detail)
@@ -1099,8 +1114,8 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
                 add(s1, "unpaid_residual", "Resíduo da recompensa não pago (contrato sem saldo em dinheiro)",
                     res.unpaid_residual, basis["unpaid_residual"])
     s2 = "Demais bens recuperados (art. 21)"
-    add(s2, "other_total", "Valor de mercado dos demais bens (V_n)", res.other_total, basis["other_total"],
-        f"{agg.o_n} bem(ns)")
+    add(s2, "other_total", "Valor de mercado dos demais bens", res.other_total, basis["other_total"],
+        f"{format_count(agg.o_n)} bem(ns)")
     orun = inputs.runs.get("other")
     odetail = None
     if res.cancelled:
@@ -1111,16 +1126,17 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
             olabel = (f"Compensação: {format_share(comp.share)} do produto da venda "
                       f"({format_brl(comp.sale_proceeds)})")
         else:
-            olabel = f"Compensação: bens adjudicados até {format_share(comp.share)} de V_n"
-            odetail = f"{orun.selected_count} bem(ns) adjudicado(s)" if orun else None
+            olabel = f"Compensação: bens adjudicados até {format_share(comp.share)} do valor dos demais bens"
+            odetail = f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun else None
     elif terms.modality == "I":
         olabel = "Soma em dinheiro (modalidade I)"
     elif terms.modality == "II":
-        olabel = f"{format_share(terms.other_share)} de V_n (modalidade II)"
+        olabel = f"{format_share(terms.other_share)} do valor de mercado dos demais bens (modalidade II)"
     elif terms.modality == "III":
-        olabel = f"Bens adjudicados até {format_share(terms.other_share)} de V_n (modalidade III)"
+        olabel = f"Bens adjudicados até {format_share(terms.other_share)} do valor dos demais bens (modalidade III)"
         odetail = (f"alvo {format_brl(res.other_target)}; "
-                   + (f"{orun.selected_count} bem(ns) adjudicado(s)" if orun else "nenhum bem a adjudicar"))
+                   + (f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun
+                      else "nenhum bem a adjudicar"))
     else:
         olabel = "Pagamento por assistência e salvamento (modalidade IV)"
     add(s2, "other_payment", olabel, res.other_payment, basis["other_payment"], odetail)
@@ -1155,11 +1171,11 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
     blockers: list[str] = []
     undecided = agg.items - agg.h_n - agg.o_n
     if undecided > 0:
-        warnings.append(f"{undecided} bem(ns) do contrato ainda sem decisão da Comissão (art. 20 §3): fora deste "
-                        "demonstrativo.")
+        warnings.append(f"{format_count(undecided)} bem(ns) do contrato ainda sem decisão da Comissão (art. 20 §3): "
+                        "fora deste demonstrativo.")
     if agg.unpublished:
-        blockers.append(f"{agg.unpublished} decisão(ões) da Comissão ainda não publicada(s): publique a rodada antes "
-                        "de emitir o demonstrativo.")
+        blockers.append(f"{format_count(agg.unpublished)} decisão(ões) da Comissão ainda não publicada(s): publique "
+                        "a rodada antes de emitir o demonstrativo.")
     for pool, run in inputs.runs.items():
         if run is not None and run.status != "optimal":
             warnings.append(f"Escolha da União ({POOL_LABELS[pool]}): {run.message}.")
@@ -1334,7 +1350,8 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         draft = _load_doc(tx, draft_id, item_limit=PDF_ITEM_LIMIT)
         doc = replace(draft, id=new_id, status="emitido", number=number, version=version,
                       supersedes_label=f"{prev['number']} v{prev['version']}" if prev else None,
-                      correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None)
+                      correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None,
+                      issuer_name=user.full_name)
         pdf = render_pdf(doc)
         sha = hashlib.sha256(pdf).hexdigest()
         cols = ("as_of, cancelled, terms_json, fingerprint, historical_items, other_items, historical_total, "
@@ -1383,6 +1400,7 @@ def _load_doc(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
     h = db.fetch_one(
         f"SELECT {_HEAD_COLS}, c.code AS contract_code, c.kind AS contract_kind, "
         "p.number || ' v' || p.version AS supersedes_label, "
+        "(SELECT u.full_name FROM users u WHERE u.username = s.created_by) AS issuer_name, "
         "(SELECT n.number || ' v' || n.version FROM statements n WHERE n.supersedes = s.id LIMIT 1) AS superseded_by "
         "FROM statements s JOIN contracts c ON c.id = s.contract_id LEFT JOIN statements p ON p.id = s.supersedes "
         "WHERE s.id = ?", [statement_id])
@@ -1411,7 +1429,7 @@ def _load_doc(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
         net=h["net"], gross=h["gross"], lines=lines, survey_lines=survey, items=items, items_total=int(agg["n"]),
         items_value=Decimal(agg["v"]).quantize(Decimal("0.01")),
         warnings=tuple(json.loads(h["warnings_json"])), blockers=tuple(json.loads(h["blockers_json"])),
-        pdf_sha256=h["pdf_sha256"], superseded_by=h["superseded_by"])
+        pdf_sha256=h["pdf_sha256"], superseded_by=h["superseded_by"], issuer_name=h["issuer_name"])
 
 
 def _items(db: Db, statement_id: int, limit: int, offset: int) -> tuple[StatementItem, ...]:

@@ -379,6 +379,16 @@ def list_inspection_expenses(store: Store, user: Principal, code: str) -> pd.Dat
         "recorded_by, recorded_at FROM inspection_expenses WHERE contract_id = ? ORDER BY incurred_on, id", [c["id"]])
 
 
+def inspection_counts(store: Store, user: Principal) -> dict[str, int]:
+    """Contract code → number of inspection expenses recorded, for the contracts the user may see
+    that have any (dpc all; an explorer its own)."""
+    require(user, "record_inspection_expenses")
+    scope, params = ("TRUE", []) if user.role != "explorer" else ("c.organisation_id = ?", [user.organisation_id])
+    rows = store.fetch(f"SELECT c.code, count(*) AS n FROM inspection_expenses e JOIN contracts c "
+                       f"ON c.id = e.contract_id WHERE {scope} GROUP BY c.code", params)
+    return {r["code"]: int(r["n"]) for r in rows}
+
+
 def inspection_totals(db: Store | Tx, contract_id: int) -> dict[str, Decimal]:
     """Σ amount per kind (only kinds with rows)."""
     rows = db.fetch("SELECT kind, sum(amount) AS total FROM inspection_expenses WHERE contract_id = ? "
