@@ -8,7 +8,7 @@ import streamlit as st
 from ui import session
 from ui.registry import PAGES
 from ui.safe import md
-from valuation import auth
+from valuation.accounts import auth
 
 # The tab icon is the app's own file (a material icon name would be fetched from fonts.gstatic.com):
 # Streamlit inlines an SVG as a data URI, so no request leaves the machine.

@@ -35,12 +35,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuation import demo
-from valuation.auth import Principal
-from valuation.demo_suite import seed_full_demo
-from valuation.importing.commission_sheet import AMOUNT_TYPE
-from valuation.store import commission
-from valuation.store.db import Store, Tx
+from valuation.demo import base as demo
+from valuation.accounts.auth import Principal
+from valuation.demo.suite import seed_full_demo
+from valuation.commission.sheet import AMOUNT_TYPE
+from valuation.commission import workflow as commission
+from valuation.db.store import Store, Tx
 
 SEED = 7542
 TODAY = demo.DEMO_TODAY                     # 30/11/2026: the demo's today
@@ -59,7 +59,7 @@ Progress = Callable[[str], None]
 
 # template key → (share of items, value base in BRL for one piece, P(historical), significance base,
 #                 P(must keep | historical vote), lot exponent). Description/category/material come
-# from the demo's templates (valuation.demo._T); "barra_ouro" is the benchmark's own.
+# from the demo's templates (valuation.demo.base._T); "barra_ouro" is the benchmark's own.
 _EXTRA_TEMPLATES = {
     "barra_ouro": ("lingotes", "ouro", "Barra de ouro quintada (Casa de Fundição)", 1, 1, 1800.0, 0.3),
 }
@@ -342,7 +342,7 @@ def build_main(path: str, n_items: int, progress: Progress | None = None) -> Mai
 def decide_main(path: str, round_id: int, progress: Progress | None = None) -> dict[str, Any]:
     """Close the round, adopt the consensus as the decisions, publish them, store the União's
     choice of the historical items and draft the statement — the product's functions."""
-    from valuation.store import partition as P
+    from valuation.partition import workflow as P
 
     t0 = time.perf_counter()
     store = Store(path, clock=lambda: datetime(2026, 11, 30, 11, 0))

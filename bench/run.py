@@ -291,19 +291,19 @@ def phase_naive(args: argparse.Namespace) -> dict[str, Any]:
 # ======================================================================================
 def _consensus_fn() -> Callable[..., int]:
     """The function that recomputes and stores a whole round's consensus (its home may move)."""
-    from valuation.store import commission, consensus_sql
+    from valuation.commission import workflow as commission, consensus_sql
 
     for module in (consensus_sql, commission):
         fn = getattr(module, "compute_round_consensus", None)
         if fn is not None:
             return fn
-    raise RuntimeError("compute_round_consensus not found in valuation.store.consensus_sql/commission")
+    raise RuntimeError("compute_round_consensus not found in valuation.commission.consensus_sql/commission")
 
 
 def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]:
-    from valuation.money import to_cents
-    from valuation.store import commission
-    from valuation.store.db import Store
+    from valuation.core.money import to_cents
+    from valuation.commission import workflow as commission
+    from valuation.db.store import Store
 
     main_path, _ = paths(args)
     store = Store(str(main_path))
@@ -399,8 +399,8 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
 def _sel_items(store: Any, contract_id: int, limit: int) -> tuple[list[Any], Decimal]:
     """The first `limit` decided historical items of the contract as SelItems, and the art. 20 §2
     target for them: round(0.40 × their total) (the contract's historical share)."""
-    from valuation.money import to_cents
-    from valuation.selection import SelItem
+    from valuation.core.money import to_cents
+    from valuation.partition.selection import SelItem
 
     cur = store.cursor()
     try:
@@ -461,10 +461,11 @@ def _run_pages(args: argparse.Namespace, db_path: Path, user: Any, code: str, pa
 
 
 def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
-    from valuation.selection import select_items
-    from valuation.store import deadline_engine, inventory
-    from valuation.store import partition as P
-    from valuation.store.db import Store
+    from valuation.partition.selection import select_items
+    from valuation.deadlines import engine as deadline_engine
+    from valuation.inventory import queries as inventory
+    from valuation.partition import workflow as P
+    from valuation.db.store import Store
 
     main_path, dl_path = paths(args)
     res: dict[str, Any] = {}

@@ -9,10 +9,11 @@ import streamlit as st
 from ui import session
 from ui.fmt import count_br, date_br, for_display
 from ui.safe import md
-from valuation import audit_text as at
-from valuation.errors import InputError
+from valuation.oversight import audit_text as at
+from valuation.core.errors import InputError
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
-from valuation.store import audit, users
+from valuation.db import audit
+from valuation.accounts import users
 
 CHECK_KEY = "audit_chain_check"
 PAGE_SIZES = (20, 50, 100)

@@ -12,9 +12,9 @@ from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
-from valuation.errors import AccessDenied, InputError, NotFound, ValuationError
-from valuation.store import calendars
-from valuation.store.offices import list_offices
+from valuation.core.errors import AccessDenied, InputError, NotFound, ValuationError
+from valuation.deadlines import calendars
+from valuation.registry.offices import list_offices
 
 MONTHS = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
 

@@ -10,13 +10,13 @@ import streamlit as st
 from ui import session
 from ui.fmt import date_br, number_br
 from ui.forms import show_problems
-from valuation.errors import AccessDenied, ConflictError, InputError
-from valuation.money import format_brl, format_share
-from valuation.partition import COMPENSATION_FORMS, HISTORICAL_PAYMENTS, MODALITIES
-from valuation.rubric import ACTIVITIES, suggested_other_share
-from valuation.statement_docs import MODALITY_LABELS, PAYMENT_LABELS, VALUE_FIXED_LABELS
-from valuation.store import contracts
-from valuation.store import partition as P
+from valuation.core.errors import AccessDenied, ConflictError, InputError
+from valuation.core.money import format_brl, format_share
+from valuation.partition.rules import COMPENSATION_FORMS, HISTORICAL_PAYMENTS, MODALITIES
+from valuation.partition.rubric import ACTIVITIES, suggested_other_share
+from valuation.partition.documents import MODALITY_LABELS, PAYMENT_LABELS, VALUE_FIXED_LABELS
+from valuation.registry import contracts
+from valuation.partition import workflow as P
 
 user = session.guard("contract_terms")
 store = session.store()

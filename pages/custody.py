@@ -9,9 +9,9 @@ from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
-from valuation.auth import allowed
-from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.store import custody
+from valuation.accounts.auth import allowed
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.inventory import custody
 
 # the form's labels, for problems that name a field
 DELIVERY_LABELS = {"contract_code": "Contrato", "item_codes": "Códigos dos itens", "lot": "Lote (na seleção por lote)",

@@ -19,15 +19,15 @@ from ui import session
 from ui.charts import pt_br, show, today_line
 from ui.fmt import count_br, for_display, is_blank, text, yes_no
 from ui.forms import show_problems
-from valuation.errors import AccessDenied, InputError, NotFound, ValuationError
-from valuation.store import deadline_engine as engine
-from valuation.store import deadline_events as events
-from valuation.store import deadline_views as views
-from valuation.store import wreck_map
-from valuation.store.contracts import list_contracts
-from valuation.store.offices import list_offices
-from valuation.store.organisations import list_organisations
-from valuation.store.wrecks import list_wrecks
+from valuation.core.errors import AccessDenied, InputError, NotFound, ValuationError
+from valuation.deadlines import engine
+from valuation.deadlines import events
+from valuation.deadlines import views
+from valuation.deadlines import wreck_map
+from valuation.registry.contracts import list_contracts
+from valuation.registry.offices import list_offices
+from valuation.registry.organisations import list_organisations
+from valuation.registry.wrecks import list_wrecks
 
 LIST_LIMIT = 300  # rows shown per list; the rest is summarised (never ship a whole table)
 PICK_LIMIT = 2000

@@ -12,9 +12,9 @@ from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display, is_blank
 from ui.safe import md
-from valuation.errors import AccessDenied, ValuationError
-from valuation.store.domain_statuses import domain_statuses
-from valuation.store.offices import list_offices
+from valuation.core.errors import AccessDenied, ValuationError
+from valuation.registry.domain.queries import domain_statuses
+from valuation.registry.offices import list_offices
 
 PAGE_SIZE = 100
 SHOWN = {"code": "Código", "name": "Embarcação", "office_code": "OM", "casualty": "Sinistro", "owner_pt": "Domínio",

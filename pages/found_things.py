@@ -9,10 +9,10 @@ from ui import session
 from ui.fmt import brl, count_br, date_br, for_display, is_blank
 from ui.forms import show_problems
 from ui.safe import md
-from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.store import found_things as ft
-from valuation.store import offices
-from valuation.store.wrecks import list_wrecks
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.inventory import found_things as ft
+from valuation.registry import offices
+from valuation.registry.wrecks import list_wrecks
 
 TABLE = {"id": "Nº", "office_code": "OM", "description": "Descrição", "quantity": "Qtd.", "place": "Local do achado",
          "collected_on": "Recolhida em", "finder_name": "Quem achou", "origin": "Procedência",

@@ -7,8 +7,8 @@ from ui import session
 from ui.fmt import count_br, date_br, for_display, is_blank, text
 from ui.forms import blanks_to_none, save
 from ui.safe import md
-from valuation.ids import format_cnpj, format_cpf
-from valuation.store import organisations
+from valuation.core.ids import format_cnpj, format_cpf
+from valuation.registry import organisations
 
 TABLE = {"name": "Razão social", "trade_name": "Nome fantasia", "cnpj": "CNPJ", "nationality": "Nacionalidade",
          "city": "Cidade", "state": "UF/Estado", "country": "País", "registered_on": "Inscrição", "status": "Situação",

@@ -7,8 +7,8 @@ import streamlit as st
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br
-from valuation.auth import ROLE_LABELS
-from valuation.store import overview
+from valuation.accounts.auth import ROLE_LABELS
+from valuation.oversight import overview
 
 LABELS = {
     "wrecks": "Naufrágios", "wrecks_position_cleared": "Com posição liberada", "organisations": "Empresas",

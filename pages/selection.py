@@ -14,9 +14,9 @@ from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from ui.forms import show_problems
-from valuation.errors import ConflictError, InputError
-from valuation.money import format_brl
-from valuation.store import partition as P
+from valuation.core.errors import ConflictError, InputError
+from valuation.core.money import format_brl
+from valuation.partition import workflow as P
 
 PAGE_SIZE = 50
 LOCK_LABELS = {"": "—", "give": "entregar", "keep": "manter"}

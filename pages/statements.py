@@ -9,11 +9,18 @@ import streamlit as st
 from ui import session
 from ui.fmt import brl_fit, brl_nb, count_br, for_display
 from ui.forms import show_problems
-from valuation.errors import ConflictError, InputError, NotFound
-from valuation.money import format_brl, format_date_br
-from valuation.statement_docs import (GROUP_LABELS, INSPECTION_EFFECT, INSPECTION_NOTE, StatementDoc, StatementLine,
-                                      payment_rows, statement_parts)
-from valuation.store import partition as P
+from valuation.core.errors import ConflictError, InputError, NotFound
+from valuation.core.money import format_brl, format_date_br
+from valuation.partition.documents import (
+    GROUP_LABELS,
+    INSPECTION_EFFECT,
+    INSPECTION_NOTE,
+    StatementDoc,
+    StatementLine,
+    payment_rows,
+    statement_parts,
+)
+from valuation.partition import workflow as P
 
 PAGE_SIZE = 50
 user = session.guard("statements")

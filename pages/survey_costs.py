@@ -12,10 +12,10 @@ from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br
 from ui.forms import show_problems
-from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.money import format_brl
-from valuation.store import contracts
-from valuation.store import survey_sheets as S
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.core.money import format_brl
+from valuation.registry import contracts
+from valuation.partition import survey_sheets as S
 
 user = session.guard("survey_costs")
 store = session.store()

@@ -9,15 +9,15 @@ from ui.charts import show
 from ui.fmt import count_br, for_display, is_blank, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
-from valuation.law import CASUALTY_TYPES
-from valuation.positions import DATUMS
-from valuation.store import offices, wrecks
-from valuation.store.domain_statuses import casualty_text
+from valuation.core.law import CASUALTY_TYPES
+from valuation.core.positions import DATUMS
+from valuation.registry import offices, wrecks
+from valuation.registry.domain.queries import casualty_text
 
 TABLE = {"code": "Código", "name": "Nome", "hull_material": "Casco", "casualty": "Data do sinistro",
          "casualty_type": "Sinistro", "situation": "Situação", "office_code": "OM", "state": "UF",
          "position_cleared": "Posição liberada"}
-LAT_EXAMPLE, LON_EXAMPLE = "22°54,35' S", "43°10,20' W"   # as the messages of valuation.positions show them
+LAT_EXAMPLE, LON_EXAMPLE = "22°54,35' S", "43°10,20' W"   # as the messages of valuation.core.positions show them
 # form keys → the labels the form shows (problems name the field so)
 FORM_LABELS = {
     "code": "Código", "name": "Nome da embarcação", "vessel_type": "Tipo de embarcação",

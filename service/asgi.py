@@ -4,7 +4,7 @@
                  on_script_error=on_script_error)
 
 The lifespan runs after Streamlit's runtime has started and before the first request:
-it opens the process's one Store (applying migrations) through `valuation.store.shared`,
+it opens the process's one Store (applying migrations) through `valuation.db.shared`,
 which the Streamlit script also uses; registers the cookie bridge's JS asset dir; writes the
 0600 link file for the command line; starts the scheduler. On SIGTERM uvicorn ends the
 lifespan: the scheduler stops (running jobs finish, retry pauses are cut short), the link file
@@ -76,8 +76,8 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from ui import settings as ui_settings
     from valuation.accounts.sessions import TicketBook
     from valuation.jobs.settings import JobSettings
-    from valuation.service_link import remove_link, write_link
-    from valuation.store.shared import close_shared, open_shared
+    from valuation.cli.service_link import remove_link, write_link
+    from valuation.db.shared import close_shared, open_shared
 
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)

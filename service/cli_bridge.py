@@ -1,8 +1,8 @@
 """Running the command line's batch commands inside the service (issue 13, item 4).
 
 `python -m valuation …` finds the 0600 link file beside the database and POSTs its argv here
-(`valuation.service_link`). The command is parsed by the same parser and run by the same
-handler, on the service's own Store (`valuation.store.shared.using`), in a worker thread whose
+(`valuation.cli.service_link`). The command is parsed by the same parser and run by the same
+handler, on the service's own Store (`valuation.db.shared.using`), in a worker thread whose
 stdout and stderr are captured — by a router installed on sys.stdout/sys.stderr that sends
 only that thread's writes to its buffers — and returned with the exit status.
 """
@@ -69,8 +69,8 @@ def _capture_stream() -> io.TextIOWrapper:
 
 def run_command(argv: list[str], cwd: str, db_path: str) -> dict[str, Any]:
     """Parse and run one delegated command; {"exit", "stdout", "stderr"} (output base64)."""
-    from valuation import cli
-    from valuation.service_link import DELEGABLE, absolutise, handler_name
+    from valuation.cli import main as cli
+    from valuation.cli.service_link import DELEGABLE, absolutise, handler_name
 
     out, err = _capture_stream(), _capture_stream()
     _local.out, _local.err = out, err

@@ -25,7 +25,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from service import state
-from valuation.accounts import feeds, sessions
+from valuation.deadlines import feeds
+from valuation.accounts import sessions
 
 LOOPBACK = ("127.0.0.1", "::1")
 FEED_MAX_AGE_S = 900

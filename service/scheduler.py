@@ -15,7 +15,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from valuation.jobs.runs import JOBS, run_job
 from valuation.jobs.settings import JobSettings
-from valuation.store.db import Store
+from valuation.db.store import Store
 
 log = logging.getLogger("valuation.service")
 MISFIRE_GRACE_S = 3600

@@ -10,7 +10,7 @@ from typing import Any
 
 from valuation.accounts.sessions import TicketBook
 from valuation.jobs.settings import JobSettings
-from valuation.store.db import Store
+from valuation.db.store import Store
 
 
 @dataclass

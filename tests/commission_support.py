@@ -10,9 +10,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from valuation.auth import Principal
-from valuation.store import commission as cm
-from valuation.store.db import Store
+from valuation.accounts.auth import Principal
+from valuation.commission import workflow as cm
+from valuation.db.store import Store
 
 PRICE_DAY = date(2025, 3, 10)
 

@@ -13,10 +13,15 @@ import pandas as pd
 import pytest
 from conftest import CONTRACTS, EXPECTED_CLEARED, EXPECTED_CONTRACTS, ITEMS, ORGANISATIONS, WRECKS, World
 
-from valuation.auth import position_cleared
-from valuation.errors import AccessDenied, NotFound
-from valuation.store import audit, contracts, items, offices, organisations, overview, owners, users, wrecks
-from valuation.store.wrecks import list_wrecks
+from valuation.accounts.auth import position_cleared
+from valuation.core.errors import AccessDenied, NotFound
+from valuation.db import audit
+from valuation.registry import contracts, offices, organisations, owners, wrecks
+from valuation.inventory import queries as items
+from valuation.inventory.queries import ItemFilter
+from valuation.oversight import overview
+from valuation.accounts import users
+from valuation.registry.wrecks import list_wrecks
 
 KEYS = ("dpc", "commission", "commission_culture", "commission_president", "explorer_a", "explorer_b", "admin")
 READERS = {"dpc", "commission", "commission_culture", "commission_president", "explorer_a", "explorer_b"}
@@ -45,7 +50,7 @@ CALLS: dict[str, tuple[Callable[[World, Any], Any], set[str]]] = {
     "list_contracts": (lambda w, p: contracts.list_contracts(w.store, p), READERS),
     "count_items": (lambda w, p: items.count_items(w.store, p), READERS),
     "page_items": (lambda w, p: items.page_items(w.store, p), READERS),
-    "item_categories": (lambda w, p: items.item_categories(w.store, p), READERS),
+    "filter_options": (lambda w, p: items.filter_options(w.store, p)["category"], READERS),
     "overview_figures": (lambda w, p: overview.overview_figures(w.store, p), set(KEYS)),
     "list_users": (lambda w, p: users.list_users(w.store, p), {"admin"}),
     "get_user": (lambda w, p: users.get_user(w.store, p, w.ids["dpc.silva"]), {"admin"}),
@@ -187,12 +192,12 @@ def test_items_in_scope(small_world, key):
     assert set(df["item_code"]) == expected
     assert items.count_items(s, user) == len(expected)
     for contract in CONTRACTS:            # asking for another company's contract by code yields nothing
-        n = items.count_items(s, user, contract_code=contract)
-        page = items.page_items(s, user, contract_code=contract)
+        n = items.count_items(s, user, ItemFilter(contract_code=contract))
+        page = items.page_items(s, user, ItemFilter(contract_code=contract))
         if contract not in EXPECTED_CONTRACTS[key]:
             assert n == 0 and page.empty
     expected_categories = sorted({cat for contract, _, _, cat, *_ in ITEMS if contract in EXPECTED_CONTRACTS[key]})
-    assert items.item_categories(s, user) == expected_categories
+    assert items.filter_options(s, user)["category"] == expected_categories
 
 
 def test_explorer_reads_only_its_own_organisation(small_world):

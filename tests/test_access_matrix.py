@@ -1,5 +1,5 @@
 """Issue 8.5 — access, by discovery (tests/test_access.py lists the foundation's functions by hand;
-this file covers every public `(store, user, …)` function of `valuation.store.*`, present and
+this file covers every public `(store, user, …)` function of the package's capability modules, present and
 future): called as admin, as each explorer with the OTHER company's identifiers (a guessed
 contract code, wreck, organisation, round…), and as a commission member with a wreck that is
 not under assessment, each call is refused or returns nothing that role may not read. What
@@ -29,11 +29,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import valuation.store as store_pkg
+from tests.package_modules import store_functions
 from tests.ui_support import ROOT, page_direct, refused, texts
 from ui.session import SEEN_KEY, USER_KEY
-from valuation import auth
-from valuation.errors import AccessDenied, ValuationError
+from valuation.accounts import auth
+from valuation.core.errors import AccessDenied, ValuationError
 
 # -- what each role may not read (markers from conftest's construction) ----------------------------------
 A_ITEMS = ("Moeda de prata de 8 reales", "Moeda de ouro de 4 escudos", "Prato de faiança portuguesa",
@@ -66,16 +66,7 @@ DAY = date(2025, 6, 30)
 
 
 def _discover() -> dict[str, Any]:
-    found = {}
-    for m in pkgutil.iter_modules(store_pkg.__path__):
-        mod = importlib.import_module(f"valuation.store.{m.name}")
-        for name, fn in inspect.getmembers(mod, inspect.isfunction):
-            if fn.__module__ != mod.__name__ or name.startswith("_"):
-                continue
-            ps = list(inspect.signature(fn).parameters.values())
-            if len(ps) >= 2 and ps[0].name in ("store", "db") and ps[1].name == "user":
-                found[f"{m.name}.{name}"] = fn
-    return found
+    return store_functions()
 
 
 FUNCTIONS = _discover()
@@ -88,7 +79,7 @@ class Unfillable(Exception):
 def _rounds(world: Any) -> dict[str, int]:
     """A round on A-1 and one on B-1 when the commission module exists (round_id guesses)."""
     try:
-        cm = importlib.import_module("valuation.store.commission")
+        cm = importlib.import_module("valuation.commission.workflow")
     except ModuleNotFoundError:
         return {}
     pres = world.principal("commission_president")
@@ -185,8 +176,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, _world_template: tuple[Path,
 
     from conftest import USERS, World
 
-    from valuation.auth import Principal
-    from valuation.store.db import Store
+    from valuation.accounts.auth import Principal
+    from valuation.db.store import Store
 
     template, ids = _world_template
     path = tmp_path_factory.mktemp("matrix") / "world.duckdb"
@@ -237,8 +228,9 @@ def test_discovery_reaches_every_module_and_the_markers_are_real(small_world: An
     for role, markers in FORBIDDEN.items():
         for m in markers:
             assert m.casefold() in everything.casefold(), (role, m)
-    assert {"wrecks.list_wrecks", "wrecks.get_wreck", "items.page_items", "users.list_users",
-            "audit.page_audit", "organisations.get_organisation"} <= set(FUNCTIONS)
+    assert {"registry.wrecks.list_wrecks", "registry.wrecks.get_wreck",
+            "inventory.queries.page_items", "accounts.users.list_users", "db.audit.page_audit",
+            "registry.organisations.get_organisation"} <= set(FUNCTIONS)
     assert len(FUNCTIONS) >= 40
 
 
@@ -297,7 +289,7 @@ def test_cached_results_are_keyed_by_the_user() -> None:
         if kind == "cache_resource" and (params & USER_PARAMS or "fetch" in body or "list_" in body):
             problems.append(f"{where}: st.cache_resource must hold the Store only")
     assert not problems, problems
-    # the Store itself is the process's one Store (valuation.store.shared), not a cached resource
+    # the Store itself is the process's one Store (valuation.db.shared), not a cached resource
     assert "open_shared(" in (ROOT / "ui" / "session.py").read_text(encoding="utf-8")
 
 

@@ -14,12 +14,14 @@ import duckdb
 import pytest
 
 from tests.ui_support import RAW_IDENTIFIER, page_as, page_problems, texts
-from valuation import audit_text as at_text
-from valuation.errors import AccessDenied, InputError
+from valuation.oversight import audit_text as at_text
+from valuation.core.errors import AccessDenied, InputError
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
-from valuation.policies import DEFAULTS
-from valuation.store import audit, policies, wrecks
-from valuation.store.db import Store
+from valuation.policies.defaults import DEFAULTS
+from valuation.db import audit
+from valuation.policies import values as policies
+from valuation.registry import wrecks
+from valuation.db.store import Store
 
 REASON = "Portaria DPC nº 12/2026, após consulta à Comissão."
 WRECK = {"code": "NAU-2020-77", "name": "Balsa Teste", "hull_material": "aço", "casualty_year": 2020,
@@ -209,3 +211,19 @@ def test_a_bad_value_on_the_page_names_the_field_by_its_label(small_world: Any) 
     assert "Pesos da rubrica de dificuldade (exploração)" in errors and "difficulty" not in errors
     with Store(small_world.path) as s:
         assert s.scalar("SELECT count(*) FROM policies") == 0
+
+
+def test_every_action_and_entity_the_code_audits_has_a_portuguese_label() -> None:
+    """A static guard: each `tx.audit("action", "entity", …)` written in the package reads in Portuguese on the
+    Auditoria page (new writes cannot show a raw code to the admin)."""
+    import re
+
+    from tests.package_modules import source_files
+    from valuation.oversight.audit_text import ACTION_LABELS, ENTITY_LABELS
+
+    calls = set()
+    for path in source_files():
+        calls |= set(re.findall(r"\.audit\(\s*\"([a-z_.]+)\",\s*\"([a-z_]+)\"", path.read_text(encoding="utf-8")))
+    assert len(calls) > 30
+    assert not sorted(a for a, _ in calls if a not in ACTION_LABELS)
+    assert not sorted(e for _, e in calls if e not in ENTITY_LABELS)

@@ -23,13 +23,13 @@ import duckdb
 import pytest
 from conftest import FAST_HASHER, NOW
 
-import valuation.store as store_pkg
-from valuation import auth
-from valuation.auth import AuthenticationFailed
-from valuation.cli import main
-from valuation.store import audit
-from valuation.store.db import Store
-from valuation.store.users import add_user
+from tests.package_modules import PACKAGE_DIR, source_files
+from valuation.accounts import auth
+from valuation.accounts.auth import AuthenticationFailed
+from valuation.cli.main import main
+from valuation.db import audit
+from valuation.db.store import Store
+from valuation.accounts.users import add_user
 
 N = 8          # rows in the log built by `audited_db`
 K = 4          # "a middle row"
@@ -297,18 +297,18 @@ def test_limit_removing_the_whole_log_and_its_anchor_looks_like_a_new_database(a
 
 # -- every write is audited --------------------------------------------------------------------
 def test_every_store_module_that_writes_also_audits() -> None:
-    """Static guard over src/valuation/store (new modules included): a module that runs INSERT,
+    """Static guard over src/valuation (new modules included): a module that runs INSERT,
     UPDATE, DELETE or a bulk insert must also call `.audit(`. Infrastructure is exempt."""
-    exempt = {"db.py", "audit.py", "backup.py", "admin.py", "__init__.py"}
+    exempt = {"db/store.py", "db/audit.py", "db/backup.py", "cli/db.py"}
     write_sql = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+[a-z_]+\s+SET)\b", re.IGNORECASE)
     offenders = []
-    for path in sorted(Path(store_pkg.__file__).parent.glob("*.py")):
-        if path.name in exempt:
+    for path in source_files():
+        if path.relative_to(PACKAGE_DIR).as_posix() in exempt or path.name == "__init__.py":
             continue
         text = path.read_text(encoding="utf-8")
         strings = [n.value for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
         if (any(write_sql.search(s) for s in strings) or "insert_frame(" in text) and ".audit(" not in text:
-            offenders.append(path.name)
+            offenders.append(path.relative_to(PACKAGE_DIR).as_posix())
     assert not offenders, f"store modules that write without an audit row: {offenders}"
 
 
@@ -326,7 +326,8 @@ OWNER = {"name": "Dono", "doc_kind": "desconhecido", "nationality": "brasileira"
 
 def _writes() -> dict[str, tuple[str, Callable[[Any], Any], str, bool]]:
     """name → (principal key, call, audited entity, has a `before` state)."""
-    from valuation.store import organisations, owners, users, wrecks
+    from valuation.registry import organisations, owners, wrecks
+    from valuation.accounts import users
 
     return {
         "create_wreck": ("dpc", lambda w: wrecks.create_wreck(w.store, w.principal("dpc"), WRECK), "wreck", False),
@@ -370,7 +371,7 @@ def test_each_write_records_who_when_what_before_and_after(small_world: Any, nam
 
 
 def test_positions_never_enter_the_log(small_world: Any) -> None:
-    from valuation.store import wrecks
+    from valuation.registry import wrecks
 
     wrecks.create_wreck(small_world.store, small_world.principal("dpc"), {**WRECK, "depth_m": "12.34",
                                                                            "lat_min": "17.25"})

@@ -7,12 +7,20 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from conftest import NOW, REAL_HASHER
 
-from valuation import auth
-from valuation.auth import (
-    PAGES_BY_ROLE, AccountInactive, AccountLocked, AuthenticationFailed, Principal, authenticate, hash_password,
-    may_view_page, session_expired, verify_password,
+from valuation.accounts import auth
+from valuation.accounts.auth import (
+    PAGES_BY_ROLE,
+    AccountInactive,
+    AccountLocked,
+    AuthenticationFailed,
+    Principal,
+    authenticate,
+    hash_password,
+    may_view_page,
+    session_expired,
+    verify_password,
 )
-from valuation.store import users
+from valuation.accounts import users
 
 
 def test_hashes_are_argon2id_salted_and_verifiable():

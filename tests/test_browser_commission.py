@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.browser_support import browser_page, check_offline, check_page, login, new_page, running_app
-from valuation.store import commission as cm
-from valuation.store.db import Store
+from valuation.commission import workflow as cm
+from valuation.db.store import Store
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ import pytest
 from tests.browser_support import (browser_page, check_page, login, open_from_sidebar, readme_logins,
                                    running_app, wait_idle)
 from ui.registry import PAGES
-from valuation import auth
+from valuation.accounts import auth
 
 pytestmark = pytest.mark.browser
 

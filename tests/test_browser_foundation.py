@@ -5,7 +5,7 @@ import pytest
 
 from tests.browser_support import browser_page, check_page, login, running_app
 from ui.registry import BY_KEY
-from valuation import auth
+from valuation.accounts import auth
 
 pytestmark = pytest.mark.browser
 

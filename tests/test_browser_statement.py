@@ -8,7 +8,7 @@ import pytest
 
 from tests.browser_support import browser_page, login, running_app
 from tests.partition_support import A1_NET, issued_a1, prepare
-from valuation.money import format_brl
+from valuation.core.money import format_brl
 
 pytestmark = pytest.mark.browser
 

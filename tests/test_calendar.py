@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from valuation.calendar import BusinessCalendar
+from valuation.core.calendar import BusinessCalendar
 
 NAT = BusinessCalendar(None)
 RJ = BusinessCalendar("RJ")

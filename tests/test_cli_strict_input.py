@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from valuation.cli import main
+from valuation.cli.main import main
 
 EXAMPLES = Path("/work/shared/spec/examples")
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason="public examples not available")

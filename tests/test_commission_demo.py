@@ -1,4 +1,4 @@
-"""The Commission's demo (valuation.store.commission_demo) on top of the base demo data set.
+"""The Commission's demo (valuation.demo.commission) on top of the base demo data set.
 
 Checks what the demo promises (rounds in every state, one published, values in foreign
 currencies converted at the rate of the price date or earlier, corrections, one
@@ -21,12 +21,12 @@ from typing import Any
 import pypdf
 import pytest
 
-from valuation import demo, demo_suite
-from valuation.errors import NotFound
-from valuation.minutes import round_minutes_pdf
-from valuation.store import commission as cm
-from valuation.store import commission_demo as cd
-from valuation.store.db import Store
+from valuation.demo import base as demo, suite as demo_suite
+from valuation.core.errors import NotFound
+from valuation.commission.minutes import round_minutes_pdf
+from valuation.commission import workflow as cm
+from valuation.demo import commission as cd
+from valuation.db.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMISSION_TABLES = ("fx_rates", "assessment_rounds", "round_items", "assessment_log", "assessment_current",
@@ -232,7 +232,7 @@ def test_deterministic_idempotent_and_in_the_suite(seeded: tuple[Store, dict[str
     finally:
         other.close()
     modules = [m for m, _, _ in demo_suite.EXTRA_STEPS]
-    at = modules.index("valuation.store.commission_demo")
+    at = modules.index("valuation.demo.commission")
     assert demo_suite.EXTRA_STEPS[at][1] == "seed_commission_demo"
-    assert "valuation.store.deadline_demo" in modules
+    assert "valuation.demo.deadlines" in modules
     assert all("partition" not in m for m in modules[:at])     # decisions exist before the partition step

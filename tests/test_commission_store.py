@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from tests.commission_support import full_panel, item_ids
-from valuation import agreement as stats
-from valuation.auth import Principal
-from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.store import commission as cm
-from valuation.store.db import Store
+from valuation.commission import agreement as stats
+from valuation.accounts.auth import Principal
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.commission import workflow as cm
+from valuation.db.store import Store
 
 D = Decimal
 PRICE_DAY = date(2025, 3, 10)

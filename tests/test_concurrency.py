@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from valuation.errors import ConflictError
-from valuation.store import audit
-from valuation.store.db import Store
-from valuation.store.owners import create_owner, list_owners
-from valuation.store.users import create_user, list_users
+from valuation.core.errors import ConflictError
+from valuation.db import audit
+from valuation.db.store import Store
+from valuation.registry.owners import create_owner, list_owners
+from valuation.accounts.users import create_user, list_users
 
 PY = sys.executable
 
@@ -48,7 +48,7 @@ def _run_threads(targets: list[Any]) -> list[BaseException]:
 
 def _commission() -> Any | None:
     try:
-        cm = importlib.import_module("valuation.store.commission")
+        cm = importlib.import_module("valuation.commission.workflow")
     except ModuleNotFoundError:
         return None
     return cm if hasattr(cm, "record_assessment") and hasattr(cm, "open_round") else None
@@ -223,7 +223,7 @@ def test_under_contention_every_reported_success_is_stored_once_and_failures_wri
 # -- the single-process lock, where test_db_cli.py does not look --------------------------------
 HOLDER = textwrap.dedent("""
     import sys
-    from valuation.store.db import Store
+    from valuation.db.store import Store
     store = Store(sys.argv[1])
     print("ready", flush=True)
     sys.stdin.readline()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from valuation.consensus import (
+from valuation.commission.consensus import (
     BASIS_MARKET,
     BASIS_TIE,
     ConsensusError,
@@ -24,9 +24,9 @@ from valuation.consensus import (
     relative_spread,
     round_cents,
 )
-from valuation.fx import NoRateError, Rate, RateTable
-from valuation.money import to_cents
-from valuation.policies import ConsensusPolicy
+from valuation.commission.fx import NoRateError, Rate, RateTable
+from valuation.core.money import to_cents
+from valuation.policies.defaults import ConsensusPolicy
 
 D = Decimal
 DAY = date(2025, 3, 12)

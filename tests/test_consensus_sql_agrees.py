@@ -1,4 +1,4 @@
-"""The stored SQL consensus (valuation.store.consensus_sql) equals `consensus.decide_item`.
+"""The stored SQL consensus (valuation.commission.consensus_sql) equals `consensus.decide_item`.
 
 For every item of random rounds — entered through the store's own API, converted with
 the stored rates — the row in `item_consensus` must agree with the single-case rules
@@ -24,14 +24,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from valuation.auth import Principal
-from valuation.consensus import ItemInput, Member, ValueEntry, consensus_value, decide_item, round_cents
-from valuation.fx import Rate, RateTable
-from valuation.policies import ConsensusPolicy
-from valuation.store import commission as cm
-from valuation.store import consensus_sql
-from valuation.store.consensus_sql import update_consensus
-from valuation.store.db import Store
+from valuation.accounts.auth import Principal
+from valuation.commission.consensus import (
+    ItemInput,
+    Member,
+    ValueEntry,
+    consensus_value,
+    decide_item,
+    round_cents,
+)
+from valuation.commission.fx import Rate, RateTable
+from valuation.policies.defaults import ConsensusPolicy
+from valuation.commission import workflow as cm
+from valuation.commission import consensus_sql
+from valuation.commission.consensus_sql import update_consensus
+from valuation.db.store import Store
 
 D = Decimal
 MEMBER_KEYS = ("pres", "navy1", "navy2", "cult1", "cult2", "cult3")

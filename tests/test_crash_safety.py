@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from valuation.cli import build_parser, main
-from valuation.store import audit
-from valuation.store.db import Store
+from valuation.cli.main import build_parser, main
+from valuation.db import audit
+from valuation.db.store import Store
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX SIGKILL")
 
@@ -37,7 +37,7 @@ CHILD = textwrap.dedent(f"""
     import sys, time
     from datetime import date
     import pyarrow as pa
-    from valuation.store.db import Store
+    from valuation.db.store import Store
 
     path, contract_id, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     store = Store(path)
@@ -188,7 +188,7 @@ def _import_argv(parser: argparse.ArgumentParser, db: Path, contract: str, file:
 # keeps the child there, inside the open transaction, until it is killed.
 IMPORT_CHILD = textwrap.dedent("""
     import sys
-    from valuation.store import db
+    from valuation.db import store as db
     mode = sys.argv.pop(1)
     command = sys.argv[1:]
     def hook(method, marker):
@@ -202,7 +202,7 @@ IMPORT_CHILD = textwrap.dedent("""
         setattr(db.Tx, method, marked)
     hook("insert_frame", "INSERTED")
     hook("audit", "AUDITED")
-    from valuation import cli
+    from valuation.cli import main as cli
     sys.exit(cli.main(command))
 """)
 IMPORT_ROWS = 100_000

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from conftest import CONTRACTS, NOW
 
-from valuation.auth import authenticate
-from valuation.store.db import Store
+from valuation.accounts.auth import authenticate
+from valuation.db.store import Store
 
 PY = sys.executable
 TIMEOUT = 60
@@ -22,23 +22,23 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
 
 
 def run_with_fake_demo(seed_body: str, *args: str) -> subprocess.CompletedProcess:
-    """Run the CLI with a stand-in demo (`valuation.demo_suite.seed_full_demo`, what `db init --demo`
+    """Run the CLI with a stand-in demo (`valuation.demo.suite.seed_full_demo`, what `db init --demo`
     calls) and a marker printed when the store is checkpointed."""
     body = textwrap.indent(textwrap.dedent(seed_body).strip(), "    ")
     code = "\n".join([
         "import sys, types",
-        "from valuation.store.db import Store",
-        "demo = types.ModuleType('valuation.demo_suite')",
+        "from valuation.db.store import Store",
+        "demo = types.ModuleType('valuation.demo.suite')",
         "def seed_full_demo(store):",
         body,
         "demo.seed_full_demo = seed_full_demo",
-        "sys.modules['valuation.demo_suite'] = demo",
+        "sys.modules['valuation.demo.suite'] = demo",
         "real_checkpoint = Store.checkpoint",
         "def checkpoint(self):",
         "    real_checkpoint(self)",
         "    print('CHECKPOINTED', file=sys.stderr)",
         "Store.checkpoint = checkpoint",
-        "from valuation.cli import main",
+        "from valuation.cli.main import main",
         f"sys.exit(main({list(args)!r}))",
     ])
     return subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=TIMEOUT)
@@ -127,7 +127,7 @@ def test_a_failing_seed_leaves_no_new_file_behind(tmp_path):
 
 HOLDER = textwrap.dedent("""
     import sys
-    from valuation.store.db import Store
+    from valuation.db.store import Store
     store = Store(sys.argv[1])
     print("ready", flush=True)
     sys.stdin.readline()          # hold the file until the test closes our stdin

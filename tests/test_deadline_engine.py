@@ -20,10 +20,10 @@ import openpyxl
 import pypdf
 import pytest
 
-from valuation.errors import AccessDenied, InputError, NotFound, StoreError
-from valuation.store import calendars, deadline_engine as engine, deadline_events as events, wreck_map
-from valuation.store.deadline_demo import seed_deadline_demo
-from valuation.store.domain_statuses import domain_statuses
+from valuation.core.errors import AccessDenied, InputError, NotFound, StoreError
+from valuation.deadlines import calendars, engine, events, wreck_map
+from valuation.demo.deadlines import seed_deadline_demo
+from valuation.registry.domain.queries import domain_statuses
 
 ROOT = Path(__file__).resolve().parent.parent
 FEB_REPORT_A1 = "monthly_report:A-1:2025-02"     # A-1 is filed at CPBA (Bahia)
@@ -436,7 +436,7 @@ def test_seed_deadline_demo_shows_every_state_and_is_idempotent(world):
 
 
 # -- the daily digest CLI ----------------------------------------------------------------------------------------------
-CLI = ("import sys, valuation.cli as c; spec = 'valuation.store.deadline_digest:register_cli'; "
+CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.deadlines.digest:register_cli'; "
        "c.EXTRA_COMMANDS = tuple(c.EXTRA_COMMANDS) + (() if spec in c.EXTRA_COMMANDS else (spec,)); "
        "sys.exit(c.main(sys.argv[1:]))")
 
@@ -473,11 +473,11 @@ def test_digest_cli_json_ics_and_the_lock(world):
 
 
 def test_engine_refuses_a_database_without_its_tables(tmp_path):
-    from valuation.store.db import Store
+    from valuation.db.store import Store
 
     with Store(tmp_path / "old.duckdb") as store:
         store.write("test", lambda tx: tx.execute("DROP TABLE deadline_waivers; DROP TABLE deadline_events"))
-        from valuation.auth import Principal
+        from valuation.accounts.auth import Principal
 
         dpc = Principal(1, "dpc", "DPC", "dpc", None, None)
         with pytest.raises(StoreError, match="migration 004"):

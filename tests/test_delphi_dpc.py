@@ -12,9 +12,9 @@ import pytest
 
 from tests.commission_support import ROUND_PLAN, run_round
 from tests.ui_support import page_as, texts
-from valuation.errors import AccessDenied, ConflictError
-from valuation.store import commission as cm
-from valuation.store import commission_views as cv
+from valuation.core.errors import AccessDenied, ConflictError
+from valuation.commission import workflow as cm
+from valuation.commission import views as cv
 
 VALUE_COLUMNS = {"n_values", "votes_for", "votes_against", "median_brl", "spread", "flagged", "historical",
                  "decided_by", "value_brl"}
@@ -71,7 +71,7 @@ def test_the_page_shows_dpc_the_progress_of_an_open_round(small_world: Any) -> N
     assert panel["cult1"].full_name in cells          # the progress names who has assessed how much
     assert "andamento" in shown.lower()
     with pytest.raises(ConflictError):   # nor the minutes, which only exist after the close
-        from valuation.minutes import minutes_data
-        from valuation.store.db import Store
+        from valuation.commission.minutes import minutes_data
+        from valuation.db.store import Store
         with Store(small_world.path) as s:
             minutes_data(s, small_world.principal("dpc"), rid)

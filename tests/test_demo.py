@@ -1,9 +1,9 @@
-"""The demo data set (valuation.demo): minimums, determinism, geography and legal consistency.
+"""The demo data set (valuation.demo.base): minimums, determinism, geography and legal consistency.
 
-Seeds a real Store (valuation.store.db) in a temporary folder; the checks read the
+Seeds a real Store (valuation.db.store) in a temporary folder; the checks read the
 tables back with SQL and recompute what they assert (check digits through
-valuation.ids, caps through valuation.law, domain status through
-valuation.domain_status), so a careless edit of the data fails here.
+valuation.core.ids, caps through valuation.core.law, domain status through
+valuation.registry.domain.status), so a careless edit of the data fails here.
 """
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from valuation import ids, law
-from valuation.calendar import BusinessCalendar
-from valuation.demo import DEMO_TODAY, DEMO_USERNAMES_BY_ROLE, content_digest, seed_demo
-from valuation.domain_status import casualty_bounds, domain_status_range
-from valuation.errors import ConflictError
-from valuation.positions import DATUMS
-from valuation.store.audit import verify_chain
-from valuation.store.db import Store
+from valuation.core import ids, law
+from valuation.core.calendar import BusinessCalendar
+from valuation.demo.base import DEMO_TODAY, DEMO_USERNAMES_BY_ROLE, content_digest, seed_demo
+from valuation.registry.domain.status import casualty_bounds, domain_status_range
+from valuation.core.errors import ConflictError
+from valuation.core.positions import DATUMS
+from valuation.db.audit import verify_chain
+from valuation.db.store import Store
 
 TODAY = date(2026, 11, 30)
 
@@ -545,5 +545,5 @@ def test_password_hashes_are_argon2id_and_distinct(store):
     hashes = [r["password_hash"] for r in store.fetch("SELECT password_hash FROM users")]
     assert all(re.match(r"^\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+\$", h) for h in hashes)
     assert len(set(hashes)) == len(hashes)
-    source = Path(__import__("valuation.demo", fromlist=["x"]).__file__).read_text(encoding="utf-8")
+    source = Path(__import__("valuation.demo.base", fromlist=["x"]).__file__).read_text(encoding="utf-8")
     assert "password=" not in source.lower() and "senha:" not in source.lower()

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from valuation.calendar import BusinessCalendar
-from valuation.deadlines import five_year_lapse
-from valuation.domain_status import casualty_bounds, domain_status, domain_status_range, is_wooden
+from valuation.core.calendar import BusinessCalendar
+from valuation.deadlines.rules import five_year_lapse
+from valuation.registry.domain.status import casualty_bounds, domain_status, domain_status_range, is_wooden
 
 D = date
 NAT = BusinessCalendar(None)

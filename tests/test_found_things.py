@@ -11,9 +11,9 @@ from decimal import Decimal
 
 import pytest
 
-from valuation.calendar import BusinessCalendar
-from valuation.errors import AccessDenied, InputError, NotFound
-from valuation.store import found_things as ft
+from valuation.core.calendar import BusinessCalendar
+from valuation.core.errors import AccessDenied, InputError, NotFound
+from valuation.inventory import found_things as ft
 
 TODAY = date(2027, 6, 30)
 THING = {"office_code": "CPRJ", "description": "Sino de bronze com inscrição", "place": "Praia Vermelha, Urca",

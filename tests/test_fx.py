@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from valuation.fx import FxError, NoRateError, Rate, RateTable
+from valuation.commission.fx import FxError, NoRateError, Rate, RateTable
 
 D = Decimal
 MAR = lambda day: date(2025, 3, day)  # noqa: E731

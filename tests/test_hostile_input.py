@@ -1,12 +1,12 @@
 """Issue 8.4 — hostile input, property-based (hypothesis): every `compute` kind, every importer,
-every form of the store, and `valuation.forms` itself. Random structures, wrong types, huge
+every form of the store, and `valuation.core.forms` itself. Random structures, wrong types, huge
 numbers, negative amounts, impossible dates, unicode, deep nesting, broken CSV bytes: the
 answer is a result or an `InputError`/`ValuationError` with a clear message — never another
 exception — and a refused write leaves every table and the audit log as they were.
 
-Targets are discovered, so new pieces are covered as they arrive: `valuation.cli.COMPUTE_KINDS`
+Targets are discovered, so new pieces are covered as they arrive: `valuation.cli.main.COMPUTE_KINDS`
 (seeded with the public examples of each kind), every `valuation.importing.*` function taking
-`(data, file_name)`, every `valuation.store.*` function taking `(store, user, …, data: bytes,
+`(data, file_name)`, every store function taking `(store, user, …, data: bytes,
 file_name)` or `(store, user, data: Mapping)`. A few documents go through the real CLI.
 The number of generated inputs is printed at the end of the run (tests/fuzz_report.py).
 """
@@ -31,11 +31,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import valuation.importing as importing_pkg
-import valuation.store as store_pkg
-from valuation import forms
-from valuation.cli import COMPUTE_KINDS
-from valuation.errors import AccessDenied, InputError, ValuationError
+from tests.package_modules import functions, store_functions
+from valuation.core import forms
+from valuation.cli.main import COMPUTE_KINDS
+from valuation.core.errors import AccessDenied, InputError, ValuationError
 
 pytest.register_assert_rewrite("fuzz_report")   # imported here before pytest loads it as the plugin below
 from fuzz_report import FUZZ  # noqa: E402  (the tally the plugin prints at the end of the run)
@@ -295,18 +294,8 @@ def _cli_case(kind: str, doc: Any) -> None:
 
 
 # -- importers: every valuation.importing function taking (data, file_name) --------------------------
-def _discover(package: Any, match: Callable[[list[inspect.Parameter]], bool]) -> dict[str, Callable[..., Any]]:
-    found = {}
-    for m in pkgutil.iter_modules(package.__path__):
-        mod = importlib.import_module(f"{package.__name__}.{m.name}")
-        for name, fn in inspect.getmembers(mod, inspect.isfunction):
-            if fn.__module__ == mod.__name__ and not name.startswith("_") and \
-                    match(list(inspect.signature(fn).parameters.values())):
-                found[f"{m.name}.{name}"] = fn
-    return found
-
-
-PARSERS = _discover(importing_pkg, lambda ps: len(ps) >= 2 and [p.name for p in ps[:2]] == ["data", "file_name"])
+PARSERS = {key.rsplit(".", 2)[-2] + "." + key.rsplit(".", 1)[-1]: fn for key, fn in functions(
+    lambda name, ps: len(ps) >= 2 and [p.name for p in ps[:2]] == ["data", "file_name"]).items()}
 
 
 def _plausible(column: str) -> str:
@@ -453,8 +442,7 @@ def snapshot(store: Any) -> dict[str, Any]:
 
 
 def _store_functions(match: Callable[[list[inspect.Parameter]], bool]) -> dict[str, Callable[..., Any]]:
-    return _discover(store_pkg, lambda ps: len(ps) >= 3 and ps[0].name in ("store", "db") and ps[1].name == "user"
-                     and match(ps[2:]))
+    return store_functions(lambda rest: len(rest) >= 1 and match(rest))
 
 
 FORM_FUNCTIONS = _store_functions(lambda rest: [p.name for p in rest[:1]] == ["data"] and
@@ -540,7 +528,7 @@ def _import_args(world: Any, fn: Callable[..., Any], user: Any) -> dict[str, Any
         if p.name in ("data", "file_name") or p.default is not inspect.Parameter.empty:
             continue
         if p.name == "round_id":
-            cm = importlib.import_module("valuation.store.commission")
+            cm = importlib.import_module("valuation.commission.workflow")
             out["round_id"] = cm.open_round(world.store, world.principal("commission_president"), "A-1").id
         elif p.name in values:
             out[p.name] = values[p.name]
@@ -577,7 +565,7 @@ def test_store_imports_refuse_clearly_and_write_nothing(small_world: Any, name: 
     prop()
 
 
-# -- valuation.forms: every accessor, any value -----------------------------------------------------------
+# -- valuation.core.forms: every accessor, any value -----------------------------------------------------------
 ACCESSORS = [name for name, fn in inspect.getmembers(forms.Form, inspect.isfunction)
              if not name.startswith("_") and name not in ("fail", "ok", "done", "has")]
 
@@ -627,9 +615,9 @@ def test_a_form_that_is_not_a_mapping_is_a_problem_not_a_crash() -> None:
 def test_discovery_found_the_pieces_that_exist_today() -> None:
     """Guard against a discovery rule that silently stops matching."""
     assert {"consensus", "selection", "partition", "deadline", "domain-status"} <= set(COMPUTE_KINDS)
-    assert {"items.parse_items", "commission_sheet.parse_sheet"} <= set(PARSERS)
-    assert {"wrecks.create_wreck", "organisations.create_organisation", "owners.create_owner",
-            "users.create_user"} <= set(FORM_FUNCTIONS)
+    assert {"importer.parse_items", "sheet.parse_sheet"} <= set(PARSERS)
+    assert {"registry.wrecks.create_wreck", "registry.organisations.create_organisation",
+            "registry.owners.create_owner", "accounts.users.create_user"} <= set(FORM_FUNCTIONS)
     assert len(ACCESSORS) >= 6
     assert all(isinstance(v, Mapping) or v == {} for seeds in GOOD_FORMS.values() for v in seeds)
 

@@ -7,13 +7,28 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from valuation.errors import InputError
-from valuation.ids import (
-    cnpj_check_digits, cnpj_is_valid, cpf_is_valid, format_cnpj, format_cpf, normalise_cnpj, normalise_digits,
+from valuation.core.errors import InputError
+from valuation.core.ids import (
+    cnpj_check_digits,
+    cnpj_is_valid,
+    cpf_is_valid,
+    format_cnpj,
+    format_cpf,
+    normalise_cnpj,
+    normalise_digits,
 )
-from valuation.positions import (
-    Coordinate, Position, coordinate, coordinate_problems, format_coordinate, format_position,
-    from_decimal_degrees, normalise_datum, parse_latitude, parse_longitude, parse_position,
+from valuation.core.positions import (
+    Coordinate,
+    Position,
+    coordinate,
+    coordinate_problems,
+    format_coordinate,
+    format_position,
+    from_decimal_degrees,
+    normalise_datum,
+    parse_latitude,
+    parse_longitude,
+    parse_position,
 )
 
 

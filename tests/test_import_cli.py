@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from valuation import cli
-from valuation.store.db import Store
+from valuation.cli import main as cli
+from valuation.db.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
@@ -19,7 +19,7 @@ BAD = SAMPLES / "itens_galeao_santo_antonio_com_erros.csv"
 
 
 def test_the_command_is_registered_under_import() -> None:
-    assert "valuation.store.inventory_cli:register_cli" in cli.IMPORT_COMMANDS
+    assert "valuation.cli.imports:register_cli" in cli.IMPORT_COMMANDS
 
 
 @pytest.fixture
@@ -102,7 +102,7 @@ def test_a_database_held_by_another_process_exits_3(db):
                                "print('ok', flush=True); time.sleep(60)", str(db)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "ok"
-        script = "import sys; from valuation import cli; sys.exit(cli.main(sys.argv[1:]))"
+        script = "import sys; from valuation.cli import main as cli; sys.exit(cli.main(sys.argv[1:]))"
         started = time.monotonic()
         done = subprocess.run([sys.executable, "-c", script, "import", "items", str(GOOD), "--db", str(db), "--contract", "A-1",
                                "--actor", "dpc.silva"], capture_output=True, text=True, timeout=60, cwd=ROOT)

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from valuation.errors import InputError
+from valuation.core.errors import InputError
 from valuation.importing import tabular
 from valuation.importing import COLUMNS, MAX_PROBLEMS, parse_items, read_table
 from valuation.importing.tabular import (

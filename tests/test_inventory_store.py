@@ -21,10 +21,10 @@ from conftest import EXPECTED_CONTRACTS, ITEMS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from valuation.errors import AccessDenied, InputError, NotFound
-from valuation.store import custody
-from valuation.store import inventory as inv
-from valuation.store.audit import verify_chain
+from valuation.core.errors import AccessDenied, InputError, NotFound
+from valuation.inventory import custody
+from valuation.inventory import queries as inv
+from valuation.db.audit import verify_chain
 
 TODAY = date(2026, 11, 30)
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,8 +14,8 @@ import pytest
 
 from tests.service_support import smtp_env, smtp_server
 from tests.ui_support import page_direct, texts
-from valuation.accounts import feeds
-from valuation.errors import InputError
+from valuation.deadlines import feeds
+from valuation.core.errors import InputError
 from valuation.jobs import runs
 from valuation.jobs.digest_mail import digest_mails
 from valuation.jobs.settings import JobSettings
@@ -82,7 +82,7 @@ def test_the_digest_job_sends_through_smtp_and_records_the_run(small_world: Any,
 
 def test_a_failed_job_is_retried_once_and_reported_to_the_admins(small_world: Any, tmp_path: Path) -> None:
     _prepare(small_world)
-    from valuation.store import users
+    from valuation.accounts import users
 
     users.unlock_user(small_world.store, small_world.principal("admin"), small_world.principal("dpc").id)  # audited
     small_world.store.write("test", lambda tx: tx.execute(
@@ -220,8 +220,8 @@ def test_the_service_catches_up_a_run_missed_while_it_was_down(small_world: Any,
 
 
 def test_the_admin_assigns_offices_to_a_dpc_user(small_world: Any) -> None:
-    from valuation.errors import AccessDenied
-    from valuation.store import users
+    from valuation.core.errors import AccessDenied
+    from valuation.accounts import users
 
     s, admin, dpc = small_world.store, small_world.principal("admin"), small_world.principal("dpc")
     users.set_user_offices(s, admin, dpc.id, ["CPRJ", "CPBA"])

@@ -10,15 +10,23 @@ from decimal import Decimal
 
 import pytest
 
-from valuation import deadlines as dl
-from valuation import law
-from valuation.calendar import BusinessCalendar
-from valuation.domain_status import domain_status
-from valuation.errors import InputError
-from valuation.panel import (BODY_FULL, NOT_A_BODY, PRESIDENT_NOT_NAVY, QUORUM_HIGH, QUORUM_LOW, SECOND_PRESIDENT,
-                             Seat, composition_breaches)
-from valuation.partition import ContractTerms, PartitionItem, partition
-from valuation.reclaim import reclaim, reclaim_price
+from valuation.deadlines import rules as dl
+from valuation.core import law
+from valuation.core.calendar import BusinessCalendar
+from valuation.registry.domain.status import domain_status
+from valuation.core.errors import InputError
+from valuation.commission.panel import (
+    BODY_FULL,
+    NOT_A_BODY,
+    PRESIDENT_NOT_NAVY,
+    QUORUM_HIGH,
+    QUORUM_LOW,
+    SECOND_PRESIDENT,
+    Seat,
+    composition_breaches,
+)
+from valuation.partition.rules import ContractTerms, PartitionItem, partition
+from valuation.inventory.reclaim import reclaim, reclaim_price
 
 D = date
 NAT = BusinessCalendar(None)

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from tests.commission_support import add_member, full_panel
-from valuation.errors import ConflictError
-from valuation.store import commission as cm
-from valuation.store import deadline_engine as engine
-from valuation.store.commission_access import panel_problems
-from valuation.store.domain_statuses import domain_statuses
+from valuation.core.errors import ConflictError
+from valuation.commission import workflow as cm
+from valuation.deadlines import engine
+from valuation.commission.access import panel_problems
+from valuation.registry.domain.queries import domain_statuses
 
 AS_OF = date(2025, 6, 30)
 
@@ -101,7 +101,7 @@ def test_open_suspension_is_stored_and_shown_as_suspended(small_world):
 
 
 def test_migration_008_keeps_the_order_check(small_world):
-    from valuation.errors import ValuationError
+    from valuation.core.errors import ValuationError
 
     with pytest.raises((ValuationError, Exception)):
         small_world.store.write("test", lambda tx: tx.execute(

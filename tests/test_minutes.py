@@ -1,4 +1,4 @@
-"""The minutes (ata) of a Commission round as a PDF (valuation.minutes; Lei 7.542/1986 art. 20 §3).
+"""The minutes (ata) of a Commission round as a PDF (valuation.commission.minutes; Lei 7.542/1986 art. 20 §3).
 
 The round is run through the store API on `small_world` (tests/commission_support.py:
 six members, six items of contract A-1 with known votes and values); the PDF is read
@@ -15,9 +15,9 @@ import pypdf
 import pytest
 
 from tests.commission_support import OVERRIDE_REASON, ROUND_PLAN, run_round
-from valuation import minutes
-from valuation.errors import AccessDenied, ConflictError
-from valuation.store import commission as cm
+from valuation.commission import minutes
+from valuation.core.errors import AccessDenied, ConflictError
+from valuation.commission import workflow as cm
 
 GENERATED = datetime(2026, 12, 1, 10, 0)
 

@@ -16,9 +16,9 @@ import pytest
 
 from tests.commission_support import ROUND_PLAN, run_round
 from tests.ui_support import page_as, page_direct, refused, texts
-from valuation import auth
-from valuation.money import format_brl
-from valuation.store import commission as cm
+from valuation.accounts import auth
+from valuation.core.money import format_brl
+from valuation.commission import workflow as cm
 
 ROLE_KEYS = ("dpc", "commission", "commission_culture", "commission_president", "explorer_a", "explorer_b", "admin")
 PANEL_ORDER = ("pres", "navy1", "navy2", "cult1", "cult2", "cult3")
@@ -175,7 +175,7 @@ def test_decisions_show_only_the_explorers_own_contract(small_world: Any) -> Non
 
 
 def test_a_sheet_is_all_or_nothing_and_the_template_round_trips(small_world: Any) -> None:
-    from valuation.store import commission_views as cv
+    from valuation.commission import views as cv
 
     pres = small_world.principal("commission_president")
     rnd = cm.open_round(small_world.store, pres, "A-1")

@@ -21,14 +21,14 @@ import pypdf
 import pytest
 
 from ui_support import page_as, texts
-from valuation.auth import Principal
-from valuation.demo import DEMO_TODAY
-from valuation.demo_suite import seed_full_demo
-from valuation.store import deadline_engine as engine
-from valuation.store import deadline_views as views
-from valuation.store import found_things as ft
-from valuation.store import wreck_map
-from valuation.store.db import Store
+from valuation.accounts.auth import Principal
+from valuation.demo.base import DEMO_TODAY
+from valuation.demo.suite import seed_full_demo
+from valuation.deadlines import engine
+from valuation.deadlines import views
+from valuation.inventory import found_things as ft
+from valuation.deadlines import wreck_map
+from valuation.db.store import Store
 
 # the check of ../shared/tools/pages_on_demo.py --strict
 RAW = re.compile(r"(?<![\w./:@-])[a-z]+(?:_[a-z0-9]+)+(?![\w./:@-])")

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from ui.session import SEEN_KEY, USER_KEY
 from ui_support import ROOT, fresh_app, page_as, refused, texts
-from valuation import auth
-from valuation.store.deadline_demo import seed_deadline_demo
+from valuation.accounts import auth
+from valuation.demo.deadlines import seed_deadline_demo
 
 ALLOWED: dict[str, tuple[str, ...]] = {"deadlines": ("dpc", "explorer"), "calendar": ("dpc", "explorer"),
                                        "domain": ("dpc",)}

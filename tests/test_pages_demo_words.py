@@ -19,9 +19,9 @@ import pytest
 
 from tests.ui_support import ROOT, page_as
 from ui.forms import named
-from valuation import auth
-from valuation.auth import Principal
-from valuation.store.db import Store
+from valuation.accounts import auth
+from valuation.accounts.auth import Principal
+from valuation.db.store import Store
 
 PAGES = ("commission", "rates", "decisions", "inventory", "custody", "selection", "contract_terms", "survey_costs",
          "statements", "users")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ui_support import fresh_app, offered, page_as, page_direct, refused, texts
-from valuation import auth
+from valuation.accounts import auth
 
 FOUNDATION = ("overview", "wrecks", "organisations", "users")
 ROLE_KEYS = {"dpc": "dpc", "commission": "commission", "commission_president": "commission_president",

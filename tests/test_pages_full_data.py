@@ -22,8 +22,8 @@ from streamlit.testing.v1 import AppTest
 from tests.ui_support import ROOT, page_problems, refused
 from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
-from valuation import auth
-from valuation.store.db import Store
+from valuation.accounts import auth
+from valuation.db.store import Store
 
 DATABASES = ("demo", "bench100k")
 VIEWS = [(db, role, spec.key) for db in DATABASES for role in auth.ROLES for spec in PAGES

@@ -8,8 +8,8 @@ import pytest
 from conftest import ITEMS
 
 from tests.ui_support import page_as, page_direct, refused, texts
-from valuation import auth
-from valuation.store.db import Store
+from valuation.accounts import auth
+from valuation.db.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples"
@@ -122,7 +122,7 @@ def test_found_things_form_registers_and_lists(small_world):
 def test_found_things_detail_shows_history_and_records_the_next_event(small_world):
     from datetime import date
 
-    from valuation.store import found_things as ft
+    from valuation.inventory import found_things as ft
 
     dpc = small_world.principal("dpc")
     found_id = ft.register_found_thing(small_world.store, dpc, {

@@ -8,8 +8,8 @@ import pytest
 
 from tests.partition_support import A1_NET, issued_a1, prepare
 from tests.ui_support import page_as, page_direct, refused, texts
-from valuation import auth
-from valuation.money import format_brl
+from valuation.accounts import auth
+from valuation.core.money import format_brl
 
 PAGES = ("contract_terms", "selection", "survey_costs", "statements")
 ROLE_KEYS = {"dpc": "dpc", "commission": "commission", "commission_president": "commission_president",

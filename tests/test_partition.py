@@ -8,9 +8,9 @@ from decimal import Decimal as D
 
 import pytest
 
-from valuation.errors import InputError
-from valuation.partition import ContractTerms, PartitionItem, partition
-from valuation.survey_costs import CostLine
+from valuation.core.errors import InputError
+from valuation.partition.rules import ContractTerms, PartitionItem, partition
+from valuation.partition.survey_costs import CostLine
 
 SHEET = (CostLine("vessel", D("10000.00"), D("12000.00"), D("500.00")),
          CostLine("sonar", D("3000.00"), D("2500.00"), D("0")))

@@ -6,7 +6,7 @@ The data: `small_world` plus a survey contract C-0 of organisation C on wreck w1
 the wreck that A explores under A-1: the survey costs are deducted from A-1) and the decisions
 in force written straight into `item_valuation` (what the commission store keeps in step).
 Expected amounts are worked out by hand from rules.md §3–§5 in the comments, and the whole
-statement is cross-checked against `valuation.partition.partition` run over the single items.
+statement is cross-checked against `valuation.partition.rules.partition` run over the single items.
 """
 from __future__ import annotations
 
@@ -21,14 +21,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from valuation.auth import Principal
-from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.money import format_brl
-from valuation.partition import ContractTerms, PartitionItem, partition
-from valuation.store import partition as P
-from valuation.store import survey_sheets as S
-from valuation.store.db import Store
-from valuation.survey_costs import CostLine
+from valuation.accounts.auth import Principal
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.core.money import format_brl
+from valuation.partition.rules import ContractTerms, PartitionItem, partition
+from valuation.partition import workflow as P
+from valuation.partition import survey_sheets as S
+from valuation.db.store import Store
+from valuation.partition.survey_costs import CostLine
 
 from tests.partition_support import (A1_TERMS, AS_OF, DECISIONS, SHEET, T1, T2, D, decide, file_sheet,
                                      prepare, ready_a1)

@@ -5,7 +5,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from valuation.rubric import suggested_other_share
+from valuation.partition.rubric import suggested_other_share
 
 # (scores, weights, expected): 0.70 × Σ w·s / (4 × Σ w), rounded half-up to 4 places
 CASES = [

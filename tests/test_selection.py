@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import valuation.selection as sel_mod
-from valuation.selection import SelItem, select_items
+import valuation.partition.selection as sel_mod
+from valuation.partition.selection import SelItem, select_items
 
 
 # ---- independent oracle -------------------------------------------------------------

@@ -27,7 +27,7 @@ import pytest
 
 from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, ROOT, login
 from tests.service_support import cli, running_service, smtp_env, smtp_server
-from valuation.service_link import link_path
+from valuation.cli.service_link import link_path
 
 pytestmark = pytest.mark.browser
 SAMPLES = ROOT / "data" / "samples"
@@ -84,10 +84,10 @@ def test_the_cli_runs_through_the_service_and_prints_what_a_stopped_copy_prints(
 def _prepare(db: Path) -> tuple[str, dict[str, tuple[str, ...]]]:
     """E-mails and an office for the digest, a calendar token for exp.alfa, and a broken page (fx_rates
     dropped: the Câmbio page raises). Returns the token and the digest's expected recipients."""
-    from valuation.accounts import feeds
-    from valuation.auth import Principal
+    from valuation.deadlines import feeds
+    from valuation.accounts.auth import Principal
     from valuation.jobs.digest_mail import digest_mails
-    from valuation.store.db import Store
+    from valuation.db.store import Store
 
     with Store(db) as s:
         def run(tx: Any) -> None:

@@ -12,10 +12,10 @@ import pytest
 from tests.conftest import NOW
 from tests.ui_support import fresh_app, texts
 from ui.session import SEEN_KEY, SESSION_KEY, USER_KEY
-from valuation import auth
+from valuation.accounts import auth
 from valuation.accounts import sessions
-from valuation.store import users
-from valuation.store.shared import close_shared, open_shared
+from valuation.accounts import users
+from valuation.db.shared import close_shared, open_shared
 
 
 def _everything(store: Any) -> str:

@@ -21,12 +21,12 @@ import pytest
 
 from tests.commission_support import run_round
 from tests.partition_support import A1_NET, AS_OF, T1, prepare, ready_a1
-from valuation import minutes
+from valuation.commission import minutes
 from valuation.exports import PdfReport
-from valuation.money import format_brl
-from valuation.statement_docs import statement_parts
-from valuation.store import partition as P
-from valuation.store import survey_sheets as S
+from valuation.core.money import format_brl
+from valuation.partition.documents import statement_parts
+from valuation.partition import workflow as P
+from valuation.partition import survey_sheets as S
 
 D = Decimal
 

@@ -14,9 +14,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from valuation.errors import ConflictError, InputError, NotFound, StoreError
-from valuation.store import audit, db as dbmod, items, organisations, owners, users, wrecks
-from valuation.store.db import Store, available_migrations
+from valuation.core.errors import ConflictError, InputError, NotFound, StoreError
+from valuation.db import audit, store as dbmod
+from valuation.inventory import queries as items
+from valuation.inventory.queries import ItemFilter
+from valuation.registry import organisations, owners, wrecks
+from valuation.accounts import users
+from valuation.db.store import Store, available_migrations
 
 # -- migrations ------------------------------------------------------------------------
 
@@ -503,15 +507,15 @@ def test_page_items_pages_cover_everything_once(small_world):
 
 def test_page_items_filters_and_delivery(small_world):
     s, dpc = small_world.store, small_world.principal("dpc")
-    df = items.page_items(s, dpc, contract_code="A-1")
+    df = items.page_items(s, dpc, ItemFilter(contract_code="A-1"))
     assert list(df["item_code"]) == [f"A1-00{i}" for i in range(1, 7)]
     delivered = dict(zip(df["item_code"], df["delivered_on"]))
     assert delivered["A1-001"] == date(2025, 3, 1) and pd.isna(delivered["A1-003"])
     assert isinstance(df["weight_g"].iloc[0], Decimal) and df["weight_g"].iloc[0] == Decimal("27.05")
-    assert items.count_items(s, dpc, search="faianca") == 1          # accent-insensitive
-    assert items.count_items(s, dpc, category="moeda") == 3
-    assert items.count_items(s, dpc, contract_code="B-1", category="moeda") == 1
-    assert items.item_categories(s, dpc, contract_code="B-1") == ["equipamento", "moeda", "vidro"]
+    assert items.count_items(s, dpc, ItemFilter(search="faianca")) == 1          # accent-insensitive
+    assert items.count_items(s, dpc, ItemFilter(category="moeda")) == 3
+    assert items.count_items(s, dpc, ItemFilter(contract_code="B-1", category="moeda")) == 1
+    assert items.filter_options(s, dpc, contract_code="B-1")["category"] == ["equipamento", "moeda", "vidro"]
 
 
 def test_latest_delivery_row_counts(small_world):
@@ -520,7 +524,7 @@ def test_latest_delivery_row_counts(small_world):
     s.write("t", lambda tx: tx.execute(
         "INSERT INTO item_deliveries (item_id, delivered_on, received_by, place, recorded_by) "
         "VALUES (?, DATE '2025-02-27', 'x', 'y', 'z')", [item_id]))   # a correction: newer row, earlier date
-    df = items.page_items(s, dpc, contract_code="A-1")
+    df = items.page_items(s, dpc, ItemFilter(contract_code="A-1"))
     assert df.set_index("item_code").loc["A1-001", "delivered_on"] == date(2025, 2, 27)
 
 

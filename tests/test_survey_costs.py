@@ -5,7 +5,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from valuation.survey_costs import CostLine, accepted_cost, survey_deduction
+from valuation.partition.survey_costs import CostLine, accepted_cost, survey_deduction
 
 # (name, planned, actual, approved_overrun, expected accepted, expected variance)
 LINES = [

@@ -18,8 +18,8 @@ import pytest
 
 from tests.ui_support import ROOT, fresh_app, page_direct, refused, texts
 from ui.session import SEEN_KEY, USER_KEY
-from valuation import auth
-from valuation.store import users
+from valuation.accounts import auth
+from valuation.accounts import users
 
 CONFIG = ROOT / ".streamlit" / "config.toml"
 UPLOAD_LIMIT_MB = 200        # Streamlit's own default; ours must not be larger
@@ -193,7 +193,7 @@ def every_log_line():
 def test_no_password_or_hash_is_logged_printed_shown_or_audited(small_world: Any, every_log_line: _Capture,
                                                                 capfd: pytest.CaptureFixture[str],
                                                                 tmp_path: Path) -> None:
-    from valuation.store.db import Store
+    from valuation.db.store import Store
 
     small_world.store.close()                          # the command line first (one process owns the file)
     cli = subprocess.run([sys.executable, "-m", "valuation", "db", "add-user", "--db", str(small_world.path),
@@ -278,21 +278,10 @@ def _cells(data: bytes) -> list[Any]:
 
 
 def _exporters() -> dict[str, Any]:
-    import importlib
-    import inspect
-    import pkgutil
+    from tests.package_modules import functions
 
-    import valuation.store as store_pkg
-
-    found = {}
-    for m in pkgutil.iter_modules(store_pkg.__path__):
-        mod = importlib.import_module(f"valuation.store.{m.name}")
-        for name, fn in inspect.getmembers(mod, inspect.isfunction):
-            params = inspect.signature(fn).parameters
-            if fn.__module__ == mod.__name__ and not name.startswith("_") and list(params)[:2] == ["store", "user"] \
-                    and (name.endswith(("_xlsx", "_csv")) or "fmt" in params):
-                found[f"{m.name}.{name}"] = fn
-    return found
+    return functions(lambda name, ps: [p.name for p in ps[:2]] == ["store", "user"]
+                     and (name.endswith(("_xlsx", "_csv")) or "fmt" in [p.name for p in ps]))
 
 
 def test_every_spreadsheet_export_neutralises_formulas_in_user_text(small_world: Any) -> None:

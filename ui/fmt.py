@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 import pandas as pd
 
 from valuation.exports import brasilia_time
-from valuation.money import format_brl, format_date_br
+from valuation.core.money import format_brl, format_date_br
 
 BLANK = "—"
 

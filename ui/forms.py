@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ui.safe import md
-from valuation.errors import AccessDenied, InputError
+from valuation.core.errors import AccessDenied, InputError
 
 T = TypeVar("T")
 

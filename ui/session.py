@@ -19,11 +19,11 @@ import streamlit as st
 
 from ui import settings
 from ui.registry import ROOT
-from valuation import auth
+from valuation.accounts import auth
 from valuation.accounts import sessions
-from valuation.errors import StoreLocked, ValuationError
-from valuation.store.db import Store
-from valuation.store.shared import open_shared
+from valuation.core.errors import StoreLocked, ValuationError
+from valuation.db.store import Store
+from valuation.db.shared import open_shared
 
 USER_KEY = "valuation_user"
 SEEN_KEY = "valuation_last_seen"

@@ -1,5 +1,5 @@
 import sys
 
-from valuation.cli import main
+from valuation.cli.main import main
 
 sys.exit(main())

@@ -12,7 +12,7 @@ run validates it here:
     revoke(store, session_id, reason="logout", now=now)  # "Sair"
     revoke_user(tx, user_id, reason="deactivated", now=now)    # inside the admin's transaction
 
-Expiry is the idle rule of `valuation.auth.session_expired` (30 minutes since last seen);
+Expiry is the idle rule of `valuation.accounts.auth.session_expired` (30 minutes since last seen);
 `last_seen` is written at most once per `TOUCH_SECONDS` so a busy page does not write on
 every rerun. A session of a user who was deactivated is refused even if it was not revoked.
 
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from valuation import auth
-from valuation.auth import Principal
+from valuation.accounts import auth
+from valuation.accounts.auth import Principal
 
 COOKIE_NAME = "valuation_sessao"
 TOKEN_BYTES = 32                  # 256 bits, URL-safe base64 (43 characters)

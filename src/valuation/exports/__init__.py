@@ -22,7 +22,7 @@ Safety rules kept by every writer:
   octets (§3.1) and end in CRLF; URLs are percent-encoded so they cannot inject lines.
 
 Display follows the UI rules (architecture.md): R$ 1.234,56 and dd/mm/aaaa, through
-`valuation.money.format_brl` / `format_date_br`.
+`valuation.core.money.format_brl` / `format_date_br`.
 """
 from __future__ import annotations
 

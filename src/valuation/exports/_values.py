@@ -13,7 +13,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from valuation.money import format_brl, format_date_br
+from valuation.core.money import format_brl, format_date_br
 
 # The categories removed from user text: control characters (Cc: C0, DEL, C1) and
 # lone surrogates (Cs), which no file format here can carry. Newlines are kept

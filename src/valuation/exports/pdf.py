@@ -21,7 +21,7 @@ instance) is left out by fpdf2 with a logged warning.
 
 Values in key/value rows, tables and totals are shown by `display_text`:
 ``Decimal`` as money ('R$ 1.234,56'), dates 'dd/mm/aaaa', None '—'. Pass a
-``str`` for anything else (a share: `valuation.money.format_share`).
+``str`` for anything else (a share: `valuation.core.money.format_share`).
 """
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from valuation.exports._values import (
     is_missing,
     is_number,
 )
-from valuation.money import format_brl, to_cents
+from valuation.core.money import format_brl, to_cents
 
 # Excel number formats are stored locale-neutral ("," groups, "." decimals) and
 # shown with the reader's separators: in pt-BR Excel/LibreOffice this one reads

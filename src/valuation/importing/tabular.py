@@ -59,7 +59,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuation.errors import InputError, Problem
+from valuation.core.errors import InputError, Problem
 
 Progress = Callable[[float, str], None]
 DecimalConvention = Literal["comma", "point"]

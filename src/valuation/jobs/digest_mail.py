@@ -18,7 +18,7 @@ from datetime import date
 from typing import Any
 
 from valuation.jobs.mail import Mail, addresses
-from valuation.store.deadline_digest import SYSTEM_PRINCIPAL
+from valuation.deadlines.digest import SYSTEM_PRINCIPAL
 
 SHOWN_STATES = ("overdue", "due_soon")
 PAGE_PATH = "/deadlines"
@@ -30,7 +30,7 @@ def _d(day: date) -> str:
 
 def digest_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
     """The overdue and due-soon deadlines of every office and company, ordered by due date."""
-    from valuation.store.deadline_engine import compute_deadlines
+    from valuation.deadlines.engine import compute_deadlines
 
     df = compute_deadlines(store, SYSTEM_PRINCIPAL, as_of=as_of)
     if df.empty:

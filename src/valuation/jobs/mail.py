@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
-from valuation.errors import ValuationError
+from valuation.core.errors import ValuationError
 from valuation.jobs.settings import SmtpSettings
 
 

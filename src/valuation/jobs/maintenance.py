@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from valuation.errors import ValuationError
+from valuation.core.errors import ValuationError
 
 DATED = re.compile(r"^\d{4}-\d{2}-\d{2}(-\d{6})?$")
 
@@ -18,7 +18,7 @@ class JobFailed(ValuationError):
 
 def dated_backup(store: Any, backup_dir: Path, *, keep: int, local_now: datetime) -> str:
     """`db backup` into backup_dir/AAAA-MM-DD (a second run that day adds -HHMMSS); keeps the newest `keep`."""
-    from valuation.store.backup import backup
+    from valuation.db.backup import backup
 
     backup_dir.mkdir(parents=True, exist_ok=True)
     dest = backup_dir / f"{local_now:%Y-%m-%d}"
@@ -43,7 +43,7 @@ def prune(backup_dir: Path, keep: int) -> list[Path]:
 
 
 def verify_audit(store: Any) -> str:
-    from valuation.store.audit import chain_head, verify_chain
+    from valuation.db.audit import chain_head, verify_chain
 
     ok, bad, message = verify_chain(store)
     if not ok:

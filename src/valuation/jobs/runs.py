@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from valuation.errors import ValuationError
+from valuation.core.errors import ValuationError
 from valuation.jobs.settings import JobSettings
 
 log = logging.getLogger("valuation.jobs")
@@ -68,15 +68,21 @@ TRIGGER_LABELS: dict[str, str] = {"schedule": "agenda", "manual": "executada ago
 
 
 def _start(store: Any, name: str, trigger: str, attempt: int, started_by: str) -> int:
-    return store.write(started_by, lambda tx: int(tx.scalar(
-        "INSERT INTO job_runs (job, trigger, attempt, started_at, outcome, started_by) "
-        "VALUES (?, ?, ?, ?, 'running', ?) RETURNING id", [name, trigger, attempt, store.now(), started_by])))
+    def run(tx: Any) -> int:
+        run_id = int(tx.scalar(
+            "INSERT INTO job_runs (job, trigger, attempt, started_at, outcome, started_by) "
+            "VALUES (?, ?, ?, ?, 'running', ?) RETURNING id", [name, trigger, attempt, store.now(), started_by]))
+        tx.audit("start_job", "job_run", run_id, None, {"job": name, "trigger": trigger, "attempt": attempt})
+        return run_id
+    return int(store.write(started_by, run))
 
 
 def _finish(store: Any, run_id: int, outcome: str, message: str) -> None:
-    store.write("agenda", lambda tx: tx.execute(
-        "UPDATE job_runs SET ended_at = ?, outcome = ?, message = ? WHERE id = ?",
-        [store.now(), outcome, message[:MESSAGE_CHARS], run_id]))
+    def run(tx: Any) -> None:
+        tx.execute("UPDATE job_runs SET ended_at = ?, outcome = ?, message = ? WHERE id = ?",
+                   [store.now(), outcome, message[:MESSAGE_CHARS], run_id])
+        tx.audit("finish_job", "job_run", run_id, {"outcome": "running"}, {"outcome": outcome})
+    store.write("agenda", run)
 
 
 def _describe(exc: BaseException) -> str:

@@ -24,7 +24,7 @@ from datetime import time
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from valuation.errors import InputError, Problem
+from valuation.core.errors import InputError, Problem
 
 SECURITY_MODES = ("none", "starttls", "tls")
 _AT = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$")

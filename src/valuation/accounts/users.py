@@ -1,0 +1,258 @@
+"""User administration (admin only): list without hashes, create, change role, (de)activate, unlock.
+
+Every change is written to the audit log with before → after, never with the
+password hash. Guards: an admin cannot deactivate or demote themself, and the
+last active admin cannot be removed (nobody could manage users any more).
+Role rules (schema + access policy): an explorer belongs to an organisation;
+commission roles name their body (navy / culture); other roles have neither.
+
+`add_user(store, data, *, actor)` is the same validated, audited insert without the
+role check, for the command line (`db add-user`) and the demo seed, which run with
+the file's owner's authority.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+
+from valuation.accounts.auth import (
+    COMMISSION_BODIES,
+    COMMISSION_ROLES,
+    ROLES,
+    USERNAME_PATTERN,
+    Principal,
+    hash_password,
+    normalise_username,
+    password_problem,
+    require,
+)
+from valuation.core.errors import InputError, NotFound, Problem
+from valuation.core.forms import Form
+from valuation.db.scope import search_clause
+
+if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
+    import pandas as pd
+
+_COLS = ("u.id, u.username, u.full_name, u.email, u.role, u.organisation_id, o.name AS organisation_name, "
+         "u.commission_body, u.active, u.failed_attempts, u.locked_until, u.created_at")
+_FROM = "FROM users u LEFT JOIN organisations o ON o.id = u.organisation_id"
+_AUDITED = ("username", "full_name", "email", "role", "organisation_id", "commission_body", "active",
+            "failed_attempts", "locked_until")
+USER_FIELDS: tuple[str, ...] = ("username", "full_name", "email", "role", "organisation_id", "commission_body",
+                                "password")
+
+
+def list_users(store: Any, user: Principal, *, role: str | None = None, search: str | None = None) -> pd.DataFrame:
+    """Every user (admin only), ordered by username; no password hash."""
+    require(user, "manage_users")
+    clauses, params = [], []
+    if role:
+        clauses.append("u.role = ?")
+        params.append(role)
+    if search and search.strip():
+        clause, extra = search_clause(("u.username", "u.full_name", "u.email"), search)
+        clauses.append(clause)
+        params += extra
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    return store.fetch_df(f"SELECT {_COLS} {_FROM}{where} ORDER BY u.username", params)
+
+
+def get_user(store: Any, user: Principal, user_id: int) -> dict[str, Any]:
+    require(user, "manage_users")
+    row = store.fetch_one(f"SELECT {_COLS} {_FROM} WHERE u.id = ?", [user_id])
+    if row is None:
+        raise NotFound(f"Usuário {user_id} não encontrado.", what="user", key=user_id)
+    return row
+
+
+def organisation_choices(store: Any, user: Principal) -> list[dict[str, Any]]:
+    """id and name of every organisation, to attach an explorer user to one (admin only)."""
+    require(user, "manage_users")
+    return store.fetch("SELECT id, name FROM organisations ORDER BY name")
+
+
+def _role_problems(store: Any, role: str | None, organisation_id: Any, commission_body: Any) -> list[Problem]:
+    problems: list[Problem] = []
+    if role == "explorer":
+        if organisation_id is None:
+            problems.append(Problem("organisation_id", "Empresa: obrigatória para o perfil Empresa exploradora."))
+        elif store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [organisation_id]) == 0:
+            problems.append(Problem("organisation_id", f"Empresa desconhecida: {organisation_id}."))
+    elif organisation_id is not None:
+        problems.append(Problem("organisation_id", "Empresa: só se informa para o perfil Empresa exploradora."))
+    if role in COMMISSION_ROLES:
+        if commission_body not in COMMISSION_BODIES:
+            problems.append(Problem("commission_body",
+                                    "Órgão na Comissão: informe navy (Marinha) ou culture (Cultura)."))
+    elif commission_body is not None:
+        problems.append(Problem("commission_body", "Órgão na Comissão: só se informa para os perfis da Comissão."))
+    return problems
+
+
+def validate_user(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The row for a new user (with the argon2id hash), or InputError naming every bad field (pt-BR)."""
+    f = Form(data, allowed=USER_FIELDS)
+    rec: dict[str, Any] = {}
+    raw = f.text("username", "Usuário", max_len=32)
+    username = normalise_username(raw) if raw is not None else None
+    if username is not None:
+        if not re.fullmatch(USERNAME_PATTERN, username):
+            f.fail("username", "Usuário: de 3 a 32 caracteres, letras minúsculas, números, ponto, hífen ou "
+                               "sublinhado, começando por letra ou número.")
+        elif store.scalar("SELECT count(*) FROM users WHERE username = ?", [username]):
+            f.fail("username", f"Usuário: o nome {username} já está em uso.")
+    rec["username"] = username
+    rec["full_name"] = f.text("full_name", "Nome completo", max_len=200)
+    rec["email"] = f.email("email")
+    role = rec["role"] = f.choice("role", "Perfil", ROLES)
+    rec["organisation_id"] = f.integer("organisation_id", "Empresa", required=False, minimum=1)
+    rec["commission_body"] = f.choice("commission_body", "Órgão na Comissão", COMMISSION_BODIES, required=False)
+    if role is not None and f.ok("organisation_id", "commission_body"):
+        f.problems.extend(_role_problems(store, role, rec["organisation_id"], rec["commission_body"]))
+    password = data.get("password") if isinstance(data, Mapping) else None
+    why = password_problem(password)
+    if why:
+        f.fail("password", f"Senha: {why}")
+    f.done()
+    rec["password_hash"] = hash_password(str(password))
+    return rec
+
+
+def _public(rec: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: rec.get(k) for k in _AUDITED if k in rec}
+
+
+def add_user(store: Any, data: Mapping[str, Any], *, actor: str) -> int:
+    """Validated, audited insert of a user without a role check (CLI bootstrap, demo seed)."""
+    rec = validate_user(store, data)
+
+    def insert(tx: Any) -> int:
+        cols = list(rec)
+        new_id = int(tx.scalar(f"INSERT INTO users ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
+                               "RETURNING id", [rec[c] for c in cols]))
+        tx.audit("create", "user", new_id, None, _public(rec))
+        return new_id
+
+    return store.write(actor, insert)
+
+
+def create_user(store: Any, user: Principal, data: Mapping[str, Any]) -> int:
+    """Create a user (admin only); returns the id. `data`: username, full_name, email, role,
+    organisation_id (explorer), commission_body (commission roles), password."""
+    require(user, "manage_users")
+    return add_user(store, data, actor=user.username)
+
+
+def _change(store: Any, user: Principal, user_id: int, action: str, check: Any, sql: str, params: list[Any],
+            *, revoke: str | None = None) -> None:
+    """Apply one audited change; `revoke` (a reason) also ends the user's login sessions at once."""
+    def run(tx: Any) -> None:
+        before = tx.fetch_one(f"SELECT {', '.join(_AUDITED)} FROM users WHERE id = ?", [user_id])
+        if before is None:
+            raise NotFound(f"Usuário {user_id} não encontrado.", what="user", key=user_id)
+        check(tx, before)
+        tx.execute(sql, [*params, user_id])
+        after = tx.fetch_one(f"SELECT {', '.join(_AUDITED)} FROM users WHERE id = ?", [user_id])
+        tx.audit(action, "user", user_id, before, after)
+        if revoke and (revoke == "password_reset" or before != after):
+            from valuation.accounts.sessions import revoke_user
+
+            revoke_user(tx, user_id, reason=revoke, now=store.now())
+
+    store.write(user.username, run)
+
+
+def _other_active_admins(tx: Any, user_id: int) -> int:
+    return int(tx.scalar("SELECT count(*) FROM users WHERE role = 'admin' AND active AND id <> ?", [user_id]))
+
+
+def set_role(store: Any, user: Principal, user_id: int, role: str, *, organisation_id: int | None = None,
+             commission_body: str | None = None) -> None:
+    """Change a user's role (with its organisation / commission body)."""
+    require(user, "manage_users")
+    if role not in ROLES:
+        raise InputError(Problem("role", f"Perfil desconhecido: {role}."))
+    problems = _role_problems(store, role, organisation_id, commission_body)
+    if problems:
+        raise InputError(problems)
+
+    def check(tx: Any, before: Mapping[str, Any]) -> None:
+        if user_id == user.id and role != "admin":
+            raise InputError(Problem("role", "Você não pode retirar o seu próprio perfil de administrador."))
+        if before["role"] == "admin" and role != "admin" and before["active"] and _other_active_admins(tx, user_id) == 0:
+            raise InputError(Problem("role", "Este é o último administrador ativo: crie outro antes."))
+
+    _change(store, user, user_id, "set_role", check,
+            "UPDATE users SET role = ?, organisation_id = ?, commission_body = ? WHERE id = ?",
+            [role, organisation_id, commission_body], revoke="role_changed")
+
+
+def set_active(store: Any, user: Principal, user_id: int, active: bool) -> None:
+    """Activate or deactivate a user (a deactivated user cannot log in)."""
+    require(user, "manage_users")
+    if not isinstance(active, bool):
+        raise InputError(Problem("active", "Ativo: deve ser sim ou não."))
+
+    def check(tx: Any, before: Mapping[str, Any]) -> None:
+        if not active and user_id == user.id:
+            raise InputError(Problem("active", "Você não pode desativar o seu próprio usuário."))
+        if not active and before["role"] == "admin" and _other_active_admins(tx, user_id) == 0:
+            raise InputError(Problem("active", "Este é o último administrador ativo: crie outro antes."))
+
+    _change(store, user, user_id, "activate" if active else "deactivate", check,
+            "UPDATE users SET active = ? WHERE id = ?", [active], revoke=None if active else "deactivated")
+
+
+def unlock_user(store: Any, user: Principal, user_id: int) -> None:
+    """Lift a lock-out: failed attempts back to zero."""
+    require(user, "manage_users")
+    _change(store, user, user_id, "unlock", lambda tx, before: None,
+            "UPDATE users SET failed_attempts = 0, locked_until = NULL WHERE id = ?", [])
+
+
+def reset_password(store: Any, user: Principal, user_id: int, new_password: str) -> None:
+    """Set a new password (the audit row records that it changed, never the hash)."""
+    require(user, "manage_users")
+    why = password_problem(new_password)
+    if why:
+        raise InputError(Problem("password", f"Senha: {why}"))
+    _change(store, user, user_id, "reset_password", lambda tx, before: None,
+            "UPDATE users SET password_hash = ?, failed_attempts = 0, locked_until = NULL WHERE id = ?",
+            [hash_password(new_password)], revoke="password_reset")
+
+
+def user_offices(store: Any, user: Principal, user_id: int) -> list[str]:
+    """The offices (codes) a DPC user answers for in the daily digest (admin only)."""
+    require(user, "manage_users")
+    return [r["office_code"] for r in store.fetch(
+        "SELECT office_code FROM user_offices WHERE user_id = ? ORDER BY office_code", [user_id])]
+
+
+def set_user_offices(store: Any, user: Principal, user_id: int, offices: list[str]) -> None:
+    """Which offices a DPC user answers for (none: headquarters, every office's digest). Audited."""
+    require(user, "manage_users")
+    codes = sorted({str(c) for c in offices})
+
+    def run(tx: Any) -> None:
+        row = tx.fetch_one("SELECT role FROM users WHERE id = ?", [user_id])
+        if row is None:
+            raise NotFound(f"Usuário {user_id} não encontrado.", what="user", key=user_id)
+        if row["role"] != "dpc" and codes:
+            raise InputError(Problem("offices", "Capitanias: só se informam para o perfil DPC (gestão)."))
+        known = {r["code"] for r in tx.fetch("SELECT code FROM offices")}
+        unknown = [c for c in codes if c not in known]
+        if unknown:
+            raise InputError(Problem("offices", f"Capitanias: {len(unknown)} código(s) desconhecido(s); "
+                                                "escolha na lista."))
+        before = [r["office_code"] for r in tx.fetch(
+            "SELECT office_code FROM user_offices WHERE user_id = ? ORDER BY office_code", [user_id])]
+        if before == codes:
+            return
+        tx.execute("DELETE FROM user_offices WHERE user_id = ?", [user_id])
+        for code in codes:
+            tx.execute("INSERT INTO user_offices VALUES (?, ?)", [user_id, code])
+        tx.audit("set_offices", "user", user_id, {"offices": before}, {"offices": codes})
+
+    store.write(user.username, run)

@@ -1,0 +1,191 @@
+"""Administration commands of the store (registered into `python -m valuation`, see cli.py):
+
+    db init --db PATH [--demo]     create or migrate the database; --demo seeds the demo data set
+                                   (an empty database only), then CHECKPOINT
+    db stats --db PATH             counts and contracts as JSON
+    db add-user --db PATH ...      add a user (e.g. the first admin); password from stdin or a prompt
+    audit verify --db PATH         check the audit log's hash chain (exit 1 when broken)
+
+One process owns a DuckDB file. `audit verify` is handed to the running service when it holds
+the file (`valuation.cli.service_link`, issue 13); the other commands say which process holds it,
+what to do, and exit 3 (StoreLocked).
+"""
+from __future__ import annotations
+
+import argparse
+import getpass
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from valuation.core.errors import ConflictError, InputError, StoreError
+from valuation.db.store import Store
+
+COUNTED_TABLES: tuple[str, ...] = ("wrecks", "contracts", "items", "users", "organisations", "offices", "owners",
+                                   "audit_log")
+# Tables whose rows make a database "hold data" (offices and policies are reference
+# data that a migration may seed, so they do not count).
+DATA_TABLES: tuple[str, ...] = ("wrecks", "contracts", "items", "users", "organisations", "owners", "audit_log")
+
+
+def table_counts(store: Store, tables: tuple[str, ...] = COUNTED_TABLES) -> dict[str, int]:
+    """Row counts of `tables` (fixed names, in one query)."""
+    sql = "SELECT " + ", ".join(f"(SELECT count(*) FROM {t}) AS {t}" for t in tables)
+    row = store.fetch_one(sql) or {}
+    return {t: int(row[t]) for t in tables}
+
+
+def stats(store: Store) -> dict[str, Any]:
+    """{"counts": {...}, "contracts": [{"code", "kind", "status"}, ...]} (contracts ordered by code)."""
+    missing = [t for t in (*COUNTED_TABLES, "schema_migrations") if not store.has_table(t)]
+    if missing:
+        raise StoreError(f"{store.path} is not a valuation database (no table {missing[0]}); "
+                         f"create it with: python -m valuation db init --db {store.path}")
+    return {
+        "counts": table_counts(store),
+        "contracts": store.fetch("SELECT code, kind, status FROM contracts ORDER BY code"),
+    }
+
+
+def _print_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _remove_database(path: Path) -> None:
+    for p in (path, path.with_name(path.name + ".wal")):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    path = Path(args.db)
+    existed = path.exists()
+    try:
+        store = Store(path)
+    except BaseException:
+        if not existed:  # e.g. a failed migration: leave no half-built file behind
+            _remove_database(path)
+        raise
+    try:
+        if args.demo:
+            holding = {t: n for t, n in table_counts(store, DATA_TABLES).items() if n}
+            if holding:
+                listed = ", ".join(f"{n} {t}" for t, n in holding.items())
+                raise ConflictError(
+                    f"{path} already holds data ({listed}); --demo seeds only an empty database: "
+                    f"use a new --db path, or delete the file to start over")
+            try:
+                demo = importlib.import_module("valuation.demo.suite")
+            except ModuleNotFoundError as exc:
+                if exc.name not in ("valuation.demo.base", "valuation.demo.suite"):
+                    raise
+                raise StoreError("the demo data set is not part of this installation (valuation.demo.base "
+                                 "is missing); nothing was seeded") from exc
+            demo.seed_full_demo(store)
+            store.checkpoint()
+        doc = {"db": str(path), "schema_version": store.schema_version(), "migrations_applied": store.applied_now,
+               "demo": bool(args.demo), "counts": table_counts(store)}
+    except BaseException:
+        store.close()
+        if not existed:  # a half-built new file would only confuse the next run
+            _remove_database(path)
+        raise
+    store.close()
+    _print_json(doc)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with Store(args.db, read_only=True) as store:
+        doc = stats(store)
+    _print_json(doc)
+    return 0
+
+
+def _read_password(from_stdin: bool) -> str:
+    if from_stdin or not sys.stdin.isatty():
+        return sys.stdin.readline().rstrip("\r\n")
+    first = getpass.getpass("password: ")
+    if getpass.getpass("again: ") != first:
+        raise InputError("password: the two entries differ")
+    return first
+
+
+def cmd_add_user(args: argparse.Namespace) -> int:
+    password = _read_password(args.password_stdin)
+    from valuation.accounts.users import add_user
+
+    data = {"username": args.username, "full_name": args.full_name, "role": args.role, "password": password}
+    if args.email:
+        data["email"] = args.email
+    if args.organisation_id is not None:
+        data["organisation_id"] = args.organisation_id
+    if args.commission_body:
+        data["commission_body"] = args.commission_body
+    with Store(args.db, must_exist=True) as store:
+        new_id = add_user(store, data, actor="cli")
+    _print_json({"id": new_id, "username": data["username"].strip().lower(), "role": args.role})
+    return 0
+
+
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from valuation.db.audit import chain_head, verify_chain
+
+    from valuation.db.shared import using
+
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
+        if not store.has_table("audit_log"):
+            raise StoreError(f"{args.db} is not a valuation database (no audit_log)")
+        ok, bad, message = verify_chain(store)
+        head = chain_head(store)
+    _print_json({"ok": ok, "first_bad_id": bad, "message": message,
+                 "head": None if head is None else {"id": int(head["id"]), "hash": head["hash"]}})
+    if not ok:
+        print(f"audit log: chain broken at row {bad}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def register_cli(subparsers: Any) -> None:
+    """Add the `db` and `audit` command groups (called by valuation.cli.main.build_parser)."""
+    db = subparsers.add_parser("db", help="create, migrate and inspect the DuckDB store")
+    dbsub = db.add_subparsers(dest="db_command", required=True)
+
+    p = dbsub.add_parser("init", help="create or migrate the database (and seed the demo with --demo)")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.add_argument("--demo", action="store_true", help="seed the demo data set (empty database only)")
+    p.set_defaults(handler=cmd_init)
+
+    p = dbsub.add_parser("stats", help="row counts and contracts, as JSON")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.set_defaults(handler=cmd_stats)
+
+    p = dbsub.add_parser("add-user", help="add a user (e.g. the first admin); password read from stdin")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.add_argument("--username", required=True)
+    p.add_argument("--full-name", required=True)
+    p.add_argument("--role", required=True,
+                   choices=("commission", "commission_president", "dpc", "explorer", "admin"))
+    p.add_argument("--email")
+    p.add_argument("--organisation-id", type=int, help="explorers: their organisation's id")
+    p.add_argument("--commission-body", choices=("navy", "culture"), help="commission roles")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    p.set_defaults(handler=cmd_add_user)
+
+    _register_backup_commands(dbsub)
+
+    audit = subparsers.add_parser("audit", help="the hash-chained audit log")
+    asub = audit.add_subparsers(dest="audit_command", required=True)
+    p = asub.add_parser("verify", help="check the hash chain; exit 1 when it is broken")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.set_defaults(handler=cmd_audit_verify)
+
+
+def _register_backup_commands(dbsub: Any) -> None:
+    """`db backup` and `db restore` (issue 8) live in valuation.db.backup."""
+    from valuation.db.backup import register_db_commands
+
+    register_db_commands(dbsub)

@@ -1,0 +1,101 @@
+"""`python -m valuation items FILE --db PATH --contract CODE --actor USERNAME` (issue 4).
+
+Imports a recovered-items file (CSV or XLSX; Windows-1252 or UTF-8; `;`, `,` or TAB; decimal
+comma or point; dd/mm/aaaa or ISO dates — see `valuation.inventory.importer`) into a contract
+in force of a recovery kind (exploração, remoção, demolição; Lei 7.542/1986 art. 18 sole
+paragraph), through the same store function as the inventory page
+(`valuation.inventory.queries.import_items`): all or nothing, one transaction, an `imports`
+record and an audit row.
+
+Output: on success, a JSON summary on stdout (import_id, contract, rows, items_in_contract,
+file, sha256, format, encoding, separator, ignored_columns) and exit 0. A bad file: one line
+per bad cell on stderr — `linha N, coluna X: motivo` (Portuguese, as the page shows them) —
+nothing on stdout, nothing written, exit 2. A refused contract, an unknown actor or a role
+that may not import: one line on stderr, exit 2. The database held by another process
+(the dashboard): exit 3 with which process and what to do.
+
+Who is the actor — the choice made here and why
+------------------------------------------------
+`--actor USERNAME` is required and must name an ACTIVE user of the database. The import then
+runs as that user, with exactly the page's permissions: a dpc user may import into any
+contract in force; an explorer only into its own organisation's contracts; anyone else is
+refused. The audit row and the `imports.imported_by` column name that user, and the audit
+row also records the operating-system account that ran the command (`os_user`) and
+`channel: "cli"`. Why not the OS user alone: OS accounts are not users of the dashboard and
+have no role, so the trail would name someone the access policy does not know; why not a
+built-in system actor: an import is a declaration by someone answerable for it (art. 23),
+and a nameless "cli" actor would hide who that was. No password is asked: whoever can run
+this command can already read and write the database file directly, so a password would
+protect nothing; the OS account is recorded for that reason.
+
+The single-process lock: DuckDB lets one process own the file. While the service runs, this
+command is handed to it (`valuation.cli.service_link`, issue 13) and imports through the service's
+own Store, with the same output and exit status; otherwise it opens the file itself.
+"""
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from valuation.accounts.auth import Principal
+from valuation.core.errors import InputError, Problem
+from valuation.db.store import Store
+
+
+def actor_principal(store: Store, username: str) -> Principal:
+    """The Principal of an active user, for a command run on that user's behalf."""
+    uname = (username or "").strip().lower()
+    row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body, active "
+                          "FROM users WHERE username = ?", [uname]) if uname else None
+    if row is None or not row["active"]:
+        raise InputError(Problem("--actor", f"no active user named {username!r} in this database"))
+    return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"], role=row["role"],
+                     organisation_id=row["organisation_id"], commission_body=row["commission_body"])
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no login name (some containers): record that instead
+        return "desconhecido"
+
+
+def cmd_items(args: argparse.Namespace) -> int:
+    from valuation.inventory.queries import import_items
+
+    path = Path(args.file)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(Problem("FILE", f"cannot read {args.file}: {exc.strerror or exc}")) from exc
+    from valuation.db.shared import using
+
+    with using(args.db, must_exist=True) as store:   # the service's own Store when it runs the command
+        user = actor_principal(store, args.actor)
+        result = import_items(store, user, args.contract, data, path.name, today=date.today(), channel="cli",
+                              note={"os_user": _os_user()})
+    doc: dict[str, Any] = {
+        "import_id": result.import_id, "contract": result.contract_code, "rows": result.rows,
+        "items_in_contract": result.items_in_contract, "file": result.file_name, "sha256": result.sha256,
+        "format": result.format, "encoding": result.encoding, "separator": result.separator,
+        "ignored_columns": list(result.ignored_columns), "actor": user.username,
+    }
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+def register_cli(subparsers: Any) -> None:
+    """Add the `items` command (called by valuation.cli.main.build_parser via EXTRA_COMMANDS)."""
+    p = subparsers.add_parser("items", help="import a recovered-items file (CSV/XLSX) into a contract in force",
+                              description="Import recovered items, all or nothing (Lei 7.542/1986 art. 23).")
+    p.add_argument("file", metavar="FILE", help="the CSV or XLSX file")
+    p.add_argument("--db", required=True, help="path of the DuckDB file (run through the service when it holds it)")
+    p.add_argument("--contract", required=True, help="code of the contract in force (exploração, remoção, demolição)")
+    p.add_argument("--actor", required=True,
+                   help="username of the active dpc user (or the contract's explorer) answerable for the import")
+    p.set_defaults(handler=cmd_items)

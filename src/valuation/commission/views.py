@@ -1,0 +1,301 @@
+"""Reading helpers for the Commission's pages (issue 3) — what `valuation.commission.workflow`
+does not offer: the contracts a round can be chosen from, a member's own trail for one
+item, a sheet template holding the round's item codes, the members' progress, a
+president's override with its reason, and the published-decision totals/exports.
+
+Same access rules as the store module (`commission_access`): members (commission,
+commission_president) read their own entries; the president and dpc see who has
+entered how much (never a value before the close); explorers and the admin get
+nothing here except `decision_totals`/`decisions_xlsx`, which only format a frame the
+store already scoped (`commission.published_decisions`).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from valuation.accounts.auth import COMMISSION_BODY_LABELS, Principal
+from valuation.core.errors import InputError, NotFound, Problem
+from valuation.exports import to_csv_bytes, to_xlsx_bytes
+from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
+from valuation.core.money import to_cents
+from valuation.commission.access import MEMBERS, PRESIDENT, READERS, fetch_round, require_role
+
+if TYPE_CHECKING:
+    from valuation.db.store import Store
+
+BODY_LABELS: dict[str, str] = COMMISSION_BODY_LABELS  # one definition, in valuation.accounts.auth
+VOTE_LABELS: dict[object, str] = {True: "histórico", False: "não histórico", None: "não votou"}
+# The sheet's headers as a person reads them; the import folds case and accents ('Data do preço' →
+# data_do_preco, one of its aliases), so the template round-trips.
+TEMPLATE_COLUMNS = ("Código", "Descrição", "Histórico", "Valor", "Moeda", "Data do preço", "Significância",
+                    "Manter", "Fonte", "Observação")
+TEMPLATE_MAX_ITEMS = 100_000     # a template larger than this is cut (the CSV stays fast; XLSX is slower)
+XLSX_TEMPLATE_MAX_ITEMS = 20_000
+OVERRIDE_PREFIX = "Decisão do presidente, divergente do consenso"
+_CELL = re.compile(r"^linha (\d+)(?:, coluna (.+))?$")
+
+
+@dataclass(frozen=True)
+class ContractChoice:
+    code: str
+    wreck: str
+    organisation: str
+    items: int
+    rounds: int
+    open_round: int | None       # number of the open round, if any
+
+    @property
+    def label(self) -> str:
+        tail = f" · rodada {self.open_round} aberta" if self.open_round else ""
+        return f"{self.code} — {self.wreck} ({self.items:,} itens){tail}".replace(",", ".")
+
+
+def round_contracts(store: Store, user: Principal) -> list[ContractChoice]:
+    """Contracts with recovered items (the ones a round can be opened on) and those that
+    already have rounds: those with an open round first, then with rounds, then the rest."""
+    require_role(user, READERS, "consultar as rodadas da Comissão")
+    rows = store.fetch(
+        """WITH n AS (SELECT contract_id, count(*) AS items FROM items GROUP BY contract_id),
+                r AS (SELECT contract_id, count(*) AS rounds,
+                             max(number) FILTER (WHERE status = 'aberta') AS open_round
+                      FROM assessment_rounds GROUP BY contract_id)
+           SELECT c.code, w.name AS wreck, o.name AS organisation, coalesce(n.items, 0) AS items,
+                  coalesce(r.rounds, 0) AS rounds, r.open_round
+           FROM contracts c JOIN wrecks w ON w.id = c.wreck_id JOIN organisations o ON o.id = c.organisation_id
+           LEFT JOIN n ON n.contract_id = c.id LEFT JOIN r ON r.contract_id = c.id
+           WHERE n.items > 0 OR r.rounds > 0
+           ORDER BY r.open_round IS NULL, coalesce(r.rounds, 0) = 0, c.code""")
+    return [ContractChoice(code=r["code"], wreck=r["wreck"], organisation=r["organisation"], items=int(r["items"]),
+                           rounds=int(r["rounds"]), open_round=None if r["open_round"] is None
+                           else int(r["open_round"])) for r in rows]
+
+
+def known_currencies(store: Store, user: Principal) -> list[str]:
+    """BRL and every currency with a stored rate (what a value may be entered in)."""
+    require_role(user, READERS, "consultar cotações")
+    rows = store.fetch("SELECT DISTINCT currency FROM fx_rates ORDER BY currency")
+    return ["BRL", *[r["currency"] for r in rows if r["currency"] != "BRL"]]
+
+
+def my_item_history(store: Store, user: Principal, round_id: int, item_id: int) -> pd.DataFrame:
+    """The member's own entries for one item of a round, newest first (the whole trail:
+    corrections keep the rows they replace). Columns: log_id, entered_at, historical,
+    amount, currency, price_date, rate, rate_date, value_brl, significance, must_keep,
+    source, source_note, supersedes, in_force."""
+    require_role(user, MEMBERS, "consultar avaliações próprias")
+    fetch_round(store, round_id, count=False)
+    return store.fetch_df(
+        """SELECT l.id AS log_id, l.entered_at, l.historical, l.amount, l.currency, l.price_date, l.rate,
+                  l.rate_date, l.value_brl, l.significance, l.must_keep, l.source, l.source_note, l.supersedes,
+                  c.log_id IS NOT NULL AS in_force
+           FROM assessment_log l LEFT JOIN assessment_current c ON c.log_id = l.id
+           WHERE l.round_id = ? AND l.item_id = ? AND l.member_id = ?
+           ORDER BY l.id DESC""", [round_id, item_id, user.id])
+
+
+def round_item(store: Store, user: Principal, round_id: int, item_code: str) -> dict[str, Any]:
+    """{item_id, item_code, description} of an item of the round, by its code; NotFound otherwise."""
+    require_role(user, READERS, "consultar as rodadas da Comissão")
+    row = fetch_round(store, round_id, count=False)
+    code = (item_code or "").strip()
+    found = store.fetch_one(
+        "SELECT i.id AS item_id, i.item_code, i.description FROM round_items ri JOIN items i ON i.id = ri.item_id "
+        "WHERE ri.round_id = ? AND i.item_code = ?", [round_id, code])
+    if found is None:
+        raise NotFound(f"Item {code or '(vazio)'} não faz parte da rodada {row['number']} do contrato "
+                       f"{row['contract_code']}.", what="item", key=code)
+    return found
+
+
+def round_progress(store: Store, user: Principal, round_id: int) -> pd.DataFrame:
+    """How many items each member has entered (counts only, never values) — for the
+    president deciding when to close, and for dpc. Columns: member, body, entries, items."""
+    require_role(user, (PRESIDENT, "dpc"), "acompanhar o andamento da rodada")
+    row = fetch_round(store, round_id)
+    df = store.fetch_df(
+        """SELECT u.full_name AS member, u.commission_body AS body, count(c.item_id) AS entries
+           FROM users u LEFT JOIN assessment_current c ON c.member_id = u.id AND c.round_id = ?
+           WHERE (u.role IN ('commission', 'commission_president') AND u.active) OR c.item_id IS NOT NULL
+           GROUP BY u.id, u.full_name, u.commission_body ORDER BY u.commission_body DESC, u.full_name""",
+        [round_id])
+    df["body"] = [BODY_LABELS.get(b, "—") if isinstance(b, str) else "—" for b in df["body"].tolist()]
+    df["items"] = int(row["item_count"])
+    return df
+
+
+def round_template(store: Store, user: Principal, round_id: int, fmt: str = "csv") -> bytes:
+    """A sheet for `commission.import_assessments`: one row per item of the round (by code,
+    with its description, which the import ignores), pre-filled with the member's own
+    entries in force — download, fill in, upload. `fmt` 'csv' (`;`, decimal comma) or 'xlsx'."""
+    require_role(user, MEMBERS, "registrar avaliações")
+    if fmt not in ("csv", "xlsx"):
+        raise InputError(Problem("fmt", "Formato: csv ou xlsx."))
+    fetch_round(store, round_id, count=False)
+    limit = XLSX_TEMPLATE_MAX_ITEMS if fmt == "xlsx" else TEMPLATE_MAX_ITEMS
+    rows = store.fetch(
+        """SELECT i.item_code, i.description, l.historical, l.amount, l.currency, l.price_date, l.significance,
+                  l.must_keep, l.source, l.source_note
+           FROM round_items ri JOIN items i ON i.id = ri.item_id
+           LEFT JOIN assessment_current c ON c.round_id = ri.round_id AND c.item_id = ri.item_id AND c.member_id = ?
+           LEFT JOIN assessment_log l ON l.id = c.log_id
+           WHERE ri.round_id = ? ORDER BY i.item_code LIMIT ?""", [user.id, round_id, limit])
+
+    def yn(v: object) -> str:
+        return "sim" if v is True else "não" if v is False else ""
+
+    def amount(v: object) -> str:
+        return "" if v is None else format(v, "f").replace(".", ",")
+
+    data = [[r["item_code"], r["description"], yn(r["historical"]), amount(r["amount"]), r["currency"] or "",
+             "" if r["price_date"] is None else r["price_date"].strftime("%d/%m/%Y"),
+             "" if r["significance"] is None else str(r["significance"]), yn(r["must_keep"]) if r["historical"]
+             else "", source_sheet_value(r["source"]), r["source_note"] or ""] for r in rows]
+    frame = pd.DataFrame(data, columns=list(TEMPLATE_COLUMNS))
+    if fmt == "xlsx":
+        return to_xlsx_bytes({"Avaliações": frame})
+    return to_csv_bytes(frame)
+
+
+def problems_frame(exc: InputError) -> pd.DataFrame:
+    """The problems of a refused sheet as rows (Linha, Coluna, Motivo) for an error table;
+    Linha is empty for a problem of the whole file."""
+    lines: list[int | None] = []
+    columns: list[str] = []
+    reasons: list[str] = []
+    for p in exc.problems:
+        m = _CELL.match(p.path or "")
+        if m:
+            lines.append(int(m[1]))
+            columns.append(m[2] or "")
+        else:
+            lines.append(None)
+            columns.append(p.path or "")
+        reasons.append(p.message)
+    return pd.DataFrame({"Linha": pd.array(lines, dtype="Int64"), "Coluna": columns, "Motivo": reasons})
+
+
+def parse_brl(text: object, field: str = "value_brl", label: str = "Valor (R$)") -> Decimal:
+    """A money amount typed in a form ('1.234,56', '1234.56', 'R$ 10'), ≥ 0, at most 2 places."""
+    if isinstance(text, (bool, float)):
+        raise InputError(Problem(field, f"{label}: informe um número decimal exato."))
+    s = str(text if text is not None else "").strip().replace("R$", "").replace(" ", "")
+    if not s:
+        raise InputError(Problem(field, f"{label}: informe o valor."))
+    if "," in s:
+        s = s.replace(".", "").replace(",", ".")
+    try:
+        value = Decimal(s)
+    except InvalidOperation:
+        raise InputError(Problem(field, f"{label}: deve ser um número (ex.: 1.234,56).")) from None
+    if not value.is_finite() or value < 0 or value > MAX_VALUE_BRL or value != to_cents(value):
+        raise InputError(Problem(field, f"{label}: um número ≥ 0 com até 2 casas decimais."))
+    return value
+
+
+def override_decision(store: Store, user: Principal, round_id: int, item_code: str, *, historical: bool | None,
+                      value: object, significance: int | None, must_keep: bool, reason: str) -> Any:
+    """The president overrides the consensus of one item (Lei 7.542 art. 20 §3), with the
+    reason written into the decision's basis; `commission.record_decisions` keeps it
+    append-only (a later decision supersedes). Every problem is reported at once."""
+    from valuation.commission import workflow as cm
+
+    require_role(user, (PRESIDENT,), "registrar decisões")
+    problems: list[Problem] = []
+    if not isinstance(historical, bool):
+        problems.append(Problem("historical", "Classificação: escolha histórico ou não histórico."))
+    amount: Decimal | None = None
+    try:
+        amount = parse_brl(value)
+    except InputError as exc:
+        problems += exc.problems
+    text = (reason or "").strip()
+    if len(text) < 5:
+        problems.append(Problem("reason", "Motivo: explique por que a decisão diverge do consenso."))
+    item: Mapping[str, Any] | None = None
+    try:
+        item = round_item(store, user, round_id, item_code)
+    except NotFound as exc:
+        problems.append(Problem("item_code", f"Código do item: {str(exc)[:1].lower()}{str(exc)[1:]}"))
+    if problems:
+        raise InputError(problems)
+    assert item is not None and amount is not None
+    sig = significance if historical else None
+    return cm.record_decisions(store, user, round_id, [cm.DecisionInput(
+        item_id=int(item["item_id"]), historical=bool(historical), value_brl=amount, significance=sig,
+        must_keep=bool(must_keep) and bool(historical), basis=f"{OVERRIDE_PREFIX}: {text}")])
+
+
+# -- published decisions (the frame comes from commission.published_decisions) -------------
+@dataclass(frozen=True)
+class DecisionTotals:
+    items: int
+    historical: int
+    historical_value: Decimal
+    other: int
+    other_value: Decimal
+    must_keep: int
+
+    @property
+    def total_value(self) -> Decimal:
+        return self.historical_value + self.other_value
+
+
+def decision_totals(df: pd.DataFrame) -> DecisionTotals:
+    """Counts and exact sums (Decimal) of published decisions: historical / other."""
+    hist = [bool(h) for h in df["historical"].tolist()] if len(df) else []
+    values = [Decimal(v) if not isinstance(v, Decimal) else v for v in df["value_brl"].tolist()] if len(df) else []
+    keep = [bool(k) for k in df["must_keep"].tolist()] if len(df) else []
+    hv = sum((v for v, h in zip(values, hist) if h), Decimal("0.00"))
+    ov = sum((v for v, h in zip(values, hist) if not h), Decimal("0.00"))
+    return DecisionTotals(items=len(hist), historical=sum(hist), historical_value=hv,
+                          other=len(hist) - sum(hist), other_value=ov, must_keep=sum(keep))
+
+
+DECISION_LABELS: dict[str, str] = {
+    "item_code": "Item", "description": "Descrição", "historical": "Histórico", "value_brl": "Valor (R$)",
+    "significance": "Significância", "must_keep": "Manter na União", "basis": "Fundamento",
+    "round_number": "Rodada", "decided_at": "Decidido em", "published_at": "Publicado em",
+}
+
+
+def decisions_xlsx(df: pd.DataFrame, contract_code: str) -> bytes:
+    """The published decisions of a contract as an XLSX workbook (values exact, R$ format)."""
+    cols = [c for c in DECISION_LABELS if c in df.columns]
+    out = pd.DataFrame({DECISION_LABELS[c]: df[c].tolist() for c in cols})
+    for c in ("Histórico", "Manter na União"):
+        if c in out.columns:
+            out[c] = ["sim" if v is True else "não" if v is False else "" for v in out[c].tolist()]
+    t = decision_totals(df)
+    summary = pd.DataFrame({
+        "Contrato": [contract_code] * 3,
+        "Grupo": ["Históricos", "Demais", "Total"],
+        "Itens": [t.historical, t.other, t.items],
+        "Valor (R$)": [t.historical_value, t.other_value, t.total_value],
+    })
+    return to_xlsx_bytes({"Decisões": out, "Totais": summary}, money_columns={"Decisões": ["Valor (R$)"],
+                                                                             "Totais": ["Valor (R$)"]})
+
+
+def source_label(code: object) -> str:
+    return SOURCES.get(code, str(code)) if isinstance(code, str) else "—"
+
+
+def source_sheet_value(code: object) -> str:
+    """What a sheet holds for a value source: its label without the legal note ('avaliação externa'),
+    which the import reads back (accents and case folded)."""
+    return SOURCES[code].split(" (")[0] if isinstance(code, str) and code in SOURCES else ""
+
+
+SHEET_SOURCE_VALUES = tuple(source_sheet_value(code) for code in SOURCES)
+
+
+__all__ = ["BODY_LABELS", "ContractChoice", "DECISION_LABELS", "DecisionTotals", "OVERRIDE_PREFIX", "VOTE_LABELS",
+           "decision_totals", "decisions_xlsx", "known_currencies", "my_item_history", "override_decision",
+           "parse_brl", "problems_frame", "round_contracts", "round_item", "round_progress", "round_template",
+           "SHEET_SOURCE_VALUES", "source_label", "source_sheet_value"]

@@ -1,0 +1,100 @@
+"""Constants fixed by law, each with its legal reference.
+
+Only what the law itself fixes lives here. Where the law leaves a choice to the
+Naval Authority (quorum, consensus method, due-soon window, rubric weights…),
+the value is a *policy*: stored in the database with a default in
+`valuation.policies.defaults`, never a constant here.
+
+Sources: ../shared/seeds/ (Lei 7.542/1986 as amended by Lei 10.166/2000,
+NORMAM-10/DPC, Lei 2.180/1954).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class LegalValue:
+    """A number or date fixed by law, with where it comes from and since when."""
+
+    value: object
+    basis: str
+    effective_from: date | None = None
+
+
+L7542 = "Lei 7.542/1986"
+L9784 = "Lei 9.784/1999"
+# Lei 10.166, de 27/12/2000, published in the DOU of 28/12/2000 and in force on publication:
+# the wording of Lei 7.542 arts. 16 §5, 20, 21 and 32 §§1–2 applies from that day.
+L10166 = LegalValue(date(2000, 12, 28), "Lei 10.166, de 27/12/2000 (DOU 28/12/2000), em vigor na publicação",
+                    date(2000, 12, 28))
+L10166_IN_FORCE: date = L10166.value  # type: ignore[assignment]
+
+# Art. 37: the law entered into force on publication, DOU of 29/09/1986.
+LAW_PUBLISHED = LegalValue(date(1986, 9, 29), f"{L7542} art. 37 (DOU 29/09/1986)")
+
+# --- Caps on what the concessionaire may receive --------------------------------
+HISTORICAL_REWARD_CAP = LegalValue(
+    Decimal("0.40"), f"{L7542} art. 20 §2 (incluído pela Lei 10.166/2000)", L10166_IN_FORCE
+)
+OTHER_SHARE_CAP = LegalValue(
+    Decimal("0.70"), f"{L7542} art. 21 II e III (redação da Lei 10.166/2000)", L10166_IN_FORCE
+)
+# Art. 21 IV applies the salvage rules "no que couber" (Lei 7.203/1984; the 1910 Brussels salvage
+# convention, art. 2: the remuneration never exceeds the value of the property saved): the award is
+# at most the value of the recovered non-historical items.
+SALVAGE_AWARD_CEILING = (f"{L7542} art. 21 IV (regras de assistência e salvamento, no que couber: "
+                         "a remuneração não excede o valor das coisas salvas)")
+
+# --- Domain of wrecks (rules.md §1) ---------------------------------------------
+LAPSE_YEARS = LegalValue(5, f"{L7542} arts. 6 e 7")
+OWNER_BALANCE_YEARS = LegalValue(5, f"{L7542} art. 13 §2 (saldo mantido até 5 anos do sinistro)")
+ART32_OLD_CASUALTY_BEFORE = LegalValue(date(1966, 9, 29), f"{L7542} art. 32 caput (mais de 20 anos da publicação)")
+ART32_REQUEST_LAST_DAY = LegalValue(date(1987, 9, 29), f"{L7542} art. 32 caput (1 ano da publicação)")
+ART32_WOODEN_HULL_YEARS = LegalValue((1501, 1800), f"{L7542} art. 32 §1 (séculos XVI, XVII e XVIII)")
+
+# --- Periods (rules.md §7) -------------------------------------------------------
+PREFERENCE_NOTICE_DAYS = LegalValue(15, f"{L7542} art. 16 §4; art. 9 §2")
+OWNER_RECLAIM_DAYS = LegalValue(30, f"{L7542} art. 12 §1")
+FOUND_UNCLAIMED_DAYS = LegalValue(30, f"{L7542} art. 29 §2")
+FOUND_PROCEEDS_MONTHS = LegalValue(6, f"{L7542} art. 29 §3")
+MONTHLY_REPORT_BUSINESS_DAY = LegalValue(10, "NORMAM-10 0301 c; 0303 e; 0302 b 2")
+FINAL_REPORT_DAYS = LegalValue(90, "NORMAM-10 0301 c; 0302 b 3")
+EXTENSION_REQUEST_DAYS_BEFORE = LegalValue(60, "NORMAM-10 0304")
+TOURISM_NOTICE_BUSINESS_DAYS = LegalValue(10, f"NORMAM-10 0307; {L7542} art. 32 §2")
+WRECK_MAP_DAY = LegalValue((2, 15), "NORMAM-10 0404 (Anexo 4-B)")
+COURT_INQUIRY_OPENING_DAYS = LegalValue(5, "Lei 2.180/1954 art. 33 §2")
+REMOVAL_MONTHLY_REPORT_MIN_DAYS = LegalValue(60, "NORMAM-10 0302 b 2")
+COUNTING_RULE = "Lei 9.784/1999 art. 66"
+APPEAL_DAYS = LegalValue(10, f"{L7542} art. 33; {L9784} art. 59 (recurso ou reconsideração, sem efeito suspensivo)")
+APPEAL_DECISION_DAYS = LegalValue(30, f"{L9784} art. 59 §1 (decisão do recurso)")
+
+# --- Commission (rules.md §2) ----------------------------------------------------
+COMMISSION_SIZE = LegalValue(6, "NORMAM-10 0303 c 1 I (3 Marinha/DPHCM + 3 Ministério da Cultura)")
+COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")  # DPHCM (Marinha) and Ministério da Cultura
+COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # type: ignore[operator]  # 3 each
+COMMISSION_PRESIDENT_BODY = "navy"  # "A presidência da Comissão caberá a um dos membros da MB"
+TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de qualidade do presidente), por analogia")
+
+CASUALTY_TYPES: tuple[str, ...] = (
+    # Lei 2.180/1954 art. 14 a, plus "fortuna do mar" (Lei 7.542 art. 1)
+    "naufrágio", "encalhe", "colisão", "abalroação", "água aberta", "explosão",
+    "incêndio", "varação", "arribada", "alijamento", "fortuna do mar",
+)
+CONTRACT_KINDS: tuple[str, ...] = ("pesquisa", "exploração", "remoção", "demolição")
+RECOVERY_KINDS: tuple[str, ...] = ("exploração", "remoção", "demolição")  # art. 18 sole paragraph
+
+# --- Maritime Court periods (rules.md §7), used by valuation.deadlines.rules ---------------
+COURT_INQUIRY_REPORT_DAYS = LegalValue(10, "Lei 2.180/1954 art. 37")
+COURT_PRIOR_DEFENCE_DAYS = LegalValue(10, "Lei 2.180/1954 art. 38")
+COURT_PRIVATE_REPRESENTATION_DAYS = LegalValue(
+    (180, 30), "Lei 2.180/1954 art. 41 §1 a (incluído pela Lei 5.056/1966)"
+)
+COURT_PENDING_SUSPENDS = "Lei 2.180/1954 art. 20"
+
+# --- Maritime Court track: from when its rules apply (valuation.deadlines.engine) ---------
+# The date of each law (its signature); a casualty before it has no inquiry/representation deadlines.
+L2180_DATE = LegalValue(date(1954, 2, 5), "Lei 2.180, de 5 de fevereiro de 1954 (Tribunal Marítimo)")
+L5056_DATE = LegalValue(date(1966, 6, 29), "Lei 5.056, de 29 de junho de 1966 (incluiu o art. 41 §1 a na Lei 2.180)")

@@ -1,0 +1,411 @@
+"""The hash-chained audit log (architecture.md "Storage": tampering is detectable by a check).
+
+Each row's `hash` is the sha256 of the canonical JSON (sorted keys, no spaces,
+UTF-8) of its fields `id, at, actor, action, entity, entity_id, before_json,
+after_json, prev_hash`, where `at` is written `YYYY-MM-DDTHH:MM:SS.ffffff` and
+`prev_hash` is the previous row's hash (`GENESIS`, 64 zeros, for row 1). Ids run
+1, 2, 3… without gaps, so `verify_chain` detects an edited row (its hash no
+longer matches), a deleted row (a gap, and the next row's prev_hash points at
+nothing) and a re-hashed edit (the following row's prev_hash). What a chain alone
+cannot show is the removal of the newest rows: the head anchor below covers that.
+
+Head anchor (issue 8): every append also records, in the one-row table `audit_head`
+(created with the first audited write), how many rows the application has appended,
+the newest row's id and hash, and — when the environment variable
+`VALUATION_AUDIT_KEY` is set — an HMAC-SHA256 seal of those three values under that
+key. The next row links onto the anchored head (not onto whatever the table's last
+row is), so a tampering done behind the application's back stays visible after later
+writes. `verify_chain` compares the table with the anchor: a deleted last row, rows
+appended outside the application, a dropped anchor, and (with the key) a chain
+re-hashed and re-anchored by someone without the key are all reported. Not
+detectable from the file alone: a coordinated rewrite of log and anchor when no key
+is configured (or by someone holding the key), and the removal of the whole log
+together with the anchor (it looks like a new database) — compare with a head recorded
+elsewhere (`chain_head`, the backup manifest). See SECURITY.md.
+
+Wreck positions never enter the log (rules.md §8: the admin, who reads the log,
+is not cleared for positions): `redact_position` replaces them.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from valuation.accounts.auth import Principal, require
+from valuation.core.errors import InputError, Problem
+
+if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
+    import pandas as pd
+
+GENESIS = "0" * 64
+HASHED_FIELDS = ("id", "at", "actor", "action", "entity", "entity_id", "before_json", "after_json", "prev_hash")
+POSITION_FIELDS = ("lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem", "datum",
+                   "position_approximate", "depth_m", "latitude", "longitude")
+VERIFY_BATCH = 10_000  # rows read per query while verifying: bounded memory on a long log
+MAX_PAGE_SIZE = 500
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="microseconds")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"cannot audit a {type(value).__name__}")
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: sorted keys, no spaces, UTF-8 text, Decimal/date as strings."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default)
+
+
+def _quoted(columns: tuple[str, ...]) -> str:
+    """Column names quoted: `at` is a reserved word in DuckDB 2.0 ("at" in every statement)."""
+    return ", ".join(f'"{c}"' for c in columns)
+
+
+def _at_text(at: datetime) -> str:
+    return at.replace(tzinfo=None).isoformat(sep="T", timespec="microseconds")
+
+
+def row_hash(row: Mapping[str, Any]) -> str:
+    """The sha256 (hex) of one audit row's canonical JSON over HASHED_FIELDS."""
+    payload = {k: row[k] for k in HASHED_FIELDS}
+    payload["id"] = int(payload["id"])
+    payload["at"] = _at_text(payload["at"])
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A copy of `record` with wreck-position fields replaced by 'sigilosa'."""
+    if record is None:
+        return None
+    return {k: ("sigilosa" if k in POSITION_FIELDS and v is not None else v) for k, v in record.items()}
+
+
+def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
+           entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Append one chained row on `cur` (inside the caller's transaction); returns the row.
+
+    The row links onto the anchored head (`audit_head`); see the module docstring."""
+    last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
+    last_id, last_hash = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
+    anchor = _read_anchor(cur)
+    if anchor is not None:
+        # Link onto what the application last wrote: rows removed from (or added to) the end
+        # behind its back stay visible as a gap / a broken link after this write.
+        count, link_id, link_hash = int(anchor["row_count"]), int(anchor["head_id"]), str(anchor["head_hash"])
+        next_id = max(last_id, link_id) + 1
+    elif last:
+        # Rows but no anchor: it was dropped behind the application's back (or the file predates
+        # anchoring). Leave a permanent trace before going on; verify_chain reports it.
+        count = int(cur.execute("SELECT count(*) FROM audit_log").fetchall()[0][0])
+        marker = _insert_row(cur, row_id=last_id + 1, prev_hash=last_hash, at=at, actor=actor,
+                             action=ANCHOR_MISSING_ACTION, entity="audit_log", entity_id=None, before=None,
+                             after={"rows_found": count, "last_id": last_id, "last_hash": last_hash})
+        count, link_id, link_hash, next_id = count + 1, marker["id"], marker["hash"], marker["id"] + 1
+    else:
+        count, link_id, link_hash, next_id = 0, 0, GENESIS, 1
+    row = _insert_row(cur, row_id=next_id, prev_hash=link_hash, at=at, actor=actor, action=action, entity=entity,
+                      entity_id=entity_id, before=before, after=after)
+    _write_anchor(cur, row_count=count + 1, head_id=row["id"], head_hash=row["hash"], at=at,
+                  create=anchor is None)
+    return row
+
+
+def _insert_row(cur: duckdb.DuckDBPyConnection, *, row_id: int, prev_hash: str, at: datetime, actor: str,
+                action: str, entity: str, entity_id: object, before: Mapping[str, Any] | None,
+                after: Mapping[str, Any] | None) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": row_id,
+        "at": at.replace(tzinfo=None),
+        "actor": actor,
+        "action": action,
+        "entity": entity,
+        "entity_id": None if entity_id is None else str(entity_id),
+        "before_json": None if before is None else canonical_json(dict(before)),
+        "after_json": None if after is None else canonical_json(dict(after)),
+        "prev_hash": prev_hash,
+    }
+    row["hash"] = row_hash(row)
+    cols = (*HASHED_FIELDS, "hash")
+    cur.execute(f"INSERT INTO audit_log ({_quoted(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                [row[c] for c in cols]).fetchall()
+    return row
+
+
+# -- head anchor (issue 8) --------------------------------------------------------------
+HEAD_TABLE = "audit_head"
+AUDIT_KEY_ENV = "VALUATION_AUDIT_KEY"      # the seal key; keep it outside the database file
+ANCHOR_MISSING_ACTION = "audit_anchor_missing"
+HEAD_DDL = f"""
+CREATE TABLE IF NOT EXISTS {HEAD_TABLE} (
+    singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
+    row_count  BIGINT NOT NULL,      -- rows the application has appended
+    head_id    BIGINT NOT NULL,      -- the newest row's id
+    head_hash  VARCHAR NOT NULL,     -- the newest row's hash
+    seal       VARCHAR,              -- HMAC-SHA256 of the three above under VALUATION_AUDIT_KEY, or NULL
+    updated_at TIMESTAMP NOT NULL
+)"""
+
+
+def audit_key() -> bytes | None:
+    """The seal key from the environment (`VALUATION_AUDIT_KEY`), or None when unset."""
+    key = os.environ.get(AUDIT_KEY_ENV, "")
+    return key.encode("utf-8") if key else None
+
+
+def head_seal(row_count: int, head_id: int, head_hash: str, key: bytes) -> str:
+    """HMAC-SHA256 (hex) that binds the anchor to a key kept outside the database file."""
+    message = f"valuation-audit-head:{int(row_count)}:{int(head_id)}:{head_hash}".encode("utf-8")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def _has_head_table(db: Any) -> bool:
+    sql = "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'"
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        return bool(db.execute(sql, [HEAD_TABLE]).fetchall()[0][0])
+    return bool(db.scalar(sql, [HEAD_TABLE]))
+
+
+def _read_anchor(db: Any) -> dict[str, Any] | None:
+    """The anchor row (row_count, head_id, head_hash, seal), or None when there is none."""
+    if not _has_head_table(db):
+        return None
+    sql = f"SELECT row_count, head_id, head_hash, seal FROM {HEAD_TABLE} WHERE singleton = 1"
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        rows = db.execute(sql).fetchall()
+        return dict(zip(("row_count", "head_id", "head_hash", "seal"), rows[0])) if rows else None
+    return db.fetch_one(sql)
+
+
+def _write_anchor(cur: duckdb.DuckDBPyConnection, *, row_count: int, head_id: int, head_hash: str,
+                  at: datetime, create: bool) -> None:
+    key = audit_key()
+    seal = None if key is None else head_seal(row_count, head_id, head_hash, key)
+    if create:
+        cur.execute(HEAD_DDL).fetchall()
+    cur.execute(f"INSERT INTO {HEAD_TABLE} VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (singleton) DO UPDATE SET "
+                "row_count = excluded.row_count, head_id = excluded.head_id, head_hash = excluded.head_hash, "
+                "seal = excluded.seal, updated_at = excluded.updated_at",
+                [row_count, head_id, head_hash, seal, at.replace(tzinfo=None)]).fetchall()
+
+
+def read_anchor(store: Any) -> dict[str, Any] | None:
+    """The head anchor as stored (row_count, head_id, head_hash, seal), or None."""
+    return _read_anchor(store)
+
+
+def _check_anchor(store: Any, checked: int, last_id: int, last_hash: str) -> tuple[bool, int | None, str]:
+    """Compare an intact chain (`checked` rows, ending at `last_id`/`last_hash`) with its anchor."""
+    anchor = _read_anchor(store)
+    if anchor is None:
+        if checked == 0:
+            return (True, None, "")
+        return (False, last_id + 1, f"Âncora da cadeia ausente (tabela {HEAD_TABLE}): não é possível garantir "
+                                    f"que registros posteriores ao {last_id} não foram removidos.")
+    count, head_id, head_hash = int(anchor["row_count"]), int(anchor["head_id"]), str(anchor["head_hash"])
+    if head_id > last_id or count > checked:
+        return (False, last_id + 1, f"Registro(s) de auditoria removido(s) do fim: a âncora registra {count} "
+                                    f"registro(s) até o número {head_id}, mas a tabela termina no {last_id}.")
+    if head_id < last_id:
+        return (False, head_id + 1, f"Registro(s) de auditoria acrescentado(s) fora da aplicação: a âncora termina "
+                                    f"no registro {head_id}, a tabela continua até o {last_id}.")
+    if head_hash != last_hash or count != checked:
+        return (False, last_id, f"Cadeia reescrita fora da aplicação: o registro {last_id} não confere com a "
+                                f"âncora (hash ou contagem diferentes).")
+    key = audit_key()
+    if key is None:
+        return (True, None, " Âncora confere" + (" (selo não verificado: chave ausente)." if anchor["seal"] else "."))
+    if not anchor["seal"]:
+        return (False, last_id, f"Âncora sem selo, mas {AUDIT_KEY_ENV} está definida: a âncora foi gravada sem a "
+                                f"chave ou substituída fora da aplicação.")
+    if not hmac.compare_digest(str(anchor["seal"]), head_seal(count, head_id, head_hash, key)):
+        return (False, last_id, "Selo da âncora não confere: a cadeia foi reescrita fora da aplicação (ou a chave "
+                                f"em {AUDIT_KEY_ENV} é outra).")
+    return (True, None, " Âncora confere e o selo é válido.")
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """The outcome of a whole-chain check: `checked` rows verified before the end or the first
+    broken row (`bad_id`); `anchor` is the anchor's verdict when the chain is intact."""
+    ok: bool
+    bad_id: int | None
+    message: str
+    checked: int
+    head_hash: str | None = None
+    anchor: str = ""
+
+
+def verify_chain(store: Any, *, progress: Callable[[int, int], None] | None = None,
+                 batch: int = VERIFY_BATCH) -> tuple[bool, int | None, str]:
+    """(ok, first_bad_id, message in pt-BR): checks ids, prev_hash links and every hash.
+
+    `progress(checked, total)` is called after each batch of `batch` rows (a page shows a bar)."""
+    result = _verify(store, progress, batch)
+    return (result.ok, result.bad_id, result.message)
+
+
+def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int) -> ChainCheck:
+    prev_id, prev_hash, checked = 0, GENESIS, 0
+    total = int(store.scalar("SELECT count(*) FROM audit_log")) if progress else 0
+    cols = _quoted((*HASHED_FIELDS, "hash"))
+    while True:
+        rows = store.fetch(f"SELECT {cols} FROM audit_log WHERE id > ? ORDER BY id LIMIT {int(batch)}", [prev_id])
+        if not rows:
+            break
+        for row in rows:
+            broken = _broken(row, prev_id, prev_hash)
+            if broken is not None:
+                return ChainCheck(False, int(row["id"]), broken, checked)
+            prev_id, prev_hash, checked = int(row["id"]), row["hash"], checked + 1
+        if progress:
+            progress(checked, max(total, checked))
+    ok, bad, note = _check_anchor(store, checked, prev_id, prev_hash)
+    if not ok:
+        return ChainCheck(False, bad, note, checked, prev_hash)
+    if checked == 0:
+        return ChainCheck(True, None, "Registro de auditoria vazio.", 0)
+    rows = "1 registro" if checked == 1 else f"{checked} registros"
+    return ChainCheck(True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}", checked, prev_hash,
+                      note.strip().rstrip("."))
+
+
+def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
+    """Why `row` breaks the chain after (prev_id, prev_hash), or None."""
+    rid = int(row["id"])
+    if rid != prev_id + 1:
+        return (f"Registro(s) de auditoria removido(s): falta(m) o(s) número(s) "
+                f"{prev_id + 1} a {rid - 1} antes do registro {rid}.")
+    if row["prev_hash"] != prev_hash:
+        return f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado ou removido)."
+    if row_hash(row) != row["hash"]:
+        return f"Registro de auditoria {rid} foi alterado: o hash não confere."
+    if row["action"] == ANCHOR_MISSING_ACTION:
+        return (f"Registro {rid}: a âncora da cadeia tinha sido removida fora da aplicação "
+                f"antes dele; registros do fim podem ter sido apagados.")
+    return None
+
+
+def chain_head(store: Any) -> dict[str, Any] | None:
+    """The newest row's id and hash (record it elsewhere to detect removal of the newest rows)."""
+    return store.fetch_one("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1")
+
+
+# -- reading the log (admin) ----------------------------------------------------------
+MAX_EXPORT_ROWS = 100_000  # an export beyond this is refused: narrow the filters (or use db backup)
+_LOG_COLUMNS = 'id, "at", actor, action, entity, entity_id, before_json, after_json, hash'
+
+
+@dataclass(frozen=True)
+class AuditFilter:
+    """What the admin narrows the log to: a period of Brasília calendar days (inclusive), the user
+    who acted, the kind of object and the action. None means any."""
+    start: date | None = None
+    end: date | None = None
+    actor: str | None = None
+    entity: str | None = None
+    action: str | None = None
+
+
+def count_audit(store: Any, user: Principal, *, entity: str | None = None, actor: str | None = None,
+                filters: AuditFilter | None = None) -> int:
+    require(user, "read_audit")
+    where, params = _where(_merge(filters, entity, actor))
+    return int(store.scalar(f"SELECT count(*) FROM audit_log{where}", params))
+
+
+def page_audit(store: Any, user: Principal, *, entity: str | None = None, actor: str | None = None,
+               page: int = 1, page_size: int = 50, filters: AuditFilter | None = None) -> pd.DataFrame:
+    """Newest first, paginated in SQL (admin only)."""
+    require(user, "read_audit")
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        raise InputError(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
+    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise InputError(Problem("page_size", f"Itens por página: de 1 a {MAX_PAGE_SIZE}."))
+    where, params = _where(_merge(filters, entity, actor))
+    return store.fetch_df(f"SELECT {_LOG_COLUMNS} FROM audit_log{where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                          [*params, page_size, (page - 1) * page_size])
+
+
+def export_audit(store: Any, user: Principal, filters: AuditFilter | None = None) -> pd.DataFrame:
+    """Every row matching `filters`, oldest first, for an export (admin only; at most MAX_EXPORT_ROWS)."""
+    require(user, "read_audit")
+    where, params = _where(filters or AuditFilter())
+    n = int(store.scalar(f"SELECT count(*) FROM audit_log{where}", params))
+    if n > MAX_EXPORT_ROWS:
+        raise InputError(Problem("filters", f"Exportação: {n} registros passam do limite de {MAX_EXPORT_ROWS}; "
+                                            f"escolha um período menor ou filtre por usuário, objeto ou ação."))
+    return store.fetch_df(f"SELECT {_LOG_COLUMNS} FROM audit_log{where} ORDER BY id", params)
+
+
+def audit_choices(store: Any, user: Principal) -> dict[str, list[str]]:
+    """The values the filters can take: actors, entities and actions present in the log (admin only)."""
+    require(user, "read_audit")
+    return {col: [r[col] for r in store.fetch(f"SELECT DISTINCT {col} FROM audit_log WHERE {col} IS NOT NULL "
+                                              f"ORDER BY {col}")]
+            for col in ("actor", "entity", "action")}
+
+
+def log_period(store: Any, user: Principal) -> tuple[date, date]:
+    """The Brasília days of the first and the newest record (today for an empty log; admin only)."""
+    from valuation.oversight.audit_text import brasilia
+
+    require(user, "read_audit")
+    row = store.fetch_one('SELECT min("at") AS first, max("at") AS last FROM audit_log')
+    today = brasilia(store.now()).date()
+    if row is None or row["first"] is None:
+        return today, today
+    return brasilia(row["first"]).date(), max(today, brasilia(row["last"]).date())
+
+
+def check_chain(store: Any, user: Principal, *, progress: Callable[[int, int], None] | None = None,
+                batch: int = VERIFY_BATCH) -> ChainCheck:
+    """The whole-chain check for the admin's page (admin only), with progress per batch."""
+    require(user, "read_audit")
+    return _verify(store, progress, batch)
+
+
+def _merge(filters: AuditFilter | None, entity: str | None, actor: str | None) -> AuditFilter:
+    f = filters or AuditFilter()
+    return AuditFilter(start=f.start, end=f.end, actor=actor or f.actor, entity=entity or f.entity, action=f.action)
+
+
+def _where(f: AuditFilter) -> tuple[str, list[Any]]:
+    from valuation.oversight.audit_text import utc_bounds
+
+    if f.start is not None and f.end is not None and f.start > f.end:
+        raise InputError(Problem("start", "Período: a data inicial é posterior à final."))
+    clauses, params = [], []
+    for col in ("entity", "actor", "action"):
+        value = getattr(f, col)
+        if value:
+            clauses.append(f"{col} = ?")
+            params.append(value)
+    since, until = utc_bounds(f.start, f.end)
+    if since is not None:
+        clauses.append('"at" >= ?')
+        params.append(since)
+    if until is not None:
+        clauses.append('"at" < ?')
+        params.append(until)
+    return ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params

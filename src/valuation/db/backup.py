@@ -1,0 +1,384 @@
+"""Backup and restore of the DuckDB store as Parquet files (issue 8; architecture.md "Durability").
+
+    db backup  --db PATH --to DIR        a consistent copy: one Parquet file per table, the schema, a manifest
+    db restore --from DIR --db NEWPATH   a new database file from such a copy (never over an existing file)
+
+A backup directory holds what DuckDB's `EXPORT DATABASE … (FORMAT parquet)` writes
+(`schema.sql` with the tables and sequences, `load.sql`, `<table>.parquet`) and our
+`manifest.json`: per table its row count and content digest, the sha256 of every
+file, the sequences, the schema version, and the audit chain's head and verification
+at backup time. The export, the digests and the head are read in one transaction, so
+the copy is consistent even when taken from the dashboard's own process.
+
+Restore checks every file against the manifest, imports into a temporary file next to
+NEWPATH, moves every sequence past the largest id its column holds (ids stay fresh
+even if a row was ever inserted with an explicit id), compares every table's content
+digest with the manifest, verifies the audit chain (head anchor included), and only
+then gives the file its name — refusing if NEWPATH appeared meanwhile.
+
+Content digest of a table: sha256 over its column names and types, then the sorted
+sha256 of each row's JSON (`to_json`), so it depends on content, not on row order.
+
+What a backup does not protect: the directory is not encrypted and an attacker who can
+rewrite it can rewrite the manifest too; keep backups where the database's users cannot
+write, and keep the audit head printed by `db backup` elsewhere (SECURITY.md).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from valuation.core.errors import ConflictError, InputError, Problem, StoreError
+from valuation.db.store import Store
+
+MANIFEST = "manifest.json"
+FORMAT = "valuation-backup/1"
+DUCKDB_FILES = ("schema.sql", "load.sql")
+_NEXTVAL = re.compile(r"^nextval\('([A-Za-z_][A-Za-z0-9_]*)'\)$")
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class TableDigest:
+    rows: int
+    digest: str
+
+
+class _CursorReader:
+    """The read methods `verify_chain` uses, on one open cursor (one transaction's snapshot)."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection):
+        self.cur = cur
+
+    def fetch(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
+        res = self.cur.execute(sql, params if params else None)
+        names = [d[0] for d in res.description or ()]
+        return [dict(zip(names, row)) for row in res.fetchall()]
+
+    def fetch_one(self, sql: str, params: Any = ()) -> dict[str, Any] | None:
+        rows = self.fetch(sql, params)
+        return rows[0] if rows else None
+
+    def scalar(self, sql: str, params: Any = ()) -> Any:
+        rows = self.cur.execute(sql, params if params else None).fetchall()
+        return rows[0][0] if rows else None
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _tables(cur: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r[0] for r in cur.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND database_name = current_database() "
+        "ORDER BY table_name").fetchall()]
+
+
+def table_digests(db: Store | duckdb.DuckDBPyConnection) -> dict[str, TableDigest]:
+    """Row count and content digest of every table of the database (see the module docstring)."""
+    own = isinstance(db, Store)
+    cur = db.cursor() if own else db
+    try:
+        out: dict[str, TableDigest] = {}
+        for table in _tables(cur):
+            cols = cur.execute(
+                "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
+                "AND database_name = current_database() ORDER BY column_index", [table]).fetchall()
+            rows, agg = cur.execute(
+                f"SELECT count(*), coalesce(sha256(string_agg(h, ',' ORDER BY h)), '') FROM "
+                f"(SELECT sha256(CAST(to_json(__valuation_row) AS VARCHAR)) AS h FROM {_ident(table)} __valuation_row)"
+            ).fetchall()[0]
+            header = ";".join(f"{c} {t}" for c, t in cols)
+            out[table] = TableDigest(int(rows), hashlib.sha256(f"{header}\n{agg}".encode("utf-8")).hexdigest())
+        return out
+    finally:
+        if own:
+            cur.close()
+
+
+def _sequences(cur: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Each sequence's next value (what nextval would return now)."""
+    out: dict[str, int] = {}
+    for name, start, last, inc in cur.execute(
+            "SELECT sequence_name, start_value, last_value, increment_by FROM duckdb_sequences() "
+            "WHERE schema_name = 'main' AND database_name = current_database() ORDER BY sequence_name").fetchall():
+        out[name] = int(start) if last is None else int(last) + int(inc)
+    return out
+
+
+def _sequence_columns(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
+    """(sequence, table, column) for every column whose default is nextval('sequence')."""
+    found = []
+    for table, column, default in cur.execute(
+            "SELECT table_name, column_name, column_default FROM duckdb_columns() WHERE schema_name = 'main' "
+            "AND database_name = current_database() AND column_default IS NOT NULL").fetchall():
+        m = _NEXTVAL.match(str(default).strip())
+        if m:
+            found.append((m[1], table, column))
+    return found
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _schema_version(cur: duckdb.DuckDBPyConnection) -> int:
+    if "schema_migrations" not in _tables(cur):
+        return 0
+    return int(cur.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0])
+
+
+def _audit_state(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    from valuation.db.audit import verify_chain
+
+    if "audit_log" not in _tables(cur):
+        return {"rows": 0, "head_id": None, "head_hash": None, "ok": False, "message": "no audit_log table"}
+    reader = _CursorReader(cur)
+    ok, bad, message = verify_chain(reader)
+    head = reader.fetch_one("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1")
+    return {"rows": int(reader.scalar("SELECT count(*) FROM audit_log")),
+            "head_id": None if head is None else int(head["id"]), "head_hash": None if head is None else head["hash"],
+            "ok": ok, "first_bad_id": bad, "message": message}
+
+
+def backup(store: Store, dest: str | Path) -> dict[str, Any]:
+    """Write a consistent Parquet copy of `store` into the new directory `dest`; returns the manifest.
+
+    `dest` must not exist or be an empty directory. The copy is written beside it and renamed
+    into place once complete, so a failed backup leaves no half-written `dest`.
+    """
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise ConflictError(f"{dest} already exists and is not an empty directory; choose a new --to directory")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
+    _remove_tree(staging)
+    cur = store.cursor()
+    try:
+        cur.execute("BEGIN TRANSACTION")   # one snapshot for the files, the digests and the head
+        try:
+            cur.execute(f"EXPORT DATABASE {_literal(str(staging))} (FORMAT parquet)").fetchall()
+            digests = table_digests(cur)
+            manifest: dict[str, Any] = {
+                "format": FORMAT,
+                "created_at": store.now().isoformat(timespec="seconds"),
+                "source": str(Path(store.path).resolve()),
+                "duckdb_version": duckdb.__version__,
+                "schema_version": _schema_version(cur),
+                "tables": {t: {"rows": d.rows, "digest": d.digest} for t, d in digests.items()},
+                "sequences": _sequences(cur),
+                "audit": _audit_state(cur),
+            }
+        except BaseException:
+            try:
+                cur.execute("ROLLBACK")
+            except duckdb.Error:
+                pass
+            raise
+        cur.execute("COMMIT")
+    except duckdb.Error as exc:
+        _remove_tree(staging)
+        raise StoreError(f"backup of {store.path} failed: {exc}") from exc
+    except BaseException:
+        _remove_tree(staging)
+        raise
+    finally:
+        cur.close()
+    try:
+        manifest["files"] = {p.name: _file_sha256(p) for p in sorted(staging.iterdir()) if p.is_file()}
+        (staging / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        if dest.exists():
+            dest.rmdir()   # empty (checked above)
+        staging.rename(dest)
+    except BaseException:
+        _remove_tree(staging)
+        raise
+    return manifest
+
+
+def _remove_tree(path: Path) -> None:
+    if not path.exists():
+        return
+    for child in path.iterdir():
+        child.unlink()
+    path.rmdir()
+
+
+def read_manifest(source: str | Path) -> dict[str, Any]:
+    """The manifest of a backup directory, after checking every file it lists (InputError otherwise)."""
+    source = Path(source)
+    if not source.is_dir():
+        raise InputError(Problem("--from", f"{source} is not a directory"))
+    try:
+        manifest = json.loads((source / MANIFEST).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(Problem("--from", f"{source} is not a valuation backup (no {MANIFEST})")) from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(Problem("--from", f"{source / MANIFEST} is unreadable: {exc}")) from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise InputError(Problem("--from", f"{source / MANIFEST}: not a {FORMAT} manifest"))
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()) \
+            or not isinstance(manifest.get("tables"), dict):
+        raise InputError(Problem("--from", f"{source / MANIFEST}: files or tables missing"))
+    problems = []
+    for name in DUCKDB_FILES:
+        if name not in files:
+            problems.append(Problem("--from", f"{name} is not listed in {MANIFEST}"))
+    for name, expected in sorted(files.items()):
+        path = source / name
+        if Path(name).name != name or name == MANIFEST:
+            problems.append(Problem("--from", f"{MANIFEST} lists an invalid file name {name!r}"))
+        elif not path.is_file():
+            problems.append(Problem("--from", f"{name} is missing from the backup"))
+        elif _file_sha256(path) != expected:
+            problems.append(Problem("--from", f"{name} was altered or corrupted (sha256 differs from {MANIFEST})"))
+    listed = set(files) | {MANIFEST}
+    for extra in sorted(p.name for p in source.iterdir() if p.name not in listed):
+        problems.append(Problem("--from", f"{extra} is in the backup directory but not in {MANIFEST}"))
+    if problems:
+        raise InputError(problems)
+    return manifest
+
+
+def _advance_sequences(cur: duckdb.DuckDBPyConnection, minimum: dict[str, int]) -> dict[str, int]:
+    """Move every sequence past the largest id its columns hold (and at least to `minimum`)."""
+    needed: dict[str, int] = {name: int(v) for name, v in minimum.items() if isinstance(v, int)}
+    for seq, table, column in _sequence_columns(cur):
+        top = cur.execute(f"SELECT max({_ident(column)}) FROM {_ident(table)}").fetchall()[0][0]
+        if top is not None:
+            needed[seq] = max(needed.get(seq, 0), int(top) + 1)
+    current = _sequences(cur)
+    for seq, want in sorted(needed.items()):
+        have = current.get(seq)
+        if have is not None and have < want:
+            cur.execute(f"SELECT max(nextval({_literal(seq)})) FROM range(?)", [want - have]).fetchall()
+    return _sequences(cur)
+
+
+def restore(source: str | Path, db_path: str | Path) -> dict[str, Any]:
+    """Create the new database `db_path` from the backup directory `source`; returns a summary.
+
+    Refuses (ConflictError) when `db_path` exists; InputError when the backup is incomplete,
+    altered or does not reproduce the manifest's content digests. Nothing is left behind on failure.
+    """
+    source, target = Path(source), Path(db_path)
+    wal = target.with_name(target.name + ".wal")
+    if target.exists() or wal.exists():
+        raise ConflictError(f"{target} already exists: restore never overwrites a database; choose a new --db path")
+    if not target.parent.is_dir():
+        raise StoreError(f"the folder of {target} does not exist")
+    manifest = read_manifest(source)
+    tmp = target.with_name(f".{target.name}.restoring-{os.getpid()}")
+    _unlink_db(tmp)
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            con.execute(f"IMPORT DATABASE {_literal(str(source.resolve()))}").fetchall()
+            sequences = _advance_sequences(con, manifest.get("sequences") or {})
+            digests = table_digests(con)
+            audit_state = _audit_state(con)
+            con.execute("CHECKPOINT").fetchall()
+        finally:
+            con.close()
+        expected = manifest["tables"]
+        problems = []
+        for table in sorted(set(expected) | set(digests)):
+            want, got = expected.get(table), digests.get(table)
+            if want is None or got is None:
+                problems.append(Problem("--from", f"table {table}: present on one side only"))
+            elif (got.rows, got.digest) != (want.get("rows"), want.get("digest")):
+                problems.append(Problem("--from", f"table {table}: restored content differs from the manifest "
+                                                  f"({got.rows} rows, expected {want.get('rows')})"))
+        if problems:
+            raise InputError(problems)
+        _move_into_place(tmp, target)
+    except duckdb.Error as exc:
+        _unlink_db(tmp)
+        raise StoreError(f"restore from {source} failed: {exc}") from exc
+    except BaseException:
+        _unlink_db(tmp)
+        raise
+    return {"db": str(target), "from": str(source), "schema_version": manifest.get("schema_version"),
+            "tables": {t: d.rows for t, d in digests.items()}, "sequences": sequences, "audit": audit_state}
+
+
+def _unlink_db(path: Path) -> None:
+    for p in (path, path.with_name(path.name + ".wal")):
+        try:
+            p.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _move_into_place(tmp: Path, target: Path) -> None:
+    """Give the finished file its name without ever replacing an existing file."""
+    tmp_wal = tmp.with_name(tmp.name + ".wal")
+    if tmp_wal.exists():  # a clean close leaves none; never leave one behind under the old name
+        raise StoreError(f"the restored database {tmp} was not checkpointed")
+    try:
+        os.link(tmp, target)           # atomic, fails if target exists
+    except FileExistsError as exc:
+        raise ConflictError(f"{target} appeared while restoring: restore never overwrites a database") from exc
+    except OSError:                    # a file system without hard links
+        fd = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        os.close(fd)
+        os.replace(tmp, target)
+        return
+    tmp.unlink()
+
+
+# -- command line ------------------------------------------------------------------------
+def _print_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def cmd_backup(args: Any) -> int:
+    from valuation.db.shared import using
+
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
+        manifest = backup(store, args.to)
+    audit = manifest["audit"]
+    _print_json({"to": str(args.to), "schema_version": manifest["schema_version"],
+                 "tables": {t: d["rows"] for t, d in manifest["tables"].items()}, "audit": audit})
+    if not audit.get("ok"):
+        print(f"warning: the audit chain of {args.db} does not verify: {audit.get('message')}", file=sys.stderr)
+    return 0
+
+
+def cmd_restore(args: Any) -> int:
+    summary = restore(args.source, args.db)
+    _print_json(summary)
+    if not summary["audit"].get("ok"):
+        print(f"warning: the restored audit chain does not verify: {summary['audit'].get('message')}",
+              file=sys.stderr)
+    return 0
+
+
+def register_db_commands(dbsub: Any) -> None:
+    """Add `db backup` and `db restore` to the `db` command group (called by store.admin.register_cli)."""
+    p = dbsub.add_parser("backup", help="copy the database into a new directory (Parquet per table + schema)")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.add_argument("--to", required=True, help="new (or empty) directory for the backup")
+    p.set_defaults(handler=cmd_backup)
+
+    p = dbsub.add_parser("restore", help="create a new database file from a backup directory")
+    p.add_argument("--from", dest="source", required=True, help="the backup directory")
+    p.add_argument("--db", required=True, help="path of the new DuckDB file (must not exist)")
+    p.set_defaults(handler=cmd_restore)

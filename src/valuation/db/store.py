@@ -1,0 +1,384 @@
+"""The DuckDB store: one connection per process, a cursor per thread, writes through one funnel.
+
+Facts this design rests on (architecture.md, measured with duckdb 2.0):
+
+- One process owns the file: a second process cannot open it, not even read-only.
+  `Store()` translates that IOException into `StoreLocked` (with the holder's PID).
+- A result must be read completely before its connection runs anything else:
+  `fetch`/`fetch_df` read everything on a cursor of their own and close it.
+- `.df()` turns DECIMAL into float: `fetch_df` goes through Arrow
+  (`to_pandas(types_mapper=pd.ArrowDtype)`), so money stays `Decimal`.
+- After a failed statement a transaction is aborted and a later COMMIT silently
+  rolls it back: `transaction()` always ROLLBACKs on an exception and re-raises.
+- Write-write conflicts raise `TransactionException`: `write()` retries the whole
+  function. Writes in this process are also serialised by a lock, which keeps the
+  audit chain linear (the file has one writer process anyway).
+- Bulk inserts from a DataFrame/Arrow table (`Tx.insert_frame`), never row by row.
+
+Migrations: `migrations/NNN_name.sql`, applied in order at start-up inside a
+transaction each, recorded in `schema_migrations` with their sha256. An applied
+migration whose file changed is refused: never edit an applied migration.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import duckdb
+
+from valuation.core.errors import ConflictError, StoreError, StoreLocked
+
+if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
+    import pandas as pd
+
+T = TypeVar("T")
+Params = Sequence[Any] | Mapping[str, Any]
+
+_MIGRATION_NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+_LOCK_PID = re.compile(r"\(PID (\d+)\)")
+_LOCK_PROGRAM = re.compile(r"held in (.+?) \(PID")
+RETRY_PAUSE_S = 0.05  # back-off between retries of a conflicting write (times the attempt number)
+
+SCHEMA_MIGRATIONS_DDL = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       VARCHAR NOT NULL,
+    sha256     VARCHAR NOT NULL,
+    applied_at TIMESTAMP NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+    sha256: str
+
+
+def available_migrations() -> list[Migration]:
+    """The migration files shipped with the package, in version order."""
+    folder = resources.files("valuation.db").joinpath("migrations")
+    found: list[Migration] = []
+    for entry in folder.iterdir():
+        m = _MIGRATION_NAME.match(entry.name)
+        if not m:
+            continue
+        sql = entry.read_text(encoding="utf-8").replace("\r\n", "\n")
+        found.append(Migration(int(m[1]), m[2], sql, hashlib.sha256(sql.encode("utf-8")).hexdigest()))
+    found.sort(key=lambda mig: mig.version)
+    versions = [mig.version for mig in found]
+    if len(set(versions)) != len(versions):
+        raise StoreError("two migration files share one version number")
+    return found
+
+
+def utc_now() -> datetime:
+    """Naive UTC now: the store's timestamps are naive UTC."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def _rows(result: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    if result.description is None:
+        return []
+    names = [d[0] for d in result.description]
+    return [dict(zip(names, row)) for row in result.fetchall()]
+
+
+def _params(params: Params | None) -> Any:
+    return params if params else None
+
+
+def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
+    try:
+        cur.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # already rolled back (an aborted transaction, or COMMIT failed)
+
+
+def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(path, read_only=read_only)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" not in text.lower():  # boundary translation: DuckDB has no class for this
+            raise StoreError(f"cannot open the database {path}: {text}") from exc
+        pid = _LOCK_PID.search(text)
+        program = _LOCK_PROGRAM.search(text)
+        holder = f"PID {pid[1]}" if pid else None
+        who = holder or "another process"
+        if pid and program:
+            who = f"PID {pid[1]} ({program[1]})"
+        raise StoreLocked(
+            f"the database {path} is in use by another process ({who}). Only one process can "
+            f"open a DuckDB file at a time: stop the dashboard (or that process) and run this "
+            f"command again, or do this work through the dashboard's pages.",
+            path=path, holder=holder,
+        ) from exc
+    except duckdb.Error as exc:
+        raise StoreError(f"cannot open the database {path}: {exc}") from exc
+
+
+class Tx:
+    """One open transaction: run statements on `cur`, append audit rows with `audit`."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection, actor: str, store: Store):
+        self.cur = cur
+        self.actor = actor
+        self.store = store
+
+    def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
+        """Run one statement and read its result completely (rows as dicts, [] for none)."""
+        return _rows(self.cur.execute(sql, _params(params)))
+
+    fetch = execute
+
+    def fetch_one(self, sql: str, params: Params | None = ()) -> dict[str, Any] | None:
+        rows = self.execute(sql, params)
+        return rows[0] if rows else None
+
+    def scalar(self, sql: str, params: Params | None = ()) -> Any:
+        row = self.cur.execute(sql, _params(params)).fetchall()
+        return row[0][0] if row else None
+
+    def insert_frame(self, table: str, frame: pd.DataFrame | Any) -> int:
+        """Bulk insert a DataFrame or Arrow table by column name; returns the row count.
+
+        Columns absent from `frame` take their defaults (sequences included).
+        """
+        if not _IDENTIFIER.match(table):
+            raise StoreError(f"not a table name: {table!r}")
+        view = f"_bulk_{threading.get_ident()}"
+        self.cur.register(view, frame)
+        try:
+            self.cur.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {view}").fetchall()
+        finally:
+            self.cur.unregister(view)
+        return len(frame)
+
+    def audit(self, action: str, entity: str, entity_id: object,
+              before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> None:
+        """Append one hash-chained row to audit_log inside this transaction."""
+        from valuation.db.audit import append
+
+        append(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
+               entity_id=entity_id, before=before, after=after)
+
+
+class Store:
+    """The DuckDB file of one process. See the module docstring for the rules it keeps."""
+
+    def __init__(self, path: str | Path, *, migrate: bool = True, read_only: bool = False,
+                 must_exist: bool = False, clock: Callable[[], datetime] | None = None) -> None:
+        """Open `path` (created when missing unless `must_exist` or `read_only`) and apply pending
+        migrations (unless `migrate=False` or `read_only`). Raises StoreLocked when another
+        process holds the file, StoreError when it cannot be used."""
+        self.path = str(path)
+        self.read_only = read_only
+        self._clock = clock or utc_now
+        self._write_lock = threading.Lock()
+        self._cursor_lock = threading.Lock()
+        self._local = threading.local()
+        self._closed = False
+        self.applied_now: list[int] = []  # versions applied by this open
+        if (must_exist or read_only) and not Path(self.path).is_file():
+            raise StoreError(f"there is no database at {self.path}; create it with: "
+                             f"python -m valuation db init --db {self.path}")
+        if not Path(self.path).parent.is_dir():
+            raise StoreError(f"the folder of {self.path} does not exist")
+        self._con = _connect(self.path, read_only)
+        try:
+            if migrate and not read_only:
+                self.applied_now = self.migrate()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- plumbing ----------------------------------------------------------------
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def now(self) -> datetime:
+        return self._clock()
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A fresh cursor for one thread/request; close it when done."""
+        if self._closed:
+            raise StoreError("the store is closed")
+        with self._cursor_lock:
+            return self._con.cursor()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._con.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def shutdown(self) -> None:
+        """Wait for the write in progress (writes hold the write lock), CHECKPOINT, close."""
+        if self._closed:
+            return
+        with self._write_lock:
+            if not self.read_only:
+                try:
+                    self.checkpoint()
+                except (duckdb.Error, StoreError):
+                    pass  # the WAL is replayed at the next open: nothing is lost
+            self.close()
+
+    def checkpoint(self) -> None:
+        """Write the WAL into the file (after large imports and `db init --demo`)."""
+        cur = self.cursor()
+        try:
+            cur.execute("CHECKPOINT").fetchall()
+        finally:
+            cur.close()
+
+    # -- reads -------------------------------------------------------------------
+    def fetch(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
+        """All rows as dicts with exact values (Decimal for DECIMAL, date, datetime)."""
+        cur = self.cursor()
+        try:
+            return _rows(cur.execute(sql, _params(params)))
+        finally:
+            cur.close()
+
+    def fetch_one(self, sql: str, params: Params | None = ()) -> dict[str, Any] | None:
+        rows = self.fetch(sql, params)
+        return rows[0] if rows else None
+
+    def scalar(self, sql: str, params: Params | None = ()) -> Any:
+        cur = self.cursor()
+        try:
+            rows = cur.execute(sql, _params(params)).fetchall()
+        finally:
+            cur.close()
+        return rows[0][0] if rows else None
+
+    def fetch_df(self, sql: str, params: Params | None = ()) -> pd.DataFrame:
+        """A DataFrame via Arrow: DECIMAL columns hold exact Decimals (pd.ArrowDtype), never floats."""
+        import pandas as pd
+
+        cur = self.cursor()
+        try:
+            rel = cur.sql(sql, params=_params(params))
+            if rel is None:
+                return pd.DataFrame()
+            table = rel.to_arrow_table()
+        finally:
+            cur.close()
+        return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+    # -- writes ------------------------------------------------------------------
+    @contextmanager
+    def transaction(self, actor: str) -> Iterator[Tx]:
+        """BEGIN … COMMIT on a cursor of its own; ROLLBACK and re-raise on any error.
+
+        One writer at a time in this process; not re-entrant (a nested call is a bug).
+        """
+        if self.read_only:
+            raise StoreError(f"the database {self.path} is open read-only")
+        if getattr(self._local, "in_tx", False):
+            raise StoreError("nested transaction: pass the open Tx down instead")
+        with self._write_lock:
+            self._local.in_tx = True
+            cur = self.cursor()
+            try:
+                cur.execute("BEGIN TRANSACTION")
+                try:
+                    yield Tx(cur, actor, self)
+                    cur.execute("COMMIT")
+                except BaseException:
+                    _rollback(cur)
+                    raise
+            finally:
+                cur.close()
+                self._local.in_tx = False
+
+    def write(self, actor: str, fn: Callable[[Tx], T], *, retries: int = 3) -> T:
+        """Run `fn(tx)` in a transaction; retry it whole on write-write conflicts.
+
+        `fn` must not swallow DuckDB errors (a later COMMIT would silently roll back).
+        Constraint violations become ConflictError; persistent conflicts too.
+        """
+        attempt = 0
+        while True:
+            try:
+                with self.transaction(actor) as tx:
+                    return fn(tx)
+            except duckdb.TransactionException as exc:
+                if attempt >= retries:
+                    raise ConflictError("A alteração conflitou com outra gravação simultânea; "
+                                        "tente novamente.") from exc
+                attempt += 1
+                time.sleep(RETRY_PAUSE_S * attempt)
+            except duckdb.ConstraintException as exc:
+                raise ConflictError(f"A alteração viola uma restrição do banco de dados: {exc}") from exc
+
+    # -- schema ------------------------------------------------------------------
+    def schema_version(self) -> int:
+        """The highest applied migration (0 for a database without any)."""
+        if not self.has_table("schema_migrations"):
+            return 0
+        return int(self.scalar("SELECT coalesce(max(version), 0) FROM schema_migrations"))
+
+    def has_table(self, name: str) -> bool:
+        return bool(self.scalar(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'", [name]))
+
+    def migrate(self) -> list[int]:
+        """Apply the pending migrations in order, each in its own transaction; returns their versions."""
+        shipped = available_migrations()
+        by_version = {m.version: m for m in shipped}
+        applied_now: list[int] = []
+        with self._write_lock:
+            cur = self.cursor()
+            try:
+                cur.execute(SCHEMA_MIGRATIONS_DDL)
+                applied = {int(v): (n, sha) for v, n, sha in
+                           cur.execute("SELECT version, name, sha256 FROM schema_migrations").fetchall()}
+                for version, (name, sha) in sorted(applied.items()):
+                    mig = by_version.get(version)
+                    if mig is None:
+                        raise StoreError(
+                            f"the database {self.path} has migration {version:03d}_{name}, which this "
+                            f"program does not know: it was written by a newer version of valuation")
+                    if mig.sha256 != sha:
+                        raise StoreError(
+                            f"migration {version:03d}_{mig.name}.sql changed after it was applied to "
+                            f"{self.path}. Never edit an applied migration: add a new numbered file "
+                            f"(a development database can be re-created with db init on a new path)")
+                for mig in shipped:
+                    if mig.version in applied:
+                        continue
+                    cur.execute("BEGIN TRANSACTION")
+                    try:
+                        cur.execute(mig.sql)
+                        cur.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
+                                    [mig.version, mig.name, mig.sha256, self.now()])
+                        cur.execute("COMMIT")
+                    except duckdb.Error as exc:
+                        _rollback(cur)
+                        raise StoreError(f"migration {mig.version:03d}_{mig.name} failed on "
+                                         f"{self.path}: {exc}") from exc
+                    applied_now.append(mig.version)
+            finally:
+                cur.close()
+        return applied_now

@@ -1,0 +1,109 @@
+"""Calendar subscriptions (issue 13, item 5): `/calendario/<token>.ics` per user.
+
+A DPC user subscribes to one office's deadlines or to every office's; an explorer to its own
+company's. The token is long and random (256 bits); the store keeps only its SHA-256, so the
+address is shown once, when it is made — making a new one revokes the old. The feed reads
+with the rights of the user who made it, as they are *now*: a deactivated user's feed, or
+one whose role no longer reads deadlines, answers "not found". Every event carries one
+VALARM per day count of the policy `calendar_alarm_days` (default 5 and 1 days before).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any
+
+from valuation.accounts import auth
+from valuation.accounts.sessions import new_token, token_hash
+from valuation.accounts.auth import Principal
+from valuation.core.errors import AccessDenied, InputError, Problem
+
+FEED_ROLES = ("dpc", "explorer")
+ROUTE_PREFIX = "/calendario/"
+TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{40,128}$")
+
+
+@dataclass(frozen=True)
+class Feed:
+    principal: Principal
+    office: str | None
+
+
+def feed_url(base_url: str, token: str) -> str:
+    return f"{base_url.rstrip('/')}{ROUTE_PREFIX}{token}.ics"
+
+
+def create_feed(store: Any, user: Principal, *, office: str | None = None, now: datetime) -> str:
+    """A new subscription token for `user` (the previous ones are revoked); shown once."""
+    if user.role not in FEED_ROLES:
+        raise AccessDenied("Acesso negado: assinaturas de calendário são para a DPC e as empresas exploradoras.",
+                           user=user.username, action="calendar_feed")
+    if user.role == "explorer" and office:
+        raise InputError(Problem("office", "Capitania: a empresa assina os prazos dos seus próprios contratos."))
+    if office and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
+        raise InputError(Problem("office", f"Capitania desconhecida: {office}."))
+    token = new_token()
+    at = auth.naive_utc(now)
+
+    def run(tx: Any) -> None:
+        tx.execute("UPDATE calendar_feeds SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [at, user.id])
+        tx.execute("INSERT INTO calendar_feeds (token_sha256, user_id, office_code, created_at) VALUES (?, ?, ?, ?)",
+                   [token_hash(token), user.id, office or None, at])
+        tx.audit("calendar_feed_created", "user", user.id, None, {"office": office or None})
+
+    store.write(user.username, run)
+    return token
+
+
+def revoke_feeds(store: Any, user: Principal, *, now: datetime) -> int:
+    """Revoke every live subscription of `user`; returns how many."""
+    def run(tx: Any) -> int:
+        n = int(tx.scalar("SELECT count(*) FROM calendar_feeds WHERE user_id = ? AND revoked_at IS NULL", [user.id]))
+        if n:
+            tx.execute("UPDATE calendar_feeds SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
+                       [auth.naive_utc(now), user.id])
+            tx.audit("calendar_feed_revoked", "user", user.id, None, {"count": n})
+        return n
+
+    return store.write(user.username, run)
+
+
+def active_feed(store: Any, user: Principal) -> dict[str, Any] | None:
+    """The user's live subscription (created_at, office_code), never its token."""
+    return store.fetch_one("SELECT created_at, office_code FROM calendar_feeds WHERE user_id = ? AND revoked_at IS NULL "
+                           "ORDER BY id DESC LIMIT 1", [user.id])
+
+
+def resolve(store: Any, token: str) -> Feed | None:
+    if not isinstance(token, str) or not TOKEN_PATTERN.match(token):
+        return None
+    row = store.fetch_one(
+        "SELECT f.office_code, u.id, u.username, u.full_name, u.role, u.organisation_id, u.commission_body, u.active "
+        "FROM calendar_feeds f JOIN users u ON u.id = f.user_id WHERE f.token_sha256 = ? AND f.revoked_at IS NULL",
+        [token_hash(token)])
+    if row is None or not row["active"] or row["role"] not in FEED_ROLES:
+        return None
+    return Feed(auth.principal_from_row(row), row["office_code"])
+
+
+def alarm_days(store: Any) -> tuple[int, ...]:
+    from valuation.policies.defaults import DEFAULT_BY_KEY
+    from valuation.deadlines.calendars import policy_values
+
+    value = policy_values(store, ("calendar_alarm_days",))["calendar_alarm_days"]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, int) and 0 <= v <= 366 for v in value):
+        value = DEFAULT_BY_KEY["calendar_alarm_days"].value
+    return tuple(value)
+
+
+def feed_ics(store: Any, token: str, *, as_of: date) -> bytes | None:
+    """The iCalendar body of a subscription, or None for an unknown or revoked token."""
+    from valuation.deadlines.engine import deadlines_ics
+
+    feed = resolve(store, token)
+    if feed is None:
+        return None
+    stamp = datetime(as_of.year, as_of.month, as_of.day, tzinfo=timezone.utc)  # stable within a day (ETag)
+    return deadlines_ics(store, feed.principal, as_of=as_of, office=feed.office, now=stamp,
+                         alarm_days=alarm_days(store))

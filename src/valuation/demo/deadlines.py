@@ -1,0 +1,143 @@
+"""Deadline events for the demo data set, so that the dashboard shows every state.
+
+`seed_deadline_demo(store, as_of=...)` is called by the demo seeding after the
+contracts and wrecks exist. It is deterministic (a function of the stored rows and
+`as_of`, ordered by code) and idempotent (it does nothing when demo events exist).
+It reads the contracts and wrecks it finds, so it works whatever the demo holds:
+
+- contracts in force owing monthly reports: the reports whose deadline has passed are
+  delivered (a few days before the due date, one of them late), except that the first
+  contract misses its last two (→ overdue and an automatic-cancellation candidate,
+  NORMAM-10 0305 f) and every third one misses its last (→ overdue); the current
+  month's report stays pending (upcoming or due soon);
+- start of operations recorded on the fixed day; half of the extension requests whose
+  latest day has passed were made in time;
+- finished contracts: every monthly report, and the final report for all but the most
+  recently finished one;
+- the Maritime Court track: the inquiry opened 3 days after the office learned of the
+  casualty and reached the Court within 90 days, except for the most recent casualty,
+  whose steps were concluded 4 days before `as_of` (report due soon);
+- the previous year's wreck map sent by every office but one in ten (overdue after
+  15 February); a preference notice published 8 days before `as_of` (due soon); an
+  excursion notified in time. (Found things are the demo's own rows in `found_things`.)
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from valuation.deadlines import rules as dl
+from valuation.core import law
+from valuation.deadlines.calendars import office_calendars
+from valuation.db.store import Store, Tx
+
+DEMO_ACTOR = "demo"
+
+
+def _months(first: date, last: date) -> list[date]:
+    out, m = [], date(first.year, first.month, 1)
+    while m <= date(last.year, last.month, 1):
+        out.append(m)
+        m = date(m.year + (m.month == 12), m.month % 12 + 1, 1)
+    return out
+
+
+def seed_deadline_demo(store: Store, *, as_of: date) -> dict[str, int]:
+    """Insert the demo's deadline events (see the module docstring); returns {"events": n}."""
+    if store.scalar("SELECT count(*) FROM deadline_events WHERE recorded_by = ?", [DEMO_ACTOR]):
+        return {"events": 0}
+    cals = office_calendars(store)
+    events: list[dict[str, Any]] = []
+
+    def add(kind: str, day: date, *, contract_id: int | None = None, wreck_id: int | None = None,
+            office_code: str | None = None, organisation_id: int | None = None, reference: str | None = None,
+            note: str | None = None) -> None:
+        if day <= as_of:
+            events.append({"kind": kind, "contract_id": contract_id, "wreck_id": wreck_id, "office_code": office_code,
+                           "organisation_id": organisation_id, "event_date": day, "reference": reference,
+                           "note": note})
+
+    contracts = store.fetch(
+        "SELECT id, code, kind, status, office_code, organisation_id, wreck_id, signed_on, starts_on, expires_on, "
+        "work_ended_on, cancelled_on FROM contracts WHERE status <> 'solicitado' ORDER BY code")
+    active_index = 0
+    ended = [c for c in contracts if c["work_ended_on"] is not None and c["work_ended_on"] <= as_of]
+    last_ended = max(ended, key=lambda c: (c["work_ended_on"], c["code"]))["id"] if ended else None
+    for i, c in enumerate(contracts):
+        cal = cals[c["office_code"]]
+        begin = c["starts_on"] or c["signed_on"]
+        owes = c["kind"] in ("pesquisa", "exploração") or (
+            c["starts_on"] is not None and c["expires_on"] is not None
+            and (c["expires_on"] - c["starts_on"]).days > law.REMOVAL_MONTHLY_REPORT_MIN_DAYS.value)
+        active = c["status"] in ("vigente", "suspenso")
+        months: list[tuple[date, date]] = []
+        if owes and begin is not None:
+            stops = [d for d in (c["work_ended_on"], c["cancelled_on"], c["expires_on"], as_of) if d is not None]
+            months = [(m, dl.monthly_report(m, cal).due) for m in _months(begin, min(stops)) if begin <= min(stops)]
+        owed = [(m, due) for m, due in months if due < as_of]
+        skip = 0
+        if active:
+            skip = 2 if active_index == 0 else 1 if active_index % 3 == 1 else 0
+            active_index += 1
+        for n, (m, due) in enumerate(owed[:len(owed) - skip] if skip else owed):
+            first_day = dl.add_months(m, 1)[0]
+            day = max(first_day, due - timedelta(days=(i + n) % 5))
+            if n == 2 and i % 2 == 0:
+                day = due + timedelta(days=3)  # one late delivery: met, flagged late
+            add("monthly_report_delivered", day, contract_id=c["id"], reference=f"{m.year:04d}-{m.month:02d}")
+        if active and c["starts_on"] is not None and i % 7 != 3:
+            add("operations_started", c["starts_on"], contract_id=c["id"])
+        if active and c["expires_on"] is not None and c["work_ended_on"] is None and i % 2 == 0:
+            latest = dl.extension_request(c["expires_on"], cal).due
+            if latest < as_of:
+                add("extension_requested", latest - timedelta(days=7), contract_id=c["id"],
+                    reference=c["expires_on"].isoformat())
+        if c["work_ended_on"] is not None and c["id"] != last_ended:
+            add("final_report_delivered", c["work_ended_on"] + timedelta(days=60), contract_id=c["id"])
+
+    wrecks = store.fetch("SELECT id, code, office_code, court_known_on FROM wrecks WHERE court_known_on IS NOT NULL "
+                         "ORDER BY court_known_on DESC, code")
+    for n, w in enumerate(wrecks):
+        known = w["court_known_on"]
+        add("court_inquiry_opened", known + timedelta(days=3), wreck_id=w["id"])
+        if n == 0 and as_of - timedelta(days=4) > known + timedelta(days=3):
+            add("court_steps_concluded", as_of - timedelta(days=4), wreck_id=w["id"])  # report due soon
+        elif n > 0:
+            add("court_inquiry_sent", known + timedelta(days=90), wreck_id=w["id"])  # reached the Court in time
+
+    for n, code in enumerate(sorted(cals)):
+        if n % 10 != 3:  # every tenth office has not sent last year's map (overdue after 15 February)
+            add("wreck_map_sent", date(as_of.year, 2, 10), office_code=code, reference=str(as_of.year - 1))
+    exploration = next((c for c in contracts if c["kind"] == "exploração"), None)
+    if exploration is not None:
+        add("notice_published", as_of - timedelta(days=8), wreck_id=exploration["wreck_id"],
+            reference="Diário Oficial da União")
+        add("excursion_notified", as_of - timedelta(days=5), wreck_id=exploration["wreck_id"],
+            organisation_id=exploration["organisation_id"], reference=(as_of + timedelta(days=20)).isoformat())
+
+    if not events:
+        return {"events": 0}
+    import pyarrow as pa
+
+    stamp = datetime.combine(as_of, time(12, 0))
+    for e in events:
+        e.update(recorded_by=DEMO_ACTOR, recorded_at=stamp)
+    # An Arrow table with explicit types: NULL ids stay NULL (a DataFrame would make them NaN floats).
+    table = pa.Table.from_pylist(events, schema=_schema())
+
+    def write(tx: Tx) -> None:
+        tx.insert_frame("deadline_events", table)
+        tx.audit("seed_deadline_demo", "deadline_event", None, None,
+                 {"events": len(events), "as_of": as_of, "kinds": sorted({e["kind"] for e in events})})
+
+    store.write(DEMO_ACTOR, write)
+    return {"events": len(events)}
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("kind", pa.string()), ("contract_id", pa.int64()), ("wreck_id", pa.int64()),
+                      ("office_code", pa.string()), ("organisation_id", pa.int64()), ("event_date", pa.date32()),
+                      ("reference", pa.string()), ("note", pa.string()), ("recorded_by", pa.string()),
+                      ("recorded_at", pa.timestamp("us"))])

@@ -1,0 +1,404 @@
+"""Things found and handed in by third parties (Lei 7.542/1986 arts. 28–30; NORMAM-10 0405).
+
+Law
+    art. 28     whoever finds such things, their owner absent, must not alter them (save to make
+                them safe) and must report the find at once to the Naval Authority and hand in
+                what they hold.
+    art. 29     the things are collected (arrecadados) and kept in the custody of the Naval
+                Authority, which may hand them, when national or nationalised, to their owners;
+        §1      things not yet sold may be reclaimed by their owner, who pays the costs of keeping;
+        §2      not reclaimed within 30 days of the collection → the Authority may declare them
+                lost (`valuation.deadlines.rules.found_unclaimed`, office calendar);
+        §3      things hard to keep may be sold at auction or tender; the proceeds are held
+                6 months for the owner, then become União revenue (`deadlines.found_proceeds`).
+    art. 30     things identified as of foreign origin (and not the União's under art. 32) are
+                sent to the Federal Revenue.
+
+Model: `found_things` holds the registration (never updated); `found_thing_events` the
+append-only history. The state is derived from the events (`derive_state`), and which
+event may come next, with what, is checked by the pure `event_problems`:
+
+    sob_custodia ──reclaimed──────────→ devolvido                 (not of foreign origin)
+        │  ├──declared_lost (after the 30 days)──→ declarado_perdido ─┐
+        │  ├──sent_to_revenue (foreign origin)───→ encaminhado_receita│
+        │  └──sold (hard to keep: reason, tender) → vendido ←──────────┘ (also sent_to_revenue)
+        │                                             ├─proceeds_claimed (within 6 months)→ produto_devolvido
+        │                                             └─proceeds_to_union (after 6 months)→ receita_uniao
+        └──origin_identified (any time while held: nacional / estrangeira)
+
+Reclaim is allowed only while the thing is in custody and not declared lost: the
+declaration of §2 ends the owner's claim on the thing (§1 then covers only the proceeds of a
+sale, under §3). Who: dpc only (read and write). Money (costs paid, proceeds) is DECIMAL,
+to the cent.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from valuation.deadlines import rules as dl
+from valuation.accounts.auth import Principal, require
+from valuation.core.calendar import BusinessCalendar
+from valuation.core.errors import InputError, NotFound, Problem
+from valuation.core.forms import Form
+from valuation.deadlines.calendars import office_calendars
+
+if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
+    import pandas as pd
+
+    from valuation.db.store import Store, Tx
+
+ORIGINS: tuple[str, ...] = ("nacional", "estrangeira", "a_identificar")
+ORIGIN_LABELS: dict[str, str] = {"nacional": "nacional ou nacionalizada", "estrangeira": "estrangeira",
+                                 "a_identificar": "a identificar"}
+EVENT_KINDS: tuple[str, ...] = ("origin_identified", "reclaimed", "declared_lost", "sold", "proceeds_claimed",
+                                "proceeds_to_union", "sent_to_revenue")
+EVENT_LABELS: dict[str, str] = {
+    "origin_identified": "Procedência identificada (art. 29 / art. 30)",
+    "reclaimed": "Devolvida ao responsável (art. 29 caput e §1)",
+    "declared_lost": "Declarada perdida (art. 29 §2)",
+    "sold": "Alienada por ser de difícil guarda (art. 29 §3)",
+    "proceeds_claimed": "Produto da venda entregue ao responsável (art. 29 §3)",
+    "proceeds_to_union": "Produto convertido em receita da União (art. 29 §3)",
+    "sent_to_revenue": "Encaminhada à Receita Federal (art. 30)",
+}
+STATE_LABELS: dict[str, str] = {
+    "sob_custodia": "sob custódia",
+    "devolvido": "devolvida ao responsável",
+    "declarado_perdido": "declarada perdida",
+    "vendido": "vendida — produto guardado",
+    "produto_devolvido": "produto entregue ao responsável",
+    "receita_uniao": "produto convertido em receita da União",
+    "encaminhado_receita": "encaminhada à Receita Federal",
+}
+# state → the events that may follow it
+NEXT_EVENTS: dict[str, tuple[str, ...]] = {
+    "sob_custodia": ("origin_identified", "reclaimed", "declared_lost", "sold", "sent_to_revenue"),
+    "declarado_perdido": ("origin_identified", "sold", "sent_to_revenue"),
+    "vendido": ("proceeds_claimed", "proceeds_to_union"),
+    "devolvido": (),
+    "produto_devolvido": (),
+    "receita_uniao": (),
+    "encaminhado_receita": (),
+}
+_STATE_AFTER: dict[str, str] = {
+    "reclaimed": "devolvido", "declared_lost": "declarado_perdido", "sold": "vendido",
+    "proceeds_claimed": "produto_devolvido", "proceeds_to_union": "receita_uniao",
+    "sent_to_revenue": "encaminhado_receita",
+}
+MAX_AMOUNT = Decimal("9999999999999999.99")   # DECIMAL(18,2)
+
+
+# -- pure rules ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FoundEvent:
+    """One row of a found thing's history."""
+
+    kind: str
+    event_date: date
+    amount: Decimal | None = None
+    party: str | None = None
+    origin: str | None = None
+    reference: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class FoundState:
+    """Where a found thing stands: `state` (a key of STATE_LABELS), its current `origin`,
+    the sale day and proceeds when sold, and the date of the last event (or collection)."""
+
+    state: str
+    origin: str
+    last_date: date
+    sold_on: date | None = None
+    proceeds: Decimal | None = None
+
+
+def derive_state(collected_on: date, origin: str, events: Sequence[FoundEvent]) -> FoundState:
+    """Fold the history (in recording order) into the current state (arts. 29–30)."""
+    state, current_origin, last = "sob_custodia", origin, collected_on
+    sold_on: date | None = None
+    proceeds: Decimal | None = None
+    for e in events:
+        if e.kind == "origin_identified" and e.origin:
+            current_origin = e.origin
+        if e.kind == "sold":
+            sold_on, proceeds = e.event_date, e.amount
+        state = _STATE_AFTER.get(e.kind, state)
+        last = max(last, e.event_date)
+    return FoundState(state, current_origin, last, sold_on, proceeds)
+
+
+def unclaimed_deadline(collected_on: date, cal: BusinessCalendar) -> dl.Deadline:
+    """Last day for the owner to reclaim before the thing may be declared lost (art. 29 §2)."""
+    return dl.found_unclaimed(collected_on, cal)
+
+
+def proceeds_deadline(sold_on: date, cal: BusinessCalendar) -> dl.Deadline:
+    """Last day the proceeds are held for the owner; after it they are União revenue (art. 29 §3)."""
+    return dl.found_proceeds(sold_on, cal)
+
+
+def event_problems(collected_on: date, current: FoundState, event: FoundEvent, cal: BusinessCalendar, *,
+                   today: date) -> list[Problem]:
+    """Why `event` may not follow `current` (empty when it may). Pure: the office calendar
+    and `today` are parameters. Implements art. 29 caput and §§1–3 and art. 30."""
+    problems: list[Problem] = []
+    kind, day = event.kind, event.event_date
+    if kind not in NEXT_EVENTS.get(current.state, ()):
+        problems.append(Problem("kind", f"{EVENT_LABELS.get(kind, kind)}: não se aplica a uma coisa "
+                                        f"{STATE_LABELS[current.state]}."))
+        return problems
+    if day > today:
+        problems.append(Problem("event_date", f"Data: não pode ser futura (hoje é {dl.fmt(today)})."))
+    if day < current.last_date:
+        problems.append(Problem("event_date", f"Data: não pode ser anterior a {dl.fmt(current.last_date)} "
+                                              "(recolhimento ou último registro)."))
+    if kind == "origin_identified" and event.origin not in ("nacional", "estrangeira"):
+        problems.append(Problem("origin", "Procedência: informe nacional ou estrangeira."))
+    if kind == "reclaimed":
+        if current.origin == "estrangeira":
+            problems.append(Problem("kind", "Coisa de procedência estrangeira não é devolvida ao responsável: é "
+                                            "encaminhada à Receita Federal (Lei 7.542/1986, art. 30; art. 29 "
+                                            "caput: só nacionais ou nacionalizadas)."))
+        if not event.party:
+            problems.append(Problem("party", "Responsável: informe quem recebeu a coisa."))
+        if event.amount is None:
+            problems.append(Problem("amount", "Custas e despesas de guarda e conservação pagas (art. 29 §1): "
+                                              "informe o valor (0 se nada foi cobrado)."))
+    if kind == "declared_lost":
+        due = unclaimed_deadline(collected_on, cal)
+        if day <= due.due:
+            problems.append(Problem("event_date", f"A coisa só pode ser declarada perdida depois de {dl.fmt(due.due)}"
+                                                  f": o responsável tem 30 dias do recolhimento ({dl.fmt(collected_on)}"
+                                                  ") para reclamá-la (art. 29 §2)."))
+    if kind == "sold":
+        if event.amount is None:
+            problems.append(Problem("amount", "Produto da alienação: informe o valor apurado."))
+        if not event.reference:
+            problems.append(Problem("reference", "Licitação ou hasta pública: informe o edital ou processo "
+                                                 "(art. 29 §3)."))
+        if not event.note:
+            problems.append(Problem("note", "Motivo: diga por que a coisa é de difícil guarda e conservação "
+                                            "(art. 29 §3)."))
+    if kind in ("proceeds_claimed", "proceeds_to_union") and current.sold_on is not None:
+        due = proceeds_deadline(current.sold_on, cal)
+        if kind == "proceeds_claimed":
+            if day > due.due:
+                problems.append(Problem("event_date", f"O produto ficou à disposição do responsável até "
+                                                      f"{dl.fmt(due.due)}; depois disso é receita da União "
+                                                      "(art. 29 §3)."))
+            if not event.party:
+                problems.append(Problem("party", "Responsável: informe quem recebeu o produto da venda."))
+        elif day <= due.due:
+            problems.append(Problem("event_date", f"O produto fica guardado à disposição do responsável até "
+                                                  f"{dl.fmt(due.due)} (6 meses da venda, art. 29 §3); só depois "
+                                                  "vira receita da União."))
+    if kind == "sent_to_revenue":
+        if current.origin != "estrangeira":
+            problems.append(Problem("kind", "Só coisa identificada como de procedência estrangeira vai à Receita "
+                                            "Federal (art. 30): registre antes a procedência."))
+        if not event.reference:
+            problems.append(Problem("reference", "Ofício ou processo de encaminhamento à Receita Federal: informe."))
+    return problems
+
+
+def next_step(collected_on: date, current: FoundState, cal: BusinessCalendar, as_of: date) -> str:
+    """What is due next, in pt-BR, for the list."""
+    if current.state == "sob_custodia":
+        due = unclaimed_deadline(collected_on, cal).due
+        if as_of <= due:
+            return f"aguardando o responsável até {dl.fmt(due)} ({(due - as_of).days} dias)"
+        if current.origin == "estrangeira":
+            return "procedência estrangeira: encaminhar à Receita Federal (art. 30)"
+        return f"prazo de 30 dias vencido em {dl.fmt(due)}: pode ser declarada perdida (art. 29 §2)"
+    if current.state == "vendido" and current.sold_on is not None:
+        due = proceeds_deadline(current.sold_on, cal).due
+        if as_of <= due:
+            return f"produto guardado para o responsável até {dl.fmt(due)}"
+        return f"6 meses vencidos em {dl.fmt(due)}: converter o produto em receita da União (art. 29 §3)"
+    if current.state == "declarado_perdido":
+        return "declarada perdida: destinação pela DPC (NORMAM-10 0405)"
+    return "encerrado"
+
+
+# -- store ---------------------------------------------------------------------------------------
+_THING_COLS = ("id, office_code, description, quantity, place, found_on, collected_on, finder_name, finder_document, "
+               "finder_contact, origin, wreck_id, reference, notes, recorded_by, recorded_at")
+_EVENT_COLS = "id, found_id, kind, event_date, amount, party, origin, reference, note, recorded_by, recorded_at"
+
+
+def _events_by_thing(rows: list[dict[str, Any]]) -> dict[int, list[FoundEvent]]:
+    out: dict[int, list[FoundEvent]] = {}
+    for r in rows:
+        out.setdefault(int(r["found_id"]), []).append(FoundEvent(
+            r["kind"], r["event_date"], r["amount"], r["party"], r["origin"], r["reference"], r["note"]))
+    return out
+
+
+def list_found_things(store: Store, user: Principal, *, as_of: date, state: str | None = None,
+                      office_code: str | None = None) -> pd.DataFrame:
+    """Found things, newest collection first, with their derived state and deadlines:
+    id, office_code, description, quantity, place, collected_on, finder_name, origin, state,
+    state_label, unclaimed_due (art. 29 §2), proceeds, proceeds_due (art. 29 §3), next_step."""
+    import pandas as pd
+
+    require(user, "read_found_things")
+    if state is not None and state not in STATE_LABELS:
+        raise InputError(Problem("state", f"Situação desconhecida: {state}."))
+    where, params = ("WHERE office_code = ?", [office_code]) if office_code else ("", [])
+    things = store.fetch(f"SELECT {_THING_COLS} FROM found_things {where} ORDER BY collected_on DESC, id DESC", params)
+    events = _events_by_thing(store.fetch(
+        f"SELECT {_EVENT_COLS} FROM found_thing_events WHERE found_id IN (SELECT id FROM found_things {where}) "
+        "ORDER BY id", params))
+    cals = office_calendars(store, sorted({t["office_code"] for t in things})) if things else {}
+    rows = []
+    for t in things:
+        cal = cals.get(t["office_code"]) or BusinessCalendar()
+        cur = derive_state(t["collected_on"], t["origin"], events.get(int(t["id"]), []))
+        if state is not None and cur.state != state:
+            continue
+        rows.append({
+            "id": int(t["id"]), "office_code": t["office_code"], "description": t["description"],
+            "quantity": t["quantity"], "place": t["place"], "collected_on": t["collected_on"],
+            "finder_name": t["finder_name"], "origin": ORIGIN_LABELS[cur.origin], "state": cur.state,
+            "state_label": STATE_LABELS[cur.state], "unclaimed_due": unclaimed_deadline(t["collected_on"], cal).due,
+            "proceeds": cur.proceeds,
+            "proceeds_due": proceeds_deadline(cur.sold_on, cal).due if cur.sold_on else None,
+            "next_step": next_step(t["collected_on"], cur, cal, as_of),
+        })
+    columns = ["id", "office_code", "description", "quantity", "place", "collected_on", "finder_name", "origin",
+               "state", "state_label", "unclaimed_due", "proceeds", "proceeds_due", "next_step"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def get_found_thing(store: Store, user: Principal, found_id: int, *, as_of: date) -> dict[str, Any]:
+    """One found thing: its registration fields, `events` (dicts, recording order), `state`,
+    `state_label`, `origin` (current), `unclaimed` and `proceeds_deadline` (Deadline or None, with
+    the steps that explain the date), `next_events` (what may be recorded now) and `next_step`."""
+    require(user, "read_found_things")
+    row = store.fetch_one(f"SELECT {_THING_COLS} FROM found_things WHERE id = ?", [found_id])
+    if row is None:
+        raise NotFound(f"Coisa achada nº {found_id} não encontrada.", what="found_thing", key=found_id)
+    event_rows = store.fetch(f"SELECT {_EVENT_COLS} FROM found_thing_events WHERE found_id = ? ORDER BY id",
+                             [found_id])
+    cal = office_calendars(store, [row["office_code"]]).get(row["office_code"]) or BusinessCalendar()
+    cur = derive_state(row["collected_on"], row["origin"], _events_by_thing(event_rows).get(int(found_id), []))
+    return {
+        **row, "events": event_rows, "state": cur.state, "state_label": STATE_LABELS[cur.state],
+        "current_origin": cur.origin, "proceeds": cur.proceeds, "sold_on": cur.sold_on,
+        "unclaimed": unclaimed_deadline(row["collected_on"], cal),
+        "proceeds_deadline": proceeds_deadline(cur.sold_on, cal) if cur.sold_on else None,
+        "next_events": NEXT_EVENTS[cur.state], "next_step": next_step(row["collected_on"], cur, cal, as_of),
+    }
+
+
+_THING_FIELDS = ("office_code", "description", "quantity", "place", "found_on", "collected_on", "finder_name",
+                 "finder_document", "finder_contact", "origin", "wreck_code", "reference", "notes")
+
+
+def register_found_thing(store: Store, user: Principal, data: Mapping[str, Any], *, today: date) -> int:
+    """Register a thing found and handed in by a third party (art. 28 II; art. 29 caput: collected
+    into the custody of the office). Returns its id. InputError names every bad field."""
+    require(user, "manage_found_things")
+    f = Form(data, allowed=_THING_FIELDS)
+    rec: dict[str, Any] = {
+        "office_code": f.text("office_code", "Capitania/Delegacia/Agência", max_len=20),
+        "description": f.text("description", "Descrição", max_len=2000),
+        "quantity": f.integer("quantity", "Quantidade", required=False, minimum=1, maximum=2_147_483_647) or 1,
+        "place": f.text("place", "Local do achado", max_len=500),
+        "found_on": f.date("found_on", "Data do achado", required=False),
+        "collected_on": f.date("collected_on", "Data do recolhimento (arrecadação)"),
+        "finder_name": f.text("finder_name", "Quem achou", max_len=200),
+        "finder_document": f.text("finder_document", "Documento de quem achou", required=False, max_len=40),
+        "finder_contact": f.text("finder_contact", "Contato de quem achou", required=False, max_len=200),
+        "origin": f.choice("origin", "Procedência", ORIGINS, required=False) or "a_identificar",
+        "reference": f.text("reference", "Termo de arrecadação / ofício", required=False, max_len=200),
+        "notes": f.text("notes", "Observações", required=False, max_len=2000),
+    }
+    wreck_code = f.text("wreck_code", "Naufrágio", required=False, max_len=100)
+    collected, found = rec["collected_on"], rec["found_on"]
+    if collected is not None and collected > today:
+        f.fail("collected_on", f"Data do recolhimento (arrecadação): não pode ser futura (hoje é {dl.fmt(today)}).")
+    if found is not None and collected is not None and found > collected:
+        f.fail("found_on", "Data do achado: não pode ser posterior ao recolhimento.")
+    if rec["office_code"] and not store.scalar("SELECT count(*) FROM offices WHERE code = ?", [rec["office_code"]]):
+        f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {rec['office_code']}.")
+    rec["wreck_id"] = None
+    if wreck_code:
+        rec["wreck_id"] = store.scalar("SELECT id FROM wrecks WHERE code = ?", [wreck_code])
+        if rec["wreck_id"] is None:
+            f.fail("wreck_code", f"Naufrágio desconhecido: {wreck_code}.")
+    f.done()
+
+    def run(tx: Tx) -> int:
+        columns = list(rec)
+        new_id = int(tx.scalar(
+            f"INSERT INTO found_things ({', '.join(columns)}, recorded_by, recorded_at) "
+            f"VALUES ({', '.join('?' for _ in columns)}, ?, ?) RETURNING id",
+            [rec[c] for c in columns] + [user.username, tx.store.now()]))
+        tx.audit("found_thing_registered", "found_thing", new_id, None, rec)
+        return new_id
+
+    return store.write(user.username, run)
+
+
+_EVENT_FIELDS = ("kind", "event_date", "amount", "party", "origin", "reference", "note")
+
+
+def money_text(v: object) -> object:
+    """An amount typed the pt-BR way ('1.234,56', 'R$ 1.234,56') as '1234.56' for Form.decimal;
+    other values unchanged."""
+    if not isinstance(v, str):
+        return v
+    t = v.strip().removeprefix("R$").strip()
+    return t.replace(".", "").replace(",", ".") if "," in t else t
+
+
+def record_found_event(store: Store, user: Principal, found_id: int, data: Mapping[str, Any], *,
+                       today: date) -> int:
+    """Append what happened to a found thing (see the module docstring for what may follow
+    what, and why). Returns the event id. InputError names every problem; nothing is written."""
+    require(user, "manage_found_things")
+    f = Form(data, allowed=_EVENT_FIELDS)
+    kind = f.choice("kind", "Registro", EVENT_KINDS)
+    event_date = f.date("event_date", "Data")
+    f.data["amount"] = money_text(f.data.get("amount"))
+    amount = f.decimal("amount", "Valor (R$)", required=False, minimum=Decimal("0"), maximum=MAX_AMOUNT)
+    event = {
+        "party": f.text("party", "Responsável / adquirente", required=False, max_len=200),
+        "origin": f.choice("origin", "Procedência", ("nacional", "estrangeira"), required=False),
+        "reference": f.text("reference", "Documento (edital, processo, ofício)", required=False, max_len=200),
+        "note": f.text("note", "Observação", required=False, max_len=2000),
+    }
+    f.done()
+
+    def run(tx: Tx) -> int:
+        thing = tx.fetch_one("SELECT id, office_code, collected_on, origin FROM found_things WHERE id = ?", [found_id])
+        if thing is None:
+            raise NotFound(f"Coisa achada nº {found_id} não encontrada.", what="found_thing", key=found_id)
+        history = _events_by_thing(tx.execute(
+            f"SELECT {_EVENT_COLS} FROM found_thing_events WHERE found_id = ? ORDER BY id", [found_id]))
+        cur = derive_state(thing["collected_on"], thing["origin"], history.get(int(found_id), []))
+        cal = office_calendars(tx.store, [thing["office_code"]]).get(thing["office_code"]) or BusinessCalendar()
+        candidate = FoundEvent(str(kind), event_date, amount, event["party"],  # type: ignore[arg-type]
+                               event["origin"], event["reference"], event["note"])
+        problems = event_problems(thing["collected_on"], cur, candidate, cal, today=today)
+        if problems:
+            raise InputError(problems)
+        new_id = int(tx.scalar(
+            "INSERT INTO found_thing_events (found_id, kind, event_date, amount, party, origin, reference, note, "
+            "recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [found_id, kind, event_date, amount, event["party"], event["origin"], event["reference"],
+             event["note"], user.username, tx.store.now()]))
+        after = derive_state(thing["collected_on"], thing["origin"], [*history.get(int(found_id), []), candidate])
+        tx.audit("found_thing_event", "found_thing", found_id, {"state": cur.state},
+                 {"state": after.state, "event_id": new_id, "kind": kind, "event_date": event_date,
+                  "amount": amount, **event})
+        return new_id
+
+    return store.write(user.username, run)

@@ -1,0 +1,417 @@
+"""The audit log read by a person: actions, objects, fields and values in pt-BR.
+
+`changes(action, before_json, after_json)` lists each changed field as (label, before,
+after) texts; `summary(...)` is the same on one line ("Situação: aberta → encerrada; …").
+Field keys never reach the reader: every key the product writes has a label here (an
+unknown key is shown as words, never as a snake_case identifier). Wreck positions read
+"sigilosa" whatever the row holds (the admin is not cleared for positions). Timestamps are
+stored in UTC and shown in Brasília time (`brasilia`).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from typing import Any
+
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from valuation.core.money import format_brl
+
+BRASILIA = "America/Sao_Paulo"
+MASKED = "sigilosa"
+BLANK = "—"
+MAX_LIST = 8          # list values show their first items, then "… e mais N"
+HASH_SHOWN = 12
+
+ACTION_LABELS: dict[str, str] = {
+    "login": "Entrada no sistema", "login_failed": "Tentativa de entrada recusada",
+    "login_sso": "Entrada por login único", "account_locked": "Conta bloqueada por tentativas",
+    "create": "Cadastro", "set_role": "Perfil alterado", "activate": "Usuário reativado",
+    "deactivate": "Usuário desativado", "unlock": "Usuário desbloqueado", "reset_password": "Senha redefinida",
+    "demo.seed": "Carga dos dados de demonstração", "bench.seed": "Carga dos dados de teste de desempenho",
+    "seed_deadline_demo": "Carga dos eventos de prazo de demonstração",
+    "set_policy": "Política alterada", "add_local_holiday": "Feriado municipal incluído",
+    "remove_local_holiday": "Feriado municipal excluído",
+    "record_deadline_event": "Evento de prazo registrado", "void_deadline_event": "Evento de prazo anulado",
+    "waive_deadline": "Prazo dispensado", "revoke_deadline_waiver": "Dispensa de prazo revogada",
+    "rates_imported": "Taxas de câmbio importadas", "rate_added": "Taxa de câmbio incluída",
+    "rate_replaced": "Taxa de câmbio substituída",
+    "round_opened": "Rodada de avaliação aberta", "round_closed": "Rodada de avaliação encerrada",
+    "round_published": "Rodada de avaliação publicada", "decisions_recorded": "Decisões registradas",
+    "consensus_computed": "Consenso calculado", "assessment_recorded": "Avaliação registrada",
+    "assessment_corrected": "Avaliação corrigida", "assessments_imported": "Planilha de avaliações importada",
+    "assessments_recorded": "Avaliações registradas em lote",
+    "items_imported": "Bens importados", "items_delivered": "Entrega de bens registrada",
+    "items_delivery_corrected": "Entrega de bens corrigida",
+    "found_thing_registered": "Coisa achada registrada", "found_thing_event": "Andamento de coisa achada",
+    "contract_terms_set": "Termos do contrato alterados", "difficulty_assessed": "Dificuldade avaliada",
+    "cancellation_compensation_set": "Compensação por cancelamento definida",
+    "selection_locks_set": "Bens fixados na escolha", "selection_saved": "Escolha da União gravada",
+    "statement_drafted": "Rascunho de demonstrativo gravado", "statement_issued": "Demonstrativo emitido",
+    "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",
+    "survey_actual_costs": "Custos realizados da pesquisa informados",
+    "survey_overrun_approved": "Excesso de custo aprovado",
+    "inspection_expense_recorded": "Despesa de fiscalização registrada",
+    "audit_anchor_missing": "Âncora da cadeia ausente (registrada pela aplicação)",
+    "logout": "Saída do sistema", "set_offices": "Capitanias do usuário definidas",
+    "calendar_feed_created": "Assinatura de calendário criada", "calendar_feed_revoked": "Assinatura de calendário revogada",
+    "start_job": "Tarefa agendada iniciada", "finish_job": "Tarefa agendada concluída",
+}
+
+ENTITY_LABELS: dict[str, str] = {
+    "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
+    "organisation": "Empresa", "organisations": "Empresas", "wreck": "Naufrágio", "wrecks": "Naufrágios",
+    "wreck_suspensions": "Suspensões do prazo de 5 anos", "contract": "Contrato", "contracts": "Contratos",
+    "items": "Bens resgatados", "item_deliveries": "Entregas de bens", "offices": "Capitanias",
+    "local_holidays": "Feriados municipais", "local_holiday": "Feriado municipal", "policy": "Política",
+    "deadline_event": "Evento de prazo", "deadline": "Prazo", "fx_rate": "Taxa de câmbio",
+    "assessment_round": "Rodada de avaliação", "assessment": "Avaliação", "statement": "Demonstrativo",
+    "found_thing": "Coisa achada", "audit_log": "Registro de auditoria", "job_run": "Execução de tarefa",
+}
+
+FIELD_LABELS: dict[str, str] = {
+    # people and access
+    "username": "Usuário", "full_name": "Nome", "email": "E-mail", "role": "Perfil", "organisation_id": "Empresa nº",
+    "commission_body": "Órgão na Comissão", "active": "Ativo", "failed_attempts": "Tentativas falhas",
+    "locked_until": "Bloqueado até", "member_id": "Membro nº", "president": "Presidente",
+    # imports and seeds
+    "rows": "Registros", "seed": "Semente", "events": "Eventos", "as_of": "Data de referência", "kinds": "Tipos",
+    "added": "Incluídas", "unchanged": "Sem alteração", "currencies": "Moedas", "file": "Arquivo",
+    "file_name": "Arquivo", "sha256": "Resumo SHA-256", "import_id": "Importação nº", "new": "Novos",
+    "corrections": "Correções", "format": "Formato", "encoding": "Codificação", "separator": "Separador",
+    "channel": "Canal", "survey": "Pesquisa", "wreck": "Naufrágio",
+    # commission
+    "contract": "Contrato", "from_round": "Rodada de origem", "items": "Itens", "method": "Método",
+    "number": "Número", "quorum": "Quórum", "spread_threshold": "Limite de dispersão", "amount": "Valor",
+    "currency": "Moeda", "historical": "Voto (valor histórico)", "id": "Nº", "item_id": "Item nº",
+    "must_keep": "Proposta de manter na União", "price_date": "Data do preço", "rate": "Taxa de câmbio",
+    "rate_date": "Data da taxa", "round_id": "Rodada nº", "significance": "Significância",
+    "source": "Fonte do valor", "source_note": "Observação sobre a fonte", "supersedes": "Substitui o nº",
+    "value_brl": "Valor em R$", "status": "Situação", "flagged": "Sinalizados para nova rodada",
+    "undecided": "Sem decisão", "mode": "Forma", "written": "Gravados", "valuations_published": "Valores publicados",
+    "scope": "Abrangência", "brl": "Cotação em R$",
+    # partition, costs, statements
+    "filed_on": "Protocolada em", "lines": "Linhas de custo", "line": "Linha", "planned": "Previsto",
+    "actual": "Realizado", "new_lines": "Novas linhas", "reported_on": "Informado em",
+    "approved_overrun": "Excesso aprovado", "line_no": "Linha nº", "reason": "Motivo", "kind": "Tipo",
+    "incurred_on": "Data da despesa", "scores": "Notas", "suggested_share": "Parcela sugerida", "weights": "Pesos",
+    "compensation_form": "Forma da compensação", "compensation_share": "Parcela da compensação",
+    "sale_proceeds": "Produto da venda dos bens", "gap": "Diferença certificada", "pool": "Conjunto",
+    "run_id": "Execução nº", "selected": "Bens escolhidos", "selected_value": "Valor escolhido", "target": "Alvo",
+    "tolerance": "Tolerância", "blockers": "Pendências", "net": "Valor líquido",
+    "correction_reason": "Motivo da correção", "draft": "Rascunho nº", "pdf_sha256": "Resumo SHA-256 do PDF",
+    "version": "Versão", "modality": "Modalidade de pagamento (art. 21)",
+    "historical_share": "Recompensa pelos bens históricos", "historical_payment": "Forma de pagamento da recompensa",
+    "other_share": "Parcela dos demais bens", "fixed_amount": "Soma em dinheiro (modalidade I)",
+    "salvage_award": "Valor por assistência e salvamento", "value_fixed": "Valor fixado (art. 21 §3)",
+    # custody, found things, deadlines, calendars
+    "delivered_on": "Entregue em", "received_by": "Recebido por", "place": "Local", "note": "Observação",
+    "item_codes": "Códigos dos itens", "item_codes_total": "Total de itens", "lot": "Lote",
+    "recovered_to": "Recuperados até", "skipped": "Ignorados", "event_id": "Evento nº", "event_date": "Data do evento",
+    "party": "Responsável / adquirente", "origin": "Procedência", "reference": "Referência", "notes": "Observações",
+    "office_code": "Capitania/Delegacia/Agência", "day": "Data", "name": "Nome", "description": "Descrição",
+    "quantity": "Quantidade", "found_on": "Data do achado", "collected_on": "Data do recolhimento",
+    "finder_name": "Quem achou", "finder_document": "Documento de quem achou",
+    "finder_contact": "Contato de quem achou", "wreck_id": "Naufrágio nº", "wreck_code": "Naufrágio",
+    "contract_id": "Contrato nº", "state": "Situação", "voided_by_event": "Anulado pelo evento nº",
+    "waiver_id": "Dispensa nº", "revoked": "Revogação", "effective_from": "Vigência",
+    "rows_found": "Registros encontrados", "last_id": "Último registro", "last_hash": "Último hash",
+    # registry: wrecks, organisations, owners
+    "code": "Código", "vessel_type": "Tipo de embarcação", "flag": "Bandeira", "hull_material": "Material do casco",
+    "casualty_type": "Tipo de sinistro", "casualty_year": "Ano do sinistro", "casualty_month": "Mês do sinistro",
+    "casualty_day": "Dia do sinistro", "casualty_precision": "Precisão da data do sinistro",
+    "situation": "Situação", "visible_high_tide": "Visível na preamar", "visible_low_tide": "Visível na baixa-mar",
+    "signalling": "Sinalização", "protected_area": "Em área protegida", "owner_id": "Responsável nº",
+    "owner_declared_lost": "Declaração de perda", "owner_licence_requested": "Pedido de licença",
+    "court_known_on": "Conhecimento do sinistro", "trade_name": "Nome fantasia", "country": "País",
+    "nationality": "Nacionalidade", "cnpj": "CNPJ", "address": "Endereço", "city": "Cidade", "state_uf": "UF",
+    "phone": "Telefone", "representative_name": "Representante legal", "representative_cpf": "CPF do representante",
+    "experience": "Experiência comprovada", "registered_on": "Data de inscrição", "doc_kind": "Tipo de documento",
+    "doc_number": "Número do documento", "whereabouts_known": "Paradeiro conhecido",
+    "recorded_by": "Registrado por", "recorded_at": "Registrado em",
+    # positions (always masked)
+    "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
+    "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
+    "datum": "Datum", "position_approximate": "Posição aproximada", "depth_m": "Profundidade (m)",
+    "latitude": "Latitude", "longitude": "Longitude",
+}
+POSITION_FIELDS = frozenset(("lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem", "datum",
+                             "position_approximate", "depth_m", "latitude", "longitude"))
+MONEY_FIELDS = frozenset(("amount", "value_brl", "planned", "actual", "approved_overrun", "net", "target",
+                          "selected_value", "sale_proceeds", "fixed_amount", "salvage_award"))
+SHARE_FIELDS = frozenset(("suggested_share", "compensation_share", "historical_share", "other_share", "tolerance",
+                          "spread_threshold", "gap"))
+HASH_FIELDS = frozenset(("sha256", "pdf_sha256", "last_hash"))
+DATETIME_FIELDS = frozenset(("locked_until", "recorded_at"))
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+_DECIMAL = re.compile(r"^-?\d+\.\d+$")
+_SNAKE = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
+
+
+@cache
+def _value_labels() -> dict[str, Mapping[Any, str]]:
+    """Labels of stored codes, by field: taken from the modules that own each concept."""
+    from valuation.accounts import auth
+    from valuation.partition import documents as statement_docs
+    from valuation.policies.fields import METHOD_LABELS
+    from valuation.commission.sheet import SOURCES
+    from valuation.inventory import found_things
+    from valuation.partition import workflow as partition, survey_sheets
+    from valuation.deadlines.calendars import POLICY_DAY_LABELS
+    from valuation.deadlines.engine import EVENT_KINDS
+
+    return {
+        "role": auth.ROLE_LABELS, "commission_body": auth.COMMISSION_BODY_LABELS, "source": SOURCES,
+        "method": {k: v.lower() for k, v in METHOD_LABELS.items()},
+        "pool": partition.POOL_LABELS, "modality": statement_docs.MODALITY_LABELS,
+        "historical_payment": statement_docs.PAYMENT_LABELS, "value_fixed": statement_docs.VALUE_FIXED_LABELS,
+        "compensation_form": {"adjudication": "adjudicação de bens", "sale_proceeds": "produto da venda"},
+        "mode": {"consensus": "pelo consenso da rodada", "explicit": "decisão informada pela presidência"},
+        "scope": {"round": "rodada inteira", "items": "itens escolhidos"},
+        "casualty_precision": {"day": "dia", "month": "mês", "year": "ano", "century": "século"},
+        "channel": {"page": "painel", "cli": "linha de comando"},
+        "origin": found_things.ORIGIN_LABELS, "policy_days": POLICY_DAY_LABELS,
+        "kinds": {k.key: k.label for k in EVENT_KINDS},
+        "record_deadline_event.kind": {k.key: k.label for k in EVENT_KINDS},
+        "found_thing_event.kind": found_things.EVENT_LABELS, "found_thing_event.state": found_things.STATE_LABELS,
+        "selection_saved.status": partition.STATUS_PT,
+        "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
+    }
+
+
+def brasilia(at: datetime | None) -> datetime | None:
+    """A stored (naive UTC) timestamp as naive Brasília time."""
+    if at is None:
+        return None
+    aware = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at
+    try:
+        local = aware.astimezone(ZoneInfo(BRASILIA))
+    except ZoneInfoNotFoundError:  # no tz database: Brasília has had no daylight saving time since 2019
+        local = None
+    if local is None:
+        local = aware.astimezone(timezone(timedelta(hours=-3)))
+    return local.replace(tzinfo=None)
+
+
+def utc_bounds(start: date | None, end: date | None) -> tuple[datetime | None, datetime | None]:
+    """Brasília calendar days [start, end] as naive UTC instants [from, until)."""
+    def utc(d: date) -> datetime:
+        naive = datetime(d.year, d.month, d.day)
+        try:
+            aware = naive.replace(tzinfo=ZoneInfo(BRASILIA))
+        except ZoneInfoNotFoundError:  # no tz database: Brasília time, without daylight saving since 2019
+            aware = naive.replace(tzinfo=timezone(timedelta(hours=-3)))
+        return aware.astimezone(timezone.utc).replace(tzinfo=None)
+    return (None if start is None else utc(start), None if end is None else utc(end + timedelta(days=1)))
+
+
+def action_label(action: object) -> str:
+    return ACTION_LABELS.get(str(action), _words(str(action)))
+
+
+def entity_label(entity: object) -> str:
+    return ENTITY_LABELS.get(str(entity), _words(str(entity)))
+
+
+def field_label(key: str) -> str:
+    from valuation.policies.defaults import DEFAULT_BY_KEY
+
+    if key in FIELD_LABELS:
+        return FIELD_LABELS[key]
+    if key in DEFAULT_BY_KEY:
+        return DEFAULT_BY_KEY[key].label
+    if key.isdigit():
+        return f"Linha {key}"
+    return _words(key)
+
+
+def subject(entity: object, entity_id: object) -> str:
+    """'Rodada de avaliação nº 1', 'Contrato DPC-EX-2015/01', 'Naufrágios (carga inteira)'."""
+    label = entity_label(entity)
+    if entity_id is None or (isinstance(entity_id, str) and not entity_id.strip()):
+        return label
+    if str(entity_id) == "*":
+        return f"{label} (carga inteira)"
+    return f"{label} nº {entity_id}" if str(entity_id).isdigit() else f"{label} {entity_id}"
+
+
+def _words(code: str) -> str:
+    """Last resort for a code without a label: words, never a snake_case identifier."""
+    text = code.replace("_", " ").replace(".", " ").strip()
+    return text[:1].upper() + text[1:] if text else BLANK
+
+
+def _number(d: Decimal) -> str:
+    text = f"{d:,f}" if d != d.to_integral() else f"{int(d):,}"
+    return text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
+
+
+def _as_decimal(value: object) -> Decimal | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, Decimal)):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, str) and _DECIMAL.match(value):
+        try:
+            return Decimal(value)
+        except InvalidOperation:
+            return None
+    return None
+
+
+def _scalar(field: str, value: object, labels: Mapping[Any, str] | None) -> str:
+    if value is None:
+        return BLANK
+    if isinstance(value, bool):
+        return "sim" if value else "não"
+    if labels is not None and isinstance(value, str) and value in labels:
+        return labels[value]
+    d = _as_decimal(value)
+    if d is None and field in MONEY_FIELDS | SHARE_FIELDS and isinstance(value, str) and value.isdigit():
+        d = Decimal(value)
+    if d is not None and field in MONEY_FIELDS:
+        return format_brl(d)
+    if d is not None and field in SHARE_FIELDS:
+        return f"{_number((d * 100).normalize())} %"
+    if d is not None and not field.endswith("_id") and field not in ("id", "seed", "number", "casualty_year"):
+        return _number(d.normalize() if isinstance(value, str) else d)
+    if isinstance(value, str):
+        return _text(field, value)
+    return str(value)
+
+
+def _text(field: str, value: str) -> str:
+    if field in HASH_FIELDS and len(value) > HASH_SHOWN:
+        return value[:HASH_SHOWN] + "…"
+    if _ISO_DATE.match(value):
+        return f"{value[8:10]}/{value[5:7]}/{value[:4]}"
+    if _ISO_DATETIME.match(value):
+        try:
+            at = brasilia(datetime.fromisoformat(value))
+        except ValueError:
+            return value
+        return f"{at:%d/%m/%Y %H:%M}" if at else value
+    if _SNAKE.match(value):
+        return _words(value)
+    return value
+
+
+def value_text(action: str, field: str, value: object) -> str:
+    """One field's value in pt-BR (positions masked; codes through their labels; lists shortened)."""
+    if field in POSITION_FIELDS:
+        return BLANK if value is None else MASKED
+    if action == "set_policy" or field == "policy_days":
+        policy = _policy_text(field, value)
+        if policy is not None:
+            return policy
+    if field == "effective_from" and value is None:
+        return "imediata"
+    all_labels = _value_labels()
+    labels = all_labels.get(f"{action}.{field}", all_labels.get(field))
+    if isinstance(value, Mapping):
+        return ", ".join(f"{field_label(str(k))}: {value_text(action, _child(field, str(k)), v)}"
+                         for k, v in value.items()) or BLANK
+    if isinstance(value, (list, tuple)):
+        shown = [value_text(action, field, v) for v in value[:MAX_LIST]]
+        more = len(value) - MAX_LIST
+        sep = "; " if any(isinstance(v, Mapping) for v in value) else ", "
+        return (sep.join(shown) + (f" … e mais {more}" if more > 0 else "")) if shown else "nenhum"
+    return _scalar(field, value, labels)
+
+
+def _child(parent: str, key: str) -> str:
+    """The field whose format a nested key takes: line numbers keep their parent's (money)."""
+    return parent if key.isdigit() else key
+
+
+def _policy_text(field: str, value: object) -> str | None:
+    from valuation.policies import fields as policy_fields
+    from valuation.policies.defaults import DEFAULT_BY_KEY
+
+    if field not in DEFAULT_BY_KEY:
+        return None
+    try:
+        return policy_fields.display(field, policy_fields.from_json(field, json.dumps(value, default=str)))
+    except (ValueError, TypeError):
+        return None
+
+
+def _load(text: object) -> dict[str, Any]:
+    if not isinstance(text, str) or not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"": text}
+    return value if isinstance(value, dict) else {"": value}
+
+
+def changes(action: str, before_json: object, after_json: object) -> list[tuple[str, str, str]]:
+    """(field label, before, after) for every field present on either side, in the stored order;
+    unchanged fields of an edit are left out."""
+    before, after = _load(before_json), _load(after_json)
+    keys = list(dict.fromkeys([*before, *after]))
+    out = []
+    for key in keys:
+        b = value_text(action, key, before[key]) if key in before else None
+        a = value_text(action, key, after[key]) if key in after else None
+        b, a = b or BLANK, a or BLANK
+        if b == a:
+            continue  # unchanged, or blank on both sides
+        out.append((_label(action, key), b, a))
+    return out
+
+
+def _label(action: str, key: str) -> str:
+    from valuation.policies.defaults import DEFAULT_BY_KEY
+
+    if not key:
+        return "Valor"
+    if action == "set_policy" and key in DEFAULT_BY_KEY:
+        return DEFAULT_BY_KEY[key].label
+    return field_label(key)
+
+
+def summary(action: str, before_json: object, after_json: object, *, limit: int = 6) -> str:
+    """The change on one line: 'Situação: aberta → encerrada; Itens: 240' (a field without a value
+    before shows its new value only)."""
+    parts = []
+    rows = changes(action, before_json, after_json)
+    for label, b, a in rows[:limit]:
+        parts.append(f"{label}: {a}" if b == BLANK else f"{label}: {b} → {a}")
+    if len(rows) > limit:
+        parts.append(f"… e mais {len(rows) - limit} campo(s)")
+    return "; ".join(parts) or "sem detalhes"
+
+
+def unlabelled(keys: Iterable[str]) -> list[str]:
+    """The keys of `keys` that have no label of their own (for tests and reviews)."""
+    from valuation.policies.defaults import DEFAULT_BY_KEY
+
+    return sorted({k for k in keys if k and not k.isdigit() and k not in FIELD_LABELS and k not in DEFAULT_BY_KEY})
+
+
+READABLE_COLUMNS = ("Nº", "Data e hora (Brasília)", "Usuário", "Ação", "Objeto", "Alteração")
+
+
+def readable(rows: Any, *, with_hash: bool = False) -> Any:
+    """Audit rows (a DataFrame of the log's columns) as the reader sees them: one row per record,
+    Brasília time, labels for action and object, the change on one line (pt-BR)."""
+    import pandas as pd
+
+    out = []
+    for r in rows.to_dict("records"):
+        row = {"Nº": int(r["id"]), "Data e hora (Brasília)": brasilia(pd.Timestamp(r["at"]).to_pydatetime()),
+               "Usuário": r["actor"], "Ação": action_label(r["action"]), "Objeto": subject(r["entity"], r["entity_id"]),
+               "Alteração": summary(str(r["action"]), r["before_json"], r["after_json"], limit=50 if with_hash else 6)}
+        if with_hash:
+            row["Hash"] = r["hash"]
+        out.append(row)
+    return pd.DataFrame(out, columns=[*READABLE_COLUMNS, *(("Hash",) if with_hash else ())])

@@ -1,0 +1,344 @@
+"""Partition of what a contract pays the concessionaire (rules.md §3–§5; cli.md `partition`).
+
+- Historical items (Lei 7.542 art. 20): they stay in the União's domain; the
+  contract may pay a reward R_h = round(p_h × V_h), p_h ≤ 0.40 (art. 20 §2), paid
+  in cash, by adjudicating items the União chooses (art. 20 §4, `valuation.partition.selection`)
+  leaving an unpaid residual, or by adjudication with the residual paid in cash.
+- Other recovered items (art. 21, wording of Lei 10.166/2000): modality I a fixed
+  sum; II round(p_n × V_n), p_n ≤ 0.70; III adjudication of non-historical items
+  worth at most round(p_n × V_n) (selection stage 1 only); IV the amount fixed by
+  the salvage-award rules, entered as `salvage_award`, which may not exceed V_n (those
+  rules apply "no que couber": a salvage reward never exceeds the value saved).
+- gross = adjudicated value + cash balance + other payment; the survey-cost
+  deduction (`valuation.partition.survey_costs`, NORMAM-10 0303 c 2 I) applies when the winner
+  is not the surveyor; net = gross − deduction.
+
+Cancellation (Lei 7.542 art. 22 sole paragraph; NORMAM-10 0305). Design choice:
+`ContractTerms.cancelled = True` means no payment is due — no reward for the
+historical items and no payment under the modality — except a compensation out of
+the recovered non-historical items, which may be below the contracted proportion:
+
+- `compensation_share` (default none → no compensation) is the proportion the
+  Authority grants; it may not exceed what the contract provided: the contracted
+  `other_share` for modalities II and III; for I and IV (no share in the contract)
+  it is at most 1 and the compensation is further capped at the contracted amount
+  (`fixed_amount` / `salvage_award`);
+- `compensation_form`: "adjudication" (default) adjudicates non-historical items
+  worth at most round(compensation_share × V_n), chosen like modality III and
+  listed in `other_adjudicated`; "sale_proceeds" pays
+  round(compensation_share × sale_proceeds) in money, `sale_proceeds` being what
+  the sale of those items yielded.
+
+The compensation fields are ignored when the contract is not cancelled. Every
+computed amount is rounded once, to the cent, half-up (`money.to_cents`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from valuation.core.errors import InputError, Problem
+from valuation.core.law import HISTORICAL_REWARD_CAP, L7542, OTHER_SHARE_CAP
+from valuation.core.money import to_cents
+from valuation.partition.selection import EXACT_LIMIT, TIME_LIMIT_S, SelectionResult, SelItem, select_items
+from valuation.partition.survey_costs import CostLine, SurveyDeduction, SurveyLine, survey_deduction
+
+HISTORICAL_PAYMENTS: tuple[str, ...] = ("cash", "adjudication", "adjudication_with_cash_balance")
+MODALITIES: tuple[str, ...] = ("I", "II", "III", "IV")
+COMPENSATION_FORMS: tuple[str, ...] = ("adjudication", "sale_proceeds")
+DEFAULT_TOLERANCE = Decimal("0.01")  # policy `selection_tolerance` (valuation.policies.defaults)
+
+HISTORICAL_CAP_REASON = "Lei 7.542 art. 20 §2"
+OTHER_CAP_REASON = "Lei 7.542 art. 21 II e III"
+CANCEL_REASON = "Lei 7.542 art. 22 parágrafo único"
+SALVAGE_REASON = "Lei 7.542 art. 21 IV"
+
+_L = L7542
+ART = {
+    "historical_total": f"{_L} art. 20 §3 (valores atribuídos pela Comissão de peritos)",
+    "historical_reward": f"{_L} art. 20 §2 (recompensa de até 40 % do valor total atribuído)",
+    "adjudicated": f"{_L} art. 20 §4 (escolha da União dos bens adjudicados)",
+    "cash_balance": f"{_L} art. 20 §2; forma de pagamento prevista no contrato",
+    "unpaid_residual": f"{_L} art. 20 §2; contrato sem saldo em dinheiro",
+    "other_total": f"{_L} art. 21 §2 (valor de mercado das coisas e bens recuperados)",
+    "I": f"{_L} art. 21 I (soma em dinheiro)",
+    "II": f"{_L} art. 21 II (proporcional ao valor de mercado, até 70 %) e §1",
+    "III": f"{_L} art. 21 III (adjudicação de parte dos bens, até 70 %) e §1",
+    "IV": f"{_L} art. 21 IV (regras de assistência e salvamento; a remuneração não excede o valor salvo)",
+    "cancelled": f"{_L} art. 22 parágrafo único; NORMAM-10 0305 (cancelamento: nenhum pagamento, "
+                 "salvo compensação com bens sem valor histórico ou o produto de sua venda)",
+    "gross": f"{_L} arts. 20 §2 e 21 (total devido ao concessionário)",
+    "net": "NORMAM-10 0303 c 2 I (valor líquido em favor do vencedor, após a dedução)",
+}
+
+
+@dataclass(frozen=True)
+class ContractTerms:
+    id: str
+    historical_share: Decimal
+    historical_payment: str                  # cash | adjudication | adjudication_with_cash_balance
+    modality: str                            # I | II | III | IV
+    other_share: Decimal | None = None       # II, III
+    fixed_amount: Decimal | None = None      # I
+    salvage_award: Decimal | None = None     # IV
+    winner_is_surveyor: bool = False
+    survey_costs: tuple[CostLine, ...] = ()
+    tolerance: Decimal = DEFAULT_TOLERANCE   # selection stage 2 (policy)
+    cancelled: bool = False
+    compensation_share: Decimal | None = None
+    compensation_form: str = "adjudication"  # adjudication | sale_proceeds
+    sale_proceeds: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class PartitionItem:
+    id: str
+    historical: bool
+    value: Decimal
+    significance: int = 1
+    must_keep: bool = False
+    lock: str | None = None
+
+
+@dataclass(frozen=True)
+class BasisLine:
+    field: str
+    article: str
+
+
+@dataclass(frozen=True)
+class PartitionResult:
+    contract_id: str
+    historical_total: Decimal
+    historical_reward: Decimal
+    adjudicated: tuple[str, ...]
+    adjudicated_value: Decimal
+    adjudicated_significance: int
+    cash_balance: Decimal
+    unpaid_residual: Decimal
+    historical_status: str              # optimal | feasible | not_applicable
+    historical_gap: Decimal
+    other_total: Decimal
+    other_target: Decimal | None        # III and compensation by adjudication
+    other_payment: Decimal
+    other_adjudicated: tuple[str, ...]
+    other_status: str                   # optimal | feasible | not_applicable
+    other_gap: Decimal
+    gross: Decimal
+    survey_lines: tuple[SurveyLine, ...]
+    survey_accepted_total: Decimal
+    survey_deduction: Decimal
+    survey_uncovered: Decimal
+    net: Decimal
+    cancelled: bool
+    basis: tuple[BasisLine, ...]
+    messages: tuple[str, ...] = ()
+    survey: SurveyDeduction | None = None           # the full statement (with `applies`)
+    historical_selection: SelectionResult | None = None
+    other_selection: SelectionResult | None = None
+
+
+# ---------------------------------------------------------------------------------
+def terms_problems(terms: ContractTerms, items: Sequence[PartitionItem]) -> list[Problem]:
+    """Every rule the terms break, by JSON path (contract.…, items[i].…)."""
+    probs: list[Problem] = []
+    hcap: Decimal = HISTORICAL_REWARD_CAP.value  # type: ignore[assignment]
+    ocap: Decimal = OTHER_SHARE_CAP.value  # type: ignore[assignment]
+    if terms.historical_payment not in HISTORICAL_PAYMENTS:
+        probs.append(Problem("contract.historical_payment", "must be one of " + ", ".join(HISTORICAL_PAYMENTS)))
+    if terms.modality not in MODALITIES:
+        probs.append(Problem("contract.modality", "must be one of " + ", ".join(MODALITIES)))
+    if terms.compensation_form not in COMPENSATION_FORMS:
+        probs.append(Problem("contract.compensation_form", "must be one of " + ", ".join(COMPENSATION_FORMS)))
+    for name in ("historical_share", "other_share", "fixed_amount", "salvage_award", "tolerance",
+                 "compensation_share", "sale_proceeds"):
+        v = getattr(terms, name)
+        if v is not None and (not isinstance(v, Decimal) or not v.is_finite() or v < 0):
+            probs.append(Problem(f"contract.{name}", "must be a non-negative decimal"))
+    if probs:
+        return probs
+    if terms.historical_share > hcap:
+        probs.append(Problem("contract.historical_share", f"must not exceed {hcap} ({HISTORICAL_CAP_REASON})"))
+    if terms.other_share is not None and terms.other_share > ocap:
+        probs.append(Problem("contract.other_share", f"must not exceed {ocap} ({OTHER_CAP_REASON})"))
+    if terms.tolerance > 1:
+        probs.append(Problem("contract.tolerance", "must not exceed 1"))
+    required = {"I": "fixed_amount", "II": "other_share", "III": "other_share", "IV": "salvage_award"}[terms.modality]
+    if getattr(terms, required) is None:
+        probs.append(Problem(f"contract.{required}", f"is required for modality {terms.modality}"))
+    if terms.cancelled and terms.compensation_share is not None and not probs:
+        limit = terms.other_share if terms.modality in ("II", "III") else Decimal(1)
+        assert limit is not None
+        if terms.compensation_share > limit:
+            what = f"the contracted share {limit}" if terms.modality in ("II", "III") else "1"
+            probs.append(Problem("contract.compensation_share", f"must not exceed {what} ({CANCEL_REASON})"))
+        if terms.compensation_form == "sale_proceeds" and terms.sale_proceeds is None \
+                and terms.compensation_share > 0:
+            probs.append(Problem("contract.sale_proceeds", "is required when compensation_form is sale_proceeds"))
+    item_probs_from = len(probs)
+    seen: dict[str, int] = {}
+    for i, it in enumerate(items):
+        if it.id in seen:
+            probs.append(Problem(f"items[{i}].id", f"duplicate id {it.id!r} (also items[{seen[it.id]}])"))
+        else:
+            seen[it.id] = i
+        if not isinstance(it.value, Decimal) or not it.value.is_finite() or it.value < 0:
+            probs.append(Problem(f"items[{i}].value", "must be a non-negative decimal"))
+        if isinstance(it.significance, bool) or not isinstance(it.significance, int) \
+                or not 0 <= it.significance <= 5:
+            probs.append(Problem(f"items[{i}].significance", "must be an integer 0–5"))
+        if it.lock not in (None, "give", "keep"):
+            probs.append(Problem(f"items[{i}].lock", "must be null, give or keep"))
+    if len(probs) == item_probs_from and terms.modality == "IV" and terms.salvage_award is not None:
+        probs += salvage_ceiling_problems(terms.salvage_award, items)
+    return probs
+
+
+def salvage_ceiling_problems(award: Decimal, items: Sequence[PartitionItem]) -> list[Problem]:
+    """Modality IV: the salvage award may not exceed the value of the recovered
+    non-historical items (`other_total`): Lei 7.542 art. 21 IV applies the salvage rules
+    "no que couber", and a salvage reward never exceeds the value saved."""
+    other_total = to_cents(sum((it.value for it in items if not it.historical), Decimal(0)))
+    if to_cents(award) <= other_total:
+        return []
+    return [Problem("contract.salvage_award", f"must not exceed other_total {other_total} "
+                                              f"(a salvage reward never exceeds the value saved: {SALVAGE_REASON})")]
+
+
+def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,
+              exact_limit: int = EXACT_LIMIT, time_limit_s: float = TIME_LIMIT_S) -> PartitionResult:
+    """What the contract pays the concessionaire (Lei 7.542 arts. 20–22; NORMAM-10
+    0303 c 2 I and 0305). Raises InputError (paths as in cli.md) for bad terms,
+    or when the items locked for hand-over exceed what may be handed over."""
+    probs = terms_problems(terms, items)
+    if probs:
+        raise InputError(probs)
+    zero = to_cents(Decimal(0))
+    basis: list[BasisLine] = []
+    messages: list[str] = []
+    hist = [(i, it) for i, it in enumerate(items) if it.historical]
+    other = [(i, it) for i, it in enumerate(items) if not it.historical]
+
+    # ---- historical items (art. 20) --------------------------------------------------
+    historical_total = to_cents(sum((it.value for _, it in hist), Decimal(0)))
+    basis.append(BasisLine("historical_total", ART["historical_total"]))
+    adjudicated: tuple[str, ...] = ()
+    adjudicated_value = zero
+    adjudicated_sig = 0
+    cash_balance = zero
+    unpaid = zero
+    h_status, h_gap = "not_applicable", Decimal(0)
+    h_sel: SelectionResult | None = None
+    if terms.cancelled:
+        reward = zero
+        basis.append(BasisLine("historical_reward", ART["cancelled"]))
+        messages.append("contrato cancelado: nenhuma recompensa pelos bens históricos (Lei 7.542 art. 22 p.u.)")
+    else:
+        reward = to_cents(terms.historical_share * historical_total)
+        basis.append(BasisLine("historical_reward", ART["historical_reward"]))
+        if terms.historical_payment == "cash":
+            cash_balance = reward
+            basis.append(BasisLine("cash_balance", ART["cash_balance"] + " (pagamento em dinheiro)"))
+        else:
+            h_sel = _select(hist, reward, terms.tolerance, True, exact_limit, time_limit_s, "historical reward")
+            adjudicated, adjudicated_value = h_sel.selected, to_cents(h_sel.selected_value)
+            adjudicated_sig = h_sel.significance_handed
+            h_status, h_gap = h_sel.status, h_sel.gap
+            basis.append(BasisLine("adjudicated", ART["adjudicated"]))
+            if terms.historical_payment == "adjudication_with_cash_balance":
+                cash_balance = reward - adjudicated_value
+                basis.append(BasisLine("cash_balance", ART["cash_balance"] + " (saldo em dinheiro)"))
+            else:
+                unpaid = reward - adjudicated_value
+                basis.append(BasisLine("unpaid_residual", ART["unpaid_residual"]))
+            if h_sel.status != "optimal":
+                messages.append(f"escolha dos bens históricos: {h_sel.message}")
+
+    # ---- other recovered items (art. 21; art. 22 on cancellation) ------------------------
+    other_total = to_cents(sum((it.value for _, it in other), Decimal(0)))
+    basis.append(BasisLine("other_total", ART["other_total"]))
+    other_target: Decimal | None = None
+    other_adjudicated: tuple[str, ...] = ()
+    o_status, o_gap = "not_applicable", Decimal(0)
+    o_sel: SelectionResult | None = None
+    contracted = {"I": terms.fixed_amount, "IV": terms.salvage_award}.get(terms.modality)
+    if terms.cancelled:
+        share = terms.compensation_share or Decimal(0)
+        basis.append(BasisLine("other_payment", ART["cancelled"]))
+        if terms.compensation_form == "sale_proceeds":
+            amount = to_cents(share * (terms.sale_proceeds or Decimal(0)))
+            if contracted is not None:
+                amount = min(amount, to_cents(contracted))
+            other_payment = amount
+            if share > 0:
+                messages.append("compensação pelo produto da venda dos bens sem valor histórico")
+        else:
+            other_target = to_cents(share * other_total)
+            if contracted is not None:
+                other_target = min(other_target, to_cents(contracted))
+            o_sel = _select(other, other_target, Decimal(0), False, exact_limit, time_limit_s, "compensation")
+            other_adjudicated, other_payment = o_sel.selected, to_cents(o_sel.selected_value)
+            o_status, o_gap = o_sel.status, o_sel.gap
+            basis.append(BasisLine("other_adjudicated", ART["cancelled"]))
+    elif terms.modality == "I":
+        assert terms.fixed_amount is not None
+        other_payment = to_cents(terms.fixed_amount)
+        basis.append(BasisLine("other_payment", ART["I"]))
+    elif terms.modality == "II":
+        assert terms.other_share is not None
+        other_payment = to_cents(terms.other_share * other_total)
+        basis.append(BasisLine("other_payment", ART["II"]))
+    elif terms.modality == "III":
+        assert terms.other_share is not None
+        other_target = to_cents(terms.other_share * other_total)
+        o_sel = _select(other, other_target, Decimal(0), False, exact_limit, time_limit_s, "modality III")
+        other_adjudicated, other_payment = o_sel.selected, to_cents(o_sel.selected_value)
+        o_status, o_gap = o_sel.status, o_sel.gap
+        basis.append(BasisLine("other_payment", ART["III"]))
+        basis.append(BasisLine("other_adjudicated", ART["III"]))
+    else:
+        assert terms.salvage_award is not None
+        other_payment = to_cents(terms.salvage_award)
+        basis.append(BasisLine("other_payment", ART["IV"]))
+    if o_sel is not None and o_sel.status != "optimal":
+        messages.append(f"escolha dos demais bens: {o_sel.message}")
+
+    # ---- gross, survey deduction, net -----------------------------------------------------
+    gross = adjudicated_value + cash_balance + other_payment
+    basis.append(BasisLine("gross", ART["gross"]))
+    survey = survey_deduction(terms.survey_costs, gross, terms.winner_is_surveyor)
+    basis.append(BasisLine("survey_deduction", survey.basis[0]))
+    basis.append(BasisLine("survey_lines", survey.basis[1]))
+    if survey.uncovered > 0:
+        messages.append(f"gastos do pesquisador não cobertos pelo valor bruto: {survey.uncovered}")
+    net = gross - survey.deduction
+    basis.append(BasisLine("net", ART["net"]))
+
+    return PartitionResult(
+        contract_id=terms.id, historical_total=historical_total, historical_reward=reward,
+        adjudicated=adjudicated, adjudicated_value=adjudicated_value, adjudicated_significance=adjudicated_sig,
+        cash_balance=cash_balance, unpaid_residual=unpaid, historical_status=h_status, historical_gap=h_gap,
+        other_total=other_total, other_target=other_target, other_payment=other_payment,
+        other_adjudicated=other_adjudicated, other_status=o_status, other_gap=o_gap, gross=gross,
+        survey_lines=survey.lines, survey_accepted_total=survey.accepted_total, survey_deduction=survey.deduction,
+        survey_uncovered=survey.uncovered, net=net, survey=survey, cancelled=terms.cancelled, basis=tuple(basis), messages=tuple(messages),
+        historical_selection=h_sel, other_selection=o_sel)
+
+
+def _select(group: list[tuple[int, PartitionItem]], target: Decimal, tolerance: Decimal, minimise: bool,
+            exact_limit: int, time_limit_s: float, what: str) -> SelectionResult:
+    sel = select_items([SelItem(it.id, it.value, it.significance, it.must_keep, it.lock) for _, it in group],
+                       target, tolerance, minimise_significance=minimise,
+                       exact_limit=exact_limit, time_limit_s=time_limit_s)
+    if sel.status == "infeasible":
+        probs = []
+        for i, it in group:
+            if it.lock == "give" and it.must_keep:
+                probs.append(Problem(f"items[{i}].lock",
+                                     "an item the commission marked must_keep cannot be locked give"))
+        if not probs:
+            probs = [Problem(f"items[{i}].lock", f"items locked give exceed the {what} {target}")
+                     for i, it in group if it.lock == "give"]
+        raise InputError(probs)
+    return sel

@@ -1,0 +1,157 @@
+"""Domain status of every wreck: who owns its things on a day, and since when (rules.md §1).
+
+The rules are `valuation.registry.domain.status` (Lei 7.542 arts. 3 I, 6, 7, 32); this module
+feeds them from the store: the casualty date with its precision (`casualty_bounds`:
+a date known only to the month, year or century is computed at both bounds and at
+the legal thresholds between them, `domain_status_range`), the hull, the owner's
+declaration of loss and licence request, the suspensions of art. 6 sole paragraph
+(`wreck_suspensions`), the office's business-day calendar, and — when the policy
+`court_pending_suspends_lapse` is on (Lei 2.180 art. 20; default off) — the Maritime
+Court pending interval from `court_known_on` to the `court_decided` event, and the
+stored suspensions of ground 'tribunal' (listed but not counted while the policy is off).
+
+Only DPC reads it: the owner is a person's data (as in `valuation.registry.wrecks`).
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from valuation.accounts.auth import Principal
+from valuation.deadlines.rules import fmt
+from valuation.registry.domain.status import PRIVATE, UNION, casualty_bounds, domain_status_range
+from valuation.core.errors import AccessDenied
+from valuation.deadlines.calendars import office_calendars, policy_values
+
+if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
+    import pandas as pd
+
+    from valuation.db.store import Store
+
+OWNER_LABELS: dict[str, str] = {PRIVATE: "particular (responsável)", UNION: "União", "uncertain": "incerto",
+                                "future": "sinistro posterior à data", "unknown": "data do sinistro incompleta"}
+# Shown for a private wreck whose five years are stopped by a suspension still running (art. 6
+# sole paragraph): it is not the União's, and has no date on which it will be.
+SUSPENDED_LABEL = "suspenso (particular; prazo de 5 anos parado)"
+GROUND_LABELS: dict[str, str] = {
+    "I": "remoção/demolição pelo responsável (art. 6 par. único I)",
+    "II": "remoção/demolição determinada pela Autoridade Naval (art. 6 par. único II)",
+    "III": "interrompida por protesto judicial (art. 6 par. único III)",
+    "tribunal": "processo no Tribunal Marítimo (Lei 2.180 art. 20)",
+}
+COLUMNS: tuple[str, ...] = (
+    "wreck_id", "code", "name", "office_code", "uf", "naval_district", "hull_material", "casualty", "precision",
+    "earliest", "latest", "owner", "owner_pt", "since", "since_max", "lapse_due", "differs", "owner_name",
+    "declared_lost", "licence_requested", "suspensions", "court_pending", "basis", "steps", "lapse_suspended",
+)
+
+
+def casualty_text(year: int, month: int | None, day: int | None, precision: str) -> str:
+    """'30/04/1995', '04/1995', '1995', 'século XVIII (1712)'."""
+    if precision == "day" and month and day:
+        return f"{day:02d}/{month:02d}/{year:04d}"
+    if precision == "month" and month:
+        return f"{month:02d}/{year:04d}"
+    if precision == "century":
+        return f"século {_roman((year - 1) // 100 + 1)} ({year})"
+    return f"{year:04d}"
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, letters in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+                           (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while n >= value:
+            out += letters
+            n -= value
+    return out
+
+
+def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str | None = None) -> pd.DataFrame:
+    """One row per wreck (ordered by code) with who owns it on `as_of` and since when.
+
+    owner: 'private', 'union', 'uncertain' (the outcome differs within the casualty
+    date's range), 'future' (the earliest possible casualty is after as_of) or
+    'unknown' (precision without the month/day it needs); owner_pt its label; since
+    (the earliest day the União may have acquired) and since_max (the latest, when the
+    range differs); lapse_due (last day to request a licence, when the five-year lapse
+    was evaluated; None while its clock is stopped); suspensions (text, one interval per
+    line with its ground and reason; an open one reads "em curso"); lapse_suspended (True
+    for a private wreck whose five years are stopped by a suspension still running:
+    owner_pt then reads "suspenso", never "União");
+    court_pending (text, when the policy applies); basis (articles); steps (the
+    explanation; for a range, the outcome at each bound and threshold).
+    """
+    import pandas as pd
+
+    if user.role != "dpc":
+        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite consultar o domínio dos "
+                           "naufrágios.", user=user.username, action="read_domain_status")
+    court_policy = policy_values(store, ("court_pending_suspends_lapse",))["court_pending_suspends_lapse"] is True
+    where, params = ("WHERE w.office_code = ?", [office]) if office else ("", [])
+    wrecks = store.fetch(
+        "SELECT w.id, w.code, w.name, w.office_code, o.state, o.naval_district, w.hull_material, w.casualty_year, "
+        "w.casualty_month, w.casualty_day, w.casualty_precision, w.owner_declared_lost, w.owner_licence_requested, "
+        "w.court_known_on, ow.name AS owner_name FROM wrecks w JOIN offices o ON o.code = w.office_code "
+        f"LEFT JOIN owners ow ON ow.id = w.owner_id {where} ORDER BY w.code", params)
+    suspensions: dict[int, list[dict[str, Any]]] = {}
+    for r in store.fetch("SELECT wreck_id, ground, starts_on, ends_on, reason FROM wreck_suspensions "
+                         "ORDER BY wreck_id, starts_on"):
+        suspensions.setdefault(r["wreck_id"], []).append(r)
+    decided: dict[int, date] = {}
+    if store.has_table("deadline_events"):
+        from valuation.deadlines.engine import CURRENT_EVENTS
+
+        decided = {r["wreck_id"]: r["day"] for r in store.fetch(
+            f"SELECT wreck_id, min(event_date) AS day FROM {CURRENT_EVENTS} e WHERE kind = 'court_decided' "
+            "AND wreck_id IS NOT NULL GROUP BY wreck_id")}
+    cals = office_calendars(store)
+    rows: list[tuple[Any, ...]] = []
+    for w in wrecks:
+        susp = suspensions.get(w["id"], [])
+        # a 'tribunal' suspension counts only under the policy (Lei 2.180 art. 20; rules.md §1)
+        intervals = [(s["starts_on"], s["ends_on"]) for s in susp if s["ground"] != "tribunal" or court_policy]
+        susp_text = "\n".join((f"{fmt(s['starts_on'])} a {fmt(s['ends_on'])}" if s["ends_on"] is not None
+                               else f"desde {fmt(s['starts_on'])}, em curso (sem data final)") + " — "
+                              f"{GROUND_LABELS.get(s['ground'], s['ground'])}: {s['reason']}"
+                              + ("" if s["ground"] != "tribunal" or court_policy else
+                                 " (não considerada: a política 'Tribunal Marítimo suspende o prazo' está desligada)")
+                              for s in susp)
+        court: tuple[date, date | None] | None = None
+        court_text = ""
+        known = w["court_known_on"]
+        if court_policy and known is not None:
+            end = decided.get(w["id"])
+            court = (known, end if end is not None and end <= as_of else None)
+            court_text = f"desde {fmt(known)}" + (f" até {fmt(court[1])}" if court[1] else " (pendente)")
+        base = (w["id"], w["code"], w["name"], w["office_code"], w["state"], w["naval_district"], w["hull_material"],
+                casualty_text(w["casualty_year"], w["casualty_month"], w["casualty_day"], w["casualty_precision"]),
+                w["casualty_precision"])
+        tail = (w["owner_name"], w["owner_declared_lost"], w["owner_licence_requested"], susp_text, court_text)
+        try:
+            earliest, latest = casualty_bounds(w["casualty_year"], w["casualty_month"], w["casualty_day"],
+                                               w["casualty_precision"])
+        except ValueError as exc:
+            rows.append((*base, None, None, "unknown", OWNER_LABELS["unknown"], None, None, None, False, *tail, "",
+                         f"Data do sinistro incompleta: {exc}", False))
+            continue
+        if earliest > as_of:
+            rows.append((*base, earliest, latest, "future", OWNER_LABELS["future"], None, None, None, False, *tail,
+                         "", f"O sinistro ({fmt(earliest)}) é posterior a {fmt(as_of)}", False))
+            continue
+        result = domain_status_range(as_of, earliest, latest, w["hull_material"], w["owner_declared_lost"],
+                                     w["owner_licence_requested"], intervals, cals[w["office_code"]], court)
+        basis = "; ".join(dict.fromkeys(b for _, o in result.outcomes for b in o.basis))
+        if result.differs:
+            steps = "\n\n".join(f"Se o sinistro foi em {fmt(p)}: {OWNER_LABELS[o.owner]}"
+                                + (f" desde {fmt(o.since)}" if o.since else "") + "\n" + "\n".join(o.steps)
+                                for p, o in result.outcomes)
+        else:
+            steps = "\n".join(result.latest.steps)
+        lapse = result.latest.lapse_due
+        since_max = result.since_max if result.differs and result.since_max != result.since_min else None
+        stopped = result.owner == PRIVATE and any(o.lapse_suspended for _, o in result.outcomes)
+        label = SUSPENDED_LABEL if stopped else OWNER_LABELS[result.owner]
+        rows.append((*base, earliest, result.latest_casualty, result.owner, label,
+                     result.since_min, since_max, lapse, result.differs, *tail, basis, steps, stopped))
+    return pd.DataFrame(rows, columns=list(COLUMNS), dtype=object)

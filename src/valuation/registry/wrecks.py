@@ -1,0 +1,264 @@
+"""Wrecks: role-scoped reads with confidential positions, and their registration by DPC.
+
+Positions (rules.md §8; NORMAM-10 0105 and 0403 a): the position columns
+(`lat_*`, `lon_*`, `datum`, `position_approximate`, `depth_m`, the decimal `lat`/`lon`
+for the map), and the free texts that may describe the spot (`notes`, `signalling`),
+come back NULL for a wreck the user is not cleared for; the SQL never reads them
+for such a wreck. Such a user sees the jurisdiction only: office and state.
+`position_cleared` says which rows are which. The owner (a person's data) is
+shown to DPC only. Admin reads no wreck at all.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+
+from valuation.accounts.auth import Principal, require
+from valuation.core.errors import InputError, NotFound, Problem
+from valuation.core.forms import Form
+from valuation.core.law import CASUALTY_TYPES
+from valuation.core.positions import (
+    DATUMS,
+    Coordinate,
+    Position,
+    coordinate,
+    coordinate_problems,
+    format_position,
+    normalise_datum,
+    parse_coordinate,
+)
+from valuation.db.audit import redact_position
+from valuation.db.scope import contract_scope, position_scope, search_clause
+
+if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
+    import pandas as pd
+
+HULL_MATERIALS: tuple[str, ...] = ("madeira", "ferro", "aço", "concreto", "compósito", "alumínio", "fibra",
+                                   "desconhecido")
+SITUATIONS: tuple[str, ...] = ("encalhada", "soçobrada")
+PRECISIONS: tuple[str, ...] = ("day", "month", "year", "century")
+PRECISION_LABELS: dict[str, str] = {"day": "dia", "month": "mês", "year": "ano", "century": "século"}
+MIN_CASUALTY_YEAR = 1000   # anything earlier is a typing error, not a wreck on the Brazilian coast
+MAX_DEPTH_M = Decimal("11000")  # deeper than the deepest ocean trench
+
+_POSITION_COLS = ("lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem", "datum",
+                  "position_approximate", "depth_m")
+_PRIVATE_TEXT_COLS = ("signalling", "notes")
+_PUBLIC_COLS = ("id", "code", "name", "vessel_type", "flag", "hull_material", "casualty_year", "casualty_month",
+                "casualty_day", "casualty_precision", "casualty_type", "situation", "protected_area",
+                "office_code")
+_DETAIL_COLS = ("visible_high_tide", "visible_low_tide", "owner_declared_lost", "owner_licence_requested",
+                "court_known_on", "created_at")
+
+
+def _select(user: Principal, *, detail: bool) -> tuple[str, list[Any]]:
+    cleared, params = position_scope(user, "w")
+    cols = [f"w.{c}" for c in _PUBLIC_COLS]
+    cols += ["o.name AS office_name", "o.state", "v.cleared AS position_cleared"]
+    cols += [f"CASE WHEN v.cleared THEN w.{c} END AS {c}" for c in _POSITION_COLS]
+    cols += [
+        "CASE WHEN v.cleared THEN CAST((w.lat_deg + w.lat_min / 60) * "
+        "(CASE WHEN w.lat_hem = 'S' THEN -1 ELSE 1 END) AS DOUBLE) END AS lat",
+        "CASE WHEN v.cleared THEN CAST((w.lon_deg + w.lon_min / 60) * "
+        "(CASE WHEN w.lon_hem = 'W' THEN -1 ELSE 1 END) AS DOUBLE) END AS lon",
+    ]
+    if detail:
+        cols += [f"w.{c}" for c in _DETAIL_COLS]
+        cols += [f"CASE WHEN v.cleared THEN w.{c} END AS {c}" for c in _PRIVATE_TEXT_COLS]
+        if user.role == "dpc":
+            cols += ["w.owner_id", "ow.name AS owner_name", "ow.doc_kind AS owner_doc_kind",
+                     "ow.doc_number AS owner_doc_number"]
+    joins = ("FROM wrecks w JOIN offices o ON o.code = w.office_code "
+             f"JOIN (SELECT id, {cleared} AS cleared FROM wrecks w) v ON v.id = w.id ")
+    if detail and user.role == "dpc":
+        joins += "LEFT JOIN owners ow ON ow.id = w.owner_id "
+    return f"SELECT {', '.join(cols)} {joins}", params
+
+
+def list_wrecks(store: Any, user: Principal, *, office: str | None = None, state: str | None = None,
+                hull: str | None = None, century: int | None = None, search: str | None = None) -> pd.DataFrame:
+    """Wrecks the user may list (every non-admin role), ordered by code; positions only where cleared.
+
+    Filters: `office` (code), `state` (UF), `hull` (hull_material), `century`
+    (ordinal: 18 → years 1701–1800), `search` (name, code, vessel type, flag;
+    case- and accent-insensitive). Columns: id, code, name, vessel_type, flag,
+    hull_material, casualty_year/month/day/precision, casualty_type, situation,
+    protected_area, office_code, office_name, state, position_cleared, lat_deg,
+    lat_min, lat_hem, lon_deg, lon_min, lon_hem, datum, position_approximate,
+    depth_m, lat, lon (float degrees for the map).
+    """
+    require(user, "read_wrecks")
+    sql, params = _select(user, detail=False)
+    clauses: list[str] = []
+    if office:
+        clauses.append("w.office_code = ?")
+        params.append(office)
+    if state:
+        clauses.append("o.state = ?")
+        params.append(state.upper())
+    if hull:
+        clauses.append("w.hull_material = ?")
+        params.append(hull)
+    if century is not None:
+        if isinstance(century, bool) or not isinstance(century, int) or not 1 <= century <= 30:
+            raise InputError(Problem("century", "Século: deve ser um número inteiro de 1 a 30."))
+        clauses.append("w.casualty_year BETWEEN ? AND ?")
+        params += [(century - 1) * 100 + 1, century * 100]
+    if search and search.strip():
+        clause, extra = search_clause(("w.name", "w.code", "w.vessel_type", "w.flag"), search)
+        clauses.append(clause)
+        params += extra
+    where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    return store.fetch_df(f"{sql}{where} ORDER BY w.code", params)
+
+
+def get_wreck(store: Any, user: Principal, wreck_id: int) -> dict[str, Any]:
+    """One wreck as a dict (the columns of list_wrecks plus details), with `position`
+    (a Position or None) and `position_text` ('22°54,35' S 43°10,20' W (WGS-84)' or the
+    jurisdiction), and `contracts`: the codes of its contracts this user may read."""
+    require(user, "read_wrecks")
+    sql, params = _select(user, detail=True)
+    row = store.fetch_one(f"{sql} WHERE w.id = ?", [*params, wreck_id])
+    if row is None:
+        raise NotFound(f"Naufrágio {wreck_id} não encontrado.", what="wreck", key=wreck_id)
+    if row["position_cleared"]:
+        pos = Position(Coordinate(row["lat_deg"], row["lat_min"], row["lat_hem"]),
+                       Coordinate(row["lon_deg"], row["lon_min"], row["lon_hem"]),
+                       row["datum"], bool(row["position_approximate"]))
+        row["position"] = pos
+        row["position_text"] = format_position(pos)
+    else:
+        row["position"] = None
+        row["position_text"] = f"posição sigilosa — jurisdição: {row['office_name']} ({row['state']})"
+    scope, sparams = contract_scope(user, "c")
+    row["contracts"] = [r["code"] for r in store.fetch(
+        f"SELECT c.code FROM contracts c WHERE c.wreck_id = ? AND {scope} ORDER BY c.code", [wreck_id, *sparams])]
+    return row
+
+
+WRECK_FIELDS: tuple[str, ...] = (
+    "code", "name", "vessel_type", "flag", "hull_material", "casualty_year", "casualty_month", "casualty_day",
+    "casualty_precision", "casualty_type", "lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem",
+    "latitude", "longitude", "datum", "position_approximate", "depth_m", "office_code", "situation",
+    "visible_high_tide", "visible_low_tide", "signalling", "protected_area", "owner_id", "owner_declared_lost",
+    "owner_licence_requested", "court_known_on", "notes",
+)
+
+
+def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The row to insert for a new wreck, or InputError naming every bad field (pt-BR).
+
+    The position is either `latitude`/`longitude` texts ('22°54,35' S') or the
+    separate fields lat_deg/lat_min/lat_hem and lon_deg/lon_min/lon_hem
+    (NORMAM-10 0403 a: degrees, minutes and hundredths, datum; or 'posição aproximada').
+    """
+    f = Form(data, allowed=WRECK_FIELDS)
+    rec: dict[str, Any] = {}
+    rec["code"] = f.text("code", "Código", max_len=40, pattern=r"[A-Za-z0-9][A-Za-z0-9._/-]*",
+                         pattern_msg="use letras, números, ponto, barra ou hífen.")
+    rec["name"] = f.text("name", "Nome da embarcação", max_len=200)
+    rec["vessel_type"] = f.text("vessel_type", "Tipo de embarcação", required=False, max_len=100)
+    rec["flag"] = f.text("flag", "Bandeira", required=False, max_len=100)
+    rec["hull_material"] = f.choice("hull_material", "Material do casco", HULL_MATERIALS)
+    rec["casualty_type"] = f.choice("casualty_type", "Tipo de sinistro", CASUALTY_TYPES)
+    this_year = store.now().year
+    year = rec["casualty_year"] = f.integer("casualty_year", "Ano do sinistro", minimum=MIN_CASUALTY_YEAR,
+                                            maximum=this_year)
+    month = rec["casualty_month"] = f.integer("casualty_month", "Mês do sinistro", required=False,
+                                              minimum=1, maximum=12)
+    day = rec["casualty_day"] = f.integer("casualty_day", "Dia do sinistro", required=False, minimum=1, maximum=31)
+    precision = f.choice("casualty_precision", "Precisão da data do sinistro", PRECISIONS, required=False)
+    casualty: date | None = None
+    if day is not None and month is None and f.ok("casualty_month"):
+        f.fail("casualty_month", "Mês do sinistro: informe o mês quando o dia é informado.")
+    elif year is not None and month is not None and day is not None:
+        try:
+            casualty = date(year, month, day)
+        except ValueError:
+            f.fail("casualty_day", f"Data do sinistro inexistente: {day:02d}/{month:02d}/{year}.")
+        else:
+            if casualty > store.now().date():
+                f.fail("casualty_day", "Data do sinistro: não pode estar no futuro.")
+    derived = "day" if day is not None else "month" if month is not None else "year"
+    if precision is None:
+        precision = derived
+    elif (precision != derived and not (precision == "century" and derived == "year")
+          and f.ok("casualty_day", "casualty_month")):
+        f.fail("casualty_precision", f"Precisão da data do sinistro: '{PRECISION_LABELS[precision]}' não confere com "
+                                     "o dia e o mês informados.")
+    rec["casualty_precision"] = precision
+
+    rec.update(_position_fields(f, f.data))
+    rec["depth_m"] = f.decimal("depth_m", "Profundidade (m)", required=False, minimum=Decimal(0),
+                               maximum=MAX_DEPTH_M, places=2)
+    office = rec["office_code"] = f.text("office_code", "Capitania/Delegacia/Agência", max_len=20)
+    if office is not None and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
+        f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {office}.")
+    rec["situation"] = f.choice("situation", "Situação", SITUATIONS)
+    rec["visible_high_tide"] = f.boolean("visible_high_tide", "Visível na preamar")
+    rec["visible_low_tide"] = f.boolean("visible_low_tide", "Visível na baixa-mar")
+    rec["signalling"] = f.text("signalling", "Sinalização", required=False, max_len=500)
+    rec["protected_area"] = f.boolean("protected_area", "Em área protegida")
+    owner = rec["owner_id"] = f.integer("owner_id", "Responsável", required=False, minimum=1)
+    if owner is not None and store.scalar("SELECT count(*) FROM owners WHERE id = ?", [owner]) == 0:
+        f.fail("owner_id", f"Responsável desconhecido: {owner}.")
+    rec["owner_declared_lost"] = f.date("owner_declared_lost", "Data da declaração de perda", required=False)
+    rec["owner_licence_requested"] = f.date("owner_licence_requested", "Data do pedido de licença", required=False)
+    rec["court_known_on"] = f.date("court_known_on", "Data de conhecimento do sinistro", required=False)
+    rec["notes"] = f.text("notes", "Observações", required=False, max_len=4000)
+    code = rec["code"]
+    if code is not None and store.scalar("SELECT count(*) FROM wrecks WHERE code = ?", [code]):
+        f.fail("code", f"Código: já existe um naufrágio com o código {code}.")
+    f.done()
+    return rec
+
+
+def _position_fields(f: Form, data: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for axis, text_key in (("lat", "latitude"), ("lon", "longitude")):
+        keys = (f"{axis}_deg", f"{axis}_min", f"{axis}_hem")
+        c: Coordinate | None = None
+        if f.has(text_key):
+            if any(f.has(k) for k in keys):
+                f.fail(text_key, f"{text_key.capitalize()}: informe o texto ou os campos separados, não ambos.")
+                continue
+            try:
+                c = parse_coordinate(data[text_key], axis=axis, field=text_key)
+            except InputError as exc:
+                f.problems.extend(exc.problems)
+        else:
+            problems = coordinate_problems(*(data.get(k) for k in keys), axis=axis)
+            if problems:
+                f.problems.extend(problems)
+            else:
+                c = coordinate(*(data.get(k) for k in keys), axis=axis)
+        if c is not None:
+            out[f"{axis}_deg"], out[f"{axis}_min"], out[f"{axis}_hem"] = c.degrees, c.minutes, c.hemisphere
+    approximate = out["position_approximate"] = f.boolean("position_approximate", "Posição aproximada")
+    datum = f.text("datum", "Datum", max_len=40)
+    if datum is not None:
+        canon = normalise_datum(datum)
+        if canon is None:
+            f.fail("datum", f"Datum desconhecido ({datum}); use um de: {', '.join(DATUMS)}.")
+        elif canon == "desconhecido" and not approximate:
+            f.fail("datum", "Datum: 'desconhecido' só com a indicação \"posição aproximada\".")
+        out["datum"] = canon
+    return out
+
+
+def create_wreck(store: Any, user: Principal, data: Mapping[str, Any]) -> int:
+    """Register a wreck (DPC only); returns its id. Bad input → InputError naming each field; nothing written."""
+    require(user, "create_wreck")
+    rec = validate_wreck(store, data)
+
+    def insert(tx: Any) -> int:
+        cols = list(rec)
+        new_id = tx.scalar(f"INSERT INTO wrecks ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
+                           "RETURNING id", [rec[c] for c in cols])
+        tx.audit("create", "wreck", new_id, None, redact_position(rec))
+        return int(new_id)
+
+    return store.write(user.username, insert)
