@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from valuation.core.errors import InputError
 from valuation.importing import tabular
-from valuation.importing import COLUMNS, MAX_PROBLEMS, parse_items, read_table
+from valuation.importing.tabular import read_table
+from valuation.inventory.importer import COLUMNS, MAX_PROBLEMS, parse_items
 from valuation.importing.tabular import (
     decimal_convention,
     normalise_header,

@@ -323,7 +323,8 @@ def test_every_spreadsheet_export_neutralises_formulas_in_user_text(small_world:
                 calls[f"{name}[{fmt}]"] = (fn, {**kwargs, "fmt": fmt})
         else:
             calls[name] = (fn, kwargs)
-    assert {"inventory.export_items[csv]", "inventory.export_items[xlsx]", "wreck_map.wreck_map_xlsx"} <= set(calls)
+    assert {"inventory.queries.export_items[csv]", "inventory.queries.export_items[xlsx]",
+            "deadlines.wreck_map.wreck_map_xlsx"} <= set(calls)
     for name, (fn, kwargs) in calls.items():
         cells = _cells(fn(s, dpc, **kwargs))
         texts_ = [c for c in cells if isinstance(c, str)]

@@ -1,9 +1,5 @@
-"""Bulk uploads (CSV or XLSX) parsed and validated without touching the database.
+"""Reading bulk uploads (CSV or XLSX) into strings, and pt-BR numbers and dates, for every importer.
 
-`tabular` reads any upload into strings and parses pt-BR numbers and dates (shared by
-every bulk upload); `items` validates the recovered-items file of issue 4.
+`tabular` is shared; each capability validates its own file (inventory.importer for recovered
+items, commission.sheet for assessment sheets, commission.rates for exchange rates).
 """
-from valuation.inventory.importer import COLUMNS, HEADER_ALIASES, MAX_PROBLEMS, ParsedItems, parse_items
-from valuation.importing.tabular import TableMeta, read_table
-
-__all__ = ["COLUMNS", "HEADER_ALIASES", "MAX_PROBLEMS", "ParsedItems", "TableMeta", "parse_items", "read_table"]

@@ -209,10 +209,17 @@ def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Tab
     if progress:
         progress(0.1, "lendo o CSV")
 
-    header_width = len(next(csv.reader([header_text], delimiter=separator), []))
+    try:
+        header_width = len(next(csv.reader([header_text], delimiter=separator), []))
+    except csv.Error as exc:  # Python's csv refuses a field over csv.field_size_limit() (131 072 characters)
+        raise _fail(f"o cabeçalho tem uma célula com mais de {csv.field_size_limit():,} caracteres"
+                    .replace(",", ".")) from exc
     frame = _csv_frame(text, separator, header_width + _EXTRA_FIELDS)
     if frame is None:   # some row has even more fields: count them exactly (broken files only)
-        widest = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=separator)), default=0)
+        try:
+            widest = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=separator)), default=0)
+        except csv.Error as exc:
+            raise _fail(f"uma célula passa de {csv.field_size_limit():,} caracteres".replace(",", ".")) from exc
         frame = _csv_frame(text, separator, max(widest, header_width))
         if frame is None:
             raise _fail('aspas (") mal colocadas ou não fechadas a partir desta linha',
