@@ -8,7 +8,7 @@ import streamlit as st
 from ui import session
 from ui.registry import PAGES
 from ui.safe import md
-from valuation.accounts import auth
+from valuation.db import access
 
 # The tab icon is the app's own file (a material icon name would be fetched from fonts.gstatic.com):
 # Streamlit inlines an SVG as a data URI, so no request leaves the machine.
@@ -19,8 +19,8 @@ user = session.current_user()
 if user is None:
     # Every registered address answers with the login form (a bookmark or a link after the session
     # expired), instead of Streamlit's English "page not found"; after login the same address opens.
-    login = st.Page(session.login_page, title="Entrar", icon=":material/login:", url_path="entrar", default=True)
-    nav = st.navigation([login, *(st.Page(session.login_page, title=spec.title, url_path=spec.key,
+    entry = st.Page(session.login_page, title="Entrar", icon=":material/login:", url_path="entrar", default=True)
+    nav = st.navigation([entry, *(st.Page(session.login_page, title=spec.title, url_path=spec.key,
                                           visibility="hidden") for spec in PAGES if spec.exists())])
 else:
     sections: dict[str, list] = {}
@@ -28,7 +28,7 @@ else:
     for spec in PAGES:
         if not spec.exists():
             continue
-        if auth.may_view_page(user, spec.key):
+        if access.may_view_page(user, spec.key):
             sections.setdefault(spec.section, []).append(
                 st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.key))
         else:  # another role's page reached by its address: refused in Portuguese, never "page not found"

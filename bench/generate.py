@@ -35,12 +35,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuation.demo import base as demo
-from valuation.accounts.auth import Principal
-from valuation.demo.suite import seed_full_demo
-from valuation.commission.sheet import AMOUNT_TYPE
 from valuation.commission import workflow as commission
+from valuation.commission.sheet import AMOUNT_TYPE
+from valuation.db.access import Principal
 from valuation.db.store import Store, Tx
+from valuation.demo import base as demo
+from valuation.demo.suite import seed_full_demo
 
 SEED = 7542
 TODAY = demo.DEMO_TODAY                     # 30/11/2026: the demo's today

@@ -291,7 +291,8 @@ def phase_naive(args: argparse.Namespace) -> dict[str, Any]:
 # ======================================================================================
 def _consensus_fn() -> Callable[..., int]:
     """The function that recomputes and stores a whole round's consensus (its home may move)."""
-    from valuation.commission import workflow as commission, consensus_sql
+    from valuation.commission import consensus_sql
+    from valuation.commission import workflow as commission
 
     for module in (consensus_sql, commission):
         fn = getattr(module, "compute_round_consensus", None)
@@ -301,8 +302,8 @@ def _consensus_fn() -> Callable[..., int]:
 
 
 def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]:
-    from valuation.core.money import to_cents
     from valuation.commission import workflow as commission
+    from valuation.core.money import to_cents
     from valuation.db.store import Store
 
     main_path, _ = paths(args)
@@ -461,11 +462,11 @@ def _run_pages(args: argparse.Namespace, db_path: Path, user: Any, code: str, pa
 
 
 def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
-    from valuation.partition.selection import select_items
+    from valuation.db.store import Store
     from valuation.deadlines import engine as deadline_engine
     from valuation.inventory import queries as inventory
     from valuation.partition import workflow as P
-    from valuation.db.store import Store
+    from valuation.partition.selection import select_items
 
     main_path, dl_path = paths(args)
     res: dict[str, Any] = {}

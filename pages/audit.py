@@ -9,11 +9,12 @@ import streamlit as st
 from ui import session
 from ui.fmt import count_br, date_br, for_display
 from ui.safe import md
-from valuation.oversight import audit_text as at
-from valuation.core.errors import InputError
-from valuation.exports import to_csv_bytes, to_xlsx_bytes
-from valuation.db import audit
 from valuation.accounts import users
+from valuation.core.errors import InputError
+from valuation.db import audit
+from valuation.exports import to_csv_bytes, to_xlsx_bytes
+from valuation.oversight import audit_text as at
+from valuation.core import clock
 
 CHECK_KEY = "audit_chain_check"
 PAGE_SIZES = (20, 50, 100)
@@ -35,7 +36,7 @@ def chain_panel() -> None:
                 bar.progress(min(done / total, 1.0) if total else 1.0,
                              text=f"{count_br(done)} de {count_br(total)} registros verificados")
 
-            st.session_state[CHECK_KEY] = (audit.check_chain(store, user, progress=step), at.brasilia(store.now()))
+            st.session_state[CHECK_KEY] = (audit.check_chain(store, user, progress=step), clock.brasilia(store.now()))
             bar.empty()
         shown = st.session_state.get(CHECK_KEY)
         if shown is None:
@@ -99,7 +100,7 @@ def detail_panel(rows) -> None:
     pick = st.selectbox("Registro", ids, format_func=lambda i: f"nº {i} — {at.action_label(labels[i])}")
     row = rows.loc[rows["id"] == pick].iloc[0]
     st.markdown(f"**{md(at.action_label(row['action']))}** · {md(at.subject(row['entity'], row['entity_id']))} · "
-                f"{md(row['actor'])} · {date_br(at.brasilia(row['at'].to_pydatetime()))}")
+                f"{md(row['actor'])} · {date_br(clock.brasilia(row['at'].to_pydatetime()))}")
     changes = at.changes(str(row["action"]), row["before_json"], row["after_json"])
     if changes:
         import pandas as pd

@@ -12,15 +12,23 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
-from ui.fmt import count_br, for_display, money_in, number_br, percent_br, rate_br, yes_no
+from ui.fmt import (
+    count_br,
+    for_display,
+    money_in,
+    number_br,
+    percent_br,
+    rate_br,
+    yes_no,
+)
 from ui.forms import show_problems
+from valuation.commission import views as cv
+from valuation.commission import workflow as cm
 from valuation.commission.consensus import DECIDED_BY_LABELS
-from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.commission.minutes import round_minutes_pdf
 from valuation.commission.sheet import LABELS as ENTRY_LABELS
 from valuation.commission.sheet import SOURCES
-from valuation.commission.minutes import round_minutes_pdf
-from valuation.commission import workflow as cm
-from valuation.commission import views as cv
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 
 PAGE_SIZES = [25, 50, 100, 200]
 VOTES = {None: "Não votar", True: "Histórico (art. 20 §3)", False: "Não histórico"}

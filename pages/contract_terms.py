@@ -12,11 +12,19 @@ from ui.fmt import date_br, number_br
 from ui.forms import show_problems
 from valuation.core.errors import AccessDenied, ConflictError, InputError
 from valuation.core.money import format_brl, format_share
-from valuation.partition.rules import COMPENSATION_FORMS, HISTORICAL_PAYMENTS, MODALITIES
-from valuation.partition.rubric import ACTIVITIES, suggested_other_share
-from valuation.partition.documents import MODALITY_LABELS, PAYMENT_LABELS, VALUE_FIXED_LABELS
-from valuation.registry import contracts
 from valuation.partition import workflow as P
+from valuation.partition.documents import (
+    MODALITY_LABELS,
+    PAYMENT_LABELS,
+    VALUE_FIXED_LABELS,
+)
+from valuation.partition.rubric import ACTIVITIES, suggested_other_share
+from valuation.partition.rules import (
+    COMPENSATION_FORMS,
+    HISTORICAL_PAYMENTS,
+    MODALITIES,
+)
+from valuation.registry import contracts
 
 user = session.guard("contract_terms")
 store = session.store()

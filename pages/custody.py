@@ -9,8 +9,8 @@ from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
-from valuation.accounts.auth import allowed
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.db.access import allowed
 from valuation.inventory import custody
 
 # the form's labels, for problems that name a field

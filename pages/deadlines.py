@@ -20,10 +20,7 @@ from ui.charts import pt_br, show, today_line
 from ui.fmt import count_br, for_display, is_blank, text, yes_no
 from ui.forms import show_problems
 from valuation.core.errors import AccessDenied, InputError, NotFound, ValuationError
-from valuation.deadlines import engine
-from valuation.deadlines import events
-from valuation.deadlines import views
-from valuation.deadlines import wreck_map
+from valuation.deadlines import engine, events, views, wreck_map
 from valuation.registry.contracts import list_contracts
 from valuation.registry.offices import list_offices
 from valuation.registry.organisations import list_organisations

@@ -8,9 +8,9 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
-from valuation.core.errors import AccessDenied, NotFound
-from valuation.commission import workflow as cm
 from valuation.commission import views as cv
+from valuation.commission import workflow as cm
+from valuation.core.errors import AccessDenied, NotFound
 
 PAGE_SIZE = 100
 

@@ -8,10 +8,9 @@ import streamlit as st
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
-from valuation.accounts.auth import allowed
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.db.access import allowed
 from valuation.inventory import queries as inv
-
 
 MONTHS_TITLE = "Por mês de recuperação"
 

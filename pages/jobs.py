@@ -8,7 +8,15 @@ from ui import session
 from ui.fmt import date_br, for_display
 from ui.jobs_view import job_settings, local, next_runs
 from ui.safe import md
-from valuation.jobs.runs import JOB_LABELS, JOBS, OUTCOME_LABELS, TRIGGER_LABELS, last_outcomes, recent_runs, run_job
+from valuation.jobs.runs import (
+    JOB_LABELS,
+    JOBS,
+    OUTCOME_LABELS,
+    TRIGGER_LABELS,
+    last_outcomes,
+    recent_runs,
+    run_job,
+)
 
 user = session.guard("jobs")
 store = session.store()

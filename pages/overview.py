@@ -7,7 +7,7 @@ import streamlit as st
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br
-from valuation.accounts.auth import ROLE_LABELS
+from valuation.db.access import ROLE_LABELS
 from valuation.oversight import overview
 
 LABELS = {

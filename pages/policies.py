@@ -9,15 +9,15 @@ from ui import session
 from ui.fmt import date_br, for_display
 from ui.forms import show_problems
 from ui.safe import md
-from valuation.policies import fields
-from valuation.oversight.audit_text import brasilia
-from valuation.core.calendar import POLICY_DAY_KEYS
 from valuation.commission.consensus import METHODS
+from valuation.core.calendar import POLICY_DAY_KEYS
 from valuation.core.errors import AccessDenied, InputError
-from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
-from valuation.partition.rubric import ACTIVITIES
-from valuation.policies import values as policies
 from valuation.deadlines.calendars import POLICY_DAY_LABELS
+from valuation.core.clock import brasilia
+from valuation.partition.rubric import ACTIVITIES
+from valuation.policies import fields
+from valuation.policies import values as policies
+from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 
 FLASH = "policies_flash"
 FORM_N = "policies_form_n"   # bumped after a saved change: the next form starts empty

@@ -10,9 +10,9 @@ import streamlit as st
 from ui import session
 from ui.fmt import count_br, date_br, for_display, rate_br
 from ui.forms import show_problems
-from valuation.core.errors import AccessDenied, ConflictError, InputError
-from valuation.commission import views as cv
 from valuation.commission import rates as fx_rates
+from valuation.commission import views as cv
+from valuation.core.errors import AccessDenied, ConflictError, InputError
 
 PAGE_SIZE = 50
 FORM_LABELS = {"currency": "Moeda (código ISO)", "day": "Data", "brl": "Taxa (R$ por unidade)", "source": "Fonte"}

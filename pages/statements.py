@@ -11,6 +11,7 @@ from ui.fmt import brl_fit, brl_nb, count_br, for_display
 from ui.forms import show_problems
 from valuation.core.errors import ConflictError, InputError, NotFound
 from valuation.core.money import format_brl, format_date_br
+from valuation.partition import workflow as P
 from valuation.partition.documents import (
     GROUP_LABELS,
     INSPECTION_EFFECT,
@@ -20,7 +21,6 @@ from valuation.partition.documents import (
     payment_rows,
     statement_parts,
 )
-from valuation.partition import workflow as P
 
 PAGE_SIZE = 50
 user = session.guard("statements")

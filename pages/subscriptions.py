@@ -10,8 +10,8 @@ from ui import session
 from ui.fmt import date_br
 from ui.forms import show_problems
 from ui.jobs_view import job_settings, local
-from valuation.deadlines import feeds
 from valuation.core.errors import InputError, ValuationError
+from valuation.deadlines import feeds
 
 SHOWN_KEY = "valuation_feed_url"
 

@@ -14,8 +14,8 @@ from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br
 from ui.forms import show_problems
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.core.money import format_brl
-from valuation.registry import contracts
 from valuation.partition import survey_sheets as S
+from valuation.registry import contracts
 
 user = session.guard("survey_costs")
 store = session.store()

@@ -1,5 +1,5 @@
 """Usuários (admin): list, create, deactivate, unlock. Hashes are never shown; roles and bodies by
-their labels (valuation.accounts.auth.ROLE_LABELS, COMMISSION_BODY_LABELS)."""
+their labels (valuation.db.access.ROLE_LABELS, COMMISSION_BODY_LABELS)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,9 +7,14 @@ import streamlit as st
 from ui import session
 from ui.fmt import count_br, for_display, yes_no
 from ui.forms import blanks_to_none, save, show_problems
-from valuation.accounts.auth import COMMISSION_BODIES, COMMISSION_BODY_LABELS, ROLE_LABELS, ROLES
-from valuation.core.errors import InputError, ValuationError
 from valuation.accounts import users
+from valuation.core.errors import InputError, ValuationError
+from valuation.db.access import (
+    COMMISSION_BODIES,
+    COMMISSION_BODY_LABELS,
+    ROLE_LABELS,
+    ROLES,
+)
 
 # the new-user form's labels, for problems that name a field
 FORM_LABELS = {"username": "Usuário", "full_name": "Nome completo", "email": "E-mail", "role": "Perfil",

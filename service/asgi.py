@@ -60,7 +60,10 @@ if not logging.getLogger("valuation").handlers:
 def _register_cookie_bridge() -> None:
     """Declare service/assets as the asset dir of component valuation_service.cookie_bridge, so its
     JS is served from this origin (CSP script-src 'self'; an inline component would need blob:)."""
-    from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+    from streamlit.components.v2.manifest_scanner import (
+        ComponentConfig,
+        ComponentManifest,
+    )
     from streamlit.runtime import Runtime
 
     manifest = ComponentManifest(name="valuation_service", version="1",
@@ -75,9 +78,9 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from service.scheduler import JobScheduler
     from ui import settings as ui_settings
     from valuation.accounts.sessions import TicketBook
-    from valuation.jobs.settings import JobSettings
     from valuation.cli.service_link import remove_link, write_link
     from valuation.db.shared import close_shared, open_shared
+    from valuation.jobs.settings import JobSettings
 
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)

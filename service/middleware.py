@@ -15,6 +15,7 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+
 def _inline_script_hashes() -> str:
     """CSP hashes of the inline scripts of Streamlit's own index.html (one line setting
     window.prerenderReady), computed from the installed file so an upgrade keeps working."""

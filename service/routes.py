@@ -25,8 +25,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from service import state
-from valuation.deadlines import feeds
 from valuation.accounts import sessions
+from valuation.deadlines import feeds
 
 LOOPBACK = ("127.0.0.1", "::1")
 FEED_MAX_AGE_S = 900

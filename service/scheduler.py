@@ -13,9 +13,9 @@ from datetime import datetime, timedelta, timezone
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
+from valuation.db.store import Store
 from valuation.jobs.runs import JOBS, run_job
 from valuation.jobs.settings import JobSettings
-from valuation.db.store import Store
 
 log = logging.getLogger("valuation.service")
 MISFIRE_GRACE_S = 3600

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from valuation.accounts.sessions import TicketBook
-from valuation.jobs.settings import JobSettings
 from valuation.db.store import Store
+from valuation.jobs.settings import JobSettings
 
 
 @dataclass

@@ -168,7 +168,7 @@ def readme_logins(readme: Path = ROOT / "README.md") -> dict[str, tuple[str, str
     rows = re.findall(r"^\|\s*([a-z][\w.]+)\s*\|\s*([a-z_]+)[^|]*\|\s*(\S+)\s*\|$",
                       readme.read_text(encoding="utf-8"), re.M)
     logins: dict[str, tuple[str, str]] = {}
-    from valuation.accounts.auth import ROLES
+    from valuation.db.access import ROLES
 
     for user, role, password in rows:
         if role in ROLES:

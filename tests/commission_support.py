@@ -10,8 +10,8 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from valuation.accounts.auth import Principal
 from valuation.commission import workflow as cm
+from valuation.db.access import Principal
 from valuation.db.store import Store
 
 PRICE_DAY = date(2025, 3, 10)

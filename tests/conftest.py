@@ -12,7 +12,7 @@ Fixtures (function-scoped; each test gets its own copy of the database file):
 - `principal`    shortcut for `small_world.principal`: `principal("dpc")`, `principal("explorer")`.
 
 Password hashing: argon2id at its real cost (64 MiB, ~0.2 s on 2 cores) would make
-every login in a test slow, so an autouse fixture swaps `valuation.accounts.auth._hasher` for
+every login in a test slow, so an autouse fixture swaps `valuation.accounts.passwords._hasher` for
 an argon2id hasher with minimal cost (FAST_HASHER) and the world's hashes use it
 too. `REAL_HASHER` is the product's hasher, for the test that checks its parameters.
 
@@ -39,17 +39,17 @@ from typing import Any
 import pytest
 from argon2 import PasswordHasher
 
-from valuation.accounts import auth
-from valuation.accounts.auth import Principal
+from valuation.accounts import passwords
+from valuation.db.access import Principal
 from valuation.db.store import Store
 
-REAL_HASHER = auth._hasher
+REAL_HASHER = passwords._hasher
 FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)  # still argon2id; tests only
 
 
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(auth, "_hasher", FAST_HASHER)
+    monkeypatch.setattr(passwords, "_hasher", FAST_HASHER)
 
 PASSWORDS: dict[str, str] = {
     "dpc.silva": "dpc-senha-forte-1",

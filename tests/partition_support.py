@@ -12,10 +12,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from valuation.accounts.auth import Principal
-from valuation.partition import workflow as P
-from valuation.partition import survey_sheets as S
+from valuation.db.access import Principal
 from valuation.db.store import Store
+from valuation.partition import survey_sheets as S
+from valuation.partition import workflow as P
 
 D = Decimal
 AS_OF = date(2026, 3, 2)

@@ -11,16 +11,24 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import CONTRACTS, EXPECTED_CLEARED, EXPECTED_CONTRACTS, ITEMS, ORGANISATIONS, WRECKS, World
+from conftest import (
+    CONTRACTS,
+    EXPECTED_CLEARED,
+    EXPECTED_CONTRACTS,
+    ITEMS,
+    ORGANISATIONS,
+    WRECKS,
+    World,
+)
 
-from valuation.accounts.auth import position_cleared
+from valuation.accounts import users
 from valuation.core.errors import AccessDenied, NotFound
 from valuation.db import audit
-from valuation.registry import contracts, offices, organisations, owners, wrecks
+from valuation.db.access import position_cleared
 from valuation.inventory import queries as items
 from valuation.inventory.queries import ItemFilter
 from valuation.oversight import overview
-from valuation.accounts import users
+from valuation.registry import contracts, offices, organisations, owners, wrecks
 from valuation.registry.wrecks import list_wrecks
 
 KEYS = ("dpc", "commission", "commission_culture", "commission_president", "explorer_a", "explorer_b", "admin")

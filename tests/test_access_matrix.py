@@ -18,7 +18,6 @@ import importlib
 import inspect
 import io
 import os
-import pkgutil
 import zipfile
 from datetime import date, datetime
 from decimal import Decimal
@@ -32,8 +31,8 @@ from streamlit.testing.v1 import AppTest
 from tests.package_modules import store_functions
 from tests.ui_support import ROOT, page_direct, refused, texts
 from ui.session import SEEN_KEY, USER_KEY
-from valuation.accounts import auth
 from valuation.core.errors import AccessDenied, ValuationError
+from valuation.db import access
 
 # -- what each role may not read (markers from conftest's construction) ----------------------------------
 A_ITEMS = ("Moeda de prata de 8 reales", "Moeda de ouro de 4 escudos", "Prato de faiança portuguesa",
@@ -176,7 +175,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, _world_template: tuple[Path,
 
     from conftest import USERS, World
 
-    from valuation.accounts.auth import Principal
+    from valuation.db.access import Principal
     from valuation.db.store import Store
 
     template, ids = _world_template
@@ -237,7 +236,7 @@ def test_discovery_reaches_every_module_and_the_markers_are_real(small_world: An
 # -- a guessed page URL ------------------------------------------------------------------------------------
 PAGE_KEYS = sorted(p.stem for p in (ROOT / "pages").glob("*.py"))
 GUESSES = [(role, key) for role in ("explorer", "admin", "commission") for key in PAGE_KEYS
-           if key not in auth.PAGES_BY_ROLE[role]]
+           if key not in access.PAGES_BY_ROLE[role]]
 ROLE_KEY = {"explorer": "explorer_a", "admin": "admin", "commission": "commission"}
 
 
@@ -293,7 +292,7 @@ def test_cached_results_are_keyed_by_the_user() -> None:
     assert "open_shared(" in (ROOT / "ui" / "session.py").read_text(encoding="utf-8")
 
 
-EXPLORER_PAGES = [k for k in PAGE_KEYS if k in auth.PAGES_BY_ROLE["explorer"]]
+EXPLORER_PAGES = [k for k in PAGE_KEYS if k in access.PAGES_BY_ROLE["explorer"]]
 
 
 def _run_page(db: Path, user: Any, key: str) -> AppTest:

@@ -7,7 +7,11 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from valuation.commission.agreement import icc_2_1, krippendorff_alpha_nominal, member_deviations
+from valuation.commission.agreement import (
+    icc_2_1,
+    krippendorff_alpha_nominal,
+    member_deviations,
+)
 
 
 def units_from_coders(rows):

@@ -14,14 +14,15 @@ import duckdb
 import pytest
 
 from tests.ui_support import RAW_IDENTIFIER, page_as, page_problems, texts
-from valuation.oversight import audit_text as at_text
 from valuation.core.errors import AccessDenied, InputError
-from valuation.exports import to_csv_bytes, to_xlsx_bytes
-from valuation.policies.defaults import DEFAULTS
 from valuation.db import audit
-from valuation.policies import values as policies
-from valuation.registry import wrecks
 from valuation.db.store import Store
+from valuation.exports import to_csv_bytes, to_xlsx_bytes
+from valuation.oversight import audit_text as at_text
+from valuation.core import clock
+from valuation.policies import values as policies
+from valuation.policies.defaults import DEFAULTS
+from valuation.registry import wrecks
 
 REASON = "Portaria DPC nº 12/2026, após consulta à Comissão."
 WRECK = {"code": "NAU-2020-77", "name": "Balsa Teste", "hull_material": "aço", "casualty_year": 2020,
@@ -62,8 +63,8 @@ def test_values_read_in_pt_br() -> None:
 
 
 def test_brasilia_time_and_period_bounds() -> None:
-    assert at_text.brasilia(datetime(2026, 3, 1, 2, 30)) == datetime(2026, 2, 28, 23, 30)
-    assert at_text.utc_bounds(date(2026, 3, 1), date(2026, 3, 2)) == (datetime(2026, 3, 1, 3), datetime(2026, 3, 3, 3))
+    assert clock.brasilia(datetime(2026, 3, 1, 2, 30)) == datetime(2026, 2, 28, 23, 30)
+    assert clock.utc_bounds(date(2026, 3, 1), date(2026, 3, 2)) == (datetime(2026, 3, 1, 3), datetime(2026, 3, 3, 3))
 
 
 def test_positions_stay_masked_in_what_the_admin_reads(small_world: Any) -> None:
@@ -101,7 +102,7 @@ def test_filters_narrow_in_sql_and_pages_run_newest_first(small_world: Any) -> N
     assert first["id"].tolist() == sorted(first["id"].tolist(), reverse=True) and len(second) == 1
     assert set(first["id"]) | set(second["id"]) == {r["id"] for r in s.fetch(
         "SELECT id FROM audit_log WHERE action = 'set_policy'")}
-    today = at_text.brasilia(s.now()).date()
+    today = clock.brasilia(s.now()).date()
     assert audit.count_audit(s, admin, filters=audit.AuditFilter(start=today, end=today)) == 4
     assert audit.count_audit(s, admin, filters=audit.AuditFilter(end=today - timedelta(days=1))) == 0
     assert audit.count_audit(s, admin, filters=audit.AuditFilter(actor="dpc.silva", entity="wreck")) == 1

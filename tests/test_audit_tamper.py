@@ -24,12 +24,12 @@ import pytest
 from conftest import FAST_HASHER, NOW
 
 from tests.package_modules import PACKAGE_DIR, source_files
-from valuation.accounts import auth
-from valuation.accounts.auth import AuthenticationFailed
+from valuation.accounts import login, passwords
+from valuation.accounts.login import AuthenticationFailed
+from valuation.accounts.users import add_user
 from valuation.cli.main import main
 from valuation.db import audit
 from valuation.db.store import Store
-from valuation.accounts.users import add_user
 
 N = 8          # rows in the log built by `audited_db`
 K = 4          # "a middle row"
@@ -44,9 +44,9 @@ def _build(path: Path) -> None:
         for name, role in (("ana.admin", "admin"), ("bia.dpc", "dpc"), ("caio.dpc", "dpc")):   # 3 rows
             add_user(s, {"username": name, "full_name": name.title(), "role": role,
                          "password": "uma-senha-comprida"}, actor="cli")
-        auth.authenticate(s, "ana.admin", "uma-senha-comprida", now=NOW)                        # 1 row
+        login.authenticate(s, "ana.admin", "uma-senha-comprida", now=NOW)                        # 1 row
         with pytest.raises(AuthenticationFailed):
-            auth.authenticate(s, "bia.dpc", "senha-errada-000", now=NOW)                        # 1 row
+            login.authenticate(s, "bia.dpc", "senha-errada-000", now=NOW)                        # 1 row
         for i in range(N - 5):                                                                  # 3 rows
             s.write("ana.admin", lambda tx, i=i: tx.audit("touch", "test", i, {"v": i}, {"v": i + 1}))
         assert s.scalar("SELECT count(*) FROM audit_log") == N
@@ -55,11 +55,11 @@ def _build(path: Path) -> None:
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("audit") / "template.duckdb"
-    real, auth._hasher = auth._hasher, FAST_HASHER       # module scope: the autouse fixture is not active yet
+    real, passwords._hasher = passwords._hasher, FAST_HASHER       # module scope: the autouse fixture is not active yet
     try:
         _build(path)
     finally:
-        auth._hasher = real
+        passwords._hasher = real
     return path
 
 
@@ -200,7 +200,7 @@ def test_later_writes_by_the_application_do_not_hide_a_tampering(audited_db: Pat
     tamper(audited_db)
     with Store(audited_db) as s:                       # the dashboard carries on: a failed login is audited
         with pytest.raises(AuthenticationFailed):
-            auth.authenticate(s, "caio.dpc", "senha-errada-111", now=NOW)
+            login.authenticate(s, "caio.dpc", "senha-errada-111", now=NOW)
         s.write("ana.admin", lambda tx: tx.audit("touch", "test", "after", None, {"v": 1}))
     rc, doc, _ = verify(audited_db, capsys)
     assert rc == 1 and doc["first_bad_id"] == first_bad, doc
@@ -326,8 +326,8 @@ OWNER = {"name": "Dono", "doc_kind": "desconhecido", "nationality": "brasileira"
 
 def _writes() -> dict[str, tuple[str, Callable[[Any], Any], str, bool]]:
     """name → (principal key, call, audited entity, has a `before` state)."""
-    from valuation.registry import organisations, owners, wrecks
     from valuation.accounts import users
+    from valuation.registry import organisations, owners, wrecks
 
     return {
         "create_wreck": ("dpc", lambda w: wrecks.create_wreck(w.store, w.principal("dpc"), WRECK), "wreck", False),

@@ -7,20 +7,17 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from conftest import NOW, REAL_HASHER
 
-from valuation.accounts import auth
-from valuation.accounts.auth import (
-    PAGES_BY_ROLE,
+from valuation.accounts import login, passwords, users
+from valuation.accounts.login import (
     AccountInactive,
     AccountLocked,
     AuthenticationFailed,
-    Principal,
     authenticate,
-    hash_password,
-    may_view_page,
     session_expired,
-    verify_password,
 )
-from valuation.accounts import users
+from valuation.accounts.passwords import hash_password, verify_password
+from valuation.db import access
+from valuation.db.access import PAGES_BY_ROLE, Principal, may_view_page
 
 
 def test_hashes_are_argon2id_salted_and_verifiable():
@@ -155,7 +152,7 @@ def test_a_weak_stored_hash_is_upgraded_on_login(small_world, monkeypatch):
     from argon2 import PasswordHasher
     s, name, pw = small_world.store, "dpc.silva", small_world.passwords["dpc.silva"]
     stronger = PasswordHasher(time_cost=2, memory_cost=16, parallelism=1)
-    monkeypatch.setattr(auth, "_hasher", stronger)
+    monkeypatch.setattr(passwords, "_hasher", stronger)
     old = s.scalar("SELECT password_hash FROM users WHERE username = ?", [name])
     authenticate(s, name, pw, now=NOW)
     new = s.scalar("SELECT password_hash FROM users WHERE username = ?", [name])
@@ -169,7 +166,7 @@ def test_a_weak_stored_hash_is_upgraded_on_login(small_world, monkeypatch):
     (timedelta(hours=5), True),
 ])
 def test_session_expires_after_30_idle_minutes(idle, expired):
-    assert auth.SESSION_IDLE_MINUTES == 30
+    assert login.SESSION_IDLE_MINUTES == 30
     assert session_expired(NOW, NOW + idle) is expired
 
 
@@ -188,7 +185,7 @@ PAGES = {
 }
 
 
-@pytest.mark.parametrize("role", auth.ROLES)
+@pytest.mark.parametrize("role", access.ROLES)
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_pages_by_role(role, page):
     user = Principal(1, "u", "U", role, 1 if role == "explorer" else None, None)
@@ -196,6 +193,6 @@ def test_pages_by_role(role, page):
 
 
 def test_every_role_has_pages_and_unknown_pages_are_refused():
-    assert set(PAGES_BY_ROLE) == set(auth.ROLES)
+    assert set(PAGES_BY_ROLE) == set(access.ROLES)
     assert not may_view_page(Principal(1, "u", "U", "dpc", None, None), "secret")
     assert not may_view_page(Principal(1, "u", "U", "king", None, None), "overview")

@@ -14,11 +14,11 @@ from typing import Any
 import duckdb
 import pytest
 
+from valuation.accounts.users import add_user
 from valuation.cli.main import main
 from valuation.db import audit, backup
 from valuation.db.store import Store
 from valuation.registry.owners import create_owner
-from valuation.accounts.users import add_user
 
 PY = sys.executable
 OWNER = {"name": "Dono Novo", "doc_kind": "desconhecido", "nationality": "brasileira", "whereabouts_known": False}

@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import browser_page, check_offline, check_page, login, new_page, running_app
+from tests.browser_support import (
+    browser_page,
+    check_offline,
+    check_page,
+    login,
+    new_page,
+    running_app,
+)
 from valuation.commission import workflow as cm
 from valuation.db.store import Store
 

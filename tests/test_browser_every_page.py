@@ -11,10 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import (browser_page, check_page, login, open_from_sidebar, readme_logins,
-                                   running_app, wait_idle)
+from tests.browser_support import (
+    browser_page,
+    check_page,
+    login,
+    open_from_sidebar,
+    readme_logins,
+    running_app,
+    wait_idle,
+)
 from ui.registry import PAGES
-from valuation.accounts import auth
+from valuation.db import access
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +30,7 @@ def test_every_page_of_every_role_offline(full_demo_db: Path, tmp_path: Path) ->
     db = tmp_path / "demo.duckdb"
     shutil.copyfile(full_demo_db, db)   # the server owns its own copy
     logins = readme_logins()
-    assert set(logins) == set(auth.ROLES)
+    assert set(logins) == set(access.ROLES)
     problems: list[str] = []
     with running_app(db) as base, browser_page() as page:
         page.goto(f"{base}/audit")                      # a bookmark, first request after the start
@@ -40,11 +47,11 @@ def test_every_page_of_every_role_offline(full_demo_db: Path, tmp_path: Path) ->
         wait_idle(page)
         page.get_by_role("button", name="Sair").click()
         page.get_by_label("Usuário").wait_for()
-        for role in auth.ROLES:
+        for role in access.ROLES:
             user, password = logins[role]
             login(page, base, user, password)
-            offered = [p for p in PAGES if p.exists() and auth.may_view_page(
-                auth.Principal(0, user, user, role, None, None), p.key)]
+            offered = [p for p in PAGES if p.exists() and access.may_view_page(
+                access.Principal(0, user, user, role, None, None), p.key)]
             for i, spec in enumerate(offered):
                 try:
                     open_from_sidebar(page, spec.title, spec.key if i else None)

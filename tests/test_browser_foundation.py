@@ -5,7 +5,7 @@ import pytest
 
 from tests.browser_support import browser_page, check_page, login, running_app
 from ui.registry import BY_KEY
-from valuation.accounts import auth
+from valuation.db import access
 
 pytestmark = pytest.mark.browser
 
@@ -14,7 +14,7 @@ def test_dpc_logs_in_and_opens_each_page(small_world):
     username = small_world.username("dpc")
     password = small_world.passwords[username]
     small_world.store.close()  # one process owns the DuckDB file: hand it to the server
-    keys = [k for k in auth.PAGES_BY_ROLE["dpc"] if BY_KEY[k].exists()]
+    keys = [k for k in access.PAGES_BY_ROLE["dpc"] if BY_KEY[k].exists()]
     with running_app(small_world.path) as base, browser_page() as page:
         login(page, base, username, password)
         for i, key in enumerate(keys):

@@ -21,12 +21,13 @@ from typing import Any
 import pypdf
 import pytest
 
-from valuation.demo import base as demo, suite as demo_suite
-from valuation.core.errors import NotFound
-from valuation.commission.minutes import round_minutes_pdf
 from valuation.commission import workflow as cm
-from valuation.demo import commission as cd
+from valuation.commission.minutes import round_minutes_pdf
+from valuation.core.errors import NotFound
 from valuation.db.store import Store
+from valuation.demo import base as demo
+from valuation.demo import commission as cd
+from valuation.demo import suite as demo_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMISSION_TABLES = ("fx_rates", "assessment_rounds", "round_items", "assessment_log", "assessment_current",

@@ -16,9 +16,9 @@ import pytest
 
 from tests.commission_support import full_panel, item_ids
 from valuation.commission import agreement as stats
-from valuation.accounts.auth import Principal
-from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.commission import workflow as cm
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.db.access import Principal
 from valuation.db.store import Store
 
 D = Decimal

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
+from valuation.accounts.users import create_user, list_users
 from valuation.core.errors import ConflictError
 from valuation.db import audit
 from valuation.db.store import Store
 from valuation.registry.owners import create_owner, list_owners
-from valuation.accounts.users import create_user, list_users
 
 PY = sys.executable
 

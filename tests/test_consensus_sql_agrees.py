@@ -24,7 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from valuation.accounts.auth import Principal
+from valuation.commission import consensus_sql
+from valuation.commission import workflow as cm
 from valuation.commission.consensus import (
     ItemInput,
     Member,
@@ -33,12 +34,11 @@ from valuation.commission.consensus import (
     decide_item,
     round_cents,
 )
-from valuation.commission.fx import Rate, RateTable
-from valuation.policies.defaults import ConsensusPolicy
-from valuation.commission import workflow as cm
-from valuation.commission import consensus_sql
 from valuation.commission.consensus_sql import update_consensus
+from valuation.commission.fx import Rate, RateTable
+from valuation.db.access import Principal
 from valuation.db.store import Store
+from valuation.policies.defaults import ConsensusPolicy
 
 D = Decimal
 MEMBER_KEYS = ("pres", "navy1", "navy2", "cult1", "cult2", "cult3")

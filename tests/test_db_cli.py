@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import CONTRACTS, NOW
 
-from valuation.accounts.auth import authenticate
+from valuation.accounts.login import authenticate
 from valuation.db.store import Store
 
 PY = sys.executable

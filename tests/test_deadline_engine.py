@@ -477,7 +477,7 @@ def test_engine_refuses_a_database_without_its_tables(tmp_path):
 
     with Store(tmp_path / "old.duckdb") as store:
         store.write("test", lambda tx: tx.execute("DROP TABLE deadline_waivers; DROP TABLE deadline_events"))
-        from valuation.accounts.auth import Principal
+        from valuation.db.access import Principal
 
         dpc = Principal(1, "dpc", "DPC", "dpc", None, None)
         with pytest.raises(StoreError, match="migration 004"):

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from valuation.deadlines import rules as dl
 from valuation.core.calendar import BusinessCalendar
+from valuation.deadlines import rules as dl
 
 NAT = BusinessCalendar(None)
 RJ = BusinessCalendar("RJ")

@@ -12,9 +12,9 @@ import pytest
 
 from tests.commission_support import ROUND_PLAN, run_round
 from tests.ui_support import page_as, texts
-from valuation.core.errors import AccessDenied, ConflictError
-from valuation.commission import workflow as cm
 from valuation.commission import views as cv
+from valuation.commission import workflow as cm
+from valuation.core.errors import AccessDenied, ConflictError
 
 VALUE_COLUMNS = {"n_values", "votes_for", "votes_against", "median_brl", "spread", "flagged", "historical",
                  "decided_by", "value_brl"}

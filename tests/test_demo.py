@@ -20,12 +20,17 @@ import pytest
 
 from valuation.core import ids, law
 from valuation.core.calendar import BusinessCalendar
-from valuation.demo.base import DEMO_TODAY, DEMO_USERNAMES_BY_ROLE, content_digest, seed_demo
-from valuation.registry.domain.status import casualty_bounds, domain_status_range
 from valuation.core.errors import ConflictError
 from valuation.core.positions import DATUMS
 from valuation.db.audit import verify_chain
 from valuation.db.store import Store
+from valuation.demo.base import (
+    DEMO_TODAY,
+    DEMO_USERNAMES_BY_ROLE,
+    content_digest,
+    seed_demo,
+)
+from valuation.registry.domain.status import casualty_bounds, domain_status_range
 
 TODAY = date(2026, 11, 30)
 

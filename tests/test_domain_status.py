@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 
 from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines.rules import five_year_lapse
-from valuation.registry.domain.status import casualty_bounds, domain_status, domain_status_range, is_wooden
+from valuation.registry.domain.status import (
+    casualty_bounds,
+    domain_status,
+    domain_status_range,
+    is_wooden,
+)
 
 D = date
 NAT = BusinessCalendar(None)

@@ -17,7 +17,6 @@ import importlib
 import inspect
 import io
 import json
-import pkgutil
 import re
 import subprocess
 import sys
@@ -32,8 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.package_modules import functions, store_functions
-from valuation.core import forms
 from valuation.cli.main import COMPUTE_KINDS
+from valuation.core import forms
 from valuation.core.errors import AccessDenied, InputError, ValuationError
 
 pytest.register_assert_rewrite("fuzz_report")   # imported here before pytest loads it as the plugin below

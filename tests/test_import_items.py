@@ -21,15 +21,15 @@ from hypothesis import strategies as st
 
 from valuation.core.errors import InputError
 from valuation.importing import tabular
-from valuation.importing.tabular import read_table
-from valuation.inventory.importer import COLUMNS, MAX_PROBLEMS, parse_items
 from valuation.importing.tabular import (
     decimal_convention,
     normalise_header,
     parse_dates,
     parse_decimal,
+    read_table,
     sniff_separator,
 )
+from valuation.inventory.importer import COLUMNS, MAX_PROBLEMS, parse_items
 
 TODAY = date(2025, 6, 30)
 HEADER_PT = ["Código do item", "Descrição", "Categoria", "Material", "Quantidade", "Peso (g)",

@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from valuation.core.errors import AccessDenied, InputError, NotFound
+from valuation.db.audit import verify_chain
 from valuation.inventory import custody
 from valuation.inventory import queries as inv
-from valuation.db.audit import verify_chain
 
 TODAY = date(2026, 11, 30)
 ROOT = Path(__file__).resolve().parent.parent

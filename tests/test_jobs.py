@@ -4,18 +4,17 @@ admins' e-mail, dated backups keeping N, the admin overview's audit alarm, the T
 The same jobs scheduled inside the real service: tests/test_service.py."""
 from __future__ import annotations
 
-
 from datetime import date, datetime, timedelta
-from zoneinfo import ZoneInfo
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from tests.service_support import smtp_env, smtp_server
 from tests.ui_support import page_direct, texts
-from valuation.deadlines import feeds
 from valuation.core.errors import InputError
+from valuation.deadlines import feeds
 from valuation.jobs import runs
 from valuation.jobs.digest_mail import digest_mails
 from valuation.jobs.settings import JobSettings
@@ -220,8 +219,8 @@ def test_the_service_catches_up_a_run_missed_while_it_was_down(small_world: Any,
 
 
 def test_the_admin_assigns_offices_to_a_dpc_user(small_world: Any) -> None:
-    from valuation.core.errors import AccessDenied
     from valuation.accounts import users
+    from valuation.core.errors import AccessDenied
 
     s, admin, dpc = small_world.store, small_world.principal("admin"), small_world.principal("dpc")
     users.set_user_offices(s, admin, dpc.id, ["CPRJ", "CPBA"])

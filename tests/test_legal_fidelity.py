@@ -10,11 +10,6 @@ from decimal import Decimal
 
 import pytest
 
-from valuation.deadlines import rules as dl
-from valuation.core import law
-from valuation.core.calendar import BusinessCalendar
-from valuation.registry.domain.status import domain_status
-from valuation.core.errors import InputError
 from valuation.commission.panel import (
     BODY_FULL,
     NOT_A_BODY,
@@ -25,8 +20,13 @@ from valuation.commission.panel import (
     Seat,
     composition_breaches,
 )
-from valuation.partition.rules import ContractTerms, PartitionItem, partition
+from valuation.core import law
+from valuation.core.calendar import BusinessCalendar
+from valuation.core.errors import InputError
+from valuation.deadlines import rules as dl
 from valuation.inventory.reclaim import reclaim, reclaim_price
+from valuation.partition.rules import ContractTerms, PartitionItem, partition
+from valuation.registry.domain.status import domain_status
 
 D = date
 NAT = BusinessCalendar(None)

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from tests.commission_support import add_member, full_panel
-from valuation.core.errors import ConflictError
 from valuation.commission import workflow as cm
-from valuation.deadlines import engine
 from valuation.commission.access import panel_problems
+from valuation.core.errors import ConflictError
+from valuation.deadlines import engine
 from valuation.registry.domain.queries import domain_statuses
 
 AS_OF = date(2025, 6, 30)

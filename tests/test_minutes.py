@@ -16,8 +16,8 @@ import pytest
 
 from tests.commission_support import OVERRIDE_REASON, ROUND_PLAN, run_round
 from valuation.commission import minutes
-from valuation.core.errors import AccessDenied, ConflictError
 from valuation.commission import workflow as cm
+from valuation.core.errors import AccessDenied, ConflictError
 
 GENERATED = datetime(2026, 12, 1, 10, 0)
 

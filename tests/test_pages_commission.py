@@ -1,6 +1,6 @@
 """The Commission's pages (issue 3) under AppTest: commission, rates, decisions.
 
-Every page renders for the roles `auth.PAGES_BY_ROLE` offers it to and refuses the
+Every page renders for the roles `access.PAGES_BY_ROLE` offers it to and refuses the
 others when reached directly; the Delphi rule holds on screen (before the close a
 member sees no other member's value, after it the anonymous median); a member enters
 a value through the form, the president closes the round, adds a rate; an explorer
@@ -16,9 +16,9 @@ import pytest
 
 from tests.commission_support import ROUND_PLAN, run_round
 from tests.ui_support import page_as, page_direct, refused, texts
-from valuation.accounts import auth
-from valuation.core.money import format_brl
 from valuation.commission import workflow as cm
+from valuation.core.money import format_brl
+from valuation.db import access
 
 ROLE_KEYS = ("dpc", "commission", "commission_culture", "commission_president", "explorer_a", "explorer_b", "admin")
 PANEL_ORDER = ("pres", "navy1", "navy2", "cult1", "cult2", "cult3")
@@ -46,7 +46,7 @@ def test_pages_render_for_their_roles_and_refuse_the_others(small_world: Any, ke
     run_round(small_world, until="published")
     for role_key in ROLE_KEYS:
         user = small_world.principal(role_key)
-        if auth.may_view_page(user, key):
+        if access.may_view_page(user, key):
             at = page_as(small_world.path, user, key)
             assert not at.exception, (role_key, [e.value for e in at.exception])
             assert not refused(at) and not at.error, (role_key, [e.value for e in at.error])

@@ -19,16 +19,14 @@ import openpyxl
 import pandas as pd
 import pypdf
 import pytest
-
 from ui_support import page_as, texts
-from valuation.accounts.auth import Principal
+
+from valuation.db.access import Principal
+from valuation.db.store import Store
+from valuation.deadlines import engine, views, wreck_map
 from valuation.demo.base import DEMO_TODAY
 from valuation.demo.suite import seed_full_demo
-from valuation.deadlines import engine
-from valuation.deadlines import views
 from valuation.inventory import found_things as ft
-from valuation.deadlines import wreck_map
-from valuation.db.store import Store
 
 # the check of ../shared/tools/pages_on_demo.py --strict
 RAW = re.compile(r"(?<![\w./:@-])[a-z]+(?:_[a-z0-9]+)+(?![\w./:@-])")

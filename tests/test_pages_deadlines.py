@@ -8,10 +8,10 @@ from datetime import date, datetime
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from ui_support import ROOT, fresh_app, page_as, refused, texts
 
 from ui.session import SEEN_KEY, USER_KEY
-from ui_support import ROOT, fresh_app, page_as, refused, texts
-from valuation.accounts import auth
+from valuation.db import access
 from valuation.demo.deadlines import seed_deadline_demo
 
 ALLOWED: dict[str, tuple[str, ...]] = {"deadlines": ("dpc", "explorer"), "calendar": ("dpc", "explorer"),
@@ -22,12 +22,12 @@ AS_OF = date(2025, 7, 20)
 
 @pytest.fixture(autouse=True)
 def _pages_offered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The lead registers these pages in `auth.PAGES_BY_ROLE` with the roles of ALLOWED; until
+    """The lead registers these pages in `access.PAGES_BY_ROLE` with the roles of ALLOWED; until
     that lands, offer them here exactly so (never to another role)."""
     for key, roles in ALLOWED.items():
         for role in roles:
-            if key not in auth.PAGES_BY_ROLE.get(role, ()):
-                monkeypatch.setitem(auth.PAGES_BY_ROLE, role, (*auth.PAGES_BY_ROLE.get(role, ()), key))
+            if key not in access.PAGES_BY_ROLE.get(role, ()):
+                monkeypatch.setitem(access.PAGES_BY_ROLE, role, (*access.PAGES_BY_ROLE.get(role, ()), key))
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_page_renders_for_allowed_roles(world, key, role):
 
 @pytest.mark.parametrize("key, role", [(k, r) for k in ALLOWED for r in ROLES if r not in ALLOWED[k]])
 def test_page_refuses_other_roles(world, key, role):
-    assert key not in auth.PAGES_BY_ROLE.get(role, ())
+    assert key not in access.PAGES_BY_ROLE.get(role, ())
     with pytest.raises(ValueError):  # not offered in the navigation …
         page_as(world.path, world.principal(role), key)
     at = direct(world.path, world.principal(role), key)  # … and refused when reached directly

@@ -19,8 +19,8 @@ import pytest
 
 from tests.ui_support import ROOT, page_as
 from ui.forms import named
-from valuation.accounts import auth
-from valuation.accounts.auth import Principal
+from valuation.db import access
+from valuation.db.access import Principal
 from valuation.db.store import Store
 
 PAGES = ("commission", "rates", "decisions", "inventory", "custody", "selection", "contract_terms", "survey_costs",
@@ -79,7 +79,7 @@ def test_my_pages_read_in_portuguese_on_the_demo(demo: Path, username: str) -> N
     user = principal(demo, username)
     views = 0
     for key in PAGES:
-        if not auth.may_view_page(user, key):
+        if not access.may_view_page(user, key):
             continue
         at = page_as(demo, user, key, timeout=120)
         views += 1

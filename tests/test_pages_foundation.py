@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ui_support import fresh_app, offered, page_as, page_direct, refused, texts
-from valuation.accounts import auth
+from valuation.db import access
 
 FOUNDATION = ("overview", "wrecks", "organisations", "users")
 ROLE_KEYS = {"dpc": "dpc", "commission": "commission", "commission_president": "commission_president",
@@ -15,7 +15,7 @@ ROLE_KEYS = {"dpc": "dpc", "commission": "commission", "commission_president": "
 @pytest.mark.parametrize("page", FOUNDATION)
 def test_page_renders_or_refuses(small_world, role, page):
     user = small_world.principal(ROLE_KEYS[role])
-    if page in auth.PAGES_BY_ROLE[role]:
+    if page in access.PAGES_BY_ROLE[role]:
         at = page_as(small_world.path, user, page)
         assert not at.exception, at.exception
         assert not refused(at)

@@ -22,12 +22,12 @@ from streamlit.testing.v1 import AppTest
 from tests.ui_support import ROOT, page_problems, refused
 from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
-from valuation.accounts import auth
+from valuation.db import access
 from valuation.db.store import Store
 
 DATABASES = ("demo", "bench100k")
-VIEWS = [(db, role, spec.key) for db in DATABASES for role in auth.ROLES for spec in PAGES
-         if spec.exists() and spec.key in auth.PAGES_BY_ROLE[role]]
+VIEWS = [(db, role, spec.key) for db in DATABASES for role in access.ROLES for spec in PAGES
+         if spec.exists() and spec.key in access.PAGES_BY_ROLE[role]]
 _sessions: dict[tuple[str, str], AppTest] = {}
 
 
@@ -46,13 +46,13 @@ def databases(full_demo_db: Path, bench_db: Path):
         _sessions.clear()
 
 
-def _first_user(path: Path, role: str) -> auth.Principal:
+def _first_user(path: Path, role: str) -> access.Principal:
     """The role's first active demo user (the README lists them), as the login would give it."""
     with Store(path, migrate=False) as store:
         row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
                               "WHERE role = ? AND active ORDER BY id LIMIT 1", [role])
     assert row is not None, f"the database has no active {role}"
-    return auth.Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
+    return access.Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
                           role=row["role"], organisation_id=row["organisation_id"],
                           commission_body=row["commission_body"])
 
@@ -92,5 +92,5 @@ def test_the_views_cover_every_role_and_every_registered_page() -> None:
     """The parametrisation is not empty by accident: every role has pages, every page a role."""
     roles = {r for _, r, _ in VIEWS}
     pages = {k for _, _, k in VIEWS}
-    assert roles == set(auth.ROLES)
+    assert roles == set(access.ROLES)
     assert pages == {p.key for p in PAGES}, "a registered page without a file, or offered to no role"

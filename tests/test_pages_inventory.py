@@ -8,7 +8,7 @@ import pytest
 from conftest import ITEMS
 
 from tests.ui_support import page_as, page_direct, refused, texts
-from valuation.accounts import auth
+from valuation.db import access
 from valuation.db.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +30,7 @@ def widget(widgets, label: str):
 @pytest.mark.parametrize("page", PAGES)
 def test_page_renders_or_refuses(small_world, role, page):
     user = small_world.principal(ROLE_KEYS[role])
-    if page in auth.PAGES_BY_ROLE[role]:
+    if page in access.PAGES_BY_ROLE[role]:
         at = page_as(small_world.path, user, page)
         assert not at.exception, at.exception
         assert not refused(at)

@@ -8,8 +8,8 @@ import pytest
 
 from tests.partition_support import A1_NET, issued_a1, prepare
 from tests.ui_support import page_as, page_direct, refused, texts
-from valuation.accounts import auth
 from valuation.core.money import format_brl
+from valuation.db import access
 
 PAGES = ("contract_terms", "selection", "survey_costs", "statements")
 ROLE_KEYS = {"dpc": "dpc", "commission": "commission", "commission_president": "commission_president",
@@ -25,13 +25,13 @@ def world(small_world):
 
 def test_roles_of_the_partition_pages():
     """The issue: contract_terms and selection → dpc; survey_costs and statements → dpc and explorer."""
-    offered = {page: {r for r, keys in auth.PAGES_BY_ROLE.items() if page in keys} for page in PAGES}
+    offered = {page: {r for r, keys in access.PAGES_BY_ROLE.items() if page in keys} for page in PAGES}
     assert offered == {"contract_terms": {"dpc"}, "selection": {"dpc"}, "survey_costs": {"dpc", "explorer"},
                        "statements": {"dpc", "explorer"}}
 
 
-ALLOWED = [(r, p) for r in sorted(ROLE_KEYS) for p in PAGES if p in auth.PAGES_BY_ROLE[r]]
-REFUSED = [(r, p) for r in sorted(ROLE_KEYS) for p in PAGES if p not in auth.PAGES_BY_ROLE[r]]
+ALLOWED = [(r, p) for r in sorted(ROLE_KEYS) for p in PAGES if p in access.PAGES_BY_ROLE[r]]
+REFUSED = [(r, p) for r in sorted(ROLE_KEYS) for p in PAGES if p not in access.PAGES_BY_ROLE[r]]
 
 
 @pytest.mark.parametrize("role, page", ALLOWED)

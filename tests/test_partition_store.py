@@ -21,17 +21,27 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from valuation.accounts.auth import Principal
+from tests.partition_support import (
+    A1_TERMS,
+    AS_OF,
+    DECISIONS,
+    SHEET,
+    T1,
+    T2,
+    D,
+    decide,
+    file_sheet,
+    prepare,
+    ready_a1,
+)
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.core.money import format_brl
-from valuation.partition.rules import ContractTerms, PartitionItem, partition
-from valuation.partition import workflow as P
-from valuation.partition import survey_sheets as S
+from valuation.db.access import Principal
 from valuation.db.store import Store
+from valuation.partition import survey_sheets as S
+from valuation.partition import workflow as P
+from valuation.partition.rules import ContractTerms, PartitionItem, partition
 from valuation.partition.survey_costs import CostLine
-
-from tests.partition_support import (A1_TERMS, AS_OF, DECISIONS, SHEET, T1, T2, D, decide, file_sheet,
-                                     prepare, ready_a1)
 
 
 @pytest.fixture

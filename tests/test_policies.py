@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from valuation.policies import fields
-from valuation.core.errors import AccessDenied, InputError
-from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
-from valuation.deadlines import calendars
 from valuation.commission import workflow as commission
+from valuation.core.errors import AccessDenied, InputError
+from valuation.deadlines import calendars
 from valuation.partition import workflow as partition
+from valuation.policies import fields
 from valuation.policies import values as policies
+from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 
 REASON = "Portaria DPC nº 12/2026, após consulta à Comissão."
 # key → (what the page sends, the typed value stored, its pt-BR text)

@@ -84,10 +84,10 @@ def test_the_cli_runs_through_the_service_and_prints_what_a_stopped_copy_prints(
 def _prepare(db: Path) -> tuple[str, dict[str, tuple[str, ...]]]:
     """E-mails and an office for the digest, a calendar token for exp.alfa, and a broken page (fx_rates
     dropped: the Câmbio page raises). Returns the token and the digest's expected recipients."""
-    from valuation.deadlines import feeds
-    from valuation.accounts.auth import Principal
-    from valuation.jobs.digest_mail import digest_mails
+    from valuation.db.access import Principal
     from valuation.db.store import Store
+    from valuation.deadlines import feeds
+    from valuation.jobs.digest_mail import digest_mails
 
     with Store(db) as s:
         def run(tx: Any) -> None:

@@ -12,9 +12,7 @@ import pytest
 from tests.conftest import NOW
 from tests.ui_support import fresh_app, texts
 from ui.session import SEEN_KEY, SESSION_KEY, USER_KEY
-from valuation.accounts import auth
-from valuation.accounts import sessions
-from valuation.accounts import users
+from valuation.accounts import login, sessions, users
 from valuation.db.shared import close_shared, open_shared
 
 
@@ -38,13 +36,13 @@ def test_only_the_hash_of_the_token_is_stored(small_world: Any) -> None:
 def test_a_session_expires_after_the_idle_rule_and_touches_last_seen(small_world: Any) -> None:
     s, dpc = small_world.store, small_world.principal("dpc")
     sid, token = sessions.issue(s, dpc, now=NOW)
-    later = NOW + timedelta(minutes=auth.SESSION_IDLE_MINUTES - 1)
+    later = NOW + timedelta(minutes=login.SESSION_IDLE_MINUTES - 1)
     found = sessions.validate(s, token, now=later)
     assert found is not None and found.id == sid and found.principal.username == dpc.username
     assert s.scalar("SELECT last_seen FROM sessions WHERE id = ?", [sid]) == later       # touched
-    still = later + timedelta(minutes=auth.SESSION_IDLE_MINUTES - 1)                    # idle from `later`
+    still = later + timedelta(minutes=login.SESSION_IDLE_MINUTES - 1)                    # idle from `later`
     assert sessions.validate_id(s, sid, now=still)[0] is not None
-    gone = still + timedelta(minutes=auth.SESSION_IDLE_MINUTES)
+    gone = still + timedelta(minutes=login.SESSION_IDLE_MINUTES)
     assert sessions.validate_id(s, sid, now=gone) == (None, sessions.EXPIRED)
     assert sessions.validate(s, token, now=gone) is None
     assert sessions.validate(s, "not-our-token-" * 3, now=NOW) is None

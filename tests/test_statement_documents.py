@@ -22,11 +22,11 @@ import pytest
 from tests.commission_support import run_round
 from tests.partition_support import A1_NET, AS_OF, T1, prepare, ready_a1
 from valuation.commission import minutes
-from valuation.exports import PdfReport
 from valuation.core.money import format_brl
-from valuation.partition.documents import statement_parts
-from valuation.partition import workflow as P
+from valuation.exports import PdfReport
 from valuation.partition import survey_sheets as S
+from valuation.partition import workflow as P
+from valuation.partition.documents import statement_parts
 
 D = Decimal
 

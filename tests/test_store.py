@@ -14,13 +14,14 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from valuation.accounts import users
 from valuation.core.errors import ConflictError, InputError, NotFound, StoreError
-from valuation.db import audit, store as dbmod
+from valuation.db import audit
+from valuation.db import store as dbmod
+from valuation.db.store import Store, available_migrations
 from valuation.inventory import queries as items
 from valuation.inventory.queries import ItemFilter
 from valuation.registry import organisations, owners, wrecks
-from valuation.accounts import users
-from valuation.db.store import Store, available_migrations
 
 # -- migrations ------------------------------------------------------------------------
 

@@ -18,8 +18,7 @@ import pytest
 
 from tests.ui_support import ROOT, fresh_app, page_direct, refused, texts
 from ui.session import SEEN_KEY, USER_KEY
-from valuation.accounts import auth
-from valuation.accounts import users
+from valuation.accounts import login, users
 
 CONFIG = ROOT / ".streamlit" / "config.toml"
 UPLOAD_LIMIT_MB = 200        # Streamlit's own default; ours must not be larger
@@ -110,8 +109,8 @@ def _login_inputs(at: Any) -> int:
     return sum(1 for t in at.text_input if t.key in ("login_username", "login_password"))
 
 
-@pytest.mark.parametrize("idle_minutes, expired", [(auth.SESSION_IDLE_MINUTES + 1, True),
-                                                   (auth.SESSION_IDLE_MINUTES - 1, False)])
+@pytest.mark.parametrize("idle_minutes, expired", [(login.SESSION_IDLE_MINUTES + 1, True),
+                                                   (login.SESSION_IDLE_MINUTES - 1, False)])
 def test_an_idle_session_lands_on_the_login_page(small_world: Any, idle_minutes: int, expired: bool) -> None:
     small_world.store.close()
     at = fresh_app(small_world.path)
@@ -139,7 +138,7 @@ def test_an_idle_session_reaching_a_page_by_url_is_refused(small_world: Any) -> 
     st.cache_resource.clear()
     at = AppTest.from_file(str(ROOT / "pages" / "wrecks.py"), default_timeout=60)
     at.session_state[USER_KEY] = small_world.principal("dpc")
-    at.session_state[SEEN_KEY] = datetime.now() - timedelta(minutes=auth.SESSION_IDLE_MINUTES + 5)
+    at.session_state[SEEN_KEY] = datetime.now() - timedelta(minutes=login.SESSION_IDLE_MINUTES + 5)
     at.run()
     assert refused(at) and "Galeão" not in texts(at)
     fresh = page_direct(small_world.path, small_world.principal("dpc"), "wrecks")
@@ -151,7 +150,7 @@ def test_the_login_form_locks_the_account_after_repeated_failures(small_world: A
     username = small_world.username("commission")
     at = fresh_app(small_world.path)
     at.run()
-    for _ in range(auth.MAX_FAILED_ATTEMPTS):
+    for _ in range(login.MAX_FAILED_ATTEMPTS):
         at.text_input(key="login_username").set_value(username)
         at.text_input(key="login_password").set_value("senha-errada-0000")
         at.button[0].click().run()
@@ -206,9 +205,9 @@ def test_no_password_or_hash_is_logged_printed_shown_or_audited(small_world: Any
     new_id = users.create_user(s, admin, {"username": "novo.dpc", "full_name": "Novo DPC", "role": "dpc",
                                           "password": new_password})
     users.reset_password(s, admin, new_id, reset_to)
-    with pytest.raises(auth.AuthenticationFailed):
-        auth.authenticate(s, "novo.dpc", new_password, now=datetime(2025, 6, 30, 12))      # the old one: refused
-    auth.authenticate(s, "novo.dpc", reset_to, now=datetime(2025, 6, 30, 12))
+    with pytest.raises(login.AuthenticationFailed):
+        login.authenticate(s, "novo.dpc", new_password, now=datetime(2025, 6, 30, 12))      # the old one: refused
+    login.authenticate(s, "novo.dpc", reset_to, now=datetime(2025, 6, 30, 12))
     s.close()
 
     username = small_world.username("dpc")
@@ -339,8 +338,8 @@ def test_single_sign_on_maps_an_email_to_a_local_user(small_world) -> None:
     username = small_world.username("commission")
     store.write("test", lambda tx: tx.execute("UPDATE users SET email = 'membro@marinha.example' WHERE username = ?",
                                               [username]))
-    user = auth.principal_for_email(store, "  Membro@Marinha.EXAMPLE ")
+    user = login.principal_for_email(store, "  Membro@Marinha.EXAMPLE ")
     assert user.username == username and user.role == "commission"
     for unknown in ("ninguem@marinha.example", "", "sem-arroba"):
-        with pytest.raises(auth.AuthenticationFailed):
-            auth.principal_for_email(store, unknown)
+        with pytest.raises(login.AuthenticationFailed):
+            login.principal_for_email(store, unknown)

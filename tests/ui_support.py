@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ui.session import SEEN_KEY, USER_KEY
-from valuation.accounts.auth import Principal
+from valuation.db.access import Principal
 from valuation.db.shared import close_shared
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,8 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
-from valuation.exports import brasilia_time
 from valuation.core.money import format_brl, format_date_br
+from valuation.exports import brasilia_time
 
 BLANK = "—"
 

@@ -1,10 +1,10 @@
 """Showing bad input: every problem with its field, in pt-BR (nothing was written)."""
 from __future__ import annotations
 
-import streamlit as st
-
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+
+import streamlit as st
 
 from ui.safe import md
 from valuation.core.errors import AccessDenied, InputError

@@ -1,6 +1,6 @@
 """The ordered page registry built into st.navigation (section → pages).
 
-`key` is the access-policy key (`valuation.accounts.auth.PAGES_BY_ROLE` says which roles are
+`key` is the access-policy key (`valuation.db.access.PAGES_BY_ROLE` says which roles are
 offered it; a page reached by URL checks it again through `ui.session.guard`).
 The page file is `pages/<key>.py`; a registered page whose file is not there
 yet is left out of the navigation.

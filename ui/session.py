@@ -19,11 +19,11 @@ import streamlit as st
 
 from ui import settings
 from ui.registry import ROOT
-from valuation.accounts import auth
-from valuation.accounts import sessions
+from valuation.accounts import login, sessions
 from valuation.core.errors import StoreLocked, ValuationError
-from valuation.db.store import Store
+from valuation.db import access
 from valuation.db.shared import open_shared
+from valuation.db.store import Store
 
 USER_KEY = "valuation_user"
 SEEN_KEY = "valuation_last_seen"
@@ -70,7 +70,7 @@ def _end(flash: str | None) -> None:
         st.session_state[FLASH_KEY] = flash
 
 
-def current_user() -> auth.Principal | None:
+def current_user() -> access.Principal | None:
     user = st.session_state.get(USER_KEY)
     sid = st.session_state.get(SESSION_KEY)
     if user is not None and sid is not None:
@@ -83,7 +83,7 @@ def current_user() -> auth.Principal | None:
         return principal
     if user is not None:                            # set directly (tests): the in-memory idle rule
         last_seen = st.session_state.get(SEEN_KEY)
-        if last_seen is None or auth.session_expired(last_seen, now()):
+        if last_seen is None or login.session_expired(last_seen, now()):
             _end(EXPIRED_MESSAGE)
             return None
         st.session_state[SEEN_KEY] = now()
@@ -106,7 +106,7 @@ def _cookie_token() -> str | None:
     return token if isinstance(token, str) and token else None   # AppTest's context is a mock
 
 
-def sign_in(user: auth.Principal, *, session_id: int | None = None) -> None:
+def sign_in(user: access.Principal, *, session_id: int | None = None) -> None:
     """Start the user's session: a new server-side session unless resuming `session_id` (cookie)."""
     _clear_state()  # nothing of a previous session survives a new login
     if session_id is None:
@@ -166,11 +166,11 @@ def _leave_pages_folder_mode() -> None:
     st.stop()
 
 
-def guard(page_key: str) -> auth.Principal:
+def guard(page_key: str) -> access.Principal:
     """Every page starts here: a page reached by URL without the right role refuses too."""
     _leave_pages_folder_mode()
     user = current_user()
-    if user is None or not auth.may_view_page(user, page_key):
+    if user is None or not access.may_view_page(user, page_key):
         st.error(REFUSED)
         st.stop()
     return user
@@ -197,15 +197,15 @@ def login_page() -> None:
             submitted = st.form_submit_button("Entrar", type="primary", width="stretch")
         if submitted:
             try:
-                user = auth.authenticate(store(), username.strip(), password, now=now())
+                user = login.authenticate(store(), username.strip(), password, now=now())
             except ValuationError as exc:
                 st.error(str(exc))
             else:
                 sign_in(user)
                 st.rerun()
-        st.caption(f"Acesso restrito a usuários cadastrados. Após {auth.MAX_FAILED_ATTEMPTS} tentativas erradas "
-                   f"a conta fica bloqueada por {auth.LOCKOUT_MINUTES} minutos, e a sessão se encerra após "
-                   f"{auth.SESSION_IDLE_MINUTES} minutos sem uso. Esqueceu a senha? Procure o administrador do sistema.")
+        st.caption(f"Acesso restrito a usuários cadastrados. Após {login.MAX_FAILED_ATTEMPTS} tentativas erradas "
+                   f"a conta fica bloqueada por {login.LOCKOUT_MINUTES} minutos, e a sessão se encerra após "
+                   f"{login.SESSION_IDLE_MINUTES} minutos sem uso. Esqueceu a senha? Procure o administrador do sistema.")
         if settings.oidc_configured():
             _oidc_block()
 
@@ -218,7 +218,7 @@ def _oidc_block() -> None:
         return
     email = str(getattr(st.user, "email", "") or "")
     try:
-        user = auth.principal_for_email(store(), email)
+        user = login.principal_for_email(store(), email)
     except ValuationError as exc:
         st.error(str(exc))
         st.button("Sair do login único", on_click=st.logout)

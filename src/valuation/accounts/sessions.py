@@ -12,7 +12,7 @@ run validates it here:
     revoke(store, session_id, reason="logout", now=now)  # "Sair"
     revoke_user(tx, user_id, reason="deactivated", now=now)    # inside the admin's transaction
 
-Expiry is the idle rule of `valuation.accounts.auth.session_expired` (30 minutes since last seen);
+Expiry is the idle rule of `valuation.accounts.login.session_expired` (30 minutes since last seen);
 `last_seen` is written at most once per `TOUCH_SECONDS` so a busy page does not write on
 every rerun. A session of a user who was deactivated is refused even if it was not revoked.
 
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from valuation.accounts import auth
-from valuation.accounts.auth import Principal
+from valuation.accounts import login
+from valuation.db.access import Principal
 
 COOKIE_NAME = "valuation_sessao"
 TOKEN_BYTES = 32                  # 256 bits, URL-safe base64 (43 characters)
@@ -70,7 +70,7 @@ _USER_SQL = ("SELECT s.id AS session_id, s.last_seen, s.revoked_at, u.id, u.user
 def issue(store: Any, user: Principal, *, now: datetime) -> tuple[int, str]:
     """A new session for `user`: (its id, the token for the cookie). Only the hash is stored."""
     token = new_token()
-    at = auth.naive_utc(now)
+    at = login.naive_utc(now)
     sid = store.write(user.username, lambda tx: int(tx.scalar(
         "INSERT INTO sessions (token_sha256, user_id, created_at, last_seen) VALUES (?, ?, ?, ?) RETURNING id",
         [token_hash(token), user.id, at, at])))
@@ -84,13 +84,13 @@ def _check(store: Any, row: dict[str, Any] | None, now: datetime) -> tuple[Princ
         return None, REVOKED
     if not row["active"]:
         return None, INACTIVE
-    if auth.session_expired(row["last_seen"], now):
+    if login.session_expired(row["last_seen"], now):
         return None, EXPIRED
-    if (auth.naive_utc(now) - row["last_seen"]).total_seconds() >= TOUCH_SECONDS:
+    if (login.naive_utc(now) - row["last_seen"]).total_seconds() >= TOUCH_SECONDS:
         store.write(row["username"], lambda tx: tx.execute(
             "UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL",
-            [auth.naive_utc(now), row["session_id"]]))
-    return auth.principal_from_row(row), None
+            [login.naive_utc(now), row["session_id"]]))
+    return login.principal_from_row(row), None
 
 
 def validate(store: Any, token: object, *, now: datetime) -> Session | None:
@@ -116,7 +116,7 @@ def revoke(store: Any, session_id: int, *, reason: str, now: datetime, actor: st
         if row is None:
             return
         tx.execute("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ?",
-                   [auth.naive_utc(now), reason, int(session_id)])
+                   [login.naive_utc(now), reason, int(session_id)])
         if reason == "logout":
             tx.audit("logout", "user", row["user_id"], None, {"username": row["username"]})
 
@@ -138,7 +138,7 @@ def revoke_user(tx: Any, user_id: int, *, reason: str, now: datetime) -> int:
     n = int(tx.scalar("SELECT count(*) FROM sessions WHERE user_id = ? AND revoked_at IS NULL", [user_id]))
     if n:
         tx.execute("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL",
-                   [auth.naive_utc(now), reason, user_id])
+                   [login.naive_utc(now), reason, user_id])
     return n
 
 

@@ -16,21 +16,18 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-
-from valuation.accounts.auth import (
+from valuation.accounts.login import USERNAME_PATTERN, normalise_username
+from valuation.accounts.passwords import hash_password, password_problem
+from valuation.core.errors import InputError, NotFound, Problem
+from valuation.core.forms import Form
+from valuation.db.access import (
     COMMISSION_BODIES,
     COMMISSION_ROLES,
     ROLES,
-    USERNAME_PATTERN,
     Principal,
-    hash_password,
-    normalise_username,
-    password_problem,
     require,
 )
-from valuation.core.errors import InputError, NotFound, Problem
-from valuation.core.forms import Form
-from valuation.db.scope import search_clause
+from valuation.db.search import search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

@@ -134,7 +134,6 @@ def cmd_add_user(args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from valuation.db.audit import chain_head, verify_chain
-
     from valuation.db.shared import using
 
     with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command

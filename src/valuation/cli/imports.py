@@ -42,8 +42,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from valuation.accounts.auth import Principal
 from valuation.core.errors import InputError, Problem
+from valuation.db.access import Principal
 from valuation.db.store import Store
 
 

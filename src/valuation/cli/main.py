@@ -14,15 +14,15 @@ import argparse
 import importlib
 import json
 import sys
-from decimal import Decimal
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from valuation.core.errors import (
+    AccessDenied,
+    ConflictError,
     InputError,
     NotFound,
-    ConflictError,
-    AccessDenied,
     StoreError,
     ValuationError,
 )

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import COMMISSION_ROLES, Principal
-from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
 from valuation.commission.panel import (
     BODY_FULL,
     NOT_A_BODY,
@@ -22,6 +20,14 @@ from valuation.commission.panel import (
     Seat,
     composition_breaches,
 )
+from valuation.core.errors import (
+    AccessDenied,
+    ConflictError,
+    InputError,
+    NotFound,
+    Problem,
+)
+from valuation.db.access import COMMISSION_ROLES, Principal
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx

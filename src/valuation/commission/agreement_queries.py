@@ -23,9 +23,15 @@ import numpy as np
 import pandas as pd
 
 from valuation.commission import agreement as stats
-from valuation.accounts.auth import Principal
+from valuation.commission.access import (
+    PSEUDONYM_SQL,
+    READERS,
+    YOU,
+    fetch_round,
+    require_role,
+)
 from valuation.core.errors import AccessDenied
-from valuation.commission.access import PSEUDONYM_SQL, READERS, YOU, fetch_round, require_role
+from valuation.db.access import Principal
 
 if TYPE_CHECKING:
     from valuation.db.store import Store

@@ -50,7 +50,6 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Literal
 
-from valuation.core import law
 from valuation.commission.fx import EXACT, Rate, RateTable
 from valuation.commission.panel import (
     BODY_FULL,
@@ -60,6 +59,7 @@ from valuation.commission.panel import (
     Seat,
     composition_breaches,
 )
+from valuation.core import law
 from valuation.policies.defaults import ConsensusPolicy
 
 Body = Literal["navy", "culture"]

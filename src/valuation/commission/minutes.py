@@ -33,13 +33,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import COMMISSION_BODY_LABELS as BODY_LABELS
-from valuation.accounts.auth import Principal
-from valuation.core.errors import ConflictError
-from valuation.exports import TIMEZONE_LABEL, PdfReport, brasilia_text
-from valuation.core.money import format_brl, format_count
 from valuation.commission import workflow as cm
 from valuation.commission.access import READERS, require_role
+from valuation.core.errors import ConflictError
+from valuation.core.money import format_brl, format_count
+from valuation.db.access import COMMISSION_BODY_LABELS as BODY_LABELS
+from valuation.db.access import Principal
+from valuation.exports import TIMEZONE_LABEL, PdfReport, brasilia_text
 
 if TYPE_CHECKING:
     from valuation.db.store import Store

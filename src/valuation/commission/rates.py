@@ -29,9 +29,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuation.accounts.auth import Principal
-from valuation.core.errors import AccessDenied, InputError, Problem
 from valuation.commission.fx import BRL, is_currency_code
+from valuation.core.errors import AccessDenied, InputError, Problem
+from valuation.db.access import Principal
 from valuation.importing.tabular import (
     decimal_convention,
     default_convention,

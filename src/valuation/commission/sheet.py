@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -38,14 +39,14 @@ from valuation.core.errors import InputError, Problem
 from valuation.importing.tabular import (
     MAX_PROBLEMS,
     claim_cells,
-    more_problems,
-    with_value,
     decimal_convention,
     default_convention,
+    more_problems,
     normalise_header,
     parse_dates,
     parse_decimal,
     read_table,
+    with_value,
 )
 
 FIELDS: tuple[str, ...] = ("item_code", "historical", "amount", "currency", "price_date", "significance",

@@ -19,17 +19,23 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from valuation.accounts.auth import COMMISSION_BODY_LABELS, Principal
-from valuation.core.errors import InputError, NotFound, Problem
-from valuation.exports import to_csv_bytes, to_xlsx_bytes
+from valuation.commission.access import (
+    MEMBERS,
+    PRESIDENT,
+    READERS,
+    fetch_round,
+    require_role,
+)
 from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
+from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.money import to_cents
-from valuation.commission.access import MEMBERS, PRESIDENT, READERS, fetch_round, require_role
+from valuation.db.access import COMMISSION_BODY_LABELS, Principal
+from valuation.exports import to_csv_bytes, to_xlsx_bytes
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
 
-BODY_LABELS: dict[str, str] = COMMISSION_BODY_LABELS  # one definition, in valuation.accounts.auth
+BODY_LABELS: dict[str, str] = COMMISSION_BODY_LABELS  # one definition, in valuation.accounts.login
 VOTE_LABELS: dict[object, str] = {True: "histórico", False: "não histórico", None: "não votou"}
 # The sheet's headers as a person reads them; the import folds case and accents ('Data do preço' →
 # data_do_preco, one of its aliases), so the template round-trips.

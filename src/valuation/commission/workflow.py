@@ -54,23 +54,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuation.accounts.auth import Principal
-from valuation.commission.consensus import METHODS, classify, consensus_value, is_flagged, round_cents
-from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
-from valuation.commission.fx import EXACT
-from valuation.db.paging import check_page
-from valuation.commission.sheet import (
-    AMOUNT_TYPE,
-    LABELS,
-    MAX_VALUE_BRL,
-    Entries,
-    Problems,
-    check_entries,
-    parse_sheet,
-    single_entry,
-)
-from valuation.core.money import to_cents
-from valuation.policies.defaults import DEFAULT_BY_KEY, ConsensusPolicy
 from valuation.commission.access import (
     ITEM_COUNT_SQL,
     MEMBERS,
@@ -90,6 +73,13 @@ from valuation.commission.agreement_queries import (
     agreement,
     alpha_from_vote_patterns,
 )
+from valuation.commission.consensus import (
+    METHODS,
+    classify,
+    consensus_value,
+    is_flagged,
+    round_cents,
+)
 from valuation.commission.consensus_sql import (
     INLINE_IDS,
     compute_round_consensus,
@@ -98,7 +88,29 @@ from valuation.commission.consensus_sql import (
     update_consensus,
     vote_code_sql,
 )
+from valuation.commission.fx import EXACT
 from valuation.commission.rates import add_rate, attach_rates, import_rates, list_rates
+from valuation.commission.sheet import (
+    AMOUNT_TYPE,
+    LABELS,
+    MAX_VALUE_BRL,
+    Entries,
+    Problems,
+    check_entries,
+    parse_sheet,
+    single_entry,
+)
+from valuation.core.errors import (
+    AccessDenied,
+    ConflictError,
+    InputError,
+    NotFound,
+    Problem,
+)
+from valuation.core.money import to_cents
+from valuation.db.access import Principal
+from valuation.db.paging import check_page
+from valuation.policies.defaults import DEFAULT_BY_KEY, ConsensusPolicy
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx

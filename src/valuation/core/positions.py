@@ -4,7 +4,7 @@ NORMAM-10 item 0403 a: latitude and longitude "em graus, minutos e centésimos d
 minutos", with the datum of reference, or the position flagged "posição aproximada"
 when it cannot be fixed exactly. NORMAM-10 item 0105 keeps a located wreck's
 position confidential (rules.md §8): who may see it is decided by
-`valuation.accounts.auth.position_cleared`; everyone else sees the jurisdiction only
+`valuation.db.access.position_cleared`; everyone else sees the jurisdiction only
 (`MASKED_POSITION`).
 
 Accepted text ('22°54,35'S', '22 54.35 S', '22º 54,35' S', '43°10,2'W', '43 10 O'):

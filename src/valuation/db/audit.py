@@ -42,8 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from valuation.accounts.auth import Principal, require
 from valuation.core.errors import InputError, Problem
+from valuation.db.access import Principal, require
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -368,7 +368,7 @@ def audit_choices(store: Any, user: Principal) -> dict[str, list[str]]:
 
 def log_period(store: Any, user: Principal) -> tuple[date, date]:
     """The Brasília days of the first and the newest record (today for an empty log; admin only)."""
-    from valuation.oversight.audit_text import brasilia
+    from valuation.core.clock import brasilia
 
     require(user, "read_audit")
     row = store.fetch_one('SELECT min("at") AS first, max("at") AS last FROM audit_log')
@@ -391,7 +391,7 @@ def _merge(filters: AuditFilter | None, entity: str | None, actor: str | None) -
 
 
 def _where(f: AuditFilter) -> tuple[str, list[Any]]:
-    from valuation.oversight.audit_text import utc_bounds
+    from valuation.core.clock import utc_bounds
 
     if f.start is not None and f.end is not None and f.start > f.end:
         raise InputError(Problem("start", "Período: a data inicial é posterior à final."))

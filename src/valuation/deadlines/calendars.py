@@ -22,10 +22,17 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import Principal, require
-from valuation.core.calendar import HOLIDAY, LOCAL, POLICY, POLICY_DAY_KEYS, WEEKDAY_NAMES, BusinessCalendar
+from valuation.core.calendar import (
+    HOLIDAY,
+    LOCAL,
+    POLICY,
+    POLICY_DAY_KEYS,
+    WEEKDAY_NAMES,
+    BusinessCalendar,
+)
 from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.db.access import Principal, require
 from valuation.policies.defaults import DEFAULT_BY_KEY
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)

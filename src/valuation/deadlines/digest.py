@@ -40,9 +40,8 @@ import sys
 from datetime import date
 from typing import Any
 
-from valuation.accounts.auth import Principal
 from valuation.core.errors import InputError, NotFound, Problem
-from valuation.db.store import Store
+from valuation.db.access import Principal
 
 # The digest reads as DPC: a system principal that exists only in this process (never in `users`).
 SYSTEM_PRINCIPAL = Principal(id=0, username="digest", full_name="Resumo diário de prazos", role="dpc",
@@ -58,9 +57,8 @@ def _as_of(text: str) -> date:
 
 def cmd_deadlines(args: argparse.Namespace) -> int:
     as_of = _as_of(args.as_of)
-    from valuation.deadlines import engine
-
     from valuation.db.shared import using
+    from valuation.deadlines import engine
 
     with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if args.office and store.fetch_one("SELECT code FROM offices WHERE code = ?", [args.office]) is None:

@@ -35,7 +35,7 @@ a suspension of the five-year lapse running on `as_of`, with the reason). The fi
 five come from `valuation.deadlines.rules.deadline_state`.
 
 Access: dpc reads every deadline; an explorer only the deadlines of its own
-organisation's contracts (`valuation.db.scope.contract_scope`) and of the excursions
+organisation's contracts (`valuation.db.access.contract_scope`) and of the excursions
 it notified; every other role is refused (AccessDenied). Events and waivers are written
 by `valuation.deadlines.events` (explorers: their own reports only).
 """
@@ -48,14 +48,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from valuation.deadlines import rules as dl
 from valuation.core import law
-from valuation.accounts.auth import Principal
 from valuation.core.calendar import BusinessCalendar
-from valuation.registry.domain.status import casualty_bounds, is_wooden
 from valuation.core.errors import AccessDenied, StoreError
+from valuation.db.access import Principal, contract_scope
+from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import office_calendars, policy_values
-from valuation.db.scope import contract_scope
+from valuation.registry.domain.status import casualty_bounds, is_wooden
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

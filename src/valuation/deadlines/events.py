@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from valuation.deadlines import rules as dl
-from valuation.accounts.auth import Principal
 from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
+from valuation.db.access import Principal, contract_scope
+from valuation.deadlines import rules as dl
 from valuation.deadlines.engine import (
     CONTRACT_RULES,
     CURRENT_EVENTS,
@@ -38,7 +38,6 @@ from valuation.deadlines.engine import (
     require_reader,
     require_schema,
 )
-from valuation.db.scope import contract_scope
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
 
-from valuation.accounts import auth
+from valuation.accounts import login
 from valuation.accounts.sessions import new_token, token_hash
-from valuation.accounts.auth import Principal
 from valuation.core.errors import AccessDenied, InputError, Problem
+from valuation.db.access import Principal
 
 FEED_ROLES = ("dpc", "explorer")
 ROUTE_PREFIX = "/calendario/"
@@ -44,7 +44,7 @@ def create_feed(store: Any, user: Principal, *, office: str | None = None, now: 
     if office and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
         raise InputError(Problem("office", f"Capitania desconhecida: {office}."))
     token = new_token()
-    at = auth.naive_utc(now)
+    at = login.naive_utc(now)
 
     def run(tx: Any) -> None:
         tx.execute("UPDATE calendar_feeds SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [at, user.id])
@@ -62,7 +62,7 @@ def revoke_feeds(store: Any, user: Principal, *, now: datetime) -> int:
         n = int(tx.scalar("SELECT count(*) FROM calendar_feeds WHERE user_id = ? AND revoked_at IS NULL", [user.id]))
         if n:
             tx.execute("UPDATE calendar_feeds SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
-                       [auth.naive_utc(now), user.id])
+                       [login.naive_utc(now), user.id])
             tx.audit("calendar_feed_revoked", "user", user.id, None, {"count": n})
         return n
 
@@ -84,12 +84,12 @@ def resolve(store: Any, token: str) -> Feed | None:
         [token_hash(token)])
     if row is None or not row["active"] or row["role"] not in FEED_ROLES:
         return None
-    return Feed(auth.principal_from_row(row), row["office_code"])
+    return Feed(login.principal_from_row(row), row["office_code"])
 
 
 def alarm_days(store: Any) -> tuple[int, ...]:
-    from valuation.policies.defaults import DEFAULT_BY_KEY
     from valuation.deadlines.calendars import policy_values
+    from valuation.policies.defaults import DEFAULT_BY_KEY
 
     value = policy_values(store, ("calendar_alarm_days",))["calendar_alarm_days"]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, int) and 0 <= v <= 366 for v in value):

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-from valuation.deadlines import rules as dl
 from valuation.core.calendar import WEEKDAY_NAMES
+from valuation.deadlines import rules as dl
 from valuation.deadlines.engine import (
     CONTRACT_RULES,
     EVENT_KIND_BY_KEY,

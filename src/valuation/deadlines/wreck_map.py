@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from valuation.deadlines import rules as dl
-from valuation.accounts.auth import Principal
 from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
-from valuation.exports import PdfReport, to_xlsx_bytes
 from valuation.core.positions import Coordinate, format_coordinate
+from valuation.db.access import Principal
+from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import office_calendar
 from valuation.deadlines.views import due_text
+from valuation.exports import PdfReport, to_xlsx_bytes
 from valuation.registry.domain.queries import casualty_text
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)

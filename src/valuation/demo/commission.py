@@ -31,11 +31,11 @@ from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import Principal
-from valuation.demo.base import DEMO_SEED, DEMO_USERNAMES_BY_ROLE
-from valuation.core.errors import ConflictError
-from valuation.commission import workflow as cm
 from valuation.commission import rates as fx_rates
+from valuation.commission import workflow as cm
+from valuation.core.errors import ConflictError
+from valuation.db.access import Principal
+from valuation.demo.base import DEMO_SEED, DEMO_USERNAMES_BY_ROLE
 
 if TYPE_CHECKING:
     from valuation.db.store import Store

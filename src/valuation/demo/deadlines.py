@@ -26,10 +26,10 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from valuation.deadlines import rules as dl
 from valuation.core import law
-from valuation.deadlines.calendars import office_calendars
 from valuation.db.store import Store, Tx
+from valuation.deadlines import rules as dl
+from valuation.deadlines.calendars import office_calendars
 
 DEMO_ACTOR = "demo"
 

@@ -24,10 +24,10 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from valuation.accounts.auth import Principal
 from valuation.core.errors import ConflictError
-from valuation.partition import workflow as P
+from valuation.db.access import Principal
 from valuation.partition import survey_sheets as S
+from valuation.partition import workflow as P
 
 if TYPE_CHECKING:
     from valuation.db.store import Store

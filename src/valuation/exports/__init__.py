@@ -27,7 +27,12 @@ Display follows the UI rules (architecture.md): R$ 1.234,56 and dd/mm/aaaa, thro
 from __future__ import annotations
 
 from valuation.exports.ical import CalendarEvent, to_ics
-from valuation.exports.pdf import TIMEZONE_LABEL, PdfReport, brasilia_text, brasilia_time
+from valuation.exports.pdf import (
+    TIMEZONE_LABEL,
+    PdfReport,
+    brasilia_text,
+    brasilia_time,
+)
 from valuation.exports.sheets import (
     DATE_FORMAT,
     DATETIME_FORMAT,

@@ -25,6 +25,7 @@ from decimal import Decimal
 import pandas as pd
 import xlsxwriter
 
+from valuation.core.money import format_brl, to_cents
 from valuation.exports._values import (
     clean_text,
     decimal_text,
@@ -34,7 +35,6 @@ from valuation.exports._values import (
     is_missing,
     is_number,
 )
-from valuation.core.money import format_brl, to_cents
 
 # Excel number formats are stored locale-neutral ("," groups, "." decimals) and
 # shown with the reader's separators: in pt-BR Excel/LibreOffice this one reads

@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any, cast
 
-from valuation.accounts.auth import Principal, require
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
-from valuation.db.scope import contract_scope
+from valuation.db.access import Principal, contract_scope, require
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

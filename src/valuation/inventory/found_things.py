@@ -39,11 +39,11 @@ from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.deadlines import rules as dl
-from valuation.accounts.auth import Principal, require
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.db.access import Principal, require
+from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import office_calendars
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)

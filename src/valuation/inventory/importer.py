@@ -45,18 +45,18 @@ import pyarrow.compute as pc
 from valuation.core.errors import InputError, Problem
 from valuation.importing.tabular import (
     MAX_PROBLEMS,
-    claim_cells,
-    more_problems,
-    with_value,
     DecimalColumn,
     Progress,
     TableMeta,
+    claim_cells,
     decimal_convention,
     default_convention,
+    more_problems,
     normalise_header,
     parse_dates,
     parse_decimal,
     read_table,
+    with_value,
 )
 
 COLUMNS: tuple[str, ...] = ("item_code", "description", "category", "material", "quantity", "weight_g",

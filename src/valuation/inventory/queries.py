@@ -32,16 +32,16 @@ from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import Principal, allowed, require
 from valuation.core.errors import InputError, NotFound, Problem
+from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.db.paging import check_page
-from valuation.db.scope import contract_scope, search_clause
+from valuation.db.search import search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
 
-    from valuation.inventory.importer import ParsedItems
     from valuation.db.store import Store, Tx
+    from valuation.inventory.importer import ParsedItems
 
 Progress = Callable[[float, str], None]
 
@@ -469,8 +469,8 @@ def _codes_to_check(store: Store, contract_id: int, data: bytes, name: str) -> l
                            params=[contract_id]).to_arrow_table().column(0).to_pylist()
         import pyarrow as pa
 
-        from valuation.inventory.importer import HEADER_ALIASES
         from valuation.importing.tabular import normalise_header, read_table
+        from valuation.inventory.importer import HEADER_ALIASES
 
         try:
             df, meta = read_table(data, name)

@@ -27,8 +27,8 @@ from decimal import Decimal
 
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
-from valuation.deadlines.rules import Deadline, owner_reclaim
 from valuation.core.money import format_brl, to_cents
+from valuation.deadlines.rules import Deadline, owner_reclaim
 
 VALUE_BASES: tuple[str, ...] = ("invoice", "insurance", "market")  # the order that breaks a tie
 VALUE_BASIS_LABELS: dict[str, str] = {"invoice": "valor da fatura", "insurance": "valor do seguro",

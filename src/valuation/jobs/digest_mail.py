@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
-from valuation.jobs.mail import Mail, addresses
 from valuation.deadlines.digest import SYSTEM_PRINCIPAL
+from valuation.jobs.mail import Mail, addresses
 
 SHOWN_STATES = ("overdue", "due_soon")
 PAGE_PATH = "/deadlines"

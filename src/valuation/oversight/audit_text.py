@@ -12,16 +12,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
+from valuation.core.clock import brasilia
 from valuation.core.money import format_brl
 
-BRASILIA = "America/Sao_Paulo"
 MASKED = "sigilosa"
 BLANK = "—"
 MAX_LIST = 8          # list values show their first items, then "… e mais N"
@@ -156,17 +154,18 @@ _SNAKE = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
 @cache
 def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
-    from valuation.accounts import auth
-    from valuation.partition import documents as statement_docs
-    from valuation.policies.fields import METHOD_LABELS
     from valuation.commission.sheet import SOURCES
-    from valuation.inventory import found_things
-    from valuation.partition import workflow as partition, survey_sheets
+    from valuation.db import access
     from valuation.deadlines.calendars import POLICY_DAY_LABELS
     from valuation.deadlines.engine import EVENT_KINDS
+    from valuation.inventory import found_things
+    from valuation.partition import documents as statement_docs
+    from valuation.partition import survey_sheets
+    from valuation.partition import workflow as partition
+    from valuation.policies.fields import METHOD_LABELS
 
     return {
-        "role": auth.ROLE_LABELS, "commission_body": auth.COMMISSION_BODY_LABELS, "source": SOURCES,
+        "role": access.ROLE_LABELS, "commission_body": access.COMMISSION_BODY_LABELS, "source": SOURCES,
         "method": {k: v.lower() for k, v in METHOD_LABELS.items()},
         "pool": partition.POOL_LABELS, "modality": statement_docs.MODALITY_LABELS,
         "historical_payment": statement_docs.PAYMENT_LABELS, "value_fixed": statement_docs.VALUE_FIXED_LABELS,
@@ -184,30 +183,8 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     }
 
 
-def brasilia(at: datetime | None) -> datetime | None:
-    """A stored (naive UTC) timestamp as naive Brasília time."""
-    if at is None:
-        return None
-    aware = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at
-    try:
-        local = aware.astimezone(ZoneInfo(BRASILIA))
-    except ZoneInfoNotFoundError:  # no tz database: Brasília has had no daylight saving time since 2019
-        local = None
-    if local is None:
-        local = aware.astimezone(timezone(timedelta(hours=-3)))
-    return local.replace(tzinfo=None)
 
 
-def utc_bounds(start: date | None, end: date | None) -> tuple[datetime | None, datetime | None]:
-    """Brasília calendar days [start, end] as naive UTC instants [from, until)."""
-    def utc(d: date) -> datetime:
-        naive = datetime(d.year, d.month, d.day)
-        try:
-            aware = naive.replace(tzinfo=ZoneInfo(BRASILIA))
-        except ZoneInfoNotFoundError:  # no tz database: Brasília time, without daylight saving since 2019
-            aware = naive.replace(tzinfo=timezone(timedelta(hours=-3)))
-        return aware.astimezone(timezone.utc).replace(tzinfo=None)
-    return (None if start is None else utc(start), None if end is None else utc(end + timedelta(days=1)))
 
 
 def action_label(action: object) -> str:

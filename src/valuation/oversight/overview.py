@@ -10,8 +10,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from valuation.accounts.auth import COMMISSION_ROLES, Principal, naive_utc, require
-from valuation.db.scope import contract_scope, position_scope
+from valuation.accounts.login import naive_utc
+from valuation.db.access import (
+    COMMISSION_ROLES,
+    Principal,
+    contract_scope,
+    position_scope,
+    require,
+)
 
 
 def _pairs(rows: list[dict[str, Any]]) -> dict[str, int]:

@@ -16,8 +16,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
 from valuation.core.money import format_brl, format_count, format_share
+from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
 
 PDF_ITEM_LIMIT = 300
 

@@ -41,8 +41,19 @@ from decimal import Decimal
 from valuation.core.errors import InputError, Problem
 from valuation.core.law import HISTORICAL_REWARD_CAP, L7542, OTHER_SHARE_CAP
 from valuation.core.money import to_cents
-from valuation.partition.selection import EXACT_LIMIT, TIME_LIMIT_S, SelectionResult, SelItem, select_items
-from valuation.partition.survey_costs import CostLine, SurveyDeduction, SurveyLine, survey_deduction
+from valuation.partition.selection import (
+    EXACT_LIMIT,
+    TIME_LIMIT_S,
+    SelectionResult,
+    SelItem,
+    select_items,
+)
+from valuation.partition.survey_costs import (
+    CostLine,
+    SurveyDeduction,
+    SurveyLine,
+    survey_deduction,
+)
 
 HISTORICAL_PAYMENTS: tuple[str, ...] = ("cash", "adjudication", "adjudication_with_cash_balance")
 MODALITIES: tuple[str, ...] = ("I", "II", "III", "IV")

@@ -25,9 +25,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import Principal, require
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.db.access import Principal, require
 from valuation.partition.survey_costs import CostLine, survey_deduction
 
 if TYPE_CHECKING:

@@ -45,23 +45,18 @@ from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import Principal, require
-from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
+from valuation.core.errors import (
+    AccessDenied,
+    ConflictError,
+    InputError,
+    NotFound,
+    Problem,
+)
 from valuation.core.forms import Form
 from valuation.core.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
 from valuation.core.money import format_brl, format_count, format_share
-from valuation.partition.rules import (
-    COMPENSATION_FORMS,
-    HISTORICAL_PAYMENTS,
-    MODALITIES,
-    ContractTerms,
-    PartitionItem,
-    PartitionResult,
-    partition,
-)
-from valuation.policies.defaults import DEFAULT_BY_KEY
-from valuation.partition.rubric import ACTIVITIES, suggested_other_share
-from valuation.partition.selection import EXACT_LIMIT, TIME_LIMIT_S, SelectionResult, SelItem, select_items
+from valuation.db.access import Principal, require
+from valuation.db.search import fold
 from valuation.partition.documents import (
     PDF_ITEM_LIMIT,
     StatementDoc,
@@ -71,7 +66,24 @@ from valuation.partition.documents import (
     render_pdf,
     render_xlsx,
 )
-from valuation.db.scope import fold
+from valuation.partition.rubric import ACTIVITIES, suggested_other_share
+from valuation.partition.rules import (
+    COMPENSATION_FORMS,
+    HISTORICAL_PAYMENTS,
+    MODALITIES,
+    ContractTerms,
+    PartitionItem,
+    PartitionResult,
+    partition,
+)
+from valuation.partition.selection import (
+    EXACT_LIMIT,
+    TIME_LIMIT_S,
+    SelectionResult,
+    SelItem,
+    select_items,
+)
+from valuation.partition.survey_costs import BASIS_DEDUCTION
 from valuation.partition.survey_sheets import (
     EXPENSE_BASIS,
     EXPENSE_LABELS,
@@ -79,7 +91,7 @@ from valuation.partition.survey_sheets import (
     inspection_totals,
     survey_inputs_for,
 )
-from valuation.partition.survey_costs import BASIS_DEDUCTION
+from valuation.policies.defaults import DEFAULT_BY_KEY
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from valuation.core.calendar import POLICY_DAY_KEYS
 from valuation.commission.consensus import METHODS
+from valuation.core.calendar import POLICY_DAY_KEYS
 from valuation.core.errors import InputError, Problem
-from valuation.policies.defaults import DEFAULT_BY_KEY
 from valuation.partition.rubric import ACTIVITIES
+from valuation.policies.defaults import DEFAULT_BY_KEY
 
 METHOD_LABELS: dict[str, str] = {"median": "Mediana", "mean": "Média",
                                  "trimmed_mean": "Média aparada (sem o maior e o menor valor)"}

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from valuation.policies import fields
-from valuation.accounts.auth import Principal, require
 from valuation.core.errors import InputError, Problem
+from valuation.db.access import Principal, require
+from valuation.policies import fields
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 
 if TYPE_CHECKING:

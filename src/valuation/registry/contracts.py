@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
-from valuation.accounts.auth import Principal
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.law import CONTRACT_KINDS
-from valuation.db.scope import contract_scope
+from valuation.db.access import Principal, contract_scope
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

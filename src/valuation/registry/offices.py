@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
-from valuation.accounts.auth import Principal, require
 from valuation.core.errors import NotFound
+from valuation.db.access import Principal, require
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-
-from valuation.accounts.auth import Principal, require
 from valuation.core.errors import NotFound
 from valuation.core.forms import Form
-from valuation.core.ids import cnpj_is_valid, cpf_is_valid, normalise_cnpj, normalise_digits
-from valuation.db.scope import search_clause
+from valuation.core.ids import (
+    cnpj_is_valid,
+    cpf_is_valid,
+    normalise_cnpj,
+    normalise_digits,
+)
+from valuation.db.access import Principal, require
+from valuation.db.search import search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

@@ -15,8 +15,6 @@ from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-
-from valuation.accounts.auth import Principal, require
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.law import CASUALTY_TYPES
@@ -30,8 +28,9 @@ from valuation.core.positions import (
     normalise_datum,
     parse_coordinate,
 )
+from valuation.db.access import Principal, contract_scope, position_scope, require
 from valuation.db.audit import redact_position
-from valuation.db.scope import contract_scope, position_scope, search_clause
+from valuation.db.search import search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

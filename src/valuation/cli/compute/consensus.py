@@ -8,7 +8,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from valuation.core import jsonin
 from valuation.commission.consensus import (
     BODIES,
     METHODS,
@@ -19,10 +18,7 @@ from valuation.commission.consensus import (
     decide_items,
     panel_basis,
 )
-from valuation.core.errors import InputError, Problem
 from valuation.commission.fx import BRL, NoRateError, Rate, RateTable, is_currency_code
-from valuation.core.jsonin import BAD, Reader, join
-from valuation.core.money import amount_str
 from valuation.commission.panel import (
     BODY_FULL,
     PRESIDENT_NOT_NAVY,
@@ -31,6 +27,10 @@ from valuation.commission.panel import (
     Seat,
     composition_breaches,
 )
+from valuation.core import jsonin
+from valuation.core.errors import InputError, Problem
+from valuation.core.jsonin import BAD, Reader, join
+from valuation.core.money import amount_str
 from valuation.policies.defaults import ConsensusPolicy
 
 _TOP = ("policy", "members", "rates", "items")

@@ -11,10 +11,25 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from valuation.deadlines import rules as dl
-from valuation.core.calendar import DEFAULT_POLICY_DAYS, POLICY_DAY_KEYS, UF_CODES, BusinessCalendar
+from valuation.core.calendar import (
+    DEFAULT_POLICY_DAYS,
+    POLICY_DAY_KEYS,
+    UF_CODES,
+    BusinessCalendar,
+)
 from valuation.core.errors import InputError, Problem
-from valuation.core.jsonin import BAD, Reader, boolean, choice, integer, iso_date, iso_month, join, text
+from valuation.core.jsonin import (
+    BAD,
+    Reader,
+    boolean,
+    choice,
+    integer,
+    iso_date,
+    iso_month,
+    join,
+    text,
+)
+from valuation.deadlines import rules as dl
 from valuation.policies.defaults import DEFAULT_BY_KEY
 
 # rule -> ((field, converter[, default when absent]), ...), computed by fn(*values, calendar).

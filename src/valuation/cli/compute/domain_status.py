@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from valuation.registry.domain.status import HULLS, domain_status
+from valuation.cli.compute.deadline import (
+    iso,
+    out_of_range,
+    read_office,
+    read_suspensions,
+)
 from valuation.core.errors import InputError, Problem
-from valuation.cli.compute.deadline import iso, out_of_range, read_office, read_suspensions
 from valuation.core.jsonin import BAD, Reader, choice, iso_date, join
+from valuation.registry.domain.status import HULLS, domain_status
 
 ALLOWED = ("as_of", "casualty_date", "hull", "owner_declared_lost", "owner_licence_requested",
            "suspensions", "office", "court_pending")

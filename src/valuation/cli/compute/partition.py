@@ -10,8 +10,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from valuation.cli.compute.selection import (
+    check_unique_ids,
+    fast_items,
+    money,
+    read_item,
+)
 from valuation.core.errors import InputError, Problem
-from valuation.cli.compute.selection import check_unique_ids, fast_items, money, read_item
 from valuation.core.jsonin import BAD, Reader, boolean, choice, decimal, text
 from valuation.core.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
 from valuation.core.money import amount_str

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from valuation.core.errors import InputError, Problem
 from valuation.cli.compute.deadline import iso, out_of_range, read_office
+from valuation.core.errors import InputError, Problem
 from valuation.core.jsonin import Reader, amount, iso_date
 from valuation.core.money import amount_str
 from valuation.inventory.reclaim import reclaim

@@ -11,7 +11,16 @@ from decimal import Decimal
 from typing import Any
 
 from valuation.core.errors import InputError, Problem
-from valuation.core.jsonin import BAD, Reader, amount, boolean, choice, decimal, integer, text
+from valuation.core.jsonin import (
+    BAD,
+    Reader,
+    amount,
+    boolean,
+    choice,
+    decimal,
+    integer,
+    text,
+)
 from valuation.core.money import amount_str
 from valuation.partition.selection import SelectionResult, SelItem, select_items
 

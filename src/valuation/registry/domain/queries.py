@@ -17,11 +17,16 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from valuation.accounts.auth import Principal
-from valuation.deadlines.rules import fmt
-from valuation.registry.domain.status import PRIVATE, UNION, casualty_bounds, domain_status_range
 from valuation.core.errors import AccessDenied
+from valuation.db.access import Principal
 from valuation.deadlines.calendars import office_calendars, policy_values
+from valuation.deadlines.rules import fmt
+from valuation.registry.domain.status import (
+    PRIVATE,
+    UNION,
+    casualty_bounds,
+    domain_status_range,
+)
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

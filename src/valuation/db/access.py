@@ -1,0 +1,202 @@
+"""Who may see and change what: the one place that decides (roles, permissions, row scopes).
+
+Roles (README "Roles"):
+
+    commission            reads the contracts under assessment, their items, their wrecks' positions
+    commission_president  as commission; opens and closes rounds, records decisions
+    dpc                   management: reads everything, positions included; creates wrecks, owners, organisations
+    explorer              only its own organisation: its contracts and items, the positions of its own wrecks
+    admin                 users and the audit log only: no wreck, contract, item or position
+
+Every function that reads or writes on behalf of a user takes the `Principal` and calls
+`require(user, action)` (PERMISSIONS names every action), and the role-scoped queries build their
+WHERE clause from `contract_scope` / `position_scope` / `organisation_scope`, so the rule lives here
+alone; `PAGES_BY_ROLE` only decides which pages the navigation offers (a page checks again).
+
+Positions (Lei 7.542 art. 3 sole paragraph is silent; NORMAM-10 0105: "sigilo confidencial acerca da
+posição dos bens e coisas afundados, quando localizados") — `position_cleared` and its SQL twin
+`position_scope`: dpc every wreck; commission roles the wrecks of contracts under assessment
+(contracts with recovered items); explorer the wrecks of its own organisation's contracts; admin none.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+from valuation.core.errors import AccessDenied
+
+ROLES: tuple[str, ...] = ("commission", "commission_president", "dpc", "explorer", "admin")
+COMMISSION_ROLES: tuple[str, ...] = ("commission", "commission_president")
+COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")
+ROLE_LABELS: dict[str, str] = {
+    "commission": "Comissão",
+    "commission_president": "Presidente da Comissão",
+    "dpc": "DPC (gestão)",
+    "explorer": "Empresa exploradora",
+    "admin": "Administrador",
+}
+COMMISSION_BODY_LABELS: dict[str, str] = {"navy": "Marinha (DPHCM)", "culture": "Ministério da Cultura"}
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The logged-in user, passed to every store query."""
+
+    id: int
+    username: str
+    full_name: str
+    role: str                     # one of ROLES
+    organisation_id: int | None   # explorers: their organisation
+    commission_body: str | None   # 'navy' | 'culture' for commission roles
+
+    @property
+    def is_commission(self) -> bool:
+        return self.role in COMMISSION_ROLES
+
+    @property
+    def role_label(self) -> str:
+        return ROLE_LABELS.get(self.role, self.role)
+
+
+# -- access policy ----------------------------------------------------------------
+_READERS = ("commission", "commission_president", "dpc", "explorer")
+PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
+    # explorers: organisations, inventory, decisions, statements… show their own only (the store scopes rows)
+    "commission": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
+    "commission_president": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
+    "dpc": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory", "custody",
+            "found_things", "commission", "rates", "decisions", "contract_terms", "selection", "survey_costs",
+            "statements", "policies", "subscriptions"),
+    "explorer": ("overview", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody", "decisions",
+                 "survey_costs", "statements", "subscriptions"),
+    "admin": ("overview", "users", "audit", "jobs"),
+}
+
+
+# What each role may do in the store; the query functions call `require`.
+PERMISSIONS: dict[str, tuple[str, ...]] = {
+    "read_offices": ROLES,
+    "read_wrecks": _READERS,
+    "create_wreck": ("dpc",),
+    "read_organisations": _READERS,
+    "create_organisation": ("dpc",),
+    "read_owners": ("dpc",),
+    "create_owner": ("dpc",),
+    "read_contracts": _READERS,
+    "read_items": _READERS,
+    "read_overview": ROLES,
+    "manage_users": ("admin",),
+    "read_audit": ("admin",),
+    # issue 4 (inventory): explorers import into their own contracts only (the store checks the organisation)
+    "import_items": ("dpc", "explorer"),
+    "read_custody": ("dpc", "explorer"),
+    "record_deliveries": ("dpc",),
+    "read_found_things": ("dpc",),
+    "manage_found_things": ("dpc",),
+    # issue 5 (partition): explorers read their own issued statements and file their own cost sheets
+    "manage_partition": ("dpc",),
+    "read_statements": ("dpc", "explorer"),
+    "file_survey_costs": ("dpc", "explorer"),
+    "record_inspection_expenses": ("dpc", "explorer"),
+    # issue 11 (policies page): the DPC reads and changes the policies
+    "read_policies": ("dpc",),
+    "manage_policies": ("dpc",),
+}
+_ACTION_LABELS: dict[str, str] = {
+    "manage_partition": "registrar termos, escolhas e demonstrativos de partilha",
+    "read_statements": "consultar demonstrativos de partilha",
+    "file_survey_costs": "registrar planilhas de custos de pesquisa",
+    "record_inspection_expenses": "registrar despesas de fiscalização",
+    "import_items": "importar bens resgatados",
+    "read_custody": "consultar a custódia dos bens",
+    "record_deliveries": "registrar entregas à Autoridade Naval",
+    "read_found_things": "consultar coisas achadas",
+    "manage_found_things": "registrar coisas achadas",
+    "read_offices": "consultar as Capitanias",
+    "read_wrecks": "consultar naufrágios",
+    "create_wreck": "cadastrar naufrágios",
+    "read_organisations": "consultar empresas",
+    "create_organisation": "cadastrar empresas",
+    "read_owners": "consultar responsáveis",
+    "create_owner": "cadastrar responsáveis",
+    "read_contracts": "consultar contratos",
+    "read_items": "consultar bens resgatados",
+    "read_overview": "ver a visão geral",
+    "manage_users": "administrar usuários",
+    "read_audit": "consultar o registro de auditoria",
+    "read_policies": "consultar as políticas",
+    "manage_policies": "alterar as políticas",
+}
+
+
+def allowed(user: Principal, action: str) -> bool:
+    """True when the user's role may perform `action` (a key of PERMISSIONS)."""
+    return user.role in PERMISSIONS.get(action, ())
+
+
+def require(user: Principal, action: str) -> None:
+    """Raise AccessDenied (pt-BR) unless the user's role may perform `action`."""
+    if not allowed(user, action):
+        label = _ACTION_LABELS.get(action, action)
+        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {label}.",
+                           user=user.username, action=action)
+
+
+def may_view_page(user: Principal, page_key: str) -> bool:
+    """True when the navigation should offer `page_key` to this user's role."""
+    return page_key in PAGES_BY_ROLE.get(user.role, ())
+
+
+def position_cleared(user: Principal, *, contract_organisation_ids: Collection[int],
+                     under_assessment: bool) -> bool:
+    """May this user see a wreck's position? (rules.md §8; NORMAM-10 0105 and 0403 a)
+
+    `contract_organisation_ids`: the organisations holding a contract on the wreck;
+    `under_assessment`: some contract on the wreck has recovered items before the
+    commission. dpc: always; commission roles: when under assessment; explorer: when
+    its organisation holds a contract on the wreck; admin and anyone else: never.
+    The store applies the same rule in SQL (`valuation.db.scope`).
+    """
+    if user.role == "dpc":
+        return True
+    if user.role in COMMISSION_ROLES:
+        return under_assessment
+    if user.role == "explorer":
+        return user.organisation_id is not None and user.organisation_id in set(contract_organisation_ids)
+    return False
+
+
+# Contract ids under assessment (commission workload).
+UNDER_ASSESSMENT = "SELECT DISTINCT contract_id FROM items"
+
+
+def contract_scope(user: Principal, alias: str = "c") -> tuple[str, list[Any]]:
+    """(predicate over contracts `alias`, params): which contracts `user` may read."""
+    require(user, "read_contracts")
+    if user.role == "dpc":
+        return "TRUE", []
+    if user.role == "explorer":
+        return f"{alias}.organisation_id = ?", [user.organisation_id]
+    if user.role in COMMISSION_ROLES:
+        return f"{alias}.id IN ({UNDER_ASSESSMENT})", []
+    raise AccessDenied(user=user.username, action="read_contracts")
+
+
+def position_scope(user: Principal, alias: str = "w") -> tuple[str, list[Any]]:
+    """(boolean SQL expression over wrecks `alias`, params): is the position cleared? (rules.md §8)"""
+    if user.role == "dpc":
+        return "TRUE", []
+    if user.role == "explorer":
+        return f"({alias}.id IN (SELECT wreck_id FROM contracts WHERE organisation_id = ?))", [user.organisation_id]
+    if user.role in COMMISSION_ROLES:
+        return f"({alias}.id IN (SELECT wreck_id FROM contracts WHERE id IN ({UNDER_ASSESSMENT})))", []
+    return "FALSE", []
+
+
+def organisation_scope(user: Principal, alias: str = "o") -> tuple[str, list[Any]]:
+    """(predicate over organisations `alias`, params): explorers see only their own."""
+    require(user, "read_organisations")
+    if user.role == "explorer":
+        return f"{alias}.id = ?", [user.organisation_id]
+    return "TRUE", []
