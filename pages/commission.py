@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import session
+from ui import comparables as comparables_ui, item_card  # issue 16: photo, item data, comparables
 from ui.fmt import for_display, yes_no
 from ui.forms import show_problems
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -102,6 +103,7 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
     """The selected item: the member's form and own trail; after the close, the (anonymous) entries."""
     item_id = int(row["item_id"])
     st.subheader(f"{row['item_code']} — {row['description']}")
+    item_card.show(store, user, item_id, key=f"cm_card_{rid}_{item_id}")
     hist = cv.my_item_history(store, user, rid, item_id) if is_member else None
     in_force = hist[hist["in_force"]] if hist is not None and len(hist) else None
     note0 = in_force["source_note"].iloc[0] if in_force is not None and len(in_force) else None
@@ -200,6 +202,9 @@ with tabs["Itens"]:
                             for h, d in zip(df["historical"].tolist(), df["decided_by"].tolist())]
         view["Valor (R$)"] = df["value_brl"].tolist()
         view["Sinalizado"] = [yes_no(bool(f)) for f in df["flagged"].tolist()]
+        outside = comparables_ui.flag_column(store, user, rid, df["item_id"].tolist())
+        if outside is not None:
+            view["Fora dos comparáveis"] = outside
     st.dataframe(for_display(view, money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)")), hide_index=True,
                  width="stretch")
     if ov.visibility == "own":
@@ -248,6 +253,8 @@ if "Planilha" in tabs:
 
 if "Presidência" in tabs:
     with tabs["Presidência"]:
+        if not is_open:
+            comparables_ui.round_flags(store, user, rid)
         if is_open:
             st.dataframe(for_display(cv.round_progress(store, user, rid), rename={
                 "member": "Membro", "body": "Órgão", "entries": "Itens avaliados", "items": "Itens da rodada"}),

@@ -6,6 +6,7 @@ import plotly.express as px
 import streamlit as st
 
 from ui import session
+from ui import attachments as attachments_ui  # issue 16: item photos
 from ui.fmt import count_br, for_display, yes_no
 from valuation.auth import allowed
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -111,6 +112,7 @@ with tabs["Consultar"]:
     rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
     st.dataframe(for_display(rows.drop(columns=["id"]), money=("value_brl",), dates=("recovered_on", "delivered_on"),
                              rename=inv.COLUMN_LABELS), hide_index=True, width="stretch")
+    attachments_ui.item_detail(store, user, rows)
 
 with tabs["Exportar"]:
     n = inv.count_items(store, user, flt)

@@ -272,9 +272,9 @@ PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
     "commission_president": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
     "dpc": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory", "custody",
             "found_things", "commission", "rates", "decisions", "contract_terms", "selection", "survey_costs",
-            "statements", "policies"),
+            "statements", "policies", "documents"),
     "explorer": ("overview", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody", "decisions",
-                 "survey_costs", "statements"),
+                 "survey_costs", "statements", "documents"),
     "admin": ("overview", "users", "audit"),
 }
 

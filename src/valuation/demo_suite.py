@@ -15,6 +15,8 @@ EXTRA_STEPS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("valuation.store.deadline_demo", "seed_deadline_demo", {"as_of": demo.DEMO_TODAY}),
     ("valuation.store.commission_demo", "seed_commission_demo", {}),
     ("valuation.store.partition_demo", "seed_partition_demo", {}),
+    ("valuation.commission.comparables_demo", "seed_comparables_demo", {}),   # issue 16: an earlier published
+    ("valuation.attachments.demo", "seed_attachment_demo", {}),               # round; photos, reports, documents
 )
 
 

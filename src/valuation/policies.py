@@ -37,6 +37,13 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
     PolicyDefault("difficulty_weights", (1, 1, 1, 1, 1),
                   "Pesos da rubrica de dificuldade: localização, exploração, remoção, preservação, restauração",
                   "Lei 7.542 art. 21 §1"),
+    # issue 16: the consensus far outside the comparables' range is flagged at the close
+    PolicyDefault("comparables_outlier_factor", Decimal("1.5"),
+                  "Fator k da faixa dos comparáveis [Q1 − k·IQR, Q3 + k·IQR] fora da qual o consenso é sinalizado",
+                  "Lei 7.542 art. 20 §3 (coerência das avaliações da Comissão)"),
+    PolicyDefault("comparables_min_count", 5,
+                  "Mínimo de decisões publicadas comparáveis para sinalizar um consenso fora da faixa",
+                  "Lei 7.542 art. 20 §3 (coerência das avaliações da Comissão)"),
 )
 
 DEFAULT_BY_KEY: dict[str, PolicyDefault] = {p.key: p for p in DEFAULTS}
