@@ -1,7 +1,8 @@
 """End to end in Debian's Chromium (issue 16): a Commission member opens an item's photos from
 the entry form, looks at one full size, closes the gallery and values the item. The photo
-reached the browser through the store (audited downloads), never as a static file, and carried
-the value is stored (the stored copies' EXIF is checked in test_attachments.py)."""
+reached the browser through the store (audited downloads), never as a static file or by its
+hash, and upright (the EXIF orientation applied; the stored copies' lack of EXIF is checked in
+test_attachments.py); the value is stored."""
 from __future__ import annotations
 
 import urllib.error

@@ -96,16 +96,36 @@ def require_reader(user: Principal) -> None:
                            "contratos.", user=user.username, action="read_comparables")
 
 
+# The comparable key of a description: the macro's regexes cost ~5 ms to compile per query, and
+# descriptions repeat (inventories are written from templates), so each text is asked once.
+_KEYS: dict[tuple[str, str, str], tuple[str, str, str | None]] = {}
+_KEYS_MAX = 20_000
+
+
+def comparable_keys(db: Store | Tx, category: str, material: str, description: str) -> tuple[str, str, str | None]:
+    """(category key, material key, denomination) by the macros of migration 012."""
+    text = (category, material, description)
+    found = _KEYS.get(text)
+    if found is None:
+        row = db.fetch_one("SELECT comparable_key(?) AS ck, comparable_key(?) AS mk, comparable_denomination(?) AS dn",
+                           list(text)) or {}
+        found = (row["ck"], row["mk"], row["dn"])
+        if len(_KEYS) >= _KEYS_MAX:
+            _KEYS.clear()
+        _KEYS[text] = found
+    return found
+
+
 def _target(store: Store, user: Principal, item_id: int) -> dict[str, Any]:
     if isinstance(item_id, bool) or not isinstance(item_id, int):
         raise InputError(Problem("item_id", "Item: identificador inválido."))
     scope, params = contract_scope(user, "c")
     row = store.fetch_one(
-        "SELECT i.id, i.contract_id, i.category, i.material, comparable_key(i.category) AS ck, "
-        "comparable_key(i.material) AS mk, comparable_denomination(i.description) AS dn "
+        "SELECT i.id, i.contract_id, i.category, i.material, i.description "
         f"FROM items i JOIN contracts c ON c.id = i.contract_id WHERE i.id = ? AND {scope}", [item_id, *params])
     if row is None:
         raise NotFound(f"Item {item_id} não encontrado.", what="item", key=item_id)
+    row["ck"], row["mk"], row["dn"] = comparable_keys(store, row["category"], row["material"], row["description"])
     return row
 
 
@@ -121,10 +141,12 @@ def comparables_for_item(store: Store, user: Principal, item_id: int, *, recent:
         "WITH s AS (SELECT count(*) AS n, list_sort(list(CAST(p.value_brl * 100 AS BIGINT))) AS xs "
         f"FROM published_comparables p WHERE {where}) "
         f"SELECT n, {quartile_sql(1)} AS q1, {quartile_sql(2)} AS q2, {quartile_sql(3)} AS q3 FROM s", args) or {}
-    rows = store.fetch(
-        "SELECT c.code AS contract_code, i.item_code, i.description, p.value_brl, p.historical, p.decided_at "
-        "FROM published_comparables p JOIN items i ON i.id = p.item_id JOIN contracts c ON c.id = p.contract_id "
-        f"WHERE {where} ORDER BY p.decided_at DESC, p.item_id DESC LIMIT ?", [*args, max(0, int(recent))])
+    rows = store.fetch(   # the latest first, then their codes (a join after the LIMIT reads five rows, not N)
+        f"WITH r AS (SELECT p.item_id, p.contract_id, p.value_brl, p.historical, p.decided_at "
+        f"FROM published_comparables p WHERE {where} ORDER BY p.decided_at DESC, p.item_id DESC LIMIT ?) "
+        "SELECT c.code AS contract_code, i.item_code, i.description, r.value_brl, r.historical, r.decided_at "
+        "FROM r JOIN items i ON i.id = r.item_id JOIN contracts c ON c.id = r.contract_id "
+        "ORDER BY r.decided_at DESC, r.item_id DESC", [*args, max(0, int(recent))])
     return Comparables(
         category=t["category"], material=t["material"], denomination=t["dn"], count=int(stats.get("n") or 0),
         q1=_qc(stats.get("q1")), median=_qc(stats.get("q2")), q3=_qc(stats.get("q3")),
@@ -152,7 +174,8 @@ def record_published(tx: Tx, round_id: int) -> int:
                       FROM (SELECT DISTINCT description, category, material FROM v))
            SELECT v.item_id, v.contract_id, k.ck, k.mk, k.dn, v.value_brl, v.historical, v.decision_id, v.round_id,
                   v.decided_at, v.published_at
-           FROM v JOIN k ON k.description = v.description AND k.category = v.category AND k.material = v.material""",
+           FROM v JOIN k ON k.description = v.description AND k.category = v.category AND k.material = v.material
+           ORDER BY k.ck, k.mk, k.dn, v.decided_at""",     # a key's rows together: zone maps skip the others
         [round_id])
     return int(tx.scalar("SELECT count(*) FROM published_comparables WHERE round_id = ?", [round_id]))
 
