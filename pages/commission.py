@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import session
-from ui import comparables as comparables_ui, item_card  # issue 16: photo, item data, comparables
+from ui import attachments as attachments_ui, comparables as comparables_ui, item_card  # issue 16
+from valuation.attachments.photo_sheet import round_photo_sheet
 from ui.fmt import for_display, yes_no
 from ui.forms import show_problems
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -348,3 +349,6 @@ if "Ata" in tabs:
             st.download_button("Baixar ata (PDF)", data=lambda: round_minutes_pdf(store, user, rid),
                                file_name=f"ata_{rnd.contract_code.replace('/', '-')}_rodada{rnd.number}.pdf",
                                mime="application/pdf", key="cm_minutes")
+            attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: round_photo_sheet(store, user, rid),
+                                       f"anexo_fotos_{rnd.contract_code.replace('/', '-')}_rodada{rnd.number}.pdf",
+                                       key="cm_photo_sheet")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from ui import attachments, session
 from ui.fmt import count_br
+from valuation.attachments import records
 from valuation.attachments.kinds import (
     MAX_ARCHIVE_BYTES, MAX_ARCHIVE_ENTRIES, MAX_FILE_BYTES, MAX_IMAGE_PIXELS, MAX_UPLOAD_BYTES, megabytes,
 )
@@ -32,9 +33,12 @@ with tabs["Contratos"]:
     if contracts.empty:
         st.info("Nenhum contrato.")
     else:
-        labels = {int(i): f"{c} — {o}" for i, c, o in zip(contracts["id"], contracts["code"],
-                                                          contracts["organisation_name"])}
-        cid = st.selectbox("Contrato", list(labels), format_func=labels.get, key="docs_contract")
+        ids = [int(i) for i in contracts["id"]]
+        held = records.counts(store, user, "contract", ids)
+        labels = {i: f"{c} — {o}" + (f" · {count_br(held[i])} arquivo(s)" if held.get(i) else "")
+                  for i, c, o in zip(ids, contracts["code"], contracts["organisation_name"])}
+        first = next((k for k, i in enumerate(ids) if held.get(i)), 0)   # open on a contract with files
+        cid = st.selectbox("Contrato", ids, index=first, format_func=labels.get, key="docs_contract")
         attachments.file_list(store, user, "contract", int(cid), key=f"docs_c_{cid}")
         kinds = ("authorisation", "co_signature", "edital", "cost_sheet") if dpc else ("cost_sheet",)
         st.markdown("**Anexar documento**" if dpc else "**Anexar planilha de custos**")

@@ -13,6 +13,8 @@ from valuation.errors import ConflictError, InputError, NotFound
 from valuation.money import format_brl, format_date_br
 from valuation.statement_docs import GROUP_LABELS, StatementDoc
 from valuation.store import partition as P
+from ui import attachments as attachments_ui
+from valuation.attachments.photo_sheet import statement_photo_sheet
 
 PAGE_SIZE = 50
 user = session.guard("statements")
@@ -31,6 +33,8 @@ def downloads(doc: StatementDoc) -> None:
     b.download_button("Baixar XLSX", data=lambda: P.statement_xlsx(store, user, doc.id),
                       file_name=file_stub(doc) + ".xlsx", on_click="ignore", icon=":material/table_view:",
                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: statement_photo_sheet(store, user, doc.id),
+                               file_stub(doc) + "_fotos.pdf", key=f"photo_sheet_{doc.id}")   # issue 16
 
 
 def items_table(doc: StatementDoc) -> None:

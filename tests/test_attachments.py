@@ -315,3 +315,61 @@ def test_the_files_are_content_addressed_and_checked_on_read(small_world):
     with pytest.raises(StoreError, match="alterado no disco"):
         records.open_attachment(w.store, dpc, a)
     assert BlobStore(files_root(w.path)).check(sha) == "altered"
+
+
+# -- photo sheets (the minutes' and statements' appendix) -----------------------------------------
+def _images_in(pdf: bytes) -> int:
+    from pypdf import PdfReader
+
+    return sum(len(page.images) for page in PdfReader(io.BytesIO(pdf)).pages)
+
+
+def test_the_minutes_get_a_photo_appendix_within_a_size_budget(small_world):
+    from tests.commission_support import run_round
+    from valuation.attachments.photo_sheet import round_photo_sheet
+    from valuation.errors import ConflictError
+
+    w = small_world
+    exp = w.principal("explorer_a")
+    for k, code in enumerate(("A1-001", "A1-002", "A1-004")):
+        records.attach(w.store, exp, "item", w.ids[code], "photo",
+                       [records.Upload(f"{code}.jpg", F.jpeg((640, 480), colour=(40 * k, 90, 120)))])
+    panel, rid = run_round(w, until="open")
+    with pytest.raises(ConflictError):
+        round_photo_sheet(w.store, panel["navy1"], rid)                 # no minutes while the round is open
+    cm_close(w, panel, rid)
+    pdf = round_photo_sheet(w.store, panel["navy1"], rid)
+    assert _images_in(pdf) == 3                                      # the three items with a photo
+    thumbs = sorted(BlobStore(files_root(w.path)).path(r["thumb_sha256"]).stat().st_size
+                    for r in w.store.fetch("SELECT thumb_sha256 FROM attachments"))
+    small = round_photo_sheet(w.store, panel["navy1"], rid, budget=thumbs[0] + thumbs[1] - 1)
+    assert _images_in(small) == 1                                    # the budget holds one thumbnail, not two
+    with pytest.raises(AccessDenied):
+        round_photo_sheet(w.store, w.principal("explorer_a"), rid)
+    row = w.store.fetch_one("SELECT actor, entity, after_json FROM audit_log WHERE action = 'attachment_photo_sheet' "
+                            "ORDER BY id DESC LIMIT 1")
+    assert row["actor"] == "com.navy" and row["entity"] == "assessment_round"
+
+
+def cm_close(w, panel, rid):
+    from valuation.store import commission as cm
+
+    cm.close_round(w.store, panel["pres"], rid)
+
+
+def test_the_statement_appendix_shows_the_adjudicated_items_to_whoever_reads_the_statement(small_world):
+    from tests.partition_support import issued_a1, prepare
+    from valuation.attachments.photo_sheet import statement_photo_sheet
+
+    w = small_world
+    prepare(w)
+    doc = issued_a1(w)
+    adjudicated = w.store.fetch("SELECT i.item_code FROM statement_items si JOIN items i ON i.id = si.item_id "
+                                "WHERE si.statement_id = ?", [doc.id])
+    assert adjudicated
+    for k, r in enumerate(adjudicated):
+        records.attach(w.store, w.principal("dpc"), "item", w.ids[r["item_code"]], "photo",
+                       [records.Upload("f.jpg", F.jpeg((400, 300), colour=(30 * k, 60, 90)))])
+    assert _images_in(statement_photo_sheet(w.store, w.principal("explorer_a"), doc.id)) == len(adjudicated)
+    with pytest.raises(NotFound):
+        statement_photo_sheet(w.store, w.principal("explorer_b"), doc.id)

@@ -79,9 +79,10 @@ def test_the_president_sees_the_items_outside_their_comparables_with_the_reason(
     at = page_as(w.path, panel["pres"], "commission")
     assert not at.exception and not at.error
     assert "**Fora da faixa dos comparáveis** (1)" in texts(at)
-    table = next(df.value for df in at.dataframe if "Motivo" in df.value.columns)
-    assert table["Código"].tolist() == ["A1-001"]
-    assert table["Motivo"].iloc[0].startswith("Consenso R$ 9.000,00 acima do limite superior R$ 1.437,50")
+    table = next(df.value for df in at.dataframe if "Mediana dos comparáveis" in df.value.columns)
+    assert table["Código"].tolist() == ["A1-001"] and table["Mediana dos comparáveis"].tolist() == ["R$ 1.050,00"]
+    reasons = [t.value for t in at.text]
+    assert any(r.startswith("A1-001 — Consenso R$ 9.000,00 acima do limite superior R$ 1.437,50") for r in reasons)
     items = at.dataframe[0].value
     assert items.loc[items["Código"] == "A1-001", "Fora dos comparáveis"].tolist() == ["sim"]
     member = page_as(w.path, panel["navy1"], "commission")
@@ -144,3 +145,58 @@ def test_the_documents_page_serves_dpc_and_explorers_and_refuses_the_others(worl
         assert ("Naufrágios" in tabs) == (key == "dpc")
     assert {k for k in ROLE_KEYS if auth.may_view_page(w.principal(k), "documents")} == {"dpc", "explorer_a",
                                                                                          "explorer_b"}
+
+
+def test_an_explorer_attaches_its_monthly_report_to_the_deadline_it_meets(small_world):
+    """The delivery and the report in one form; the report hangs on the event that meets the deadline."""
+    from datetime import date
+
+    from valuation.store.deadline_engine import compute_deadlines
+
+    w = small_world
+    w.store.write("test", lambda tx: tx.execute(
+        "UPDATE contracts SET starts_on = DATE '2025-01-06', expires_on = DATE '2026-01-05' WHERE code = 'A-1'"))
+    w.store.close()
+    exp = w.principal("explorer_a")
+    at = page_as(w.path, exp, "deadlines")
+    at.date_input[0].set_value(date(2025, 7, 20))
+    next(d for d in at.date_input if d.label == "Data do evento").set_value(date(2025, 7, 14))
+    next(t for t in at.text_input if t.label == "Mês de referência (AAAA-MM)").set_value("2025-06")
+    uploader = next(f for f in at.get("file_uploader") if f.label.startswith("Relatório"))
+    uploader.set_value(("relatorio_junho.pdf", F.pdf(), "application/pdf"))
+    next(b for b in at.button if b.label == "Registrar").click()
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("1 arquivo(s) anexado(s)" in s.value for s in at.success)
+    from valuation.store.db import Store
+
+    with Store(w.path) as s:
+        event = s.fetch_one("SELECT id, kind, reference FROM deadline_events ORDER BY id DESC LIMIT 1")
+        assert (event["kind"], event["reference"]) == ("monthly_report_delivered", "2025-06")
+        [report] = records.list_attachments(s, exp, "deadline_event", int(event["id"]))
+        assert (report.name, report.kind, report.media_type) == ("relatorio_junho.pdf", "report", "application/pdf")
+        frame = compute_deadlines(s, exp, as_of=date(2025, 7, 20))
+        met = frame[frame["key"].astype(str).str.startswith("monthly_report:") & frame["key"].astype(str)
+                    .str.endswith("2025-06")]
+        assert met["state"].tolist() == ["met"]                            # the deadline it meets
+
+
+def test_an_explorer_attaches_a_photo_from_the_inventory(world):
+    w = world
+    w.store.close()
+    exp = w.principal("explorer_a")
+    at = page_as(w.path, exp, "inventory")
+    next(s for s in at.selectbox if s.label == "Item da página").set_value(w.ids["A1-002"]).run()
+    next(t for t in at.toggle if t.label == "Anexar fotos").set_value(True).run()
+    uploader = next(f for f in at.get("file_uploader") if f.label.startswith("Arquivos (JPEG"))
+    uploader.set_value([("mergulho.jpg", F.jpeg((300, 200)), "image/jpeg")])   # several files allowed
+    next(b for b in at.button if b.label == "Anexar").click()
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("1 arquivo(s) anexado(s)" in s.value for s in at.success)
+    from valuation.store.db import Store
+
+    with Store(w.path) as s:
+        [photo] = records.list_attachments(s, exp, "item", w.ids["A1-002"])
+        data = records.open_attachment(s, w.principal("dpc"), photo.id).data
+        assert photo.name == "mergulho.jpg" and F.MODEL.encode() not in data and b"Exif" not in data

@@ -19,7 +19,9 @@ from ui.forms import show_problems
 from ui.safe import md
 from valuation.attachments import bulk, records
 from valuation.attachments.access import EXPLORER_KINDS
-from valuation.attachments.kinds import KIND_LABELS, KINDS_BY_OWNER, MAX_FILE_BYTES, TYPES_BY_KIND, megabytes
+from valuation.attachments.kinds import (
+    KIND_LABELS, KINDS_BY_OWNER, MAX_FILE_BYTES, TYPES_BY_KIND, megabytes, size_text,
+)
 from valuation.attachments.sniff import accepted_text
 from valuation.auth import Principal
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound, StoreError
@@ -103,7 +105,8 @@ def gallery(store: Any, user: Principal, owner_kind: str, owner_id: int, *, key:
             _gallery_dialog(store, user, owner_kind, owner_id)
         if owner_kind == "item" and len(photos) > 1 and may_attach(user, "item", "photo"):
             _principal_picker(store, user, photos, key=key)
-    if upload and may_attach(user, owner_kind, "photo" if owner_kind == "item" else None):
+    if upload and may_attach(user, owner_kind, "photo" if owner_kind == "item" else None) \
+            and st.toggle("Anexar fotos", key=f"{key}_upload_on"):
         upload_form(store, user, owner_kind, owner_id, ("photo",) if owner_kind == "item"
                     else KINDS_BY_OWNER[owner_kind], key=f"{key}_up")
 
@@ -135,9 +138,16 @@ def principal_photo(store: Any, user: Principal, item_id: int, *, key: str) -> N
         _gallery_dialog(store, user, "item", item_id)
 
 
+def _type_keys(kinds: Sequence[str]) -> list[str]:
+    """The accepted types of `kinds`, in their listed order (PDF, DOCX, ODT, … JPEG, PNG, WebP)."""
+    out: list[str] = []
+    for k in kinds:
+        out += [t for t in TYPES_BY_KIND[k] if t not in out]
+    return out
+
+
 def _types_for(kinds: Sequence[str]) -> list[str]:
-    keys = sorted({t for k in kinds for t in TYPES_BY_KIND[k]})
-    return [e for t in keys for e in _EXTENSIONS[t]]
+    return [e for t in _type_keys(kinds) for e in _EXTENSIONS[t]]
 
 
 def upload_form(store: Any, user: Principal, owner_kind: str, owner_id: int, kinds: Sequence[str], *,
@@ -148,7 +158,7 @@ def upload_form(store: Any, user: Principal, owner_kind: str, owner_id: int, kin
         return
     with st.form(key, clear_on_submit=True):
         kind = st.selectbox("Tipo de documento", kinds, format_func=KIND_LABELS.get) if len(kinds) > 1 else kinds[0]
-        accepted = accepted_text(sorted({t for k in kinds for t in TYPES_BY_KIND[k]}))
+        accepted = accepted_text(_type_keys(kinds))
         files = st.file_uploader(f"Arquivos ({accepted}; até {megabytes(MAX_FILE_BYTES)} cada)",
                                  type=_types_for(kinds), accept_multiple_files=True, key=f"{key}_files")
         submitted = st.form_submit_button("Anexar", icon=":material/attach_file:")
@@ -187,7 +197,7 @@ def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, ke
         st.caption("Nenhum arquivo anexado.")
         return
     frame = pd.DataFrame([{"name": a.name, "kind": a.kind_label, "type": a.type_label,
-                           "size": megabytes(a.size_bytes), "by": a.uploaded_by, "at": a.uploaded_at,
+                           "size": size_text(a.size_bytes), "by": a.uploaded_by, "at": a.uploaded_at,
                            **({"sha": a.original_sha256} if user.role == "dpc" else {})} for a in files])
     st.dataframe(for_display(frame, dates=("at",), rename={
         "name": "Arquivo", "kind": "Tipo", "type": "Formato", "size": "Tamanho", "by": "Enviado por",
@@ -276,3 +286,10 @@ def bulk_photos(store: Any, user: Principal, contract_codes: Sequence[str], *, k
             st.session_state.pop(CACHE_KEY, None)
             st.success(f"{count_br(res.attached)} foto(s) anexada(s) a {count_br(res.items)} item(ns) do contrato "
                        f"{res.contract_code}; {count_br(res.new_principals)} foto(s) principal(is) definida(s).")
+
+
+def photo_sheet(label: str, make: Any, file_name: str, *, key: str) -> None:
+    """A download button for a photo appendix (built, read and audited only when clicked)."""
+    st.download_button(label, data=make, file_name=file_name, mime="application/pdf", on_click="ignore", key=key,
+                       icon=":material/photo_library:",
+                       help="Miniaturas da foto principal de cada item, sem metadados, até 4 MB de imagens.")

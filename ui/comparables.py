@@ -54,9 +54,11 @@ def round_flags(store: Any, user: Principal, round_id: int) -> None:
         st.caption("Nenhum consenso fora da faixa dos comparáveis (ou rodada ainda aberta).")
         return
     st.dataframe(for_display(df, money=("consensus_brl", "median_brl"), only=(
-        "item_code", "description", "consensus_brl", "median_brl", "comparables", "reason"), rename={
-        "item_code": "Código", "description": "Descrição", "consensus_brl": "Consenso", "median_brl": "Mediana dos "
-        "comparáveis", "comparables": "Comparáveis", "reason": "Motivo"}), hide_index=True, width="stretch")
+        "item_code", "description", "consensus_brl", "median_brl", "comparables"), rename={
+        "item_code": "Código", "description": "Descrição", "consensus_brl": "Consenso",
+        "median_brl": "Mediana dos comparáveis", "comparables": "Comparáveis"}), hide_index=True, width="stretch")
+    with st.expander(f"Motivos ({count_br(len(df))})", expanded=len(df) <= 3):
+        st.text("\n\n".join(f"{c} — {r}" for c, r in zip(df["item_code"].tolist(), df["reason"].tolist())))
 
 
 def flag_column(store: Any, user: Principal, round_id: int, item_ids: list[int]) -> list[str] | None:

@@ -74,3 +74,12 @@ def megabytes(n: int) -> str:
     """'25 MB' (binary megabytes, as the limits are set), for messages."""
     value = n / MIB
     return (f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}".replace(".", ",")) + " MB"
+
+
+def size_text(n: int) -> str:
+    """A file size for people: '812 bytes', '18,4 KB', '2,3 MB'."""
+    if n < 1024:
+        return f"{n} bytes"
+    if n < MIB:
+        return f"{n / 1024:.1f}".replace(".", ",") + " KB"
+    return f"{n / MIB:.1f}".replace(".", ",") + " MB"

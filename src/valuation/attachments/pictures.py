@@ -43,7 +43,7 @@ def _font(size: int) -> ImageFont.ImageFont:
 
 @lru_cache(maxsize=4)
 def _gradient(turn: int) -> Image.Image:
-    return Image.linear_gradient("L").resize((WIDTH, HEIGHT)).rotate(turn, expand=False)
+    return Image.linear_gradient("L").rotate(turn).resize((WIDTH, HEIGHT))
 
 
 @lru_cache(maxsize=1)
