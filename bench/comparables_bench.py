@@ -166,7 +166,8 @@ def build(path: Path, n_items: int, contracts: int = 40, seed: int = 7542) -> in
                 cents = np.maximum(1, np.rint(level[pick] * rng.lognormal(0, 0.4, size=m) * 100)).astype(np.int64)
                 first = int(tx.scalar(f"SELECT min(v) FROM (SELECT nextval('seq_items') AS v FROM range({m}))"))
                 ids = np.arange(first, first + m, dtype=np.int64)
-                items = pa.table({"id": ids, "contract_id": np.full(m, cid), "item_code": [f"B{c}-{k}" for k in range(m)],
+                items = pa.table({"id": ids, "contract_id": np.full(m, cid),
+                                  "item_code": [f"B{c}-{k}" for k in range(m)],
                                   "description": [tpl[p][2] for p in pick], "category": [tpl[p][0] for p in pick],
                                   "material": [tpl[p][1] for p in pick], "quantity": np.ones(m, dtype=np.int32),
                                   "recovered_on": pa.array([when.date()] * m, pa.date32())})

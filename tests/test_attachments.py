@@ -121,10 +121,12 @@ def filed(small_world):
         [w.ids["A-1"]]))
     ids = {
         "photo": records.attach(w.store, exp, "item", w.ids["A1-001"], "photo", [records.Upload("a.jpg", F.jpeg())])[0],
-        "report": records.attach(w.store, exp, "deadline_event", event, "report", [records.Upload("r.pdf", F.pdf())])[0],
+        "report": records.attach(w.store, exp, "deadline_event", event, "report",
+                                 [records.Upload("r.pdf", F.pdf())])[0],
         "sheet": records.attach(w.store, exp, "contract", w.ids["A-1"], "cost_sheet",
                                 [records.Upload("custos.xlsx", F.xlsx())])[0],
-        "wreck": records.attach(w.store, dpc, "wreck", w.ids["w1"], "document", [records.Upload("ficha.pdf", F.pdf())])[0],
+        "wreck": records.attach(w.store, dpc, "wreck", w.ids["w1"], "document",
+                                [records.Upload("ficha.pdf", F.pdf())])[0],
     }
     return w, ids, event
 
@@ -231,7 +233,8 @@ def test_replace_and_withdraw_add_versions_and_keep_the_old_ones(small_world):
     w = small_world
     dpc, item = w.principal("dpc"), w.ids["A1-003"]
     first, second = records.attach(w.store, dpc, "item", item, "photo",
-                                   [records.Upload("1.jpg", F.jpeg()), records.Upload("2.jpg", F.jpeg(colour=(1, 2, 3)))])
+                                   [records.Upload("1.jpg", F.jpeg()),
+                                    records.Upload("2.jpg", F.jpeg(colour=(1, 2, 3)))])
     records.set_principal(w.store, dpc, second)
     new = records.replace(w.store, dpc, second, records.Upload("2b.jpg", F.jpeg(colour=(9, 9, 9))), "foto refeita")
     listed = records.list_attachments(w.store, dpc, "item", item)

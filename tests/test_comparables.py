@@ -169,8 +169,8 @@ def _published_peers(world: Any, values: list[str]) -> None:
                             "'x', ?) RETURNING id", [cid, T0]))
         for k, v in enumerate(values):
             iid = int(tx.scalar("INSERT INTO items (contract_id, item_code, description, category, material, quantity, "
-                                "recovered_on) VALUES (?, ?, 'Moeda de 8 reales', 'moeda', 'prata', 1, DATE '2020-01-01') "
-                                "RETURNING id", [cid, f"P-{k}"]))
+                                "recovered_on) VALUES (?, ?, 'Moeda de 8 reales', 'moeda', 'prata', 1, "
+                                "DATE '2020-01-01') RETURNING id", [cid, f"P-{k}"]))
             did = int(tx.scalar("INSERT INTO decisions (round_id, item_id, historical, value_brl, basis, decided_by, "
                                 "decided_at) VALUES (?, ?, true, ?, 'x', 'x', ?) RETURNING id", [rid, iid, v, T0]))
             tx.execute("INSERT INTO item_valuation VALUES (?, ?, ?, ?, true, ?, NULL, false, true)",
@@ -234,7 +234,8 @@ def test_the_migration_backfill_writes_what_publication_writes(small_world):
     w = small_world
     generate(w, per_contract=40)
     run_round(w)
-    cols = "item_id, contract_id, category_key, material_key, denomination, value_brl, historical, decision_id, round_id"
+    cols = ("item_id, contract_id, category_key, material_key, denomination, value_brl, historical, decision_id, "
+            "round_id")
     by_publication = w.store.fetch(f"SELECT {cols} FROM published_comparables ORDER BY item_id")
     sql = MIGRATION.read_text(encoding="utf-8")
     backfill = sql[sql.index("INSERT INTO published_comparables"):].rsplit(";", 1)[0]

@@ -39,7 +39,8 @@ def world(small_world: Any) -> Any:
     """A-1's first item with two photos and its dimensions; six published 8-reales peers elsewhere."""
     w = small_world
     records.attach(w.store, w.principal("explorer_a"), "item", w.ids["A1-001"], "photo",
-                   [records.Upload("A1-001.jpg", F.jpeg((400, 300))), records.Upload("verso.png", F.png_with_metadata())],
+                   [records.Upload("A1-001.jpg", F.jpeg((400, 300))),
+                    records.Upload("verso.png", F.png_with_metadata())],
                    principal=True)
     w.store.write("fixture", lambda tx: tx.execute("UPDATE items SET dimensions = 'Ø 39 mm', lot = 'Quadrícula B4', "
                                                    "condition = 'concrecionado' WHERE id = ?", [w.ids["A1-001"]]))

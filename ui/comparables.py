@@ -6,7 +6,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ui.fmt import brl, count_br, date_br, for_display, yes_no
+from ui.fmt import brl, count_br, for_display, yes_no
 from ui.safe import md
 from valuation.auth import Principal
 from valuation.commission import comparables as cp

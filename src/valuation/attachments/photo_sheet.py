@@ -102,7 +102,8 @@ def statement_photo_sheet(store: Store, user: Principal, statement_id: int, *, b
     from valuation.store import partition as P
 
     doc = P.get_statement(store, user, statement_id, item_limit=0)     # NotFound outside the user's scope
-    items = store.fetch("SELECT i.id, i.item_code, i.description FROM statement_items si JOIN items i ON i.id = si.item_id "
-                        "WHERE si.statement_id = ? ORDER BY si.value_brl DESC, i.item_code", [statement_id])
+    items = store.fetch("SELECT i.id, i.item_code, i.description FROM statement_items si "
+                        "JOIN items i ON i.id = si.item_id WHERE si.statement_id = ? "
+                        "ORDER BY si.value_brl DESC, i.item_code", [statement_id])
     return photo_sheet_pdf(store, user, "Anexo fotográfico do demonstrativo", f"{doc.label} · bens adjudicados", items,
                            subject=("statement", statement_id), budget=budget)

@@ -187,11 +187,12 @@ def outlier_policy(db: Store | Tx) -> OutlierPolicy:
                     "'comparables_min_count') QUALIFY row_number() OVER (PARTITION BY key ORDER BY set_at DESC, "
                     "id DESC) = 1")
     stored = {r["key"]: r["value_json"] for r in rows}
+    factor_text = stored.get("comparables_outlier_factor")
+    count_text = stored.get("comparables_min_count")
     try:
-        factor = Decimal(str(json.loads(stored["comparables_outlier_factor"], parse_float=Decimal))) \
-            if "comparables_outlier_factor" in stored else Decimal(str(DEFAULT_BY_KEY["comparables_outlier_factor"].value))
-        count = json.loads(stored["comparables_min_count"]) if "comparables_min_count" in stored \
-            else DEFAULT_BY_KEY["comparables_min_count"].value
+        factor = Decimal(str(json.loads(factor_text, parse_float=Decimal) if factor_text is not None
+                             else DEFAULT_BY_KEY["comparables_outlier_factor"].value))
+        count = json.loads(count_text) if count_text is not None else DEFAULT_BY_KEY["comparables_min_count"].value
     except (ValueError, InvalidOperation) as exc:
         raise ConflictError(f"Política de comparáveis ilegível no banco de dados: {exc}") from exc
     if not factor.is_finite() or factor < 0 or factor > 100 or factor != factor.quantize(Decimal("0.0001")):
