@@ -201,3 +201,24 @@ def test_an_explorer_attaches_a_photo_from_the_inventory(world):
         [photo] = records.list_attachments(s, exp, "item", w.ids["A1-002"])
         data = records.open_attachment(s, w.principal("dpc"), photo.id).data
         assert photo.name == "mergulho.jpg" and F.MODEL.encode() not in data and b"Exif" not in data
+
+
+def test_a_zip_with_unmatched_names_is_refused_on_the_page_with_the_list(small_world):
+    w = small_world
+    w.store.close()
+    exp = w.principal("explorer_a")
+    at = page_as(w.path, exp, "documents")
+    archive = F.zip_of([("A1-001.jpg", F.jpeg()), ("A1-999.jpg", F.jpeg()), ("outro/ZZ.jpg", F.jpeg())])
+    next(f for f in at.get("file_uploader") if f.label == "Arquivo ZIP de fotos").set_value(
+        ("fotos.zip", archive, "application/zip"))
+    next(b for b in at.button if b.label == "Anexar fotos").click()
+    at.run()
+    assert not at.exception
+    assert any("Nada foi anexado: 2 problema(s)." in e.value for e in at.error)
+    table = next(df.value for df in at.dataframe if "Motivo" in df.value.columns)
+    assert table["Arquivo"].tolist() == ["A1-999.jpg", "outro/ZZ.jpg"]
+    assert table["Motivo"].tolist() == ["nenhum item do contrato A-1 tem este código."] * 2
+    from valuation.store.db import Store
+
+    with Store(w.path) as s:
+        assert s.scalar("SELECT count(*) FROM attachments") == 0
