@@ -23,7 +23,7 @@ def _attach(world: Any) -> dict[str, int]:
     dpc, exp = world.principal("dpc"), world.principal("explorer_a")
     return {
         "photo": records.attach(world.store, exp, "item", world.ids["A1-001"], "photo",
-                                [records.Upload("moeda.jpg", F.jpeg((640, 480)))])[0],
+                                [records.Upload("moeda.jpg", F.jpeg((1800, 1200)))])[0],
         "edital": records.attach(world.store, dpc, "contract", world.ids["A-1"], "edital",
                                  [records.Upload("edital.pdf", F.pdf())])[0],
     }
@@ -47,7 +47,7 @@ def test_a_round_trip_carries_every_file_with_its_digest(small_world, tmp_path, 
     originals = {k: records.open_attachment(w.store, w.principal("dpc"), v).data for k, v in ids.items()}
     manifest = backup(w.store, tmp_path / "backup")
     entry = manifest["attachment_files"]
-    assert entry["count"] == 4            # photo, its display copy and thumbnail, the edital
+    assert entry["count"] == 4            # photo, its display copy (> 1 600 px) and thumbnail, the edital
     assert _files(tmp_path / "backup" / "files") == {sha: sha for sha in entry["sha256"]}
     (tmp_path / "elsewhere").mkdir()
     summary = restore(tmp_path / "backup", tmp_path / "elsewhere" / "restored.duckdb")

@@ -101,9 +101,12 @@ class BlobStore:
         if final.is_file() and file_sha256(final) == sha:
             return
         tmp = final.with_name(f".{sha}.{secrets.token_hex(6)}.tmp")
-        shutil.copyfile(source, tmp)
+        try:
+            os.link(source, tmp)              # same file system: no second copy of the bytes
+        except OSError:
+            shutil.copyfile(source, tmp)
         with tmp.open("rb") as fh:
-            os.fsync(fh.fileno())
+            os.fsync(fh.fileno())             # on disk before its name is
         os.chmod(tmp, 0o640)
         os.replace(tmp, final)
 
@@ -121,10 +124,7 @@ class Staging:
         if sha not in self.files:
             self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             path = self.dir / sha
-            with path.open("wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            path.write_bytes(data)            # synced when published (`BlobStore.place`)
             self.files[sha] = path
         return sha
 

@@ -66,7 +66,7 @@ def _encode(im: Image.Image, fmt: str, quality: int) -> bytes:
 
 def _scaled(im: Image.Image, side: int) -> bytes:
     copy = _rgb(im).copy()
-    copy.thumbnail((side, side), Image.Resampling.BICUBIC)
+    copy.thumbnail((side, side), Image.Resampling.BICUBIC, reducing_gap=1.5)   # box-reduce first: fast
     return _encode(copy, "JPEG", DERIVED_QUALITY)
 
 
@@ -108,5 +108,6 @@ def clean_image(data: bytes, name: str, ftype: FileType) -> CleanImage:
     pixels = upright.copy()
     pixels.info = {}                     # nothing of the original's metadata travels on
     stored = _encode(pixels, _PIL_FORMAT[ftype.key], JPEG_QUALITY)
-    return CleanImage(data=stored, width=pixels.width, height=pixels.height,
-                      preview=_scaled(pixels, PREVIEW_SIDE), thumb=_scaled(pixels, THUMB_SIDE))
+    fits = max(pixels.width, pixels.height) <= PREVIEW_SIDE and ftype.key == "jpeg"
+    return CleanImage(data=stored, width=pixels.width, height=pixels.height,   # a small JPEG is its own preview
+                      preview=stored if fits else _scaled(pixels, PREVIEW_SIDE), thumb=_scaled(pixels, THUMB_SIDE))
