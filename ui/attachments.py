@@ -121,7 +121,7 @@ def _principal_picker(store: Any, user: Principal, photos: Sequence[records.Atta
             except ERRORS as exc:
                 st.error(str(exc))
             else:
-                st.success("Foto principal definida.")
+                st.rerun()              # the gallery above shows the new principal first
 
 
 def principal_photo(store: Any, user: Principal, item_id: int, *, key: str) -> None:
