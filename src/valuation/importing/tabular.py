@@ -212,7 +212,11 @@ def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Tab
     header_width = len(next(csv.reader([header_text], delimiter=separator), []))
     frame = _csv_frame(text, separator, header_width + _EXTRA_FIELDS)
     if frame is None:   # some row has even more fields: count them exactly (broken files only)
-        widest = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=separator)), default=0)
+        try:
+            widest = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=separator)), default=0)
+        except csv.Error:   # e.g. a quote never closed: one "field" beyond csv's size limit
+            raise _fail('aspas (") mal colocadas ou não fechadas a partir desta linha',
+                        _broken_quote_line(text, separator, offset)) from None
         frame = _csv_frame(text, separator, max(widest, header_width))
         if frame is None:
             raise _fail('aspas (") mal colocadas ou não fechadas a partir desta linha',
