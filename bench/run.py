@@ -105,6 +105,10 @@ LABELS: dict[str, str] = {
     "page_deadlines_s": "page Prazos (AppTest)",
     "peak_rss_mb": "peak RSS of the measuring process (MB)",
 }
+import comparables_bench as cb  # noqa: E402  issue 16: one item's comparables (bench/ is on sys.path)
+
+KEYS = KEYS[:-1] + cb.KEYS + KEYS[-1:]
+LABELS.update(cb.LABELS)
 
 
 # ======================================================================================
@@ -133,6 +137,7 @@ def targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
         "page_deadlines_s": ("≤ 1 s", le("page_deadlines_s", 1.0)),
         "peak_rss_mb": ("≤ 2048 MB", le("peak_rss_mb", 2048)),
         "items": ("1 000 000", None),
+        **cb.targets(r),
     }
 
 
@@ -547,6 +552,15 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
     return res
 
 
+def measure_comparables(args: argparse.Namespace) -> dict[str, Any]:
+    """Issue 16: one item's comparables over the main file's N published decisions, beside a
+    pandas group-by baseline (bench/comparables_bench.py says exactly what is timed)."""
+    main_path, _ = paths(args)
+    out = cb.measure(main_path, args.repeat, say=say)
+    say(f"comparables_s = {out['comparables_s']:.4f} ({out['comparables_ratio']:,.0f}× the pandas baseline)")
+    return out
+
+
 # ======================================================================================
 # The report
 # ======================================================================================
@@ -574,6 +588,8 @@ def _fmt(key: str, value: Any) -> str:
         return "0" if value == 0 else f"{value * 100:.2g} %"
     if key == "peak_rss_mb":
         return f"{value:,.0f} MB"
+    if key == "comparables_ratio":
+        return f"{value:,.0f}×"
     return f"{value:.4f} s" if value < 1 else f"{value:.2f} s"
 
 
@@ -667,11 +683,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     naive = child("naive", args)
     say(f"naive_view_s = {naive['naive_view_s']:.3f}")
     rest = measure_rest(args)
+    comparables = measure_comparables(args)
 
     details = rest.pop("details")
+    details["comparables"] = comparables.pop("details")
     figures = {k: v for k, v in consensus.items() if not k.startswith("details")}
     result: dict[str, Any] = {"items": args.items, **figures,
-                              "naive_view_s": naive["naive_view_s"], **rest,
+                              "naive_view_s": naive["naive_view_s"], **rest, **comparables,
                               "peak_rss_mb": round(peak_rss_mb(), 1)}
     mach["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     details.update({

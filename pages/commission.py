@@ -10,7 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import session
+from ui import attachments as attachments_ui  # issue 16
+from ui import comparables as comparables_ui
+from ui import item_card, session
 from ui.charts import pt_br, show
 from ui.fmt import (
     count_br,
@@ -22,6 +24,7 @@ from ui.fmt import (
     yes_no,
 )
 from ui.forms import show_problems
+from valuation.attachments.photo_sheet import round_photo_sheet
 from valuation.commission import views as cv
 from valuation.commission import workflow as cm
 from valuation.commission.consensus import DECIDED_BY_LABELS
@@ -123,6 +126,7 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
     """The selected item: the member's form and own trail; after the close, the (anonymous) entries."""
     item_id = int(row["item_id"])
     st.subheader(f"{row['item_code']} — {row['description']}")
+    item_card.show(store, user, item_id, key=f"cm_card_{rid}_{item_id}")
     hist = cv.my_item_history(store, user, rid, item_id) if is_member else None
     in_force = hist[hist["in_force"]] if hist is not None and len(hist) else None
     note0 = in_force["source_note"].iloc[0] if in_force is not None and len(in_force) else None
@@ -243,6 +247,9 @@ with tabs["Itens"]:
                             for h, d in zip(df["historical"].tolist(), df["decided_by"].tolist())]
         view["Valor (R$)"] = df["value_brl"].tolist()
         view["Sinalizado"] = [yes_no(bool(f)) for f in df["flagged"].tolist()]
+        outside = comparables_ui.flag_column(store, user, rid, df["item_id"].tolist())
+        if outside is not None:
+            view["Fora dos comparáveis"] = outside
     st.dataframe(for_display(view, money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)"),
                              counts=("Membros que avaliaram",)), hide_index=True, width="stretch")
     if ov.visibility == "own":
@@ -296,6 +303,8 @@ if "Planilha" in tabs:
 
 if "Presidência" in tabs:
     with tabs["Presidência"]:
+        if not is_open:
+            comparables_ui.round_flags(store, user, rid)
         if is_open:
             progress_table()
             sure = st.checkbox("Confirmo o encerramento: os membros não poderão mais registrar avaliações.",
@@ -396,3 +405,6 @@ if "Ata" in tabs:
             st.download_button("Baixar ata (PDF)", data=lambda: round_minutes_pdf(store, user, rid),
                                file_name=f"ata_{rnd.contract_code.replace('/', '-')}_rodada{rnd.number}.pdf",
                                mime="application/pdf", key="cm_minutes")
+            attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: round_photo_sheet(store, user, rid),
+                                       f"anexo_fotos_{rnd.contract_code.replace('/', '-')}_rodada{rnd.number}.pdf",
+                                       key="cm_photo_sheet")

@@ -15,6 +15,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui import attachments as attachments_ui  # issue 16: the reports of the events
 from ui import session
 from ui.charts import pt_br, show, today_line
 from ui.fmt import count_br, for_display, is_blank, text, yes_no
@@ -226,6 +227,8 @@ def event_form(frame: pd.DataFrame, as_of: date) -> None:
             org = st.selectbox("Empresa", orgs["id"].tolist(), format_func=names.get,
                                help="Quem comunicou a excursão (NORMAM-10 0307).")
         note = st.text_input("Observação")
+        report = attachments_ui.report_uploader(key="event_report") if attachments_ui.may_attach(
+            user, "deadline_event", "report") and kind.subject == "contract" else None
         if not st.form_submit_button("Registrar", type="primary"):
             return
     data = {"kind": kind.key, "event_date": event_date, "reference": reference, "note": note}
@@ -241,6 +244,7 @@ def event_form(frame: pd.DataFrame, as_of: date) -> None:
         st.error(str(exc))
     else:
         st.success(f"Evento nº {new_id} registrado; os prazos foram recalculados.")
+        attachments_ui.attach_report(store, user, new_id, report)
 
 
 def waiver_form(frame: pd.DataFrame) -> None:
@@ -271,6 +275,7 @@ def recent_events() -> None:
     recent["current"] = [yes_no(bool(v)) for v in recent["current"]]
     st.dataframe(for_display(recent, dates=["event_date"], only=list(EVENT_TABLE), rename=EVENT_TABLE),
                  hide_index=True, width="stretch")
+    attachments_ui.event_reports(store, user, recent)
 
 
 def wreck_map_section(codes: list[str], as_of: date) -> None:

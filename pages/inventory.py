@@ -5,6 +5,7 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
+from ui import attachments as attachments_ui  # issue 16: item photos
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
@@ -132,6 +133,7 @@ with tabs["Consultar"]:
                      hide_index=True, width="stretch")
     else:
         st.info("Nenhum bem resgatado na seleção dos filtros.")
+    attachments_ui.item_detail(store, user, rows)
 
 with tabs["Exportar"]:
     n = inv.count_items(store, user, flt)

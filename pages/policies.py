@@ -76,6 +76,11 @@ def widget(key: str, current: object) -> object:
     if key == "difficulty_weights":
         cols = st.columns(len(ACTIVITIES))
         return [c.text_input(f"Peso — {a}", value=v, placeholder="1") for c, a, v in zip(cols, ACTIVITIES, shown)]
+    if key == "comparables_outlier_factor":
+        return st.text_input(f"{label} (fator k)", value=shown, placeholder="1,5")
+    if key == "comparables_min_count":
+        return st.number_input(f"{label} (decisões)", min_value=1, max_value=fields.MAX_MIN_COMPARABLES,
+                               value=int(current), step=1)
     if key == "calendar_alarm_days":
         return st.text_input(f"{label} (dias antes de cada prazo, separados por vírgula)", value=shown,
                              placeholder="5, 1")

@@ -6,9 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from ui import attachments as attachments_ui
 from ui import session
 from ui.fmt import brl_fit, brl_nb, count_br, for_display
 from ui.forms import show_problems
+from valuation.attachments.photo_sheet import statement_photo_sheet
 from valuation.core.errors import ConflictError, InputError, NotFound
 from valuation.core.money import format_brl, format_date_br
 from valuation.partition import workflow as P
@@ -39,6 +41,8 @@ def downloads(doc: StatementDoc) -> None:
     b.download_button("Baixar XLSX", data=lambda: P.statement_xlsx(store, user, doc.id),
                       file_name=file_stub(doc) + ".xlsx", on_click="ignore", icon=":material/table_view:",
                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: statement_photo_sheet(store, user, doc.id),
+                               file_stub(doc) + "_fotos.pdf", key=f"photo_sheet_{doc.id}")   # issue 16
 
 
 def items_table(doc: StatementDoc) -> None:

@@ -32,6 +32,8 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
                            (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0)),
                            "localização 2 · exploração 1,5 · remoção 1 · preservação 1 · restauração 0"),
     "calendar_alarm_days": ("1, 7, 7", (7, 1), "7 dias antes e 1 dia antes"),
+    "comparables_outlier_factor": ("2,5", Decimal("2.5"), "2,5 × a amplitude interquartil"),
+    "comparables_min_count": (8, 8, "8 decisões publicadas comparáveis"),
 }
 
 

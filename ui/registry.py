@@ -36,6 +36,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("domain", "Domínio dos naufrágios", ":material/gavel:", "Painel"),
     PageSpec("wrecks", "Naufrágios", ":material/sailing:", "Cadastro"),
     PageSpec("organisations", "Empresas", ":material/business:", "Cadastro"),
+    PageSpec("documents", "Documentos e fotos", ":material/folder_open:", "Cadastro"),
     PageSpec("inventory", "Inventário de bens", ":material/inventory_2:", "Bens resgatados"),
     PageSpec("custody", "Entrega e custódia", ":material/local_shipping:", "Bens resgatados"),
     PageSpec("found_things", "Achados", ":material/search:", "Bens resgatados"),

@@ -4,7 +4,7 @@
                                    (an empty database only), then CHECKPOINT
     db stats --db PATH             counts and contracts as JSON
     db add-user --db PATH ...      add a user (e.g. the first admin); password from stdin or a prompt
-    audit verify --db PATH         check the audit log's hash chain (exit 1 when broken)
+    audit verify --db PATH         check the audit log's hash chain and the attached files (exit 1 when broken)
 
 One process owns a DuckDB file. `audit verify` is handed to the running service when it holds
 the file (`valuation.cli.service_link`, issue 13); the other commands say which process holds it,
@@ -133,6 +133,7 @@ def cmd_add_user(args: argparse.Namespace) -> int:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from valuation.db.backup_files import verify_files
     from valuation.db.audit import chain_head, verify_chain
     from valuation.db.shared import using
 
@@ -141,11 +142,16 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
             raise StoreError(f"{args.db} is not a valuation database (no audit_log)")
         ok, bad, message = verify_chain(store)
         head = chain_head(store)
-    _print_json({"ok": ok, "first_bad_id": bad, "message": message,
-                 "head": None if head is None else {"id": int(head["id"]), "hash": head["hash"]}})
+        files = verify_files(store)     # issue 16: every referenced attached file exists and matches
+    _print_json({"ok": ok and files.ok, "first_bad_id": bad, "message": message,
+                 "head": None if head is None else {"id": int(head["id"]), "hash": head["hash"]},
+                 "files": {"ok": files.ok, "checked": files.checked, "missing": list(files.missing),
+                           "altered": list(files.altered), "message": files.message}})
     if not ok:
         print(f"audit log: chain broken at row {bad}", file=sys.stderr)
-    return 0 if ok else 1
+    if not files.ok:
+        print(f"attached files: {len(files.missing)} missing, {len(files.altered)} altered", file=sys.stderr)
+    return 0 if ok and files.ok else 1
 
 
 def register_cli(subparsers: Any) -> None:

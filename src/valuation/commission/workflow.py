@@ -54,6 +54,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from valuation.commission import comparables
 from valuation.commission.access import (
     ITEM_COUNT_SQL,
     MEMBERS,
@@ -454,9 +455,10 @@ def close_round(store: Store, user: Principal, round_id: int) -> Round:
         summary = tx.fetch_one("SELECT count(*) FILTER (WHERE flagged) AS flagged, "
                                "count(*) FILTER (WHERE decided_by = 'undecided') AS undecided "
                                "FROM item_consensus WHERE round_id = ?", [round_id]) or {}
+        outside = comparables.flag_round(tx, round_id)   # issue 16: consensus far from the comparables
         tx.audit("round_closed", "assessment_round", round_id, {"status": "aberta"},
                  {"status": "encerrada", "items": n, "flagged": summary.get("flagged"),
-                  "undecided": summary.get("undecided")})
+                  "undecided": summary.get("undecided"), "outside_comparables": outside})
 
     store.write(user.username, run)
     return _round_of(fetch_round(store, round_id))
@@ -475,6 +477,7 @@ def publish_round(store: Store, user: Principal, round_id: int) -> Round:
                    "WHERE id = ?", [user.username, now, round_id])
         n = _count(tx.execute("UPDATE item_valuation SET published = TRUE WHERE round_id = ? AND NOT published",
                               [round_id]))
+        comparables.record_published(tx, round_id)   # issue 16: published decisions become comparables
         tx.audit("round_published", "assessment_round", round_id, {"status": "decidida"},
                  {"status": "publicada", "valuations_published": n})
 

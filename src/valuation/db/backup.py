@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,7 @@ from typing import Any
 
 import duckdb
 
+from valuation.db import backup_files as attached
 from valuation.core.errors import ConflictError, InputError, Problem, StoreError
 from valuation.db.store import Store
 
@@ -185,6 +187,7 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
                 "sequences": _sequences(cur),
                 "audit": _audit_state(cur),
             }
+            attached_digests = attached.referenced_digests(cur)   # files step (below): same snapshot
         except BaseException:
             try:
                 cur.execute("ROLLBACK")
@@ -201,6 +204,9 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
     finally:
         cur.close()
     try:
+        # -- attached files (issue 16): copied, each checked, into <backup>/files/ab/cd/<sha256> --
+        manifest[attached.MANIFEST_KEY] = attached.copy_into_backup(store.path, attached_digests, staging)
+        # -- end of the attached files step --
         manifest["files"] = {p.name: _file_sha256(p) for p in sorted(staging.iterdir()) if p.is_file()}
         (staging / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         if dest.exists():
@@ -213,11 +219,8 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
 
 
 def _remove_tree(path: Path) -> None:
-    if not path.exists():
-        return
-    for child in path.iterdir():
-        child.unlink()
-    path.rmdir()
+    if path.exists():
+        shutil.rmtree(path)   # the staging copy holds the files/ folder of the attachments too
 
 
 def read_manifest(source: str | Path) -> dict[str, Any]:
@@ -249,7 +252,7 @@ def read_manifest(source: str | Path) -> dict[str, Any]:
             problems.append(Problem("--from", f"{name} is missing from the backup"))
         elif _file_sha256(path) != expected:
             problems.append(Problem("--from", f"{name} was altered or corrupted (sha256 differs from {MANIFEST})"))
-    listed = set(files) | {MANIFEST}
+    listed = set(files) | {MANIFEST} | ({attached.FILES_DIR} if (source / attached.FILES_DIR).is_dir() else set())
     for extra in sorted(p.name for p in source.iterdir() if p.name not in listed):
         problems.append(Problem("--from", f"{extra} is in the backup directory but not in {MANIFEST}"))
     if problems:
@@ -294,6 +297,7 @@ def restore(source: str | Path, db_path: str | Path) -> dict[str, Any]:
             sequences = _advance_sequences(con, manifest.get("sequences") or {})
             digests = table_digests(con)
             audit_state = _audit_state(con)
+            file_problems = attached.check_backup(source, manifest, con)   # attached files, checked
             con.execute("CHECKPOINT").fetchall()
         finally:
             con.close()
@@ -306,8 +310,11 @@ def restore(source: str | Path, db_path: str | Path) -> dict[str, Any]:
             elif (got.rows, got.digest) != (want.get("rows"), want.get("digest")):
                 problems.append(Problem("--from", f"table {table}: restored content differs from the manifest "
                                                   f"({got.rows} rows, expected {want.get('rows')})"))
-        if problems:
-            raise InputError(problems)
+        if problems or file_problems:
+            raise InputError(problems + file_problems)
+        # -- attached files (issue 16): into the new database's files folder, before it gets its name --
+        files_summary = attached.restore_files(source, manifest, target)
+        # -- end of the attached files step --
         _move_into_place(tmp, target)
     except duckdb.Error as exc:
         _unlink_db(tmp)
@@ -316,7 +323,8 @@ def restore(source: str | Path, db_path: str | Path) -> dict[str, Any]:
         _unlink_db(tmp)
         raise
     return {"db": str(target), "from": str(source), "schema_version": manifest.get("schema_version"),
-            "tables": {t: d.rows for t, d in digests.items()}, "sequences": sequences, "audit": audit_state}
+            "tables": {t: d.rows for t, d in digests.items()}, "sequences": sequences, "audit": audit_state,
+            "attachment_files": files_summary}
 
 
 def _unlink_db(path: Path) -> None:

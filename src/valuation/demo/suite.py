@@ -15,6 +15,8 @@ EXTRA_STEPS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("valuation.demo.deadlines", "seed_deadline_demo", {"as_of": demo.DEMO_TODAY}),
     ("valuation.demo.commission", "seed_commission_demo", {}),
     ("valuation.demo.partition", "seed_partition_demo", {}),
+    ("valuation.demo.comparables", "seed_comparables_demo", {}),   # issue 16: an earlier published
+    ("valuation.demo.attachments", "seed_attachment_demo", {}),               # round; photos, reports, documents
 )
 
 

@@ -364,6 +364,32 @@ class PdfReport:
         pdf.set_font(_FONT, "", _BODY_SIZE)
         return self
 
+    def image_grid(self, images: Iterable[tuple[bytes, str]], per_row: int = 4) -> PdfReport:
+        """JPEG/PNG images (thumbnails) in rows of ``per_row``, each with its caption below; a row is
+        never split across pages (issue 16: photo sheets of the minutes and statements)."""
+        import io
+
+        pdf = self._open()
+        gap = 4.0
+        width = (pdf.epw - gap * (per_row - 1)) / per_row
+        cells = list(images)
+        for start in range(0, len(cells), per_row):
+            row = cells[start:start + per_row]
+            height = width * 0.75
+            if pdf.will_page_break(height + 12):
+                pdf.add_page()
+            top = pdf.get_y()
+            for i, (data, caption) in enumerate(row):
+                x = pdf.l_margin + i * (width + gap)
+                pdf.image(io.BytesIO(data), x=x, y=top, w=width, h=height, keep_aspect_ratio=True)
+                pdf.set_xy(x, top + height + 0.8)
+                pdf.set_font(_FONT, "", 7)
+                pdf.multi_cell(width, 3.2, clean_text(caption, multiline=False), align="C", markdown=False,
+                               new_x=XPos.LEFT, new_y=YPos.NEXT)
+            pdf.set_xy(pdf.l_margin, top + height + 10)
+        pdf.set_font(_FONT, "", _BODY_SIZE)
+        return self
+
     # -- output ---------------------------------------------------------------
 
     def bytes(self) -> bytes:

@@ -218,7 +218,10 @@ def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Tab
     if frame is None:   # some row has even more fields: count them exactly (broken files only)
         try:
             widest = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=separator)), default=0)
-        except csv.Error as exc:
+        except csv.Error as exc:  # a quote never closed makes one "field" beyond csv's size limit
+            where = _broken_quote_line(text, separator, offset)
+            if where:
+                raise _fail('aspas (") mal colocadas ou não fechadas a partir desta linha', where) from None
             raise _fail(f"uma célula passa de {csv.field_size_limit():,} caracteres".replace(",", ".")) from exc
         frame = _csv_frame(text, separator, max(widest, header_width))
         if frame is None:

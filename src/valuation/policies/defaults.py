@@ -52,6 +52,16 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
     PolicyDefault("difficulty_weights", (1, 1, 1, 1, 1),
                   "Pesos das cinco atividades na rubrica de dificuldade que sugere a parcela dos demais bens.",
                   "Lei 7.542/1986 art. 21 §1", "Pesos da rubrica de dificuldade"),
+    # the consensus far outside the comparables' range is flagged at the close (issue 16)
+    PolicyDefault("comparables_outlier_factor", Decimal("1.5"),
+                  "Fator k da faixa dos comparáveis [Q1 − k·IQR, Q3 + k·IQR]: um consenso fora dela é sinalizado ao "
+                  "presidente no encerramento da rodada.",
+                  "Lei 7.542/1986 art. 20 §3 (valores atribuídos pela comissão de peritos)",
+                  "Faixa dos comparáveis"),
+    PolicyDefault("comparables_min_count", 5,
+                  "Mínimo de decisões publicadas comparáveis para sinalizar um consenso fora da faixa.",
+                  "Lei 7.542/1986 art. 20 §3 (valores atribuídos pela comissão de peritos)",
+                  "Mínimo de comparáveis"),
     PolicyDefault("calendar_alarm_days", (5, 1),
                   "Lembretes das assinaturas de calendário: quantos dias antes de cada prazo (um lembrete por número).",
                   "Escolha da Autoridade Naval (prazos de contratos e comunicações da NORMAM-10)",

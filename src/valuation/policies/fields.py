@@ -29,7 +29,7 @@ COMMISSION_SIZE = 6                  # NORMAM-10 0303 c 1 I: three Navy and thre
 MAX_DUE_SOON_DAYS = 365
 MAX_SPREAD_PERCENT = Decimal("1000")
 MAX_WEIGHT = Decimal("100")
-_NUMBER = re.compile(r"^\s*\d{1,7}([.,]\d+)?\s*$")
+_NUMBER = re.compile(r"^\s*[0-9]{1,7}([.,][0-9]+)?\s*$")  # ASCII digits only (\d takes any script)
 
 
 def label(key: str) -> str:
@@ -150,10 +150,23 @@ def _alarm_days(raw: object) -> tuple[int, ...]:
     return tuple(sorted(set(days), reverse=True))
 
 
+MAX_OUTLIER_FACTOR = Decimal("10")
+MAX_MIN_COMPARABLES = 1000
+
+
+def _outlier_factor(raw: object) -> Decimal:
+    return _decimal("comparables_outlier_factor", raw, places=2, maximum=MAX_OUTLIER_FACTOR)
+
+
+def _min_comparables(raw: object) -> int:
+    return _integer("comparables_min_count", raw, 1, MAX_MIN_COMPARABLES, "decisões")
+
+
 PARSERS: dict[str, Callable[[object], Any]] = {
     "consensus_method": _method, "quorum": _quorum, "spread_threshold": _spread,
     "selection_tolerance": _tolerance, "due_soon_days": _due_soon, "policy_days": _policy_days,
     "court_pending_suspends_lapse": _court, "difficulty_weights": _weights, "calendar_alarm_days": _alarm_days,
+    "comparables_outlier_factor": _outlier_factor, "comparables_min_count": _min_comparables,
 }
 
 
@@ -170,7 +183,7 @@ def _json_number(d: Decimal) -> str:
 
 def to_json(key: str, value: Any) -> str:
     """The stored JSON text: numbers as JSON numbers (never through a float), lists as arrays."""
-    if key in ("spread_threshold", "selection_tolerance"):
+    if key in ("spread_threshold", "selection_tolerance", "comparables_outlier_factor"):
         return _json_number(Decimal(value))
     if key == "difficulty_weights":
         return "[" + ", ".join(_json_number(Decimal(w)) for w in value) + "]"
@@ -221,6 +234,10 @@ def display(key: str, value: Any) -> str:
         return "Sim: suspende o prazo" if value else "Não suspende"
     if key == "difficulty_weights":
         return " · ".join(f"{a} {_br(Decimal(w))}" for a, w in zip(ACTIVITIES, value))
+    if key == "comparables_outlier_factor":
+        return f"{_br(Decimal(value))} × a amplitude interquartil"
+    if key == "comparables_min_count":
+        return f"{value} decisões publicadas comparáveis"
     if key == "calendar_alarm_days":
         return " e ".join("no dia" if d == 0 else ("1 dia antes" if d == 1 else f"{d} dias antes") for d in value)
     return str(value)
@@ -234,4 +251,6 @@ def form_value(key: str, value: Any) -> Any:
         return [_br(Decimal(w)) for w in value]
     if key == "calendar_alarm_days":
         return ", ".join(str(d) for d in value)
+    if key == "comparables_outlier_factor":
+        return _br(Decimal(value))
     return value

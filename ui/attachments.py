@@ -1,0 +1,306 @@
+"""Attachment widgets (issue 16): gallery, upload, download — every byte through the store.
+
+Pages call these with the store and the user; nothing here reads a file from disk or builds a
+path: `records.open_attachment(store, user, id, variant)` checks the user's scope and audits
+the download. Thumbnails and display copies read once are kept in the session (bounded by
+`CACHE_BYTES`), so that a rerun of the page neither reads nor audits them again.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ui.fmt import count_br, date_br, for_display, text
+from ui.forms import show_problems
+from ui.safe import md
+from valuation.attachments import bulk, records
+from valuation.attachments.access import EXPLORER_KINDS
+from valuation.attachments.kinds import (
+    KIND_LABELS,
+    KINDS_BY_OWNER,
+    MAX_FILE_BYTES,
+    TYPES_BY_KIND,
+    megabytes,
+    size_text,
+)
+from valuation.attachments.sniff import accepted_text
+from valuation.core.errors import (
+    AccessDenied,
+    ConflictError,
+    InputError,
+    NotFound,
+    StoreError,
+)
+from valuation.db.access import Principal
+
+CACHE_KEY = "attachments_cache"
+CACHE_BYTES = 40 * 1024 * 1024
+ERRORS = (AccessDenied, ConflictError, NotFound, StoreError)
+# st.file_uploader's `type` filter is a convenience only: the store decides by the bytes.
+_EXTENSIONS = {"pdf": ["pdf"], "docx": ["docx"], "odt": ["odt"], "xlsx": ["xlsx"], "ods": ["ods"],
+               "jpeg": ["jpg", "jpeg", "jpe", "jfif"], "png": ["png"], "webp": ["webp"]}
+
+
+def _bytes(store: Any, user: Principal, attachment_id: int, variant: str) -> bytes:
+    cache: OrderedDict = st.session_state.setdefault(CACHE_KEY, OrderedDict())
+    key = (user.id, attachment_id, variant)
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    data = records.open_attachment(store, user, attachment_id, variant).data
+    cache[key] = data
+    while sum(len(v) for v in cache.values()) > CACHE_BYTES and len(cache) > 1:
+        cache.popitem(last=False)
+    return data
+
+
+def may_attach(user: Principal, owner_kind: str, kind: str | None = None) -> bool:
+    """Whether the page should offer an upload (the store checks again, per row)."""
+    if user.role == "dpc":
+        return True
+    allowed = EXPLORER_KINDS.get(owner_kind, ()) if user.role == "explorer" else ()
+    return bool(allowed) if kind is None else kind in allowed
+
+
+def _caption(a: records.Attachment) -> str:
+    label = a.caption or a.name
+    return ("★ " if a.principal else "") + label
+
+
+def _download(store: Any, user: Principal, a: records.Attachment, *, key: str, label: str = "Baixar") -> None:
+    st.download_button(label, data=lambda: records.open_attachment(store, user, a.id, "file").data,
+                       file_name=a.name, mime=a.media_type, key=key, icon=":material/download:")
+
+
+@st.dialog("Fotos do item", width="large")
+def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int) -> None:
+    photos = [a for a in records.list_attachments(store, user, owner_kind, owner_id) if a.is_image]
+    if not photos:
+        st.info("Nenhuma foto.")
+        return
+    pick = st.radio("Foto", range(len(photos)), horizontal=True, key=f"att_dialog_pick_{owner_kind}_{owner_id}",
+                    format_func=lambda k: f"{k + 1}" + (" (principal)" if photos[k].principal else ""))
+    a = photos[int(pick)]
+    st.image(_bytes(store, user, a.id, "preview"), caption=_caption(a), width="stretch")
+    meta = f"{a.width} × {a.height} pixels · {a.type_label} · enviada por {a.uploaded_by} em {date_br(a.uploaded_at)}"
+    st.caption(md(meta))
+    if a.original_sha256:
+        st.caption(f"SHA-256 do arquivo original (prova; só DPC): {a.original_sha256}")
+    _download(store, user, a, key=f"att_dialog_dl_{a.id}", label="Baixar a foto (sem metadados)")
+
+
+def gallery(store: Any, user: Principal, owner_kind: str, owner_id: int, *, key: str, columns: int = 4,
+            upload: bool = True) -> None:
+    """The photos of one owner row as thumbnails, a button for the full-size gallery and, for who
+    may, an upload form and the choice of the principal photo."""
+    try:
+        photos = [a for a in records.list_attachments(store, user, owner_kind, owner_id) if a.is_image]
+    except (NotFound, AccessDenied) as exc:
+        st.info(str(exc))
+        return
+    if not photos:
+        st.caption("Nenhuma foto anexada.")
+    else:
+        cols = st.columns(columns)
+        for k, a in enumerate(photos[: columns * 3]):
+            with cols[k % columns]:
+                st.image(_bytes(store, user, a.id, "thumb"), caption=_caption(a), width="stretch")
+        if len(photos) > columns * 3:
+            st.caption(f"… e mais {count_br(len(photos) - columns * 3)} foto(s) na galeria.")
+        if st.button(f"Abrir galeria ({count_br(len(photos))} foto(s))", key=f"{key}_open",
+                     icon=":material/photo_library:"):
+            _gallery_dialog(store, user, owner_kind, owner_id)
+        if owner_kind == "item" and len(photos) > 1 and may_attach(user, "item", "photo"):
+            _principal_picker(store, user, photos, key=key)
+    if upload and may_attach(user, owner_kind, "photo" if owner_kind == "item" else None) \
+            and st.toggle("Anexar fotos", key=f"{key}_upload_on"):
+        upload_form(store, user, owner_kind, owner_id, ("photo",) if owner_kind == "item"
+                    else KINDS_BY_OWNER[owner_kind], key=f"{key}_up")
+
+
+def _principal_picker(store: Any, user: Principal, photos: Sequence[records.Attachment], *, key: str) -> None:
+    with st.popover("Foto principal"):
+        pick = st.selectbox("Foto principal", range(len(photos)), key=f"{key}_principal",
+                            format_func=lambda k: photos[k].caption or photos[k].name)
+        if st.button("Definir como principal", key=f"{key}_principal_go"):
+            try:
+                records.set_principal(store, user, photos[int(pick)].id)
+            except ERRORS as exc:
+                st.error(str(exc))
+            else:
+                st.rerun()              # the gallery above shows the new principal first
+
+
+def principal_photo(store: Any, user: Principal, item_id: int, *, key: str) -> None:
+    """The item's principal photo (display copy) and a button that opens the gallery."""
+    try:
+        photos = [a for a in records.list_attachments(store, user, "item", item_id, kind="photo")]
+    except (NotFound, AccessDenied):
+        return
+    if not photos:
+        st.caption("Sem foto.")
+        return
+    st.image(_bytes(store, user, photos[0].id, "thumb"), caption=_caption(photos[0]), width="stretch")
+    if st.button(f"Ver fotos ({count_br(len(photos))})", key=f"{key}_gallery", icon=":material/photo_library:"):
+        _gallery_dialog(store, user, "item", item_id)
+
+
+def _type_keys(kinds: Sequence[str]) -> list[str]:
+    """The accepted types of `kinds`, in their listed order (PDF, DOCX, ODT, … JPEG, PNG, WebP)."""
+    out: list[str] = []
+    for k in kinds:
+        out += [t for t in TYPES_BY_KIND[k] if t not in out]
+    return out
+
+
+def _types_for(kinds: Sequence[str]) -> list[str]:
+    return [e for t in _type_keys(kinds) for e in _EXTENSIONS[t]]
+
+
+def upload_form(store: Any, user: Principal, owner_kind: str, owner_id: int, kinds: Sequence[str], *,
+                key: str) -> None:
+    """Upload files of one of `kinds` to one owner row (all or nothing, problems per file)."""
+    kinds = [k for k in kinds if may_attach(user, owner_kind, k)]
+    if not kinds:
+        return
+    with st.form(key, clear_on_submit=True):
+        kind = st.selectbox("Tipo de documento", kinds, format_func=KIND_LABELS.get) if len(kinds) > 1 else kinds[0]
+        accepted = accepted_text(_type_keys(kinds))
+        files = st.file_uploader(f"Arquivos ({accepted}; até {megabytes(MAX_FILE_BYTES)} cada)",
+                                 type=_types_for(kinds), accept_multiple_files=True, key=f"{key}_files")
+        submitted = st.form_submit_button("Anexar", icon=":material/attach_file:")
+    if submitted:
+        attach_uploaded(store, user, owner_kind, owner_id, str(kind), files or [])
+
+
+def attach_uploaded(store: Any, user: Principal, owner_kind: str, owner_id: int, kind: str,
+                    files: Sequence[Any]) -> list[int]:
+    """Hand Streamlit's uploaded files to the store; shows the outcome; returns the new ids."""
+    if not files:
+        st.warning("Escolha ao menos um arquivo.")
+        return []
+    uploads = [records.Upload(f.name, f.getvalue()) for f in files]
+    try:
+        ids = records.attach(store, user, owner_kind, owner_id, kind, uploads)
+    except InputError as exc:
+        show_problems(exc, title="Nenhum arquivo foi anexado:")
+    except ERRORS as exc:
+        st.error(str(exc))
+    else:
+        st.session_state.pop(CACHE_KEY, None)
+        st.success(f"{count_br(len(ids))} arquivo(s) anexado(s).")
+        return ids
+    return []
+
+
+def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, key: str) -> None:
+    """The files of one owner row: a table and a download button per file."""
+    try:
+        files = records.list_attachments(store, user, owner_kind, owner_id)
+    except (NotFound, AccessDenied) as exc:
+        st.info(str(exc))
+        return
+    if not files:
+        st.caption("Nenhum arquivo anexado.")
+        return
+    frame = pd.DataFrame([{"name": a.name, "kind": a.kind_label, "type": a.type_label,
+                           "size": size_text(a.size_bytes), "by": a.uploaded_by, "at": a.uploaded_at,
+                           **({"sha": a.original_sha256} if user.role == "dpc" else {})} for a in files])
+    st.dataframe(for_display(frame, dates=("at",), rename={
+        "name": "Arquivo", "kind": "Tipo", "type": "Formato", "size": "Tamanho", "by": "Enviado por",
+        "at": "Enviado em", "sha": "SHA-256 do original (prova)"}), hide_index=True, width="stretch")
+    pick = st.selectbox("Arquivo", range(len(files)), key=f"{key}_pick", format_func=lambda k: files[k].name)
+    _download(store, user, files[int(pick)], key=f"{key}_dl_{files[int(pick)].id}", label="Baixar arquivo")
+
+
+def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "inv_detail") -> None:
+    """Inventory: pick an item of the page, see its data and its photos (and attach photos)."""
+    if rows is None or not len(rows) or "id" not in rows.columns:
+        return
+    from ui import item_card
+
+    ids = [int(i) for i in rows["id"].tolist()]
+    counts = records.counts(store, user, "item", ids)
+    labels = {i: f"{c} — {text(d)}" + (f" · {counts[i]} foto(s)" if counts.get(i) else "")
+              for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
+    with st.expander("Detalhe do item e fotos", expanded=False):
+        item_id = st.selectbox("Item da página", ids, format_func=labels.get, key=f"{key}_item")
+        item_card.facts(store, user, int(item_id))
+        gallery(store, user, "item", int(item_id), key=f"{key}_{item_id}")
+
+
+def report_uploader(*, key: str) -> Any:
+    """A file field for the report itself, inside a deadline-event form."""
+    accepted = accepted_text(TYPES_BY_KIND["report"])
+    return st.file_uploader(f"Relatório ({accepted}; opcional)", type=_types_for(["report"]), key=key)
+
+
+def attach_report(store: Any, user: Principal, event_id: int, uploaded: Any) -> None:
+    """Attach the report given in the event form to the event just recorded."""
+    if uploaded is not None:
+        attach_uploaded(store, user, "deadline_event", int(event_id), "report", [uploaded])
+
+
+def event_reports(store: Any, user: Principal, events: pd.DataFrame, *, key: str = "ev_reports") -> None:
+    """Reports of the listed deadline events: pick one, download its report, or attach one."""
+    if events is None or events.empty or "id" not in events.columns:
+        return
+    ids = [int(i) for i in events["id"].tolist()]
+    counts = records.counts(store, user, "deadline_event", ids)
+    st.subheader("Relatórios dos eventos")
+    with_reports = sum(1 for i in ids if counts.get(i))
+    st.caption(f"{count_br(with_reports)} dos {count_br(len(ids))} eventos listados têm relatório anexado.")
+    titles = {int(r["id"]): f"Nº {r['id']} — {text(r.get('kind_label'))} · {date_br(r.get('event_date'))}"
+              + (f" · {text(r.get('contract_code'))}" if not pd.isna(r.get("contract_code")) else "")
+              + (f" · {counts[int(r['id'])]} arquivo(s)" if counts.get(int(r["id"])) else "")
+              for r in events.to_dict("records")}
+    event_id = st.selectbox("Evento", ids, format_func=titles.get, key=f"{key}_event")
+    file_list(store, user, "deadline_event", int(event_id), key=f"{key}_{event_id}")
+    if may_attach(user, "deadline_event", "report"):
+        upload_form(store, user, "deadline_event", int(event_id), ("report",), key=f"{key}_up_{event_id}")
+
+
+def bulk_photos(store: Any, user: Principal, contract_codes: Sequence[str], *, key: str = "bulk_zip") -> None:
+    """A ZIP of photos named by item code, for a contract's items (all or nothing)."""
+    if not contract_codes or not may_attach(user, "item", "photo"):
+        return
+    st.caption("Um arquivo ZIP com fotos (JPEG, PNG ou WebP) nomeadas pelo código do item — com '/' trocado por "
+               "'-', p. ex. DPC-EX-2015-01-00001.jpg; mais fotos do mesmo item como _2, _3. Tudo ou nada: se um "
+               "nome não corresponder a um item do contrato, nada é anexado e a lista dos nomes sem item aparece.")
+    with st.form(key, clear_on_submit=True):
+        code = st.selectbox("Contrato", list(contract_codes), key=f"{key}_contract")
+        upload = st.file_uploader("Arquivo ZIP de fotos", type=["zip"], key=f"{key}_file")
+        go = st.form_submit_button("Anexar fotos", icon=":material/photo_library:")
+    if not go:
+        return
+    if upload is None:
+        st.warning("Escolha o arquivo ZIP.")
+        return
+    with st.status("Conferindo as fotos…") as status:
+        try:
+            res = bulk.attach_photo_zip(store, user, code, upload.getvalue(), upload.name)
+        except InputError as exc:
+            status.update(label="ZIP recusado: nada foi anexado", state="error")
+            table = pd.DataFrame({"Arquivo": [p.path for p in exc.problems],
+                                  "Motivo": [p.message.removeprefix(f"{p.path}: ") for p in exc.problems]})
+            st.error(f"Nada foi anexado: {count_br(len(table))} problema(s).")
+            st.dataframe(table, hide_index=True, width="stretch")
+        except ERRORS as exc:
+            status.update(label="ZIP recusado", state="error")
+            st.error(str(exc))
+        else:
+            status.update(label="Fotos anexadas", state="complete")
+            st.session_state.pop(CACHE_KEY, None)
+            st.success(f"{count_br(res.attached)} foto(s) anexada(s) a {count_br(res.items)} item(ns) do contrato "
+                       f"{res.contract_code}; {count_br(res.new_principals)} foto(s) principal(is) definida(s).")
+
+
+def photo_sheet(label: str, make: Any, file_name: str, *, key: str) -> None:
+    """A download button for a photo appendix (built, read and audited only when clicked)."""
+    st.download_button(label, data=make, file_name=file_name, mime="application/pdf", on_click="ignore", key=key,
+                       icon=":material/photo_library:",
+                       help="Miniaturas da foto principal de cada item, sem metadados, até 4 MB de imagens.")
