@@ -116,8 +116,11 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
     if p.name.endswith("_id") or p.name.endswith("_no"):
         return 1                                    # a guessed number: the access check comes first
     target = getattr(module, ann.split("|")[0].strip(), None)
-    if dataclasses.is_dataclass(target):
-        kwargs = {"contract_code": f["contract"]} if "contract_code" in {x.name for x in dataclasses.fields(target)} else {}
+    if dataclasses.is_dataclass(target):      # every required field filled the same way (another company's ids)
+        kwargs = {x.name: _argument(world, fn, inspect.Parameter(x.name, inspect.Parameter.KEYWORD_ONLY,
+                                                                 annotation=str(x.type)), role, rounds)
+                  for x in dataclasses.fields(target)
+                  if x.default is dataclasses.MISSING and x.default_factory is dataclasses.MISSING}
         return target(**kwargs)
     if "DataFrame" in ann or "Table" in ann:
         return pd.DataFrame()

@@ -6,7 +6,6 @@ app's own) — and no Streamlit exception box or visible None/nan on any page
 it answers with the login form, in Portuguese, and after the login opens that page."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from tests.browser_support import (
     running_app,
     wait_idle,
 )
+from tests.db_copies import copy_database
 from ui.registry import PAGES
 from valuation.db import access
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 
 def test_every_page_of_every_role_offline(full_demo_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "demo.duckdb"
-    shutil.copyfile(full_demo_db, db)   # the server owns its own copy
+    copy_database(full_demo_db, db)   # the server owns its own copy (and its attached files)
     logins = readme_logins()
     assert set(logins) == set(access.ROLES)
     problems: list[str] = []

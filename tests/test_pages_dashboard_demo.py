@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -21,6 +20,7 @@ import pypdf
 import pytest
 from ui_support import page_as, texts
 
+from tests.db_copies import copy_database
 from valuation.db.access import Principal
 from valuation.db.store import Store
 from valuation.deadlines import engine, views, wreck_map
@@ -53,7 +53,7 @@ def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def demo(demo_file: Path, tmp_path: Path) -> Path:
     """A private copy of the full demo (one process owns a DuckDB file; tests may write)."""
     copy = tmp_path / "demo.duckdb"
-    shutil.copy(demo_file, copy)
+    copy_database(demo_file, copy)
     return copy
 
 

@@ -9,7 +9,6 @@ Also the labels of the users page and the field names in the problems of its for
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.db_copies import copy_database
 from tests.ui_support import ROOT, page_as
 from ui.forms import named
 from valuation.db import access
@@ -46,7 +46,7 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def demo(demo_db: Path, tmp_path: Path) -> Path:
     """A private copy of the demo database (pages may write)."""
     copy = tmp_path / "demo.duckdb"
-    shutil.copy(demo_db, copy)
+    copy_database(demo_db, copy)
     return copy
 
 

@@ -45,6 +45,17 @@ _EXTENSIONS = {"pdf": ["pdf"], "docx": ["docx"], "odt": ["odt"], "xlsx": ["xlsx"
                "jpeg": ["jpg", "jpeg", "jpe", "jfif"], "png": ["png"], "webp": ["webp"]}
 
 
+def _image(store: Any, user: Principal, a: Any, variant: str) -> None:
+    """One stored image, or a notice when its file is missing or altered on disk (audit verify names it;
+    the page goes on)."""
+    try:
+        data = _bytes(store, user, a.id, variant)
+    except StoreError as exc:
+        st.warning(f"Foto indisponível: {md(exc)}")
+        return
+    st.image(data, caption=_caption(a), width="stretch")
+
+
 def _bytes(store: Any, user: Principal, attachment_id: int, variant: str) -> bytes:
     cache: OrderedDict = st.session_state.setdefault(CACHE_KEY, OrderedDict())
     key = (user.id, attachment_id, variant)
@@ -85,7 +96,7 @@ def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int)
     pick = st.radio("Foto", range(len(photos)), horizontal=True, key=f"att_dialog_pick_{owner_kind}_{owner_id}",
                     format_func=lambda k: f"{k + 1}" + (" (principal)" if photos[k].principal else ""))
     a = photos[int(pick)]
-    st.image(_bytes(store, user, a.id, "preview"), caption=_caption(a), width="stretch")
+    _image(store, user, a, "preview")
     meta = f"{a.width} × {a.height} pixels · {a.type_label} · enviada por {a.uploaded_by} em {date_br(a.uploaded_at)}"
     st.caption(md(meta))
     if a.original_sha256:
@@ -108,7 +119,7 @@ def gallery(store: Any, user: Principal, owner_kind: str, owner_id: int, *, key:
         cols = st.columns(columns)
         for k, a in enumerate(photos[: columns * 3]):
             with cols[k % columns]:
-                st.image(_bytes(store, user, a.id, "thumb"), caption=_caption(a), width="stretch")
+                _image(store, user, a, "thumb")
         if len(photos) > columns * 3:
             st.caption(f"… e mais {count_br(len(photos) - columns * 3)} foto(s) na galeria.")
         if st.button(f"Abrir galeria ({count_br(len(photos))} foto(s))", key=f"{key}_open",
@@ -144,7 +155,7 @@ def principal_photo(store: Any, user: Principal, item_id: int, *, key: str) -> N
     if not photos:
         st.caption("Sem foto.")
         return
-    st.image(_bytes(store, user, photos[0].id, "thumb"), caption=_caption(photos[0]), width="stretch")
+    _image(store, user, photos[0], "thumb")
     if st.button(f"Ver fotos ({count_br(len(photos))})", key=f"{key}_gallery", icon=":material/photo_library:"):
         _gallery_dialog(store, user, "item", item_id)
 

@@ -120,6 +120,8 @@ def require_readable_owner(db: Store | Tx, user: Principal, owner_kind: str, own
 
 def require_attach(db: Store | Tx, user: Principal, owner_kind: str, owner_id: int, kind: str) -> None:
     """AccessDenied / NotFound / InputError unless `user` may attach a `kind` file to this owner."""
+    if owner_kind not in KINDS_BY_OWNER:
+        raise InputError(Problem("owner_kind", f"Anexo: dono desconhecido ({str(owner_kind)[:40]})."))
     if kind not in KINDS_BY_OWNER[owner_kind]:
         allowed = ", ".join(KINDS_BY_OWNER[owner_kind])
         raise InputError(Problem("kind", f"Tipo de anexo não cabe em {OWNER_LABELS[owner_kind].lower()}: "

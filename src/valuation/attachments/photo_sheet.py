@@ -10,15 +10,15 @@ sheet and the photos it read.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from valuation.attachments import access
-from valuation.db.blobs import BlobStore
 from valuation.attachments.kinds import MIB, megabytes
 from valuation.attachments.records import _principal_roots
-from valuation.core.errors import AccessDenied, ConflictError
+from valuation.core.errors import AccessDenied, ConflictError, InputError, Problem
 from valuation.db.access import COMMISSION_ROLES, Principal
+from valuation.db.blobs import BlobStore
 from valuation.exports.pdf import PdfReport
 
 if TYPE_CHECKING:
@@ -63,6 +63,9 @@ def _thumbs(store: Store, user: Principal, items: Sequence[dict[str, Any]], budg
 def photo_sheet_pdf(store: Store, user: Principal, title: str, subtitle: str, items: Sequence[dict[str, Any]], *,
                     subject: tuple[str, int], budget: int = DEFAULT_BUDGET) -> bytes:
     """The appendix for `items` (dicts with id, item_code, description), audited as `subject`."""
+    if not all(isinstance(i, Mapping) and "id" in i for i in items) or not (
+            isinstance(subject, tuple) and len(subject) == 2):
+        raise InputError(Problem("items", "Anexo de fotos: informe os itens (com id) e o documento a que pertence."))
     images, read, no_photo, over = _thumbs(store, user, items, budget)
     report = PdfReport(title, subtitle)
     report.paragraph(f"Miniaturas da foto principal de cada item ({len(images)} de {len(items)} itens). As fotos "

@@ -182,7 +182,9 @@ def record_published(tx: Tx, round_id: int) -> int:
            FROM v JOIN k ON k.description = v.description AND k.category = v.category AND k.material = v.material
            ORDER BY k.ck, k.mk, k.dn, v.decided_at""",     # a key's rows together: zone maps skip the others
         [round_id])
-    return int(tx.scalar("SELECT count(*) FROM published_comparables WHERE round_id = ?", [round_id]))
+    n = int(tx.scalar("SELECT count(*) FROM published_comparables WHERE round_id = ?", [round_id]))
+    tx.audit("comparables_recorded", "assessment_round", round_id, None, {"rows": n})
+    return n
 
 
 # -- the flag at the close --------------------------------------------------------------------
@@ -244,7 +246,9 @@ def flag_round(tx: Tx, round_id: int, policy: OutlierPolicy | None = None) -> in
     tx.execute("DELETE FROM comparable_flags WHERE round_id = ?", [round_id])
     tx.execute(_FLAG_SQL.replace("$factor", "CAST($factor AS DECIMAL(9,4))"),
                {"round": round_id, "factor": str(policy.factor), "min": policy.min_count, "now": tx.store.now()})
-    return int(tx.scalar("SELECT count(*) FROM comparable_flags WHERE round_id = ?", [round_id]))
+    n = int(tx.scalar("SELECT count(*) FROM comparable_flags WHERE round_id = ?", [round_id]))
+    tx.audit("comparables_flagged", "assessment_round", round_id, None, {"flagged": n})
+    return n
 
 
 def round_flags(store: Store, user: Principal, round_id: int) -> pd.DataFrame:

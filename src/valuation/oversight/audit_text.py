@@ -58,6 +58,12 @@ ACTION_LABELS: dict[str, str] = {
     "logout": "Saída do sistema", "set_offices": "Capitanias do usuário definidas",
     "calendar_feed_created": "Assinatura de calendário criada", "calendar_feed_revoked": "Assinatura de calendário revogada",
     "start_job": "Tarefa agendada iniciada", "finish_job": "Tarefa agendada concluída",
+    "attachment_upload": "Arquivo anexado", "attachment_download": "Arquivo anexado baixado",
+    "attachment_replace": "Arquivo anexado substituído (nova versão)", "attachment_withdraw": "Arquivo anexado retirado",
+    "attachment_principal": "Foto principal escolhida", "attachment_bulk_upload": "Fotos anexadas em lote (ZIP)",
+    "attachment_photo_sheet": "Anexo de fotos gerado",
+    "comparables_recorded": "Decisões publicadas incluídas nos comparáveis",
+    "comparables_flagged": "Consensos fora da faixa dos comparáveis sinalizados",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -69,6 +75,7 @@ ENTITY_LABELS: dict[str, str] = {
     "deadline_event": "Evento de prazo", "deadline": "Prazo", "fx_rate": "Taxa de câmbio",
     "assessment_round": "Rodada de avaliação", "assessment": "Avaliação", "statement": "Demonstrativo",
     "found_thing": "Coisa achada", "audit_log": "Registro de auditoria", "job_run": "Execução de tarefa",
+    "item": "Bem resgatado", "attachment": "Arquivo anexado",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -79,6 +86,8 @@ FIELD_LABELS: dict[str, str] = {
     # imports and seeds
     "rows": "Registros", "seed": "Semente", "events": "Eventos", "as_of": "Data de referência", "kinds": "Tipos",
     "added": "Incluídas", "unchanged": "Sem alteração", "currencies": "Moedas", "file": "Arquivo",
+    "archive": "Arquivo ZIP", "files": "Arquivos", "media_type": "Tipo de conteúdo", "size": "Tamanho (bytes)",
+    "principal": "Foto principal", "dimensions": "Dimensões", "outside_comparables": "Fora dos comparáveis",
     "file_name": "Arquivo", "sha256": "Resumo SHA-256", "import_id": "Importação nº", "new": "Novos",
     "corrections": "Correções", "format": "Formato", "encoding": "Codificação", "separator": "Separador",
     "channel": "Canal", "survey": "Pesquisa", "wreck": "Naufrágio",
