@@ -298,16 +298,28 @@ def test_limit_removing_the_whole_log_and_its_anchor_looks_like_a_new_database(a
 # -- every write is audited --------------------------------------------------------------------
 def test_every_store_module_that_writes_also_audits() -> None:
     """Static guard over src/valuation/store (new modules included): a module that runs INSERT,
-    UPDATE, DELETE or a bulk insert must also call `.audit(`. Infrastructure is exempt."""
+    UPDATE, DELETE or a bulk insert must also call `.audit(` — or name, in `AUDITED_BY`, the
+    store modules whose audited transactions alone call it (each must import it and call
+    `.audit(`). Infrastructure is exempt."""
     exempt = {"db.py", "audit.py", "backup.py", "admin.py", "__init__.py"}
     write_sql = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+[a-z_]+\s+SET)\b", re.IGNORECASE)
+    folder = Path(store_pkg.__file__).parent
     offenders = []
-    for path in sorted(Path(store_pkg.__file__).parent.glob("*.py")):
+    for path in sorted(folder.glob("*.py")):
         if path.name in exempt:
             continue
         text = path.read_text(encoding="utf-8")
-        strings = [n.value for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-        if (any(write_sql.search(s) for s in strings) or "insert_frame(" in text) and ".audit(" not in text:
+        tree = ast.parse(text)
+        strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        if not (any(write_sql.search(s) for s in strings) or "insert_frame(" in text) or ".audit(" in text:
+            continue
+        callers = next((ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                        and any(isinstance(t, ast.Name) and t.id == "AUDITED_BY" for t in n.targets)), ())
+        module = path.stem
+        if not callers or not all(
+                ".audit(" in (folder / f"{c}.py").read_text(encoding="utf-8")
+                and re.search(rf"\bimport {module}\b|from valuation\.store\.{module} import",
+                              (folder / f"{c}.py").read_text(encoding="utf-8")) for c in callers):
             offenders.append(path.name)
     assert not offenders, f"store modules that write without an audit row: {offenders}"
 

@@ -1,0 +1,99 @@
+-- 011 consensus pivot (issue 17): a round's entries in force, pre-pivoted — one row per
+-- (round, item) holding every member's slot — with the item's stored consensus on the same
+-- row, so that recomputing a million-item round is a projection of a million rows written
+-- in place, not a GROUP BY of six million (valuation.store.consensus_sql).
+-- Nothing is lost: assessment_log keeps every vote and value ever entered (append-only),
+-- assessment_current the entry in force per member; this table is derived from them and
+-- kept in step by the store in the same transaction as each entry.
+-- Never edit an applied migration: add a new numbered file.
+
+-- The members of a round and their slot (0–5), given at a member's first entry in the
+-- round. A lawful panel has six members (NORMAM-10 0303 c 1 I); a seventh member entering
+-- the same round gets no slot (NULL), and that round's consensus is then computed from
+-- assessment_current instead of the slots.
+CREATE TABLE round_members (
+    round_id  BIGINT NOT NULL,
+    member_id BIGINT NOT NULL,
+    slot      INTEGER CHECK (slot BETWEEN 0 AND 5),
+    PRIMARY KEY (round_id, member_id),
+    UNIQUE (round_id, slot)
+);
+
+-- One row per round item. Slot k mirrors the assessment_current row of the member holding
+-- slot k: u_k = value_brl × 10⁸ as an exact integer (NULL: no value), c_k its vote_code,
+-- g_k its score_code (0: no entry; see migration 007). rev = the newest assessment_log id
+-- among the item's entries in force (NULL: none yet); basis = the rev the consensus columns
+-- were computed from (rev = basis: in step; an entry changes rev, a recompute sets basis).
+-- The consensus columns are those of item_consensus (002, 003), which becomes a view.
+CREATE TABLE consensus_pivot (
+    round_id        BIGINT NOT NULL,
+    item_id         BIGINT NOT NULL,
+    u0 HUGEINT, u1 HUGEINT, u2 HUGEINT, u3 HUGEINT, u4 HUGEINT, u5 HUGEINT,
+    c0 BIGINT NOT NULL DEFAULT 0, c1 BIGINT NOT NULL DEFAULT 0, c2 BIGINT NOT NULL DEFAULT 0,
+    c3 BIGINT NOT NULL DEFAULT 0, c4 BIGINT NOT NULL DEFAULT 0, c5 BIGINT NOT NULL DEFAULT 0,
+    g0 BIGINT NOT NULL DEFAULT 0, g1 BIGINT NOT NULL DEFAULT 0, g2 BIGINT NOT NULL DEFAULT 0,
+    g3 BIGINT NOT NULL DEFAULT 0, g4 BIGINT NOT NULL DEFAULT 0, g5 BIGINT NOT NULL DEFAULT 0,
+    rev             BIGINT,
+    basis           BIGINT,
+    votes_for       INTEGER NOT NULL,
+    votes_against   INTEGER NOT NULL,
+    quorum_met      BOOLEAN NOT NULL,
+    historical      BOOLEAN,
+    decided_by      VARCHAR NOT NULL CHECK (decided_by IN ('majority', 'president', 'undecided')),
+    n_values        INTEGER NOT NULL,
+    value_brl       DECIMAL(18,2),
+    spread          DOUBLE,
+    flagged         BOOLEAN NOT NULL,
+    significance    DECIMAL(4,2),
+    must_keep_votes INTEGER NOT NULL DEFAULT 0,
+    computed_at     TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    median_brl      DECIMAL(18,2),
+    PRIMARY KEY (round_id, item_id)
+);
+
+-- Existing rounds: slots in the order of the members' first entries.
+INSERT INTO round_members (round_id, member_id, slot)
+SELECT round_id, member_id, CASE WHEN k < 6 THEN k END
+FROM (SELECT round_id, member_id, row_number() OVER (PARTITION BY round_id ORDER BY first_id) - 1 AS k
+      FROM (SELECT round_id, member_id, min(id) AS first_id FROM assessment_log GROUP BY round_id, member_id))
+ORDER BY round_id, member_id;
+
+-- Existing consensus rows, with their entries pivoted; computed from those entries, so in step.
+INSERT INTO consensus_pivot
+SELECT ic.round_id, ic.item_id,
+       s.u0, s.u1, s.u2, s.u3, s.u4, s.u5,
+       coalesce(s.c0, 0), coalesce(s.c1, 0), coalesce(s.c2, 0), coalesce(s.c3, 0), coalesce(s.c4, 0),
+       coalesce(s.c5, 0),
+       coalesce(s.g0, 0), coalesce(s.g1, 0), coalesce(s.g2, 0), coalesce(s.g3, 0), coalesce(s.g4, 0),
+       coalesce(s.g5, 0),
+       s.rev, s.rev,
+       ic.votes_for, ic.votes_against, ic.quorum_met, ic.historical, ic.decided_by, ic.n_values, ic.value_brl,
+       ic.spread, ic.flagged, ic.significance, ic.must_keep_votes, ic.computed_at, ic.median_brl
+FROM item_consensus ic
+LEFT JOIN (
+    SELECT c.round_id, c.item_id, max(c.log_id) AS rev,
+           max(CAST(c.value_brl * 100000000 AS HUGEINT)) FILTER (WHERE m.slot = 0) AS u0,
+           max(CAST(c.value_brl * 100000000 AS HUGEINT)) FILTER (WHERE m.slot = 1) AS u1,
+           max(CAST(c.value_brl * 100000000 AS HUGEINT)) FILTER (WHERE m.slot = 2) AS u2,
+           max(CAST(c.value_brl * 100000000 AS HUGEINT)) FILTER (WHERE m.slot = 3) AS u3,
+           max(CAST(c.value_brl * 100000000 AS HUGEINT)) FILTER (WHERE m.slot = 4) AS u4,
+           max(CAST(c.value_brl * 100000000 AS HUGEINT)) FILTER (WHERE m.slot = 5) AS u5,
+           max(c.vote_code) FILTER (WHERE m.slot = 0) AS c0, max(c.vote_code) FILTER (WHERE m.slot = 1) AS c1,
+           max(c.vote_code) FILTER (WHERE m.slot = 2) AS c2, max(c.vote_code) FILTER (WHERE m.slot = 3) AS c3,
+           max(c.vote_code) FILTER (WHERE m.slot = 4) AS c4, max(c.vote_code) FILTER (WHERE m.slot = 5) AS c5,
+           max(c.score_code) FILTER (WHERE m.slot = 0) AS g0, max(c.score_code) FILTER (WHERE m.slot = 1) AS g1,
+           max(c.score_code) FILTER (WHERE m.slot = 2) AS g2, max(c.score_code) FILTER (WHERE m.slot = 3) AS g3,
+           max(c.score_code) FILTER (WHERE m.slot = 4) AS g4, max(c.score_code) FILTER (WHERE m.slot = 5) AS g5
+    FROM assessment_current c
+    JOIN round_members m ON m.round_id = c.round_id AND m.member_id = c.member_id
+    GROUP BY c.round_id, c.item_id
+) s ON s.round_id = ic.round_id AND s.item_id = ic.item_id
+ORDER BY ic.round_id, ic.item_id;
+
+DROP TABLE item_consensus;
+
+-- What the pages, the decisions and the minutes read, as before (same columns, same order).
+CREATE VIEW item_consensus AS
+SELECT round_id, item_id, votes_for, votes_against, quorum_met, historical, decided_by, n_values, value_brl,
+       spread, flagged, significance, must_keep_votes, computed_at, median_brl
+FROM consensus_pivot;
