@@ -564,11 +564,13 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
     return res
 
 
-def _sel_items(store: Any, contract_id: int, limit: int) -> tuple[list[Any], Decimal]:
-    """The first `limit` decided historical items of the contract as SelItems, and the art. 20 §2
-    target for them: round(0.40 × their total) (the contract's historical share)."""
+def _sel_table(store: Any, contract_id: int, limit: int) -> tuple[Any, Decimal]:
+    """The first `limit` decided historical items of the contract (Arrow columns, as the
+    store reads them), and the art. 20 §2 target for them: round(0.40 × their total) (the
+    contract's historical share)."""
+    import pyarrow.compute as pc
+
     from valuation.money import to_cents
-    from valuation.selection import SelItem
 
     cur = store.cursor()
     try:
@@ -577,11 +579,29 @@ def _sel_items(store: Any, contract_id: int, limit: int) -> tuple[list[Any], Dec
                     params=[contract_id, limit]).to_arrow_table()
     finally:
         cur.close()
-    items = [SelItem(str(i), v, int(s), bool(k)) for i, v, s, k in
-             zip(*(t.column(c).to_pylist() for c in ("item_id", "value_brl", "significance", "must_keep")))]
-    total = sum((it.value for it in items), Decimal(0))
+    total = pc.sum(t.column("value_brl")).as_py() or Decimal(0)
     share = Decimal(str(store.scalar("SELECT historical_share FROM contracts WHERE id = ?", [contract_id])))
-    return items, to_cents(share * total)
+    return t, to_cents(share * total)
+
+
+def _sel_items(t: Any) -> list[Any]:
+    from valuation.selection import SelItem
+
+    return [SelItem(str(i), v, int(s), bool(k)) for i, v, s, k in
+            zip(*(t.column(c).to_pylist() for c in ("item_id", "value_brl", "significance", "must_keep")))]
+
+
+def _choice(t: Any, target: Decimal, tol: Decimal) -> Callable[[], Any]:
+    """The timed call: what the store runs (`select_pool` over the Arrow columns, the
+    conversion included), or `select_items` over SelItems where the code has no pool."""
+    from valuation import selection
+
+    if hasattr(selection, "select_pool"):
+        cols = [t.column(c) for c in ("item_id", "value_brl", "significance", "must_keep")]
+        return lambda: selection.select_pool(selection.pool_from_arrow(*cols), target, tol,
+                                             minimise_significance=True)
+    items = _sel_items(t)
+    return lambda: selection.select_items(items, target, tol, minimise_significance=True)
 
 
 def greedy_fill(items: list[Any], target: Decimal) -> Decimal:
@@ -596,25 +616,26 @@ def greedy_fill(items: list[Any], target: Decimal) -> Decimal:
 
 def measure_selection(args: argparse.Namespace, store: Any, contract_id: int, res: dict[str, Any],
                       details: dict[str, Any]) -> None:
-    from valuation.selection import select_items
     from valuation.store import partition as P
 
     tol = P.selection_tolerance(store)
     for key, limit in (("selection_exact", min(EXACT_ITEMS, args.exact_items)),
                        ("selection_large", max(1, args.items // 10)),
                        ("selection_600k", args.pool_items)):
-        items, target = _sel_items(store, contract_id, limit)
-        say(f"{key}: select_items over {len(items):,} historical items, target {target}")
-        t = timed(lambda: select_items(items, target, tol, minimise_significance=True), args.repeat)
+        table, target = _sel_table(store, contract_id, limit)
+        say(f"{key}: the choice over {table.num_rows:,} historical items, target {target}")
+        t = timed(_choice(table, target, tol), args.repeat)
         r = t.result
         res[f"{key}_s"] = t.median
         res[f"{key}_gap"] = float(r.gap)
         extra: dict[str, Any] = {}
         if key != "selection_exact":
+            items = _sel_items(table)
             g = timed(lambda: greedy_fill(items, target), args.repeat)
             res[f"{key}_greedy_s"] = g.median
             extra = {"greedy_runs": g.runs, "greedy_value": str(g.result)}
-        details[key] = t.details(items=len(items), target=str(target), status=r.status, method=r.method,
+            del items
+        details[key] = t.details(items=table.num_rows, target=str(target), status=r.status, method=r.method,
                                  gap=str(r.gap), selected=len(r.selected), selected_value=str(r.selected_value),
                                  significance=r.significance_handed, significance_bound=r.significance_bound,
                                  **extra)
@@ -634,16 +655,31 @@ def _pick_contract(at: Any, code: str) -> bool:
 
 
 def _profile_page(at: Any, path: Path) -> list[str]:
-    """One more run under pyinstrument; the text profile is written to `path`; returns its top lines."""
+    """One more run with pyinstrument in the thread that runs the page script (AppTest runs it
+    in a thread of its own); the text profile is written to `path`; returns its top lines."""
     try:
         from pyinstrument import Profiler
+        from streamlit.testing.v1 import local_script_runner as lsr
     except ImportError:
         return ["pyinstrument is not installed"]
-    profiler = Profiler(interval=0.001)
-    profiler.start()
-    at.run()
-    profiler.stop()
-    text = profiler.output_text(unicode=True, color=False, show_all=False)
+    original = lsr.LocalScriptRunner._run_script_thread
+    texts: list[str] = []
+
+    def profiled(runner: Any) -> None:
+        profiler = Profiler(interval=0.001)
+        profiler.start()
+        try:
+            original(runner)
+        finally:
+            profiler.stop()
+            texts.append(profiler.output_text(unicode=True, color=False, show_all=False))
+
+    lsr.LocalScriptRunner._run_script_thread = profiled
+    try:
+        at.run()
+    finally:
+        lsr.LocalScriptRunner._run_script_thread = original
+    text = "\n".join(texts) or "no profile recorded"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return text.splitlines()[:60]
