@@ -185,7 +185,8 @@ def ensure(ok: object, message: str) -> None:
 
 
 def say(text: str) -> None:
-    print(f"[bench {time.perf_counter() - _T0:7.1f} s] {text}", file=sys.stderr, flush=True)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"[bench {time.perf_counter() - _T0:7.1f} s, peak {rss:5.0f} MB] {text}", file=sys.stderr, flush=True)
 
 
 def peak_rss_mb() -> float:
@@ -488,9 +489,13 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
         sql("CREATE OR REPLACE TABLE bench_reference AS SELECT * FROM item_consensus WHERE round_id = ?",
             [round_id])
 
+        pivot = store.has_table("consensus_pivot")
+
         def reset() -> None:   # every row back to what open_round wrote: all N rows stale
             sql(f"UPDATE {table} AS ic SET {sets} FROM {gen.SNAPSHOT_TABLE} s "
                 f"WHERE ic.round_id = s.round_id AND ic.item_id = s.item_id AND ic.round_id = ?", [round_id])
+            if pivot:       # and marked out of step (migration 011)
+                sql("UPDATE consensus_pivot SET basis = NULL WHERE round_id = ?", [round_id])
             store.checkpoint()
 
         def check(n: int) -> None:

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tests.commission_support import full_panel, item_ids
@@ -19,6 +20,7 @@ from valuation import agreement as stats
 from valuation.auth import Principal
 from valuation.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.store import commission as cm
+from valuation.store import commission_views as cv
 from valuation.store.db import Store
 
 D = Decimal
@@ -125,6 +127,13 @@ def test_workflow_open_enter_close_decide_publish(small_world: Any, panel: dict[
     seen = cm.published_decisions(s, exp_a, "A-1")
     assert sorted(seen["item_code"].tolist()) == ["A1-001", "A1-002"]
     assert set(seen["value_brl"].tolist()) == {D("350.00"), D("1000.00")}
+    totals = cv.decision_totals(seen)                     # exact sums over the frame's Arrow columns
+    by_hand = cv.decision_totals(pd.DataFrame({c: seen[c].tolist() for c in seen.columns}))
+    assert totals == by_hand
+    hist = [bool(h) for h in seen["historical"].tolist()]
+    assert (totals.items, totals.historical, totals.other) == (2, sum(hist), 2 - sum(hist))
+    assert totals.historical_value == sum((v for v, h in zip(seen["value_brl"].tolist(), hist) if h), D(0))
+    assert totals.total_value == D("1350.00")
     exp_b = small_world.principal("explorer_b")
     assert cm.list_rounds(s, exp_b) == []
     with pytest.raises(NotFound):

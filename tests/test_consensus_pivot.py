@@ -58,6 +58,17 @@ def _pivot(store: Store, round_id: int) -> dict[int, dict[str, Any]]:
     return {int(r["item_id"]): r for r in store.fetch("SELECT * FROM consensus_pivot WHERE round_id = ?", [round_id])}
 
 
+def _stored(store: Store, round_id: int) -> dict[int, dict[str, Any]]:
+    rows = store.fetch("SELECT * FROM round_consensus WHERE round_id = ?", [round_id])
+    out = {int(r["item_id"]): r for r in rows}
+    assert len(out) == len(rows)                                  # one row per round item
+    return out
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return {k: v for k, v in a.items() if k != "computed_at"} == {k: v for k, v in b.items() if k != "computed_at"}
+
+
 def test_the_slots_mirror_the_entries_in_force(world: World) -> None:
     s = world.store
     _policy(s, POLICY)
@@ -85,6 +96,18 @@ def test_the_slots_mirror_the_entries_in_force(world: World) -> None:
                                                                                           PRICE_DAYS[2])}})
 
 
+def _spoil(store: Store, round_id: int, items: list[int]) -> None:
+    """Wrong stored consensus for `items`, marked out of step."""
+    listed = ", ".join(map(str, items))
+
+    def run(tx: Any) -> None:
+        tx.execute(f"UPDATE round_consensus SET votes_for = 99, value_brl = 0.01 WHERE round_id = ? AND item_id IN "
+                   f"({listed})", [round_id])
+        tx.execute(f"UPDATE consensus_pivot SET basis = NULL WHERE round_id = ? AND item_id IN ({listed})", [round_id])
+
+    store.write("test", run)
+
+
 def test_a_whole_round_recomputes_exactly_the_rows_out_of_step(world: World) -> None:
     s = world.store
     _policy(s, POLICY)
@@ -93,23 +116,23 @@ def test_a_whole_round_recomputes_exactly_the_rows_out_of_step(world: World) -> 
     rnd = cm.open_round(s, world.members["pres"], world.contract, items)
     data = {i: _random_item(rng) for i in items}
     _enter(world, rnd.id, data)
-    good = {k: v for k, v in _pivot(s, rnd.id).items()}
-    stale = items[3:9]
-    # Spoil the stored consensus of a few rows and mark them out of step; spoil one more in step.
-    s.write("test", lambda tx: tx.execute(
-        f"UPDATE consensus_pivot SET basis = NULL, votes_for = 99, value_brl = 0.01 WHERE round_id = ? "
-        f"AND item_id IN ({', '.join(map(str, stale))})", [rnd.id]))
-    s.write("test", lambda tx: tx.execute("UPDATE consensus_pivot SET votes_against = 77 WHERE round_id = ? AND "
-                                          "item_id = ?", [rnd.id, items[20]]))
+    good = _stored(s, rnd.id)
+    _spoil(s, rnd.id, items[3:9])                 # a few rows out of step: updated by key
+    s.write("test", lambda tx: tx.execute("UPDATE round_consensus SET votes_against = 77 WHERE round_id = ? AND "
+                                          "item_id = ?", [rnd.id, items[20]]))     # wrong but in step
     assert consensus_sql.compute_round_consensus(s, rnd.id) == len(items)
-    after = _pivot(s, rnd.id)
-    for item in stale:
-        assert {k: v for k, v in after[item].items() if k != "computed_at"} == \
-            {k: v for k, v in good[item].items() if k != "computed_at"}
+    after = _stored(s, rnd.id)
+    assert all(_same(after[i], good[i]) for i in items[3:9])
     assert after[items[20]]["votes_against"] == 77                                 # in step: not recomputed
     assert after[items[0]]["computed_at"] == good[items[0]]["computed_at"]          # nothing written
+    assert all(p["rev"] == p["basis"] for p in _pivot(s, rnd.id).values())
+    _spoil(s, rnd.id, items[10:25])               # half the round out of step: the round is rewritten
+    assert consensus_sql.compute_round_consensus(s, rnd.id) == len(items)
+    after = _stored(s, rnd.id)
+    assert all(_same(after[i], good[i]) for i in items if i != items[20])
+    assert after[items[20]]["votes_against"] == good[items[20]]["votes_against"]   # rewritten with the rest
     consensus_sql.compute_round_consensus(s, rnd.id, force=True)                   # every row
-    assert _pivot(s, rnd.id)[items[20]]["votes_against"] == good[items[20]]["votes_against"]
+    assert all(_same(r, good[i]) for i, r in _stored(s, rnd.id).items())
     _check_round(world, rnd.id, POLICY, data)
 
 
@@ -217,3 +240,37 @@ def _old_round(tx: Any, w: World) -> int:
                    "decided_by, n_values, flagged, value_brl) VALUES (?, ?, ?, 0, TRUE, 'undecided', 0, TRUE, ?)",
                    [rid, item, item % 3, D("1.23") if item == w.items[0] else None])
     return rid
+
+
+# -- the agreement statistics from the slots ----------------------------------------------------
+def test_the_agreement_from_the_slots_equals_the_one_from_the_entries(world: World) -> None:
+    from valuation.store import commission_agreement as ca
+
+    s = world.store
+    _policy(s, POLICY)
+    rng = random.Random(9)
+    items = world.items[:40]
+    rnd = cm.open_round(s, world.members["pres"], world.contract, items)
+    data = {i: {k: (rng.choice([True, False, None]), D(rng.randint(1, 5000)), "BRL", PRICE_DAYS[0])
+                for k in world.members if rng.random() < 0.9} for i in items}
+    _enter(world, rnd.id, data)
+    cm.close_round(s, world.members["pres"], rnd.id)
+    row = cm.fetch_round(s, rnd.id)
+    for user in (world.members["cult1"], Principal(999, "dpc.x", "DPC", "dpc", None, None)):
+        a = ca._from_pivot(s, user, rnd.id, row)
+        b = ca._from_entries(s, user, rnd.id, row)
+        assert a.alpha_votes == pytest.approx(b.alpha_votes, abs=1e-12)
+        assert a.icc_log_values == pytest.approx(b.icc_log_values, abs=1e-9) and a.icc_items == b.icc_items
+        assert (a.n_items, a.n_members, a.flagged_total) == (b.n_items, b.n_members, b.flagged_total)
+        assert [d.member for d in a.deviations] == [d.member for d in b.deviations]
+        for x, y in zip(a.deviations, b.deviations):
+            assert x.n == y.n and x.member_id == y.member_id
+            for f in ("mean", "median", "p25", "p75", "minimum", "maximum"):
+                assert getattr(x, f) == pytest.approx(getattr(y, f), abs=1e-12), (x, y, f)
+        assert a.flagged.equals(b.flagged)
+    # kept until the round's entries or stored consensus change
+    first = cm.agreement(s, world.members["cult1"], rnd.id)
+    assert cm.agreement(s, world.members["cult1"], rnd.id) is first
+    consensus_sql.compute_round_consensus(s, rnd.id, force=True)          # rewritten: computed again
+    again = cm.agreement(s, world.members["cult1"], rnd.id)
+    assert again is not first and again.alpha_votes == first.alpha_votes

@@ -11,7 +11,7 @@ item's consensus up to date:
   few; else the whole round, where exactly the rows touched are out of step);
 - `one_entry`: one entry (a form) — the item decided in Python by the same rules as
   `valuation.consensus.decide_item` (the rules the SQL mirrors), slot and consensus
-  written by key in one UPDATE.
+  written by key.
 """
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def one_entry(tx: Tx, rnd: Mapping[str, Any], member_id: int, item_id: int, log_
               historical: bool | None, value_brl: Decimal | None, significance: int | None,
               must_keep: bool | None) -> None:
     """After one entry (already in assessment_log as `log_id` and in assessment_current):
-    its slot, the row's rev and the item's consensus, written by key in one UPDATE."""
+    its slot and the row's rev (in step: basis too), and the item's consensus, by key."""
     rows = tx.cur.execute("SELECT member_id, historical, value_brl, significance, must_keep FROM assessment_current "
                           "WHERE round_id = ? AND item_id = ?", [rnd["id"], item_id]).fetchall()
     d = _decide(rnd, rows)
@@ -134,15 +134,21 @@ def one_entry(tx: Tx, rnd: Mapping[str, Any], member_id: int, item_id: int, log_
         is_president = rnd["president_id"] is not None and int(rnd["president_id"]) == member_id
         sets = f"u{slot} = CAST(? AS HUGEINT), c{slot} = ?, g{slot} = ?, "
         params = [_to_units(value_brl), vote_code(historical, must_keep, is_president), score_code(significance)]
-    updated = tx.execute(
-        f"UPDATE consensus_pivot SET {sets}rev = ?, basis = ?, votes_for = ?, votes_against = ?, quorum_met = ?, "
-        f"historical = ?, decided_by = ?, n_values = ?, value_brl = ?, spread = {_SPREAD_SQL}, flagged = ?, "
-        f"significance = ?, must_keep_votes = ?, computed_at = ?, median_brl = ? WHERE round_id = ? AND item_id = ?",
-        [*params, log_id, log_id, d["votes_for"], d["votes_against"], d["quorum_met"], d["historical"],
-         d["decided_by"], d["n_values"], d["value_brl"], *d["spread"], d["flagged"], d["significance"],
-         d["must_keep_votes"], tx.store.now(), d["median_brl"], rnd["id"], item_id])
-    if not updated or not int(next(iter(updated[0].values()))):     # no pivot row (never after open_round)
+    pivot = tx.execute(f"UPDATE consensus_pivot SET {sets}rev = ?, basis = ? WHERE round_id = ? AND item_id = ?",
+                       [*params, log_id, log_id, rnd["id"], item_id])
+    stored = tx.execute(
+        f"UPDATE round_consensus SET votes_for = ?, votes_against = ?, quorum_met = ?, historical = ?, "
+        f"decided_by = ?, n_values = ?, value_brl = ?, spread = {_SPREAD_SQL}, flagged = ?, significance = ?, "
+        f"must_keep_votes = ?, computed_at = ?, median_brl = ? WHERE round_id = ? AND item_id = ?",
+        [d["votes_for"], d["votes_against"], d["quorum_met"], d["historical"], d["decided_by"], d["n_values"],
+         d["value_brl"], *d["spread"], d["flagged"], d["significance"], d["must_keep_votes"], tx.store.now(),
+         d["median_brl"], rnd["id"], item_id])
+    if not _updated(pivot) or not _updated(stored):      # no row yet (never after open_round)
         insert_consensus(tx, int(rnd["id"]), [item_id])
+
+
+def _updated(rows: list[dict[str, Any]]) -> int:
+    return int(next(iter(rows[0].values()))) if rows else 0
 
 
 def _to_units(value: Decimal | None) -> int | None:

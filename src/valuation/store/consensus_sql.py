@@ -78,7 +78,7 @@ E8 = 100_000_000  # value_brl has 8 decimal places: value × 10⁸ is an integer
 # may enter one round (the Commission has 6).
 MAX_MEMBERS = 4095
 SLOTS = 6                                   # member slots of consensus_pivot (migration 011)
-CONSENSUS_TABLE = "consensus_pivot"
+CONSENSUS_TABLE = "round_consensus"        # the stored consensus (item_consensus is a view of it)
 # Rounds computed from assessment_current with at most this many members take the order
 # statistics from a per-member pivot in the query and a rank network (cheaper than an
 # ordered list aggregate). 0 forces the list aggregate.
@@ -86,7 +86,7 @@ MAX_PIVOT_MEMBERS = 8
 
 _COLUMNS = ("votes_for", "votes_against", "quorum_met", "historical", "decided_by", "n_values", "value_brl",
             "spread", "flagged", "significance", "must_keep_votes", "computed_at", "median_brl")
-STORED_COLUMNS = (*_COLUMNS, "basis")       # what a recompute writes
+STORED_COLUMNS = _COLUMNS                   # what a recompute writes
 SLOT_COLUMNS = tuple(f"{p}{k}" for p in "ucg" for k in range(SLOTS))
 
 # Stands for "no value": above any value a member can enter (MAX_VALUE_BRL < 10¹⁶), so that
@@ -424,7 +424,11 @@ class _Ids:
             self.view = None
 
 
-_SETS = ", ".join(f"{c} = q.{c}" for c in _COLUMNS) + ", basis = q.rev"
+_SETS = ", ".join(f"{c} = q.{c}" for c in _COLUMNS)
+_RESULTS = ", ".join(("round_id", "item_id", *_COLUMNS))
+# A whole-round recompute with at least this share of the rows out of step rewrites the
+# round's rows (delete + insert); with fewer it updates those rows by key.
+REWRITE_SHARE = 1 / 3
 
 
 def _slots_from_current(round_id: int, ids: _Ids) -> str:
@@ -438,23 +442,28 @@ def _slots_from_current(round_id: int, ids: _Ids) -> str:
 
 
 def insert_consensus(tx: Tx, round_id: int, item_ids: Sequence[int] | None = None) -> int:
-    """INSERT the pivot rows of a round's items that have none yet (their slots from
-    assessment_current — none at `open_round` — and their consensus); returns how many."""
+    """INSERT the rows of a round's items that have none yet — the pivot rows (their slots
+    from assessment_current: none at `open_round`) and the stored consensus rows — and
+    return how many consensus rows were inserted."""
     rnd = _round(tx, round_id)
+    rid = int(round_id)
     ids = _Ids(tx, item_ids)
     try:
-        rid = int(round_id)
-        source = (f"(SELECT ri.round_id, ri.item_id, s.rev, "
-                  + ", ".join(f"s.u{k}" for k in range(SLOTS)) + ", "
-                  + ", ".join(f"coalesce(s.{p}{k}, 0) AS {p}{k}" for p in "cg" for k in range(SLOTS))
-                  + f" FROM round_items ri LEFT JOIN ({_slots_from_current(rid, ids)}) s ON s.item_id = ri.item_id "
-                  f"WHERE ri.round_id = {rid}{ids.where('ri.item_id')} AND NOT EXISTS (SELECT 1 FROM consensus_pivot "
-                  f"x WHERE x.round_id = ri.round_id AND x.item_id = ri.item_id)) p")
-        sql = pivot_select(rnd["method"], source, keep=SLOT_COLUMNS)
-        cols = ("round_id", "item_id", *SLOT_COLUMNS, "rev", "basis", *_COLUMNS)
-        values = ("round_id", "item_id", *SLOT_COLUMNS, "rev", "rev", *_COLUMNS)
-        n = _count(tx.execute(f"INSERT INTO consensus_pivot ({', '.join(cols)}) SELECT {', '.join(values)} "
-                              f"FROM ({sql}) q ORDER BY item_id", _decide_params(rnd, tx.store.now())))
+        slots = ", ".join(f"s.u{k}" for k in range(SLOTS)) + ", " + ", ".join(
+            f"coalesce(s.{p}{k}, 0)" for p in "cg" for k in range(SLOTS))
+        last = int(tx.scalar(f"SELECT coalesce(max(pos), 0) FROM consensus_pivot WHERE round_id = {rid}"))
+        tx.execute(f"INSERT INTO consensus_pivot (round_id, item_id, pos, {', '.join(SLOT_COLUMNS)}, rev, basis) "
+                   f"SELECT ri.round_id, ri.item_id, {last} + row_number() OVER (ORDER BY i.item_code, ri.item_id), "
+                   f"{slots}, s.rev, s.rev FROM round_items ri JOIN items i ON i.id = ri.item_id "
+                   f"LEFT JOIN ({_slots_from_current(rid, ids)}) s ON s.item_id = ri.item_id "
+                   f"WHERE ri.round_id = {rid}{ids.where('ri.item_id')} AND NOT EXISTS (SELECT 1 FROM consensus_pivot "
+                   f"x WHERE x.round_id = ri.round_id AND x.item_id = ri.item_id) ORDER BY ri.item_id")
+        source = (f"(SELECT * FROM consensus_pivot x WHERE x.round_id = {rid}{ids.where('x.item_id')} "
+                  f"AND NOT EXISTS (SELECT 1 FROM round_consensus r WHERE r.round_id = x.round_id "
+                  f"AND r.item_id = x.item_id)) p")
+        n = _count(tx.execute(f"INSERT INTO round_consensus ({_RESULTS}) SELECT {_RESULTS} FROM "
+                              f"({pivot_select(rnd['method'], source)}) q ORDER BY item_id",
+                              _decide_params(rnd, tx.store.now())))
     finally:
         ids.close()
     if n and not _uses_pivot(tx, round_id)[0]:
@@ -462,36 +471,56 @@ def insert_consensus(tx: Tx, round_id: int, item_ids: Sequence[int] | None = Non
     return n
 
 
+def _computed(tx: Tx, rnd: dict[str, Any], pivot: bool, members: list[int], ids: _Ids, where: str,
+              now: datetime) -> tuple[str, list[Any]]:
+    """(SELECT, parameters): the consensus of the round's items passing `ids` and `where` (a
+    predicate on the pivot row p), from the slots or from assessment_current."""
+    rid = int(rnd["id"])
+    if pivot:
+        source = f"consensus_pivot p WHERE p.round_id = {rid}{ids.where('p.item_id')}{where}"
+        return pivot_select(rnd["method"], source), _decide_params(rnd, now)
+    if where:
+        ids_sql = (f"{{col}} IN (SELECT p.item_id FROM consensus_pivot p WHERE p.round_id = {rid}"
+                   f"{ids.where('p.item_id')}{where})")
+    else:
+        ids_sql = ids.sql
+    return consensus_select(rnd["method"], ids_sql, members=members), _params(rnd, now)
+
+
 def update_consensus(tx: Tx, round_id: int, item_ids: Sequence[int] | None = None, *,
                      force: bool = False) -> int:
     """Recompute and store the consensus of the round's items: all of them (a whole-round
-    recompute: the rows not in step, every row with `force`) or the listed `item_ids`
+    recompute: the rows out of step, every row with `force`) or the listed `item_ids`
     (always recomputed). Returns how many items the round's stored rows cover (a whole
-    round) or how many listed items were written. Pivot rows missing for some item (never
-    after `open_round`) are inserted."""
+    round) or how many listed items were written. Rows missing for some item (never after
+    `open_round`) are inserted."""
     rnd = _round(tx, round_id)
+    rid = int(round_id)
     now = tx.store.now()
     pivot, members = _uses_pivot(tx, round_id)
     ids = _Ids(tx, item_ids)
     try:
-        stale = "" if force or item_ids is not None else " AND p.rev IS DISTINCT FROM p.basis"
-        if pivot:
-            source = (f"(SELECT rowid AS rid, * FROM consensus_pivot WHERE round_id = {int(round_id)}"
-                      f"{ids.where('item_id')}) p WHERE TRUE{stale}")
-            sql = pivot_select(rnd["method"], source, keep=("rid",))
-            written = _count(tx.execute(f"UPDATE consensus_pivot AS t SET {_SETS} FROM ({sql}) q "
-                                        f"WHERE t.rowid = q.rid", _decide_params(rnd, now)))
-        else:
-            sql = consensus_select(rnd["method"], ids.sql, members=members, with_empty=False)
-            stale_sql = "" if not stale else " AND t.basis IS DISTINCT FROM q.rev"
+        total, stale = tx.cur.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE rev IS DISTINCT FROM basis) FROM consensus_pivot "
+            f"WHERE round_id = {rid}{ids.where('item_id')}").fetchall()[0]
+        if item_ids is None and (force or stale >= REWRITE_SHARE * max(total, 1)):
+            sql, params = _computed(tx, rnd, pivot, members, ids, "", now)
+            tx.execute(f"DELETE FROM round_consensus WHERE round_id = {rid}")
+            written = _count(tx.execute(f"INSERT INTO round_consensus ({_RESULTS}) SELECT {_RESULTS} FROM ({sql}) q "
+                                        f"ORDER BY item_id", params))
+        elif item_ids is not None or stale:
+            where = " AND p.rev IS DISTINCT FROM p.basis" if item_ids is None else ""
+            sql, params = _computed(tx, rnd, pivot, members, ids, where, now)
             written = _count(tx.execute(
-                f"UPDATE consensus_pivot AS t SET {_SETS} FROM ({sql}) q WHERE t.round_id = q.round_id "
-                f"AND t.item_id = q.item_id AND t.round_id = ?{ids.where('t.item_id')}{stale_sql}",
-                [*_params(rnd, now, with_empty=False), round_id]))
-        expected = int(tx.scalar("SELECT count(*) FROM round_items WHERE round_id = ?" + ids.where("item_id"),
-                                 [round_id]))
-        stored = int(tx.scalar("SELECT count(*) FROM consensus_pivot WHERE round_id = ?" + ids.where("item_id"),
-                               [round_id]))
+                f"UPDATE round_consensus AS t SET {_SETS} FROM ({sql}) q WHERE t.round_id = {rid} "
+                f"AND t.item_id = q.item_id{ids.where('t.item_id')}", params))
+        else:
+            written = 0
+        if stale:
+            tx.execute(f"UPDATE consensus_pivot SET basis = rev WHERE round_id = {rid}{ids.where('item_id')} "
+                       f"AND rev IS DISTINCT FROM basis")
+        expected = int(tx.scalar(f"SELECT count(*) FROM round_items WHERE round_id = {rid}{ids.where('item_id')}"))
+        stored = int(tx.scalar(f"SELECT count(*) FROM round_consensus WHERE round_id = {rid}{ids.where('item_id')}"))
     finally:
         ids.close()
     if stored < expected:

@@ -1,7 +1,7 @@
 -- 011 consensus pivot (issue 17): a round's entries in force, pre-pivoted — one row per
--- (round, item) holding every member's slot — with the item's stored consensus on the same
--- row, so that recomputing a million-item round is a projection of a million rows written
--- in place, not a GROUP BY of six million (valuation.store.consensus_sql).
+-- (round, item) holding every member's slot — so that recomputing a million-item round is a
+-- projection of a million rows, not a GROUP BY of six million, and its stored consensus in a
+-- table a whole round is rewritten in at once (valuation.store.consensus_sql).
 -- Nothing is lost: assessment_log keeps every vote and value ever entered (append-only),
 -- assessment_current the entry in force per member; this table is derived from them and
 -- kept in step by the store in the same transaction as each entry.
@@ -22,19 +22,33 @@ CREATE TABLE round_members (
 -- One row per round item. Slot k mirrors the assessment_current row of the member holding
 -- slot k: u_k = value_brl × 10⁸ as an exact integer (NULL: no value), c_k its vote_code,
 -- g_k its score_code (0: no entry; see migration 007). rev = the newest assessment_log id
--- among the item's entries in force (NULL: none yet); basis = the rev the consensus columns
--- were computed from (rev = basis: in step; an entry changes rev, a recompute sets basis).
--- The consensus columns are those of item_consensus (002, 003), which becomes a view.
+-- among the item's entries in force (NULL: none yet); basis = the rev the item's stored
+-- consensus was computed from (rev = basis: in step; an entry changes rev, a recompute sets
+-- basis). pos = the item's place in the round in item-code order (1, 2, …): a page of a
+-- round's items is a range of pos, not a sort of a million codes.
 CREATE TABLE consensus_pivot (
-    round_id        BIGINT NOT NULL,
-    item_id         BIGINT NOT NULL,
+    round_id  BIGINT NOT NULL,
+    item_id   BIGINT NOT NULL,
+    pos       INTEGER NOT NULL,
     u0 HUGEINT, u1 HUGEINT, u2 HUGEINT, u3 HUGEINT, u4 HUGEINT, u5 HUGEINT,
     c0 BIGINT NOT NULL DEFAULT 0, c1 BIGINT NOT NULL DEFAULT 0, c2 BIGINT NOT NULL DEFAULT 0,
     c3 BIGINT NOT NULL DEFAULT 0, c4 BIGINT NOT NULL DEFAULT 0, c5 BIGINT NOT NULL DEFAULT 0,
     g0 BIGINT NOT NULL DEFAULT 0, g1 BIGINT NOT NULL DEFAULT 0, g2 BIGINT NOT NULL DEFAULT 0,
     g3 BIGINT NOT NULL DEFAULT 0, g4 BIGINT NOT NULL DEFAULT 0, g5 BIGINT NOT NULL DEFAULT 0,
-    rev             BIGINT,
-    basis           BIGINT,
+    rev       BIGINT,
+    basis     BIGINT,
+    PRIMARY KEY (round_id, item_id)
+);
+
+-- The stored consensus per round item: the columns of item_consensus (002, 003), which
+-- becomes a view of this table. No index: a whole round is rewritten at once (its rows
+-- deleted and inserted again — four times cheaper than updating them in place, and than
+-- keeping a key index up to date), one item is found by the zone maps of its row group.
+-- One row per (round, item): the store inserts a round's rows when it opens and rewrites
+-- them only as a whole (valuation.store.consensus_sql).
+CREATE TABLE round_consensus (
+    round_id        BIGINT NOT NULL,
+    item_id         BIGINT NOT NULL,
     votes_for       INTEGER NOT NULL,
     votes_against   INTEGER NOT NULL,
     quorum_met      BOOLEAN NOT NULL,
@@ -47,8 +61,7 @@ CREATE TABLE consensus_pivot (
     significance    DECIMAL(4,2),
     must_keep_votes INTEGER NOT NULL DEFAULT 0,
     computed_at     TIMESTAMP NOT NULL DEFAULT current_timestamp,
-    median_brl      DECIMAL(18,2),
-    PRIMARY KEY (round_id, item_id)
+    median_brl      DECIMAL(18,2)
 );
 
 -- Existing rounds: slots in the order of the members' first entries.
@@ -58,17 +71,15 @@ FROM (SELECT round_id, member_id, row_number() OVER (PARTITION BY round_id ORDER
       FROM (SELECT round_id, member_id, min(id) AS first_id FROM assessment_log GROUP BY round_id, member_id))
 ORDER BY round_id, member_id;
 
--- Existing consensus rows, with their entries pivoted; computed from those entries, so in step.
+-- Existing rounds' entries, pivoted; their stored consensus was computed from them: in step.
 INSERT INTO consensus_pivot
-SELECT ic.round_id, ic.item_id,
+SELECT ic.round_id, ic.item_id, row_number() OVER (PARTITION BY ic.round_id ORDER BY i.item_code, ic.item_id),
        s.u0, s.u1, s.u2, s.u3, s.u4, s.u5,
        coalesce(s.c0, 0), coalesce(s.c1, 0), coalesce(s.c2, 0), coalesce(s.c3, 0), coalesce(s.c4, 0),
        coalesce(s.c5, 0),
        coalesce(s.g0, 0), coalesce(s.g1, 0), coalesce(s.g2, 0), coalesce(s.g3, 0), coalesce(s.g4, 0),
        coalesce(s.g5, 0),
-       s.rev, s.rev,
-       ic.votes_for, ic.votes_against, ic.quorum_met, ic.historical, ic.decided_by, ic.n_values, ic.value_brl,
-       ic.spread, ic.flagged, ic.significance, ic.must_keep_votes, ic.computed_at, ic.median_brl
+       s.rev, s.rev
 FROM item_consensus ic
 LEFT JOIN (
     SELECT c.round_id, c.item_id, max(c.log_id) AS rev,
@@ -88,7 +99,13 @@ LEFT JOIN (
     JOIN round_members m ON m.round_id = c.round_id AND m.member_id = c.member_id
     GROUP BY c.round_id, c.item_id
 ) s ON s.round_id = ic.round_id AND s.item_id = ic.item_id
+JOIN items i ON i.id = ic.item_id
 ORDER BY ic.round_id, ic.item_id;
+
+INSERT INTO round_consensus
+SELECT round_id, item_id, votes_for, votes_against, quorum_met, historical, decided_by, n_values, value_brl, spread,
+       flagged, significance, must_keep_votes, computed_at, median_brl
+FROM item_consensus ORDER BY round_id, item_id;
 
 DROP TABLE item_consensus;
 
@@ -96,4 +113,4 @@ DROP TABLE item_consensus;
 CREATE VIEW item_consensus AS
 SELECT round_id, item_id, votes_for, votes_against, quorum_met, historical, decided_by, n_values, value_brl,
        spread, flagged, significance, must_keep_votes, computed_at, median_brl
-FROM consensus_pivot;
+FROM round_consensus;
