@@ -217,6 +217,31 @@ def reset_peak_rss() -> bool:
         return False
 
 
+class Peaks:
+    """Peak memory of this process per phase (VmHWM reset at the start of each), and over
+    the whole run: the highest of the phases' peaks and ru_maxrss (a reset lowers VmHWM,
+    and with it ru_maxrss, so the overall peak is kept here)."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, float] = {}
+        self.overall = 0.0
+
+    def start(self) -> None:
+        self.overall = max(self.overall, own_peak_rss_mb(), peak_rss_mb())
+        reset_peak_rss()
+
+    def end(self, name: str) -> None:
+        got = round(own_peak_rss_mb(), 1)
+        self.phases[name] = max(self.phases.get(name, 0.0), got)
+        self.overall = max(self.overall, got, peak_rss_mb())
+
+    def peak(self) -> float:
+        return round(max(self.overall, own_peak_rss_mb(), peak_rss_mb()), 1)
+
+
+PEAKS = Peaks()
+
+
 class Timing:
     """The runs of one measurement: wall-clock seconds (the figure is their median) and the
     process CPU seconds of each run (all threads, DuckDB's included) — on a shared machine
@@ -331,6 +356,9 @@ def naive_view(con: Any) -> Any:
 
 
 def phase_naive(args: argparse.Namespace) -> dict[str, Any]:
+    """The baselines, in a process of their own (they are not the product: their memory must
+    not count as the measuring process's): the naive page view, the consensus by a GROUP BY
+    over the entry rows, and the greedy fill of the selection pools."""
     import duckdb
 
     main_path, _ = paths(args)
@@ -338,10 +366,33 @@ def phase_naive(args: argparse.Namespace) -> dict[str, Any]:
     try:
         t = timed(lambda: naive_view(con), args.repeat)
         rows = con.execute("SELECT count(*) FROM assessment_current").fetchall()[0][0]
+        agg = timed(_aggregate_baseline(con, args.round_id), args.repeat)
+        ensure(agg.result == args.items, f"the aggregate covered {agg.result} items, not {args.items}")
+        greedy = _greedy_baselines(args, con)
     finally:
         con.close()
     return {"naive_view_s": t.median, **t.details(), "value_rows": int(rows), "contracts": int(len(t.result)),
+            "consensus_aggregate_s": agg.median, "aggregate": agg.details(items=agg.result), **greedy,
             "peak_rss_mb": round(own_peak_rss_mb(), 1)}
+
+
+def _greedy_baselines(args: argparse.Namespace, con: Any) -> dict[str, Any]:
+    """greedy_fill over the pools of the selection figures (the same items and targets)."""
+    from valuation.money import to_cents
+
+    out: dict[str, Any] = {}
+    cid = con.execute("SELECT id FROM contracts WHERE code = ?", [gen.TREASURE_CODE]).fetchall()[0][0]
+    share = Decimal(str(con.execute("SELECT historical_share FROM contracts WHERE id = ?", [cid]).fetchall()[0][0]))
+    for key, limit in (("selection_large", max(1, args.items // 10)), ("selection_600k", args.pool_items)):
+        table = con.sql("SELECT item_id, value_brl, coalesce(significance, 1) AS significance, must_keep "
+                        "FROM item_valuation WHERE contract_id = ? AND historical ORDER BY item_id LIMIT ?",
+                        params=[cid, limit]).to_arrow_table()
+        items = _sel_items(table)
+        target = to_cents(share * sum((it.value for it in items), Decimal(0)))
+        g = timed(lambda: greedy_fill(items, target), args.repeat)
+        out[f"{key}_greedy_s"] = g.median
+        out[f"{key}_greedy"] = g.details(items=len(items), value=str(g.result))
+    return out
 
 
 def _read_csv_baseline(data: bytes) -> int:
@@ -432,28 +483,28 @@ def _consensus_table() -> tuple[str, tuple[str, ...] | None]:
     return table, stored
 
 
-def _aggregate_baseline(store: Any, round_id: int) -> Callable[[], int]:
+def _aggregate_baseline(con: Any, round_id: int) -> Callable[[], int]:
     """The round's consensus computed by one GROUP BY over its 6 N entry rows
-    (`consensus_sql.consensus_select` over assessment_current, the pivot in the query) and
-    materialised, not written: what the recompute cost before the pre-pivoted entries."""
+    (`consensus_sql.consensus_select` over assessment_current, the pivot in the query),
+    every column summed, nothing written: what the recompute cost before the pre-pivoted
+    entries, without its write."""
     from valuation.store import consensus_sql as cs
 
-    rnd = store.fetch_one("SELECT id, method, quorum, spread_threshold, president_id FROM assessment_rounds "
-                          "WHERE id = ?", [round_id])
-    members = [int(r["member_id"]) for r in store.fetch(
-        "SELECT DISTINCT member_id FROM assessment_current WHERE round_id = ? ORDER BY member_id", [round_id])]
+    names = ("id", "method", "quorum", "spread_threshold", "president_id")
+    rnd = dict(zip(names, con.execute(f"SELECT {', '.join(names)} FROM assessment_rounds WHERE id = ?",
+                                      [round_id]).fetchall()[0]))
+    members = [int(r[0]) for r in con.execute(
+        "SELECT DISTINCT member_id FROM assessment_current WHERE round_id = ? ORDER BY member_id",
+        [round_id]).fetchall()]
     sql = cs.consensus_select(rnd["method"], members=members, with_empty=False)
     params = cs._params(rnd, gen.ROUND_OPENED, with_empty=False)
 
-    def run() -> int:
-        cur = store.cursor()
-        try:
-            cur.execute(f"CREATE OR REPLACE TEMP TABLE bench_aggregate AS {sql}", params).fetchall()
-            n = int(cur.execute("SELECT count(*) FROM bench_aggregate").fetchall()[0][0])
-            cur.execute("DROP TABLE bench_aggregate").fetchall()
-        finally:
-            cur.close()
-        return n
+    every = ("count(*), sum(q.votes_for), sum(q.votes_against), count(q.quorum_met), count(q.historical), "
+             "count(q.decided_by), sum(q.n_values), sum(q.value_brl), sum(q.spread), count(q.flagged), "
+             "sum(q.significance), sum(q.must_keep_votes), sum(q.median_brl)")
+
+    def run() -> int:    # every column computed (a sum of each), nothing written
+        return int(con.execute(f"SELECT {every} FROM ({sql}) q", params).fetchall()[0][0])
 
     return run
 
@@ -464,6 +515,7 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
     from valuation.store.db import Store
 
     main_path, _ = paths(args)
+    PEAKS.start()
     store = Store(str(main_path))
     res: dict[str, Any] = {}
     try:
@@ -476,9 +528,6 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
         if stored is not None:
             cols = [c for c in cols if c in stored]
         sets = ", ".join(f"{c} = s.{c}" for c in cols)
-        compared = [c for c in cols if c not in ("basis",)]
-        differ = " OR ".join(f"ic.{c} IS DISTINCT FROM r.{c}" for c in compared)
-
         def sql(text: str, params: list[Any] | None = None) -> None:
             cur = store.cursor()
             try:
@@ -488,6 +537,10 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
 
         sql("CREATE OR REPLACE TABLE bench_reference AS SELECT * FROM item_consensus WHERE round_id = ?",
             [round_id])
+        compared = [r["column_name"] for r in store.fetch(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'bench_reference' ORDER BY column_index")
+            if r["column_name"] not in ("round_id", "item_id", "computed_at")]
+        differ = " OR ".join(f"ic.{c} IS DISTINCT FROM r.{c}" for c in compared)
 
         pivot = store.has_table("consensus_pivot")
 
@@ -512,12 +565,6 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
         t = timed(lambda: compute(store, round_id), args.repeat)
         res["details_full_unchanged"] = t.details(median_s=t.median, what="the same with every stored row already "
                                                   "in step (close_round after the entries)")
-        say("consensus baseline: the GROUP BY over the entry rows")
-        t = timed(_aggregate_baseline(store, round_id), args.repeat)
-        ensure(t.result == args.items, f"the aggregate covered {t.result} items, not {args.items}")
-        res["consensus_aggregate_s"] = t.median
-        res["details_aggregate"] = t.details(items=t.result)
-        say(f"consensus_aggregate_s = {t.median:.3f}")
 
         say("consensus_incremental: one member corrects one value")
         member = users["member1"]
@@ -566,6 +613,7 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
         sql("DROP TABLE IF EXISTS bench_reference")
     finally:
         store.close()
+        PEAKS.end("consensus")
     return res
 
 
@@ -633,17 +681,9 @@ def measure_selection(args: argparse.Namespace, store: Any, contract_id: int, re
         r = t.result
         res[f"{key}_s"] = t.median
         res[f"{key}_gap"] = float(r.gap)
-        extra: dict[str, Any] = {}
-        if key != "selection_exact":
-            items = _sel_items(table)
-            g = timed(lambda: greedy_fill(items, target), args.repeat)
-            res[f"{key}_greedy_s"] = g.median
-            extra = {"greedy_runs": g.runs, "greedy_value": str(g.result)}
-            del items
         details[key] = t.details(items=table.num_rows, target=str(target), status=r.status, method=r.method,
                                  gap=str(r.gap), selected=len(r.selected), selected_value=str(r.selected_value),
-                                 significance=r.significance_handed, significance_bound=r.significance_bound,
-                                 **extra)
+                                 significance=r.significance_handed, significance_bound=r.significance_bound)
         say(f"{key}_s = {t.median:.3f} ({r.status}, gap {r.gap})")
 
 
@@ -718,6 +758,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
                 if not spec.exists() or not auth.may_view_page(user, spec.key):
                     continue
                 say(f"page {spec.key} as {role}")
+                PEAKS.start()
                 row = table.setdefault(spec.key, {"title": spec.title})
                 at = page_as(db_path, user, spec.key, timeout=300)   # the app, then the page: the warm-up
                 picked = not at.exception and _pick_contract(at, code)
@@ -726,6 +767,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
                 if at.exception:   # a page that raises has no time: reported, the others still measured
                     row[f"{role}_error"] = _exception_text(at)
                     say(f"page {spec.key} as {role}: raised {row[f'{role}_error'][:200]}")
+                    PEAKS.end(f"page {spec.key} ({role})")
                     continue
 
                 def ok(_: Any) -> None:
@@ -740,6 +782,8 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
                     prof = Path(args.out) / "profiles" / f"page_{spec.key}_{role}.txt"
                     row[f"{role}_profile"] = str(prof)
                     row[f"{role}_profile_top"] = _profile_page(at, prof)
+                PEAKS.end(f"page {spec.key} ({role})")
+                row[f"{role}_peak_mb"] = PEAKS.phases[f"page {spec.key} ({role})"]
                 say(f"page {spec.key} as {role} = {t.median:.3f}")
     finally:   # page_as points the app at db_path through the environment: put it back
         if saved_env is None:
@@ -757,12 +801,15 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
     main_path, dl_path = paths(args)
     res: dict[str, Any] = {}
     details: dict[str, Any] = {}
+    PEAKS.start()
     store = Store(str(main_path))
     try:
         users = gen.principals(store)
         dpc = users["dpc"]
         contract_id = int(store.scalar("SELECT id FROM contracts WHERE code = ?", [gen.TREASURE_CODE]))
 
+        PEAKS.end("open")
+        PEAKS.start()
         say("statement: compute_statement from stored results")
         t = timed(lambda: P.compute_statement(store, dpc, gen.TREASURE_CODE, as_of=gen.TODAY), args.repeat)
         res["statement_s"], doc = t.median, t.result
@@ -771,7 +818,11 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
                                          blockers=list(doc.blockers))
         say(f"statement_s = {res['statement_s']:.4f}")
 
+        PEAKS.end("statement")
+        PEAKS.start()
         measure_selection(args, store, contract_id, res, details)
+        PEAKS.end("selection")
+        PEAKS.start()
 
         say("import: a CSV of new items into the treasure contract")
         data = gen.import_csv(args.import_rows, "CAMP-2026-09")
@@ -783,6 +834,8 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
         details["import"] = t.details(bytes=len(data), items_in_contract_after=state["in_contract"],
                                       user=users["explorer"].username, read_csv_runs=base.runs)
         say(f"import_s = {res['import_s']:.3f} ({res['import_rows']:,} rows)")
+        del data
+        PEAKS.end("import")
 
         pages = measure_pages(args, main_path, users, gen.TREASURE_CODE)
         details["pages"] = pages
@@ -795,6 +848,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
         store.close()
 
     say(f"deadlines: compute_deadlines over {args.contracts:,} generated contracts (+ the demo)")
+    PEAKS.start()
     dl_store = Store(str(dl_path))
     try:
         dpc = gen.principals(dl_store)["dpc"]
@@ -806,6 +860,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
         say(f"deadlines_s = {res['deadlines_s']:.3f} ({len(frame):,} deadlines)")
     finally:
         dl_store.close()
+        PEAKS.end("deadlines")
     res["details"] = details
     return res
 
@@ -868,13 +923,15 @@ def table(result: dict[str, Any]) -> str:
 
 
 def pages_table(pages: dict[str, dict[str, Any]]) -> str:
-    lines = [f"| page | title | DPC | explorer | target | |", "|---|---|---:|---:|---|---|"]
+    lines = ["| page | title | DPC | explorer | target | | peak RSS |", "|---|---|---:|---:|---|---|---:|"]
     for key, row in pages.items():
         times = [row[r] for r in ("dpc", "explorer") if r in row]
         errors = [r for r in ("dpc", "explorer") if f"{r}_error" in row]
         mark = "**error**" if errors else "met" if max(times) <= PAGE_TARGET_S else "**missed**"
         cells = [_secs(row[r]) if r in row else "raised" if f"{r}_error" in row else "—" for r in ("dpc", "explorer")]
-        lines.append(f"| `pages/{key}.py` | {row['title']} | {cells[0]} | {cells[1]} | ≤ {PAGE_TARGET_S} s | {mark} |")
+        peak = max((row[f"{r}_peak_mb"] for r in ("dpc", "explorer") if f"{r}_peak_mb" in row), default=0)
+        lines.append(f"| `pages/{key}.py` | {row['title']} | {cells[0]} | {cells[1]} | ≤ {PAGE_TARGET_S} s | {mark} "
+                     f"| {peak:,.0f} MB |")
     return "\n".join(lines)
 
 
@@ -902,6 +959,10 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         "the treasure contract chosen where the page has a contract selector):",
         "",
         pages_table(d["pages"]),
+        "",
+        "Peak RSS of the measuring process by phase (VmHWM reset at each phase's start; the pages' peaks are in "
+        "their table): " + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items()
+                                      if not k.startswith("page ")) + ".",
         "",
         f"Build (not in the figures): main file {d['build']['main_build_s']} s, deadline file "
         f"{d['build']['deadlines_build_s']} s, large import file {d['build']['big_csv_s']} s, decisions + "
@@ -971,8 +1032,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     consensus = measure_consensus(args, build["round_id"])
     say("deciding the round, storing the choice, drafting the statement (child process)")
     decide = child("decide", args, round_id=build["round_id"])
-    say("naive baseline (child process)")
-    naive = child("naive", args)
+    say("baselines: the naive view, the GROUP BY consensus, the greedy fills (child process)")
+    naive = child("naive", args, round_id=build["round_id"])
     say(f"naive_view_s = {naive['naive_view_s']:.3f}")
     say(f"large import: {args.big_import_rows:,} rows (child process)")
     big = child("import_big", args)
@@ -980,14 +1041,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rest = measure_rest(args)
 
     details = rest.pop("details")
-    baselines = {k: rest.pop(k) for k in list(rest) if k.endswith(("_greedy_s", "_read_csv_s"))}
-    baselines["consensus_aggregate_s"] = consensus.pop("consensus_aggregate_s")
+    baselines = {k: rest.pop(k) for k in list(rest) if k.endswith("_read_csv_s")}
+    baselines.update({k: naive[k] for k in ("consensus_aggregate_s", "selection_large_greedy_s",
+                                            "selection_600k_greedy_s")})
     baselines["import_1m_read_csv_s"] = big["import_1m_read_csv_s"]
     figures = {k: v for k, v in consensus.items() if not k.startswith("details")}
     result: dict[str, Any] = {"items": args.items, **figures,
                               "naive_view_s": naive["naive_view_s"], **rest,
                               **{k: big[k] for k in ("import_1m_s", "import_1m_rows", "import_1m_rss_mb")},
-                              "peak_rss_mb": round(peak_rss_mb(), 1)}
+                              "peak_rss_mb": PEAKS.peak()}
     mach["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     details.update({
         "date": started.strftime("%Y-%m-%d %H:%M UTC"), "repeat": args.repeat,
@@ -995,6 +1057,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "build": build, "decide": decide, "naive": naive, "import_1m": big,
         "consensus": {k.removeprefix("details_"): v for k, v in consensus.items() if k.startswith("details")},
         "deadline_contracts": args.contracts, "total_s": round(time.perf_counter() - _T0, 1),
+        "peaks_mb": PEAKS.phases,
     })
     result = {k: result[k] for k in KEYS} | {
         "baselines": baselines,

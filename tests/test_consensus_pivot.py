@@ -59,9 +59,10 @@ def _pivot(store: Store, round_id: int) -> dict[int, dict[str, Any]]:
 
 
 def _stored(store: Store, round_id: int) -> dict[int, dict[str, Any]]:
-    rows = store.fetch("SELECT * FROM round_consensus WHERE round_id = ?", [round_id])
+    rows = store.fetch("SELECT * FROM item_consensus WHERE round_id = ?", [round_id])
     out = {int(r["item_id"]): r for r in rows}
-    assert len(out) == len(rows)                                  # one row per round item
+    assert len(out) == len(rows) == store.scalar("SELECT count(*) FROM round_consensus WHERE round_id = ?",
+                                                 [round_id])          # one row per round item
     return out
 
 
@@ -101,8 +102,8 @@ def _spoil(store: Store, round_id: int, items: list[int]) -> None:
     listed = ", ".join(map(str, items))
 
     def run(tx: Any) -> None:
-        tx.execute(f"UPDATE round_consensus SET votes_for = 99, value_brl = 0.01 WHERE round_id = ? AND item_id IN "
-                   f"({listed})", [round_id])
+        tx.execute(f"UPDATE round_consensus SET code = (code & ~4095) | 99, value_brl = 0.01 WHERE round_id = ? "
+                   f"AND item_id IN ({listed})", [round_id])
         tx.execute(f"UPDATE consensus_pivot SET basis = NULL WHERE round_id = ? AND item_id IN ({listed})", [round_id])
 
     store.write("test", run)
@@ -118,8 +119,8 @@ def test_a_whole_round_recomputes_exactly_the_rows_out_of_step(world: World) -> 
     _enter(world, rnd.id, data)
     good = _stored(s, rnd.id)
     _spoil(s, rnd.id, items[3:9])                 # a few rows out of step: updated by key
-    s.write("test", lambda tx: tx.execute("UPDATE round_consensus SET votes_against = 77 WHERE round_id = ? AND "
-                                          "item_id = ?", [rnd.id, items[20]]))     # wrong but in step
+    s.write("test", lambda tx: tx.execute("UPDATE round_consensus SET code = (code & ~(4095 << 12)) | (77 << 12) "
+                                          "WHERE round_id = ? AND item_id = ?", [rnd.id, items[20]]))  # wrong, in step
     assert consensus_sql.compute_round_consensus(s, rnd.id) == len(items)
     after = _stored(s, rnd.id)
     assert all(_same(after[i], good[i]) for i in items[3:9])

@@ -142,7 +142,7 @@ def _flagged(store: Store, round_id: int) -> tuple[pd.DataFrame, int]:
 def _from_pivot(store: Store, user: Principal, round_id: int, row: dict[str, Any]) -> RoundAgreement:
     """The statistics from consensus_pivot (the members' slots) and round_consensus: one row
     per item, no GROUP BY over the entries. Deviations are taken from the stored median."""
-    patterns = store.fetch("SELECT votes_for AS t, votes_against AS f, count(*) AS w FROM round_consensus "
+    patterns = store.fetch("SELECT votes_for AS t, votes_against AS f, count(*) AS w FROM item_consensus "
                            "WHERE round_id = ? GROUP BY ALL", [round_id])
     alpha = alpha_from_vote_patterns([(int(p["t"]), int(p["f"]), int(p["w"])) for p in patterns])
     slots = store.fetch("SELECT m.member_id, m.slot, u.full_name, n.n AS pseudonym FROM round_members m "

@@ -268,6 +268,50 @@ def decision_totals(df: pd.DataFrame) -> DecisionTotals:
                           other_value=total(pc.invert(hist)), must_keep=int(pc.sum(keep.cast(pa.int64())).as_py() or 0))
 
 
+def decisions_summary(store: Store, user: Principal, contract_code: str) -> DecisionTotals:
+    """`decision_totals` of a contract's published decisions, summed in SQL (no frame of a
+    million rows): what the decisions page shows above its table."""
+    from valuation.store import commission as cm
+
+    cid = cm.published_contract(store, user, contract_code)
+    row = store.fetch_one(
+        f"SELECT count(*) AS items, count(*) FILTER (WHERE p.historical) AS historical, "
+        f"coalesce(sum(p.value_brl) FILTER (WHERE p.historical), 0) AS hv, "
+        f"coalesce(sum(p.value_brl) FILTER (WHERE NOT p.historical), 0) AS ov, "
+        f"count(*) FILTER (WHERE p.must_keep) AS keep FROM ({cm.PUBLISHED_SQL}) p", [cid]) or {}
+    items, hist = int(row.get("items") or 0), int(row.get("historical") or 0)
+    return DecisionTotals(items=items, historical=hist, historical_value=Decimal(row.get("hv") or 0) + Decimal("0.00"),
+                          other=items - hist, other_value=Decimal(row.get("ov") or 0) + Decimal("0.00"),
+                          must_keep=int(row.get("keep") or 0))
+
+
+def decisions_page(store: Store, user: Principal, contract_code: str, *, historical: bool | None = None,
+                   search: str = "", page: int = 1, page_size: int = 100) -> tuple[pd.DataFrame, int]:
+    """One page of a contract's published decisions in item-code order, filtered in SQL —
+    `historical` True/False keeps that group, `search` (case-insensitive) the items whose
+    code or description holds it — and how many decisions the filter keeps. The columns of
+    `commission.published_decisions`."""
+    from valuation.store import commission as cm
+
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1 or isinstance(page_size, bool) \
+            or not isinstance(page_size, int) or not 1 <= page_size <= 500:
+        raise InputError(Problem("page", "Página a partir de 1, com 1 a 500 decisões."))
+    cid = cm.published_contract(store, user, contract_code)
+    clauses, params = ["TRUE"], [cid]
+    if historical is not None:
+        clauses.append("p.historical = ?")
+        params.append(bool(historical))
+    text = (search or "").strip().lower()
+    if text:
+        clauses.append("contains(lower(p.item_code || ' ' || p.description), ?)")
+        params.append(text)
+    where = " AND ".join(clauses)
+    total = int(store.scalar(f"SELECT count(*) FROM ({cm.PUBLISHED_SQL}) p WHERE {where}", params))
+    rows = store.fetch_df(f"SELECT * FROM ({cm.PUBLISHED_SQL}) p WHERE {where} ORDER BY p.item_code LIMIT ? OFFSET ?",
+                          [*params, page_size, (page - 1) * page_size])
+    return rows, total
+
+
 DECISION_LABELS: dict[str, str] = {
     "item_code": "Item", "description": "Descrição", "historical": "Histórico", "value_brl": "Valor (R$)",
     "significance": "Significância", "must_keep": "Manter na União", "basis": "Fundamento",
@@ -298,6 +342,6 @@ def source_label(code: object) -> str:
 
 
 __all__ = ["BODY_LABELS", "ContractChoice", "DECISION_LABELS", "DecisionTotals", "OVERRIDE_PREFIX", "VOTE_LABELS",
-           "decision_totals", "decisions_xlsx", "known_currencies", "my_item_history", "override_decision",
-           "parse_brl", "problems_frame", "round_contracts", "round_item", "round_progress", "round_template",
-           "source_label"]
+           "decision_totals", "decisions_page", "decisions_summary", "decisions_xlsx", "known_currencies",
+           "my_item_history", "override_decision", "parse_brl", "problems_frame", "round_contracts", "round_item",
+           "round_progress", "round_template", "source_label"]

@@ -30,6 +30,7 @@ from valuation.store.consensus_sql import (
     member_slot,
     score_code,
     score_code_sql,
+    stored_code,
     update_consensus,
     vote_code,
     vote_code_sql,
@@ -136,13 +137,13 @@ def one_entry(tx: Tx, rnd: Mapping[str, Any], member_id: int, item_id: int, log_
         params = [_to_units(value_brl), vote_code(historical, must_keep, is_president), score_code(significance)]
     pivot = tx.execute(f"UPDATE consensus_pivot SET {sets}rev = ?, basis = ? WHERE round_id = ? AND item_id = ?",
                        [*params, log_id, log_id, rnd["id"], item_id])
+    spread = d.pop("spread")
+    value, median = d.pop("value_brl"), d["median_brl"]
     stored = tx.execute(
-        f"UPDATE round_consensus SET votes_for = ?, votes_against = ?, quorum_met = ?, historical = ?, "
-        f"decided_by = ?, n_values = ?, value_brl = ?, spread = {_SPREAD_SQL}, flagged = ?, significance = ?, "
-        f"must_keep_votes = ?, computed_at = ?, median_brl = ? WHERE round_id = ? AND item_id = ?",
-        [d["votes_for"], d["votes_against"], d["quorum_met"], d["historical"], d["decided_by"], d["n_values"],
-         d["value_brl"], *d["spread"], d["flagged"], d["significance"], d["must_keep_votes"], tx.store.now(),
-         d["median_brl"], rnd["id"], item_id])
+        f"UPDATE round_consensus SET code = ?, value_brl = ?, spread = {_SPREAD_SQL}, computed_at = ?, median_brl = ? "
+        f"WHERE round_id = ? AND item_id = ?",
+        [stored_code(**{k: v for k, v in d.items() if k != "median_brl"}), None if value == median else value,
+         *spread, tx.store.now(), median, rnd["id"], item_id])
     if not _updated(pivot) or not _updated(stored):      # no row yet (never after open_round)
         insert_consensus(tx, int(rnd["id"]), [item_id])
 

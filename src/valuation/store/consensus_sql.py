@@ -59,6 +59,7 @@ wrote the row.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -86,7 +87,20 @@ MAX_PIVOT_MEMBERS = 8
 
 _COLUMNS = ("votes_for", "votes_against", "quorum_met", "historical", "decided_by", "n_values", "value_brl",
             "spread", "flagged", "significance", "must_keep_votes", "computed_at", "median_brl")
-STORED_COLUMNS = _COLUMNS                   # what a recompute writes
+# How round_consensus stores them (migration 011): the small fields packed in `code`,
+# value_brl only where it differs from median_brl — five columns written per row, not thirteen.
+_STORED = {
+    "code": ("q.votes_for | (q.votes_against::BIGINT << 12) | (q.must_keep_votes::BIGINT << 24) "
+             "| (q.n_values::BIGINT << 36) | (q.quorum_met::BIGINT << 48) "
+             "| ((CASE q.historical WHEN TRUE THEN 1 WHEN FALSE THEN 2 ELSE 0 END)::BIGINT << 49) "
+             "| ((CASE q.decided_by WHEN 'majority' THEN 1 WHEN 'president' THEN 2 ELSE 0 END)::BIGINT << 51) "
+             "| (q.flagged::BIGINT << 53) | (coalesce(CAST(q.significance * 2 AS BIGINT), 0) << 54)"),
+    "value_brl": "CASE WHEN q.value_brl IS DISTINCT FROM q.median_brl THEN q.value_brl END",
+    "spread": "q.spread",
+    "computed_at": "q.computed_at",
+    "median_brl": "q.median_brl",
+}
+STORED_COLUMNS = tuple(_STORED)             # what a recompute writes
 SLOT_COLUMNS = tuple(f"{p}{k}" for p in "ucg" for k in range(SLOTS))
 
 # Stands for "no value": above any value a member can enter (MAX_VALUE_BRL < 10¹⁶), so that
@@ -123,6 +137,15 @@ def vote_code(historical: bool | None, must_keep: bool | None, is_president: boo
 def score_code(significance: int | None) -> int:
     """`score_code_sql` of one entry, in Python."""
     return 0 if significance is None else 1 << (12 * (int(significance) - 1))
+
+
+def stored_code(*, votes_for: int, votes_against: int, must_keep_votes: int, n_values: int, quorum_met: bool,
+                historical: bool | None, decided_by: str, flagged: bool, significance: Decimal | None) -> int:
+    """round_consensus.code of one item, in Python (the `_STORED["code"]` expression)."""
+    return (int(votes_for) | int(votes_against) << 12 | int(must_keep_votes) << 24 | int(n_values) << 36
+            | int(bool(quorum_met)) << 48 | {True: 1, False: 2, None: 0}[historical] << 49
+            | {"majority": 1, "president": 2}.get(decided_by, 0) << 51 | int(bool(flagged)) << 53
+            | (0 if significance is None else int(significance * 2)) << 54)
 
 
 # ======================================================================================
@@ -367,13 +390,22 @@ def _count(rows: list[dict[str, Any]]) -> int:
     return int(next(iter(rows[0].values()))) if rows else 0
 
 
+# Slots read from the database, per store: a slot never changes once given (the ones given
+# by a transaction still open are not kept here: it may roll back).
+_SLOTS: weakref.WeakKeyDictionary[Any, dict[tuple[int, int], int | None]] = weakref.WeakKeyDictionary()
+
+
 def member_slot(tx: Tx, round_id: int, member_id: int) -> int | None:
     """The member's slot in the round's pivot, given at the first entry (None: all six taken
     — the round is then computed from assessment_current)."""
+    known = _SLOTS.setdefault(tx.store, {})
+    if (round_id, member_id) in known:
+        return known[(round_id, member_id)]
     rows = tx.cur.execute("SELECT member_id, slot FROM round_members WHERE round_id = ?", [round_id]).fetchall()
     for mid, slot in rows:
         if mid == member_id:
-            return None if slot is None else int(slot)
+            known[(round_id, member_id)] = None if slot is None else int(slot)
+            return known[(round_id, member_id)]
     if len(rows) >= MAX_MEMBERS:
         raise StoreError(f"round {round_id} has entries of {len(rows)} members; the consensus SQL packs per-item "
                          f"counts in 12 bits (at most {MAX_MEMBERS})")
@@ -424,8 +456,9 @@ class _Ids:
             self.view = None
 
 
-_SETS = ", ".join(f"{c} = q.{c}" for c in _COLUMNS)
-_RESULTS = ", ".join(("round_id", "item_id", *_COLUMNS))
+_SETS = ", ".join(f"{c} = {e}" for c, e in _STORED.items())
+_INSERT = (f"INSERT INTO round_consensus (round_id, item_id, {', '.join(_STORED)}) "
+           f"SELECT q.round_id, q.item_id, {', '.join(_STORED.values())} FROM ({{sql}}) q")
 # A whole-round recompute with at least this share of the rows out of step rewrites the
 # round's rows (delete + insert); with fewer it updates those rows by key.
 REWRITE_SHARE = 1 / 3
@@ -461,8 +494,7 @@ def insert_consensus(tx: Tx, round_id: int, item_ids: Sequence[int] | None = Non
         source = (f"(SELECT * FROM consensus_pivot x WHERE x.round_id = {rid}{ids.where('x.item_id')} "
                   f"AND NOT EXISTS (SELECT 1 FROM round_consensus r WHERE r.round_id = x.round_id "
                   f"AND r.item_id = x.item_id)) p")
-        n = _count(tx.execute(f"INSERT INTO round_consensus ({_RESULTS}) SELECT {_RESULTS} FROM "
-                              f"({pivot_select(rnd['method'], source)}) q ORDER BY item_id",
+        n = _count(tx.execute(_INSERT.format(sql=pivot_select(rnd["method"], source)),
                               _decide_params(rnd, tx.store.now())))
     finally:
         ids.close()
@@ -506,8 +538,7 @@ def update_consensus(tx: Tx, round_id: int, item_ids: Sequence[int] | None = Non
         if item_ids is None and (force or stale >= REWRITE_SHARE * max(total, 1)):
             sql, params = _computed(tx, rnd, pivot, members, ids, "", now)
             tx.execute(f"DELETE FROM round_consensus WHERE round_id = {rid}")
-            written = _count(tx.execute(f"INSERT INTO round_consensus ({_RESULTS}) SELECT {_RESULTS} FROM ({sql}) q "
-                                        f"ORDER BY item_id", params))
+            written = _count(tx.execute(_INSERT.format(sql=sql), params))     # in item order, as scanned
         elif item_ids is not None or stale:
             where = " AND p.rev IS DISTINCT FROM p.basis" if item_ids is None else ""
             sql, params = _computed(tx, rnd, pivot, members, ids, where, now)

@@ -40,28 +40,27 @@ CREATE TABLE consensus_pivot (
     PRIMARY KEY (round_id, item_id)
 );
 
--- The stored consensus per round item: the columns of item_consensus (002, 003), which
--- becomes a view of this table. No index: a whole round is rewritten at once (its rows
--- deleted and inserted again — four times cheaper than updating them in place, and than
--- keeping a key index up to date), one item is found by the zone maps of its row group.
--- One row per (round, item): the store inserts a round's rows when it opens and rewrites
--- them only as a whole (valuation.store.consensus_sql).
+-- The stored consensus per round item, which item_consensus (002, 003) becomes a view of.
+-- No index: a whole round is rewritten at once (its rows deleted and inserted again — four
+-- times cheaper than updating them in place, and than keeping a key index up to date), one
+-- item is found by the zone maps of its row group. One row per (round, item): the store
+-- inserts a round's rows when it opens and rewrites them only as a whole
+-- (valuation.store.consensus_sql). The small fields share one integer, so that a rewrite
+-- writes five columns, not thirteen:
+--   code = votes_for | votes_against << 12 | must_keep_votes << 24 | n_values << 36
+--        | quorum_met << 48 | historical << 49 (0 none, 1 true, 2 false)
+--        | decided_by << 51 (0 undecided, 1 majority, 2 president) | flagged << 53
+--        | 2 × significance << 54 (0: none)
+-- value_brl is stored only where it differs from median_brl (NULL: the same; with the
+-- median method, always).
 CREATE TABLE round_consensus (
-    round_id        BIGINT NOT NULL,
-    item_id         BIGINT NOT NULL,
-    votes_for       INTEGER NOT NULL,
-    votes_against   INTEGER NOT NULL,
-    quorum_met      BOOLEAN NOT NULL,
-    historical      BOOLEAN,
-    decided_by      VARCHAR NOT NULL CHECK (decided_by IN ('majority', 'president', 'undecided')),
-    n_values        INTEGER NOT NULL,
-    value_brl       DECIMAL(18,2),
-    spread          DOUBLE,
-    flagged         BOOLEAN NOT NULL,
-    significance    DECIMAL(4,2),
-    must_keep_votes INTEGER NOT NULL DEFAULT 0,
-    computed_at     TIMESTAMP NOT NULL DEFAULT current_timestamp,
-    median_brl      DECIMAL(18,2)
+    round_id    BIGINT NOT NULL,
+    item_id     BIGINT NOT NULL,
+    code        BIGINT NOT NULL,
+    value_brl   DECIMAL(18,2),
+    spread      DOUBLE,
+    computed_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    median_brl  DECIMAL(18,2)
 );
 
 -- Existing rounds: slots in the order of the members' first entries.
@@ -103,14 +102,30 @@ JOIN items i ON i.id = ic.item_id
 ORDER BY ic.round_id, ic.item_id;
 
 INSERT INTO round_consensus
-SELECT round_id, item_id, votes_for, votes_against, quorum_met, historical, decided_by, n_values, value_brl, spread,
-       flagged, significance, must_keep_votes, computed_at, median_brl
+SELECT round_id, item_id,
+       votes_for | (votes_against::BIGINT << 12) | (must_keep_votes::BIGINT << 24) | (n_values::BIGINT << 36)
+       | (quorum_met::BIGINT << 48) | ((CASE historical WHEN TRUE THEN 1 WHEN FALSE THEN 2 ELSE 0 END)::BIGINT << 49)
+       | ((CASE decided_by WHEN 'majority' THEN 1 WHEN 'president' THEN 2 ELSE 0 END)::BIGINT << 51)
+       | (flagged::BIGINT << 53) | (coalesce(CAST(significance * 2 AS BIGINT), 0) << 54),
+       CASE WHEN value_brl IS DISTINCT FROM median_brl THEN value_brl END, spread, computed_at, median_brl
 FROM item_consensus ORDER BY round_id, item_id;
 
 DROP TABLE item_consensus;
 
 -- What the pages, the decisions and the minutes read, as before (same columns, same order).
 CREATE VIEW item_consensus AS
-SELECT round_id, item_id, votes_for, votes_against, quorum_met, historical, decided_by, n_values, value_brl,
-       spread, flagged, significance, must_keep_votes, computed_at, median_brl
+SELECT round_id, item_id,
+       CAST(code & 4095 AS INTEGER) AS votes_for,
+       CAST((code >> 12) & 4095 AS INTEGER) AS votes_against,
+       (code >> 48) & 1 = 1 AS quorum_met,
+       CASE (code >> 49) & 3 WHEN 1 THEN TRUE WHEN 2 THEN FALSE END AS historical,
+       CASE (code >> 51) & 3 WHEN 1 THEN 'majority' WHEN 2 THEN 'president' ELSE 'undecided' END AS decided_by,
+       CAST((code >> 36) & 4095 AS INTEGER) AS n_values,
+       coalesce(value_brl, median_brl) AS value_brl,
+       spread,
+       (code >> 53) & 1 = 1 AS flagged,
+       CASE WHEN (code >> 54) & 15 > 0 THEN CAST(((code >> 54) & 15) * 0.5 AS DECIMAL(4,2)) END AS significance,
+       CAST((code >> 24) & 4095 AS INTEGER) AS must_keep_votes,
+       computed_at,
+       median_brl
 FROM round_consensus;
