@@ -499,9 +499,9 @@ def _aggregate_baseline(con: Any, round_id: int) -> Callable[[], int]:
     sql = cs.consensus_select(rnd["method"], members=members, with_empty=False)
     params = cs._params(rnd, gen.ROUND_OPENED, with_empty=False)
 
-    every = ("count(*), sum(q.votes_for), sum(q.votes_against), count(q.quorum_met), count(q.historical), "
-             "count(q.decided_by), sum(q.n_values), sum(q.value_brl), sum(q.spread), count(q.flagged), "
-             "sum(q.significance), sum(q.must_keep_votes), sum(q.median_brl)")
+    names = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM ({sql}) q", params).fetchall()]
+    every = "count(*), " + ", ".join(f"count(q.{c})" if c in ("computed_at", "decided_by") else f"sum(q.{c})"
+                                     for c in names if c not in ("round_id", "item_id"))
 
     def run() -> int:    # every column computed (a sum of each), nothing written
         return int(con.execute(f"SELECT {every} FROM ({sql}) q", params).fetchall()[0][0])

@@ -87,20 +87,11 @@ MAX_PIVOT_MEMBERS = 8
 
 _COLUMNS = ("votes_for", "votes_against", "quorum_met", "historical", "decided_by", "n_values", "value_brl",
             "spread", "flagged", "significance", "must_keep_votes", "computed_at", "median_brl")
-# How round_consensus stores them (migration 011): the small fields packed in `code`,
-# value_brl only where it differs from median_brl — five columns written per row, not thirteen.
-_STORED = {
-    "code": ("q.votes_for | (q.votes_against::BIGINT << 12) | (q.must_keep_votes::BIGINT << 24) "
-             "| (q.n_values::BIGINT << 36) | (q.quorum_met::BIGINT << 48) "
-             "| ((CASE q.historical WHEN TRUE THEN 1 WHEN FALSE THEN 2 ELSE 0 END)::BIGINT << 49) "
-             "| ((CASE q.decided_by WHEN 'majority' THEN 1 WHEN 'president' THEN 2 ELSE 0 END)::BIGINT << 51) "
-             "| (q.flagged::BIGINT << 53) | (coalesce(CAST(q.significance * 2 AS BIGINT), 0) << 54)"),
-    "value_brl": "CASE WHEN q.value_brl IS DISTINCT FROM q.median_brl THEN q.value_brl END",
-    "spread": "q.spread",
-    "computed_at": "q.computed_at",
-    "median_brl": "q.median_brl",
-}
-STORED_COLUMNS = tuple(_STORED)             # what a recompute writes
+# How round_consensus stores them (migration 011, `_decide_select`): the small fields
+# packed in `code`, value_brl only where it differs from median_brl — five columns written
+# per row, not thirteen (item_consensus decodes them).
+_STORED = ("code", "value_brl", "spread", "computed_at", "median_brl")
+STORED_COLUMNS = _STORED                    # what a recompute writes
 SLOT_COLUMNS = tuple(f"{p}{k}" for p in "ucg" for k in range(SLOTS))
 
 # Stands for "no value": above any value a member can enter (MAX_VALUE_BRL < 10¹⁶), so that
@@ -193,9 +184,11 @@ def _money_sql(method: str, units: bool) -> tuple[str, str]:
 
 
 def _decide_select(method: str, *, units: bool, extra: str = "") -> str:
-    """The final SELECT over the CTE `a`: one item_consensus row per item (rules 2–6), plus
-    `a.rev` and `extra` columns. Parameters (positional): quorum ×3, spread_threshold,
-    computed_at."""
+    """The final SELECT over the CTE `a`: one row per item (rules 2–6) in the form
+    round_consensus stores it — round_id, item_id, code (the small fields packed, see
+    migration 011 and `stored_code`), value_brl (only where it differs from the median),
+    spread, computed_at, median_brl — plus `a.rev` and `extra` columns. Parameters
+    (positional): quorum ×3, spread_threshold, computed_at."""
     value, median = _money_sql(method, units)
     if units:
         spread = (f"2.0 * CAST({_units_dec('a.mx - a.mn')} AS DOUBLE) / CAST({_units_dec('a.pair')} AS DOUBLE)")
@@ -206,29 +199,25 @@ def _decide_select(method: str, *, units: bool, extra: str = "") -> str:
         wide = "2 * (a.mx - a.mn) > CAST(? AS DECIMAL(9,4)) * (a.mlo + a.mhi)"
         pair = "(a.mlo + a.mhi)"
     p1, p2 = "((a.sn + 1) // 2)", "(a.sn // 2 + 1)"
+    # historical: 0 none (no quorum, or a tie the president did not break), 1 true, 2 false;
+    # decided_by: 0 undecided, 1 majority, 2 president (rules 2 and 3)
+    historical = ("CASE WHEN a.vf + a.va < ? THEN 0 WHEN a.vf > a.va THEN 1 WHEN a.va > a.vf THEN 2 "
+                  "WHEN a.pv THEN 1 WHEN NOT a.pv THEN 2 ELSE 0 END")
+    decided = "CASE WHEN a.vf + a.va < ? THEN 0 WHEN a.vf <> a.va THEN 1 WHEN a.pv IS NULL THEN 0 ELSE 2 END"
+    value_stored = ("NULL::DECIMAL(18,2)" if method == "median" else
+                    f"CASE WHEN a.n > 0 AND {value} IS DISTINCT FROM {median} THEN {value} END")
     return f"""
 SELECT a.round_id,
        a.item_id,
-       a.vf AS votes_for,
-       a.va AS votes_against,
-       a.vf + a.va >= ? AS quorum_met,
-       CASE WHEN a.vf + a.va < ? THEN NULL
-            WHEN a.vf > a.va THEN TRUE
-            WHEN a.va > a.vf THEN FALSE
-            ELSE a.pv END AS historical,
-       CASE WHEN a.vf + a.va < ? THEN 'undecided'
-            WHEN a.vf <> a.va THEN 'majority'
-            WHEN a.pv IS NULL THEN 'undecided'
-            ELSE 'president' END AS decided_by,
-       a.n AS n_values,
-       CASE WHEN a.n > 0 THEN {value} END AS value_brl,
+       a.vf | (a.va::BIGINT << 12) | (a.mk::BIGINT << 24) | (a.n::BIGINT << 36)
+         | ((a.vf + a.va >= ?)::BIGINT << 48) | (({historical})::BIGINT << 49) | (({decided})::BIGINT << 51)
+         | (((a.n >= 2 AND {wide}) OR abs(a.vf - a.va) <= 1)::BIGINT << 53)
+         | ((CASE WHEN a.sn > 0 THEN {_sig_pick(p1)} + {_sig_pick(p2)} ELSE 0 END)::BIGINT << 54) AS code,
+       {value_stored} AS value_brl,
        CASE WHEN a.n < 2 THEN NULL
             WHEN a.mx = a.mn THEN 0.0::DOUBLE
             WHEN {pair} = 0 THEN NULL
             ELSE {spread} END AS spread,
-       (a.n >= 2 AND {wide}) OR abs(a.vf - a.va) <= 1 AS flagged,
-       CASE WHEN a.sn > 0 THEN CAST(({_sig_pick(p1)} + {_sig_pick(p2)}) * 0.5 AS DECIMAL(4,2)) END AS significance,
-       a.mk AS must_keep_votes,
        CAST(? AS TIMESTAMP) AS computed_at,
        CASE WHEN a.n > 0 THEN {median} END AS median_brl,
        a.rev{extra}
@@ -273,9 +262,9 @@ def pivot_select(method: str, source: str, *, keep: Sequence[str] = ()) -> str:
     """The consensus of the rows of `source` (a relation with consensus_pivot's round_id,
     item_id, u0…u5, c0…c5, g0…g5 and rev; aliased p), computed from the slots alone.
 
-    Output: round_id, item_id, the item_consensus columns, rev, then `keep` (columns of
-    `source` passed through). Parameters (positional): quorum ×3, spread_threshold,
-    computed_at (`_decide_params`)."""
+    Output: round_id, item_id, the stored columns (`_decide_select`), rev, then `keep`
+    (columns of `source` passed through). Parameters (positional): quorum ×3,
+    spread_threshold, computed_at (`_decide_params`)."""
     k_all = range(SLOTS)
     slots = ", ".join(f"coalesce(p.u{k}, {_NO_UNITS}) AS w{k}" for k in k_all)
     n = " + ".join(f"(p.u{k} IS NOT NULL)::INTEGER" for k in k_all)
@@ -320,7 +309,8 @@ def consensus_select(method: str, item_filter: str = "", *, members: Sequence[in
     integers only). `members`: the round's members when at most MAX_PIVOT_MEMBERS (a
     pivot in the query + rank network); None → an ordered list aggregate (any number of
     members). `with_empty`: also the round's items without any entry (0 votes, no value).
-    Output: round_id, item_id, the item_consensus columns and rev (the newest log id).
+    Output: round_id, item_id, the stored columns (`_decide_select`) and rev (the newest
+    log id).
 
     Parameters (positional, in order): round_id, [round_id if with_empty],
     quorum ×3, spread_threshold, computed_at — see `_params`.
@@ -456,9 +446,9 @@ class _Ids:
             self.view = None
 
 
-_SETS = ", ".join(f"{c} = {e}" for c, e in _STORED.items())
+_SETS = ", ".join(f"{c} = q.{c}" for c in _STORED)
 _INSERT = (f"INSERT INTO round_consensus (round_id, item_id, {', '.join(_STORED)}) "
-           f"SELECT q.round_id, q.item_id, {', '.join(_STORED.values())} FROM ({{sql}}) q")
+           f"SELECT q.round_id, q.item_id, {', '.join('q.' + c for c in _STORED)} FROM ({{sql}}) q")
 # A whole-round recompute with at least this share of the rows out of step rewrites the
 # round's rows (delete + insert); with fewer it updates those rows by key.
 REWRITE_SHARE = 1 / 3
