@@ -961,7 +961,7 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         pages_table(d["pages"]),
         "",
         "Peak RSS of the measuring process by phase (VmHWM reset at each phase's start; the pages' peaks are in "
-        "their table): " + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items()
+        "their table, each including what the pages before it left allocated): " + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items()
                                       if not k.startswith("page ")) + ".",
         "",
         f"Build (not in the figures): main file {d['build']['main_build_s']} s, deadline file "
