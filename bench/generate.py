@@ -298,6 +298,24 @@ def _entries(worth: np.ndarray, pick: np.ndarray, keys: list[str], first_item: i
     return out
 
 
+def _snapshot_consensus(store: Store, round_id: int) -> None:
+    """Keep the stored consensus rows as `open_round` wrote them (SNAPSHOT_TABLE): the
+    benchmark resets the round to them before each full recompute. Only the keys and the
+    columns a recompute writes (`consensus_sql.STORED_COLUMNS` of `CONSENSUS_TABLE`, when the
+    store names them) are kept."""
+    from valuation.commission import consensus_sql
+
+    table = getattr(consensus_sql, "CONSENSUS_TABLE", "item_consensus")
+    stored = getattr(consensus_sql, "STORED_COLUMNS", None)
+    cols = "*" if stored is None else ", ".join(("round_id", "item_id", *stored))
+    cur = store.cursor()
+    try:
+        cur.execute(f"CREATE TABLE {SNAPSHOT_TABLE} AS SELECT {cols} FROM {table} WHERE round_id = ?",
+                    [round_id]).fetchall()
+    finally:
+        cur.close()
+
+
 def build_main(path: str, n_items: int, progress: Progress | None = None) -> MainInfo:
     """Write the main benchmark file (see the module docstring). `path` must not exist."""
     t0 = time.perf_counter()
@@ -317,12 +335,7 @@ def build_main(path: str, n_items: int, progress: Progress | None = None) -> Mai
         _log(progress, f"treasure contract {TREASURE_CODE}: {n_items:,} items ({time.perf_counter() - t0:.1f} s)")
         # The round, as the president opens it (round_items + one consensus row per item).
         rnd = commission.open_round(store, users["president"], TREASURE_CODE)
-        cur = store.cursor()
-        try:
-            cur.execute(f"CREATE TABLE {SNAPSHOT_TABLE} AS SELECT * FROM item_consensus WHERE round_id = ?",
-                        [rnd.id]).fetchall()
-        finally:
-            cur.close()
+        _snapshot_consensus(store, rnd.id)
         _log(progress, f"round {rnd.id} opened over {n_items:,} items ({time.perf_counter() - t0:.1f} s)")
         # Each member's values for every item, through the product's bulk entry (validation,
         # assessment_log + assessment_current, and the round's consensus recomputed and stored).

@@ -12,10 +12,12 @@ from decimal import Decimal
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tests.commission_support import full_panel, item_ids
 from valuation.commission import agreement as stats
+from valuation.commission import views as cv
 from valuation.commission import workflow as cm
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.db.access import Principal
@@ -125,10 +127,34 @@ def test_workflow_open_enter_close_decide_publish(small_world: Any, panel: dict[
     seen = cm.published_decisions(s, exp_a, "A-1")
     assert sorted(seen["item_code"].tolist()) == ["A1-001", "A1-002"]
     assert set(seen["value_brl"].tolist()) == {D("350.00"), D("1000.00")}
+    totals = cv.decision_totals(seen)                     # exact sums over the frame's Arrow columns
+    by_hand = cv.decision_totals(pd.DataFrame({c: seen[c].tolist() for c in seen.columns}))
+    assert totals == by_hand
+    hist = [bool(h) for h in seen["historical"].tolist()]
+    assert (totals.items, totals.historical, totals.other) == (2, sum(hist), 2 - sum(hist))
+    assert totals.historical_value == sum((v for v, h in zip(seen["value_brl"].tolist(), hist) if h), D(0))
+    assert totals.total_value == D("1350.00")
+    assert cv.decisions_summary(s, exp_a, "A-1") == totals                 # the same, summed in SQL
+    page, n = cv.decisions_page(s, exp_a, "A-1", page_size=1)
+    assert n == 2 and page["item_code"].tolist() == ["A1-001"] and list(page.columns) == list(seen.columns)
+    page2, _ = cv.decisions_page(s, exp_a, "A-1", page=2, page_size=1)
+    assert page2["item_code"].tolist() == ["A1-002"]
+    for flag in (True, False):
+        got, n = cv.decisions_page(s, exp_a, "A-1", historical=flag)
+        assert n == sum(h is flag for h in hist) == len(got)
+    code = seen["item_code"].tolist()[1]
+    found, n = cv.decisions_page(s, exp_a, "A-1", search=code.lower())
+    assert n == 1 and found["item_code"].tolist() == [code]
+    with pytest.raises(InputError):
+        cv.decisions_page(s, exp_a, "A-1", page=0)
     exp_b = small_world.principal("explorer_b")
     assert cm.list_rounds(s, exp_b) == []
     with pytest.raises(NotFound):
         cm.published_decisions(s, exp_b, "A-1")
+    with pytest.raises(NotFound):                       # another company's contract: not found either way
+        cv.decisions_page(s, exp_b, "A-1")
+    with pytest.raises(NotFound):
+        cv.decisions_summary(s, exp_b, "A-1")
     with pytest.raises(NotFound):
         cm.get_round(s, exp_b, rnd.id)
     with pytest.raises(AccessDenied):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -264,12 +263,13 @@ def test_random_rounds_agree_item_by_item(world: World, seed: int, policy: Conse
         corrections[item] = {key: entry}
         data[item] = {**data[item], key: entry}
     round_id = _run_round(world, policy, data, corrections, via="sheet" if seed == 0 else "bulk")
-    assert _check_round(world, round_id, policy, data) == 120      # full recompute at the close (pivot)
-    # The per-item path (an ordered list aggregate) must store the very same rows.
+    assert _check_round(world, round_id, policy, data) == 120      # stored by the entries, checked at the close
+    # Recomputing listed items, or the whole round, must store the very same rows.
     before = world.store.fetch("SELECT * EXCLUDE (computed_at) FROM item_consensus WHERE round_id = ? "
                                "ORDER BY item_id", [round_id])
     world.store.write("test", lambda tx: update_consensus(tx, round_id, sorted(data)[::2]))
     world.store.write("test", lambda tx: update_consensus(tx, round_id, [sorted(data)[1]]))
+    world.store.write("test", lambda tx: update_consensus(tx, round_id, force=True))   # the whole round
     after = world.store.fetch("SELECT * EXCLUDE (computed_at) FROM item_consensus WHERE round_id = ? "
                               "ORDER BY item_id", [round_id])
     assert after == before
@@ -348,8 +348,9 @@ def _cents_array(cents: np.ndarray) -> pa.Array:
 
 @pytest.mark.slow
 def test_scale_100k_items_by_6_members(tmp_path: Path) -> None:
-    """100 000 items × 6 members: bulk entry through Arrow, a full recompute and a one-item
-    update; the stored row count and a sample of items agree with decide_item."""
+    """100 000 items × 6 members: bulk entry through Arrow, a forced full recompute and a
+    one-item update; the stored row count and a sample of items agree with decide_item.
+    (Speed is shown by bench/run.py, never timed here.)"""
     n = 100_000
     w = _build(tmp_path / "scale.duckdb", n)
     s = w.store
@@ -374,16 +375,12 @@ def test_scale_100k_items_by_6_members(tmp_path: Path) -> None:
                 "source": pa.array(["catalogo"] * n)}))
         assert s.scalar("SELECT count(*) FROM assessment_current WHERE round_id = ?", [rnd.id]) == 6 * n
 
-        t0 = time.perf_counter()
-        assert cm.compute_round_consensus(s, rnd.id) == n
-        full = time.perf_counter() - t0
+        assert cm.compute_round_consensus(s, rnd.id, force=True) == n
         assert s.scalar("SELECT count(*) FROM item_consensus WHERE round_id = ?", [rnd.id]) == n
 
-        t0 = time.perf_counter()
         cm.record_assessment(s, w.members["cult2"], rnd.id, int(ids[7]), historical=True, amount=D("123456.78"),
                              currency="BRL", price_date=PRICE_DAYS[0], significance=5, must_keep=True,
                              source="catalogo")
-        one = time.perf_counter() - t0
         amounts["cult2"][7] = 12345678
         votes["cult2"][7] = 1
 
@@ -402,8 +399,5 @@ def test_scale_100k_items_by_6_members(tmp_path: Path) -> None:
             assert (got["historical"], got["decided_by"], got["value_brl"], got["flagged"]) == \
                 (exp.historical, exp.decided_by, exp.value_brl, exp.flagged)
             assert math.isclose(got["spread"], float(exp.spread), rel_tol=1e-9)
-        # Budgets scaled to 100k items (1M targets: 1.5 s full, 0.05 s per item), generous for CI noise.
-        assert full < 3.0, full
-        assert one < 0.5, one
     finally:
         s.close()

@@ -272,3 +272,73 @@ def test_hundred_thousand_items_certified_gap():
     assert D(res.significance_handed - res.significance_bound) / res.significance_handed <= res.gap
     by_id = {i.id: i for i in items}
     assert not any(by_id[k].must_keep for k in res.selected)
+
+
+# ---- the items as arrays (select_pool, pool_from_arrow) -----------------------------------
+def _as_pool(items: list[SelItem], ids: list[int]) -> "sel_mod.Pool":
+    import pyarrow as pa
+
+    codes = {None: 0, "give": 1, "keep": 2}
+    values = pa.array([i.value for i in items], type=pa.decimal128(18, 2))
+    pool = sel_mod.pool_from_arrow(pa.array(ids, type=pa.int64()), values,
+                                   pa.array([i.significance for i in items], type=pa.int64()),
+                                   pa.array([i.must_keep for i in items]),
+                                   {k: i.lock for k, i in zip(ids, items) if i.lock})
+    assert pool.lock.tolist() == [codes[i.lock] for i in items]
+    return pool
+
+
+def test_the_pool_gives_the_very_choice_of_the_items():
+    rng = random.Random("pool")
+    for _ in range(80):
+        items, target, tol = random_case(rng, n_max=40)
+        ids = rng.sample(range(1, 10**6), len(items))
+        items = [SelItem(str(k), i.value, i.significance, i.must_keep, i.lock) for k, i in zip(ids, items)]
+        a = select_items(items, target, tol, exact_limit=0)
+        b = sel_mod.select_pool(_as_pool(items, ids), target, tol, exact_limit=0)
+        assert (a.selected, a.selected_value, a.residual, a.status, a.gap, a.significance_handed, a.bound,
+                a.stage1_best, a.significance_bound, a.message) == \
+            (b.selected, b.selected_value, b.residual, b.status, b.gap, b.significance_handed, b.bound,
+             b.stage1_best, b.significance_bound, b.message)
+
+
+def test_pool_from_arrow_reads_exact_units_of_a_sliced_column():
+    import pyarrow as pa
+
+    values = pa.array([D("0.01"), D("12345678901234.56"), D("7.50"), D("0.00")], type=pa.decimal128(18, 2))
+    pool = sel_mod.pool_from_arrow(pa.array([4, 3, 2, 1]).slice(1), values.slice(1), pa.array([1, None, 3]),
+                                   pa.array([False, None, True]), {1: "keep", 99: "give"})
+    assert pool.units.tolist() == [1234567890123456, 750, 0] and pool.decimals == 2
+    assert pool.ids.tolist() == [3, 2, 1] and pool.significance.tolist() == [1, 0, 3]
+    assert pool.must_keep.tolist() == [False, False, True] and pool.lock.tolist() == [0, 0, 2]
+
+
+@pytest.mark.parametrize("change", [
+    {"units": [5, -1]}, {"ids": [1, 1]}, {"significance": [1, 101]}, {"lock": [0, 3]}, {"decimals": -1},
+    {"units": [1.5, 2.0]}, {"must_keep": [False]},
+])
+def test_malformed_pools_raise_value_error(change):
+    import numpy as np
+
+    base = {"ids": [1, 2], "units": [5, 7], "decimals": 2, "significance": [1, 2], "must_keep": [False, False],
+            "lock": [0, 0]}
+    base.update(change)
+    pool = sel_mod.Pool(**{k: (np.array(v) if isinstance(v, list) else v) for k, v in base.items()})
+    with pytest.raises(ValueError):
+        sel_mod.select_pool(pool, D("10.00"), D("0.01"))
+
+
+@pytest.mark.parametrize("w, chosen, U, after", [
+    # one out (10), two in (4 + 7): +1; no addition or 1-for-1 swap gains exactly 1
+    ([10, 20, 4, 7, 40], [True, True, False, False, False], 31, {20, 4, 7}),
+    # two out (10 + 20), one in (31): +1
+    ([10, 20, 31, 50], [True, True, False, False], 31, {31}),
+])
+def test_two_for_one_moves_close_a_residual_the_swaps_cannot(w, chosen, U, after):
+    import numpy as np
+
+    w = np.array(w, dtype=np.int64)
+    x = np.array(chosen)
+    x2, proven = sel_mod._improve1(w, x, U, np.random.default_rng(1), deadline_h=0.0)   # no LNS
+    assert proven and int(w[x2].sum()) == U
+    assert {int(v) for v in w[x2]} == after

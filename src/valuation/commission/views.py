@@ -253,14 +253,71 @@ class DecisionTotals:
 
 
 def decision_totals(df: pd.DataFrame) -> DecisionTotals:
-    """Counts and exact sums (Decimal) of published decisions: historical / other."""
-    hist = [bool(h) for h in df["historical"].tolist()] if len(df) else []
-    values = [Decimal(v) if not isinstance(v, Decimal) else v for v in df["value_brl"].tolist()] if len(df) else []
-    keep = [bool(k) for k in df["must_keep"].tolist()] if len(df) else []
-    hv = sum((v for v, h in zip(values, hist) if h), Decimal("0.00"))
-    ov = sum((v for v, h in zip(values, hist) if not h), Decimal("0.00"))
-    return DecisionTotals(items=len(hist), historical=sum(hist), historical_value=hv,
-                          other=len(hist) - sum(hist), other_value=ov, must_keep=sum(keep))
+    """Counts and exact sums (Decimal) of published decisions: historical / other — over
+    the frame's Arrow columns (a million decisions, no Python object per row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(df):
+        return DecisionTotals(items=0, historical=0, historical_value=Decimal("0.00"), other=0,
+                              other_value=Decimal("0.00"), must_keep=0)
+    hist = pc.fill_null(pa.array(df["historical"].array, from_pandas=True).cast(pa.bool_()), False)
+    keep = pc.fill_null(pa.array(df["must_keep"].array, from_pandas=True).cast(pa.bool_()), False)
+    values = pa.array(df["value_brl"].array, from_pandas=True)
+    if not pa.types.is_decimal(values.type):          # a frame built by hand: exact Decimals
+        values = pa.array([Decimal(str(v)) for v in df["value_brl"].tolist()], type=pa.decimal128(38, 2))
+
+    def total(mask: pa.Array) -> Decimal:
+        got = pc.sum(pc.filter(values, mask)).as_py()
+        return Decimal("0.00") if got is None else got + Decimal("0.00")
+
+    n_hist = int(pc.sum(hist.cast(pa.int64())).as_py() or 0)
+    return DecisionTotals(items=len(df), historical=n_hist, historical_value=total(hist), other=len(df) - n_hist,
+                          other_value=total(pc.invert(hist)), must_keep=int(pc.sum(keep.cast(pa.int64())).as_py() or 0))
+
+
+def decisions_summary(store: Store, user: Principal, contract_code: str) -> DecisionTotals:
+    """`decision_totals` of a contract's published decisions, summed in SQL (no frame of a
+    million rows): what the decisions page shows above its table."""
+    from valuation.commission import workflow as cm
+
+    cid = cm.published_contract(store, user, contract_code)
+    row = store.fetch_one(
+        f"SELECT count(*) AS items, count(*) FILTER (WHERE p.historical) AS historical, "
+        f"coalesce(sum(p.value_brl) FILTER (WHERE p.historical), 0) AS hv, "
+        f"coalesce(sum(p.value_brl) FILTER (WHERE NOT p.historical), 0) AS ov, "
+        f"count(*) FILTER (WHERE p.must_keep) AS keep FROM ({cm.PUBLISHED_SQL}) p", [cid]) or {}
+    items, hist = int(row.get("items") or 0), int(row.get("historical") or 0)
+    return DecisionTotals(items=items, historical=hist, historical_value=Decimal(row.get("hv") or 0) + Decimal("0.00"),
+                          other=items - hist, other_value=Decimal(row.get("ov") or 0) + Decimal("0.00"),
+                          must_keep=int(row.get("keep") or 0))
+
+
+def decisions_page(store: Store, user: Principal, contract_code: str, *, historical: bool | None = None,
+                   search: str = "", page: int = 1, page_size: int = 100) -> tuple[pd.DataFrame, int]:
+    """One page of a contract's published decisions in item-code order, filtered in SQL —
+    `historical` True/False keeps that group, `search` (case-insensitive) the items whose
+    code or description holds it — and how many decisions the filter keeps. The columns of
+    `commission.published_decisions`."""
+    from valuation.commission import workflow as cm
+
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1 or isinstance(page_size, bool) \
+            or not isinstance(page_size, int) or not 1 <= page_size <= 500:
+        raise InputError(Problem("page", "Página a partir de 1, com 1 a 500 decisões."))
+    cid = cm.published_contract(store, user, contract_code)
+    clauses, params = ["TRUE"], [cid]
+    if historical is not None:
+        clauses.append("p.historical = ?")
+        params.append(bool(historical))
+    text = (search or "").strip().lower()
+    if text:
+        clauses.append("contains(lower(p.item_code || ' ' || p.description), ?)")
+        params.append(text)
+    where = " AND ".join(clauses)
+    total = int(store.scalar(f"SELECT count(*) FROM ({cm.PUBLISHED_SQL}) p WHERE {where}", params))
+    rows = store.fetch_df(f"SELECT * FROM ({cm.PUBLISHED_SQL}) p WHERE {where} ORDER BY p.item_code LIMIT ? OFFSET ?",
+                          [*params, page_size, (page - 1) * page_size])
+    return rows, total
 
 
 DECISION_LABELS: dict[str, str] = {
@@ -302,6 +359,6 @@ SHEET_SOURCE_VALUES = tuple(source_sheet_value(code) for code in SOURCES)
 
 
 __all__ = ["BODY_LABELS", "ContractChoice", "DECISION_LABELS", "DecisionTotals", "OVERRIDE_PREFIX", "VOTE_LABELS",
-           "decision_totals", "decisions_xlsx", "known_currencies", "my_item_history", "override_decision",
-           "parse_brl", "problems_frame", "round_contracts", "round_item", "round_progress", "round_template",
-           "SHEET_SOURCE_VALUES", "source_label", "source_sheet_value"]
+           "decision_totals", "decisions_page", "decisions_summary", "decisions_xlsx", "known_currencies",
+           "my_item_history", "override_decision", "parse_brl", "problems_frame", "round_contracts", "round_item",
+           "round_progress", "round_template", "SHEET_SOURCE_VALUES", "source_label", "source_sheet_value"]

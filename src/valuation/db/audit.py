@@ -102,13 +102,16 @@ def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
-           entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> dict[str, Any]:
+           entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
+           head_table: bool = False) -> dict[str, Any]:
     """Append one chained row on `cur` (inside the caller's transaction); returns the row.
 
-    The row links onto the anchored head (`audit_head`); see the module docstring."""
+    The row links onto the anchored head (`audit_head`); see the module docstring.
+    `head_table`: the caller knows that the anchor's table exists (this process committed
+    an audited write on this file since opening it), so the catalog is not searched for it."""
     last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
     last_id, last_hash = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
-    anchor = _read_anchor(cur)
+    anchor = _read_anchor(cur, known=head_table)
     if anchor is not None:
         # Link onto what the application last wrote: rows removed from (or added to) the end
         # behind its back stay visible as a gap / a broken link after this write.
@@ -186,9 +189,10 @@ def _has_head_table(db: Any) -> bool:
     return bool(db.scalar(sql, [HEAD_TABLE]))
 
 
-def _read_anchor(db: Any) -> dict[str, Any] | None:
-    """The anchor row (row_count, head_id, head_hash, seal), or None when there is none."""
-    if not _has_head_table(db):
+def _read_anchor(db: Any, *, known: bool = False) -> dict[str, Any] | None:
+    """The anchor row (row_count, head_id, head_hash, seal), or None when there is none
+    (`known`: the table exists, no need to look it up)."""
+    if not known and not _has_head_table(db):
         return None
     sql = f"SELECT row_count, head_id, head_hash, seal FROM {HEAD_TABLE} WHERE singleton = 1"
     if isinstance(db, duckdb.DuckDBPyConnection):
@@ -201,8 +205,11 @@ def _write_anchor(cur: duckdb.DuckDBPyConnection, *, row_count: int, head_id: in
                   at: datetime, create: bool) -> None:
     key = audit_key()
     seal = None if key is None else head_seal(row_count, head_id, head_hash, key)
-    if create:
-        cur.execute(HEAD_DDL).fetchall()
+    if not create:      # the row exists (it was just read): a plain update by key
+        cur.execute(f"UPDATE {HEAD_TABLE} SET row_count = ?, head_id = ?, head_hash = ?, seal = ?, updated_at = ? "
+                    "WHERE singleton = 1", [row_count, head_id, head_hash, seal, at.replace(tzinfo=None)]).fetchall()
+        return
+    cur.execute(HEAD_DDL).fetchall()
     cur.execute(f"INSERT INTO {HEAD_TABLE} VALUES (1, ?, ?, ?, ?, ?) ON CONFLICT (singleton) DO UPDATE SET "
                 "row_count = excluded.row_count, head_id = excluded.head_id, head_hash = excluded.head_hash, "
                 "seal = excluded.seal, updated_at = excluded.updated_at",

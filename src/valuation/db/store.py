@@ -137,6 +137,7 @@ class Tx:
         self.cur = cur
         self.actor = actor
         self.store = store
+        self.audited = False
 
     def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
         """Run one statement and read its result completely (rows as dicts, [] for none)."""
@@ -173,7 +174,8 @@ class Tx:
         from valuation.db.audit import append
 
         append(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
-               entity_id=entity_id, before=before, after=after)
+               entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen)
+        self.audited = True
 
 
 class Store:
@@ -192,6 +194,9 @@ class Store:
         self._local = threading.local()
         self._closed = False
         self.applied_now: list[int] = []  # versions applied by this open
+        # An audited write committed through this Store: the audit anchor's table exists (it
+        # is only ever created, by that write; the file is held by this process meanwhile).
+        self.audit_head_seen = False
         if (must_exist or read_only) and not Path(self.path).is_file():
             raise StoreError(f"there is no database at {self.path}; create it with: "
                              f"python -m valuation db init --db {self.path}")
@@ -303,8 +308,11 @@ class Store:
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
-                    yield Tx(cur, actor, self)
+                    tx = Tx(cur, actor, self)
+                    yield tx
                     cur.execute("COMMIT")
+                    if tx.audited:
+                        self.audit_head_seen = True
                 except BaseException:
                     _rollback(cur)
                     raise

@@ -70,6 +70,8 @@ SEPARATORS = (";", "\t", ",")          # order = preference on a tie
 # A CSV row may carry a few more fields than its header (trailing `;;` from Excel);
 # the first read allows this many before falling back to counting them exactly.
 _EXTRA_FIELDS = 16
+# Bounds on an upload checked before it is parsed (csv_fast.TableLimits; None: no bound).
+LIMITS = None
 # XLSX rows between two progress reports of the openpyxl reader (~3 000 rows/s here).
 _XLSX_PROGRESS_EVERY = 5_000
 
@@ -187,6 +189,27 @@ def read_table(data: bytes, file_name: str, *, progress: Progress | None = None)
 
 
 def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, TableMeta]:
+    """A well-formed CSV through Arrow's parser (`csv_fast`: the same result, a fraction of
+    the time and memory), any other through `_read_csv_text`."""
+    from valuation.importing.csv_fast import read_csv_arrow
+
+    if progress:
+        progress(0.1, "lendo o CSV")
+    fast = read_csv_arrow(data, LIMITS)
+    if fast is None:
+        return _read_csv_text(data, progress)
+    n = len(fast.lines)
+    index = pd.RangeIndex(n)
+    arrays = [pd.arrays.ArrowStringArray(pc.utf8_trim_whitespace(c)) for c in fast.columns]
+    table = pd.DataFrame._from_arrays(arrays, columns=list(range(len(arrays))), index=index, verify_integrity=False)
+    df, header, header_line, blank = _split_header(table, fast.lines)
+    blank += int((fast.empty_lines > header_line).sum())
+    if progress:
+        progress(0.3, f"CSV lido: {len(df)} linhas de dados")
+    return df, TableMeta("csv", fast.encoding, fast.separator, header, header_line, None, blank)
+
+
+def _read_csv_text(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, TableMeta]:
     text, encoding = decode_text(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():

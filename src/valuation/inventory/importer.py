@@ -33,7 +33,7 @@ Item codes are compared exactly after trimming (the store's UNIQUE is case-sensi
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -116,14 +116,17 @@ class ParsedItems:
     decimal_convention: str | None = None   # 'comma' | 'point' | None (no ambiguous value needed it)
 
 
-def parse_items(data: bytes, file_name: str, *, today: date, existing_codes: Collection[str] = (),
+def parse_items(data: bytes, file_name: str, *, today: date,
+                existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray] = (),
                 progress: Progress | None = None) -> ParsedItems:
     """Parse and validate an items file (CSV or XLSX); all or nothing.
 
     Raises InputError whose problems name every bad cell (`linha N, coluna X`), sorted by
     line and column, at most `MAX_PROBLEMS` of them plus a final '… e mais K problemas';
     or one problem per missing/duplicated column; or one for an empty, unreadable or
-    unsupported file. `existing_codes` are the item codes already in the contract.
+    unsupported file. `existing_codes`: the item codes already in the contract, or a
+    function telling, for the file's code column (Arrow strings), which are (a boolean
+    array) — the store looks them up in the database.
     """
     if progress:
         progress(0.0, "lendo o arquivo")
@@ -156,14 +159,15 @@ def parse_items(data: bytes, file_name: str, *, today: date, existing_codes: Col
 
     # item_code: unique within the file and the contract.
     codes = text["item_code"]
+    code_arr = _arrow_text(codes)
     has_code = ~blank["item_code"]
-    first_line = pd.Series(lines, index=df.index).groupby(codes.to_numpy(dtype=object)).transform("min").to_numpy()
+    first_line = _first_lines(code_arr, lines)
     repeated = has_code & (first_line != lines)
     problems.add(repeated, "item_code", _concat("código repetido no arquivo (primeira ocorrência na linha ",
                                                 first_line[repeated], ")"), codes)
-    if len(existing_codes):
-        known = has_code & ~repeated & codes.isin(pd.Index(list(existing_codes), dtype=object)).to_numpy(dtype=bool)
-        problems.add(known, "item_code", "código já cadastrado neste contrato", codes)
+    taken = _taken(code_arr, existing_codes)
+    if taken is not None:
+        problems.add(has_code & ~repeated & taken, "item_code", "código já cadastrado neste contrato", codes)
 
     # Numbers: one decimal convention for the whole file.
     numeric = [text[n] for n in ("quantity", "weight_g", "depth_m")]
@@ -267,6 +271,31 @@ def _map_columns(meta: TableMeta) -> tuple[dict[str, int], tuple[str, ...]]:
 
 def _np(mask: pa.Array) -> np.ndarray:
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _arrow_text(col: pd.Series) -> pa.Array:
+    arr = pa.array(col.array, from_pandas=True)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return pc.fill_null(pc.cast(arr, pa.string()), "")
+
+
+def _first_lines(codes: pa.Array, lines: np.ndarray) -> np.ndarray:
+    """For each row, the line where its code first appears in the file (its own when unique)."""
+    if len(codes) == 0:
+        return lines.copy()
+    index = pc.dictionary_encode(codes).indices.to_numpy(zero_copy_only=False)
+    _, first = np.unique(index, return_index=True)     # first row of each distinct code
+    return lines[first[index]]
+
+
+def _taken(codes: pa.Array, existing: Collection[str] | Callable[[pa.Array], np.ndarray]) -> np.ndarray | None:
+    """Which codes the contract already has (None: it has none)."""
+    if callable(existing):
+        return np.asarray(existing(codes), dtype=bool)
+    if not len(existing):
+        return None
+    return _np(pc.is_in(codes, value_set=pa.array(list(existing), type=pa.string())))
 
 
 def _concat(prefix: str, numbers: np.ndarray, suffix: str) -> np.ndarray:

@@ -32,7 +32,7 @@ from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.core.errors import InputError, NotFound, Problem
+from valuation.core.errors import ConflictError, InputError, NotFound, Problem
 from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.db.paging import check_page
 from valuation.db.search import search_clause
@@ -54,7 +54,6 @@ MAX_PAGE_SIZE = 500                        # a page is for people to read
 DEFAULT_PAGE_SIZE = 50
 MAX_IMPORT_BYTES = 200 * 1024 * 1024       # Streamlit's default upload limit; a 100 000-row CSV is ~12 MB
 CHECKPOINT_AFTER_ROWS = 10_000             # architecture.md: CHECKPOINT after large imports
-PREFILTER_OVER = 100_000                   # items in a contract above which existing codes are pre-matched
 # Exports, measured on this 2-core machine kind with the 15 inventory columns of 1M-item data:
 # XLSX ≈ 0,2 ms per row (20 000 rows ≈ 4 s; 100 000 would take ~20 s and ~100 MB of memory),
 # CSV ≈ 0,045 ms per row (250 000 rows ≈ 11 s, ~20 MB held in the dashboard until downloaded).
@@ -418,16 +417,13 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
         if progress:
             progress(min(0.9, 0.9 * fraction), text)
 
-    if progress:
-        progress(0.0, "conferindo os códigos já cadastrados no contrato")
-    existing = _codes_to_check(store, int(contract["id"]), data, name)
-    parsed = parse_items(data, name, today=today, existing_codes=existing, progress=parse_progress)
+    parsed = parse_items(data, name, today=today, existing_codes=_codes_taken(store, int(contract["id"])),
+                         progress=parse_progress)
     if progress:
         progress(0.92, f"gravando {_thousands(parsed.row_count)} itens")
 
     def run(tx: Tx) -> ImportResult:
         target = _target_contract(tx, user, contract["code"])   # still in force, inside the transaction
-        _refuse_codes_taken_meanwhile(tx, int(target["id"]), parsed)
         import_id = int(tx.scalar(
             "INSERT INTO imports (contract_id, kind, file_name, sha256, row_count, imported_by, imported_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -443,7 +439,13 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
                             separator=parsed.separator, ignored_columns=parsed.ignored_columns,
                             items_in_contract=total)
 
-    result = store.write(user.username, run)
+    try:
+        result = store.write(user.username, run)
+    except ConflictError:
+        # UNIQUE (contract_id, item_code): another import wrote some of these codes after the
+        # file was checked. Name them (the write was rolled back: nothing is kept).
+        _refuse_codes_taken_meanwhile(store, int(contract["id"]), parsed)
+        raise
     if result.rows >= CHECKPOINT_AFTER_ROWS:
         store.checkpoint()
     if progress:
@@ -451,44 +453,33 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
     return result
 
 
-def _codes_to_check(store: Store, contract_id: int, data: bytes, name: str) -> list[str]:
-    """The contract's item codes the parser must refuse as already registered.
+def _codes_taken(store: Store, contract_id: int) -> Callable[[Any], Any]:
+    """For the parser: which of the file's codes (an Arrow string column) the contract already
+    has (`_lookup_codes`)."""
+    return lambda codes: _lookup_codes(store, contract_id, codes)
 
-    The parser compares the file's codes with this list in pandas (~7 s for 1M codes against
-    100 000 rows), so a contract with more than PREFILTER_OVER items passes only its codes
-    that the file also holds: the file's code column is read once more (~1,5 s per 100 000
-    rows) and matched against the items in DuckDB. Either way every collision is reported
-    with the file's other problems, in one list."""
-    n = int(store.scalar("SELECT count(*) FROM items WHERE contract_id = ?", [contract_id]))
-    if n == 0:
-        return []
+
+def _lookup_codes(store: Store, contract_id: int, codes: Any) -> Any:
+    """A boolean array: the codes (Arrow strings) the contract has — one join in DuckDB, the
+    codes registered as an Arrow table."""
+    import numpy as np
+    import pyarrow as pa
+
+    mask = np.zeros(len(codes), dtype=bool)
+    if not len(codes) or not store.scalar("SELECT count(*) > 0 FROM items WHERE contract_id = ?", [contract_id]):
+        return mask
+    stage = pa.table({"row": pa.array(np.arange(len(codes), dtype=np.int64)), "item_code": codes})
     cur = store.cursor()
+    view = f"_file_codes_{id(stage)}"
     try:
-        if n <= PREFILTER_OVER:
-            return cur.sql("SELECT item_code FROM items WHERE contract_id = ?",
-                           params=[contract_id]).to_arrow_table().column(0).to_pylist()
-        import pyarrow as pa
-
-        from valuation.importing.tabular import normalise_header, read_table
-        from valuation.inventory.importer import HEADER_ALIASES
-
-        try:
-            df, meta = read_table(data, name)
-        except InputError:
-            return []                      # the parser reports why the file cannot be read
-        aliases = set(HEADER_ALIASES["item_code"])
-        position = next((i for i, title in enumerate(meta.header) if normalise_header(title) in aliases), None)
-        if position is None or df.empty:
-            return []                      # the parser reports the missing column
-        codes = pa.table({"item_code": pa.array(df.iloc[:, position].to_numpy(dtype=object), type=pa.string())})
-        cur.register("_file_codes", codes)
-        try:
-            return cur.sql("SELECT DISTINCT i.item_code FROM items i JOIN _file_codes f ON f.item_code = i.item_code "
-                           "WHERE i.contract_id = ?", params=[contract_id]).to_arrow_table().column(0).to_pylist()
-        finally:
-            cur.unregister("_file_codes")
+        cur.register(view, stage)
+        rows = cur.sql(f"SELECT s.row FROM {view} s JOIN items i ON i.contract_id = ? AND i.item_code = s.item_code",
+                       params=[contract_id]).to_arrow_table().column(0).to_numpy()
     finally:
+        cur.unregister(view)
         cur.close()
+    mask[rows] = True
+    return mask
 
 
 def _insert_table(parsed: ParsedItems, contract_id: int, import_id: int) -> Any:
@@ -501,24 +492,16 @@ def _insert_table(parsed: ParsedItems, contract_id: int, import_id: int) -> Any:
     return table.append_column("import_id", pa.array(np.full(n, import_id, dtype=np.int64)))
 
 
-def _refuse_codes_taken_meanwhile(tx: Tx, contract_id: int, parsed: ParsedItems) -> None:
-    """Codes written into the contract by another import after the file was validated."""
-    import numpy as np
+def _refuse_codes_taken_meanwhile(store: Store, contract_id: int, parsed: ParsedItems) -> None:
+    """InputError naming the file's lines whose codes the contract has now (written by another
+    import after the file was validated); nothing when there is none."""
     import pyarrow as pa
 
-    stage = pa.table({"row": pa.array(np.arange(parsed.row_count, dtype=np.int64)),
-                      "item_code": pa.Table.from_pandas(parsed.frame[["item_code"]], preserve_index=False)
-                      .column(0).combine_chunks()})
-    view = "_import_codes"
-    tx.cur.register(view, stage)
-    try:
-        rows = tx.cur.execute(f"SELECT s.row FROM {view} s JOIN items i ON i.contract_id = ? AND "
-                              "i.item_code = s.item_code ORDER BY s.row LIMIT 1000", [contract_id]).fetchall()
-    finally:
-        tx.cur.unregister(view)
-    if rows:
+    codes = pa.Table.from_pandas(parsed.frame[["item_code"]], preserve_index=False).column(0).combine_chunks()
+    rows = _lookup_codes(store, contract_id, codes).nonzero()[0][:1000]
+    if len(rows):
         raise InputError([Problem(f"linha {int(parsed.lines[r])}, coluna item_code",
-                                  "código já cadastrado neste contrato") for (r,) in rows])
+                                  "código já cadastrado neste contrato") for r in rows])
 
 
 def list_imports(store: Store, user: Principal, *, contract_code: str | None = None,

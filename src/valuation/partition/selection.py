@@ -41,13 +41,12 @@ compared exactly. Methods, cheapest first:
 """
 from __future__ import annotations
 
-import math
 import os
 import pickle
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
@@ -103,8 +102,66 @@ class SelectionResult:
     basis: tuple[str, ...] = BASIS
 
 
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """The items as arrays, as the store reads them (no Python object per item): item `ids`
+    (int64), their value in exact integer `units` of 10**-`decimals` (int64 ≥ 0: cents for
+    DECIMAL(18,2)), `significance` (int64), `must_keep` (bool) and `lock` (int8: LOCK_NONE,
+    LOCK_GIVE, LOCK_KEEP)."""
+
+    ids: np.ndarray
+    units: np.ndarray
+    decimals: int
+    significance: np.ndarray
+    must_keep: np.ndarray
+    lock: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+LOCK_NONE, LOCK_GIVE, LOCK_KEEP = 0, 1, 2
+_LOCK_CODES = {None: LOCK_NONE, "give": LOCK_GIVE, "keep": LOCK_KEEP}
+
+
+def pool_from_arrow(ids: Any, values: Any, significance: Any, must_keep: Any,
+                    locks: Mapping[int, str | None] | None = None) -> Pool:
+    """A Pool from Arrow columns (as DuckDB returns them): int64 ids, decimal128 values (their
+    128-bit integers read as units, no Decimal per item), integer significance, boolean
+    must_keep; `locks` (item id → 'give' | 'keep') by id."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def arr(col: Any) -> Any:
+        return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+    values = arr(values)
+    if not pa.types.is_decimal128(values.type) or values.null_count:
+        raise ValueError("pool values must be a decimal128 column without nulls")
+    words = np.frombuffer(values.buffers()[1], dtype=np.int64)[2 * values.offset: 2 * (values.offset + len(values))]
+    low, high = words[0::2], words[1::2]
+    if len(low) and not np.array_equal(high, low >> 63):
+        raise ValueError("amounts too large for exact selection")
+    id_arr = np.asarray(arr(ids).to_numpy(zero_copy_only=False), dtype=np.int64)
+    lock = np.zeros(len(id_arr), dtype=np.int8)
+    if locks:
+        keys = np.fromiter(locks.keys(), dtype=np.int64, count=len(locks))
+        codes = np.array([_LOCK_CODES[v] for v in locks.values()], dtype=np.int8)
+        order = np.argsort(id_arr, kind="stable")
+        pos = np.searchsorted(id_arr, keys, sorter=order)
+        pos = np.minimum(pos, max(len(id_arr) - 1, 0))
+        hit = (len(id_arr) > 0) & (id_arr[order[pos]] == keys) if len(id_arr) else np.zeros(len(keys), bool)
+        lock[order[pos[hit]]] = codes[hit]
+    return Pool(ids=id_arr, units=low.copy(), decimals=int(values.type.scale),
+                significance=np.asarray(pc.fill_null(arr(significance).cast(pa.int64()), 0)
+                                        .to_numpy(zero_copy_only=False), dtype=np.int64),
+                must_keep=np.asarray(pc.fill_null(arr(must_keep).cast(pa.bool_()), False)
+                                     .to_numpy(zero_copy_only=False), dtype=bool),
+                lock=lock)
+
+
 # ---------------------------------------------------------------------------------
-# public entry point
+# public entry points
 # ---------------------------------------------------------------------------------
 def select_items(items: Sequence[SelItem], target: Decimal, tolerance: Decimal, *,
                  minimise_significance: bool = True, exact_limit: int = EXACT_LIMIT,
@@ -115,74 +172,137 @@ def select_items(items: Sequence[SelItem], target: Decimal, tolerance: Decimal, 
     minimises Σ significance among sets with value ≥ best − `tolerance` × `target`.
     Raises ValueError for malformed arguments (duplicate ids, negative amounts…);
     contradictory locks give status "infeasible" with the reason in `message`.
+    The same choice as `select_pool` over the same items as arrays.
     """
     target = Decimal(target)
     tolerance = Decimal(tolerance)
     _validate(items, target, tolerance)
-    started = time.perf_counter()
-    deadline = started + max(0.0, float(time_limit_s))
+    scale = _scale(items, target)
+    units = np.array([_units(it.value, scale) for it in items], dtype=np.int64)
+    sig = np.array([it.significance for it in items], dtype=np.int64)
+    keep = np.array([it.must_keep for it in items], dtype=bool)
+    lock = np.array([_LOCK_CODES[it.lock] for it in items], dtype=np.int8)
+    return _select([it.id for it in items], units, scale, sig, keep, lock, target, tolerance,
+                   minimise_significance, exact_limit, time_limit_s)
 
-    contradictory = [it.id for it in items if it.lock == "give" and it.must_keep]
-    if contradictory:
+
+def select_pool(pool: Pool, target: Decimal, tolerance: Decimal, *, minimise_significance: bool = True,
+                exact_limit: int = EXACT_LIMIT, time_limit_s: float = TIME_LIMIT_S) -> SelectionResult:
+    """`select_items` over a `Pool` (the items as arrays): the same rules, checks and result
+    (`selected` holds the chosen ids as text, in the pool's order)."""
+    target = Decimal(target)
+    tolerance = Decimal(tolerance)
+    _check_amounts(target, tolerance)
+    units, sig, keep, lock = _checked_pool(pool)
+    k = max(2, int(pool.decimals), _decimals(target))
+    if k > 8:
+        raise ValueError("amounts with more than 8 decimal places are not supported")
+    scale = 10 ** k
+    factor = 10 ** (k - int(pool.decimals))
+    # Σ values + target in units below 2**53, as `_scale` requires (float first: no int64 overflow)
+    rough = float(units.sum(dtype=np.float64)) * factor + float(target * scale)
+    if rough >= 0.99 * _MAX_UNITS and (rough >= 2 * _MAX_UNITS
+                                        or sum(units.tolist()) * factor + _units(target, scale) >= _MAX_UNITS):
+        raise ValueError("amounts too large for exact selection")
+    units = units * factor
+    return _select(pool.ids, units, scale, sig, keep, lock, target, tolerance, minimise_significance,
+                   exact_limit, time_limit_s)
+
+
+def _checked_pool(pool: Pool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    n = len(pool.ids)
+    units = np.asarray(pool.units)
+    sig = np.asarray(pool.significance)
+    keep = np.asarray(pool.must_keep, dtype=bool)
+    lock = np.asarray(pool.lock)
+    if not all(len(a) == n for a in (units, sig, keep, lock)):
+        raise ValueError("pool arrays must have the same length")
+    if units.dtype.kind not in "iu" or sig.dtype.kind not in "iu" or lock.dtype.kind not in "iu":
+        raise ValueError("pool units, significance and locks must be integers")
+    if isinstance(pool.decimals, bool) or not isinstance(pool.decimals, (int, np.integer)) or pool.decimals < 0:
+        raise ValueError("pool decimals must be a non-negative integer")
+    if n and _has_duplicates(np.asarray(pool.ids)):
+        raise ValueError("duplicate item id in the pool")
+    if n and int(units.min()) < 0:
+        raise ValueError("pool values must be non-negative")
+    if n and (int(sig.min()) < 0 or int(sig.max()) > 100):
+        raise ValueError("pool significance must be a small non-negative integer")
+    if n and not np.isin(lock, (LOCK_NONE, LOCK_GIVE, LOCK_KEEP)).all():
+        raise ValueError("pool locks must be LOCK_NONE, LOCK_GIVE or LOCK_KEEP")
+    return units.astype(np.int64), sig.astype(np.int64), keep, lock.astype(np.int8)
+
+
+def _has_duplicates(ids: np.ndarray) -> bool:
+    """Whether an id repeats: one pass when the ids come sorted (as the store reads them),
+    else a sort (numpy's hash-based unique is ~10× slower at 600 000 ids)."""
+    if ids.dtype.kind in "iu" and bool(np.all(ids[1:] > ids[:-1])):
+        return False
+    ordered = np.sort(ids)
+    return bool(np.any(ordered[1:] == ordered[:-1]))
+
+
+def _select(ids: Sequence[Any] | np.ndarray, units: np.ndarray, scale: int, sig: np.ndarray, keep: np.ndarray,
+            lock: np.ndarray, target: Decimal, tolerance: Decimal, minimise_significance: bool,
+            exact_limit: int, time_limit_s: float) -> SelectionResult:
+    """The choice over exact integer `units` (value × `scale`), in item order."""
+    deadline = time.perf_counter() + max(0.0, float(time_limit_s))
+    give = lock == LOCK_GIVE
+    contradictory = np.flatnonzero(give & keep)
+    if len(contradictory):
         return _infeasible(target, "itens marcados 'manter' pela Comissão não podem ser travados para entrega: "
-                           + ", ".join(contradictory))
-    forced = [it for it in items if it.lock == "give"]
-    forced_value = sum((it.value for it in forced), Decimal(0))
+                           + ", ".join(str(ids[i]) for i in contradictory))
+    forced_units = int(units[give].sum())
+    forced_value = _from_units(forced_units, scale)
     if forced_value > target:
         return _infeasible(target, f"os itens travados para entrega somam {forced_value} e excedem o alvo {target}: "
-                           + ", ".join(it.id for it in forced))
-
-    scale = _scale(items, target)
-    U = _units(target, scale) - _units(forced_value, scale)
-    cand: list[SelItem] = []
-    units: list[int] = []
-    for it in items:  # never offered: must keep, locked keep; zero or over-target values never help
-        if it.lock is None and not it.must_keep:
-            u = _units(it.value, scale)
-            if 0 < u <= U:
-                cand.append(it)
-                units.append(u)
-    w = np.array(units, dtype=np.int64)
-    s = np.array([it.significance for it in cand], dtype=np.int64)
-    tol_units = tolerance * target * scale
-
-    core = _solve(w, s, U, tol_units, minimise_significance, exact_limit, deadline)
-
-    chosen = {id(it) for it, x in zip(cand, core.x) if x}
-    chosen |= {id(it) for it in forced}
-    selected = tuple(it.id for it in items if id(it) in chosen)
-    sel_value = sum((it.value for it in items if id(it) in chosen), Decimal(0))
-    sig = sum(it.significance for it in items if id(it) in chosen)
-    forced_sig = sum(it.significance for it in forced)
-    best1 = forced_value + Decimal(core.best1) / scale
-    bound = forced_value + Decimal(core.bound1) / scale
-
-    gap1 = Decimal(0) if bound == 0 else (bound - best1) / bound
-    gap = gap1
-    sig_lb = forced_sig + core.sig_lb if minimise_significance else sig
-    if minimise_significance and sig > 0:
-        gap = max(gap, Decimal(sig - sig_lb) / Decimal(sig))
+                           + ", ".join(str(ids[i]) for i in np.flatnonzero(give)))
+    U = _units(target, scale) - forced_units
+    # never offered: must keep, locked keep; zero or over-target values never help
+    cand = np.flatnonzero((lock == LOCK_NONE) & ~keep & (units > 0) & (units <= U))
+    core = _solve(units[cand], sig[cand], U, tolerance * target * scale, minimise_significance, exact_limit,
+                  deadline)
+    chosen = give.copy()
+    chosen[cand[core.x]] = True
+    picked = np.flatnonzero(chosen)
+    selected = tuple(str(ids[i]) for i in picked)
+    sel_value = _from_units(int(units[picked].sum()), scale)
+    s_total = int(sig[picked].sum())
+    forced_sig = int(sig[give].sum())
+    best1 = forced_value + _from_units(core.best1, scale)
+    bound = forced_value + _from_units(core.bound1, scale)
+    gap = Decimal(0) if bound == 0 else (bound - best1) / bound
+    sig_lb = forced_sig + core.sig_lb if minimise_significance else s_total
+    if minimise_significance and s_total > 0:
+        gap = max(gap, Decimal(s_total - sig_lb) / Decimal(s_total))
     gap = max(Decimal(0), gap).quantize(_GAP_Q, rounding=ROUND_CEILING)
     proven = core.proven1 and (core.proven2 or not minimise_significance)
-    status = "optimal" if proven else "feasible"
     if proven:
         gap = Decimal(0)
-    msg = "ótimo comprovado" if proven else (
-        f"solução viável; lacuna relativa certificada ≤ {_pct(gap)}")
+    msg = "ótimo comprovado" if proven else f"solução viável; lacuna relativa certificada ≤ {_pct(gap)}"
     return SelectionResult(selected=selected, selected_value=sel_value, residual=target - sel_value,
-                           significance_handed=sig, status=status, gap=gap, method=core.method,
-                           stage1_best=best1, bound=bound, message=msg, significance_bound=sig_lb)
+                           significance_handed=s_total, status="optimal" if proven else "feasible", gap=gap,
+                           method=core.method, stage1_best=best1, bound=bound, message=msg,
+                           significance_bound=sig_lb)
+
+
+def _from_units(units: int, scale: int) -> Decimal:
+    """An exact Decimal from integer units of 1/scale (scale = 10**k)."""
+    return Decimal(int(units)).scaleb(-(len(str(scale)) - 1))
 
 
 def _pct(g: Decimal) -> str:
     return f"{(g * 100).quantize(Decimal('0.0001'), rounding=ROUND_CEILING)} %"
 
 
-def _validate(items: Sequence[SelItem], target: Decimal, tolerance: Decimal) -> None:
+def _check_amounts(target: Decimal, tolerance: Decimal) -> None:
     if not target.is_finite() or target < 0:
         raise ValueError("target must be a non-negative decimal")
     if not tolerance.is_finite() or tolerance < 0:
         raise ValueError("tolerance must be a non-negative decimal")
+
+
+def _validate(items: Sequence[SelItem], target: Decimal, tolerance: Decimal) -> None:
+    _check_amounts(target, tolerance)
     seen: set[str] = set()
     for it in items:
         if it.id in seen:
@@ -203,15 +323,23 @@ def _infeasible(target: Decimal, message: str) -> SelectionResult:
                            bound=Decimal(0), message=message, significance_bound=0)
 
 
+def _decimals(d: Decimal) -> int:
+    """The decimal places `d` needs ('1.500' needs 1)."""
+    exp = d.as_tuple().exponent
+    if isinstance(exp, int) and exp < 0:
+        exp = d.normalize().as_tuple().exponent
+        if isinstance(exp, int) and exp < 0:
+            return -exp
+    return 0
+
+
 def _scale(items: Sequence[SelItem], target: Decimal) -> int:
     """10**k with k ≥ 2 the most decimals among the amounts (cents in practice)."""
     k = 2
     for d in [target, *(it.value for it in items)]:
         exp = d.as_tuple().exponent
         if isinstance(exp, int) and -exp > k:
-            exp = d.normalize().as_tuple().exponent  # '1.500' needs only 1 decimal
-            if isinstance(exp, int) and -exp > k:
-                k = -exp
+            k = max(k, _decimals(d))
     if k > 8:
         raise ValueError("amounts with more than 8 decimal places are not supported")
     total = sum((it.value for it in items), target) * (10 ** k)
@@ -243,7 +371,7 @@ def _solve(w: np.ndarray, s: np.ndarray, U: int, tol_units: Decimal, minimise: b
     n = len(w)
     if n == 0:
         return _Core(np.zeros(0, bool), 0, 0, 0, True, True, "trivial")
-    g = math.gcd(*map(int, w))
+    g = int(np.gcd.reduce(w))
     if g > 1:  # every sum is a multiple of g: search in units of g
         w = w // g
         U = U // g
@@ -284,8 +412,9 @@ def _solve_reduced(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise:
         methods.append("all")
     else:
         bound1 = U
-        x1 = _greedy1(w, U)
-        x1, proven1 = _improve1(w, x1, U, rng, deadline_h=min(deadline, time.perf_counter() + 0.4))
+        by_w = np.argsort(w, kind="stable")
+        x1 = _greedy1(w, U, by_w)
+        x1, proven1 = _improve1(w, x1, U, rng, deadline_h=min(deadline, time.perf_counter() + 0.4), by_w=by_w)
         best1 = int(w[x1].sum())
         methods.append("greedy+exchange")
         if not proven1 and n <= _MITM_LIMIT:
@@ -314,11 +443,12 @@ def _solve_reduced(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise:
         L_hi = _band_low(bound1, tol)
         if L_hi <= best1:
             L_use = L_hi  # surely inside the true band, whatever the true best is
-    lb = _cover_lower_bound(w, s, L_lo)
+    by_ratio = np.lexsort((-w, s / w))            # significance per value, then the larger value first
+    lb = _cover_lower_bound(w, s, L_lo, by_ratio)
     # started now so that its imports overlap the heuristics; closed if they prove optimality
     child = _MilpChild() if n <= exact_limit and time.perf_counter() < deadline else None
     try:
-        x2 = _greedy2(w, s, L_use, U, x1)
+        x2 = _greedy2(w, s, L_use, U, x1, by_ratio)
         x2, whole = _improve2(w, s, x2, L_use, U, lb, rng,
                               deadline_h=min(deadline, time.perf_counter() + 0.5))
         methods.append("lp-bound")
@@ -422,9 +552,10 @@ def _mitm1(w: np.ndarray, U: int) -> np.ndarray:
 
 
 # ---- stage 1 heuristics ----------------------------------------------------------
-def _greedy1(w: np.ndarray, U: int) -> np.ndarray:
+def _greedy1(w: np.ndarray, U: int, by_w: np.ndarray | None = None) -> np.ndarray:
+    """Largest first while they fit, then the largest that fits the rest (`by_w`: argsort of w)."""
     n = len(w)
-    order = np.argsort(-w, kind="stable")
+    order = np.argsort(-w, kind="stable") if by_w is None else by_w[::-1]
     ws = w[order]
     cum = np.cumsum(ws)
     k = int(np.searchsorted(cum, U, side="right"))
@@ -455,19 +586,21 @@ def _pool(idx: np.ndarray, size: int, rng: np.random.Generator, prefer: np.ndarr
 
 
 def _improve1(w: np.ndarray, x: np.ndarray, U: int, rng: np.random.Generator,
-              deadline_h: float) -> tuple[np.ndarray, bool]:
+              deadline_h: float, by_w: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
     """Close the residual U − Σ by exchanging items: additions and 1-for-1 swaps over
     all items, then a large-neighbourhood search. The flag is True when the answer
     is proven optimal (residual 0, or the whole problem solved exactly)."""
     x = x.copy()
     r = U - int(w[x].sum())
+    if by_w is None:                              # once: the unchosen in value order is a filter of it
+        by_w = np.argsort(w, kind="stable")
     for _ in range(50):
         if r == 0:
             return x, True
-        inn, out = np.flatnonzero(x), np.flatnonzero(~x)
-        if len(out) == 0:
+        inn = np.flatnonzero(x)
+        oo = by_w[~x[by_w]]
+        if len(oo) == 0:
             return x, True
-        oo = out[np.argsort(w[out], kind="stable")]
         ows = w[oo]
         # add one
         j = int(np.searchsorted(ows, r, side="right")) - 1
@@ -486,6 +619,7 @@ def _improve1(w: np.ndarray, x: np.ndarray, U: int, rng: np.random.Generator,
         x[inn[k]] = False
         x[oo[idx[k]]] = True
         r -= int(delta[k])
+    x, r = _pair_moves(w, x, r, rng, by_w)
     # large-neighbourhood search: free a random handful of items (half chosen, half
     # not) and re-solve that sub-problem exactly by meet in the middle
     rounds = 0
@@ -508,8 +642,65 @@ def _improve1(w: np.ndarray, x: np.ndarray, U: int, rng: np.random.Generator,
     return x, r == 0
 
 
+_PAIR_SAMPLE = 512          # chosen × unchosen items tried per move of `_pair_moves`
+
+
+def _pair_moves(w: np.ndarray, x: np.ndarray, r: int, rng: np.random.Generator, by_w: np.ndarray,
+                tries: int = 8) -> tuple[np.ndarray, int]:
+    """Close a residual r > 0 that no addition or 1-for-1 swap closes by 2-for-1 moves: take
+    one chosen item out and two unchosen in (w_a + w_b − w_i ∈ (0, r]), or two out and one in
+    (w_a − w_i − w_j ∈ (0, r]), over random samples of the chosen and unchosen items, each
+    time the move that gains the most. With many items of varied values the gap of a cent
+    or two left by the exchanges is usually closed at once (the answer is then proven)."""
+    for _ in range(tries):
+        if r <= 0:
+            break
+        inn, out = np.flatnonzero(x), np.flatnonzero(~x)
+        if len(inn) == 0 or len(out) < 2:
+            break
+        si = rng.choice(inn, min(len(inn), _PAIR_SAMPLE), replace=False)
+        so = rng.choice(out, min(len(out), _PAIR_SAMPLE), replace=False)
+        best = (0, -1, -1, -1, -1)            # (gain, out1, in-from-out b, in1, in2)
+        # one out (i), two in (a, b): b = the largest unchosen with w_b ≤ w_i − w_a + r
+        oo = by_w[~x[by_w]]                      # the unchosen, by value (`by_w`: argsort of w)
+        ows = w[oo]
+        t = w[si][:, None] - w[so][None, :] + r
+        k = np.searchsorted(ows, t, side="right") - 1
+        gain = np.where(k >= 0, w[so][None, :] + ows[np.maximum(k, 0)] - w[si][:, None], 0)
+        gain = np.where((gain > 0) & (oo[np.maximum(k, 0)] != so[None, :]), gain, 0)
+        p = int(np.argmax(gain))
+        if gain.flat[p] > best[0]:
+            a, b = divmod(p, gain.shape[1])
+            best = (int(gain.flat[p]), int(si[a]), int(oo[k[a, b]]), int(so[b]), -1)
+        # two out (i, j), one in (a): j = the smallest chosen with w_j ≥ w_a − w_i − r
+        io = by_w[x[by_w]]
+        iws = w[io]
+        t = w[so][:, None] - w[si][None, :] - r
+        k = np.searchsorted(iws, t, side="left")
+        ok = k < len(io)
+        kk = np.minimum(k, len(io) - 1)
+        gain = np.where(ok, w[so][:, None] - w[si][None, :] - iws[kk], 0)
+        gain = np.where((gain > 0) & (gain <= r) & (io[kk] != si[None, :]), gain, 0)
+        p = int(np.argmax(gain))
+        if gain.flat[p] > best[0]:
+            a, b = divmod(p, gain.shape[1])
+            best = (int(gain.flat[p]), int(si[b]), -1, int(so[a]), int(io[kk[a, b]]))
+        if best[0] <= 0:
+            continue
+        gain, i_out, b_in, a_in, j_out = best
+        x = x.copy()
+        x[i_out] = False
+        x[a_in] = True
+        if b_in >= 0:
+            x[b_in] = True
+        if j_out >= 0:
+            x[j_out] = False
+        r -= gain
+    return x, r
+
+
 # ---- stage 2 heuristics and bound ---------------------------------------------------
-def _cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int) -> int:
+def _cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int, order: np.ndarray | None = None) -> int:
     """Certified lower bound on min Σ s·x subject to Σ w·x ≥ L, x ∈ {0,1}.
 
     Lagrangian dual of the LP relaxation (Dantzig): for any λ ≥ 0,
@@ -518,8 +709,8 @@ def _cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int) -> int:
     """
     if L <= 0:
         return 0
-    ratio = s / w
-    order = np.argsort(ratio, kind="stable")
+    if order is None:   # any order by s/w gives the same LP value (ties are interchangeable)
+        order = np.argsort(s / w, kind="stable")
     cum = np.cumsum(w[order])
     c = int(np.searchsorted(cum, L, side="left"))
     if c >= len(w):
@@ -531,12 +722,14 @@ def _cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int) -> int:
     return max(0, -((-num) // q))
 
 
-def _greedy2(w: np.ndarray, s: np.ndarray, L: int, U: int, fallback: np.ndarray) -> np.ndarray:
+def _greedy2(w: np.ndarray, s: np.ndarray, L: int, U: int, fallback: np.ndarray,
+             order: np.ndarray | None = None) -> np.ndarray:
     n = len(w)
     x = np.zeros(n, bool)
     if L <= 0:
         return x
-    order = np.lexsort((-w, s / w))
+    if order is None:
+        order = np.lexsort((-w, s / w))
     cum = np.cumsum(w[order])
     c = int(np.searchsorted(cum, L, side="left"))
     if c >= n:

@@ -1,0 +1,155 @@
+"""Reading a well-formed CSV upload with Arrow's parser: the fast path of `tabular.read_table`.
+
+A million-row inventory (~120 MB) read through Python strings takes minutes and gigabytes;
+here the bytes go to Arrow's C++ CSV parser and come back as Arrow string columns, with
+every record's line number worked out from the bytes. The result is exactly what the
+general reader (`tabular._read_csv_text`) gives — the same cells, trimmed; the same line
+numbers; the same header — and it is used only when that can be guaranteed:
+
+- the text is UTF-8 (with or without BOM) or Windows-1252, with no NUL byte;
+- every record has the header's number of fields (no ragged rows, no leading `;;;` line);
+- no record spans lines (no line break inside a quoted field): records and non-empty lines
+  then correspond one to one.
+
+Otherwise `read_csv_arrow` returns None and the general reader takes the file (its
+messages name what is wrong). Limits (`TableLimits`) on rows, columns and the length of a
+line are checked from the bytes before anything is parsed.
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+_CHUNK = 1 << 24              # bytes per step of the encoding check and transcoding
+_HEAD = 1 << 16               # bytes read for the separator hint and the header
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """Upper bounds on an upload, checked before it is parsed (None: no bound)."""
+
+    max_rows: int | None = None           # lines of the file (the header and blank lines included)
+    max_columns: int | None = None        # fields of the header line
+    max_line_chars: int | None = None     # bytes of the longest line (≥ the longest cell)
+
+
+@dataclass(frozen=True)
+class ArrowCsv:
+    """A CSV read by Arrow: `columns` (one string array per field, untrimmed), `lines`
+    (the line of the file where each row starts, header row included), the empty lines,
+    the codec and the separator."""
+
+    columns: list[pa.ChunkedArray]
+    lines: np.ndarray
+    empty_lines: np.ndarray       # lines with nothing at all (the general reader counts them as blank rows)
+    encoding: str
+    separator: str
+
+
+def _encoding(body: bytes) -> str | None:
+    """'utf-8' when `body` is valid UTF-8, else 'cp1252' when valid Windows-1252, else None."""
+    for name in ("utf-8", "cp1252"):
+        decoder = codecs.getincrementaldecoder(name)()
+        try:
+            for start in range(0, len(body), _CHUNK):
+                decoder.decode(body[start:start + _CHUNK])
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            continue
+        return name
+    return None
+
+
+def _to_utf8(body: bytes) -> bytes:
+    """Windows-1252 bytes as UTF-8, a chunk at a time (single-byte codec: any cut is safe)."""
+    return b"".join(body[i:i + _CHUNK].decode("cp1252").encode("utf-8") for i in range(0, len(body), _CHUNK))
+
+
+def _line_spans(body: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """(start offset, length in bytes) of every line of `body` (LF-separated; a last line
+    without LF counts, an empty tail after the last LF does not)."""
+    raw = np.frombuffer(body, dtype=np.uint8)
+    ends = np.concatenate([np.flatnonzero(raw[i:i + _CHUNK] == 10) + i for i in range(0, len(raw), _CHUNK)]
+                          or [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+    if len(raw) and (len(ends) == 0 or ends[-1] != len(raw) - 1):
+        ends = np.append(ends, len(raw))            # the last line has no LF
+    starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else np.zeros(0, dtype=np.int64)
+    return starts, ends - starts
+
+
+def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv | None:
+    """The fields of a well-formed CSV (module docstring), or None for the general reader.
+    Raises InputError when `limits` are exceeded."""
+    from valuation.importing.tabular import _fail, sniff_separator
+
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
+        return None                                   # UTF-16, or not text: the general reader says so
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    encoding = _encoding(body)
+    if encoding is None:
+        return None
+    if data is not body:
+        encoding = "utf-8-sig"
+    if b"\r" in body:
+        body = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if encoding == "cp1252":
+        body = _to_utf8(body)
+    head = body[:_HEAD].decode("utf-8", errors="ignore")
+    offset = 0
+    first_line = head.split("\n", 1)[0]
+    hint = re.fullmatch(r'"?sep=(.)"?\s*', first_line)
+    separator = None
+    if hint:
+        separator = hint.group(1)
+        body = body[len(first_line.encode("utf-8")) + 1:]
+        head = head[len(first_line) + 1:]
+        offset = 1
+    header_text = next((line for line in head.split("\n", 50) if re.search(r"\w", line)), "")
+    if not header_text or separator in ("\n", '"'):
+        return None
+    if separator is None:
+        separator = sniff_separator(header_text)
+    width = len(next(csv.reader([header_text], delimiter=separator), []))
+    starts, lengths = _line_spans(body)
+    _check_limits(limits, len(starts) + offset, width, int(lengths.max(initial=0)), _fail)
+    nonempty = np.flatnonzero(lengths > 0)
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(body),
+            read_options=pacsv.ReadOptions(column_names=[f"c{i}" for i in range(width)], block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=separator, quote_char='"', double_quote=True,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types={f"c{i}": pa.string() for i in range(width)},
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None                                   # ragged rows, a broken quote…: the general reader
+    if table.num_rows != len(nonempty):
+        return None                                   # a record spans lines: the general reader counts them
+    # Empty lines are skipped and a record spanning lines makes fewer rows than non-empty
+    # lines: with as many rows, every record is one line — but for a quote left open in the
+    # last record, which runs to the end of the file (its line breaks then sit in that row).
+    columns = [table.column(i) for i in range(width)]
+    if table.num_rows and any("\n" in (c[table.num_rows - 1].as_py() or "") for c in columns):
+        return None
+    lines = (nonempty + 1 + offset).astype(np.int64)
+    return ArrowCsv(columns, lines, (np.flatnonzero(lengths == 0) + 1 + offset).astype(np.int64), encoding,
+                    separator)
+
+
+def _check_limits(limits: TableLimits | None, rows: int, columns: int, line_bytes: int, fail: object) -> None:
+    if limits is None:
+        return
+    if limits.max_rows is not None and rows > limits.max_rows:
+        raise fail(f"o arquivo tem {rows} linhas; o limite é {limits.max_rows}")          # type: ignore[operator]
+    if limits.max_columns is not None and columns > limits.max_columns:
+        raise fail(f"o arquivo tem {columns} colunas; o limite é {limits.max_columns}")   # type: ignore[operator]
+    if limits.max_line_chars is not None and line_bytes > limits.max_line_chars:
+        raise fail(f"uma linha do arquivo tem {line_bytes} caracteres; o limite é "       # type: ignore[operator]
+                   f"{limits.max_line_chars}")
