@@ -2,7 +2,7 @@
 pt-BR; the whole-chain check with a progress bar; CSV/XLSX export of the filtered rows."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 
 import streamlit as st
 
@@ -10,11 +10,11 @@ from ui import session
 from ui.fmt import count_br, date_br, for_display
 from ui.safe import md
 from valuation.accounts import users
+from valuation.core import clock
 from valuation.core.errors import InputError
 from valuation.db import audit
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 from valuation.oversight import audit_text as at
-from valuation.core import clock
 
 CHECK_KEY = "audit_chain_check"
 PAGE_SIZES = (20, 50, 100)
@@ -74,7 +74,7 @@ def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit
 
 
 def export_buttons(chosen: audit.AuditFilter, total: int) -> None:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M")
+    stamp = clock.brasilia(clock.now_utc()).strftime("%Y%m%d-%H%M")
 
     def frame():
         return at.readable(audit.export_audit(store, user, chosen), with_hash=True)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -243,8 +243,8 @@ def principal(small_world: World):
     return small_world.principal
 
 
-# A fixed instant for login tests (naive UTC, as the store keeps them).
-NOW = datetime(2025, 6, 30, 12, 0, 0)
+# A fixed instant for login tests (aware UTC: the login refuses a naive one).
+NOW = datetime(2025, 6, 30, 12, 0, 0, tzinfo=timezone.utc)
 
 
 # -- the shipped data sets, built once per session by the product's own commands -------------------

@@ -148,6 +148,24 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_audit_seal(args: argparse.Namespace) -> int:
+    import os
+
+    from valuation.db.audit import seal_chain
+    from valuation.db.shared import using
+
+    old_key = None
+    if args.old_key_env:
+        value = os.environ.get(args.old_key_env, "")
+        if not value:
+            raise InputError(f"--old-key-env: the environment variable {args.old_key_env} is not set")
+        old_key = value.encode("utf-8")
+    with using(args.db, must_exist=True) as store:
+        check = seal_chain(store, actor="cli", old_key=old_key)
+    _print_json({"ok": check.ok, "message": check.message, "rows": check.checked})
+    return 0 if check.ok else 1
+
+
 def register_cli(subparsers: Any) -> None:
     """Add the `db` and `audit` command groups (called by valuation.cli.main.build_parser)."""
     db = subparsers.add_parser("db", help="create, migrate and inspect the DuckDB store")
@@ -181,6 +199,12 @@ def register_cli(subparsers: Any) -> None:
     p = asub.add_parser("verify", help="check the hash chain; exit 1 when it is broken")
     p.add_argument("--db", required=True, help="path of the DuckDB file")
     p.set_defaults(handler=cmd_audit_verify)
+    p = asub.add_parser("seal", help="seal the chain's anchor under VALUATION_AUDIT_KEY (switching the key on, "
+                                     "or rotating it with --old-key-env) after verifying the whole chain")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.add_argument("--old-key-env", help="name of the environment variable holding the key the anchor is "
+                                         "sealed with now (key rotation)")
+    p.set_defaults(handler=cmd_audit_seal)
 
 
 def _register_backup_commands(dbsub: Any) -> None:

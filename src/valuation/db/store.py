@@ -28,13 +28,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
+from valuation.core import clock
 from valuation.core.errors import ConflictError, StoreError, StoreLocked
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -85,8 +86,8 @@ def available_migrations() -> list[Migration]:
 
 
 def utc_now() -> datetime:
-    """Naive UTC now: the store's timestamps are naive UTC."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    """The stored (zone-less UTC) form of the one clock, `core.clock.now_utc()`."""
+    return clock.stored(clock.now_utc())
 
 
 def _rows(result: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -109,7 +110,7 @@ def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
 
 def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
-        return duckdb.connect(path, read_only=read_only)
+        con = duckdb.connect(path, read_only=read_only)
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" not in text.lower():  # boundary translation: DuckDB has no class for this
@@ -128,6 +129,10 @@ def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
         ) from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open the database {path}: {exc}") from exc
+    # Stored instants are UTC: DuckDB would otherwise take the process's TZ for
+    # `current_timestamp` defaults and for aware datetime parameters (issue 14, item 5).
+    con.execute("SET TimeZone = 'UTC'")
+    return con
 
 
 class Tx:
@@ -213,7 +218,16 @@ class Store:
         self.close()
 
     def now(self) -> datetime:
-        return self._clock()
+        """Now in the stored form (zone-less UTC) of the one clock (`core.clock.now_utc`); a test's or
+        the demo's fixed clock may give naive instants, which are taken as UTC."""
+        moment = self._clock()
+        return moment if moment.tzinfo is None else clock.stored(moment)
+
+    def now_utc(self) -> datetime:
+        """Now as an aware UTC instant (the same clock as `now`)."""
+        aware = clock.aware(self.now())
+        assert aware is not None
+        return aware
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A fresh cursor for one thread/request; close it when done."""
