@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from valuation.core import clock
 from valuation.db.access import Principal, require
 
 LOCAL_CLIENT = "local"          # no address known (development server, tests, the command line)
@@ -118,11 +119,13 @@ def clear(tx: Any, pairs: list[tuple[str, str]], *, scopes: frozenset[str]) -> N
             tx.execute("DELETE FROM login_throttle WHERE scope = ? AND key = ?", [scope, key])
 
 
-def active_throttles(store: Any, user: Principal) -> list[dict[str, Any]]:
-    """The keys waiting now, newest first: scope, key, failures, last failure, until (admin only)."""
+def active_throttles(store: Any, user: Principal, *, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The keys waiting at `now` (aware; default now), longest wait first: scope, key, failures, last
+    failure, until (admin only)."""
     require(user, "manage_users")
+    at = store.now() if now is None else clock.stored(now)
     return store.fetch("SELECT scope, key, failures, last_failure_at, blocked_until FROM login_throttle "
-                       "WHERE blocked_until > ? ORDER BY blocked_until DESC, scope, key", [store.now()])
+                       "WHERE blocked_until > ? ORDER BY blocked_until DESC, scope, key", [at])
 
 
 def clear_for_username(tx: Any, username: str) -> int:

@@ -131,7 +131,7 @@ def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
         raise StoreError(f"cannot open the database {path}: {exc}") from exc
     # Stored instants are UTC: DuckDB would otherwise take the process's TZ for
     # `current_timestamp` defaults and for aware datetime parameters (issue 14, item 5).
-    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET GLOBAL TimeZone = 'UTC'")   # GLOBAL: the cursors (one connection each) too
     return con
 
 
