@@ -47,10 +47,12 @@ def chain_panel() -> None:
         checked_at = f"Verificado em {date_br(when)}."
         if result.ok and result.checked:
             st.success(f"Cadeia íntegra: {count_br(result.checked)} registros, {result.anchor[:1].lower()}"
-                       f"{result.anchor[1:]}. {checked_at}")
+                       f"{result.anchor[1:]}. {result.content} {checked_at}")
             st.caption(f"Último hash: {result.head_hash}")
         elif result.ok:
             st.info(f"Registro de auditoria vazio. {checked_at}")
+        elif result.bad_id is None:                    # the chain is intact, a sealed row is not
+            st.error(f"Conteúdo protegido comprometido. {md(result.message)} {checked_at}")
         else:
             st.error(f"Cadeia comprometida — primeiro registro com problema: nº {result.bad_id}. "
                      f"{md(result.message)} {checked_at}")

@@ -41,8 +41,8 @@ def _forge(path: Path) -> None:
     """What the issue did: edit a row, re-hash the whole chain, rewrite the anchor (not the seal: no key)."""
     con = duckdb.connect(str(path))
     try:
-        cols = ", ".join(f'"{c}"' for c in audit.HASHED_FIELDS)
-        names = [*audit.HASHED_FIELDS, "hash"]
+        names = [*audit.HASHED_FIELDS, "seals_json", "hash"]
+        cols = ", ".join(f'"{c}"' for c in names[:-1])
         rows = [dict(zip(names, r)) for r in con.execute(f"SELECT {cols}, hash FROM audit_log ORDER BY id").fetchall()]
         prev = audit.GENESIS
         for row in rows:

@@ -144,7 +144,7 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     _print_json({"ok": ok, "first_bad_id": bad, "message": message,
                  "head": None if head is None else {"id": int(head["id"]), "hash": head["hash"]}})
     if not ok:
-        print(f"audit log: chain broken at row {bad}", file=sys.stderr)
+        print(f"audit log: chain broken at row {bad}" if bad is not None else f"audit log: {message}", file=sys.stderr)
     return 0 if ok else 1
 
 

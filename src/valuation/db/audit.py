@@ -88,11 +88,30 @@ def _at_text(at: datetime) -> str:
 
 
 def row_hash(row: Mapping[str, Any]) -> str:
-    """The sha256 (hex) of one audit row's canonical JSON over HASHED_FIELDS."""
+    """The sha256 (hex) of one audit row's canonical JSON over HASHED_FIELDS, plus `seals_json` when
+    the row carries row seals (issue 14: rows without it hash exactly as before)."""
     payload = {k: row[k] for k in HASHED_FIELDS}
     payload["id"] = int(payload["id"])
     payload["at"] = _at_text(payload["at"])
+    if row.get("seals_json") is not None:
+        payload["seals_json"] = row["seals_json"]
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def attach_seals(cur: duckdb.DuckDBPyConnection, row_id: int, seals_json: str) -> None:
+    """Record the row seals of this transaction in its newest audit row (the anchored head, written
+    by this same transaction): the row is re-hashed with them and the anchor follows (db/seals.py)."""
+    cols = _quoted((*HASHED_FIELDS, "hash"))
+    found = cur.execute(f"SELECT {cols} FROM audit_log WHERE id = ?", [int(row_id)]).fetchall()
+    anchor = _read_anchor(cur)
+    if not found or anchor is None or int(anchor["head_id"]) != int(row_id):
+        raise StoreError("row seals must be attached to the transaction's newest audit row")
+    row = dict(zip((*HASHED_FIELDS, "hash"), found[0]))
+    row["seals_json"] = seals_json
+    new_hash = row_hash(row)
+    cur.execute("UPDATE audit_log SET seals_json = ?, hash = ? WHERE id = ?", [seals_json, new_hash, int(row_id)])
+    _write_anchor(cur, row_count=int(anchor["row_count"]), head_id=int(row_id), head_hash=new_hash,
+                  at=row["at"], create=False)
 
 
 def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -235,6 +254,11 @@ def head_seal(row_count: int, head_id: int, head_hash: str, key: bytes) -> str:
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
+def _has_column(db: Any, table: str, column: str) -> bool:
+    return bool(db.scalar("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
+                          "AND column_name = ? AND database_name = current_database()", [table, column]))
+
+
 def _has_head_table(db: Any) -> bool:
     sql = "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'"
     if isinstance(db, duckdb.DuckDBPyConnection):
@@ -316,6 +340,7 @@ class ChainCheck:
     checked: int
     head_hash: str | None = None
     anchor: str = ""
+    content: str = ""          # the row seals' verdict (db/seals.py)
 
 
 def verify_chain(store: Any, *, progress: Callable[[int, int], None] | None = None,
@@ -331,7 +356,7 @@ def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int,
             key: Any = _CONFIGURED) -> ChainCheck:
     prev_id, prev_hash, checked = 0, GENESIS, 0
     total = int(store.scalar("SELECT count(*) FROM audit_log")) if progress else 0
-    cols = _quoted((*HASHED_FIELDS, "hash"))
+    cols = _quoted((*HASHED_FIELDS, "hash")) + (", seals_json" if _has_column(store, "audit_log", "seals_json") else "")
     while True:
         rows = store.fetch(f"SELECT {cols} FROM audit_log WHERE id > ? ORDER BY id LIMIT {int(batch)}", [prev_id])
         if not rows:
@@ -346,11 +371,16 @@ def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int,
     ok, bad, note = _check_anchor(store, checked, prev_id, prev_hash, key)
     if not ok:
         return ChainCheck(False, bad, note, checked, prev_hash)
+    from valuation.db import seals
+
+    sealed_ok, sealed_note = seals.verify(store)
+    if not sealed_ok:
+        return ChainCheck(False, None, sealed_note, checked, prev_hash)
     if checked == 0:
         return ChainCheck(True, None, "Registro de auditoria vazio.", 0)
     rows = "1 registro" if checked == 1 else f"{checked} registros"
-    return ChainCheck(True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}", checked, prev_hash,
-                      note.strip().rstrip("."))
+    return ChainCheck(True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}{sealed_note}", checked,
+                      prev_hash, note.strip().rstrip("."), sealed_note.strip())
 
 
 def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:

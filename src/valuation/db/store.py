@@ -37,6 +37,7 @@ import duckdb
 
 from valuation.core import clock
 from valuation.core.errors import ConflictError, StoreError, StoreLocked
+from valuation.db import seals
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -142,6 +143,7 @@ class Tx:
         self.cur = cur
         self.actor = actor
         self.store = store
+        self.last_audit_id: int | None = None   # the newest audit row of this transaction (row seals)
 
     def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
         """Run one statement and read its result completely (rows as dicts, [] for none)."""
@@ -177,8 +179,9 @@ class Tx:
         """Append one hash-chained row to audit_log inside this transaction."""
         from valuation.db.audit import append
 
-        append(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
-               entity_id=entity_id, before=before, after=after)
+        row = append(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
+                     entity_id=entity_id, before=before, after=after)
+        self.last_audit_id = int(row["id"])
 
 
 class Store:
@@ -197,6 +200,7 @@ class Store:
         self._local = threading.local()
         self._closed = False
         self.applied_now: list[int] = []  # versions applied by this open
+        self._sealing: bool | None = None   # row seals (migration 017): known at the first write
         if (must_exist or read_only) and not Path(self.path).is_file():
             raise StoreError(f"there is no database at {self.path}; create it with: "
                              f"python -m valuation db init --db {self.path}")
@@ -228,6 +232,16 @@ class Store:
         aware = clock.aware(self.now())
         assert aware is not None
         return aware
+
+    def _seals_enabled(self) -> bool:
+        """Whether this database seals rows (db/seals.py); asked once per open, after the migrations."""
+        if self._sealing is None:
+            cur = self.cursor()
+            try:
+                self._sealing = seals.enabled(cur)
+            finally:
+                cur.close()
+        return self._sealing
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A fresh cursor for one thread/request; close it when done."""
@@ -317,7 +331,10 @@ class Store:
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
-                    yield Tx(cur, actor, self)
+                    marks = seals.begin(cur) if self._seals_enabled() else None
+                    tx = Tx(cur, actor, self)
+                    yield tx
+                    seals.finish(tx, marks)      # digests of the sealed rows written here, into the chain
                     cur.execute("COMMIT")
                 except BaseException:
                     _rollback(cur)
