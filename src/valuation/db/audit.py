@@ -166,14 +166,17 @@ def _refuse_write(message: str) -> None:
 
 def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
            entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
-           trusted_seal_key: bytes | None = None, reseal: bool = False) -> dict[str, Any]:
+           trusted_seal_key: bytes | None = None, reseal: bool = False,
+           accept_broken: bool = False) -> dict[str, Any]:
     """Append one chained row on `cur` (inside the caller's transaction); returns the row.
 
     The row links onto the anchored head (`audit_head`); see the module docstring. Refused
     (`AuditSealError`, and the alert hooks are called) when the anchor's seal does not verify
     under the configured key, when the anchor is sealed and no key is configured, or when the key
     is configured and the anchor has no seal. `reseal=True` (the `audit seal` command only, after a
-    whole-chain check) accepts an unsealed anchor or one sealed under `trusted_seal_key`."""
+    whole-chain check) accepts an unsealed anchor or one sealed under `trusted_seal_key`;
+    `accept_broken=True` (a restore with --accept-broken-chain, and only for its
+    RESTORE_ACCEPTED_ACTION row, which `verify_chain` reports forever) skips the seal check."""
     last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
     last_id, last_hash = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
     anchor = _read_anchor(cur)
@@ -182,6 +185,10 @@ def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: 
         old_ok = anchor is not None and (not anchor.get("seal") or (
             trusted_seal_key is not None and _seal_refusal(anchor, trusted_seal_key) is None))
         refusal = None if old_ok else refusal
+    if accept_broken:
+        if action != RESTORE_ACCEPTED_ACTION:
+            raise StoreError("accept_broken is only for the restore's own record")
+        refusal = None
     if refusal is not None:
         _refuse_write(refusal)
     if anchor is not None:
@@ -231,6 +238,7 @@ def _insert_row(cur: duckdb.DuckDBPyConnection, *, row_id: int, prev_hash: str, 
 HEAD_TABLE = "audit_head"
 AUDIT_KEY_ENV = AUDIT_KEY_ENV_NAME         # the seal key; keep it outside the database file
 ANCHOR_MISSING_ACTION = "audit_anchor_missing"
+RESTORE_ACCEPTED_ACTION = "restore_broken_chain_accepted"
 HEAD_DDL = f"""
 CREATE TABLE IF NOT EXISTS {HEAD_TABLE} (
     singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
@@ -393,6 +401,9 @@ def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
         return f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado ou removido)."
     if row_hash(row) != row["hash"]:
         return f"Registro de auditoria {rid} foi alterado: o hash não confere."
+    if row["action"] == RESTORE_ACCEPTED_ACTION:
+        return (f"Registro {rid}: esta cópia foi restaurada de um backup cuja cadeia não conferia "
+                f"(--accept-broken-chain); o que veio antes dele não está garantido.")
     if row["action"] == ANCHOR_MISSING_ACTION:
         return (f"Registro {rid}: a âncora da cadeia tinha sido removida fora da aplicação "
                 f"antes dele; registros do fim podem ter sido apagados.")

@@ -188,7 +188,8 @@ class Store:
     """The DuckDB file of one process. See the module docstring for the rules it keeps."""
 
     def __init__(self, path: str | Path, *, migrate: bool = True, read_only: bool = False,
-                 must_exist: bool = False, clock: Callable[[], datetime] | None = None) -> None:
+                 must_exist: bool = False, clock: Callable[[], datetime] | None = None,
+                 migrate_to: int | None = None) -> None:
         """Open `path` (created when missing unless `must_exist` or `read_only`) and apply pending
         migrations (unless `migrate=False` or `read_only`). Raises StoreLocked when another
         process holds the file, StoreError when it cannot be used."""
@@ -209,7 +210,7 @@ class Store:
         self._con = _connect(self.path, read_only)
         try:
             if migrate and not read_only:
-                self.applied_now = self.migrate()
+                self.applied_now = self.migrate(up_to=migrate_to)
         except BaseException:
             self.close()
             raise
@@ -374,9 +375,10 @@ class Store:
         return bool(self.scalar(
             "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'", [name]))
 
-    def migrate(self) -> list[int]:
-        """Apply the pending migrations in order, each in its own transaction; returns their versions."""
-        shipped = available_migrations()
+    def migrate(self, up_to: int | None = None) -> list[int]:
+        """Apply the pending migrations in order (up to version `up_to`, default all), each in its own
+        transaction; returns their versions."""
+        shipped = [m for m in available_migrations() if up_to is None or m.version <= up_to]
         by_version = {m.version: m for m in shipped}
         applied_now: list[int] = []
         with self._write_lock:
