@@ -384,6 +384,11 @@ def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int,
     sealed_ok, sealed_note = seals.verify(store)
     if not sealed_ok:
         return ChainCheck(False, None, sealed_note, checked, prev_hash)
+    load = unfinished_load(store) if checked else None
+    if load is not None:
+        return ChainCheck(False, int(load["id"]), f"Carga interrompida: o registro {load['id']} iniciou a carga de "
+                                                  f"«{load['entity']}», que não terminou; os dados estão incompletos "
+                                                  "(refaça a carga: db init --demo).", checked, prev_hash)
     if checked == 0:
         return ChainCheck(True, None, "Registro de auditoria vazio.", 0)
     rows = "1 registro" if checked == 1 else f"{checked} registros"
@@ -435,6 +440,18 @@ def seal_chain(store: Any, *, actor: str, old_key: bytes | None = None) -> Chain
 
     store.write(actor, run)
     return _verify(store, None, VERIFY_BATCH)
+
+
+LOAD_STARTED = "load_started"     # a bulk load (the demo) begins: its entity names what is loaded
+LOAD_COMPLETE = "load_complete"   # … and ends; a start without its end is an interrupted load
+
+
+def unfinished_load(store: Any) -> dict[str, Any] | None:
+    """The newest LOAD_STARTED row that no LOAD_COMPLETE of the same entity follows (id, entity), or None."""
+    return store.fetch_one(
+        "SELECT s.id, s.entity FROM audit_log s WHERE s.action = ? AND NOT EXISTS (SELECT 1 FROM audit_log c "
+        "WHERE c.action = ? AND c.entity = s.entity AND c.id > s.id) ORDER BY s.id DESC LIMIT 1",
+        [LOAD_STARTED, LOAD_COMPLETE])
 
 
 def chain_head(store: Any) -> dict[str, Any] | None:

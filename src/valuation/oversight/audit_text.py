@@ -32,6 +32,7 @@ ACTION_LABELS: dict[str, str] = {
     "login_throttle": "Espera imposta a novas tentativas de entrada",
     "login_inactive": "Entrada recusada: usuário desativado",
     "audit_sealed": "Cadeia de auditoria selada com a chave",
+    "load_started": "Início de carga de dados", "load_complete": "Carga de dados concluída",
     "rows_sealed": "Conteúdo de tabelas protegidas registrado na cadeia",
     "restore_broken_chain_accepted": "Restauração aceitou cadeia de auditoria rompida",
     "create": "Cadastro", "set_role": "Perfil alterado", "activate": "Usuário reativado",
@@ -75,7 +76,8 @@ ENTITY_LABELS: dict[str, str] = {
     "deadline_event": "Evento de prazo", "deadline": "Prazo", "fx_rate": "Taxa de câmbio",
     "assessment_round": "Rodada de avaliação", "assessment": "Avaliação", "statement": "Demonstrativo",
     "found_thing": "Coisa achada", "audit_log": "Registro de auditoria", "job_run": "Execução de tarefa",
-    "login_throttle": "Espera entre tentativas de entrada",
+    "login_throttle": "Espera entre tentativas de entrada", "demo": "Dados de demonstração",
+    "row_seals": "Selos de conteúdo",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -139,7 +141,7 @@ FIELD_LABELS: dict[str, str] = {
     "doc_number": "Número do documento", "whereabouts_known": "Paradeiro conhecido",
     "recorded_by": "Registrado por", "recorded_at": "Registrado em",
     # login throttling and the audit chain (issue 14)
-    "failures": "Falhas contadas", "client": "Endereço de origem", "blocked_until": "Espera até",
+    "failures": "Falhas contadas", "load": "Carga", "client": "Endereço de origem", "blocked_until": "Espera até",
     "rotated": "Troca de chave",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
