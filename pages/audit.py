@@ -2,7 +2,7 @@
 pt-BR; the whole-chain check with a progress bar; CSV/XLSX export of the filtered rows."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 
 import streamlit as st
 
@@ -10,11 +10,11 @@ from ui import session
 from ui.fmt import count_br, date_br, for_display
 from ui.safe import md
 from valuation.accounts import users
+from valuation.core import clock
 from valuation.core.errors import InputError
 from valuation.db import audit
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 from valuation.oversight import audit_text as at
-from valuation.core import clock
 
 CHECK_KEY = "audit_chain_check"
 PAGE_SIZES = (20, 50, 100)
@@ -47,10 +47,12 @@ def chain_panel() -> None:
         checked_at = f"Verificado em {date_br(when)}."
         if result.ok and result.checked:
             st.success(f"Cadeia íntegra: {count_br(result.checked)} registros, {result.anchor[:1].lower()}"
-                       f"{result.anchor[1:]}. {checked_at}")
+                       f"{result.anchor[1:]}. {result.content} {checked_at}")
             st.caption(f"Último hash: {result.head_hash}")
         elif result.ok:
             st.info(f"Registro de auditoria vazio. {checked_at}")
+        elif result.bad_id is None:                    # the chain is intact, a sealed row is not
+            st.error(f"Conteúdo protegido comprometido. {md(result.message)} {checked_at}")
         else:
             st.error(f"Cadeia comprometida — primeiro registro com problema: nº {result.bad_id}. "
                      f"{md(result.message)} {checked_at}")
@@ -74,7 +76,7 @@ def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit
 
 
 def export_buttons(chosen: audit.AuditFilter, total: int) -> None:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M")
+    stamp = clock.brasilia(clock.now_utc()).strftime("%Y%m%d-%H%M")
 
     def frame():
         return at.readable(audit.export_audit(store, user, chosen), with_hash=True)

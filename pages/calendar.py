@@ -34,7 +34,7 @@ label = {r.code: f"{r.code} — {r.name} ({r.state})" for r in offices.itertuple
 c1, c2 = st.columns([3, 1])
 office = c1.selectbox("Capitania/Delegacia/Agência", list(label), format_func=label.get)
 year = int(c2.number_input("Ano", min_value=calendars.MIN_HOLIDAY_YEAR, max_value=calendars.MAX_HOLIDAY_YEAR,
-                           value=session.now().year, step=1))
+                           value=session.today().year, step=1))
 
 closed = calendars.closed_days(store, user, office, year)
 months = calendars.business_days_by_month(store, user, office, year)

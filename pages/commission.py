@@ -142,9 +142,9 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
                                    number_br(row["my_amount"], 2), placeholder="ex.: 1.234,56")
             cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
             currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
-            price_date = c3.date_input("Data do preço", format="DD/MM/YYYY", max_value=session.now().date(),
+            price_date = c3.date_input("Data do preço", format="DD/MM/YYYY", max_value=session.today(),
                                        value=row["my_price_date"] if isinstance(row["my_price_date"], date)
-                                       else session.now().date())
+                                       else session.today())
             c4, c5 = st.columns(2)
             src_keys = [None, *SOURCES]
             src0 = row["my_source"] if isinstance(row["my_source"], str) and row["my_source"] in SOURCES else None

@@ -21,7 +21,7 @@ DELIVERY_LABELS = {"contract_code": "Contrato", "item_codes": "Códigos dos iten
 
 user = session.guard("custody")
 store = session.store()
-today = session.now().date()
+today = session.today()
 st.title("Entrega e custódia dos bens resgatados")
 st.caption("Art. 23: todo bem recuperado deve ser entregue à Autoridade Naval tão logo recuperado; até a entrega, "
            "o autorizado responde por ele como depositário. A idade é contada em dias desde a recuperação.")

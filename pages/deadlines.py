@@ -323,7 +323,7 @@ def export_tab(frame: pd.DataFrame, as_of: date, office: str | None, codes: list
 
 
 c1, c2 = st.columns(2)
-as_of: date = c1.date_input("Data de referência", value=session.now().date(), format="DD/MM/YYYY")
+as_of: date = c1.date_input("Data de referência", value=session.today(), format="DD/MM/YYYY")
 codes = list_offices(store, user)["code"].tolist()
 office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
 try:

@@ -28,7 +28,7 @@ st.caption("Incorporação ao domínio da União: declaração de perda (art. 3 
            "licença (arts. 6 e 7) e naufrágios antigos (art. 32). Datas incertas são calculadas nos dois extremos.")
 
 c1, c2 = st.columns(2)
-as_of = c1.date_input("Situação em", value=session.now().date(), format="DD/MM/YYYY")
+as_of = c1.date_input("Situação em", value=session.today(), format="DD/MM/YYYY")
 codes = list_offices(store, user)["code"].tolist()
 office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
 try:

@@ -132,7 +132,7 @@ def register() -> None:
 
 user = session.guard("found_things")
 store = session.store()
-today = session.now().date()
+today = session.today()
 st.title("Coisas achadas")
 st.caption("Quem acha coisas ou bens em águas sob jurisdição nacional deve comunicar e entregá-los à CP, DL ou AG "
            "(art. 28). Ficam sob custódia; não reclamados em 30 dias do recolhimento podem ser declarados perdidos "

@@ -17,7 +17,7 @@ MONTHS_TITLE = "Por mês de recuperação"
 
 user = session.guard("inventory")
 store = session.store()
-today = session.now().date()
+today = session.today()
 st.title("Inventário de bens resgatados")
 st.caption("Todo bem resgatado é registrado e entregue à Autoridade Naval (Lei 7.542/1986, art. 23). "
            "Filtros, busca e gráficos são calculados no banco: a tabela mostra uma página por vez.")

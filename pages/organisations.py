@@ -61,7 +61,7 @@ def register() -> None:
                 "phone": b.text_input(L["phone"]),
                 "representative_name": a.text_input(L["representative_name"]),
                 "representative_cpf": b.text_input(L["representative_cpf"], placeholder="123.456.789-09"),
-                "registered_on": a.date_input(L["registered_on"], value=session.now().date(), format="DD/MM/YYYY"),
+                "registered_on": a.date_input(L["registered_on"], value=session.today(), format="DD/MM/YYYY"),
                 "experience": st.text_area(L["experience"]),
             }
             submitted = st.form_submit_button("Inscrever")

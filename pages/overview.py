@@ -13,7 +13,7 @@ from valuation.oversight import overview
 LABELS = {
     "wrecks": "Naufrágios", "wrecks_position_cleared": "Com posição liberada", "organisations": "Empresas",
     "contracts": "Contratos", "items": "Bens resgatados", "items_undelivered": "Bens não entregues (art. 23)",
-    "users": "Usuários", "users_active": "Ativos", "users_locked": "Bloqueados", "audit_rows": "Registros de auditoria",
+    "users": "Usuários", "users_active": "Ativos", "users_locked": "Acessos em espera", "audit_rows": "Registros de auditoria",
     "wrecks_by_state": "Naufrágios por UF", "contracts_by_status": "Contratos por situação",
     "contracts_by_kind": "Contratos por modalidade", "items_by_category": "Bens por categoria",
     "users_by_role": "Usuários por perfil",

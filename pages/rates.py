@@ -33,7 +33,7 @@ if may_write:
         st.markdown("**Cadastrar uma taxa**")
         c1, c2 = st.columns(2)
         currency = c1.text_input(FORM_LABELS["currency"], value="USD", max_chars=3)
-        day = c2.date_input(FORM_LABELS["day"], format="DD/MM/YYYY", max_value=session.now().date())
+        day = c2.date_input(FORM_LABELS["day"], format="DD/MM/YYYY", max_value=session.today())
         c3, c4 = st.columns(2)
         brl = c3.text_input(FORM_LABELS["brl"], placeholder="ex.: 5,7810")
         source = c4.text_input(FORM_LABELS["source"], value="PTAX venda (BCB)")

@@ -155,7 +155,7 @@ codes = contracts["code"].tolist()
 ready = [c for c, m, n in zip(codes, contracts["modality"], contracts["decided"]) if isinstance(m, str) and n]
 code = st.selectbox("Contrato", codes, index=codes.index(ready[0]) if ready else 0, format_func=info.get)
 a, b = st.columns([1, 2])
-as_of = a.date_input("Data-base do demonstrativo", value=session.now().date(), format="DD/MM/YYYY")
+as_of = a.date_input("Data-base do demonstrativo", value=session.today(), format="DD/MM/YYYY")
 b.write("")
 if b.button("Gerar rascunho", type="primary"):
     try:

@@ -74,7 +74,7 @@ with tab_sheet:
                 start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or ["", "", ""],
                                       "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines] or ["", "", ""]})
                 grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch", key=f"plan_{code}")
-                filed_on = st.date_input("Data de entrega (com o requerimento)", value=session.now().date(),
+                filed_on = st.date_input("Data de entrega (com o requerimento)", value=session.today(),
                                          format="DD/MM/YYYY", key=f"filed_{code}")
                 if st.button("Entregar planilha", type="primary"):
                     rows = [{"line": r["Linha"], "planned": r["Previsto (R$)"]} for r in grid.to_dict("records")
@@ -94,7 +94,7 @@ with tab_sheet:
                     "Nº": [ln.line_no for ln in sheet.lines], "Linha": [ln.line for ln in sheet.lines],
                     "Real (R$)": ["" if ln.actual is None else number_br(ln.actual, 2) for ln in sheet.lines]}),
                     num_rows="dynamic", hide_index=True, width="stretch", disabled=["Nº"], key=f"actual_{code}")
-                reported = st.date_input("Data do relatório final", value=session.now().date(), format="DD/MM/YYYY",
+                reported = st.date_input("Data do relatório final", value=session.today(), format="DD/MM/YYYY",
                                          key=f"rep_{code}")
                 if st.button("Gravar custos reais"):
                     rows = []
@@ -166,7 +166,7 @@ with tab_insp:
             a, b, c = st.columns(3)
             data = {"kind": a.selectbox("Tipo", S.EXPENSE_KINDS, format_func=S.EXPENSE_LABELS.get),
                     "amount": b.text_input("Valor (R$)", placeholder="ex.: 1.234,56"),
-                    "incurred_on": c.date_input("Data", value=session.now().date(), format="DD/MM/YYYY"),
+                    "incurred_on": c.date_input("Data", value=session.today(), format="DD/MM/YYYY"),
                     "description": st.text_input("Descrição"), "inspector": a.text_input("Fiscal"),
                     "policy_number": b.text_input("Apólice (seguro)"),
                     "coverage_from": c.date_input("Cobertura de (seguro)", value=None, format="DD/MM/YYYY"),

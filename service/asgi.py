@@ -27,7 +27,7 @@ from typing import Any
 import streamlit as st
 from starlette.middleware import Middleware
 
-from service import cli_bridge, state
+from service import alerts, cli_bridge, state
 from service.middleware import SecurityHeaders
 from service.routes import ROUTES
 from ui.incidents import on_script_error
@@ -89,6 +89,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     cli_bridge.install()
     token = write_link(db_path, host=os.environ.get("VALUATION_HOST", "127.0.0.1"),
                        port=int(os.environ.get("VALUATION_PORT", "8501")))
+    seal_alert = alerts.install(store, settings)      # a write refused for the audit seal alerts the admins
     scheduler = JobScheduler(store, settings)
     state.set_current(state.ServiceState(store=store, settings=settings, tickets=TicketBook(),
                                          scheduler=scheduler, cli_token=token))
@@ -99,6 +100,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     finally:
         log.info("service stopping")
         await to_thread.run_sync(scheduler.shutdown)
+        await to_thread.run_sync(lambda: alerts.uninstall(seal_alert))
         remove_link(db_path, token)
         state.set_current(None)
         await to_thread.run_sync(lambda: close_shared(db_path, final=True))      # waits for the write, CHECKPOINT, close

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from datetime import datetime, timezone
 from typing import Any
 
 from anyio import to_thread
@@ -26,6 +25,7 @@ from starlette.routing import Route
 
 from service import state
 from valuation.accounts import sessions
+from valuation.core import clock
 from valuation.deadlines import feeds
 
 LOOPBACK = ("127.0.0.1", "::1")
@@ -75,7 +75,7 @@ async def clear_cookie(request: Request) -> Response:
     token = request.cookies.get(sessions.COOKIE_NAME)
     if token:
         svc = _svc()
-        await to_thread.run_sync(lambda: sessions.revoke_token(svc.store, token, now=svc.store.now()))
+        await to_thread.run_sync(lambda: sessions.revoke_token(svc.store, token, now=clock.now_utc()))
     response = _no_store(Response(status_code=204))
     response.delete_cookie(sessions.COOKIE_NAME, path="/", httponly=True, samesite="strict",
                            secure=request.url.scheme == "https")
@@ -85,7 +85,7 @@ async def clear_cookie(request: Request) -> Response:
 async def calendar_feed(request: Request) -> Response:
     svc = _svc()
     token = request.path_params["token"]
-    as_of = datetime.now(timezone.utc).astimezone(svc.settings.tz).date()
+    as_of = clock.now_utc().astimezone(svc.settings.tz).date()
     body = await to_thread.run_sync(lambda: feeds.feed_ics(svc.store, token, as_of=as_of))
     if body is None:
         return _no_store(Response("Assinatura não encontrada ou revogada.\n", status_code=404,

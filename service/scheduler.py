@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, timezone
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
+from valuation.core import clock
 from valuation.db.store import Store
 from valuation.jobs.runs import JOBS, run_job
 from valuation.jobs.settings import JobSettings
@@ -42,7 +43,7 @@ class JobScheduler:
         log.info("scheduler started: %s", ", ".join(f"{j.id} {j.next_run_time}" for j in self._scheduler.get_jobs()))
 
     def _catch_up(self) -> None:
-        now = datetime.now(self.settings.tz)
+        now = clock.now_utc().astimezone(self.settings.tz)
         for name in JOBS:
             at = self.settings.times.get(name)
             if at is None:
@@ -61,8 +62,8 @@ class JobScheduler:
         """Run `name` at once in a worker thread (the Tarefas page's button); returns immediately."""
         if name not in JOBS:
             raise KeyError(name)
-        self._scheduler.add_job(self._run, "date", run_date=datetime.now(self.settings.tz),
-                                args=[name, "manual", started_by], id=f"{name}-now-{datetime.now().timestamp()}",
+        self._scheduler.add_job(self._run, "date", run_date=clock.now_utc().astimezone(self.settings.tz),
+                                args=[name, "manual", started_by], id=f"{name}-now-{clock.now_utc().timestamp()}",
                                 misfire_grace_time=None)
 
     def next_runs(self) -> dict[str, datetime | None]:

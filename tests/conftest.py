@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -202,6 +202,16 @@ def _build_world(path: Path) -> dict[str, int]:
 
         store.write("fixture", fill)
         store.checkpoint()
+    # The fixture's rows are data the tests start from, not application writes: no audit row and no
+    # row seals of their own (db/seals.py seals them at the first write of each test, as for a database
+    # that predates sealing), so a test starts from an empty audit log.
+    import duckdb
+
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("DELETE FROM audit_log; DROP TABLE IF EXISTS audit_head; DELETE FROM row_seals; CHECKPOINT")
+    finally:
+        con.close()
     return ids
 
 
@@ -243,8 +253,8 @@ def principal(small_world: World):
     return small_world.principal
 
 
-# A fixed instant for login tests (naive UTC, as the store keeps them).
-NOW = datetime(2025, 6, 30, 12, 0, 0)
+# A fixed instant for login tests (aware UTC: the login refuses a naive one).
+NOW = datetime(2025, 6, 30, 12, 0, 0, tzinfo=timezone.utc)
 
 
 # -- the shipped data sets, built once per session by the product's own commands -------------------

@@ -1,7 +1,9 @@
-"""A tiny pytest plugin: counts the generated inputs the hostile-input tests ran and prints
-one summary line at the end of the session (loaded with `pytest_plugins` by the test module).
+"""A tiny pytest plugin: counts the generated inputs the hostile-input tests ran and the SIGKILLs the
+crash tests sent, and prints the figures at the end of the session (loaded with `pytest_plugins`
+by the test modules that count).
 
     FUZZ.count("compute:consensus", outcome="refused")
+    KILLS.count("demo", outcome="none")          # the kill left nothing of the write / all of it
 """
 from __future__ import annotations
 
@@ -23,17 +25,23 @@ class _Tally:
 
 
 FUZZ = _Tally()
+KILLS = _Tally()
+
+
+def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None:
+    if not tally.total():
+        return
+    groups: Counter[str] = Counter()
+    for target, n in tally.by_target.items():
+        groups[target.split(":", 1)[0]] += n
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(tally.by_outcome.items()))
+    per_group = ", ".join(f"{k} {v}" for k, v in sorted(groups.items()))
+    terminalreporter.write_sep("-", title)
+    terminalreporter.write_line(f"{title}: {tally.total()} {what} ({per_group}); outcomes: {outcomes}")
+    for target, n in sorted(tally.by_target.items()):
+        terminalreporter.write_line(f"  {target}: {n}")
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
-    if not FUZZ.total():
-        return
-    groups: Counter[str] = Counter()
-    for target, n in FUZZ.by_target.items():
-        groups[target.split(":", 1)[0]] += n
-    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(FUZZ.by_outcome.items()))
-    per_group = ", ".join(f"{k} {v}" for k, v in sorted(groups.items()))
-    terminalreporter.write_sep("-", "hostile input")
-    terminalreporter.write_line(f"hostile input: {FUZZ.total()} generated inputs ran ({per_group}); outcomes: {outcomes}")
-    for target, n in sorted(FUZZ.by_target.items()):
-        terminalreporter.write_line(f"  {target}: {n}")
+    _report(terminalreporter, FUZZ, "hostile input", "generated inputs ran")
+    _report(terminalreporter, KILLS, "kills", "SIGKILLs sent")

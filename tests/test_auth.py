@@ -1,4 +1,4 @@
-"""Login (argon2id, lock-out after 5 failures for 15 minutes), sessions, pages by role."""
+"""Login (argon2id, throttled by growing delays: tests/test_login_throttle.py for issue 14), sessions, pages by role."""
 from __future__ import annotations
 
 import json
@@ -7,14 +7,15 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from conftest import NOW, REAL_HASHER
 
-from valuation.accounts import login, passwords, users
+from valuation.accounts import login, passwords, throttle, users
 from valuation.accounts.login import (
     AccountInactive,
-    AccountLocked,
     AuthenticationFailed,
+    LoginThrottled,
     authenticate,
     session_expired,
 )
+from valuation.core import clock
 from valuation.accounts.passwords import hash_password, verify_password
 from valuation.db import access
 from valuation.db.access import PAGES_BY_ROLE, Principal, may_view_page
@@ -56,73 +57,68 @@ def test_wrong_username_and_wrong_password_give_the_same_message(small_world):
     with pytest.raises(AuthenticationFailed) as empty:
         authenticate(s, "", "", now=NOW)
     assert type(wrong_pw.value) is type(wrong_user.value) is type(empty.value) is AuthenticationFailed
-    assert str(wrong_pw.value) == str(wrong_user.value) == str(empty.value) == "Usuário ou senha incorretos."
+    assert str(wrong_pw.value) == str(wrong_user.value) == str(empty.value) == login.LOGIN_FAILED_MESSAGE
 
 
-def _fail(s, username, n, now):
+def _fail(s, username, n, now, client="10.0.0.9"):
     for _ in range(n):
         with pytest.raises(AuthenticationFailed):
-            authenticate(s, username, "senha-errada", now=now)
+            authenticate(s, username, "senha-errada", now=now, client=client)
 
 
-def _state(s, username):
-    return s.fetch_one("SELECT failed_attempts, locked_until FROM users WHERE username = ?", [username])
+def _waiting(s, scope, key):
+    return s.scalar("SELECT blocked_until FROM login_throttle WHERE scope = ? AND key = ?", [scope, key])
 
 
-def test_five_consecutive_failures_lock_for_fifteen_minutes(small_world):
+def test_failures_slow_the_account_from_that_client_with_growing_delays(small_world):
     s, name, pw = small_world.store, "com.navy", small_world.passwords["com.navy"]
-    _fail(s, name, 4, NOW)
-    assert _state(s, name) == {"failed_attempts": 4, "locked_until": None}
-    with pytest.raises(AccountLocked) as locked:
-        authenticate(s, name, "senha-errada", now=NOW)           # the 5th failure locks
-    assert locked.value.until == NOW + timedelta(minutes=15)
-    assert "bloqueada" in str(locked.value) and "15 minutos" in str(locked.value)
-    assert _state(s, name) == {"failed_attempts": 5, "locked_until": NOW + timedelta(minutes=15)}
-    # while locked even the right password is refused
-    with pytest.raises(AccountLocked) as still:
-        authenticate(s, name, pw, now=NOW + timedelta(minutes=14, seconds=59))
-    assert "1 minuto " in str(still.value)
-    # at the end of the lock the right password works and the count starts again
-    p = authenticate(s, name, pw, now=NOW + timedelta(minutes=15))
-    assert p.username == name
-    assert _state(s, name) == {"failed_attempts": 0, "locked_until": None}
+    free = throttle.RULES["pair"].free
+    _fail(s, name, free - 1, NOW)
+    assert _waiting(s, "pair", f"{name}|10.0.0.9") is None
+    _fail(s, name, 1, NOW)                                              # the free-th failure: 2 s
+    assert _waiting(s, "pair", f"{name}|10.0.0.9") == clock.stored(NOW + timedelta(seconds=2))
+    with pytest.raises(LoginThrottled):                                 # even the right password waits
+        authenticate(s, name, pw, now=NOW + timedelta(seconds=1), client="10.0.0.9")
+    _fail(s, name, 1, NOW + timedelta(seconds=2))                       # next failure: 4 s, then 8 s…
+    assert _waiting(s, "pair", f"{name}|10.0.0.9") == clock.stored(NOW + timedelta(seconds=6))
+    assert authenticate(s, name, pw, now=NOW + timedelta(seconds=6), client="10.0.0.9").username == name
+    assert _waiting(s, "pair", f"{name}|10.0.0.9") is None              # a success clears the pair
 
 
-def test_after_an_expired_lock_one_failure_does_not_lock_again(small_world):
+def test_the_delay_grows_to_its_cap_and_is_forgotten_a_day_later(small_world):
+    assert throttle.delay("pair", throttle.RULES["pair"].free - 1) is None
+    assert throttle.delay("pair", throttle.RULES["pair"].free) == timedelta(seconds=2)
+    assert throttle.delay("pair", 10_000) == timedelta(minutes=15)
+    assert throttle.delay("account", 10_000) == timedelta(minutes=1)
     s, name = small_world.store, "com.pres"
-    _fail(s, name, 5, NOW)
-    later = NOW + timedelta(minutes=20)
+    _fail(s, name, throttle.RULES["pair"].free, NOW)
+    later = NOW + throttle.FORGET_AFTER + timedelta(minutes=1)
     _fail(s, name, 1, later)
-    assert _state(s, name) == {"failed_attempts": 1, "locked_until": None}
+    assert s.scalar("SELECT failures FROM login_throttle WHERE scope = 'pair' AND key = ?",
+                    [f"{name}|10.0.0.9"]) == 1
 
 
-def test_a_success_resets_the_count(small_world):
-    s, name, pw = small_world.store, "exp.beta", small_world.passwords["exp.beta"]
-    _fail(s, name, 4, NOW)
-    authenticate(s, name, pw, now=NOW)
-    _fail(s, name, 4, NOW)                       # 4 again: not locked, because the count restarted
-    assert _state(s, name)["locked_until"] is None
-    assert authenticate(s, name, pw, now=NOW).username == name
-
-
-def test_failures_of_one_user_do_not_lock_another(small_world):
+def test_failures_of_one_user_do_not_slow_another(small_world):
     s = small_world.store
-    _fail(s, "com.navy", 5, NOW)
-    assert authenticate(s, "com.culture", small_world.passwords["com.culture"], now=NOW).username == "com.culture"
+    _fail(s, "com.navy", 6, NOW)
+    assert authenticate(s, "com.culture", small_world.passwords["com.culture"], now=NOW,
+                        client="10.0.0.9").username == "com.culture"
 
 
-def test_an_aware_now_is_taken_as_utc(small_world):
+def test_an_aware_now_is_taken_as_utc_and_a_naive_one_refused(small_world):
     s = small_world.store
     aware = datetime(2025, 6, 30, 9, 0, tzinfo=timezone(timedelta(hours=-3)))   # 12:00 UTC
-    _fail(s, "com.navy", 5, aware)
-    assert _state(s, "com.navy")["locked_until"] == datetime(2025, 6, 30, 12, 15)
+    _fail(s, "com.navy", throttle.RULES["pair"].free, aware)
+    assert _waiting(s, "pair", "com.navy|10.0.0.9") == datetime(2025, 6, 30, 12, 0, 2)
+    with pytest.raises(TypeError):
+        authenticate(s, "com.navy", "x", now=datetime(2025, 6, 30, 12, 0))
 
 
-def test_admin_unlock_lifts_the_lock(small_world):
+def test_admin_unlock_lifts_the_throttle(small_world):
     s, name = small_world.store, "exp.alfa"
-    _fail(s, name, 5, NOW)
+    _fail(s, name, 8, NOW)
     users.unlock_user(s, small_world.principal("admin"), small_world.ids[name])
-    assert authenticate(s, name, small_world.passwords[name], now=NOW).username == name
+    assert authenticate(s, name, small_world.passwords[name], now=NOW, client="10.0.0.9").username == name
 
 
 def test_inactive_user_cannot_log_in(small_world):
@@ -137,13 +133,14 @@ def test_inactive_user_cannot_log_in(small_world):
 def test_logins_are_audited_without_the_hash(small_world):
     s = small_world.store
     authenticate(s, "dpc.silva", small_world.passwords["dpc.silva"], now=NOW)
-    _fail(s, "com.navy", 5, NOW)
+    free = throttle.RULES["pair"].free
+    _fail(s, "com.navy", free, NOW)
     with pytest.raises(AuthenticationFailed):
         authenticate(s, "nobody", "x", now=NOW)
     log = s.fetch("SELECT actor, action, entity, entity_id, after_json FROM audit_log ORDER BY id")
-    assert [r["action"] for r in log] == ["login"] + ["login_failed"] * 4 + ["account_locked"]
+    assert [r["action"] for r in log] == ["login"] + ["login_failed"] * free + ["login_throttle", "login_failed"]
     assert log[0]["actor"] == "dpc.silva" and log[0]["entity_id"] == str(small_world.ids["dpc.silva"])
-    assert json.loads(log[-1]["after_json"])["failed_attempts"] == 5
+    assert json.loads(log[-2]["after_json"])["failures"] == free
     text = json.dumps(log, default=str)
     assert "argon2" not in text and small_world.passwords["com.navy"] not in text and "senha-errada" not in text
 
@@ -167,7 +164,7 @@ def test_a_weak_stored_hash_is_upgraded_on_login(small_world, monkeypatch):
 ])
 def test_session_expires_after_30_idle_minutes(idle, expired):
     assert login.SESSION_IDLE_MINUTES == 30
-    assert session_expired(NOW, NOW + idle) is expired
+    assert session_expired(clock.stored(NOW), NOW + idle) is expired
 
 
 def test_session_expiry_with_aware_datetimes():

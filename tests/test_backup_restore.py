@@ -84,7 +84,8 @@ def test_round_trip_reproduces_every_table_and_the_chain_then_continues_it(small
     summary = json.loads(proc.stdout)
     assert summary["audit"]["ok"] is True and summary["tables"]["owners"] == 3
     files = {p.name for p in first.iterdir()}
-    assert {"schema.sql", "load.sql", "manifest.json", "owners.parquet", "audit_log.parquet"} <= files
+    assert {"manifest.json", "owners.parquet", "audit_log.parquet"} <= files
+    assert not {p for p in files if not p.endswith(".parquet")} - {"manifest.json"}   # no SQL in a backup
     moved = tmp_path / "elsewhere" / "copy"             # a backup is relocatable
     moved.parent.mkdir()
     first.rename(moved)
@@ -197,8 +198,8 @@ def test_a_manifest_rewritten_to_match_altered_files_still_fails_the_digest_chec
     assert not (tmp_path / "r.duckdb").exists()
 
 
-def test_a_broken_chain_is_backed_up_and_restored_as_it_is_with_a_warning(small_world: Any, tmp_path: Path,
-                                                                          capsys) -> None:
+def test_a_broken_chain_is_backed_up_but_restored_only_when_accepted_and_then_recorded(small_world: Any,
+                                                                                     tmp_path: Path, capsys) -> None:
     s = small_world.store
     for i in range(3):
         s.write("ana", lambda tx, i=i: tx.audit("touch", "test", i, None, {"i": i}))
@@ -207,8 +208,20 @@ def test_a_broken_chain_is_backed_up_and_restored_as_it_is_with_a_warning(small_
     rc, out, err = cli(capsys, "db", "backup", "--db", str(small_world.path), "--to", str(tmp_path / "b"))
     assert rc == 0 and json.loads(out)["audit"]["first_bad_id"] == 2 and "does not verify" in err
     rc, out, err = cli(capsys, "db", "restore", "--from", str(tmp_path / "b"), "--db", str(tmp_path / "r.duckdb"))
-    assert rc == 0 and json.loads(out)["audit"]["ok"] is False and "does not verify" in err
-    assert _compare(small_world.path, tmp_path / "r.duckdb") == []
+    assert rc == 2 and out == "" and "--accept-broken-chain" in err and not (tmp_path / "r.duckdb").exists()
+    rc, out, err = cli(capsys, "db", "restore", "--from", str(tmp_path / "b"), "--db", str(tmp_path / "r.duckdb"),
+                       "--accept-broken-chain")
+    assert rc == 0 and json.loads(out)["accepted_broken_chain"] is True and "accepted" in err
+    with Store(tmp_path / "r.duckdb", read_only=True) as r:
+        last = r.fetch_one("SELECT actor, action, entity_id FROM audit_log ORDER BY id DESC LIMIT 1")
+        assert last == {"actor": "cli", "action": audit.RESTORE_ACCEPTED_ACTION, "entity_id": "2"}
+        assert audit.verify_chain(r)[:2] == (False, 2)
+    raw = duckdb.connect(str(tmp_path / "r.duckdb"))            # even with the original break repaired…
+    raw.execute("UPDATE audit_log SET actor = 'ana' WHERE id = 2")
+    raw.close()
+    with Store(tmp_path / "r.duckdb", read_only=True) as r:      # …the acceptance stays reported
+        ok, bad, message = audit.verify_chain(r)
+        assert not ok and "accept-broken-chain" in message
 
 
 def test_a_backup_taken_by_the_dashboard_process_while_it_writes_is_consistent(small_world: Any,

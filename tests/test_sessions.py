@@ -13,6 +13,7 @@ from tests.conftest import NOW
 from tests.ui_support import fresh_app, texts
 from ui.session import SEEN_KEY, SESSION_KEY, USER_KEY
 from valuation.accounts import login, sessions, users
+from valuation.core import clock
 from valuation.db.shared import close_shared, open_shared
 
 
@@ -27,7 +28,7 @@ def test_only_the_hash_of_the_token_is_stored(small_world: Any) -> None:
     assert len(token) >= 40
     row = s.fetch_one("SELECT * FROM sessions WHERE id = ?", [sid])
     assert row["token_sha256"] == sessions.token_hash(token) != token
-    assert row["user_id"] == dpc.id and row["created_at"] == row["last_seen"] == NOW
+    assert row["user_id"] == dpc.id and row["created_at"] == row["last_seen"] == clock.stored(NOW)
     sessions.revoke(s, sid, reason="logout", now=NOW)
     assert token not in _everything(s)
     assert "logout" in {r["action"] for r in s.fetch("SELECT action FROM audit_log")}
@@ -39,7 +40,7 @@ def test_a_session_expires_after_the_idle_rule_and_touches_last_seen(small_world
     later = NOW + timedelta(minutes=login.SESSION_IDLE_MINUTES - 1)
     found = sessions.validate(s, token, now=later)
     assert found is not None and found.id == sid and found.principal.username == dpc.username
-    assert s.scalar("SELECT last_seen FROM sessions WHERE id = ?", [sid]) == later       # touched
+    assert s.scalar("SELECT last_seen FROM sessions WHERE id = ?", [sid]) == clock.stored(later)   # touched
     still = later + timedelta(minutes=login.SESSION_IDLE_MINUTES - 1)                    # idle from `later`
     assert sessions.validate_id(s, sid, now=still)[0] is not None
     gone = still + timedelta(minutes=login.SESSION_IDLE_MINUTES)
@@ -123,7 +124,7 @@ def _signed_in(small_world: Any, key: str) -> tuple[Any, int]:
     small_world.store.close()
     at = fresh_app(small_world.path)
     store = open_shared(small_world.path)
-    sid, _token = sessions.issue(store, small_world.principal(key), now=store.now())
+    sid, _token = sessions.issue(store, small_world.principal(key), now=store.now_utc())
     at.session_state[USER_KEY] = small_world.principal(key)
     at.session_state[SESSION_KEY] = sid
     at.session_state[SEEN_KEY] = datetime.now()

@@ -273,8 +273,8 @@ def _audit_some(s: Store, n: int = 5) -> None:
 def test_audit_rows_are_chained_with_an_independently_computed_hash(small_world):
     s = small_world.store
     _audit_some(s, 3)
-    rows = s.fetch('SELECT id, "at", actor, action, entity, entity_id, before_json, after_json, prev_hash, hash '
-                   "FROM audit_log ORDER BY id")
+    rows = s.fetch('SELECT id, "at", actor, action, entity, entity_id, before_json, after_json, prev_hash, hash, '
+                   "seals_json FROM audit_log ORDER BY id")
     assert [r["id"] for r in rows] == [1, 2, 3]
     assert rows[0]["prev_hash"] == "0" * 64
     for prev, row in zip([None, *rows], rows):
@@ -283,6 +283,8 @@ def test_audit_rows_are_chained_with_an_independently_computed_hash(small_world)
         payload = {k: row[k] for k in ("id", "actor", "action", "entity", "entity_id", "before_json",
                                        "after_json", "prev_hash")}
         payload["at"] = row["at"].strftime("%Y-%m-%dT%H:%M:%S.%f")
+        if row["seals_json"] is not None:                   # row seals (issue 14), hashed when present
+            payload["seals_json"] = row["seals_json"]
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         assert row["hash"] == hashlib.sha256(text.encode("utf-8")).hexdigest()
     assert json.loads(rows[0]["before_json"]) == {"v": "1.10"}          # Decimal kept as exact text

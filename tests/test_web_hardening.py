@@ -10,7 +10,7 @@ import logging
 import subprocess
 import sys
 import tomllib
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -145,20 +145,23 @@ def test_an_idle_session_reaching_a_page_by_url_is_refused(small_world: Any) -> 
     assert not refused(fresh)                                     # the same page with a live session renders
 
 
-def test_the_login_form_locks_the_account_after_repeated_failures(small_world: Any) -> None:
+def test_the_login_form_throttles_repeated_failures_with_the_same_message(small_world: Any) -> None:
+    from valuation.accounts import throttle
+
     small_world.store.close()
     username = small_world.username("commission")
     at = fresh_app(small_world.path)
     at.run()
-    for _ in range(login.MAX_FAILED_ATTEMPTS):
+    for _ in range(throttle.RULES["pair"].free):
         at.text_input(key="login_username").set_value(username)
         at.text_input(key="login_password").set_value("senha-errada-0000")
         at.button[0].click().run()
-    assert "Conta bloqueada" in texts(at)
+    assert login.LOGIN_FAILED_MESSAGE in texts(at)
     at.text_input(key="login_password").set_value(small_world.passwords[username])
-    at.button[0].click().run()                                   # the right password, while locked
+    at.button[0].click().run()                                   # the right password, while throttled
     assert not at.exception
-    assert "Conta bloqueada" in texts(at) and USER_KEY not in at.session_state
+    assert login.LOGIN_FAILED_MESSAGE in texts(at) and USER_KEY not in at.session_state
+    assert "bloquead" not in texts(at).lower()                  # no word that tells the account exists
 
 
 # -- passwords and hashes never leave the users table --------------------------------------------------------
@@ -206,8 +209,8 @@ def test_no_password_or_hash_is_logged_printed_shown_or_audited(small_world: Any
                                           "password": new_password})
     users.reset_password(s, admin, new_id, reset_to)
     with pytest.raises(login.AuthenticationFailed):
-        login.authenticate(s, "novo.dpc", new_password, now=datetime(2025, 6, 30, 12))      # the old one: refused
-    login.authenticate(s, "novo.dpc", reset_to, now=datetime(2025, 6, 30, 12))
+        login.authenticate(s, "novo.dpc", new_password, now=datetime(2025, 6, 30, 12, tzinfo=timezone.utc))      # the old one: refused
+    login.authenticate(s, "novo.dpc", reset_to, now=datetime(2025, 6, 30, 12, tzinfo=timezone.utc))
     s.close()
 
     username = small_world.username("dpc")

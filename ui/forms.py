@@ -8,6 +8,7 @@ import streamlit as st
 
 from ui.safe import md
 from valuation.core.errors import AccessDenied, InputError
+from valuation.db.audit import AuditSealError
 
 T = TypeVar("T")
 
@@ -56,7 +57,7 @@ def save(create: Callable[..., T], *args: Any, success: str, labels: Mapping[str
         result = create(*args)
     except InputError as exc:
         show_problems(exc, labels=labels)
-    except AccessDenied as exc:
+    except (AccessDenied, AuditSealError) as exc:   # a refused write names why; nothing was written
         st.error(md(exc))
     else:
         st.success(success.format(result=result))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import streamlit as st
@@ -20,6 +20,7 @@ import streamlit as st
 from ui import settings
 from ui.registry import ROOT
 from valuation.accounts import login, sessions
+from valuation.core import clock
 from valuation.core.errors import StoreLocked, ValuationError
 from valuation.db import access
 from valuation.db.shared import open_shared
@@ -49,8 +50,23 @@ def store() -> Store:
 
 
 def now() -> datetime:
-    """The clock lives at the UI boundary; calculations take `as_of` as a parameter."""
-    return datetime.now()
+    """Now, aware UTC (`valuation.core.clock.now_utc`, the one clock); calculations take `as_of`."""
+    return clock.now_utc()
+
+
+def today() -> date:
+    """Today's calendar day in Brasília (the default of the pages' date fields)."""
+    return clock.today_brasilia(now())
+
+
+def client_address() -> str | None:
+    """The browser's address (`st.context.ip_address`: the TCP peer, or X-Forwarded-For's client
+    under the service behind the proxy); None on localhost or without a browser behind the run."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # no browser request behind this run (AppTest's context is a mock)
+        return None
+    return address if isinstance(address, str) and address else None
 
 
 def service() -> Any:
@@ -74,7 +90,7 @@ def current_user() -> access.Principal | None:
     user = st.session_state.get(USER_KEY)
     sid = st.session_state.get(SESSION_KEY)
     if user is not None and sid is not None:
-        principal, why = sessions.validate_id(store(), sid, now=store().now())
+        principal, why = sessions.validate_id(store(), sid, now=now())
         if principal is None:
             _end(EXPIRED_MESSAGE if why == sessions.EXPIRED else ENDED_MESSAGE)
             return None
@@ -82,7 +98,7 @@ def current_user() -> access.Principal | None:
         st.session_state[SEEN_KEY] = now()
         return principal
     if user is not None:                            # set directly (tests): the in-memory idle rule
-        last_seen = st.session_state.get(SEEN_KEY)
+        last_seen = _seen(st.session_state.get(SEEN_KEY))
         if last_seen is None or login.session_expired(last_seen, now()):
             _end(EXPIRED_MESSAGE)
             return None
@@ -91,11 +107,19 @@ def current_user() -> access.Principal | None:
     token = _cookie_token()
     if not token:
         return None
-    found = sessions.validate(store(), token, now=store().now())
+    found = sessions.validate(store(), token, now=now())
     if found is None:
         return None
     sign_in(found.principal, session_id=found.id)   # a reload, a new tab, a restarted service
     return found.principal
+
+
+def _seen(value: object) -> datetime | None:
+    """The in-memory last-seen instant (aware UTC). This page code writes aware instants; a naive one
+    (a test's `datetime.now()`) is local wall-clock time, read as such — never passed on as UTC."""
+    if not isinstance(value, datetime):
+        return None
+    return value.astimezone(clock.UTC)
 
 
 def _cookie_token() -> str | None:
@@ -110,7 +134,7 @@ def sign_in(user: access.Principal, *, session_id: int | None = None) -> None:
     """Start the user's session: a new server-side session unless resuming `session_id` (cookie)."""
     _clear_state()  # nothing of a previous session survives a new login
     if session_id is None:
-        session_id, token = sessions.issue(store(), user, now=store().now())
+        session_id, token = sessions.issue(store(), user, now=now())
         svc = service()
         if svc is not None:   # the browser redeems this single-use ticket for the HttpOnly cookie
             st.session_state[TICKET_KEY] = (svc.tickets.issue(token), time.monotonic())
@@ -123,7 +147,7 @@ def logout() -> None:
     """"Sair": end the server-side session (the old cookie is refused from now on) and clear the state."""
     sid = st.session_state.get(SESSION_KEY)
     if sid is not None:
-        sessions.revoke(store(), sid, reason="logout", now=store().now())
+        sessions.revoke(store(), sid, reason="logout", now=now())
     _clear_state()
     if service() is not None:
         st.session_state[CLEAR_KEY] = True
@@ -197,14 +221,13 @@ def login_page() -> None:
             submitted = st.form_submit_button("Entrar", type="primary", width="stretch")
         if submitted:
             try:
-                user = login.authenticate(store(), username.strip(), password, now=now())
+                user = login.authenticate(store(), username.strip(), password, now=now(), client=client_address())
             except ValuationError as exc:
                 st.error(str(exc))
             else:
                 sign_in(user)
                 st.rerun()
-        st.caption(f"Acesso restrito a usuários cadastrados. Após {login.MAX_FAILED_ATTEMPTS} tentativas erradas "
-                   f"a conta fica bloqueada por {login.LOCKOUT_MINUTES} minutos, e a sessão se encerra após "
+        st.caption(f"Acesso restrito a usuários cadastrados. {login.THROTTLE_NOTE} A sessão se encerra após "
                    f"{login.SESSION_IDLE_MINUTES} minutos sem uso. Esqueceu a senha? Procure o administrador do sistema.")
         if settings.oidc_configured():
             _oidc_block()
@@ -218,7 +241,7 @@ def _oidc_block() -> None:
         return
     email = str(getattr(st.user, "email", "") or "")
     try:
-        user = login.principal_for_email(store(), email)
+        user = login.principal_for_email(store(), email, client=client_address())
     except ValuationError as exc:
         st.error(str(exc))
         st.button("Sair do login único", on_click=st.logout)

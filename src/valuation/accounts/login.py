@@ -1,24 +1,29 @@
-"""Login: local passwords with lock-out, single sign-on by e-mail, and the idle rule of a session.
+"""Login: local passwords with throttling, single sign-on by e-mail, and the idle rule of a session.
 
-After `MAX_FAILED_ATTEMPTS` consecutive failures the account is locked for `LOCKOUT_MINUTES`
-(users.failed_attempts / users.locked_until). A wrong username and a wrong password give the same
-message, and an unknown username costs the same hashing work (accounts.passwords). Logins,
-failures and locks are audited; hashes never are. Timestamps are naive UTC (an aware `now` is
-converted). Who may do what once logged in is decided in db.access.
+Password guessing is slowed by growing delays per client address, per account and per (account,
+client) pair (`valuation.accounts.throttle`, issue 14): no lock that an attacker could keep on
+someone else's account. An unknown username, a wrong password and a throttled attempt get the same
+message and cost the same work — one argon2 verification (against a dummy hash when there is no
+user or the attempt is throttled) and one write transaction with one audit row — so neither the
+answer nor its time tells whether a username exists. Logins, failures and throttles are audited;
+hashes never are. Instants are aware UTC (`valuation.core.clock`): a naive `now` is refused.
+Who may do what once logged in is decided in db.access.
 """
 from __future__ import annotations
 
-import math
+import logging
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from valuation.accounts import throttle
 from valuation.accounts.passwords import (
     _dummy_hash,
     hash_password,
     needs_rehash,
     verify_password,
 )
+from valuation.core import clock
 from valuation.core.errors import ValuationError
 from valuation.db.access import Principal
 
@@ -26,15 +31,16 @@ if TYPE_CHECKING:  # the store imports this module, never the reverse at run tim
     from valuation.db.store import Store, Tx
 
 
-MAX_FAILED_ATTEMPTS = 5          # consecutive failures before the lock (issue: foundation)
-LOCKOUT_MINUTES = 15             # how long the lock lasts
+log = logging.getLogger("valuation.accounts")
 SESSION_IDLE_MINUTES = 30        # a session idle this long must log in again
 USERNAME_PATTERN = r"[a-z0-9][a-z0-9._-]{2,31}"
+MAX_PASSWORD_CHARS = 1024        # longer is not a password of ours: verified as empty (same work)
 
-LOGIN_FAILED_MESSAGE = "Usuário ou senha incorretos."
+LOGIN_FAILED_MESSAGE = ("Não foi possível entrar: usuário ou senha incorretos, ou tentativas demais em pouco "
+                        "tempo. Confira os dados e tente de novo em alguns minutos.")
 INACTIVE_MESSAGE = "Este usuário está desativado. Procure o administrador do sistema."
-
-
+THROTTLE_NOTE = ("Após várias tentativas erradas, novas tentativas deste endereço ou para este usuário "
+                 "esperam um intervalo que cresce a cada erro (de 2 segundos até 15 minutos).")
 
 
 class AuthenticationFailed(ValuationError):
@@ -44,17 +50,17 @@ class AuthenticationFailed(ValuationError):
         super().__init__(message)
 
 
-class AccountLocked(AuthenticationFailed):
-    """Too many consecutive failures: the account is locked until `.until` (naive UTC)."""
+class LoginThrottled(AuthenticationFailed):
+    """Refused without checking the password: a throttle of this attempt's keys is waiting.
+    Same message as a wrong password (the user cannot tell, and neither can an attacker)."""
 
-    def __init__(self, until: datetime, now: datetime):
+    def __init__(self, scope: str, until: datetime):
+        self.scope = scope
         self.until = until
-        minutes = max(1, math.ceil((until - now).total_seconds() / 60))
-        super().__init__(
-            f"Conta bloqueada após {MAX_FAILED_ATTEMPTS} tentativas sem sucesso. "
-            f"Tente novamente em {minutes} minuto{'s' if minutes != 1 else ''} "
-            "ou peça o desbloqueio ao administrador."
-        )
+        super().__init__()
+
+
+AccountLocked = LoginThrottled   # the old name (there is no account lock any more)
 
 
 class AccountInactive(AuthenticationFailed):
@@ -62,16 +68,6 @@ class AccountInactive(AuthenticationFailed):
 
     def __init__(self) -> None:
         super().__init__(INACTIVE_MESSAGE)
-
-
-
-
-
-
-
-
-
-
 
 
 def normalise_username(username: object) -> str:
@@ -83,15 +79,13 @@ def username_is_valid(username: str) -> bool:
 
 
 def naive_utc(moment: datetime) -> datetime:
-    """The store keeps naive UTC timestamps: convert an aware datetime, keep a naive one."""
-    if moment.tzinfo is not None:
-        return moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment
+    """The stored (zone-less UTC) form of an instant. Aware instants are converted; a naive one is
+    taken as already stored UTC (store values). New code: `valuation.core.clock.stored`."""
+    return moment if moment.tzinfo is None else clock.stored(moment)
 
 
 # -- login ------------------------------------------------------------------------
-_USER_COLUMNS = ("id, username, full_name, role, organisation_id, commission_body, password_hash, "
-                 "failed_attempts, locked_until, active")
+_USER_COLUMNS = ("id, username, full_name, role, organisation_id, commission_body, password_hash, active")
 
 
 def principal_from_row(row: dict[str, Any]) -> Principal:
@@ -101,80 +95,98 @@ def principal_from_row(row: dict[str, Any]) -> Principal:
                      commission_body=row["commission_body"])
 
 
-def authenticate(store: Store, username: str, password: str, *, now: datetime) -> Principal:
+def authenticate(store: Store, username: str, password: str, *, now: datetime, client: str | None = None) -> Principal:
     """The Principal for a right username and password, else AuthenticationFailed (pt-BR message).
 
-    - Unknown username or wrong password: `AuthenticationFailed` with the same message.
-    - `MAX_FAILED_ATTEMPTS` consecutive failures lock the account for `LOCKOUT_MINUTES`
-      (`AccountLocked`, raised on the failure that locks and on every attempt while
-      locked, without checking the password). When the lock has expired the count
-      starts again from zero. A success resets the count.
-    - Deactivated account: `AccountInactive` only when the password is right,
-      otherwise the generic message.
-    Logins, failures and locks are written to the audit log (never the hash).
+    `now` is an aware instant (TypeError for a naive one); `client` the address of the browser
+    (`st.context.ip_address` / the request's client; None when unknown).
+    - Unknown username, wrong password, throttled attempt: `AuthenticationFailed` with one
+      message (`LoginThrottled` for the last, without checking the password), the same work.
+    - Deactivated account: `AccountInactive` only when the password is right.
     """
-    now = naive_utc(now)
-    uname = normalise_username(username)
+    at = clock.stored(now)
+    uname = normalise_username(username)[:throttle.MAX_KEY_CHARS]
+    plain = password if isinstance(password, str) and len(password) <= MAX_PASSWORD_CHARS else ""
+    pairs = throttle.keys(uname, client)
     row = store.fetch_one(f"SELECT {_USER_COLUMNS} FROM users WHERE username = ?", [uname]) if uname else None
-    if row is None:
-        verify_password(_dummy_hash(), password if isinstance(password, str) else "")
-        raise AuthenticationFailed()
-    plain = password if isinstance(password, str) else ""
-    if not row["active"]:
-        if verify_password(row["password_hash"], plain):
+    waiting = throttle.blocking(store, pairs, at)
+    if waiting is not None or row is None:
+        verify_password(_dummy_hash(), plain)            # the same argon2 work as a real check
+        right = False
+    else:
+        right = verify_password(row["password_hash"], plain)
+    if right and row is not None:
+        if not row["active"]:
+            _refuse(store, uname, client, pairs, at, row, outcome="inactive")
             raise AccountInactive()
-        raise AuthenticationFailed()
-    locked_until = row["locked_until"]
-    if locked_until is not None and now < locked_until:
-        raise AccountLocked(locked_until, now)
-
-    if verify_password(row["password_hash"], plain):
-        rehash = hash_password(plain) if needs_rehash(row["password_hash"]) else None
-
-        def succeed(tx: Tx) -> None:
-            tx.execute("UPDATE users SET failed_attempts = 0, locked_until = NULL WHERE id = ?", [row["id"]])
-            if rehash is not None:
-                tx.execute("UPDATE users SET password_hash = ? WHERE id = ?", [rehash, row["id"]])
-            tx.audit("login", "user", row["id"], None, {"username": uname})
-
-        store.write(uname, succeed)
+        _succeed(store, uname, client, pairs, plain, row)
         return principal_from_row(row)
-
-    def fail(tx: Tx) -> datetime | None:
-        # Re-read inside the transaction: concurrent failures must all count.
-        cur = tx.fetch_one("SELECT failed_attempts, locked_until FROM users WHERE id = ?", [row["id"]]) or {}
-        still_locked = cur.get("locked_until") is not None and now < cur["locked_until"]
-        if still_locked:
-            return cur["locked_until"]
-        expired = cur.get("locked_until") is not None
-        attempts = (0 if expired else int(cur.get("failed_attempts") or 0)) + 1
-        if attempts >= MAX_FAILED_ATTEMPTS:
-            until = now + timedelta(minutes=LOCKOUT_MINUTES)
-            tx.execute("UPDATE users SET failed_attempts = ?, locked_until = ? WHERE id = ?",
-                       [attempts, until, row["id"]])
-            tx.audit("account_locked", "user", row["id"], None,
-                     {"username": uname, "failed_attempts": attempts, "locked_until": until})
-            return until
-        tx.execute("UPDATE users SET failed_attempts = ?, locked_until = NULL WHERE id = ?", [attempts, row["id"]])
-        tx.audit("login_failed", "user", row["id"], None, {"username": uname, "failed_attempts": attempts})
-        return None
-
-    until = store.write(uname, fail)
-    if until is not None:
-        raise AccountLocked(until, now)
+    _refuse(store, uname, client, pairs, at, row, outcome="throttled" if waiting else "failed")
+    if waiting is not None:
+        raise LoginThrottled(waiting[0], waiting[1])
     raise AuthenticationFailed()
+
+
+def _succeed(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], plain: str,
+             row: dict[str, Any]) -> None:
+    rehash = hash_password(plain) if needs_rehash(row["password_hash"]) else None
+
+    def run(tx: Tx, audited: bool = True) -> None:
+        throttle.clear(tx, pairs, scopes=frozenset({"pair", "account"}))
+        if rehash is not None and audited:
+            tx.execute("UPDATE users SET password_hash = ? WHERE id = ?", [rehash, row["id"]])
+        if audited:
+            tx.audit("login", "user", row["id"], None, {"username": uname, "client": throttle.client_key(client)})
+
+    _write_audited(store, uname, run)
+
+
+def _refuse(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime,
+            row: dict[str, Any] | None, *, outcome: str) -> None:
+    """One transaction for every refusal: count it, audit it, audit each delay imposed."""
+    counted = {"failed": frozenset({"pair", "client", "account"}), "throttled": frozenset({"client"}),
+               "inactive": frozenset()}[outcome]
+    action = {"failed": "login_failed", "throttled": "login_throttled", "inactive": "login_inactive"}[outcome]
+    entity_id = None if row is None else row["id"]
+    actor = uname or "anônimo"
+
+    def run(tx: Tx, audited: bool = True) -> None:
+        imposed = throttle.count(tx, pairs, at, scopes=counted)
+        if not audited:
+            return
+        tx.audit(action, "user", entity_id, None, {"username": uname, "client": throttle.client_key(client)})
+        for event in imposed:
+            tx.audit("login_throttle", "login_throttle", event["key"], None,
+                     {"scope": event["scope"], "failures": event["failures"], "blocked_until": event["until"]})
+
+    _write_audited(store, actor, run)
+
+
+def _write_audited(store: Store, actor: str, run: Any) -> None:
+    """`run(tx)` in one write; when the audit chain refuses every write (its seal does not verify:
+    `db.audit.AuditSealError`, the admin is alerted), `run(tx, audited=False)` instead — the
+    throttle keeps counting and the admin can still log in to see the alert, while nothing
+    audited is written and the anchor is never extended."""
+    from valuation.db.audit import AuditSealError
+
+    try:
+        store.write(actor, run)
+    except AuditSealError:
+        log.error("audit seal does not verify: login activity of %r kept out of the audit log", actor)
+        store.write(actor, lambda tx: run(tx, audited=False))
 
 
 SSO_NO_USER_MESSAGE = ("Login único reconhecido, mas não há usuário ativo com este e-mail neste sistema. "
                        "Peça ao administrador o cadastro do seu e-mail.")
 
 
-def principal_for_email(store: Store, email: str) -> Principal:
+def principal_for_email(store: Store, email: str, *, client: str | None = None) -> Principal:
     """The local user (and so the role) for an e-mail confirmed by single sign-on (OIDC via st.login).
 
-    The identity provider proves who the person is; what they may do comes only from the
-    local user with that e-mail (case-insensitive), which must be active and not locked.
-    Several active users with one e-mail are refused (ambiguous role). Audited like a login.
+    The identity provider proves who the person is (password throttles do not apply: they slow
+    guessing, which SSO does not allow); what they may do comes only from the local user with that
+    e-mail (case-insensitive), which must be active. Several active users with one e-mail are
+    refused (ambiguous role). Audited like a login.
     """
     address = email.strip().lower() if isinstance(email, str) else ""
     if "@" not in address:
@@ -183,24 +195,15 @@ def principal_for_email(store: Store, email: str) -> Principal:
     if len(rows) != 1:
         raise AuthenticationFailed(SSO_NO_USER_MESSAGE)
     row = rows[0]
-    if row["locked_until"] is not None and naive_utc(store.now()) < row["locked_until"]:
-        raise AccountLocked(row["locked_until"], naive_utc(store.now()))
-    store.write(row["username"], lambda tx: tx.audit("login_sso", "user", row["id"], None, {"email": address}))
+    def run(tx: Tx, audited: bool = True) -> None:
+        if audited:
+            tx.audit("login_sso", "user", row["id"], None, {"email": address, "client": throttle.client_key(client)})
+
+    _write_audited(store, row["username"], run)
     return principal_from_row(row)
 
 
 def session_expired(last_seen: datetime, now: datetime) -> bool:
-    """True once a session has been idle for `SESSION_IDLE_MINUTES` or more."""
-    return naive_utc(now) - naive_utc(last_seen) >= timedelta(minutes=SESSION_IDLE_MINUTES)
-
-
-
-
-
-
-
-
-
-
-
-
+    """True once a session has been idle for `SESSION_IDLE_MINUTES` or more (`last_seen` as stored,
+    zone-less UTC, or aware; `now` aware)."""
+    return clock.stored(now) - naive_utc(last_seen) >= timedelta(minutes=SESSION_IDLE_MINUTES)

@@ -12,6 +12,7 @@ run validates it here:
     revoke(store, session_id, reason="logout", now=now)  # "Sair"
     revoke_user(tx, user_id, reason="deactivated", now=now)    # inside the admin's transaction
 
+Every `now` is an aware instant (`valuation.core.clock.now_utc()`); a naive one is refused.
 Expiry is the idle rule of `valuation.accounts.login.session_expired` (30 minutes since last seen);
 `last_seen` is written at most once per `TOUCH_SECONDS` so a busy page does not write on
 every rerun. A session of a user who was deactivated is refused even if it was not revoked.
@@ -31,6 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from valuation.accounts import login
+from valuation.core import clock
 from valuation.db.access import Principal
 
 COOKIE_NAME = "valuation_sessao"
@@ -70,7 +72,7 @@ _USER_SQL = ("SELECT s.id AS session_id, s.last_seen, s.revoked_at, u.id, u.user
 def issue(store: Any, user: Principal, *, now: datetime) -> tuple[int, str]:
     """A new session for `user`: (its id, the token for the cookie). Only the hash is stored."""
     token = new_token()
-    at = login.naive_utc(now)
+    at = clock.stored(now)
     sid = store.write(user.username, lambda tx: int(tx.scalar(
         "INSERT INTO sessions (token_sha256, user_id, created_at, last_seen) VALUES (?, ?, ?, ?) RETURNING id",
         [token_hash(token), user.id, at, at])))
@@ -86,10 +88,10 @@ def _check(store: Any, row: dict[str, Any] | None, now: datetime) -> tuple[Princ
         return None, INACTIVE
     if login.session_expired(row["last_seen"], now):
         return None, EXPIRED
-    if (login.naive_utc(now) - row["last_seen"]).total_seconds() >= TOUCH_SECONDS:
+    if (clock.stored(now) - row["last_seen"]).total_seconds() >= TOUCH_SECONDS:
         store.write(row["username"], lambda tx: tx.execute(
             "UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL",
-            [login.naive_utc(now), row["session_id"]]))
+            [clock.stored(now), row["session_id"]]))
     return login.principal_from_row(row), None
 
 
@@ -110,17 +112,17 @@ def validate_id(store: Any, session_id: int, *, now: datetime) -> tuple[Principa
 
 def revoke(store: Any, session_id: int, *, reason: str, now: datetime, actor: str = "sistema") -> None:
     """End one session (logout)."""
-    def run(tx: Any) -> None:
+    def run(tx: Any, audited: bool = True) -> None:
         row = tx.fetch_one("SELECT s.user_id, u.username FROM sessions s JOIN users u ON u.id = s.user_id "
                            "WHERE s.id = ? AND s.revoked_at IS NULL", [int(session_id)])
         if row is None:
             return
         tx.execute("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE id = ?",
-                   [login.naive_utc(now), reason, int(session_id)])
-        if reason == "logout":
+                   [clock.stored(now), reason, int(session_id)])
+        if reason == "logout" and audited:
             tx.audit("logout", "user", row["user_id"], None, {"username": row["username"]})
 
-    store.write(actor, run)
+    login._write_audited(store, actor, run)   # "Sair" works even while the audit chain refuses writes
 
 
 def revoke_token(store: Any, token: object, *, now: datetime) -> None:
@@ -138,7 +140,7 @@ def revoke_user(tx: Any, user_id: int, *, reason: str, now: datetime) -> int:
     n = int(tx.scalar("SELECT count(*) FROM sessions WHERE user_id = ? AND revoked_at IS NULL", [user_id]))
     if n:
         tx.execute("UPDATE sessions SET revoked_at = ?, revoked_reason = ? WHERE user_id = ? AND revoked_at IS NULL",
-                   [login.naive_utc(now), reason, user_id])
+                   [clock.stored(now), reason, user_id])
     return n
 
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from valuation.accounts import throttle
 from valuation.accounts.login import USERNAME_PATTERN, normalise_username
 from valuation.accounts.passwords import hash_password, password_problem
 from valuation.core.errors import InputError, NotFound, Problem
@@ -156,7 +157,7 @@ def _change(store: Any, user: Principal, user_id: int, action: str, check: Any, 
         if revoke and (revoke == "password_reset" or before != after):
             from valuation.accounts.sessions import revoke_user
 
-            revoke_user(tx, user_id, reason=revoke, now=store.now())
+            revoke_user(tx, user_id, reason=revoke, now=store.now_utc())
 
     store.write(user.username, run)
 
@@ -203,9 +204,14 @@ def set_active(store: Any, user: Principal, user_id: int, active: bool) -> None:
 
 
 def unlock_user(store: Any, user: Principal, user_id: int) -> None:
-    """Lift a lock-out: failed attempts back to zero."""
+    """Lift the login throttles of a user (its account key and its pairs with any address; the
+    throttle of an address stays: it slows whoever sends from there)."""
     require(user, "manage_users")
-    _change(store, user, user_id, "unlock", lambda tx, before: None,
+
+    def lift(tx: Any, before: Mapping[str, Any]) -> None:
+        throttle.clear_for_username(tx, str(before["username"]))
+
+    _change(store, user, user_id, "unlock", lift,
             "UPDATE users SET failed_attempts = 0, locked_until = NULL WHERE id = ?", [])
 
 

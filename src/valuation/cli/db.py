@@ -16,10 +16,12 @@ import argparse
 import getpass
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from valuation.core import clock
 from valuation.core.errors import ConflictError, InputError, StoreError
 from valuation.db.store import Store
 
@@ -63,40 +65,105 @@ def _remove_database(path: Path) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     path = Path(args.db)
-    existed = path.exists()
-    try:
-        store = Store(path)
-    except BaseException:
-        if not existed:  # e.g. a failed migration: leave no half-built file behind
-            _remove_database(path)
-        raise
-    try:
-        if args.demo:
-            holding = {t: n for t, n in table_counts(store, DATA_TABLES).items() if n}
-            if holding:
-                listed = ", ".join(f"{n} {t}" for t, n in holding.items())
-                raise ConflictError(
-                    f"{path} already holds data ({listed}); --demo seeds only an empty database: "
-                    f"use a new --db path, or delete the file to start over")
-            try:
-                demo = importlib.import_module("valuation.demo.suite")
-            except ModuleNotFoundError as exc:
-                if exc.name not in ("valuation.demo.base", "valuation.demo.suite"):
-                    raise
-                raise StoreError("the demo data set is not part of this installation (valuation.demo.base "
-                                 "is missing); nothing was seeded") from exc
-            demo.seed_full_demo(store)
-            store.checkpoint()
-        doc = {"db": str(path), "schema_version": store.schema_version(), "migrations_applied": store.applied_now,
-               "demo": bool(args.demo), "counts": table_counts(store)}
-    except BaseException:
-        store.close()
-        if not existed:  # a half-built new file would only confuse the next run
-            _remove_database(path)
-        raise
-    store.close()
+    if args.demo:
+        doc = _init_demo(path)
+    else:
+        existed = path.exists()
+        try:
+            store = Store(path)
+        except BaseException:
+            if not existed:  # e.g. a failed migration: leave no half-built file behind
+                _remove_database(path)
+            raise
+        with store:
+            doc = {"db": str(path), "schema_version": store.schema_version(), "migrations_applied": store.applied_now,
+                   "demo": False, "counts": table_counts(store)}
     _print_json(doc)
     return 0
+
+
+DEMO_LOAD = "demo"          # the entity of the load markers (db.audit.LOAD_STARTED / LOAD_COMPLETE)
+
+
+def _init_demo(path: Path) -> dict[str, Any]:
+    """`db init --demo`, all or nothing (issue 14, item 7): the demo is built in a temporary file
+    beside PATH and given PATH's name only once complete, so a run killed at any point leaves PATH
+    as it was (no file, or the file it was) and a rerun builds it again. PATH may be missing or an
+    empty database; a demo whose load never finished (written by an older version, in place) is
+    rebuilt, the old file kept beside it as PATH.incomplete-…; any other data is refused."""
+    from valuation.db.audit import unfinished_load
+
+    _remove_stale_builds(path)
+    rebuilt = False
+    if path.exists() or path.with_name(path.name + ".wal").exists():
+        with Store(path) as store:
+            holding = {t: n for t, n in table_counts(store, DATA_TABLES).items() if n}
+            unfinished = unfinished_load(store) if holding else None
+        if holding and unfinished is None:
+            listed = ", ".join(f"{n} {t}" for t, n in holding.items())
+            raise ConflictError(
+                f"{path} already holds data ({listed}); --demo seeds only an empty database: "
+                f"use a new --db path, or delete the file to start over")
+        rebuilt = bool(holding)
+    tmp = path.with_name(f".{path.name}.seeding-{os.getpid()}")
+    _remove_database(tmp)
+    try:
+        with Store(tmp) as store:
+            _seed_demo(store)
+            store.checkpoint()
+            doc = {"db": str(path), "schema_version": store.schema_version(),
+                   "migrations_applied": store.applied_now, "demo": True, "rebuilt": rebuilt,
+                   "counts": table_counts(store)}
+        _give_name(tmp, path, keep_old=rebuilt)
+    except BaseException:
+        _remove_database(tmp)
+        raise
+    return doc
+
+
+def _seed_demo(store: Store) -> None:
+    try:
+        demo = importlib.import_module("valuation.demo.suite")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("valuation.demo.base", "valuation.demo.suite"):
+            raise
+        raise StoreError("the demo data set is not part of this installation (valuation.demo.base "
+                         "is missing); nothing was seeded") from exc
+    from valuation.db.audit import LOAD_COMPLETE, LOAD_STARTED
+
+    store.write("demo", lambda tx: tx.audit(LOAD_STARTED, DEMO_LOAD, None, None, {"load": DEMO_LOAD}))
+    demo.seed_full_demo(store)
+    store.write("demo", lambda tx: tx.audit(LOAD_COMPLETE, DEMO_LOAD, None, None, {"load": DEMO_LOAD}))
+
+
+def _give_name(tmp: Path, path: Path, *, keep_old: bool) -> None:
+    """Rename the finished build to PATH (an empty or unfinished old file moves aside first)."""
+    if tmp.with_name(tmp.name + ".wal").exists():
+        raise StoreError(f"the demo database {tmp} was not checkpointed")
+    if path.exists() and keep_old:
+        path.replace(path.with_name(f"{path.name}.incomplete-{clock.now_utc():%Y%m%d%H%M%S}"))
+    wal = path.with_name(path.name + ".wal")
+    if wal.exists():          # never let an old WAL be replayed onto the new file
+        wal.unlink()
+    os.replace(tmp, path)     # atomic on one file system: PATH is the old file or the whole demo
+
+
+def _remove_stale_builds(path: Path) -> None:
+    """Temporary builds of a killed run (their process is gone) are removed."""
+    for stale in path.parent.glob(f".{path.name}.seeding-*"):
+        pid = stale.name.rsplit("-", 1)[-1].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            stale.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -148,10 +215,28 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
                  "files": {"ok": files.ok, "checked": files.checked, "missing": list(files.missing),
                            "altered": list(files.altered), "message": files.message}})
     if not ok:
-        print(f"audit log: chain broken at row {bad}", file=sys.stderr)
+        print(f"audit log: chain broken at row {bad}" if bad is not None else f"audit log: {message}", file=sys.stderr)
     if not files.ok:
         print(f"attached files: {len(files.missing)} missing, {len(files.altered)} altered", file=sys.stderr)
     return 0 if ok and files.ok else 1
+
+
+def cmd_audit_seal(args: argparse.Namespace) -> int:
+    import os
+
+    from valuation.db.audit import seal_chain
+    from valuation.db.shared import using
+
+    old_key = None
+    if args.old_key_env:
+        value = os.environ.get(args.old_key_env, "")
+        if not value:
+            raise InputError(f"--old-key-env: the environment variable {args.old_key_env} is not set")
+        old_key = value.encode("utf-8")
+    with using(args.db, must_exist=True) as store:
+        check = seal_chain(store, actor="cli", old_key=old_key)
+    _print_json({"ok": check.ok, "message": check.message, "rows": check.checked})
+    return 0 if check.ok else 1
 
 
 def register_cli(subparsers: Any) -> None:
@@ -187,6 +272,12 @@ def register_cli(subparsers: Any) -> None:
     p = asub.add_parser("verify", help="check the hash chain; exit 1 when it is broken")
     p.add_argument("--db", required=True, help="path of the DuckDB file")
     p.set_defaults(handler=cmd_audit_verify)
+    p = asub.add_parser("seal", help="seal the chain's anchor under VALUATION_AUDIT_KEY (switching the key on, "
+                                     "or rotating it with --old-key-env) after verifying the whole chain")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.add_argument("--old-key-env", help="name of the environment variable holding the key the anchor is "
+                                         "sealed with now (key rotation)")
+    p.set_defaults(handler=cmd_audit_seal)
 
 
 def _register_backup_commands(dbsub: Any) -> None:

@@ -38,10 +38,10 @@ import argparse
 import getpass
 import json
 import sys
-from datetime import date
 from pathlib import Path
 from typing import Any
 
+from valuation.core import clock
 from valuation.core.errors import InputError, Problem
 from valuation.db.access import Principal
 from valuation.db.store import Store
@@ -77,7 +77,7 @@ def cmd_items(args: argparse.Namespace) -> int:
 
     with using(args.db, must_exist=True) as store:   # the service's own Store when it runs the command
         user = actor_principal(store, args.actor)
-        result = import_items(store, user, args.contract, data, path.name, today=date.today(), channel="cli",
+        result = import_items(store, user, args.contract, data, path.name, today=clock.today_brasilia(), channel="cli",
                               note={"os_user": _os_user()})
     doc: dict[str, Any] = {
         "import_id": result.import_id, "contract": result.contract_code, "rows": result.rows,

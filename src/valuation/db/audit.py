@@ -42,13 +42,14 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from valuation.core.errors import InputError, Problem
+from valuation.core.errors import InputError, Problem, StoreError
 from valuation.db.access import Principal, require
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
 
 GENESIS = "0" * 64
+AUDIT_KEY_ENV_NAME = "VALUATION_AUDIT_KEY"
 HASHED_FIELDS = ("id", "at", "actor", "action", "entity", "entity_id", "before_json", "after_json", "prev_hash")
 POSITION_FIELDS = ("lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem", "datum",
                    "position_approximate", "depth_m", "latitude", "longitude")
@@ -87,11 +88,30 @@ def _at_text(at: datetime) -> str:
 
 
 def row_hash(row: Mapping[str, Any]) -> str:
-    """The sha256 (hex) of one audit row's canonical JSON over HASHED_FIELDS."""
+    """The sha256 (hex) of one audit row's canonical JSON over HASHED_FIELDS, plus `seals_json` when
+    the row carries row seals (issue 14: rows without it hash exactly as before)."""
     payload = {k: row[k] for k in HASHED_FIELDS}
     payload["id"] = int(payload["id"])
     payload["at"] = _at_text(payload["at"])
+    if row.get("seals_json") is not None:
+        payload["seals_json"] = row["seals_json"]
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def attach_seals(cur: duckdb.DuckDBPyConnection, row_id: int, seals_json: str) -> None:
+    """Record the row seals of this transaction in its newest audit row (the anchored head, written
+    by this same transaction): the row is re-hashed with them and the anchor follows (db/seals.py)."""
+    cols = _quoted((*HASHED_FIELDS, "hash"))
+    found = cur.execute(f"SELECT {cols} FROM audit_log WHERE id = ?", [int(row_id)]).fetchall()
+    anchor = _read_anchor(cur)
+    if not found or anchor is None or int(anchor["head_id"]) != int(row_id):
+        raise StoreError("row seals must be attached to the transaction's newest audit row")
+    row = dict(zip((*HASHED_FIELDS, "hash"), found[0]))
+    row["seals_json"] = seals_json
+    new_hash = row_hash(row)
+    cur.execute("UPDATE audit_log SET seals_json = ?, hash = ? WHERE id = ?", [seals_json, new_hash, int(row_id)])
+    _write_anchor(cur, row_count=int(anchor["row_count"]), head_id=int(row_id), head_hash=new_hash,
+                  at=row["at"], create=False)
 
 
 def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -101,17 +121,78 @@ def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return {k: ("sigilosa" if k in POSITION_FIELDS and v is not None else v) for k, v in record.items()}
 
 
+class AuditSealError(StoreError):
+    """A write refused because the audit anchor's seal cannot be extended honestly: its seal does
+    not verify under the key, the key is missing in a keyed deployment, or the anchor lost its seal
+    while the key is configured. Extending such an anchor would re-seal a forged chain (issue 14)."""
+
+
+SEAL_KEY_MISSING = ("Gravação recusada: a cadeia de auditoria deste banco é selada, mas a chave "
+                    f"{AUDIT_KEY_ENV_NAME} não está definida neste processo. Defina a chave (a mesma do "
+                    "serviço) e tente de novo.")
+SEAL_BROKEN = ("Gravação recusada: o selo da cadeia de auditoria não confere com a chave configurada — a cadeia "
+               "pode ter sido reescrita fora da aplicação (ou a chave é outra). Nenhuma gravação é feita até a "
+               "verificação: o administrador foi alertado; rode `python -m valuation audit verify`.")
+SEAL_STRIPPED = ("Gravação recusada: a chave da cadeia de auditoria está definida, mas a âncora não tem selo "
+                 "(o selo foi removido fora da aplicação, ou a chave acaba de ser configurada). Verifique a cadeia "
+                 "e sele-a com `python -m valuation audit seal --db …`.")
+
+# Called (best effort, never raising) with the refusal's message when a write is refused for the seal:
+# the service registers one that records and reports an alert (service/asgi.py, jobs/runs.py).
+SEAL_ALERT_HOOKS: list[Callable[[str], None]] = []
+
+
+def _seal_refusal(anchor: Mapping[str, Any] | None, key: bytes | None) -> str | None:
+    """Why a write may not extend `anchor` under `key` (the refusal message), or None when it may."""
+    if anchor is None:
+        return None                                    # a new chain: the first write creates the anchor
+    seal = anchor.get("seal")
+    if seal:
+        if key is None:
+            return SEAL_KEY_MISSING
+        expected = head_seal(int(anchor["row_count"]), int(anchor["head_id"]), str(anchor["head_hash"]), key)
+        return None if hmac.compare_digest(str(seal), expected) else SEAL_BROKEN
+    return SEAL_STRIPPED if key is not None else None
+
+
+def _refuse_write(message: str) -> None:
+    for hook in list(SEAL_ALERT_HOOKS):
+        try:
+            hook(message)
+        except Exception:  # noqa: BLE001 - an alert must never turn a refusal into another error
+            pass
+    raise AuditSealError(message)
+
+
 def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
            entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
-           head_table: bool = False) -> dict[str, Any]:
+           trusted_seal_key: bytes | None = None, reseal: bool = False,
+           accept_broken: bool = False, head_table: bool = False) -> dict[str, Any]:
     """Append one chained row on `cur` (inside the caller's transaction); returns the row.
 
-    The row links onto the anchored head (`audit_head`); see the module docstring.
+    The row links onto the anchored head (`audit_head`); see the module docstring. Refused
+    (`AuditSealError`, and the alert hooks are called) when the anchor's seal does not verify
+    under the configured key, when the anchor is sealed and no key is configured, or when the key
+    is configured and the anchor has no seal. `reseal=True` (the `audit seal` command only, after a
+    whole-chain check) accepts an unsealed anchor or one sealed under `trusted_seal_key`;
+    `accept_broken=True` (a restore with --accept-broken-chain, and only for its
+    RESTORE_ACCEPTED_ACTION row, which `verify_chain` reports forever) skips the seal check.
     `head_table`: the caller knows that the anchor's table exists (this process committed
     an audited write on this file since opening it), so the catalog is not searched for it."""
     last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
     last_id, last_hash = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
     anchor = _read_anchor(cur, known=head_table)
+    refusal = _seal_refusal(anchor, audit_key())
+    if refusal is not None and reseal:
+        old_ok = anchor is not None and (not anchor.get("seal") or (
+            trusted_seal_key is not None and _seal_refusal(anchor, trusted_seal_key) is None))
+        refusal = None if old_ok else refusal
+    if accept_broken:
+        if action != RESTORE_ACCEPTED_ACTION:
+            raise StoreError("accept_broken is only for the restore's own record")
+        refusal = None
+    if refusal is not None:
+        _refuse_write(refusal)
     if anchor is not None:
         # Link onto what the application last wrote: rows removed from (or added to) the end
         # behind its back stay visible as a gap / a broken link after this write.
@@ -157,8 +238,9 @@ def _insert_row(cur: duckdb.DuckDBPyConnection, *, row_id: int, prev_hash: str, 
 
 # -- head anchor (issue 8) --------------------------------------------------------------
 HEAD_TABLE = "audit_head"
-AUDIT_KEY_ENV = "VALUATION_AUDIT_KEY"      # the seal key; keep it outside the database file
+AUDIT_KEY_ENV = AUDIT_KEY_ENV_NAME         # the seal key; keep it outside the database file
 ANCHOR_MISSING_ACTION = "audit_anchor_missing"
+RESTORE_ACCEPTED_ACTION = "restore_broken_chain_accepted"
 HEAD_DDL = f"""
 CREATE TABLE IF NOT EXISTS {HEAD_TABLE} (
     singleton  INTEGER PRIMARY KEY CHECK (singleton = 1),
@@ -180,6 +262,11 @@ def head_seal(row_count: int, head_id: int, head_hash: str, key: bytes) -> str:
     """HMAC-SHA256 (hex) that binds the anchor to a key kept outside the database file."""
     message = f"valuation-audit-head:{int(row_count)}:{int(head_id)}:{head_hash}".encode("utf-8")
     return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def _has_column(db: Any, table: str, column: str) -> bool:
+    return bool(db.scalar("SELECT count(*) FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
+                          "AND column_name = ? AND database_name = current_database()", [table, column]))
 
 
 def _has_head_table(db: Any) -> bool:
@@ -221,8 +308,13 @@ def read_anchor(store: Any) -> dict[str, Any] | None:
     return _read_anchor(store)
 
 
-def _check_anchor(store: Any, checked: int, last_id: int, last_hash: str) -> tuple[bool, int | None, str]:
-    """Compare an intact chain (`checked` rows, ending at `last_id`/`last_hash`) with its anchor."""
+_CONFIGURED = object()
+
+
+def _check_anchor(store: Any, checked: int, last_id: int, last_hash: str,
+                  key: Any = _CONFIGURED) -> tuple[bool, int | None, str]:
+    """Compare an intact chain (`checked` rows, ending at `last_id`/`last_hash`) with its anchor;
+    the seal is checked under `key` (default: the configured key; None: not checked)."""
     anchor = _read_anchor(store)
     if anchor is None:
         if checked == 0:
@@ -239,7 +331,8 @@ def _check_anchor(store: Any, checked: int, last_id: int, last_hash: str) -> tup
     if head_hash != last_hash or count != checked:
         return (False, last_id, f"Cadeia reescrita fora da aplicação: o registro {last_id} não confere com a "
                                 f"âncora (hash ou contagem diferentes).")
-    key = audit_key()
+    if key is _CONFIGURED:
+        key = audit_key()
     if key is None:
         return (True, None, " Âncora confere" + (" (selo não verificado: chave ausente)." if anchor["seal"] else "."))
     if not anchor["seal"]:
@@ -261,6 +354,7 @@ class ChainCheck:
     checked: int
     head_hash: str | None = None
     anchor: str = ""
+    content: str = ""          # the row seals' verdict (db/seals.py)
 
 
 def verify_chain(store: Any, *, progress: Callable[[int, int], None] | None = None,
@@ -272,10 +366,11 @@ def verify_chain(store: Any, *, progress: Callable[[int, int], None] | None = No
     return (result.ok, result.bad_id, result.message)
 
 
-def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int) -> ChainCheck:
+def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int,
+            key: Any = _CONFIGURED) -> ChainCheck:
     prev_id, prev_hash, checked = 0, GENESIS, 0
     total = int(store.scalar("SELECT count(*) FROM audit_log")) if progress else 0
-    cols = _quoted((*HASHED_FIELDS, "hash"))
+    cols = _quoted((*HASHED_FIELDS, "hash")) + (", seals_json" if _has_column(store, "audit_log", "seals_json") else "")
     while True:
         rows = store.fetch(f"SELECT {cols} FROM audit_log WHERE id > ? ORDER BY id LIMIT {int(batch)}", [prev_id])
         if not rows:
@@ -287,14 +382,24 @@ def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int)
             prev_id, prev_hash, checked = int(row["id"]), row["hash"], checked + 1
         if progress:
             progress(checked, max(total, checked))
-    ok, bad, note = _check_anchor(store, checked, prev_id, prev_hash)
+    ok, bad, note = _check_anchor(store, checked, prev_id, prev_hash, key)
     if not ok:
         return ChainCheck(False, bad, note, checked, prev_hash)
+    from valuation.db import seals
+
+    sealed_ok, sealed_note = seals.verify(store)
+    if not sealed_ok:
+        return ChainCheck(False, None, sealed_note, checked, prev_hash)
+    load = unfinished_load(store) if checked else None
+    if load is not None:
+        return ChainCheck(False, int(load["id"]), f"Carga interrompida: o registro {load['id']} iniciou a carga de "
+                                                  f"«{load['entity']}», que não terminou; os dados estão incompletos "
+                                                  "(refaça a carga: db init --demo).", checked, prev_hash)
     if checked == 0:
         return ChainCheck(True, None, "Registro de auditoria vazio.", 0)
     rows = "1 registro" if checked == 1 else f"{checked} registros"
-    return ChainCheck(True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}", checked, prev_hash,
-                      note.strip().rstrip("."))
+    return ChainCheck(True, None, f"Cadeia íntegra: {rows}; último hash {prev_hash}.{note}{sealed_note}", checked,
+                      prev_hash, note.strip().rstrip("."), sealed_note.strip())
 
 
 def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
@@ -307,10 +412,52 @@ def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
         return f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado ou removido)."
     if row_hash(row) != row["hash"]:
         return f"Registro de auditoria {rid} foi alterado: o hash não confere."
+    if row["action"] == RESTORE_ACCEPTED_ACTION:
+        return (f"Registro {rid}: esta cópia foi restaurada de um backup cuja cadeia não conferia "
+                f"(--accept-broken-chain); o que veio antes dele não está garantido.")
     if row["action"] == ANCHOR_MISSING_ACTION:
         return (f"Registro {rid}: a âncora da cadeia tinha sido removida fora da aplicação "
                 f"antes dele; registros do fim podem ter sido apagados.")
     return None
+
+
+def seal_chain(store: Any, *, actor: str, old_key: bytes | None = None) -> ChainCheck:
+    """Seal the anchor under the configured key (`audit seal`): when keying is switched on for an
+    existing database (its anchor has no seal) or the key is rotated (`old_key`, the key the anchor
+    is sealed with now). The whole chain is verified first — under `old_key`, or with the seal
+    unchecked when the anchor has none — and nothing is sealed unless it is intact; the sealing
+    itself is an audited row (`audit_sealed`). Raises AuditSealError / InputError otherwise."""
+    key = audit_key()
+    if key is None:
+        raise InputError(Problem(AUDIT_KEY_ENV, f"{AUDIT_KEY_ENV} não está definida: defina a nova chave."))
+    anchor = _read_anchor(store)
+    if anchor is not None and anchor.get("seal") and old_key is None:
+        if _seal_refusal(anchor, key) is None:
+            return _verify(store, None, VERIFY_BATCH)          # already sealed under this key
+        raise AuditSealError(SEAL_BROKEN)
+    check = _verify(store, None, VERIFY_BATCH, key=old_key)
+    if not check.ok:
+        raise AuditSealError(f"A cadeia não confere (registro {check.bad_id}): {check.message} Nada foi selado.")
+
+    def run(tx: Any) -> None:
+        append(tx.cur, at=tx.store.now(), actor=actor, action="audit_sealed", entity="audit_log", entity_id=None,
+               before=None, after={"rows": check.checked, "rotated": old_key is not None},
+               trusted_seal_key=old_key, reseal=True)
+
+    store.write(actor, run)
+    return _verify(store, None, VERIFY_BATCH)
+
+
+LOAD_STARTED = "load_started"     # a bulk load (the demo) begins: its entity names what is loaded
+LOAD_COMPLETE = "load_complete"   # … and ends; a start without its end is an interrupted load
+
+
+def unfinished_load(store: Any) -> dict[str, Any] | None:
+    """The newest LOAD_STARTED row that no LOAD_COMPLETE of the same entity follows (id, entity), or None."""
+    return store.fetch_one(
+        "SELECT s.id, s.entity FROM audit_log s WHERE s.action = ? AND NOT EXISTS (SELECT 1 FROM audit_log c "
+        "WHERE c.action = ? AND c.entity = s.entity AND c.id > s.id) ORDER BY s.id DESC LIMIT 1",
+        [LOAD_STARTED, LOAD_COMPLETE])
 
 
 def chain_head(store: Any) -> dict[str, Any] | None:

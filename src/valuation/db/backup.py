@@ -1,27 +1,38 @@
-"""Backup and restore of the DuckDB store as Parquet files (issue 8; architecture.md "Durability").
+"""Backup and restore of the DuckDB store as Parquet files (issue 8; issue 14 item 4).
 
-    db backup  --db PATH --to DIR        a consistent copy: one Parquet file per table, the schema, a manifest
-    db restore --from DIR --db NEWPATH   a new database file from such a copy (never over an existing file)
+    db backup  --db PATH --to DIR        a consistent copy: one Parquet file per table and a manifest
+    db restore --from DIR --db NEWPATH [--accept-broken-chain]
+                                         a new database file from such a copy (never over an existing file)
 
-A backup directory holds what DuckDB's `EXPORT DATABASE … (FORMAT parquet)` writes
-(`schema.sql` with the tables and sequences, `load.sql`, `<table>.parquet`) and our
-`manifest.json`: per table its row count and content digest, the sha256 of every
-file, the sequences, the schema version, and the audit chain's head and verification
-at backup time. The export, the digests and the head are read in one transaction, so
-the copy is consistent even when taken from the dashboard's own process.
+A backup directory holds `<table>.parquet` for every table (written by `COPY … TO`) and our
+`manifest.json`: per table its row count and content digest, the sha256 of every file, the
+sequences, the schema version, and the audit chain's head and verification at backup time. The
+files, the digests and the head are read in one transaction, so the copy is consistent even when
+taken from the dashboard's own process.
 
-Restore checks every file against the manifest, imports into a temporary file next to
-NEWPATH, moves every sequence past the largest id its column holds (ids stay fresh
-even if a row was ever inserted with an explicit id), compares every table's content
-digest with the manifest, verifies the audit chain (head anchor included), and only
-then gives the file its name — refusing if NEWPATH appeared meanwhile.
+Restore runs nothing from the folder (issue 14: a `schema.sql`/`load.sql` with a `COPY … TO` wrote a
+host file, `read_text` read a system file, `INSTALL httpfs` was attempted). It builds the schema of
+the backup's version from the project's own migrations in a temporary file next to NEWPATH, then
+loads each table the schema knows only from `<table>.parquet`, by name, after checking its columns
+and types against the schema; a table the schema does not know, or a file whose columns differ, is
+refused. The connection that reads the Parquet files may read only the backup folder (DuckDB's
+`allowed_directories`, external access off, no extension install or autoload). Then every sequence
+moves past the largest id its column holds, every table's content digest is compared with the
+manifest, the audit chain is verified (head anchor and row seals included), and only then does the
+file get its name — refusing if NEWPATH appeared meanwhile. A backup whose chain does not verify is
+refused unless `--accept-broken-chain` is given; then the restored chain gets a permanent
+`restore_broken_chain_accepted` row that `audit verify` keeps reporting (nothing is laundered).
+Backups of format 1 (DuckDB's EXPORT DATABASE: schema.sql and load.sql beside the Parquet files)
+restore the same way; their two SQL files are checked against the manifest and never read.
 
 Content digest of a table: sha256 over its column names and types, then the sorted
 sha256 of each row's JSON (`to_json`), so it depends on content, not on row order.
 
 What a backup does not protect: the directory is not encrypted and an attacker who can
-rewrite it can rewrite the manifest too; keep backups where the database's users cannot
-write, and keep the audit head printed by `db backup` elsewhere (SECURITY.md).
+rewrite it can rewrite the manifest too (the content then restores as rewritten, but never runs
+code, and the audit chain and row seals of the restored file still have to verify); keep backups
+where the database's users cannot write, and keep the audit head printed by `db backup` elsewhere
+(SECURITY.md).
 """
 from __future__ import annotations
 
@@ -42,8 +53,10 @@ from valuation.core.errors import ConflictError, InputError, Problem, StoreError
 from valuation.db.store import Store
 
 MANIFEST = "manifest.json"
-FORMAT = "valuation-backup/1"
-DUCKDB_FILES = ("schema.sql", "load.sql")
+FORMAT = "valuation-backup/2"
+FORMATS = ("valuation-backup/1", FORMAT)      # 1: EXPORT DATABASE; its schema.sql/load.sql are never read
+DUCKDB_FILES = ("schema.sql", "load.sql")     # listed by format 1 only
+_TABLE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _NEXTVAL = re.compile(r"^nextval\('([A-Za-z_][A-Za-z0-9_]*)'\)$")
 _CHUNK = 1 << 20
 
@@ -171,11 +184,12 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
     _remove_tree(staging)
+    staging.mkdir()
     cur = store.cursor()
     try:
         cur.execute("BEGIN TRANSACTION")   # one snapshot for the files, the digests and the head
         try:
-            cur.execute(f"EXPORT DATABASE {_literal(str(staging))} (FORMAT parquet)").fetchall()
+            _write_tables(cur, staging)
             digests = table_digests(cur)
             manifest: dict[str, Any] = {
                 "format": FORMAT,
@@ -218,6 +232,27 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
     return manifest
 
 
+def _write_tables(cur: duckdb.DuckDBPyConnection, folder: Path) -> None:
+    """One Parquet file per table, `<table>.parquet`, inside the caller's snapshot transaction."""
+    for table in _tables(cur):
+        if not _TABLE_NAME.match(table):
+            raise StoreError(f"table {table!r}: not a name this backup can store")
+        target = _literal(str(folder / f"{table}.parquet"))
+        cols = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" if t in _AS_TEXT else _ident(c)
+                         for c, t in _columns(cur, table))
+        cur.execute(f"COPY (SELECT {cols} FROM {_ident(table)}) TO {target} (FORMAT parquet)").fetchall()
+
+
+# Parquet has no 128-bit integer: DuckDB would write a HUGEINT as a DOUBLE (losing digits), so
+# these columns travel as their exact decimal text and are cast back on restore.
+_AS_TEXT = frozenset({"HUGEINT", "UHUGEINT"})
+
+
+def _parquet_type(sql_type: str) -> str:
+    """The type a column of `sql_type` has in a backup's Parquet file."""
+    return "VARCHAR" if sql_type in _AS_TEXT else sql_type
+
+
 def _remove_tree(path: Path) -> None:
     if path.exists():
         shutil.rmtree(path)   # the staging copy holds the files/ folder of the attachments too
@@ -234,14 +269,14 @@ def read_manifest(source: str | Path) -> dict[str, Any]:
         raise InputError(Problem("--from", f"{source} is not a valuation backup (no {MANIFEST})")) from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(Problem("--from", f"{source / MANIFEST} is unreadable: {exc}")) from exc
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") not in FORMATS:
         raise InputError(Problem("--from", f"{source / MANIFEST}: not a {FORMAT} manifest"))
     files = manifest.get("files")
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()) \
             or not isinstance(manifest.get("tables"), dict):
         raise InputError(Problem("--from", f"{source / MANIFEST}: files or tables missing"))
     problems = []
-    for name in DUCKDB_FILES:
+    for name in DUCKDB_FILES if manifest["format"] == FORMATS[0] else ():
         if name not in files:
             problems.append(Problem("--from", f"{name} is not listed in {MANIFEST}"))
     for name, expected in sorted(files.items()):
@@ -252,6 +287,12 @@ def read_manifest(source: str | Path) -> dict[str, Any]:
             problems.append(Problem("--from", f"{name} is missing from the backup"))
         elif _file_sha256(path) != expected:
             problems.append(Problem("--from", f"{name} was altered or corrupted (sha256 differs from {MANIFEST})"))
+    expected = {f"{t}.parquet" for t in manifest["tables"] if isinstance(t, str)}
+    if manifest["format"] == FORMATS[0]:
+        expected |= set(DUCKDB_FILES)
+    for name in sorted(set(files) - expected):
+        problems.append(Problem("--from", f"{MANIFEST} lists {name}, which is not the Parquet file of a table: "
+                                          f"a backup holds nothing else"))
     listed = set(files) | {MANIFEST} | ({attached.FILES_DIR} if (source / attached.FILES_DIR).is_dir() else set())
     for extra in sorted(p.name for p in source.iterdir() if p.name not in listed):
         problems.append(Problem("--from", f"{extra} is in the backup directory but not in {MANIFEST}"))
@@ -275,25 +316,30 @@ def _advance_sequences(cur: duckdb.DuckDBPyConnection, minimum: dict[str, int]) 
     return _sequences(cur)
 
 
-def restore(source: str | Path, db_path: str | Path) -> dict[str, Any]:
+def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: bool = False,
+            actor: str = "cli") -> dict[str, Any]:
     """Create the new database `db_path` from the backup directory `source`; returns a summary.
 
     Refuses (ConflictError) when `db_path` exists; InputError when the backup is incomplete,
-    altered or does not reproduce the manifest's content digests. Nothing is left behind on failure.
+    altered, holds a table or column the schema does not know, does not reproduce the manifest's
+    content digests, or — unless `accept_broken_chain` — its audit chain does not verify. Nothing
+    from the folder is executed (module docstring). Nothing is left behind on failure.
     """
-    source, target = Path(source), Path(db_path)
+    source, target = Path(source).resolve(), Path(db_path)
     wal = target.with_name(target.name + ".wal")
     if target.exists() or wal.exists():
         raise ConflictError(f"{target} already exists: restore never overwrites a database; choose a new --db path")
     if not target.parent.is_dir():
         raise StoreError(f"the folder of {target} does not exist")
     manifest = read_manifest(source)
+    version = _schema_version_of(manifest)
     tmp = target.with_name(f".{target.name}.restoring-{os.getpid()}")
     _unlink_db(tmp)
     try:
-        con = duckdb.connect(str(tmp))
+        Store(tmp, migrate_to=version).close()              # the schema, from the project's own migrations
+        con = _sandboxed(tmp, source)
         try:
-            con.execute(f"IMPORT DATABASE {_literal(str(source.resolve()))}").fetchall()
+            _load_tables(con, source, manifest, version)
             sequences = _advance_sequences(con, manifest.get("sequences") or {})
             digests = table_digests(con)
             audit_state = _audit_state(con)
@@ -301,17 +347,14 @@ def restore(source: str | Path, db_path: str | Path) -> dict[str, Any]:
             con.execute("CHECKPOINT").fetchall()
         finally:
             con.close()
-        expected = manifest["tables"]
-        problems = []
-        for table in sorted(set(expected) | set(digests)):
-            want, got = expected.get(table), digests.get(table)
-            if want is None or got is None:
-                problems.append(Problem("--from", f"table {table}: present on one side only"))
-            elif (got.rows, got.digest) != (want.get("rows"), want.get("digest")):
-                problems.append(Problem("--from", f"table {table}: restored content differs from the manifest "
-                                                  f"({got.rows} rows, expected {want.get('rows')})"))
-        if problems or file_problems:
-            raise InputError(problems + file_problems)
+        try:
+            _compare_digests(manifest["tables"], digests)
+        except InputError as exc:
+            raise InputError(list(exc.problems) + list(file_problems)) from None
+        if file_problems:
+            raise InputError(file_problems)
+        if not audit_state.get("ok"):
+            _broken_chain(tmp, source, audit_state, accept=accept_broken_chain, actor=actor)
         # -- attached files (issue 16): into the new database's files folder, before it gets its name --
         files_summary = attached.restore_files(source, manifest, target)
         # -- end of the attached files step --
@@ -324,7 +367,147 @@ def restore(source: str | Path, db_path: str | Path) -> dict[str, Any]:
         raise
     return {"db": str(target), "from": str(source), "schema_version": manifest.get("schema_version"),
             "tables": {t: d.rows for t, d in digests.items()}, "sequences": sequences, "audit": audit_state,
+            "accepted_broken_chain": bool(accept_broken_chain and not audit_state.get("ok")),
             "attachment_files": files_summary}
+
+
+def _schema_version_of(manifest: dict[str, Any]) -> int:
+    from valuation.db.store import available_migrations
+
+    version = manifest.get("schema_version")
+    shipped = [m.version for m in available_migrations()]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1 or version not in shipped:
+        raise InputError(Problem("--from", f"{MANIFEST}: schema version {version!r} is not one this program "
+                                           f"knows (1 to {max(shipped)})"))
+    return version
+
+
+def _sandboxed(path: Path, source: Path) -> duckdb.DuckDBPyConnection:
+    """A connection to `path` that may read files only inside `source`: no other file, no network,
+    no extension install or autoload, and the settings locked."""
+    con = duckdb.connect(str(path), config={"autoinstall_known_extensions": False,
+                                            "autoload_known_extensions": False})
+    try:
+        con.execute("SET GLOBAL TimeZone = 'UTC'")
+        con.execute(f"SET allowed_directories = [{_literal(str(source) + os.sep)}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
+    return [(str(c), str(t)) for c, t in con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
+        "AND database_name = current_database() ORDER BY column_index", [table]).fetchall()]
+
+
+def _load_order(con: duckdb.DuckDBPyConnection, tables: list[str]) -> list[str]:
+    """`tables` with every table after the tables its foreign keys reference."""
+    refs: dict[str, set[str]] = {t: set() for t in tables}
+    for table, referenced in con.execute(
+            "SELECT table_name, referenced_table FROM duckdb_constraints() WHERE constraint_type = 'FOREIGN KEY' "
+            "AND schema_name = 'main' AND database_name = current_database()").fetchall():
+        if table in refs and referenced in refs and referenced != table:
+            refs[table].add(referenced)
+    ordered: list[str] = []
+    while refs:
+        ready = sorted(t for t, deps in refs.items() if not deps - set(ordered))
+        if not ready:                       # a cycle (none in our schema): the rest in name order
+            ready = sorted(refs)
+        ordered += ready
+        for t in ready:
+            refs.pop(t)
+    return ordered
+
+
+def _load_tables(con: duckdb.DuckDBPyConnection, source: Path, manifest: dict[str, Any], version: int) -> None:
+    """Each table of the manifest, from `<table>.parquet` only, into the schema built by the migrations."""
+    from valuation.db.audit import HEAD_DDL, HEAD_TABLE
+
+    wanted = manifest["tables"]
+    names = [t for t in wanted if isinstance(t, str)]
+    if HEAD_TABLE in names:
+        con.execute(HEAD_DDL)               # created with the first audited write, not by a migration
+    known = set(_tables(con))
+    problems = [Problem("--from", f"table {t!r} is not part of schema version {version}: refused")
+                for t in sorted(set(names) - known)] + \
+               [Problem("--from", f"table {t} of schema version {version} is missing from the backup")
+                for t in sorted(known - set(names) - {"schema_migrations"})]
+    files = manifest["files"]
+    for table in sorted(set(names) & known):
+        if f"{table}.parquet" not in files:
+            problems.append(Problem("--from", f"{table}.parquet is not listed in {MANIFEST}"))
+    if problems or len(names) != len(wanted):
+        raise InputError(problems or [Problem("--from", f"{MANIFEST}: a table name is not text")])
+    for table in _load_order(con, sorted(set(names) & known)):
+        _load_table(con, source / f"{table}.parquet", table, version)
+
+
+def _load_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, version: int) -> None:
+    parquet = f"read_parquet({_literal(str(path))})"
+    schema = _columns(con, table)
+    found = [(str(r[0]), str(r[1])) for r in con.execute(f"DESCRIBE SELECT * FROM {parquet}").fetchall()]
+    if found != [(c, _parquet_type(t)) for c, t in schema]:
+        theirs, ours = dict(found), {c: _parquet_type(t) for c, t in schema}
+        diff = sorted({c for c in set(theirs) | set(ours) if theirs.get(c) != ours.get(c)})
+        raise InputError(Problem("--from", f"{table}.parquet: columns or types differ from table {table} of schema "
+                                           f"version {version} ({', '.join(diff[:5]) or 'order'}): refused"))
+    if table == "schema_migrations":
+        _check_migrations(con, parquet, version)
+        con.execute("DELETE FROM schema_migrations")
+    cols = ", ".join(_ident(c) for c, _ in schema)
+    values = ", ".join(f"CAST({_ident(c)} AS {t})" if t in _AS_TEXT else _ident(c) for c, t in schema)
+    con.execute(f"INSERT INTO {_ident(table)} ({cols}) SELECT {values} FROM {parquet}").fetchall()
+
+
+def _check_migrations(con: duckdb.DuckDBPyConnection, parquet: str, version: int) -> None:
+    """The backup's applied migrations are exactly this program's, up to its schema version."""
+    from valuation.db.store import available_migrations
+
+    ours = {(m.version, m.name, m.sha256) for m in available_migrations() if m.version <= version}
+    theirs = {(int(v), str(n), str(h)) for v, n, h in
+              con.execute(f"SELECT version, name, sha256 FROM {parquet}").fetchall()}
+    if theirs != ours:
+        raise InputError(Problem("--from", f"schema_migrations.parquet: the applied migrations differ from this "
+                                           f"program's up to version {version}: refused"))
+
+
+def _compare_digests(expected: dict[str, Any], digests: dict[str, TableDigest]) -> None:
+    problems = []
+    for table in sorted(set(expected) | set(digests)):
+        want, got = expected.get(table), digests.get(table)
+        if want is None or got is None:
+            problems.append(Problem("--from", f"table {table}: present on one side only"))
+        elif (got.rows, got.digest) != (want.get("rows"), want.get("digest")):
+            problems.append(Problem("--from", f"table {table}: restored content differs from the manifest "
+                                              f"({got.rows} rows, expected {want.get('rows')})"))
+    if problems:
+        raise InputError(problems)
+
+
+BROKEN_CHAIN_OPTION = "--accept-broken-chain"
+
+
+def _broken_chain(tmp: Path, source: Path, state: dict[str, Any], *, accept: bool, actor: str) -> None:
+    """Refuse a backup whose audit chain does not verify; with `accept`, record that it was accepted
+    (a permanent row that `audit verify` keeps reporting)."""
+    from valuation.db import audit
+
+    where = f" (registro {state.get('first_bad_id')})" if state.get("first_bad_id") is not None else ""
+    if not accept:
+        raise InputError(Problem("--from", f"the audit chain of this backup does not verify{where}: "
+                                           f"{state.get('message')} Restore refused; to restore it anyway, and "
+                                           f"have that recorded in the restored chain, use {BROKEN_CHAIN_OPTION}"))
+    with Store(tmp) as store:
+        store.write(actor, lambda tx: audit.append(
+            tx.cur, at=tx.store.now(), actor=actor, action=audit.RESTORE_ACCEPTED_ACTION, entity="audit_log",
+            entity_id=state.get("first_bad_id"), before=None,
+            after={"from": str(source), "first_bad_id": state.get("first_bad_id"), "message": state.get("message")},
+            accept_broken=True))
+        store.checkpoint()
 
 
 def _unlink_db(path: Path) -> None:
@@ -371,11 +554,11 @@ def cmd_backup(args: Any) -> int:
 
 
 def cmd_restore(args: Any) -> int:
-    summary = restore(args.source, args.db)
+    summary = restore(args.source, args.db, accept_broken_chain=args.accept_broken_chain)
     _print_json(summary)
-    if not summary["audit"].get("ok"):
-        print(f"warning: the restored audit chain does not verify: {summary['audit'].get('message')}",
-              file=sys.stderr)
+    if summary["accepted_broken_chain"]:
+        print(f"warning: the restored audit chain does not verify ({summary['audit'].get('message')}); accepted "
+              f"with {BROKEN_CHAIN_OPTION} and recorded in the restored chain", file=sys.stderr)
     return 0
 
 
@@ -389,4 +572,6 @@ def register_db_commands(dbsub: Any) -> None:
     p = dbsub.add_parser("restore", help="create a new database file from a backup directory")
     p.add_argument("--from", dest="source", required=True, help="the backup directory")
     p.add_argument("--db", required=True, help="path of the new DuckDB file (must not exist)")
+    p.add_argument(BROKEN_CHAIN_OPTION, action="store_true", dest="accept_broken_chain",
+                   help="restore a backup whose audit chain does not verify (recorded in the restored chain)")
     p.set_defaults(handler=cmd_restore)

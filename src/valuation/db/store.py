@@ -28,14 +28,16 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
+from valuation.core import clock
 from valuation.core.errors import ConflictError, StoreError, StoreLocked
+from valuation.db import seals
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -85,8 +87,8 @@ def available_migrations() -> list[Migration]:
 
 
 def utc_now() -> datetime:
-    """Naive UTC now: the store's timestamps are naive UTC."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    """The stored (zone-less UTC) form of the one clock, `core.clock.now_utc()`."""
+    return clock.stored(clock.now_utc())
 
 
 def _rows(result: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -109,7 +111,7 @@ def _rollback(cur: duckdb.DuckDBPyConnection) -> None:
 
 def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
-        return duckdb.connect(path, read_only=read_only)
+        con = duckdb.connect(path, read_only=read_only)
     except duckdb.IOException as exc:
         text = str(exc)
         if "lock" not in text.lower():  # boundary translation: DuckDB has no class for this
@@ -128,6 +130,10 @@ def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
         ) from exc
     except duckdb.Error as exc:
         raise StoreError(f"cannot open the database {path}: {exc}") from exc
+    # Stored instants are UTC: DuckDB would otherwise take the process's TZ for
+    # `current_timestamp` defaults and for aware datetime parameters (issue 14, item 5).
+    con.execute("SET GLOBAL TimeZone = 'UTC'")   # GLOBAL: the cursors (one connection each) too
+    return con
 
 
 class Tx:
@@ -138,6 +144,7 @@ class Tx:
         self.actor = actor
         self.store = store
         self.audited = False
+        self.last_audit_id: int | None = None   # the newest audit row of this transaction (row seals)
 
     def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
         """Run one statement and read its result completely (rows as dicts, [] for none)."""
@@ -173,16 +180,18 @@ class Tx:
         """Append one hash-chained row to audit_log inside this transaction."""
         from valuation.db.audit import append
 
-        append(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
-               entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen)
+        row = append(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
+                     entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen)
         self.audited = True
+        self.last_audit_id = int(row["id"])
 
 
 class Store:
     """The DuckDB file of one process. See the module docstring for the rules it keeps."""
 
     def __init__(self, path: str | Path, *, migrate: bool = True, read_only: bool = False,
-                 must_exist: bool = False, clock: Callable[[], datetime] | None = None) -> None:
+                 must_exist: bool = False, clock: Callable[[], datetime] | None = None,
+                 migrate_to: int | None = None) -> None:
         """Open `path` (created when missing unless `must_exist` or `read_only`) and apply pending
         migrations (unless `migrate=False` or `read_only`). Raises StoreLocked when another
         process holds the file, StoreError when it cannot be used."""
@@ -197,6 +206,7 @@ class Store:
         # An audited write committed through this Store: the audit anchor's table exists (it
         # is only ever created, by that write; the file is held by this process meanwhile).
         self.audit_head_seen = False
+        self._sealing: bool | None = None   # row seals (migration 017): known at the first write
         if (must_exist or read_only) and not Path(self.path).is_file():
             raise StoreError(f"there is no database at {self.path}; create it with: "
                              f"python -m valuation db init --db {self.path}")
@@ -205,7 +215,7 @@ class Store:
         self._con = _connect(self.path, read_only)
         try:
             if migrate and not read_only:
-                self.applied_now = self.migrate()
+                self.applied_now = self.migrate(up_to=migrate_to)
         except BaseException:
             self.close()
             raise
@@ -218,7 +228,26 @@ class Store:
         self.close()
 
     def now(self) -> datetime:
-        return self._clock()
+        """Now in the stored form (zone-less UTC) of the one clock (`core.clock.now_utc`); a test's or
+        the demo's fixed clock may give naive instants, which are taken as UTC."""
+        moment = self._clock()
+        return moment if moment.tzinfo is None else clock.stored(moment)
+
+    def now_utc(self) -> datetime:
+        """Now as an aware UTC instant (the same clock as `now`)."""
+        aware = clock.aware(self.now())
+        assert aware is not None
+        return aware
+
+    def _seals_enabled(self) -> bool:
+        """Whether this database seals rows (db/seals.py); asked once per open, after the migrations."""
+        if self._sealing is None:
+            cur = self.cursor()
+            try:
+                self._sealing = seals.enabled(cur)
+            finally:
+                cur.close()
+        return self._sealing
 
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A fresh cursor for one thread/request; close it when done."""
@@ -308,8 +337,10 @@ class Store:
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
+                    marks = seals.begin(cur) if self._seals_enabled() else None
                     tx = Tx(cur, actor, self)
                     yield tx
+                    seals.finish(tx, marks)      # digests of the sealed rows written here, into the chain
                     cur.execute("COMMIT")
                     if tx.audited:
                         self.audit_head_seen = True
@@ -351,9 +382,10 @@ class Store:
         return bool(self.scalar(
             "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'", [name]))
 
-    def migrate(self) -> list[int]:
-        """Apply the pending migrations in order, each in its own transaction; returns their versions."""
-        shipped = available_migrations()
+    def migrate(self, up_to: int | None = None) -> list[int]:
+        """Apply the pending migrations in order (up to version `up_to`, default all), each in its own
+        transaction; returns their versions."""
+        shipped = [m for m in available_migrations() if up_to is None or m.version <= up_to]
         by_version = {m.version: m for m in shipped}
         applied_now: list[int] = []
         with self._write_lock:

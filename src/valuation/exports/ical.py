@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import NamedTuple
 from urllib.parse import quote
 
+from valuation.core import clock
 from valuation.exports._values import clean_text
 
 _LINE_OCTETS = 75  # RFC 5545 §3.1: lines SHOULD NOT be longer than 75 octets
@@ -86,7 +87,7 @@ def to_ics(
     Raises ValueError for an empty or repeated UID, a naive ``dtstamp``, or an
     event with the wrong number of fields.
     """
-    stamp = datetime.now(timezone.utc) if dtstamp is None else dtstamp
+    stamp = clock.now_utc() if dtstamp is None else dtstamp
     if stamp.tzinfo is None or stamp.utcoffset() is None:
         raise ValueError("dtstamp must be timezone-aware")
     stamp_text = stamp.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")

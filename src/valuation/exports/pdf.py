@@ -68,10 +68,9 @@ TIMEZONE_LABEL = "horário de Brasília"
 
 
 def _brasilia_now() -> datetime:
-    try:
-        return datetime.now(ZoneInfo(_TIMEZONE))
-    except ZoneInfoNotFoundError:  # no tz database on this machine: local time
-        return datetime.now().astimezone()
+    from valuation.core import clock
+
+    return brasilia_time(clock.now_utc())
 
 
 def brasilia_time(moment: datetime) -> datetime:

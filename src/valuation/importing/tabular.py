@@ -60,6 +60,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.core.errors import InputError, Problem
+from valuation.importing import limits
 
 Progress = Callable[[float, str], None]
 DecimalConvention = Literal["comma", "point"]
@@ -93,7 +94,7 @@ def detect_format(data: bytes, file_name: str) -> Literal["csv", "xlsx"]:
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 names = set(z.namelist())
-                mimetype = z.read("mimetype")[:80] if "mimetype" in names else b""
+                mimetype = _head_of(z, "mimetype") if "mimetype" in names else b""
         except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
             raise _fail("não foi possível ler o arquivo: ZIP/XLSX corrompido") from exc
         if "xl/workbook.xml" in names:
@@ -111,6 +112,12 @@ def detect_format(data: bytes, file_name: str) -> Literal["csv", "xlsx"]:
     if ext in CSV_EXTENSIONS or ext == "":
         return "csv"
     raise _fail(f"formato {ext} não é aceito: envie um arquivo .csv ou .xlsx")
+
+
+def _head_of(z: zipfile.ZipFile, name: str) -> bytes:
+    """The first bytes of a part, never inflating more (the part may be a bomb)."""
+    with z.open(name) as fh:
+        return fh.read(80)
 
 
 def _extension(file_name: str) -> str:
@@ -180,12 +187,14 @@ def read_table(data: bytes, file_name: str, *, progress: Progress | None = None)
     starts (XLSX: the sheet row); its columns are `meta.header` (possibly repeated or
     ''). Blank rows are dropped. Raises InputError for an empty, unreadable or
     unsupported file, or one without a header row; a header without data rows gives an
-    empty DataFrame.
+    empty DataFrame; and for a file beyond `valuation.importing.limits` (checked before it is
+    parsed: size, XLSX parts inflated and their ratios, rows, columns, line and cell lengths).
     """
     kind = detect_format(data, file_name)
-    if kind == "xlsx":
-        return _read_xlsx(data, progress)
-    return _read_csv(data, progress)
+    limits.check_upload(data, kind)          # issue 14: sizes, parts, ratios, rows, columns — before any parser
+    df, meta = _read_xlsx(data, progress) if kind == "xlsx" else _read_csv(data, progress)
+    limits.check_cells(df)                   # and the length of every cell
+    return df, meta
 
 
 def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, TableMeta]:

@@ -47,6 +47,7 @@ def verify_audit(store: Any) -> str:
 
     ok, bad, message = verify_chain(store)
     if not ok:
-        raise JobFailed(f"A cadeia de auditoria não confere a partir do registro {bad}: {message}")
+        where = f" a partir do registro {bad}" if bad is not None else ""
+        raise JobFailed(f"A cadeia de auditoria não confere{where}: {message}")
     head = chain_head(store)
     return f"Cadeia de auditoria íntegra ({0 if head is None else int(head['id'])} registros)."

@@ -9,9 +9,10 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
+from valuation.core import clock
 from valuation.core.errors import ValuationError
 from valuation.jobs.settings import JobSettings
 
@@ -27,7 +28,7 @@ class Job:
 
 
 def _local_now(settings: JobSettings) -> datetime:
-    return datetime.now(timezone.utc).astimezone(settings.tz)
+    return clock.now_utc().astimezone(settings.tz)
 
 
 def _digest(store: Any, settings: JobSettings) -> str:
@@ -62,9 +63,11 @@ JOBS: dict[str, Job] = {j.name: j for j in (
     Job("backup", "Cópia de segurança noturna", _backup),
     Job("audit_verify", "Verificação noturna da cadeia de auditoria", _audit),
 )}
-JOB_LABELS: dict[str, str] = {name: j.label for name, j in JOBS.items()}
+SEAL_ALERT = "audit_seal"   # not a runnable job: the record of a write refused for the audit seal
+JOB_LABELS: dict[str, str] = {**{name: j.label for name, j in JOBS.items()},
+                              SEAL_ALERT: "Alerta: selo da cadeia de auditoria"}
 OUTCOME_LABELS: dict[str, str] = {"running": "em execução", "ok": "concluída", "failed": "falhou"}
-TRIGGER_LABELS: dict[str, str] = {"schedule": "agenda", "manual": "executada agora"}
+TRIGGER_LABELS: dict[str, str] = {"schedule": "agenda", "manual": "executada agora", "alert": "alerta"}
 
 
 def _start(store: Any, name: str, trigger: str, attempt: int, started_by: str) -> int:
@@ -116,19 +119,20 @@ def run_job(store: Any, name: str, settings: JobSettings, *, trigger: str = "sch
     return False
 
 
-def notify_failure(store: Any, settings: JobSettings, job: Job, message: str) -> None:
-    """E-mail the active admins that `job` failed twice (logged when e-mail is not configured)."""
+def notify_failure(store: Any, settings: JobSettings, job: Job, message: str, *, repeated: bool = True) -> None:
+    """E-mail the active admins that `job` failed twice (logged when e-mail is not configured);
+    `repeated=False`: an alert, reported at its first occurrence."""
     from valuation.jobs.digest_mail import admin_addresses
     from valuation.jobs.mail import Mail, send
 
     to = admin_addresses(store)
     link = settings.base_url + "/jobs"
-    text = (f"A tarefa «{job.label}» falhou duas vezes (a segunda foi a nova tentativa automática).\n\n"
-            f"Motivo: {message}\n\nVeja a página Tarefas: {link}\n")
+    what = ("falhou duas vezes (a segunda foi a nova tentativa automática)" if repeated else "disparou")
+    text = f"A tarefa «{job.label}» {what}.\n\nMotivo: {message}\n\nVeja a página Tarefas: {link}\n"
     import html
 
-    body = (f"<html><body><p>A tarefa «{html.escape(job.label)}» falhou duas vezes (a segunda foi a nova "
-            f"tentativa automática).</p><p>Motivo: {html.escape(message)}</p>"
+    body = (f"<html><body><p>A tarefa «{html.escape(job.label)}» {html.escape(what)}.</p>"
+            f"<p>Motivo: {html.escape(message)}</p>"
             f'<p><a href="{html.escape(link, quote=True)}">Abrir a página Tarefas</a></p></body></html>')
     if not to or not settings.smtp.configured:
         log.error("job %s failed twice; no e-mail sent (no admin address or SMTP not configured)", job.name)
@@ -138,6 +142,19 @@ def notify_failure(store: Any, settings: JobSettings, job: Job, message: str) ->
                                   html=body)])
     except Exception:
         log.exception("job %s failed twice and the e-mail to the admins failed too", job.name)
+
+
+def record_seal_alert(store: Any, settings: JobSettings, message: str) -> None:
+    """A write was refused because the audit seal does not verify (`db.audit.AuditSealError`): a
+    failed `job_runs` row the admin sees on Tarefas and the overview, the log, and an e-mail to the
+    active admins. The row is written WITHOUT an audit row — the chain refuses every write until it
+    is checked, which is the point — and it never extends the anchor."""
+    now = store.now()
+    with store.transaction("sistema") as tx:
+        tx.execute("INSERT INTO job_runs (job, trigger, attempt, started_at, ended_at, outcome, message, started_by) "
+                   "VALUES (?, 'alert', 1, ?, ?, 'failed', ?, 'sistema')", [SEAL_ALERT, now, now, message[:MESSAGE_CHARS]])
+    log.error("audit seal alert: %s", message)
+    notify_failure(store, settings, Job(SEAL_ALERT, JOB_LABELS[SEAL_ALERT], lambda *_: ""), message, repeated=False)
 
 
 # -- what the pages and /saude read ---------------------------------------------------------------------
@@ -163,6 +180,6 @@ def audit_verified_recently(store: Any, now: datetime, *, hours: int = 36) -> bo
 
 def audit_alert(store: Any) -> dict[str, Any] | None:
     """The latest audit verification when it failed (for the admin overview), else None."""
-    row = store.fetch_one("SELECT ended_at, message, outcome FROM job_runs WHERE job = 'audit_verify' "
-                          "AND outcome <> 'running' ORDER BY id DESC LIMIT 1")
+    row = store.fetch_one("SELECT ended_at, message, outcome FROM job_runs WHERE job IN ('audit_verify', ?) "
+                          "AND outcome <> 'running' ORDER BY id DESC LIMIT 1", [SEAL_ALERT])
     return row if row is not None and row["outcome"] == "failed" else None

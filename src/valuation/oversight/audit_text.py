@@ -28,6 +28,13 @@ HASH_SHOWN = 12
 ACTION_LABELS: dict[str, str] = {
     "login": "Entrada no sistema", "login_failed": "Tentativa de entrada recusada",
     "login_sso": "Entrada por login único", "account_locked": "Conta bloqueada por tentativas",
+    "login_throttled": "Tentativa de entrada recusada durante a espera",
+    "login_throttle": "Espera imposta a novas tentativas de entrada",
+    "login_inactive": "Entrada recusada: usuário desativado",
+    "audit_sealed": "Cadeia de auditoria selada com a chave",
+    "load_started": "Início de carga de dados", "load_complete": "Carga de dados concluída",
+    "rows_sealed": "Conteúdo de tabelas protegidas registrado na cadeia",
+    "restore_broken_chain_accepted": "Restauração aceitou cadeia de auditoria rompida",
     "create": "Cadastro", "set_role": "Perfil alterado", "activate": "Usuário reativado",
     "deactivate": "Usuário desativado", "unlock": "Usuário desbloqueado", "reset_password": "Senha redefinida",
     "demo.seed": "Carga dos dados de demonstração", "bench.seed": "Carga dos dados de teste de desempenho",
@@ -76,6 +83,8 @@ ENTITY_LABELS: dict[str, str] = {
     "assessment_round": "Rodada de avaliação", "assessment": "Avaliação", "statement": "Demonstrativo",
     "found_thing": "Coisa achada", "audit_log": "Registro de auditoria", "job_run": "Execução de tarefa",
     "item": "Bem resgatado", "attachment": "Arquivo anexado",
+    "login_throttle": "Espera entre tentativas de entrada", "demo": "Dados de demonstração",
+    "row_seals": "Selos de conteúdo",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -140,6 +149,9 @@ FIELD_LABELS: dict[str, str] = {
     "experience": "Experiência comprovada", "registered_on": "Data de inscrição", "doc_kind": "Tipo de documento",
     "doc_number": "Número do documento", "whereabouts_known": "Paradeiro conhecido",
     "recorded_by": "Registrado por", "recorded_at": "Registrado em",
+    # login throttling and the audit chain (issue 14)
+    "failures": "Falhas contadas", "load": "Carga", "client": "Endereço de origem", "blocked_until": "Espera até",
+    "rotated": "Troca de chave",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
@@ -153,7 +165,7 @@ MONEY_FIELDS = frozenset(("amount", "value_brl", "planned", "actual", "approved_
 SHARE_FIELDS = frozenset(("suggested_share", "compensation_share", "historical_share", "other_share", "tolerance",
                           "spread_threshold", "gap"))
 HASH_FIELDS = frozenset(("sha256", "pdf_sha256", "last_hash"))
-DATETIME_FIELDS = frozenset(("locked_until", "recorded_at"))
+DATETIME_FIELDS = frozenset(("locked_until", "recorded_at", "blocked_until"))
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 _DECIMAL = re.compile(r"^-?\d+\.\d+$")
@@ -163,6 +175,7 @@ _SNAKE = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
 @cache
 def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
+    from valuation.accounts import throttle
     from valuation.commission.sheet import SOURCES
     from valuation.db import access
     from valuation.deadlines.calendars import POLICY_DAY_LABELS
@@ -189,6 +202,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "found_thing_event.kind": found_things.EVENT_LABELS, "found_thing_event.state": found_things.STATE_LABELS,
         "selection_saved.status": partition.STATUS_PT,
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
+        "login_throttle.scope": throttle.SCOPE_LABELS,
     }
 
 

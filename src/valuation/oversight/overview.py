@@ -30,14 +30,15 @@ def overview_figures(store: Any, user: Principal, *, now: datetime | None = None
     Readers: role, scope ('all' | 'under_assessment' | 'own_organisation'), wrecks,
     wrecks_position_cleared, wrecks_by_state, organisations, contracts,
     contracts_by_status, contracts_by_kind, items, items_undelivered, items_by_category.
-    Admin: role, scope 'users', users, users_active, users_locked, users_by_role, audit_rows.
+    Admin: role, scope 'users', users, users_active, users_locked (login throttles waiting now: accounts,
+    addresses and pairs, valuation.accounts.throttle), users_by_role, audit_rows.
     """
     require(user, "read_overview")
     if user.role == "admin":
         moment = naive_utc(now) if now is not None else store.now()
         u = store.fetch_one(
             "SELECT count(*) AS users, count(*) FILTER (WHERE active) AS active, "
-            "count(*) FILTER (WHERE locked_until IS NOT NULL AND locked_until > ?) AS locked FROM users", [moment])
+            "(SELECT count(*) FROM login_throttle WHERE blocked_until > ?) AS locked FROM users", [moment])
         return {
             "role": user.role, "scope": "users",
             "users": int(u["users"]), "users_active": int(u["active"]), "users_locked": int(u["locked"]),

@@ -1,0 +1,189 @@
+"""Tamper-evident data tables (issue 14, item 9).
+
+The audit chain proves what the application did; these seals prove that the rows it wrote are
+still what it wrote. For each sealed table a row's digest is the sha256 of the JSON of a fixed
+list of its columns (`SEALED`; a column added later is not sealed). The write funnel
+(`Store.transaction`) calls `begin` when a transaction opens and `finish` just before COMMIT:
+
+- append-only tables (issued statements — with the sha256 of their PDF —, decisions, the
+  assessment log): the rows with an id above the one at `begin` are new in this transaction
+  and get sealed; an UPDATE or DELETE of a sealed row is never done by the application, so it is
+  reported by `verify` even when done inside a write;
+- `users` (roles, organisation, body, active, e-mail, password hash): every row whose digest
+  changed during this transaction is sealed again (a change behind the application's back, made
+  between two writes, is left unsealed and stays visible).
+
+The digests go to `row_seals` (tbl, row_id, digest, audit_id) and, per table, their count and the
+digest of the sorted `row_id:digest` lines go into `seals_json` of the transaction's last audit row
+(hashed with it, so the chain covers them); a transaction that sealed rows but audited nothing gets
+a `rows_sealed` audit row. While no seal exists at all (a database that predates sealing), the
+next write seals every row already there; removing the seals later does not re-open that door:
+`verify` compares every `seals_json` of the chain with `row_seals`.
+
+`verify(db)` re-hashes every sealed row and names the first that differs from its latest seal (or
+has none, or was removed), and checks `row_seals` against the chain.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+SEALS_TABLE = "row_seals"
+SEALED_ACTION = "rows_sealed"
+
+
+@dataclass(frozen=True)
+class Sealed:
+    table: str
+    columns: tuple[str, ...]
+    label: str                        # pt-BR, for the verification message
+    where: str = "true"               # which rows are sealed
+    append_only: bool = True
+    extra: tuple[tuple[str, str], ...] = ()   # (name, SQL expression) digested with the columns
+
+    def digest_sql(self, alias: str = "r") -> str:
+        parts = [f"{c} := {alias}.{c}" for c in self.columns] + [f"{n} := {e.format(alias=alias)}"
+                                                                  for n, e in self.extra]
+        return f"sha256(CAST(to_json(struct_pack({', '.join(parts)})) AS VARCHAR))"
+
+
+_STATEMENT_COLUMNS = (
+    "id", "contract_id", "status", "number", "version", "supersedes", "draft_id", "correction_reason", "as_of",
+    "cancelled", "terms_json", "fingerprint", "historical_items", "other_items", "historical_total",
+    "historical_reward", "adjudicated_value", "cash_balance", "unpaid_residual", "other_total", "other_payment",
+    "gross", "survey_deduction", "survey_uncovered", "net", "surveyor_organisation_id", "warnings_json",
+    "blockers_json", "pdf_sha256", "created_by", "created_at")
+
+SEALED: tuple[Sealed, ...] = (
+    Sealed("statements", _STATEMENT_COLUMNS, "demonstrativo emitido", where="status = 'emitido'",
+           extra=(("pdf_content_sha256", "sha256({alias}.pdf)"),)),
+    Sealed("decisions", ("id", "round_id", "item_id", "historical", "value_brl", "significance", "must_keep",
+                         "basis", "supersedes", "decided_by", "decided_at"), "decisão da Comissão"),
+    Sealed("assessment_log", ("id", "round_id", "item_id", "member_id", "historical", "amount", "currency",
+                              "price_date", "rate", "rate_date", "value_brl", "significance", "must_keep", "source",
+                              "source_note", "supersedes", "entered_by", "entered_at", "import_id"),
+           "valor ou voto de membro da Comissão"),
+    Sealed("users", ("id", "username", "full_name", "email", "role", "organisation_id", "commission_body",
+                     "password_hash", "active"), "usuário (perfil e acesso)", append_only=False),
+)
+BY_TABLE = {s.table: s for s in SEALED}
+
+
+def _has_seals(cur: Any) -> bool:
+    return bool(cur.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ? "
+                            "AND database_name = current_database()", [SEALS_TABLE]).fetchall()[0][0])
+
+
+def _dirty_sql(s: Sealed) -> str:
+    """(id, digest) of the rows of a mutable table whose content differs from their latest seal."""
+    return (f"SELECT r.id, {s.digest_sql()} AS d FROM {s.table} r LEFT JOIN (SELECT row_id, arg_max(digest, audit_id) "
+            f"AS d FROM {SEALS_TABLE} WHERE tbl = '{s.table}' GROUP BY row_id) z ON z.row_id = r.id "
+            f"WHERE ({s.where}) AND z.d IS DISTINCT FROM {s.digest_sql()}")
+
+
+_APPEND_ONLY = tuple(s for s in SEALED if s.append_only)
+_MUTABLE = tuple(s for s in SEALED if not s.append_only)
+
+
+def enabled(cur: Any) -> bool:
+    """Does this database seal rows (migration 017 applied)? The Store asks once per open."""
+    return _has_seals(cur)
+
+
+def begin(cur: Any) -> dict[str, Any]:
+    """What `finish` compares with: the max id of each append-only table and the rows of the others
+    that already differ from their seal (changed behind the application's back: left unsealed)."""
+    parts = [f"(SELECT coalesce(max(id), 0) FROM {s.table})" for s in _APPEND_ONLY]
+    row = cur.execute(f"SELECT {', '.join(parts)}, (SELECT count(*) FROM (SELECT 1 FROM {SEALS_TABLE} LIMIT 1))"
+                      ).fetchall()[0]
+    marks: dict[str, Any] = {s.table: int(v) for s, v in zip(_APPEND_ONLY, row)}
+    marks["_baseline"] = bool(row[-1])
+    for s in _MUTABLE:
+        marks[s.table] = {int(i): d for i, d in cur.execute(_dirty_sql(s)).fetchall()} if marks["_baseline"] else {}
+    return marks
+
+
+def _pending(cur: Any, marks: dict[str, Any]) -> dict[str, list[tuple[int, str]] | int]:
+    """Per table, what to seal: (id, digest) pairs for the mutable tables, the lower id bound for the
+    append-only ones (0 for the baseline of a database without seals: every row)."""
+    out: dict[str, Any] = {}
+    floors = {s.table: (marks[s.table] if marks["_baseline"] else 0) for s in _APPEND_ONLY}
+    parts = [f"(SELECT count(*) FROM {s.table} r WHERE r.id > {int(floors[s.table])} AND ({s.where}))"
+             for s in _APPEND_ONLY]
+    for s, n in zip(_APPEND_ONLY, cur.execute(f"SELECT {', '.join(parts)}").fetchall()[0]):
+        if n:
+            out[s.table] = floors[s.table]
+    for s in _MUTABLE:
+        before = marks[s.table]
+        changed = [(int(i), d) for i, d in cur.execute(_dirty_sql(s)).fetchall() if before.get(int(i)) != d]
+        if changed:
+            out[s.table] = changed
+    return out
+
+
+def finish(tx: Any, marks: dict[str, Any] | None) -> None:
+    """Seal what this transaction wrote (see the module docstring); called just before COMMIT."""
+    if marks is None:
+        return
+    cur = tx.cur
+    pending = _pending(cur, marks)
+    if not pending:
+        return
+    from valuation.db import audit
+
+    target = tx.last_audit_id
+    if target is None:
+        row = audit.append(cur, at=tx.store.now(), actor=tx.actor, action=SEALED_ACTION, entity=SEALS_TABLE,
+                           entity_id=None, before=None, after={"tables": sorted(pending)})
+        target = int(row["id"])
+    for table, what in pending.items():
+        s = BY_TABLE[table]
+        if isinstance(what, int):
+            cur.execute(f"INSERT INTO {SEALS_TABLE} SELECT ?, r.id, {s.digest_sql()}, ? FROM {table} r "
+                        f"WHERE r.id > ? AND ({s.where})", [table, target, what]).fetchall()
+        else:
+            cur.executemany(f"INSERT INTO {SEALS_TABLE} VALUES (?, ?, ?, ?)", [[table, i, d, target] for i, d in what])
+    audit.attach_seals(cur, target, json.dumps(aggregates(cur, target), sort_keys=True, separators=(",", ":")))
+
+
+_AGGREGATE_SQL = (f"SELECT audit_id, tbl, count(*) AS n, sha256(string_agg(CAST(row_id AS VARCHAR) || ':' || digest, "
+                  f"chr(10) ORDER BY row_id)) AS d FROM {SEALS_TABLE}")
+
+
+def aggregates(cur: Any, audit_id: int) -> dict[str, dict[str, Any]]:
+    """{table: {"rows": n, "digest": …}} of the seals recorded under one audit row."""
+    rows = cur.execute(_AGGREGATE_SQL + " WHERE audit_id = ? GROUP BY audit_id, tbl", [audit_id]).fetchall()
+    return {tbl: {"rows": int(n), "digest": d} for _a, tbl, n, d in rows}
+
+
+def verify(db: Any) -> tuple[bool, str]:
+    """(ok, message in pt-BR): the seals against the chain, then every sealed row against its seal.
+    `db` has fetch/scalar (a Store or a cursor reader); call it on a chain that verified."""
+    if not db.scalar("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ? "
+                     "AND database_name = current_database()", [SEALS_TABLE]):
+        return True, ""
+    recorded: dict[int, dict[str, Any]] = {}
+    for r in db.fetch("SELECT id, seals_json FROM audit_log WHERE seals_json IS NOT NULL ORDER BY id"):
+        recorded[int(r["id"])] = json.loads(r["seals_json"])
+    found: dict[int, dict[str, Any]] = {}
+    for r in db.fetch(_AGGREGATE_SQL + " GROUP BY audit_id, tbl ORDER BY audit_id, tbl"):
+        found.setdefault(int(r["audit_id"]), {})[r["tbl"]] = {"rows": int(r["n"]), "digest": r["d"]}
+    if not recorded and not found:
+        return True, " Conteúdo protegido ainda não selado (a próxima gravação registra os selos)."
+    for audit_id in sorted(set(recorded) | set(found)):
+        if recorded.get(audit_id) != found.get(audit_id):
+            return False, (f"Os selos de conteúdo registrados pelo registro de auditoria {audit_id} não conferem "
+                           f"com a tabela {SEALS_TABLE}: ela foi alterada fora da aplicação.")
+    for s in SEALED:
+        bad = db.fetch_one(
+            f"WITH cur AS (SELECT r.id, {s.digest_sql()} AS d FROM {s.table} r WHERE {s.where}), "
+            f"seal AS (SELECT row_id, arg_max(digest, audit_id) AS d FROM {SEALS_TABLE} WHERE tbl = ? GROUP BY row_id) "
+            "SELECT coalesce(cur.id, seal.row_id) AS id, cur.d AS now, seal.d AS sealed FROM cur FULL JOIN seal "
+            "ON cur.id = seal.row_id WHERE cur.d IS DISTINCT FROM seal.d ORDER BY 1 LIMIT 1", [s.table])
+        if bad is not None:
+            why = ("foi removido" if bad["now"] is None else "não tem selo (incluído fora da aplicação)"
+                   if bad["sealed"] is None else "foi alterado (não confere com o selo registrado na cadeia)")
+            return False, f"Tabela {s.table}, registro {bad['id']} ({s.label}): {why}."
+    n = int(db.scalar(f"SELECT count(*) FROM {SEALS_TABLE}"))
+    return True, f" Conteúdo protegido confere ({n} selo{'s' if n != 1 else ''} de linhas)."
