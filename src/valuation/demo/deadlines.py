@@ -26,12 +26,11 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from valuation.core import law
 from valuation.db.store import Store, Tx
 from valuation.deadlines import rules as dl
+from valuation.deadlines import vocabulary as v
 from valuation.deadlines.calendars import office_calendars
-
-DEMO_ACTOR = "demo"
+from valuation.demo.constants import DEMO_ACTOR
 
 
 def _months(first: date, last: date) -> list[date]:
@@ -46,7 +45,7 @@ def seed_deadline_demo(store: Store, *, as_of: date) -> dict[str, int]:
     """Insert the demo's deadline events (see the module docstring); returns {"events": n}."""
     if store.scalar("SELECT count(*) FROM deadline_events WHERE recorded_by = ?", [DEMO_ACTOR]):
         return {"events": 0}
-    cals = office_calendars(store)
+    cals = office_calendars(store, on=as_of)
     events: list[dict[str, Any]] = []
 
     def add(kind: str, day: date, *, contract_id: int | None = None, wreck_id: int | None = None,
@@ -66,9 +65,7 @@ def seed_deadline_demo(store: Store, *, as_of: date) -> dict[str, int]:
     for i, c in enumerate(contracts):
         cal = cals[c["office_code"]]
         begin = c["starts_on"] or c["signed_on"]
-        owes = c["kind"] in ("pesquisa", "exploração") or (
-            c["starts_on"] is not None and c["expires_on"] is not None
-            and (c["expires_on"] - c["starts_on"]).days > law.REMOVAL_MONTHLY_REPORT_MIN_DAYS.value)
+        owes = c["kind"] in ("pesquisa", "exploração") or dl.removal_monthly_reports(c["starts_on"], c["expires_on"])
         active = c["status"] in ("vigente", "suspenso")
         months: list[tuple[date, date]] = []
         if owes and begin is not None:
@@ -84,35 +81,35 @@ def seed_deadline_demo(store: Store, *, as_of: date) -> dict[str, int]:
             day = max(first_day, due - timedelta(days=(i + n) % 5))
             if n == 2 and i % 2 == 0:
                 day = due + timedelta(days=3)  # one late delivery: met, flagged late
-            add("monthly_report_delivered", day, contract_id=c["id"], reference=f"{m.year:04d}-{m.month:02d}")
+            add(v.MONTHLY_REPORT_DELIVERED, day, contract_id=c["id"], reference=f"{m.year:04d}-{m.month:02d}")
         if active and c["starts_on"] is not None and i % 7 != 3:
-            add("operations_started", c["starts_on"], contract_id=c["id"])
+            add(v.OPERATIONS_STARTED, c["starts_on"], contract_id=c["id"])
         if active and c["expires_on"] is not None and c["work_ended_on"] is None and i % 2 == 0:
             latest = dl.extension_request(c["expires_on"], cal).due
             if latest < as_of:
-                add("extension_requested", latest - timedelta(days=7), contract_id=c["id"],
+                add(v.EXTENSION_REQUESTED, latest - timedelta(days=7), contract_id=c["id"],
                     reference=c["expires_on"].isoformat())
         if c["work_ended_on"] is not None and c["id"] != last_ended:
-            add("final_report_delivered", c["work_ended_on"] + timedelta(days=60), contract_id=c["id"])
+            add(v.FINAL_REPORT_DELIVERED, c["work_ended_on"] + timedelta(days=60), contract_id=c["id"])
 
     wrecks = store.fetch("SELECT id, code, office_code, court_known_on FROM wrecks WHERE court_known_on IS NOT NULL "
                          "ORDER BY court_known_on DESC, code")
     for n, w in enumerate(wrecks):
         known = w["court_known_on"]
-        add("court_inquiry_opened", known + timedelta(days=3), wreck_id=w["id"])
+        add(v.COURT_INQUIRY_OPENED, known + timedelta(days=3), wreck_id=w["id"])
         if n == 0 and as_of - timedelta(days=4) > known + timedelta(days=3):
-            add("court_steps_concluded", as_of - timedelta(days=4), wreck_id=w["id"])  # report due soon
+            add(v.COURT_STEPS_CONCLUDED, as_of - timedelta(days=4), wreck_id=w["id"])  # report due soon
         elif n > 0:
-            add("court_inquiry_sent", known + timedelta(days=90), wreck_id=w["id"])  # reached the Court in time
+            add(v.COURT_INQUIRY_SENT, known + timedelta(days=90), wreck_id=w["id"])  # reached the Court in time
 
     for n, code in enumerate(sorted(cals)):
         if n % 10 != 3:  # every tenth office has not sent last year's map (overdue after 15 February)
-            add("wreck_map_sent", date(as_of.year, 2, 10), office_code=code, reference=str(as_of.year - 1))
+            add(v.WRECK_MAP_SENT, date(as_of.year, 2, 10), office_code=code, reference=str(as_of.year - 1))
     exploration = next((c for c in contracts if c["kind"] == "exploração"), None)
     if exploration is not None:
-        add("notice_published", as_of - timedelta(days=8), wreck_id=exploration["wreck_id"],
+        add(v.NOTICE_PUBLISHED, as_of - timedelta(days=8), wreck_id=exploration["wreck_id"],
             reference="Diário Oficial da União")
-        add("excursion_notified", as_of - timedelta(days=5), wreck_id=exploration["wreck_id"],
+        add(v.EXCURSION_NOTIFIED, as_of - timedelta(days=5), wreck_id=exploration["wreck_id"],
             organisation_id=exploration["organisation_id"], reference=(as_of + timedelta(days=20)).isoformat())
 
     if not events:

@@ -1,26 +1,35 @@
 """The whole demo: the base data set (`valuation.demo.base.seed_demo`) and then, each in its own
 transaction, the demo records of the capabilities built on it (deadline events, commission
-rounds, partition statements). Deterministic; `db init --demo` calls `seed_full_demo`.
+rounds, partition statements, the legal records of issue 15). Deterministic; `db init --demo`
+calls `seed_full_demo`.
 """
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from typing import Any
 
-from valuation.demo import base as demo
+from valuation.demo import base
+from valuation.demo.commission import seed_commission_demo
+from valuation.demo.deadlines import seed_deadline_demo
+from valuation.demo.legal import seed_legal_demo
+from valuation.demo.partition import seed_partition_demo
 
-# (module, function, keyword arguments); each takes the Store first. Order matters:
-# the commission's decisions feed the partition statements.
-EXTRA_STEPS: tuple[tuple[str, str, dict[str, Any]], ...] = (
-    ("valuation.demo.deadlines", "seed_deadline_demo", {"as_of": demo.DEMO_TODAY}),
-    ("valuation.demo.commission", "seed_commission_demo", {}),
-    ("valuation.demo.partition", "seed_partition_demo", {}),
+
+def _deadlines(store: Any) -> Any:
+    return seed_deadline_demo(store, as_of=base.DEMO_TODAY)
+
+
+# Order matters: the commission's decisions feed the partition statements; the legal records read both.
+STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("deadlines.seed_deadline_demo", _deadlines),
+    ("commission.seed_commission_demo", seed_commission_demo),
+    ("partition.seed_partition_demo", seed_partition_demo),
+    ("legal.seed_legal_demo", seed_legal_demo),
 )
 
 
 def seed_full_demo(store: Any) -> dict[str, Any]:
-    counts: dict[str, Any] = dict(demo.seed_demo(store))
-    for module, function, kwargs in EXTRA_STEPS:
-        result = getattr(importlib.import_module(module), function)(store, **kwargs)
-        counts[f"{module.rsplit('.', 1)[-1]}.{function}"] = result
+    counts: dict[str, Any] = dict(base.seed_demo(store))
+    for name, step in STEPS:
+        counts[name] = step(store)
     return counts

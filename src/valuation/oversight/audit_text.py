@@ -58,6 +58,14 @@ ACTION_LABELS: dict[str, str] = {
     "logout": "Saída do sistema", "set_offices": "Capitanias do usuário definidas",
     "calendar_feed_created": "Assinatura de calendário criada", "calendar_feed_revoked": "Assinatura de calendário revogada",
     "start_job": "Tarefa agendada iniciada", "finish_job": "Tarefa agendada concluída",
+    "add_early_closing": "Encerramento antecipado incluído", "remove_early_closing": "Encerramento antecipado excluído",
+    "record_removal_order": "Determinação de remoção registrada", "change_removal_dates": "Prazos da remoção alterados",
+    "record_removal_start": "Início da remoção registrado",
+    "record_removal_takeover": "Remoção assumida pela Autoridade Naval",
+    "end_removal_order": "Determinação de remoção encerrada", "record_owner_balance": "Saldo do responsável registrado",
+    "record_balance_paid": "Saldo entregue ao responsável",
+    "record_co_signature": "Coassinatura do Ministério da Cultura registrada",
+    "seed_legal_demo": "Carga dos registros legais de demonstração",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -69,6 +77,8 @@ ENTITY_LABELS: dict[str, str] = {
     "deadline_event": "Evento de prazo", "deadline": "Prazo", "fx_rate": "Taxa de câmbio",
     "assessment_round": "Rodada de avaliação", "assessment": "Avaliação", "statement": "Demonstrativo",
     "found_thing": "Coisa achada", "audit_log": "Registro de auditoria", "job_run": "Execução de tarefa",
+    "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
+    "owner_balance": "Saldo do responsável", "demo": "Dados de demonstração",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -131,6 +141,15 @@ FIELD_LABELS: dict[str, str] = {
     "experience": "Experiência comprovada", "registered_on": "Data de inscrição", "doc_kind": "Tipo de documento",
     "doc_number": "Número do documento", "whereabouts_known": "Paradeiro conhecido",
     "recorded_by": "Registrado por", "recorded_at": "Registrado em",
+    # removal orders, owner's balances, co-signatures, dated policies (issue 15)
+    "act": "Ato", "ordered_on": "Determinada em", "notice": "Intimação", "notified_on": "Intimado em",
+    "published_on": "Edital publicado em", "starts_by": "Início fixado", "ends_by": "Término fixado",
+    "started_on": "Iniciada em", "taken_over_on": "Assumida pela Autoridade em", "ended_on": "Encerrada em",
+    "end_kind": "Como terminou", "removal_order_id": "Determinação nº", "disposed_on": "Alienação em",
+    "proceeds": "Produto da alienação", "union_costs": "Despesas da União", "balance": "Saldo",
+    "paid_on": "Entregue em", "signed_on": "Assinada em", "signatory": "Signatário", "basis": "Referência legal",
+    "co_signatures": "Coassinaturas", "removal_orders": "Determinações de remoção",
+    "owner_balances": "Saldos do responsável", "policies": "Políticas",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
@@ -140,7 +159,8 @@ FIELD_LABELS: dict[str, str] = {
 POSITION_FIELDS = frozenset(("lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem", "datum",
                              "position_approximate", "depth_m", "latitude", "longitude"))
 MONEY_FIELDS = frozenset(("amount", "value_brl", "planned", "actual", "approved_overrun", "net", "target",
-                          "selected_value", "sale_proceeds", "fixed_amount", "salvage_award"))
+                          "selected_value", "sale_proceeds", "fixed_amount", "salvage_award", "proceeds",
+                          "union_costs", "balance"))
 SHARE_FIELDS = frozenset(("suggested_share", "compensation_share", "historical_share", "other_share", "tolerance",
                           "spread_threshold", "gap"))
 HASH_FIELDS = frozenset(("sha256", "pdf_sha256", "last_hash"))
@@ -156,8 +176,9 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
     from valuation.commission.sheet import SOURCES
     from valuation.db import access
-    from valuation.deadlines.calendars import POLICY_DAY_LABELS
-    from valuation.deadlines.engine import EVENT_KINDS
+    from valuation.core.calendar import POLICY_DAY_LABELS
+    from valuation.deadlines.vocabulary import EVENT_KINDS
+    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
     from valuation.inventory import found_things
     from valuation.partition import documents as statement_docs
     from valuation.partition import survey_sheets
@@ -180,6 +201,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "found_thing_event.kind": found_things.EVENT_LABELS, "found_thing_event.state": found_things.STATE_LABELS,
         "selection_saved.status": partition.STATUS_PT,
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
+        "notice": NOTICE_LABELS, "end_kind": END_LABELS,
     }
 
 

@@ -28,7 +28,7 @@ from valuation.core.positions import (
     normalise_datum,
     parse_coordinate,
 )
-from valuation.db.access import Principal, contract_scope, position_scope, require
+from valuation.db.access import Principal, allowed, contract_scope, position_scope, require
 from valuation.db.audit import redact_position
 from valuation.db.search import search_clause
 
@@ -67,12 +67,12 @@ def _select(user: Principal, *, detail: bool) -> tuple[str, list[Any]]:
     if detail:
         cols += [f"w.{c}" for c in _DETAIL_COLS]
         cols += [f"CASE WHEN v.cleared THEN w.{c} END AS {c}" for c in _PRIVATE_TEXT_COLS]
-        if user.role == "dpc":
+        if allowed(user, "read_owners"):
             cols += ["w.owner_id", "ow.name AS owner_name", "ow.doc_kind AS owner_doc_kind",
                      "ow.doc_number AS owner_doc_number"]
     joins = ("FROM wrecks w JOIN offices o ON o.code = w.office_code "
              f"JOIN (SELECT id, {cleared} AS cleared FROM wrecks w) v ON v.id = w.id ")
-    if detail and user.role == "dpc":
+    if detail and allowed(user, "read_owners"):
         joins += "LEFT JOIN owners ow ON ow.id = w.owner_id "
     return f"SELECT {', '.join(cols)} {joins}", params
 
@@ -120,9 +120,10 @@ def get_wreck(store: Any, user: Principal, wreck_id: int) -> dict[str, Any]:
     jurisdiction), and `contracts`: the codes of its contracts this user may read."""
     require(user, "read_wrecks")
     sql, params = _select(user, detail=True)
-    row = store.fetch_one(f"{sql} WHERE w.id = ?", [*params, wreck_id])
+    ok = isinstance(wreck_id, int) and not isinstance(wreck_id, bool) and 0 < wreck_id < 2 ** 63
+    row = store.fetch_one(f"{sql} WHERE w.id = ?", [*params, wreck_id]) if ok else None
     if row is None:
-        raise NotFound(f"Naufrágio {wreck_id} não encontrado.", what="wreck", key=wreck_id)
+        raise NotFound(f"Naufrágio {str(wreck_id)[:40]} não encontrado.", what="wreck", key=wreck_id)
     if row["position_cleared"]:
         pos = Position(Coordinate(row["lat_deg"], row["lat_min"], row["lat_hem"]),
                        Coordinate(row["lon_deg"], row["lon_min"], row["lon_hem"]),
