@@ -75,7 +75,9 @@ def monthly_report(period: date, cal: BusinessCalendar,
 
 def final_report(work_ended: date, cal: BusinessCalendar, days: _Param = params.FINAL_REPORT_DAYS) -> Deadline:
     """Final report: `days` (NORMAM: 90) days after the end of the work (NORMAM-10 0301 c; 0302 b 3)."""
-    return days_after("final_report", work_ended, days.value, cal, params.reference(days), "término dos trabalhos")
+    d = days_after("final_report", work_ended, days.value, cal, params.reference(days), "término dos trabalhos")
+    head = f"Relatório final em {days_text(days.value)} do término dos trabalhos ({params.reference(days)})"
+    return Deadline(d.rule, d.due, d.basis, d.moved_from, (head, *d.steps))
 
 
 def extension_request(expires: date, cal: BusinessCalendar,

@@ -148,22 +148,9 @@ WRECK_FIELDS: tuple[str, ...] = (
 )
 
 
-def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The row to insert for a new wreck, or InputError naming every bad field (pt-BR).
-
-    The position is either `latitude`/`longitude` texts ('22°54,35' S') or the
-    separate fields lat_deg/lat_min/lat_hem and lon_deg/lon_min/lon_hem
-    (NORMAM-10 0403 a: degrees, minutes and hundredths, datum; or 'posição aproximada').
-    """
-    f = Form(data, allowed=WRECK_FIELDS)
+def _casualty_fields(store: Any, f: Form) -> dict[str, Any]:
+    """casualty_year/month/day/precision: a date that exists, not in the future, its precision agreeing."""
     rec: dict[str, Any] = {}
-    rec["code"] = f.text("code", "Código", max_len=40, pattern=r"[A-Za-z0-9][A-Za-z0-9._/-]*",
-                         pattern_msg="use letras, números, ponto, barra ou hífen.")
-    rec["name"] = f.text("name", "Nome da embarcação", max_len=200)
-    rec["vessel_type"] = f.text("vessel_type", "Tipo de embarcação", required=False, max_len=100)
-    rec["flag"] = f.text("flag", "Bandeira", required=False, max_len=100)
-    rec["hull_material"] = f.choice("hull_material", "Material do casco", HULL_MATERIALS)
-    rec["casualty_type"] = f.choice("casualty_type", "Tipo de sinistro", CASUALTY_TYPES)
     this_year = store.now().year
     year = rec["casualty_year"] = f.integer("casualty_year", "Ano do sinistro", minimum=MIN_CASUALTY_YEAR,
                                             maximum=this_year)
@@ -191,6 +178,26 @@ def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                                      "o dia e o mês informados.")
     rec["casualty_precision"] = precision
 
+    return rec
+
+
+def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The row to insert for a new wreck, or InputError naming every bad field (pt-BR).
+
+    The position is either `latitude`/`longitude` texts ('22°54,35' S') or the
+    separate fields lat_deg/lat_min/lat_hem and lon_deg/lon_min/lon_hem
+    (NORMAM-10 0403 a: degrees, minutes and hundredths, datum; or 'posição aproximada').
+    """
+    f = Form(data, allowed=WRECK_FIELDS)
+    rec: dict[str, Any] = {}
+    rec["code"] = f.text("code", "Código", max_len=40, pattern=r"[A-Za-z0-9][A-Za-z0-9._/-]*",
+                         pattern_msg="use letras, números, ponto, barra ou hífen.")
+    rec["name"] = f.text("name", "Nome da embarcação", max_len=200)
+    rec["vessel_type"] = f.text("vessel_type", "Tipo de embarcação", required=False, max_len=100)
+    rec["flag"] = f.text("flag", "Bandeira", required=False, max_len=100)
+    rec["hull_material"] = f.choice("hull_material", "Material do casco", HULL_MATERIALS)
+    rec["casualty_type"] = f.choice("casualty_type", "Tipo de sinistro", CASUALTY_TYPES)
+    rec.update(_casualty_fields(store, f))
     rec.update(_position_fields(f, f.data))
     rec["depth_m"] = f.decimal("depth_m", "Profundidade (m)", required=False, minimum=Decimal(0),
                                maximum=MAX_DEPTH_M, places=2)
