@@ -39,6 +39,8 @@ UF_CODES: tuple[str, ...] = (
     "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO",
 )
 
+MONTH_NAMES: tuple[str, ...] = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
+                               "setembro", "outubro", "novembro", "dezembro")
 WEEKDAY_NAMES: tuple[str, ...] = (
     "segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo",
 )

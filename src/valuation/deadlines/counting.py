@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from valuation.core import law
-from valuation.core.calendar import BusinessCalendar
+from valuation.core.calendar import MONTH_NAMES, BusinessCalendar
 from valuation.core.money import format_date_br
 
 ONE_DAY = timedelta(days=1)
 ART66 = law.COUNTING_RULE  # "Lei 9.784/1999 art. 66"
-MONTHS_PT = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
-             "setembro", "outubro", "novembro", "dezembro")
+MONTHS_PT = MONTH_NAMES
 # the one date formatter (valuation.core.money.format_date_br), by the short name the rules use
 fmt = format_date_br
 

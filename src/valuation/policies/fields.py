@@ -20,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from valuation.commission.consensus import METHODS
-from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
+from valuation.core.calendar import MONTH_NAMES, POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.errors import InputError, Problem
 from valuation.partition.rubric import ACTIVITIES
 from valuation.policies.defaults import DEFAULT_BY_KEY
@@ -42,7 +42,7 @@ NORMAM_RANGES: dict[str, tuple[int, int, str]] = {
     "extension_request_days": (1, 365, "dias antes do vencimento"),
     "tourism_notice_business_days": (1, 60, "dias úteis antes da excursão"),
 }
-_MONTHS_SHORT = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
+
 
 
 def label(key: str) -> str:
@@ -265,8 +265,8 @@ def _percent(d: Decimal) -> str:
 
 
 def day_of_year_text(pair: Sequence[int]) -> str:
-    """(2, 15) → '15 de fev'."""
-    return f"{int(pair[1])} de {_MONTHS_SHORT[int(pair[0]) - 1]}"
+    """(2, 15) → '15 de fevereiro'."""
+    return f"{int(pair[1])} de {MONTH_NAMES[int(pair[0]) - 1]}"
 
 
 def display(key: str, value: Any) -> str:
