@@ -475,7 +475,7 @@ def build_deadlines(path: str, n_contracts: int, progress: Progress | None = Non
                             FROM _bench_contracts c
                             WHERE c.kind_name IN ('pesquisa', 'exploração') OR c.expires_on - c.starts_on > 60),
                         r AS (SELECT *, (hash(id, month) % 1000) / 1000.0 AS u FROM m)
-                        SELECT 'monthly_report_delivered', id,
+                        SELECT 'relatório_mensal_entregue', id,
                                CAST(month + INTERVAL 1 MONTH
                                     + INTERVAL (CASE WHEN u < 0.04 THEN 25      -- a few late
                                                      ELSE 3 + CAST(u * 100 AS INTEGER) % 9 END) DAY AS DATE),
@@ -486,16 +486,16 @@ def build_deadlines(path: str, n_contracts: int, progress: Progress | None = Non
                         ORDER BY id, month""", [dpc_user])
                 tx.execute(
                     f"""INSERT INTO deadline_events (kind, contract_id, event_date, reference, recorded_by, recorded_at)
-                        SELECT 'operations_started', id, starts_on, NULL, ?,
+                        SELECT 'operações_iniciadas', id, starts_on, NULL, ?,
                                CAST(starts_on AS TIMESTAMP) + INTERVAL 15 HOUR
                         FROM _bench_contracts WHERE started_rec AND starts_on <= DATE '{TODAY}'
                         UNION ALL
-                        SELECT 'final_report_delivered', id, ended_on + 60, NULL, ?,
+                        SELECT 'relatório_final_entregue', id, ended_on + 60, NULL, ?,
                                CAST(ended_on + 60 AS TIMESTAMP) + INTERVAL 15 HOUR
                         FROM _bench_contracts WHERE final_done AND ended_on IS NOT NULL
                           AND ended_on + 60 <= DATE '{TODAY}'
                         UNION ALL
-                        SELECT 'extension_requested', id, expires_on - 75, CAST(expires_on AS VARCHAR), ?,
+                        SELECT 'prorrogação_requerida', id, expires_on - 75, CAST(expires_on AS VARCHAR), ?,
                                CAST(expires_on - 75 AS TIMESTAMP) + INTERVAL 15 HOUR
                         FROM _bench_contracts WHERE ext_asked AND status_name IN ('vigente', 'suspenso')
                           AND expires_on - 75 <= DATE '{TODAY}'""", [dpc_user, dpc_user, dpc_user])

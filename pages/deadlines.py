@@ -1,9 +1,11 @@
 """Prazos: the DPC dashboard of the legal deadlines (explorers see their own contracts' deadlines only).
 
 Lists of overdue and due-soon deadlines by office and naval district, a timeline per
-contract, a calendar heat map, the automatic-cancellation candidates (NORMAM-10 0305 f),
-the Maritime Court track (Lei 2.180 arts. 33, 37, 38, 41), events and waivers, and the
-exports (.ics feeds, the annual wrecks map of NORMAM-10 0404). The store scopes every row.
+contract, a calendar heat map, the appeals against the decisions (Lei 7.542 art. 33), the
+automatic-cancellation candidates (NORMAM-10 0305 f), the Maritime Court track (Lei 2.180
+arts. 33, 37, 38, 41), the removal orders and owner's balances (arts. 5, 9, 10, 13 §2), events
+and waivers, and the exports (.ics feeds, the annual wrecks map of NORMAM-10 0404). The store
+scopes every row.
 """
 from __future__ import annotations
 
@@ -19,9 +21,12 @@ from ui import attachments as attachments_ui  # issue 16: the reports of the eve
 from ui import session
 from ui.charts import pt_br, show, today_line
 from ui.fmt import count_br, for_display, is_blank, text, yes_no
-from ui.forms import show_problems
-from valuation.core.errors import AccessDenied, InputError, NotFound, ValuationError
-from valuation.deadlines import engine, events, views, wreck_map
+from ui.forms import save
+from valuation.core import law
+from valuation.core.errors import ValuationError
+from valuation.db.access import allowed
+from valuation.deadlines import appeals, engine, events, frames, views, vocabulary, wreck_map
+from valuation.deadlines.rules import days_text
 from valuation.registry.contracts import list_contracts
 from valuation.registry.offices import list_offices
 from valuation.registry.organisations import list_organisations
@@ -49,7 +54,7 @@ SUBJECT_LABELS = {"contract": "Contrato", "wreck": "Naufrágio", "office": "Capi
 
 user = session.guard("deadlines")
 store = session.store()
-dpc = user.role == "dpc"
+manage = allowed(user, "manage_deadlines")      # DPC: every event kind, waivers, the office-wide tabs
 st.title("Prazos")
 st.caption("Contagem da Lei 9.784/1999 art. 66 (exclui o dia do começo, inclui o do vencimento; o prazo que vence "
            "em dia sem expediente é prorrogado para o primeiro dia útil seguinte); prazos da NORMAM-10, da Lei "
@@ -91,8 +96,8 @@ def explain(frame: pd.DataFrame) -> None:
 
 
 def lists_tab(frame: pd.DataFrame) -> None:
-    if dpc and not frame.empty:
-        by_office = engine.summary_by_office(frame)
+    if manage and not frame.empty:
+        by_office = frames.summary_by_office(frame)
         office_chart(by_office)
         st.dataframe(for_display(by_office, counts=["overdue", "due_soon", "upcoming", "suspended", "met", "waived"],
                                  rename=OFFICE_TABLE), hide_index=True, width="stretch")
@@ -118,7 +123,7 @@ def timeline_tab(frame: pd.DataFrame, as_of: date) -> None:
                         format_func=lambda c: f"{c} — {text(orgs.get(c))}",
                         help="Abre no contrato com o prazo pendente mais próximo da data de referência.")
     part = frame[(frame["contract_code"] == code) & frame["due"].notna()]  # a bar needs a due date
-    tl = engine.timeline_frame(part)
+    tl = frames.timeline_frame(part)
     tl["from"] = [d.strftime("%d/%m/%Y") for d in tl["start"]]
     tl["due"] = [views.due_text(d, m) for d, m in zip(part["due"], part["moved_from"])]
     tl["why"] = part["reason"].to_numpy()
@@ -151,7 +156,7 @@ def heatmap_tab(frame: pd.DataFrame, as_of: date) -> None:
 
 
 def cancellation_tab(frame: pd.DataFrame, as_of: date) -> None:
-    cand = engine.cancellation_candidates(store, user, as_of=as_of, frame=frame)
+    cand = frames.cancellation_candidates(store, user, as_of=as_of, frame=frame)
     st.caption("Autorizações canceladas automaticamente quando o relatório mensal não é entregue pelo "
                "segundo mês consecutivo (NORMAM-10 0305 f).")
     if cand.empty:
@@ -162,10 +167,17 @@ def cancellation_tab(frame: pd.DataFrame, as_of: date) -> None:
                              rename={**SHOWN, "due": "Cancelado a partir de"}), hide_index=True, width="stretch")
 
 
+def rows_of(frame: pd.DataFrame, rules: tuple[str, ...]) -> pd.DataFrame:
+    return frame[frame["rule"].isin(rules)] if not frame.empty else frame
+
+
 def court_tab(frame: pd.DataFrame) -> None:
-    court = frame[frame["rule"].isin(engine.COURT_RULES)] if not frame.empty else frame
-    st.caption("Inquérito em 5 dias do conhecimento (art. 33 §2), relatório em 10 dias (art. 37), defesa "
-               "prévia em 10 dias (art. 38) e representação da parte nos 30 dias após o 180º (art. 41 §1 a).")
+    court = rows_of(frame, engine.COURT_RULES)
+    first, span = law.COURT_PRIVATE_REPRESENTATION_DAYS.value
+    st.caption(f"Inquérito em {days_text(law.COURT_INQUIRY_OPENING_DAYS.value)} do conhecimento (art. 33 §2), "
+               f"relatório em {days_text(law.COURT_INQUIRY_REPORT_DAYS.value)} (art. 37), defesa prévia em "
+               f"{days_text(law.COURT_PRIOR_DEFENCE_DAYS.value)} (art. 38) e representação da parte nos "
+               f"{days_text(span)} após o {first}º (art. 41 §1 a).")
     if court.empty:
         st.info("Nenhum acidente com trâmite no Tribunal Marítimo.")
         return
@@ -173,13 +185,40 @@ def court_tab(frame: pd.DataFrame) -> None:
                    ("wreck", "wreck_name", "label_pt", "due", "state_pt", "met_on", "reason", "basis"))
 
 
-def subject_widget(kind: engine.EventKind, frame: pd.DataFrame) -> tuple[str | None, str | None]:
-    """The subject picker for `kind`: (field, code)."""
-    if kind.subject == "contract":
-        contracts = list_contracts(store, user)
-        names = dict(zip(contracts["code"], contracts["organisation_name"]))
-        code = st.selectbox("Contrato", contracts["code"].tolist(), format_func=lambda c: f"{c} — {names[c]}")
-        return "contract_code", code
+def appeals_tab(frame: pd.DataFrame) -> None:
+    part = rows_of(frame, vocabulary.APPEAL_RULES)
+    st.caption(f"Pedido de reconsideração ou recurso em {days_text(law.APPEAL_DAYS.value)} da ciência ou da "
+               f"divulgação oficial da decisão, sem efeito suspensivo (Lei 7.542/1986 art. 33; Lei 9.784/1999 "
+               f"art. 59); decisão em {days_text(law.APPEAL_DECISION_DAYS.value)} do recebimento dos autos, "
+               f"prorrogáveis por igual período (art. 59 §§1–2).")
+    if part.empty:
+        st.info("Nenhum recurso registrado. Registre a ciência da decisão na aba de registro.")
+        return
+    deadline_table(part.sort_values(["contract_code", "start"], kind="stable"),
+                   ("label_pt", "contract_code", "organisation", "due", "state_pt", "met_on", "reason", "basis"))
+
+
+def removals_tab(frame: pd.DataFrame) -> None:
+    part = rows_of(frame, (*vocabulary.REMOVAL_RULES, "owner_balance"))
+    st.caption(f"Determinações de remoção ou demolição com os prazos fixados pela Autoridade Naval ({law.REMOVAL_ORDER}); "
+               f"edital de {days_text(law.REMOVAL_EDITAL_DAYS.value)} (art. 9 §2); sem cumprimento, a Autoridade "
+               "assume por conta do responsável (art. 10). Saldo da alienação à disposição do responsável até 5 anos "
+               "do sinistro, depois receita da União (art. 13 §2). Registro na página Domínio.")
+    if part.empty:
+        st.info("Nenhuma determinação de remoção nem saldo do responsável.")
+        return
+    deadline_table(part.sort_values(["wreck", "start"], kind="stable"),
+                   ("wreck", "wreck_name", "label_pt", "due", "state_pt", "met_on", "reason", "basis"))
+
+
+def contract_widget() -> str | None:
+    contracts = list_contracts(store, user)
+    names = dict(zip(contracts["code"], contracts["organisation_name"]))
+    return st.selectbox("Contrato", contracts["code"].tolist(), format_func=lambda c: f"{c} — {names[c]}")
+
+
+def subject_widget(kind: engine.EventKind) -> tuple[str | None, str | None]:
+    """The subject picker for `kind` (a contract's is chosen before the form): (field, code)."""
     if kind.subject == "wreck":
         w = list_wrecks(store, user)
         names = dict(zip(w["code"], w["name"]))
@@ -189,7 +228,7 @@ def subject_widget(kind: engine.EventKind, frame: pd.DataFrame) -> tuple[str | N
     return None, None
 
 
-def reference_widget(kind: engine.EventKind, frame: pd.DataFrame, as_of: date) -> object:
+def reference_widget(kind: engine.EventKind, frame: pd.DataFrame, as_of: date, contract: str | None) -> object:
     label = kind.reference_label
     if kind.reference is None:
         return None
@@ -202,6 +241,11 @@ def reference_widget(kind: engine.EventKind, frame: pd.DataFrame, as_of: date) -
     if kind.reference == "expiry":
         return st.date_input(label, value=None, format="DD/MM/YYYY",
                              help="Em branco: o vencimento atual da autorização.")
+    if kind.reference == "decision":
+        found = appeals.appealable_decisions(store, user, contract) if contract else None
+        labels = dict(zip(found["reference"], found["label"])) if found is not None else {}
+        return st.selectbox(label, list(labels), format_func=labels.get, placeholder="Nenhuma decisão no contrato",
+                            help="Decisões da Comissão, demonstrativos de partilha emitidos e cancelamento.")
     if kind.reference == "key":
         pending = views.pending_first(frame[frame["state"].isin(engine.PENDING_STATES)]).head(PICK_LIMIT) \
             if not frame.empty else frame
@@ -211,17 +255,16 @@ def reference_widget(kind: engine.EventKind, frame: pd.DataFrame, as_of: date) -
 
 
 def event_form(frame: pd.DataFrame, as_of: date) -> None:
-    kinds = [k for k in engine.EVENT_KINDS if dpc or k.explorer]
+    kinds = [k for k in engine.EVENT_KINDS if manage or k.explorer]
     kind = st.selectbox("Evento", kinds, format_func=lambda k: k.label)
-    labels = {"kind": "Evento", "event_date": "Data do evento", "reference": kind.reference_label,
-              "organisation_id": "Empresa", "note": "Observação", "contract_code": SUBJECT_LABELS["contract"],
-              "wreck_code": SUBJECT_LABELS["wreck"], "office_code": SUBJECT_LABELS["office"]}
+    labels = {**events.FIELD_LABELS, "reference": kind.reference_label}
+    contract = contract_widget() if kind.subject == "contract" else None
     with st.form("event"):
         event_date = st.date_input("Data do evento", value=as_of, format="DD/MM/YYYY")
-        field, subject = subject_widget(kind, frame)
-        reference = reference_widget(kind, frame, as_of)
+        field, subject = ("contract_code", contract) if kind.subject == "contract" else subject_widget(kind)
+        reference = reference_widget(kind, frame, as_of, contract)
         org = None
-        if kind.key == "excursion_notified":
+        if kind.key == vocabulary.EXCURSION_NOTIFIED:
             orgs = list_organisations(store, user)
             names = dict(zip(orgs["id"], orgs["name"]))
             org = st.selectbox("Empresa", orgs["id"].tolist(), format_func=names.get,
@@ -236,14 +279,9 @@ def event_form(frame: pd.DataFrame, as_of: date) -> None:
         data[field] = subject
     if org is not None:
         data["organisation_id"] = int(org)
-    try:
-        new_id = events.record_event(store, user, data)
-    except InputError as exc:
-        show_problems(exc, labels=labels)
-    except (AccessDenied, NotFound, ValuationError) as exc:
-        st.error(str(exc))
-    else:
-        st.success(f"Evento nº {new_id} registrado; os prazos foram recalculados.")
+    new_id = save(events.record_event, store, user, data, labels=labels,
+                  success="Evento nº {result} registrado; os prazos foram recalculados.")
+    if new_id is not None:
         attachments_ui.attach_report(store, user, new_id, report)
 
 
@@ -254,15 +292,11 @@ def waiver_form(frame: pd.DataFrame) -> None:
     titles = {r["key"]: views.row_title(r) for r in pending.to_dict("records")}
     with st.form("waiver"):
         key = st.selectbox("Dispensar ou suspender o prazo", list(titles), format_func=titles.get)
-        reason = st.text_input("Motivo", help="Obrigatório, de 5 a 500 caracteres.")
+        reason = st.text_input("Motivo", help=f"Obrigatório, de {events.MIN_REASON} a {events.MAX_REASON} caracteres.")
         if not st.form_submit_button("Dispensar prazo"):
             return
-    try:
-        events.waive_deadline(store, user, key or "", reason)
-    except InputError as exc:
-        show_problems(exc, labels={"key": "Prazo", "reason": "Motivo"})
-    else:
-        st.success("Dispensa registrada.")
+    save(events.waive_deadline, store, user, key or "", reason, labels={"key": "Prazo", "reason": "Motivo"},
+         success="Dispensa registrada.")
 
 
 def recent_events() -> None:
@@ -306,17 +340,17 @@ def wreck_map_section(codes: list[str], as_of: date) -> None:
 def export_tab(frame: pd.DataFrame, as_of: date, office: str | None, codes: list[str]) -> None:
     st.caption("Calendário com os prazos pendentes (vencidos, a vencer e suspensos); prazos cumpridos, encerrados "
                "ou dispensados não entram.")
-    feed = functools.partial(engine.deadlines_ics, store, user, as_of=as_of, office=office, frame=frame)
+    feed = functools.partial(frames.deadlines_ics, store, user, as_of=as_of, office=office, frame=frame)
     st.download_button("Baixar calendário de prazos (.ics)", feed, file_name=f"prazos-{office or 'todos'}.ics",
                        mime="text/calendar", icon=":material/event:")
-    if not dpc:
+    if not manage:
         return
     orgs = frame[[not is_blank(v) for v in frame["organisation_id"]]].drop_duplicates("organisation_id") \
         if not frame.empty else frame
     if not orgs.empty:
         names = dict(zip(orgs["organisation_id"], orgs["organisation"]))
         pick = st.selectbox("Calendário de uma empresa", list(names), format_func=names.get)
-        org_feed = functools.partial(engine.deadlines_ics, store, user, as_of=as_of, organisation_id=int(pick))
+        org_feed = functools.partial(frames.deadlines_ics, store, user, as_of=as_of, organisation_id=int(pick))
         st.download_button("Baixar calendário da empresa (.ics)", org_feed, file_name=f"prazos-empresa-{pick}.ics",
                            mime="text/calendar")
     wreck_map_section(codes, as_of)
@@ -328,7 +362,7 @@ codes = list_offices(store, user)["code"].tolist()
 office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
 try:
     df = engine.compute_deadlines(store, user, as_of=as_of, office=office)
-except ValuationError as exc:  # AccessDenied included: its message says why
+except ValuationError as exc:  # AccessDenied and an as-of out of range included: the message says why
     st.error(str(exc))
     st.stop()
 
@@ -337,9 +371,9 @@ m = st.columns(4)
 for col, (state, label) in zip(m, METRICS.items()):
     col.metric(label, count_br(int(counts.get(state, 0))))
 
-names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor"]
-names += ["Cancelamento automático", "Tribunal Marítimo", "Registrar", "Exportar"] if dpc else ["Registrar entrega",
-                                                                                               "Exportar"]
+names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor", "Recursos"]
+names += ["Cancelamento automático", "Tribunal Marítimo", "Remoções e saldos", "Registrar", "Exportar"] if manage \
+    else ["Registrar entrega", "Exportar"]
 tabs = dict(zip(names, st.tabs(names)))
 with tabs["Vencidos e a vencer"]:
     lists_tab(df)
@@ -347,14 +381,18 @@ with tabs["Linha do tempo"]:
     timeline_tab(df, as_of)
 with tabs["Mapa de calor"]:
     heatmap_tab(df, as_of)
-if dpc:
+with tabs["Recursos"]:
+    appeals_tab(df)
+if manage:
     with tabs["Cancelamento automático"]:
         cancellation_tab(df, as_of)
     with tabs["Tribunal Marítimo"]:
         court_tab(df)
-with tabs["Registrar" if dpc else "Registrar entrega"]:
+    with tabs["Remoções e saldos"]:
+        removals_tab(df)
+with tabs["Registrar" if manage else "Registrar entrega"]:
     event_form(df, as_of)
-    if dpc and not df.empty:
+    if manage and not df.empty:
         waiver_form(df)
     recent_events()
 with tabs["Exportar"]:

@@ -1,7 +1,9 @@
 """Domínio dos naufrágios: a quem pertencem as coisas de cada naufrágio e desde quando.
 
 Lei 7.542/1986 arts. 3 I, 6, 7 e 32: faixa de datas quando o sinistro só é conhecido
-pelo ano ou pelo século; os intervalos de suspensão do art. 6 parágrafo único.
+pelo ano ou pelo século; os intervalos de suspensão do art. 6 parágrafo único — entre eles o
+período de cada determinação de remoção (arts. 5, 9, 10), registrada aqui — e o saldo mantido
+à disposição do responsável depois da alienação por sua conta (art. 13 §2).
 """
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ import streamlit as st
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display, is_blank
+from ui.forms import blanks_to_none, save
 from ui.safe import md
-from valuation.core.errors import AccessDenied, ValuationError
+from valuation.core.errors import ValuationError
+from valuation.registry import owner_balances, removal_orders
 from valuation.registry.domain.queries import domain_statuses
 from valuation.registry.offices import list_offices
 
@@ -33,7 +37,7 @@ codes = list_offices(store, user)["code"].tolist()
 office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
 try:
     df = domain_statuses(store, user, as_of, office=office)
-except (AccessDenied, ValuationError) as exc:
+except ValuationError as exc:
     st.error(str(exc))
     st.stop()
 
@@ -70,3 +74,93 @@ if not is_blank(row["suspensions"]):
 if not is_blank(row["court_pending"]):
     st.text(f"Tribunal Marítimo (política, Lei 2.180 art. 20): {row['court_pending']}")
 st.text(f"Fundamento: {row['basis']}\n\n{row['steps']}")
+
+
+ORDERS = {"wreck_code": "Naufrágio", "act": "Ato", "kind": "Providência", "ordered_on": "Determinada em",
+          "notice": "Intimação", "starts_by": "Início fixado", "ends_by": "Término fixado", "state_pt": "Situação"}
+BALANCES = {"wreck_code": "Naufrágio", "owner_name": "Responsável", "disposed_on": "Alienação", "proceeds": "Produto",
+            "union_costs": "Despesas da União", "balance": "Saldo", "paid_on": "Entregue em"}
+
+
+def order_form(codes: list[str]) -> None:
+    labels = removal_orders.LABELS
+    with st.expander("Registrar determinação de remoção (art. 5)"):
+        with st.form("removal_order", clear_on_submit=True):
+            a, b, c = st.columns(3)
+            data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
+                    "kind": b.selectbox(labels["kind"], removal_orders.ORDER_KINDS),
+                    "act": c.text_input(labels["act"], placeholder="Ofício nº 12/2026-CPRJ"),
+                    "ordered_on": a.date_input(labels["ordered_on"], value=None, format="DD/MM/YYYY"),
+                    "notice": b.selectbox(labels["notice"], removal_orders.NOTICES,
+                                          format_func=removal_orders.NOTICE_LABELS.get),
+                    "notified_on": c.date_input(labels["notified_on"], value=None, format="DD/MM/YYYY"),
+                    "published_on": a.date_input(labels["published_on"], value=None, format="DD/MM/YYYY"),
+                    "starts_by": b.date_input(labels["starts_by"], value=None, format="DD/MM/YYYY"),
+                    "ends_by": c.date_input(labels["ends_by"], value=None, format="DD/MM/YYYY"),
+                    "reason": st.text_input(labels["reason"])}
+            if st.form_submit_button("Registrar determinação", type="primary"):
+                save(removal_orders.record_removal_order, store, user, blanks_to_none(data), labels=labels,
+                     success="Determinação nº {result} registrada; o prazo de 5 anos fica suspenso enquanto vigorar "
+                             "(art. 6 parágrafo único II).")
+
+
+def order_steps(orders) -> None:  # type: ignore[no-untyped-def]
+    """Takeover (art. 10) and end of an order still running."""
+    running = orders[orders["ended_on"].isna()] if len(orders) else orders
+    if running.empty:
+        return
+    titles = {int(r["id"]): f"{r['wreck_code']} — {r['act']}" for r in running.to_dict("records")}
+    with st.form("removal_step", clear_on_submit=True):
+        a, b, c = st.columns(3)
+        pick = a.selectbox("Determinação em curso", list(titles), format_func=titles.get)
+        step = b.selectbox("Registrar", ("início pelo responsável", "assunção pela Autoridade Naval (art. 10)",
+                                         "remoção concluída", "determinação revogada"))
+        day = c.date_input("Data", value=None, format="DD/MM/YYYY")
+        if st.form_submit_button("Registrar etapa"):
+            if step.startswith("início"):
+                save(removal_orders.record_removal_start, store, user, pick, {"day": day},
+                     labels=removal_orders.LABELS, success="Início registrado.")
+            elif step.startswith("assunção"):
+                save(removal_orders.record_takeover, store, user, pick, {"day": day}, labels=removal_orders.LABELS,
+                     success="Assunção registrada (art. 10).")
+            else:
+                kind = "concluída" if step.startswith("remoção") else "revogada"
+                save(removal_orders.end_order, store, user, pick, {"day": day, "end_kind": kind},
+                     labels=removal_orders.LABELS, success="Determinação encerrada; a suspensão do prazo de 5 anos "
+                                                           "termina nesse dia.")
+
+
+def balance_form(codes: list[str]) -> None:
+    labels = owner_balances.LABELS
+    with st.expander("Registrar saldo do responsável (art. 13 §2)"):
+        with st.form("owner_balance", clear_on_submit=True):
+            a, b, c = st.columns(3)
+            data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
+                    "disposed_on": b.date_input(labels["disposed_on"], value=None, format="DD/MM/YYYY"),
+                    "proceeds": c.text_input(labels["proceeds"], placeholder="84.300,00"),
+                    "union_costs": a.text_input(labels["union_costs"], placeholder="61.875,40"),
+                    "note": st.text_input(labels["note"])}
+            if st.form_submit_button("Registrar saldo", type="primary"):
+                save(owner_balances.record_owner_balance, store, user, blanks_to_none(data), labels=labels,
+                     success="Saldo nº {result} registrado.")
+
+
+st.subheader("Determinações de remoção (Lei 7.542/1986 arts. 5, 9 e 10)")
+orders = removal_orders.list_removal_orders(store, user)
+if orders.empty:
+    st.caption("Nenhuma determinação de remoção registrada.")
+else:
+    st.dataframe(for_display(orders, dates=["ordered_on", "starts_by", "ends_by"], only=list(ORDERS),
+                             labels={"notice": removal_orders.NOTICE_LABELS}, rename=ORDERS),
+                 hide_index=True, width="stretch")
+order_form(df["code"].tolist())
+order_steps(orders)
+st.subheader("Saldos à disposição do responsável (art. 13 §2)")
+balances = owner_balances.list_owner_balances(store, user)
+if balances.empty:
+    st.caption("Nenhum saldo registrado.")
+else:
+    st.dataframe(for_display(balances, dates=["disposed_on", "paid_on"], money=["proceeds", "union_costs", "balance"],
+                             only=list(BALANCES), rename=BALANCES), hide_index=True, width="stretch")
+    st.caption("Cada saldo aparece na página Prazos com a data em que passa a receita da União.")
+balance_form(df["code"].tolist())

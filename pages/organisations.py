@@ -8,6 +8,7 @@ from ui.fmt import count_br, date_br, for_display, is_blank, text
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.ids import format_cnpj, format_cpf
+from valuation.db.access import allowed
 from valuation.registry import organisations
 
 TABLE = {"name": "Razão social", "trade_name": "Nome fantasia", "cnpj": "CNPJ", "nationality": "Nacionalidade",
@@ -88,5 +89,5 @@ if len(df):
 else:
     st.info("Nenhuma empresa encontrada." if search.strip() else "Nenhuma empresa inscrita.")
 
-if user.role == "dpc":
+if allowed(user, "create_organisation"):
     register()

@@ -9,9 +9,11 @@ from ui.charts import show
 from ui.fmt import count_br, for_display, is_blank, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
-from valuation.core.law import CASUALTY_TYPES
+from valuation.core.law import CASUALTY_TYPES, PREFERENCE_EQUAL_TERMS
 from valuation.core.positions import DATUMS
-from valuation.registry import offices, wrecks
+from valuation.db.access import allowed
+from valuation.registry import co_signatures, offices, preference, wrecks
+from valuation.registry.contracts import list_contracts
 from valuation.registry.domain.queries import casualty_text
 
 TABLE = {"code": "Código", "name": "Nome", "hull_material": "Casco", "casualty": "Data do sinistro",
@@ -62,6 +64,55 @@ def detail(df) -> None:  # type: ignore[no-untyped-def]
     b.markdown(f"**Posição:** {md(w['position_text']) if w['position_cleared'] else 'sigilosa (NORMAM-10 0105)'}  \n"
                f"Jurisdição: {md(w['office_name'])} ({w['state']})  \n"
                f"Contratos: {md(', '.join(w['contracts']) or '—')}")
+    contracts_of(int(choice))
+    if allowed(user, "read_preference"):
+        ranking(int(choice))
+
+
+CONTRACTS = {"code": "Contrato", "kind": "Tipo", "organisation_name": "Empresa", "requested_on": "Pedido em",
+             "signed_on": "Assinado em", "state_pt": "Situação", "co_signed_on": "Coassinatura (MinC)"}
+
+
+def contracts_of(wreck_id: int) -> None:
+    """The wreck's contracts with their state (the co-signature of art. 20 §1 included)."""
+    found = list_contracts(store, user, wreck_id=wreck_id)
+    if found.empty:
+        return
+    st.dataframe(for_display(found, dates=["requested_on", "signed_on", "co_signed_on"], only=list(CONTRACTS),
+                             rename=CONTRACTS), hide_index=True, width="stretch")
+    missing = found[[bool(v) for v in found["co_signature_missing"]]]
+    if len(missing):
+        st.warning(", ".join(missing["code"]) + f": {co_signatures.MISSING_TEXT}. Seus prazos ficam suspensos até "
+                                                "que a coassinatura seja registrada.")
+        if allowed(user, "record_co_signature"):
+            co_signature_form(missing["code"].tolist())
+
+
+def co_signature_form(codes: list[str]) -> None:
+    labels = co_signatures.LABELS
+    with st.form("co_signature", clear_on_submit=True):
+        a, b = st.columns(2)
+        data = {"contract_code": a.selectbox(labels["contract_code"], codes),
+                "signed_on": b.date_input(labels["signed_on"], value=None, format="DD/MM/YYYY"),
+                "act": a.text_input(labels["act"], placeholder="Termo de coassinatura nº 01/2026-MinC"),
+                "signatory": b.text_input(labels["signatory"])}
+        if st.form_submit_button("Registrar coassinatura"):
+            save(co_signatures.record_co_signature, store, user, blanks_to_none(data), labels=labels,
+                 success="Coassinatura registrada: o contrato entra em vigor e seus prazos voltam a correr.")
+
+
+def ranking(wreck_id: int) -> None:
+    """Competing requests for the wreck, ranked under art. 16 §2 with the basis of each place."""
+    ranked = preference.preference_ranking(store, user, wreck_id)
+    if not ranked:
+        return
+    st.markdown("**Pedidos de exploração ou remoção e preferência (Lei 7.542/1986 art. 16 §2)**")
+    st.table([{"Ordem": f"{r.place}º", "Pedido": r.request.contract_code, "Empresa": r.request.organisation,
+               "Pedido em": text(r.request.requested_on.strftime("%d/%m/%Y") if r.request.requested_on else None),
+               "Preferência": preference.PREFERENCE_LABELS[r.preference], "Fundamento": r.basis, "Observação": r.note}
+              for r in ranked])
+    st.caption(("Pedidos concorrentes. " if len(ranked) > 1 else "Sem pedidos concorrentes. ")
+               + f"Preferência: {PREFERENCE_EQUAL_TERMS}; a Autoridade Naval compara as condições oferecidas.")
 
 
 def register(office_codes: list[str]) -> None:
@@ -133,5 +184,5 @@ if len(df):
 else:
     st.info("Nenhum naufrágio encontrado com estes filtros.")
 
-if user.role == "dpc":
+if allowed(user, "create_wreck"):
     register(office_df["code"].tolist())

@@ -179,7 +179,8 @@ def test_dpc_sees_every_policy_and_changes_one_with_its_reason(small_world: Any)
     assert not page_problems(page)
     overview = page.table[0].value
     assert list(overview.index) == [p.label for p in DEFAULTS]
-    assert set(overview["Alterada por"]) == {"valor padrão (nunca alterado)"}
+    assert set(overview["Registrada por"]) == {"valor padrão (nunca alterado)"}
+    assert set(overview["Em vigor desde"]) == {"sempre (padrão)"}
     assert "Nenhuma alteração registrada" in texts(page)
     pick = next(w for w in page.selectbox if w.label == "Política a alterar")
     pick.select("spread_threshold").run()
@@ -188,11 +189,13 @@ def test_dpc_sees_every_policy_and_changes_one_with_its_reason(small_world: Any)
     assert any("Motivo da alteração" in e.value for e in page.error)
     page.text_area[0].input(REASON)
     button(page, "Gravar alteração").click().run()
-    assert "Limite de dispersão dos valores: agora 40 % da mediana" in texts(page)
+    today = date.today().strftime("%d/%m/%Y")
+    assert f"Limite de dispersão dos valores: 40 % da mediana a partir de {today}" in texts(page)
     overview = page.table[0].value
     assert overview.loc["Limite de dispersão dos valores", "Valor em vigor"] == "40 % da mediana"
-    assert overview.loc["Limite de dispersão dos valores", "Motivo"] == REASON
-    assert page.table[1].value["Novo valor"].tolist() == ["40 % da mediana"]
+    assert overview.loc["Limite de dispersão dos valores", "Em vigor desde"] == today
+    assert page.table[1].value["Valor"].tolist() == ["40 % da mediana"]
+    assert page.table[1].value["Motivo"].tolist() == [REASON]
     assert page.text_area[0].value in ("", None)              # the next change starts with an empty reason
     assert not page_problems(page)
     with Store(small_world.path) as s:

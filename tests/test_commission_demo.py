@@ -232,8 +232,8 @@ def test_deterministic_idempotent_and_in_the_suite(seeded: tuple[Store, dict[str
         assert digest(other) == digest(store)
     finally:
         other.close()
-    modules = [m for m, _, _ in demo_suite.EXTRA_STEPS]
-    at = modules.index("valuation.demo.commission")
-    assert demo_suite.EXTRA_STEPS[at][1] == "seed_commission_demo"
-    assert "valuation.demo.deadlines" in modules
-    assert all("partition" not in m for m in modules[:at])     # decisions exist before the partition step
+    steps = [name for name, _ in demo_suite.STEPS]
+    at = steps.index("commission.seed_commission_demo")
+    assert demo_suite.STEPS[at][1] is cd.seed_commission_demo
+    assert "deadlines.seed_deadline_demo" in steps
+    assert all("partition" not in m for m in steps[:at])     # decisions exist before the partition step

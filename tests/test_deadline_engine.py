@@ -21,7 +21,8 @@ import pypdf
 import pytest
 
 from valuation.core.errors import AccessDenied, InputError, NotFound, StoreError
-from valuation.deadlines import calendars, engine, events, wreck_map
+from valuation.deadlines import calendars, engine, events, frames, wreck_map
+from valuation.policies import values as policies
 from valuation.demo.deadlines import seed_deadline_demo
 from valuation.registry.domain.queries import domain_statuses
 
@@ -49,7 +50,7 @@ def deadline(world, key: str, as_of: date, who: str = "dpc") -> dict:
 
 def deliver(world, code: str, month: str, day: date, who: str = "dpc") -> int:
     return events.record_event(world.store, world.principal(who), {
-        "kind": "monthly_report_delivered", "contract_code": code, "reference": month, "event_date": day})
+        "kind": "relatório_mensal_entregue", "contract_code": code, "reference": month, "event_date": day})
 
 
 # -- states over time ------------------------------------------------------------------------------
@@ -88,7 +89,7 @@ def test_recompute_after_event_correction_void_and_waiver(world):
     first = deliver(world, "A-1", "2025-02", date(2025, 3, 17))
     assert deadline(world, FEB_REPORT_A1, as_of)["met_on"] == date(2025, 3, 17)
     # a correction supersedes the first row (append-only); the later date now counts
-    events.record_event(world.store, dpc, {"kind": "monthly_report_delivered", "contract_code": "A-1",
+    events.record_event(world.store, dpc, {"kind": "relatório_mensal_entregue", "contract_code": "A-1",
                                            "reference": "2025-02", "event_date": date(2025, 3, 21),
                                            "supersedes": first})
     row = deadline(world, FEB_REPORT_A1, as_of)
@@ -96,7 +97,7 @@ def test_recompute_after_event_correction_void_and_waiver(world):
     current = events.list_events(world.store, dpc)
     assert not bool(current.set_index("id").loc[first, "current"])
     with pytest.raises(InputError):  # a superseded row cannot be corrected twice
-        events.record_event(world.store, dpc, {"kind": "monthly_report_delivered", "contract_code": "A-1",
+        events.record_event(world.store, dpc, {"kind": "relatório_mensal_entregue", "contract_code": "A-1",
                                                "reference": "2025-02", "event_date": date(2025, 3, 19),
                                                "supersedes": first})
     latest = int(current["id"].max())
@@ -124,7 +125,7 @@ def test_duplicate_and_bad_events_are_refused_with_every_problem(world):
         deliver(world, "A-1", "2025-02", date(2025, 3, 11))
     assert "já registrado em 10/03/2025" in str(dup.value)
     with pytest.raises(InputError) as bad:
-        events.record_event(world.store, dpc, {"kind": "monthly_report_delivered", "contract_code": "ZZ-9",
+        events.record_event(world.store, dpc, {"kind": "relatório_mensal_entregue", "contract_code": "ZZ-9",
                                                "reference": "2025-13", "event_date": "31/02/2025", "extra": 1})
     paths = {p.path for p in bad.value.problems}
     assert {"contract_code", "reference", "event_date", "extra"} <= paths
@@ -136,10 +137,10 @@ def test_duplicate_and_bad_events_are_refused_with_every_problem(world):
 
 @pytest.mark.parametrize("event, rule, due, moved_from", [
     # published Fri 28/03/2025 + 15 days = Sat 12/04 → Mon 14/04 (art. 16 §4; art. 66 §1)
-    ({"kind": "notice_published", "wreck_code": "NAU-1890-02", "event_date": date(2025, 3, 28)},
+    ({"kind": "edital_de_preferência_publicado", "wreck_code": "NAU-1890-02", "event_date": date(2025, 3, 28)},
      "preference_notice", date(2025, 4, 14), date(2025, 4, 12)),
     # recovered 10/03/2025 + 30 days = Wed 09/04 (art. 12 §1)
-    ({"kind": "recovery_for_owner", "wreck_code": "NAU-1890-02", "event_date": date(2025, 3, 10)},
+    ({"kind": "resgate_por_conta_do_responsável", "wreck_code": "NAU-1890-02", "event_date": date(2025, 3, 10)},
      "owner_reclaim", date(2025, 4, 9), None),
 ])
 def test_deadlines_started_by_an_event_and_closed_by_deadline_met(world, event, rule, due, moved_from):
@@ -148,11 +149,11 @@ def test_deadlines_started_by_an_event_and_closed_by_deadline_met(world, event, 
     key = f"{rule}:e{event_id}"
     row = deadline(world, key, event["event_date"])
     assert (row["due"], row["moved_from"], row["state"]) == (due, moved_from, "upcoming")
-    events.record_event(world.store, dpc, {"kind": "deadline_met", "reference": key, "event_date": due})
+    events.record_event(world.store, dpc, {"kind": "prazo_cumprido", "reference": key, "event_date": due})
     closed = deadline(world, key, due)
     assert (closed["state"], closed["late"], closed["reason"]) == ("met", False, f"encerrado em {due:%d/%m/%Y}")
     with pytest.raises(InputError):
-        events.record_event(world.store, dpc, {"kind": "deadline_met", "reference": "no_such_rule:x",
+        events.record_event(world.store, dpc, {"kind": "prazo_cumprido", "reference": "no_such_rule:x",
                                                "event_date": due})
 
 
@@ -183,7 +184,7 @@ def test_found_things_unclaimed_and_proceeds(world):
     assert deadline(world, "found_proceeds:f7", date(2026, 3, 4))["reason"] == (
         "encerrado em 03/03/2026 (produto recolhido à União)")
     with pytest.raises(InputError) as refused:  # closed on the found-things page, not by deadline_met
-        events.record_event(store, dpc, {"kind": "deadline_met", "reference": "found_unclaimed:f7",
+        events.record_event(store, dpc, {"kind": "prazo_cumprido", "reference": "found_unclaimed:f7",
                                          "event_date": date(2025, 4, 1)})
     assert refused.value.problems[0].path == "reference"
 
@@ -191,7 +192,7 @@ def test_found_things_unclaimed_and_proceeds(world):
 def test_excursion_notified_late_is_met_late(world):
     """Excursion on Fri 28/03/2025 at CPRJ: the 10th business day back from the 27th is 14/03."""
     events.record_event(world.store, world.principal("dpc"), {
-        "kind": "excursion_notified", "wreck_code": "NAU-1890-02", "event_date": date(2025, 3, 20),
+        "kind": "excursão_comunicada", "wreck_code": "NAU-1890-02", "event_date": date(2025, 3, 20),
         "reference": "28/03/2025", "organisation_id": world.ids["org_b"]})
     df = engine.compute_deadlines(world.store, world.principal("explorer_b"), as_of=date(2025, 3, 25))
     row = df[df["rule"] == "tourism_notice"].iloc[0]
@@ -224,7 +225,7 @@ def test_other_roles_are_refused(world, who):
     with pytest.raises(AccessDenied):
         engine.compute_deadlines(world.store, user, as_of=date(2025, 6, 30))
     with pytest.raises(AccessDenied):
-        engine.deadlines_ics(world.store, user, as_of=date(2025, 6, 30))
+        frames.deadlines_ics(world.store, user, as_of=date(2025, 6, 30))
     with pytest.raises(AccessDenied):
         domain_statuses(world.store, user, date(2025, 6, 30))
 
@@ -237,7 +238,7 @@ def test_explorer_records_only_its_own_reports(world):
         deliver(world, "B-1", "2025-02", date(2025, 3, 10), who="explorer_a")
     assert other.value.problems[0].path == "contract_code"
     with pytest.raises(AccessDenied):
-        events.record_event(world.store, explorer, {"kind": "operations_started", "contract_code": "A-1",
+        events.record_event(world.store, explorer, {"kind": "operações_iniciadas", "contract_code": "A-1",
                                                     "event_date": date(2025, 1, 6)})
     with pytest.raises(AccessDenied):
         events.waive_deadline(world.store, explorer, FEB_REPORT_A1, "quero dispensa")
@@ -252,15 +253,15 @@ def test_automatic_cancellation_candidates(world):
     deliver(world, "A-1", "2025-01", date(2025, 2, 10))   # A-1: February and March missing
     for month, day in (("2025-01", date(2025, 2, 10)), ("2025-03", date(2025, 4, 10))):
         deliver(world, "B-1", month, day)                   # B-1: only February missing
-    cand = engine.cancellation_candidates(world.store, dpc, as_of=as_of)
+    cand = frames.cancellation_candidates(world.store, dpc, as_of=as_of)
     # A-1: March report due 14/04/2025 (10th business day of April at CPBA) → cancelled from 15/04
     assert cand[["contract_code", "due"]].values.tolist() == [["A-1", date(2025, 4, 15)]]
     assert "NORMAM-10 0305 f" in cand.iloc[0]["steps"]
     deliver(world, "B-1", "2025-04", date(2025, 5, 9))
-    later = engine.cancellation_candidates(world.store, dpc, as_of=date(2025, 6, 20))
+    later = frames.cancellation_candidates(world.store, dpc, as_of=date(2025, 6, 20))
     assert "B-1" not in set(later["contract_code"])  # one missing month is not two consecutive
     events.waive_deadline(world.store, dpc, "automatic_cancellation:A-1", "Relatórios entregues com justificativa")
-    assert engine.cancellation_candidates(world.store, dpc, as_of=as_of).empty
+    assert frames.cancellation_candidates(world.store, dpc, as_of=as_of).empty
 
 
 # -- calendars from the database ----------------------------------------------------------------------------
@@ -273,11 +274,29 @@ def test_local_holiday_and_policy_days_move_deadlines(world):
     assert deadline(world, "monthly_report:B-1:2025-02", as_of)["due"] == FEB_DUE  # CPRJ is not affected
     calendars.remove_local_holiday(world.store, dpc, "CPBA", date(2025, 3, 18))
     assert deadline(world, FEB_REPORT_A1, as_of)["due"] == FEB_DUE
-    # without policy days, Carnival is a business day: 3, 4, 5, 6, 7, 10, 11, 12, 13, 14 → 14/03
-    calendars.set_policy_days(world.store, dpc, [])
+    # without policy days from 01/02/2025 (the month reported starts then), Carnival is a business day:
+    # 3, 4, 5, 6, 7, 10, 11, 12, 13, 14 → 14/03
+    policies.set_policy(world.store, dpc, "policy_days", [], "Portaria sem pontos facultativos em 2025",
+                        effective_from=date(2025, 2, 1))
     assert deadline(world, FEB_REPORT_A1, as_of)["due"] == date(2025, 3, 14)
     actions = [r["action"] for r in world.store.fetch("SELECT action FROM audit_log ORDER BY id")]
     assert actions[-3:] == ["add_local_holiday", "remove_local_holiday", "set_policy"]
+
+
+def test_a_change_of_policy_days_never_rewrites_an_earlier_period(world):
+    """Issue 15: the calendar is the one in force when the period starts. Removing the pontos
+    facultativos from 02/02/2025 leaves the February report (period from 01/02) due on 18/03/2025,
+    Carnival (03–04/03) still closed for it; the report of March 2025 (period from 01/03) is counted
+    without them."""
+    dpc, as_of = world.principal("dpc"), date(2025, 3, 1)
+    march_before = deadline(world, "monthly_report:A-1:2025-03", date(2025, 4, 1))["due"]
+    policies.set_policy(world.store, dpc, "policy_days", [], "Sem pontos facultativos a partir de 02/02/2025",
+                        effective_from=date(2025, 2, 2))
+    assert deadline(world, FEB_REPORT_A1, as_of)["due"] == FEB_DUE
+    assert "03/03/2025 (ponto facultativo: Carnaval)" in deadline(world, FEB_REPORT_A1, as_of)["steps"]
+    # April 2025 at CPBA: 1–4, 7–11, 14 are the first ten business days either way (no policy day in
+    # April): the change shows on the calendar, not on this due date
+    assert deadline(world, "monthly_report:A-1:2025-03", date(2025, 4, 1))["due"] == march_before
 
 
 def test_local_holiday_validation(world):
@@ -350,7 +369,8 @@ def test_court_pending_suspension_counts_only_under_the_policy(world):
     assert (off["since"], off["since_max"]) == (date(2000, 3, 3), date(2001, 3, 3))
     assert "Inquérito pendente (não considerada" in off["suspensions"]
     store.write("test", lambda tx: tx.execute(
-        "INSERT INTO policies (key, value_json, set_by) VALUES ('court_pending_suspends_lapse', 'true', 'test')"))
+        "INSERT INTO policies (key, value_json, set_by, effective_from) VALUES ('court_pending_suspends_lapse', "
+        "'true', 'test', DATE '1990-01-01')"))   # in force on the day asked (a policy applies from its date)
     on = domain_statuses(store, dpc, date(2025, 6, 30)).set_index("code").loc["NAU-1995-03"]
     # + 31 days: 02/04/2000 is a Sunday → 03/04 → União 04/04/2000; 02/04/2001 (Monday) → União 03/04/2001
     assert (on["since"], on["since_max"]) == (date(2000, 4, 4), date(2001, 4, 3))
@@ -385,7 +405,7 @@ def test_wreck_map_negat_sinistro_and_rows(world):
     assert "Pesqueiro Três Irmãos" in _xlsx_cells(wreck_map.wreck_map_xlsx(world.store, dpc, office="CPSP", year=1995))
     with pytest.raises(AccessDenied):
         wreck_map.wreck_map(world.store, world.principal("explorer"), office="CPSP", year=1995)
-    events.record_event(world.store, dpc, {"kind": "wreck_map_sent", "office_code": "CPSP", "reference": "2024",
+    events.record_event(world.store, dpc, {"kind": "mapa_de_naufrágios_enviado", "office_code": "CPSP", "reference": "2024",
                                            "event_date": date(2025, 2, 12)})
     assert deadline(world, "wreck_map:CPSP:2024", date(2025, 3, 1))["state"] == "met"
 
@@ -410,7 +430,7 @@ def _events(ics: bytes) -> dict[str, dict[str, str]]:
 
 def test_ics_feed_of_an_explorer_has_its_pending_deadlines_on_their_due_days(world):
     deliver(world, "B-1", "2025-01", date(2025, 2, 12))
-    ics = engine.deadlines_ics(world.store, world.principal("explorer_b"), as_of=date(2025, 3, 10))
+    ics = frames.deadlines_ics(world.store, world.principal("explorer_b"), as_of=date(2025, 3, 10))
     feed = _events(ics)
     # January is met (left out); February due 18/03 (Carnival 3–4 March), March due 14/04 (CPRJ);
     # start of operations fixed for 06/01/2025; extension asked by 06/11/2025 (05/01/2026 − 60 days)
@@ -420,7 +440,7 @@ def test_ics_feed_of_an_explorer_has_its_pending_deadlines_on_their_due_days(wor
     assert {uid: e["DTSTART;VALUE=DATE"] for uid, e in feed.items()} == expected
     assert feed["monthly_report:B-1:2025-02@valuation"]["DTEND;VALUE=DATE"] == "20250319"
     assert "A-1" not in ics.decode("utf-8")
-    office = _events(engine.deadlines_ics(world.store, world.principal("dpc"), as_of=date(2025, 3, 10),
+    office = _events(frames.deadlines_ics(world.store, world.principal("dpc"), as_of=date(2025, 3, 10),
                                           office="CPBA"))
     assert "monthly_report:A-1:2025-02@valuation" in office and not any("B-1" in uid for uid in office)
 

@@ -15,7 +15,7 @@ from tests.commission_support import add_member, full_panel
 from valuation.commission import workflow as cm
 from valuation.commission.access import panel_problems
 from valuation.core.errors import ConflictError
-from valuation.deadlines import engine
+from valuation.deadlines import engine, frames
 from valuation.registry.domain.queries import domain_statuses
 
 AS_OF = date(2025, 6, 30)
@@ -89,9 +89,9 @@ def test_open_suspension_is_stored_and_shown_as_suspended(small_world):
     assert "art. 6 parágrafo único" in lapse["reason"]
     # the dashboard's derived views and the .ics feed leave a deadline without a due date out, never fail
     df = engine.compute_deadlines(s, small_world.principal("dpc"), as_of=AS_OF)
-    assert engine.heatmap_frame(df, 2025).shape[1] == 4
-    engine.timeline_frame(df)
-    assert b"NAU-2015-12" not in engine.deadlines_ics(s, small_world.principal("dpc"), as_of=AS_OF, frame=df)
+    assert frames.heatmap_frame(df, 2025).shape[1] == 4
+    frames.timeline_frame(df)
+    assert b"NAU-2015-12" not in frames.deadlines_ics(s, small_world.principal("dpc"), as_of=AS_OF, frame=df)
     # once it ends (01/06/2019–30/06/2020: 30 + 184 + 182 = 396 days, 2020 is a leap year), the lapse runs
     # again: 10/01/2020 + 396 days = 09/02/2021 (Tuesday) → União 10/02/2021
     s.write("test", lambda tx: tx.execute("UPDATE wreck_suspensions SET ends_on = DATE '2020-06-30' "

@@ -23,7 +23,7 @@ from ui_support import page_as, texts
 from tests.db_copies import copy_database
 from valuation.db.access import Principal
 from valuation.db.store import Store
-from valuation.deadlines import engine, views, wreck_map
+from valuation.deadlines import engine, frames, views, wreck_map
 from valuation.demo.base import DEMO_TODAY
 from valuation.demo.suite import seed_full_demo
 from valuation.inventory import found_things as ft
@@ -192,7 +192,7 @@ def test_a_five_year_lapse_that_ran_out_is_closed_not_overdue(small_world):
     assert row["state"] == "met" and row["met_on"].toordinal() == since
     assert row["state_pt"] == f"encerrado — União desde {date.fromordinal(since):%d/%m/%Y}"
     assert "art. 7" in row["reason"]
-    ics = engine.deadlines_ics(store, dpc, as_of=date(2025, 7, 20)).decode()
+    ics = frames.deadlines_ics(store, dpc, as_of=date(2025, 7, 20)).decode()
     assert f"UID:{key}@valuation" not in ics and "UID:" in ics
 
 
@@ -204,7 +204,7 @@ def test_on_the_demo_no_lapse_pads_the_overdue_list_or_the_feed(demo):
         closed = lapses[lapses["state_pt"].str.startswith("encerrado — União desde")]
         assert len(closed) >= 3  # RJ-005, PA-002, PR-001, AP-001 in the demo
         assert not (lapses["state"] == "overdue").any()
-        ics = engine.deadlines_ics(store, dpc, as_of=DEMO_TODAY).decode()
+        ics = frames.deadlines_ics(store, dpc, as_of=DEMO_TODAY).decode()
     unfolded = ics.replace("\r\n ", "")
     assert all(f"UID:{key}@valuation" not in unfolded for key in closed["key"])
     assert "UID:" in unfolded
@@ -326,7 +326,7 @@ def test_dpc_records_a_wreck_map_sent_on_the_page(small_world):
     small_world.store.close()
     at = page_as(small_world.path, small_world.principal("dpc"), "deadlines")
     at.date_input[0].set_value(date(2025, 3, 1)).run()
-    kind = engine.EVENT_KIND_BY_KEY["wreck_map_sent"]
+    kind = engine.EVENT_KIND_BY_KEY["mapa_de_naufrágios_enviado"]
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
     next(d for d in at.date_input if d.label == "Data do evento").set_value(date(2025, 2, 10))
     next(s for s in at.selectbox if s.label == "Capitania/Delegacia/Agência" and "CPSP" in s.options
@@ -336,4 +336,4 @@ def test_dpc_records_a_wreck_map_sent_on_the_page(small_world):
     assert not at.exception and not at.error, [e.value for e in at.error]
     with Store(small_world.path) as store:
         row = store.fetch_one("SELECT kind, office_code, reference FROM deadline_events ORDER BY id DESC LIMIT 1")
-    assert row == {"kind": "wreck_map_sent", "office_code": "CPSP", "reference": "2024"}
+    assert row == {"kind": "mapa_de_naufrágios_enviado", "office_code": "CPSP", "reference": "2024"}

@@ -96,7 +96,7 @@ def test_explorer_records_a_report_delivery_on_the_page(world):
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("registrado" in s.value for s in at.success)
     row = world.store.fetch_one("SELECT kind, reference, recorded_by FROM deadline_events ORDER BY id DESC LIMIT 1")
-    assert row == {"kind": "monthly_report_delivered", "reference": "2025-06", "recorded_by": "exp.alfa"}
+    assert row == {"kind": "relatório_mensal_entregue", "reference": "2025-06", "recorded_by": "exp.alfa"}
 
 
 def test_calendar_page_adds_a_local_holiday_and_shows_problems(world):

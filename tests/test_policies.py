@@ -1,5 +1,7 @@
-"""Policies (issue 11): the value in force, its history and its changes — validated with the policy's
-label, audited, and read by the three older readers exactly as written; dated rows apply from their day."""
+"""Policies (issues 11, 15): the value in force, its history and its changes — validated with the policy's
+label, audited, read through the one reader (valuation.policies.values) by every capability; every value
+carries its legal reference and the day from which it applies (past: to the periods started since;
+future: scheduled)."""
 from __future__ import annotations
 
 import json
@@ -11,7 +13,6 @@ import pytest
 
 from valuation.commission import workflow as commission
 from valuation.core.errors import AccessDenied, InputError
-from valuation.deadlines import calendars
 from valuation.partition import workflow as partition
 from valuation.policies import fields
 from valuation.policies import values as policies
@@ -34,6 +35,13 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "calendar_alarm_days": ("1, 7, 7", (7, 1), "7 dias antes e 1 dia antes"),
     "comparables_outlier_factor": ("2,5", Decimal("2.5"), "2,5 × a amplitude interquartil"),
     "comparables_min_count": (8, 8, "8 decisões publicadas comparáveis"),
+    "monthly_report_business_day": ("5", 5, "5º dia útil do mês seguinte"),
+    "removal_monthly_report_min_days": (90, 90, "90 dias de duração"),
+    "final_report_days": ("120", 120, "120 dias após o término dos trabalhos"),
+    "extension_request_days": (45, 45, "45 dias antes do vencimento"),
+    "tourism_notice_business_days": (15, 15, "15 dias úteis antes da excursão"),
+    "wreck_map_day": ("31/03", (3, 31), "até 31 de março do ano seguinte"),
+    "early_closing_days": ("24/12, 31/12, 19/03", ((3, 19), (12, 24), (12, 31)), "19 de março, 24 de dezembro, 31 de dezembro"),
 }
 
 
@@ -61,7 +69,8 @@ def test_a_change_is_stored_audited_and_in_force(small_world: Any, key: str) -> 
     before = policies.policy_in_force(s, key)
     state = policies.set_policy(s, dpc, key, sent, REASON)
     assert (state.value, state.text, state.reason, state.set_by) == (value, text, REASON, dpc.username)
-    assert not state.is_default and state.set_by_name == dpc.full_name and state.effective_from is None
+    assert not state.is_default and state.set_by_name == dpc.full_name and state.effective_from == s.now().date()
+    assert state.basis == DEFAULT_BY_KEY[key].basis   # no reference given: the key's own
     row = s.fetch_one("SELECT * FROM audit_log ORDER BY id DESC LIMIT 1")
     assert (row["action"], row["entity"], row["actor"]) == ("set_policy", "policy", dpc.username)
     assert json.loads(row["after_json"])["reason"] == REASON
@@ -70,7 +79,7 @@ def test_a_change_is_stored_audited_and_in_force(small_world: Any, key: str) -> 
     assert history["text"].tolist() == [text] and history["reason"].tolist() == [REASON]
 
 
-def test_what_the_page_writes_the_three_older_readers_read(small_world: Any) -> None:
+def test_what_the_page_writes_every_capability_reads_through_the_one_reader(small_world: Any) -> None:
     s, dpc = small_world.store, small_world.principal("dpc")
     for key, (sent, _value, _text) in CHANGES.items():
         policies.set_policy(s, dpc, key, sent, REASON)
@@ -78,18 +87,53 @@ def test_what_the_page_writes_the_three_older_readers_read(small_world: Any) -> 
     assert partition.difficulty_weights(s) == (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0))
     consensus = commission.current_policy(s)
     assert (consensus.method, consensus.quorum, consensus.spread_threshold) == ("trimmed_mean", 5, Decimal("0.355"))
-    assert calendars.policy_values(s, ("due_soon_days", "court_pending_suspends_lapse")) == {
+    assert policies.values_in_force(s, ("due_soon_days", "court_pending_suspends_lapse")) == {
         "due_soon_days": 20, "court_pending_suspends_lapse": True}
-    assert calendars.policy_days_in_force(s) == ("carnival_monday", "christmas_eve")
-    for key in CHANGES:  # the page's reader agrees with the older ones on every key
+    for key in CHANGES:
         assert policies.policy_in_force(s, key).value == CHANGES[key][1], key
 
 
-def test_a_value_the_calendar_page_wrote_is_shown_too(small_world: Any) -> None:
+def test_an_unreadable_commission_rule_is_an_error_never_ignored(small_world: Any) -> None:
+    from valuation.core.errors import ConflictError
+
+    _row(small_world.store, "quorum", '"muitos"', datetime(2026, 1, 5, 12), date(2026, 1, 5))
+    with pytest.raises(ConflictError) as err:
+        commission.current_policy(small_world.store)
+    assert "Quórum da Comissão" in str(err.value)
+
+
+def test_a_value_with_its_reference_and_a_past_or_future_effective_date(small_world: Any) -> None:
+    """Issue 15: DPC records a NORMAM revision with its reference and the day it applies from."""
     s, dpc = small_world.store, small_world.principal("dpc")
-    calendars.set_policy_days(s, dpc, ["corpus_christi"])
-    state = policies.policy_in_force(s, "policy_days")
-    assert state.value == ("corpus_christi",) and state.text == "Corpus Christi" and state.reason is None
+    today = s.now().date()
+    past, future = today - timedelta(days=40), today + timedelta(days=90)
+    ref = "Portaria DPC nº 77/2026 (NORMAM-10 0301 c, nova redação)"
+    policies.set_policy(s, dpc, "final_report_days", "120", REASON, effective_from=past, basis=ref)
+    scheduled = policies.set_policy(s, dpc, "final_report_days", "60", REASON, effective_from=future, basis=ref)
+    assert (scheduled.value, scheduled.effective_from, scheduled.basis) == (60, future, ref)
+    at = {d: policies.policy_in_force(s, "final_report_days", as_of=d).value
+          for d in (past - timedelta(days=1), past, today, future - timedelta(days=1), future)}
+    assert at == {past - timedelta(days=1): 90, past: 120, today: 120, future - timedelta(days=1): 120, future: 60}
+    assert [x.value for x in policies.scheduled(s, dpc)] == [60]
+    legal = policies.policy_in_force(s, "final_report_days").legal()
+    assert (legal.value, legal.basis, legal.effective_from) == (120, ref, past)
+    history = policies.policy_history(s, dpc, "final_report_days")
+    assert history["starts"].tolist() == [future, past] and set(history["basis"]) == {ref}
+
+
+@pytest.mark.parametrize("effective, words", [
+    (date(1980, 1, 1), "deve estar entre 29/09/1986"),
+    ("2027-01-01", "informe uma data"),
+])
+def test_an_effective_date_out_of_bounds_is_refused(small_world: Any, effective: Any, words: str) -> None:
+    s, dpc = small_world.store, small_world.principal("dpc")
+    with pytest.raises(InputError) as err:
+        policies.set_policy(s, dpc, "quorum", 5, REASON, effective_from=effective)
+    assert err.value.problems[0].message.startswith(policies.EFFECTIVE_LABEL) and words in str(err.value)
+    too_far = s.now().date() + timedelta(days=366 * policies.MAX_YEARS_AHEAD)
+    with pytest.raises(InputError):
+        policies.set_policy(s, dpc, "quorum", 5, REASON, effective_from=too_far)
+    assert s.scalar("SELECT count(*) FROM policies") == 0
 
 
 @pytest.mark.parametrize(("key", "sent", "label_and_words"), [
@@ -104,6 +148,11 @@ def test_a_value_the_calendar_page_wrote_is_shown_too(small_world: Any) -> None:
     ("difficulty_weights", ["0", "0", "0", "0", "0"], ("Pesos da rubrica de dificuldade:", "maior que zero")),
     ("difficulty_weights", ["1", "x", "1", "1", "1"], ("Pesos da rubrica de dificuldade (exploração):", "número")),
     ("consensus_method", "moda", ("Método do valor atribuído:", "mediana, média ou média aparada")),
+    ("monthly_report_business_day", "１０", ("Relatório mensal: dia útil de entrega:", "inteiro")),   # ASCII only
+    ("final_report_days", "0", ("Relatório final: prazo:", "de 1 a 365")),
+    ("wreck_map_day", "30/02", ("Mapa anual de naufrágios: envio:", "não é um dia de todos os anos")),
+    ("wreck_map_day", "15 de fevereiro", ("Mapa anual de naufrágios: envio:", "DD/MM")),
+    ("early_closing_days", "24/12, 32/12", ("Expediente encerrado mais cedo (data 2):", "não é um dia")),
 ])
 def test_bad_input_names_the_policy_by_its_label_and_writes_nothing(small_world: Any, key: str, sent: Any,
                                                                     label_and_words: tuple[str, str]) -> None:
@@ -118,7 +167,7 @@ def test_bad_input_names_the_policy_by_its_label_and_writes_nothing(small_world:
     assert s.scalar("SELECT count(*) FROM policies") == 0 and s.scalar("SELECT count(*) FROM audit_log") == rows
 
 
-def test_a_change_needs_a_reason_a_new_value_and_takes_effect_today(small_world: Any) -> None:
+def test_a_change_needs_a_reason_and_a_new_value(small_world: Any) -> None:
     s, dpc = small_world.store, small_world.principal("dpc")
     for reason in ("", "   ", "curto"):
         with pytest.raises(InputError) as err:
@@ -126,10 +175,7 @@ def test_a_change_needs_a_reason_a_new_value_and_takes_effect_today(small_world:
         assert err.value.problems[0].message.startswith("Motivo da alteração:")
     with pytest.raises(InputError) as err:
         policies.set_policy(s, dpc, "quorum", 4, REASON)
-    assert "igual ao que está em vigor" in err.value.problems[0].message
-    with pytest.raises(InputError) as err:
-        policies.set_policy(s, dpc, "quorum", 5, REASON, effective_from=date.today() + timedelta(days=30))
-    assert err.value.problems[0].message.startswith("Vigência:")
+    assert "igual ao que vigora em" in err.value.problems[0].message
     assert s.scalar("SELECT count(*) FROM policies") == 0
 
 

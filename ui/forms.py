@@ -7,8 +7,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from ui.safe import md
-from valuation.core.errors import AccessDenied, InputError
-from valuation.db.audit import AuditSealError
+from valuation.core.errors import AccessDenied, InputError, ValuationError
 
 T = TypeVar("T")
 
@@ -51,13 +50,15 @@ def blanks_to_none(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}
 
 
-def save(create: Callable[..., T], *args: Any, success: str, labels: Mapping[str, str] | None = None) -> T | None:
-    """Run one store write; show every problem (nothing was written) or the refusal, else `success`."""
+def save(create: Callable[..., T], *args: Any, success: str, labels: Mapping[str, str] | None = None,
+         **kwargs: Any) -> T | None:
+    """Run one store write; show every problem (nothing was written), the refusal or the conflict
+    (not found, already recorded), else `success` (`{result}` is the write's result)."""
     try:
-        result = create(*args)
+        result = create(*args, **kwargs)
     except InputError as exc:
         show_problems(exc, labels=labels)
-    except (AccessDenied, AuditSealError) as exc:   # a refused write names why; nothing was written
+    except (AccessDenied, ValuationError) as exc:   # refused (access, audit seal), not found, conflict: nothing written
         st.error(md(exc))
     else:
         st.success(success.format(result=result))

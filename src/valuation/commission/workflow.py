@@ -41,7 +41,6 @@ checking of entries `valuation.commission.sheet`.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
@@ -72,9 +71,6 @@ from valuation.commission.agreement_queries import (
     RoundAgreement,
     agreement,
     alpha_from_vote_patterns,
-)
-from valuation.commission.consensus import (
-    METHODS,
 )
 from valuation.commission.consensus_sql import (
     INLINE_IDS,
@@ -108,7 +104,7 @@ from valuation.core.errors import (
 from valuation.core.money import to_cents
 from valuation.db.access import Principal
 from valuation.db.paging import check_page
-from valuation.policies.defaults import DEFAULT_BY_KEY, ConsensusPolicy
+from valuation.policies.defaults import ConsensusPolicy
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -277,34 +273,16 @@ def _page_args(page: object, page_size: object) -> None:
 
 
 def current_policy(db: Store | Tx) -> ConsensusPolicy:
-    """The consensus policy in force: the latest `policies` row of each key, else the default
-    (`valuation.policies.defaults`). A stored value that cannot be used is an error, never ignored."""
-    rows = db.fetch(
-        "SELECT key, value_json FROM policies WHERE key IN ('consensus_method', 'quorum', 'spread_threshold') "
-        "QUALIFY row_number() OVER (PARTITION BY key ORDER BY set_at DESC, id DESC) = 1")
-    stored = {r["key"]: r["value_json"] for r in rows}
-    method = DEFAULT_BY_KEY["consensus_method"].value
-    quorum = DEFAULT_BY_KEY["quorum"].value
-    threshold = DEFAULT_BY_KEY["spread_threshold"].value
-    try:
-        if "consensus_method" in stored:
-            method = json.loads(stored["consensus_method"])
-        if "quorum" in stored:
-            quorum = json.loads(stored["quorum"], parse_float=Decimal)
-            if isinstance(quorum, (str, Decimal)) and Decimal(str(quorum)) == Decimal(str(quorum)).to_integral():
-                quorum = int(Decimal(str(quorum)))       # "4" or 4.0 as written by hand
-        if "spread_threshold" in stored:
-            threshold = Decimal(str(json.loads(stored["spread_threshold"], parse_float=Decimal)))
-    except (ValueError, InvalidOperation) as exc:
-        raise ConflictError(f"Política da Comissão ilegível no banco de dados: {exc}") from exc
-    if method not in METHODS:
-        raise ConflictError(f"Política consensus_method inválida: {method!r} (use median, mean ou trimmed_mean).")
-    if isinstance(quorum, bool) or not isinstance(quorum, int) or quorum < 1:
-        raise ConflictError(f"Política quorum inválida: {quorum!r} (um inteiro a partir de 1).")
-    if not isinstance(threshold, Decimal) or not threshold.is_finite() or threshold < 0 \
-            or threshold != threshold.quantize(Decimal("0.0001")) or threshold >= Decimal("100000"):
-        raise ConflictError(f"Política spread_threshold inválida: {threshold!r} (decimal ≥ 0, até 4 casas).")
-    return ConsensusPolicy(method=method, quorum=int(quorum), spread_threshold=threshold)
+    """The consensus policy in force today (`valuation.policies.values`, the one reader), the rules a
+    round takes when it opens. A stored value that cannot be used is an error, never ignored."""
+    from valuation.policies.values import policy_in_force
+
+    states = {k: policy_in_force(db, k) for k in ("consensus_method", "quorum", "spread_threshold")}
+    broken = [f"{s.label}: {s.unreadable}" for s in states.values() if s.unreadable]
+    if broken:
+        raise ConflictError("Política da Comissão ilegível no banco de dados: " + "; ".join(broken))
+    return ConsensusPolicy(method=states["consensus_method"].value, quorum=int(states["quorum"].value),
+                           spread_threshold=Decimal(states["spread_threshold"].value))
 
 
 def _register(tx: Tx, name: str, table: pa.Table) -> str:

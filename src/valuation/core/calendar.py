@@ -39,6 +39,8 @@ UF_CODES: tuple[str, ...] = (
     "PB", "PE", "PI", "PR", "RJ", "RN", "RO", "RR", "RS", "SC", "SE", "SP", "TO",
 )
 
+MONTH_NAMES: tuple[str, ...] = ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
+                               "setembro", "outubro", "novembro", "dezembro")
 WEEKDAY_NAMES: tuple[str, ...] = (
     "segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado", "domingo",
 )
@@ -57,6 +59,15 @@ _FIXED_POLICY_DAYS: dict[str, tuple[str, tuple[int, int]]] = {
 }
 POLICY_DAY_KEYS: tuple[str, ...] = tuple(_EASTER_POLICY_DAYS) + tuple(_FIXED_POLICY_DAYS)
 DEFAULT_POLICY_DAYS: tuple[str, ...] = ("carnival_monday", "carnival_tuesday", "corpus_christi")
+POLICY_DAY_LABELS: dict[str, str] = {
+    "carnival_monday": "Segunda-feira de Carnaval",
+    "carnival_tuesday": "Terça-feira de Carnaval",
+    "ash_wednesday": "Quarta-feira de Cinzas",
+    "corpus_christi": "Corpus Christi",
+    "public_servant_day": "Dia do Servidor Público (28/10)",
+    "christmas_eve": "Véspera de Natal (24/12)",
+    "new_years_eve": "Véspera de Ano-Novo (31/12)",
+}
 
 # Early closing (Lei 9.784 art. 66 §1, "expediente encerrado antes da hora normal"): federal
 # offices close at 14h on these days every year; an office may add its own dates.
@@ -64,6 +75,13 @@ YEAR_END_EARLY_CLOSING: tuple[tuple[int, int, str], ...] = (
     (12, 24, "véspera de Natal"),
     (12, 31, "véspera de Ano-Novo"),
 )
+_YEARLY_NAMES: dict[tuple[int, int], str] = {(m, d): n for m, d, n in YEAR_END_EARLY_CLOSING}
+
+
+def yearly_early_closing(days: Iterable[tuple[int, int]]) -> tuple[tuple[int, int, str], ...]:
+    """(month, day) pairs of the early-closing policy as (month, day, pt-BR name) for BusinessCalendar."""
+    return tuple((m, d, _YEARLY_NAMES.get((m, d), "expediente encerrado mais cedo (política)"))
+                 for m, d in dict.fromkeys((int(m), int(d)) for m, d in days))
 EARLY_CLOSING_BASIS = "Lei 9.784/1999 art. 66 §1 (expediente encerrado antes da hora normal)"
 
 HOLIDAY, LOCAL, POLICY, WEEKEND = "holiday", "local", "policy", "weekend"
@@ -159,18 +177,24 @@ class BusinessCalendar:
     Instances are immutable after construction; per-year closed days are cached.
     """
 
-    __slots__ = ("_state", "_local", "_policy_days", "_years", "_early", "_year_end")
+    __slots__ = ("_state", "_local", "_policy_days", "_years", "_early", "_yearly")
 
     def __init__(self, state: str | None = None,
                  local_holidays: Iterable[date | tuple[date, str]] = (),
                  policy_days: Iterable[str] = DEFAULT_POLICY_DAYS,
                  early_closing: Iterable[date | tuple[date, str]] = (),
-                 year_end_early_closing: bool = True) -> None:
+                 year_end_early_closing: bool = True,
+                 yearly: Iterable[tuple[int, int, str]] | None = None) -> None:
+        """`yearly`: the (month, day, name) early-closing dates of every year (the policy
+        `early_closing_days`); None: 24 and 31 December, or none when `year_end_early_closing`
+        is False. `early_closing`: the office's own dates."""
         self._state = normalize_state(state)
         self._local: Mapping[date, str] = MappingProxyType(_named_days(local_holidays, "feriado local"))
         self._early: Mapping[date, str] = MappingProxyType(
             _named_days(early_closing, "expediente encerrado mais cedo"))
-        self._year_end = bool(year_end_early_closing)
+        if yearly is None:
+            yearly = YEAR_END_EARLY_CLOSING if year_end_early_closing else ()
+        self._yearly: Mapping[tuple[int, int], str] = MappingProxyType({(m, d): n for m, d, n in yearly})
         days = tuple(dict.fromkeys(policy_days))
         unknown = [k for k in days if k not in POLICY_DAY_KEYS]
         if unknown:
@@ -193,8 +217,13 @@ class BusinessCalendar:
 
     @property
     def early_closing(self) -> Mapping[date, str]:
-        """The office's own early-closing dates (24 and 31 December come on top of them)."""
+        """The office's own early-closing dates (the yearly ones come on top of them)."""
         return self._early
+
+    @property
+    def yearly_early_closing(self) -> Mapping[tuple[int, int], str]:
+        """(month, day) → name of the early-closing dates of every year (policy; 24 and 31 December)."""
+        return self._yearly
 
     def __repr__(self) -> str:
         return (f"BusinessCalendar(state={self._state!r}, local_holidays={len(self._local)}, "
@@ -249,8 +278,8 @@ class BusinessCalendar:
         if not self.is_business_day(d):
             return None
         name = self._early.get(d)
-        if name is None and self._year_end:
-            name = next((n for m, day, n in YEAR_END_EARLY_CLOSING if (d.month, d.day) == (m, day)), None)
+        if name is None:
+            name = self._yearly.get((d.month, d.day))
         return name
 
     def is_early_closing(self, d: date) -> bool:

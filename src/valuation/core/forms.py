@@ -20,8 +20,9 @@ from typing import Any
 
 from valuation.core.errors import InputError, Problem
 
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_BR_DATE = re.compile(r"^\d{2}/\d{2}/\d{4}$")
+# ASCII digits only: a regex \d, int() and Decimal() also take "１２３" and "١٢٣" (issue 14)
+_ISO_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_BR_DATE = re.compile(r"^[0-9]{2}/[0-9]{2}/[0-9]{4}$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 # Brazilian federative units (for addresses and offices).
@@ -122,7 +123,7 @@ class Form:
             n = v if abs(v) < 10 ** MAX_DIGITS else None
         elif isinstance(v, (float, Decimal)) and v == v and abs(v) < 10 ** MAX_DIGITS and v == int(v):
             n = int(v)
-        elif isinstance(v, str) and len(v) <= MAX_DIGITS + 4 and re.fullmatch(r"\s*-?\d+\s*", v):
+        elif isinstance(v, str) and len(v) <= MAX_DIGITS + 4 and re.fullmatch(r"\s*-?[0-9]+\s*", v):
             n = int(v)
         if n is None:
             return self.fail(key, f"{label}: deve ser um número inteiro.")
@@ -143,7 +144,7 @@ class Form:
         else:
             raw = repr(v) if isinstance(v, float) else str(v).strip().replace(",", ".")
             try:
-                d = Decimal(raw) if len(raw) <= MAX_DIGITS + 8 else None
+                d = Decimal(raw) if len(raw) <= MAX_DIGITS + 8 and raw.isascii() else None
             except InvalidOperation:
                 d = None
             if d is not None and d.is_finite() and d.adjusted() >= MAX_DIGITS:

@@ -1,9 +1,12 @@
 """Constants fixed by law, each with its legal reference.
 
-Only what the law itself fixes lives here. Where the law leaves a choice to the
-Naval Authority (quorum, consensus method, due-soon window, rubric weights…),
-the value is a *policy*: stored in the database with a default in
-`valuation.policies.defaults`, never a constant here.
+Only what the law itself fixes lives here (Lei 7.542/1986, Lei 9.784/1999, Lei 2.180/1954).
+Where the law leaves a choice to the Naval Authority (quorum, consensus method, due-soon
+window, rubric weights…), and every number of NORMAM-10 (an ordinance the DPC revises: the
+10th business day, the 90 and 60 days, 15 February, the 10 business days of the tourism
+notice), the value is a *dated policy*: stored in the database with its reference and the
+day from which it applies, with a default in `valuation.policies.defaults`, never a constant
+here.
 
 Sources: ../shared/seeds/ (Lei 7.542/1986 as amended by Lei 10.166/2000,
 NORMAM-10/DPC, Lei 2.180/1954).
@@ -13,15 +16,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class LegalValue:
-    """A number or date fixed by law, with where it comes from and since when."""
+class LegalValue(Generic[T]):
+    """A number or date fixed by a legal text, with where it comes from and since when
+    (`effective_from`: the day the wording applies, None when it applies since the law itself).
+    NORMAM parameters are LegalValues too, built from the policy in force (valuation.deadlines.params)."""
 
-    value: object
+    value: T
     basis: str
     effective_from: date | None = None
+
+    def in_force_on(self, day: date) -> bool:
+        """True when this wording applies on `day` (always, without an effective date)."""
+        return self.effective_from is None or self.effective_from <= day
+
+    @property
+    def since_text(self) -> str:
+        """'em vigor desde 28/12/2000', or '' without an effective date (pt-BR, for explanations)."""
+        d = self.effective_from
+        return "" if d is None else f"em vigor desde {d.day:02d}/{d.month:02d}/{d.year:04d}"
 
 
 L7542 = "Lei 7.542/1986"
@@ -30,7 +48,7 @@ L9784 = "Lei 9.784/1999"
 # the wording of Lei 7.542 arts. 16 §5, 20, 21 and 32 §§1–2 applies from that day.
 L10166 = LegalValue(date(2000, 12, 28), "Lei 10.166, de 27/12/2000 (DOU 28/12/2000), em vigor na publicação",
                     date(2000, 12, 28))
-L10166_IN_FORCE: date = L10166.value  # type: ignore[assignment]
+L10166_IN_FORCE: date = L10166.value
 
 # Art. 37: the law entered into force on publication, DOU of 29/09/1986.
 LAW_PUBLISHED = LegalValue(date(1986, 9, 29), f"{L7542} art. 37 (DOU 29/09/1986)")
@@ -60,21 +78,38 @@ PREFERENCE_NOTICE_DAYS = LegalValue(15, f"{L7542} art. 16 §4; art. 9 §2")
 OWNER_RECLAIM_DAYS = LegalValue(30, f"{L7542} art. 12 §1")
 FOUND_UNCLAIMED_DAYS = LegalValue(30, f"{L7542} art. 29 §2")
 FOUND_PROCEEDS_MONTHS = LegalValue(6, f"{L7542} art. 29 §3")
-MONTHLY_REPORT_BUSINESS_DAY = LegalValue(10, "NORMAM-10 0301 c; 0303 e; 0302 b 2")
-FINAL_REPORT_DAYS = LegalValue(90, "NORMAM-10 0301 c; 0302 b 3")
-EXTENSION_REQUEST_DAYS_BEFORE = LegalValue(60, "NORMAM-10 0304")
-TOURISM_NOTICE_BUSINESS_DAYS = LegalValue(10, f"NORMAM-10 0307; {L7542} art. 32 §2")
-WRECK_MAP_DAY = LegalValue((2, 15), "NORMAM-10 0404 (Anexo 4-B)")
+# The NORMAM-10 periods (monthly report, final report, extension request, tourism notice, wreck
+# map, removal lasting over 60 days) are dated policies: valuation.policies.defaults and
+# valuation.deadlines.params.
+REMOVAL_EDITAL_DAYS = LegalValue(15, f"{L7542} art. 9 §2 (edital com prazo de 15 dias)")
 COURT_INQUIRY_OPENING_DAYS = LegalValue(5, "Lei 2.180/1954 art. 33 §2")
-REMOVAL_MONTHLY_REPORT_MIN_DAYS = LegalValue(60, "NORMAM-10 0302 b 2")
 COUNTING_RULE = "Lei 9.784/1999 art. 66"
 APPEAL_DAYS = LegalValue(10, f"{L7542} art. 33; {L9784} art. 59 (recurso ou reconsideração, sem efeito suspensivo)")
 APPEAL_DECISION_DAYS = LegalValue(30, f"{L9784} art. 59 §1 (decisão do recurso)")
+APPEAL_DECISION_EXTENSION = LegalValue(2, f"{L9784} art. 59 §2 (prorrogação por igual período, expressamente motivada)")
+APPEAL_RECONSIDERATION_DAYS = LegalValue(5, f"{L9784} art. 56 §1 (a autoridade que decidiu reconsidera em 5 dias "
+                                            "ou encaminha o recurso à superior)")
+
+# --- Removal orders (arts. 5, 9, 10) ------------------------------------------------
+REMOVAL_ORDER = f"{L7542} art. 5 e parágrafo único (prazos de início e término fixados pela Autoridade Naval)"
+REMOVAL_NOTICE_PERSONAL = f"{L7542} art. 9 I (intimação pessoal: responsável com paradeiro conhecido no País)"
+REMOVAL_NOTICE_EDITAL = f"{L7542} art. 9 II e §§1–2 (edital)"
+REMOVAL_TAKEOVER = f"{L7542} art. 10 (a Autoridade Naval assume as operações por conta e risco do responsável)"
+REMOVAL_SUSPENDS_LAPSE = f"{L7542} art. 6 parágrafo único II (a Autoridade Naval determinou a remoção ou demolição)"
+
+# --- Preference among competing requests (art. 16 §2) --------------------------------
+PREFERENCE_SURVEYOR = f"{L7542} art. 16 §2 I (quem, autorizado a pesquisar, localizou a coisa)"
+PREFERENCE_FORMER_OWNER = f"{L7542} art. 16 §2 II (o antigo responsável pela coisa)"
+PREFERENCE_EQUAL_TERMS = f"{L7542} art. 16 §2 (desde que ofereçam as mesmas condições econômicas para a União)"
+
+# --- Co-signature of the Ministry of Culture (art. 20 §1, included by Lei 10.166/2000) ---------
+CO_SIGNATURE = LegalValue(True, f"{L7542} art. 20 §1 (contrato ou autorização assinado pela Autoridade Naval, pelo "
+                                "concessionário e por representante do Ministério da Cultura)", L10166_IN_FORCE)
 
 # --- Commission (rules.md §2) ----------------------------------------------------
 COMMISSION_SIZE = LegalValue(6, "NORMAM-10 0303 c 1 I (3 Marinha/DPHCM + 3 Ministério da Cultura)")
 COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")  # DPHCM (Marinha) and Ministério da Cultura
-COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # type: ignore[operator]  # 3 each
+COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # 3 each
 COMMISSION_PRESIDENT_BODY = "navy"  # "A presidência da Comissão caberá a um dos membros da MB"
 TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de qualidade do presidente), por analogia")
 

@@ -5,6 +5,7 @@ with `to_cents`; intermediate products stay exact Decimals.
 """
 from __future__ import annotations
 
+import re
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
@@ -38,6 +39,26 @@ def amount_str(amount: Decimal | None) -> str | None:
     return str(q.copy_abs() if q == 0 else q)  # never '-0.00'
 
 
+_PT_BR_AMOUNT = re.compile(r"(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+)(?:,[0-9]{1,2})?")
+_PLAIN_AMOUNT = re.compile(r"[0-9]+(?:\.[0-9]{1,2})?")
+
+
+def parse_amount(text: object) -> Decimal | None:
+    """An amount as people type it — '1.234,56', '1234,56', 'R$ 1.234', or the plain '1234.56' —
+    as an exact Decimal; None for anything else: mixed separators that could be read two ways
+    ('1001.76,41'), more than two decimals, a sign, non-ASCII digits. Never guesses."""
+    if isinstance(text, Decimal):
+        return text
+    if not isinstance(text, str):
+        return None
+    t = text.strip().removeprefix("R$").strip()
+    if _PLAIN_AMOUNT.fullmatch(t) and "," not in t and t.count(".") <= 1 and not _PT_BR_AMOUNT.fullmatch(t):
+        return Decimal(t)
+    if _PT_BR_AMOUNT.fullmatch(t):
+        return Decimal(t.replace(".", "").replace(",", "."))
+    return None
+
+
 def format_brl(amount: Decimal | None, *, symbol: bool = True) -> str:
     """'R$ 1.234,56' (pt-BR). Negative amounts as '-R$ 1.234,56'."""
     if amount is None:
@@ -55,8 +76,9 @@ def format_brl(amount: Decimal | None, *, symbol: bool = True) -> str:
 
 
 def format_date_br(d: date | None) -> str:
-    """'dd/mm/aaaa'."""
-    return "—" if d is None else d.strftime("%d/%m/%Y")
+    """'dd/mm/aaaa', zero-padded for any year (strftime leaves year 1 as '1'); '—' for None.
+    The one date formatter of the package (pages: ui.fmt.date_br)."""
+    return "—" if d is None else f"{d.day:02d}/{d.month:02d}/{d.year:04d}"
 
 
 def format_share(share: Decimal | None) -> str:

@@ -102,6 +102,19 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     # issue 11 (policies page): the DPC reads and changes the policies
     "read_policies": ("dpc",),
     "manage_policies": ("dpc",),
+    # issue 12 (deadlines, calendars, registry): one key per action of valuation.deadlines / registry
+    "read_deadlines": ("dpc", "explorer"),              # explorers: their own contracts' deadlines (contract_scope)
+    "read_all_deadlines": ("dpc",),                     # wreck-, office- and event-level deadlines, every company
+    "record_deadline_events": ("dpc", "explorer"),      # explorers: their own contracts' reports and appeals
+    "manage_deadlines": ("dpc",),                       # every event kind, waivers
+    "manage_calendars": ("dpc",),                       # municipal holidays and early closings of the offices
+    "read_domain_status": ("dpc",),
+    "read_removal_orders": ("dpc",),
+    "manage_removal_orders": ("dpc",),
+    "manage_owner_balances": ("dpc",),
+    "read_preference": ("dpc",),
+    "record_co_signature": ("dpc",),
+    "read_representative_cpf": ("dpc", "explorer"),     # explorers read only their own organisation's row
 }
 _ACTION_LABELS: dict[str, str] = {
     "manage_partition": "registrar termos, escolhas e demonstrativos de partilha",
@@ -127,6 +140,18 @@ _ACTION_LABELS: dict[str, str] = {
     "read_audit": "consultar o registro de auditoria",
     "read_policies": "consultar as políticas",
     "manage_policies": "alterar as políticas",
+    "read_deadlines": "consultar prazos",
+    "read_all_deadlines": "consultar os prazos de todas as empresas e Capitanias",
+    "record_deadline_events": "registrar eventos de prazos",
+    "manage_deadlines": "registrar eventos da Autoridade Naval e dispensar prazos",
+    "manage_calendars": "alterar feriados municipais e encerramentos antecipados",
+    "read_domain_status": "consultar o domínio dos naufrágios",
+    "read_removal_orders": "consultar determinações de remoção",
+    "manage_removal_orders": "registrar determinações de remoção",
+    "manage_owner_balances": "registrar saldos do responsável",
+    "read_preference": "consultar a preferência entre pedidos",
+    "record_co_signature": "registrar a coassinatura do Ministério da Cultura",
+    "read_representative_cpf": "consultar o CPF do representante",
 }
 
 

@@ -1,165 +1,195 @@
-"""Business-day calendars of the offices, built from the database (rules.md §7).
+"""Business-day calendars of the offices, built from the database (rules.md §7; Lei 9.784/1999 art. 66).
 
-A receiving office's (CP, DL or AG) calendar is `valuation.core.calendar.BusinessCalendar`
-fed with:
+A receiving office's (CP, DL or AG) calendar is `valuation.core.calendar.BusinessCalendar` fed with:
 
-- the office's state (`offices.state`): national and state holidays come from the
-  maintained `holidays` library;
-- the office's municipal holidays (`local_holidays`, maintained by DPC here: every
-  change is validated and audited);
-- the policy days (pontos facultativos) in force: the latest `policies` row of key
-  `policy_days`, default `valuation.policies.defaults` (Carnival Monday and Tuesday, Corpus Christi).
+- the office's state (`offices.state`): national and state holidays come from the maintained
+  `holidays` library;
+- the office's municipal holidays (`local_holidays`) and its own early-closing dates
+  (`office_early_closings`, migration 013), maintained by DPC here (validated and audited);
+- the policies `policy_days` (pontos facultativos, default Carnival Monday and Tuesday and Corpus
+  Christi) and `early_closing_days` (24 and 31 December), read through `valuation.policies.values`.
 
-Calendars are cached by content (state, local holidays, policy days), so that the
-deadline engine reuses one instance per office across calls and its per-year
-closed days are computed once; a change to any of the three gives a new key.
+The two policies are dated: `CalendarBook.at(office, day)` is the calendar in force on `day`, and
+a deadline is counted on the calendar in force on the day its period starts, so a change of the
+pontos facultativos never rewrites a due date already computed for an earlier period. The
+calendar page shows each day as the version in force that day says.
+
+Calendars are cached by content (state, holidays, policy days, early closings), so that the
+deadline engine reuses one instance per office and version across calls and its per-year closed
+days are computed once; a change to any of them gives a new key.
 """
 from __future__ import annotations
 
-import json
+import bisect
 import threading
 from collections.abc import Mapping
-from datetime import date
+from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.calendar import (
     HOLIDAY,
     LOCAL,
     POLICY,
-    POLICY_DAY_KEYS,
+    POLICY_DAY_LABELS,
     WEEKDAY_NAMES,
     BusinessCalendar,
+    yearly_early_closing,
 )
-from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
+from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
-from valuation.policies.defaults import DEFAULT_BY_KEY
+from valuation.policies.defaults import CALENDAR_KEYS
+from valuation.policies.values import PolicyTimeline, timelines
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
 
     from valuation.db.store import Store, Tx
 
+__all__ = ["KIND_LABELS", "POLICY_DAY_LABELS", "CalendarBook", "add_early_closing", "add_local_holiday",
+           "business_days_by_month", "calendar_book", "closed_days", "list_early_closings", "list_local_holidays",
+           "office_calendar", "office_calendars", "remove_early_closing", "remove_local_holiday"]
+
 MIN_HOLIDAY_YEAR, MAX_HOLIDAY_YEAR = 1900, 2100   # a local holiday outside these is a typing error
 MAX_HOLIDAY_NAME = 100
-POLICY_DAY_LABELS: dict[str, str] = {
-    "carnival_monday": "Segunda-feira de Carnaval",
-    "carnival_tuesday": "Terça-feira de Carnaval",
-    "ash_wednesday": "Quarta-feira de Cinzas",
-    "corpus_christi": "Corpus Christi",
-    "public_servant_day": "Dia do Servidor Público (28/10)",
-    "christmas_eve": "Véspera de Natal (24/12)",
-    "new_years_eve": "Véspera de Ano-Novo (31/12)",
-}
+EARLY = "early"
 KIND_LABELS: dict[str, str] = {HOLIDAY: "feriado nacional/estadual", LOCAL: "feriado municipal",
-                               POLICY: "ponto facultativo", "weekend": "fim de semana"}
+                               POLICY: "ponto facultativo", "weekend": "fim de semana",
+                               EARLY: "expediente encerrado mais cedo"}
+HOLIDAY_FIELDS: tuple[str, ...] = ("office_code", "day", "name")
 
 _CACHE_LIMIT = 2048
 _cache: dict[tuple[Any, ...], BusinessCalendar] = {}
 _cache_lock = threading.Lock()
 
 
-# -- policies ------------------------------------------------------------------------------
-def policy_values(store: Store, keys: tuple[str, ...]) -> dict[str, Any]:
-    """The values in force of `keys` (latest `policies` row of each; the default when none
-    or when the stored JSON is unreadable)."""
-    found: dict[str, Any] = {}
-    if keys:
-        marks = ", ".join("?" for _ in keys)
-        rows = store.fetch(
-            f"SELECT key, value_json FROM policies WHERE id IN "
-            f"(SELECT max(id) FROM policies WHERE key IN ({marks}) GROUP BY key)", list(keys))
-        for row in rows:
-            try:
-                found[row["key"]] = json.loads(row["value_json"])
-            except (TypeError, ValueError):
-                continue  # a broken row never breaks the deadlines: the default applies
-    return {k: found.get(k, DEFAULT_BY_KEY[k].value if k in DEFAULT_BY_KEY else None) for k in keys}
-
-
-def policy_days_in_force(store: Store) -> tuple[str, ...]:
-    """Policy days (pontos facultativos) in force; unknown keys in a stored value are ignored."""
-    value = policy_values(store, ("policy_days",))["policy_days"]
-    if not isinstance(value, (list, tuple)):
-        value = DEFAULT_BY_KEY["policy_days"].value
-    return tuple(k for k in value if isinstance(k, str) and k in POLICY_DAY_KEYS)
-
-
-def set_policy_days(store: Store, user: Principal, days: list[str] | tuple[str, ...],
-                    basis: str | None = None) -> tuple[str, ...]:
-    """Store a new value of the `policy_days` policy (dpc only; appended and audited)."""
-    _require_dpc(user, "alterar os pontos facultativos")
-    problems = [Problem(f"policy_days[{i}]", f"Ponto facultativo desconhecido: {d}.")
-                for i, d in enumerate(days) if d not in POLICY_DAY_KEYS]
-    if problems:
-        raise InputError(problems)
-    value = list(dict.fromkeys(days))
-    before = list(policy_days_in_force(store))
-
-    def write(tx: Tx) -> None:
-        new_id = tx.scalar(
-            "INSERT INTO policies (key, value_json, basis, set_by, set_at) VALUES ('policy_days', ?, ?, ?, ?) "
-            "RETURNING id", [json.dumps(value), basis or DEFAULT_BY_KEY["policy_days"].basis, user.username,
-                             store.now()])
-        tx.audit("set_policy", "policy", new_id, {"policy_days": before}, {"policy_days": value})
-
-    store.write(user.username, write)
-    return tuple(value)
-
-
-# -- calendars -------------------------------------------------------------------------------
-def _calendar(state: str | None, local: tuple[tuple[date, str], ...], policy: tuple[str, ...]) -> BusinessCalendar:
-    key = (state, local, policy)
+def _calendar(state: str | None, local: tuple[tuple[date, str], ...], policy: tuple[str, ...],
+              early: tuple[tuple[date, str], ...], yearly: tuple[tuple[int, int, str], ...]) -> BusinessCalendar:
+    key = (state, local, policy, early, yearly)
     with _cache_lock:
         cal = _cache.get(key)
         if cal is None:
             if len(_cache) >= _CACHE_LIMIT:
                 _cache.clear()
-            cal = _cache[key] = BusinessCalendar(state, local, policy)
+            cal = _cache[key] = BusinessCalendar(state, local, policy, early, yearly=yearly)
     return cal
 
 
-def office_calendars(store: Store, offices: list[str] | None = None) -> dict[str, BusinessCalendar]:
-    """office code → its BusinessCalendar (two queries whatever the number of offices)."""
-    policy = policy_days_in_force(store)
+@dataclass(frozen=True)
+class CalendarBook:
+    """The offices' calendars through time: `at(office, day)` is the calendar in force on `day`
+    (the pontos facultativos and early closings of the policies in force that day)."""
+
+    states: Mapping[str, str | None]
+    local: Mapping[str, tuple[tuple[date, str], ...]]
+    early: Mapping[str, tuple[tuple[date, str], ...]]
+    policy_days: PolicyTimeline
+    early_closing_days: PolicyTimeline
+    _memo: dict[tuple[str, int, int], BusinessCalendar] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def offices(self) -> tuple[str, ...]:
+        return tuple(sorted(self.states))
+
+    def changes(self) -> tuple[date, ...]:
+        """The days on which some office's calendar may change (a policy version starts)."""
+        return tuple(sorted(set(self.policy_days.changes()) | set(self.early_closing_days.changes())))
+
+    def version(self, day: date) -> int:
+        """Which version of the policies applies on `day` (0 before any change): equal numbers, equal calendars."""
+        return bisect.bisect_right(self.changes(), day)
+
+    def at(self, office: str, day: date) -> BusinessCalendar:
+        """The calendar of `office` in force on `day`; KeyError for an office the book does not hold."""
+        key = (office, bisect.bisect_right(self.policy_days.starts, day),
+               bisect.bisect_right(self.early_closing_days.starts, day))
+        cal = self._memo.get(key)
+        if cal is None:
+            policy = tuple(self.policy_days.at(day).value)
+            yearly = yearly_early_closing(self.early_closing_days.at(day).value)
+            cal = self._memo[key] = _calendar(self.states[office], self.local.get(office, ()), policy,
+                                              self.early.get(office, ()), yearly)
+        return cal
+
+    def all_at(self, day: date) -> dict[str, BusinessCalendar]:
+        return {code: self.at(code, day) for code in self.states}
+
+
+def _grouped(rows: list[dict[str, Any]]) -> dict[str, tuple[tuple[date, str], ...]]:
+    out: dict[str, list[tuple[date, str]]] = {}
+    for r in rows:
+        out.setdefault(r["office_code"], []).append((r["day"], r["name"]))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def calendar_book(db: Store | Tx, offices: list[str] | None = None) -> CalendarBook:
+    """Every office's calendar through time (three queries plus the policies, whatever the number of offices)."""
     where, params = ("", [])
     if offices is not None:
-        if not offices:
-            return {}
-        where, params = f"WHERE code IN ({', '.join('?' for _ in offices)})", list(offices)
-    states = {r["code"]: r["state"] for r in store.fetch(f"SELECT code, state FROM offices {where}", params)}
-    local: dict[str, list[tuple[date, str]]] = {}
-    for r in store.fetch(f"SELECT office_code, day, name FROM local_holidays "
-                         f"{where.replace('code', 'office_code')} ORDER BY office_code, day", params):
-        local.setdefault(r["office_code"], []).append((r["day"], r["name"]))
-    return {code: _calendar(state, tuple(local.get(code, ())), policy) for code, state in states.items()}
+        where = f"WHERE code IN ({', '.join('?' for _ in offices)})" if offices else "WHERE FALSE"
+        params = list(offices)
+    states = {r["code"]: r["state"] for r in db.fetch(f"SELECT code, state FROM offices {where}", params)}
+    owhere = where.replace("code", "office_code")
+    local = _grouped(db.fetch(f"SELECT office_code, day, name FROM local_holidays {owhere} "
+                              "ORDER BY office_code, day", params))
+    store = getattr(db, "store", db)
+    early = _grouped(db.fetch(f"SELECT office_code, day, name FROM office_early_closings {owhere} "
+                              "ORDER BY office_code, day", params)) if store.has_table("office_early_closings") else {}
+    lines = timelines(db, CALENDAR_KEYS)
+    return CalendarBook(states, local, early, lines["policy_days"], lines["early_closing_days"])
 
 
-def office_calendar(store: Store, office_code: str) -> BusinessCalendar:
-    """The calendar of one office; NotFound for an unknown code."""
-    cals = office_calendars(store, [office_code])
+def office_calendars(store: Store | Tx, offices: list[str] | None = None, *,
+                     on: date | None = None) -> dict[str, BusinessCalendar]:
+    """office code → its BusinessCalendar in force on `on` (default: today)."""
+    day = on or getattr(store, "store", store).now().date()
+    return calendar_book(store, offices).all_at(day)
+
+
+def office_calendar(store: Store | Tx, office_code: str, *, on: date | None = None) -> BusinessCalendar:
+    """The calendar of one office in force on `on` (default: today); NotFound for an unknown code."""
+    cals = office_calendars(store, [office_code], on=on)
     if office_code not in cals:
         raise NotFound(f"Capitania/Delegacia/Agência {office_code} não encontrada.", what="office", key=office_code)
     return cals[office_code]
 
 
+def _year(year: object) -> int:
+    if isinstance(year, bool) or not isinstance(year, int) or not MIN_HOLIDAY_YEAR <= year <= MAX_HOLIDAY_YEAR:
+        raise InputError(Problem("year", f"Ano: deve estar entre {MIN_HOLIDAY_YEAR} e {MAX_HOLIDAY_YEAR}."))
+    return year
+
+
+def _book_of(store: Store, office_code: str) -> CalendarBook:
+    book = calendar_book(store, [office_code])
+    if office_code not in book.states:
+        raise NotFound(f"Capitania/Delegacia/Agência {office_code} não encontrada.", what="office", key=office_code)
+    return book
+
+
 def closed_days(store: Store, user: Principal, office_code: str, year: int, *,
                 weekends: bool = False) -> pd.DataFrame:
-    """Days of `year` without office hours at the office: day, weekday, kind, kind_label, reason.
-
+    """Days of `year` without office hours at the office, or on which it closes early: day,
+    weekday, kind, kind_label, reason — each day as the calendar in force that day says.
     Weekends are left out unless `weekends` (they are every Saturday and Sunday)."""
     import pandas as pd
 
     require(user, "read_offices")
-    if not MIN_HOLIDAY_YEAR <= year <= MAX_HOLIDAY_YEAR:
-        raise InputError(Problem("year", f"Ano: deve estar entre {MIN_HOLIDAY_YEAR} e {MAX_HOLIDAY_YEAR}."))
-    cal = office_calendar(store, office_code)
+    book = _book_of(store, office_code)
     rows = []
-    for day, _reason in cal.closed_days(year):
+    day = date(_year(year), 1, 1)
+    while day.year == year:
+        cal = book.at(office_code, day)
         info = cal.closed_info(day)
-        if info is None or (info.kind == "weekend" and not weekends):
-            continue
-        rows.append((day, WEEKDAY_NAMES[day.weekday()], info.kind, KIND_LABELS[info.kind], info.reason))
+        if info is not None and (info.kind != "weekend" or weekends):
+            rows.append((day, WEEKDAY_NAMES[day.weekday()], info.kind, KIND_LABELS[info.kind], info.reason))
+        elif info is None and cal.is_early_closing(day):
+            rows.append((day, WEEKDAY_NAMES[day.weekday()], EARLY, KIND_LABELS[EARLY],
+                         f"{cal.early_closing_name(day)} (conta como dia útil; um prazo que vence nele passa ao dia "
+                         "útil seguinte)"))
+        day += timedelta(days=1)
     return pd.DataFrame(rows, columns=["day", "weekday", "kind", "kind_label", "reason"])
 
 
@@ -168,29 +198,95 @@ def business_days_by_month(store: Store, user: Principal, office_code: str, year
     import pandas as pd
 
     require(user, "read_offices")
-    cal = office_calendar(store, office_code)
+    book = _book_of(store, office_code)
     counts = {m: [0, 0] for m in range(1, 13)}
-    for day in (date.fromordinal(n) for n in range(date(year, 1, 1).toordinal(), date(year, 12, 31).toordinal() + 1)):
-        if day.weekday() >= 5:
-            continue
-        counts[day.month][0 if cal.is_business_day(day) else 1] += 1
+    day = date(_year(year), 1, 1)
+    while day.year == year:
+        if day.weekday() < 5:
+            counts[day.month][0 if book.at(office_code, day).is_business_day(day) else 1] += 1
+        day += timedelta(days=1)
     return pd.DataFrame([(m, b, c) for m, (b, c) in counts.items()],
                         columns=["month", "business_days", "closed_weekdays"])
 
 
-# -- local holidays (DPC) ------------------------------------------------------------------
+# -- the offices' own days (DPC) ---------------------------------------------------------------------------
+_TABLES = {"local_holidays": ("feriado municipal", "Data do feriado", "Nome do feriado", "local_holiday"),
+           "office_early_closings": ("encerramento antecipado", "Data do encerramento antecipado", "Motivo",
+                                     "early_closing")}
+
+
+def _list_days(store: Store, table: str, office_code: str | None) -> pd.DataFrame:
+    where, params = ("WHERE office_code = ?", [office_code]) if office_code else ("", [])
+    return store.fetch_df(f"SELECT office_code, day, name FROM {table} {where} ORDER BY office_code, day", params)
+
+
 def list_local_holidays(store: Store, user: Principal, office_code: str | None = None) -> pd.DataFrame:
     """office_code, day, name — ordered by office and day."""
     require(user, "read_offices")
-    where, params = ("WHERE office_code = ?", [office_code]) if office_code else ("", [])
-    return store.fetch_df(f"SELECT office_code, day, name FROM local_holidays {where} ORDER BY office_code, day",
-                          params)
+    return _list_days(store, "local_holidays", office_code)
 
 
-def _require_dpc(user: Principal, what: str) -> None:
-    if user.role != "dpc":
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {what}.",
-                           user=user.username, action=what)
+def list_early_closings(store: Store, user: Principal, office_code: str | None = None) -> pd.DataFrame:
+    """The offices' own early-closing dates (Lei 9.784 art. 66 §1): office_code, day, name."""
+    require(user, "read_offices")
+    return _list_days(store, "office_early_closings", office_code)
+
+
+def _check_day(store: Store, f: Form, table: str, office: str | None, day: date | None) -> None:
+    what, day_label = _TABLES[table][:2]
+    if day is not None and not MIN_HOLIDAY_YEAR <= day.year <= MAX_HOLIDAY_YEAR:
+        f.fail("day", f"{day_label}: o ano deve estar entre {MIN_HOLIDAY_YEAR} e {MAX_HOLIDAY_YEAR}.")
+        return
+    if office is None:
+        return
+    if store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
+        f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {office}.")
+        return
+    if day is None:
+        return
+    if store.scalar(f"SELECT count(*) FROM {table} WHERE office_code = ? AND day = ?", [office, day]):
+        f.fail("day", f"{day_label}: {format_date_br(day)} já é {what} de {office}.")
+        return
+    info = office_calendar(store, office, on=day).closed_info(day)
+    if info is not None and (table == "office_early_closings" or info.kind in (HOLIDAY, POLICY)):
+        f.fail("day", f"{day_label}: {format_date_br(day)} já não tem expediente ({info.reason}).")
+
+
+def _add_day(store: Store, user: Principal, table: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    require(user, "manage_calendars")
+    _what, day_label, name_label, entity = _TABLES[table]
+    f = Form(data, allowed=HOLIDAY_FIELDS)
+    office = f.text("office_code", "Capitania/Delegacia/Agência", max_len=20)
+    day = f.date("day", day_label)
+    name = f.text("name", name_label, max_len=MAX_HOLIDAY_NAME)
+    _check_day(store, f, table, office, day)
+    f.done()
+    assert day is not None
+    row = {"office_code": office, "day": day, "name": name}
+
+    def write(tx: Tx) -> None:
+        tx.execute(f"INSERT INTO {table} (office_code, day, name) VALUES (?, ?, ?)", [office, day, name])
+        tx.audit(f"add_{entity}", entity, f"{office}:{day.isoformat()}", None, row)
+
+    store.write(user.username, write)
+    return row
+
+
+def _remove_day(store: Store, user: Principal, table: str, office_code: str, day: date) -> dict[str, Any]:
+    require(user, "manage_calendars")
+    what, _day_label, _name, entity = _TABLES[table]
+
+    def write(tx: Tx) -> dict[str, Any]:
+        before = tx.fetch_one(f"SELECT office_code, day, name FROM {table} WHERE office_code = ? AND day = ?",
+                              [office_code, day])
+        if before is None:
+            raise NotFound(f"{office_code} não tem {what} em {format_date_br(day)}.", what=entity,
+                           key=(office_code, day))
+        tx.execute(f"DELETE FROM {table} WHERE office_code = ? AND day = ?", [office_code, day])
+        tx.audit(f"remove_{entity}", entity, f"{office_code}:{day.isoformat()}", before, None)
+        return before
+
+    return store.write(user.username, write)
 
 
 def add_local_holiday(store: Store, user: Principal, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -200,46 +296,21 @@ def add_local_holiday(store: Store, user: Principal, data: Mapping[str, Any]) ->
     year outside 1900–2100, an empty or long name, a day the office already has as a
     local holiday, and a day that is already closed for another reason (a national/state
     holiday or a policy day: the local row would change nothing)."""
-    _require_dpc(user, "alterar feriados municipais")
-    f = Form(data, allowed=("office_code", "day", "name"))
-    office = f.text("office_code", "Capitania/Delegacia/Agência", max_len=20)
-    day = f.date("day", "Data do feriado")
-    name = f.text("name", "Nome do feriado", max_len=MAX_HOLIDAY_NAME)
-    if day is not None and not MIN_HOLIDAY_YEAR <= day.year <= MAX_HOLIDAY_YEAR:
-        day = f.fail("day", f"Data do feriado: o ano deve estar entre {MIN_HOLIDAY_YEAR} e {MAX_HOLIDAY_YEAR}.")
-    if office is not None:
-        if store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
-            f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {office}.")
-        elif day is not None:
-            if store.scalar("SELECT count(*) FROM local_holidays WHERE office_code = ? AND day = ?",
-                            [office, day]):
-                f.fail("day", f"Data do feriado: {day:%d/%m/%Y} já é feriado municipal de {office}.")
-            else:
-                info = office_calendar(store, office).closed_info(day)
-                if info is not None and info.kind in (HOLIDAY, POLICY):
-                    f.fail("day", f"Data do feriado: {day:%d/%m/%Y} já não tem expediente ({info.reason}).")
-    f.done()
-    row = {"office_code": office, "day": day, "name": name}
-
-    def write(tx: Tx) -> None:
-        tx.execute("INSERT INTO local_holidays (office_code, day, name) VALUES (?, ?, ?)", [office, day, name])
-        tx.audit("add_local_holiday", "local_holiday", f"{office}:{day.isoformat()}", None, row)
-
-    store.write(user.username, write)
-    return row
+    return _add_day(store, user, "local_holidays", data)
 
 
-def remove_local_holiday(store: Store, user: Principal, office_code: str, day: date) -> None:
-    """Remove a municipal holiday (dpc only; audited). NotFound when there is none that day."""
-    _require_dpc(user, "alterar feriados municipais")
+def remove_local_holiday(store: Store, user: Principal, office_code: str, day: date) -> dict[str, Any]:
+    """Remove a municipal holiday (dpc only; audited); returns the row removed. NotFound when there is none."""
+    return _remove_day(store, user, "local_holidays", office_code, day)
 
-    def write(tx: Tx) -> None:
-        before = tx.fetch_one("SELECT office_code, day, name FROM local_holidays WHERE office_code = ? AND day = ?",
-                              [office_code, day])
-        if before is None:
-            raise NotFound(f"{office_code} não tem feriado municipal em {day:%d/%m/%Y}.", what="local_holiday",
-                           key=(office_code, day))
-        tx.execute("DELETE FROM local_holidays WHERE office_code = ? AND day = ?", [office_code, day])
-        tx.audit("remove_local_holiday", "local_holiday", f"{office_code}:{day.isoformat()}", before, None)
 
-    store.write(user.username, write)
+def add_early_closing(store: Store, user: Principal, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Add one of the office's own early-closing dates (Lei 9.784 art. 66 §1: "expediente encerrado
+    antes da hora normal"; dpc only; validated and audited): office_code, day, name (why). A day
+    without office hours is refused (it already moves a deadline)."""
+    return _add_day(store, user, "office_early_closings", data)
+
+
+def remove_early_closing(store: Store, user: Principal, office_code: str, day: date) -> dict[str, Any]:
+    """Remove one of the office's early-closing dates (dpc only; audited); returns the row removed."""
+    return _remove_day(store, user, "office_early_closings", office_code, day)

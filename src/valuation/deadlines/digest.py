@@ -4,7 +4,7 @@
 
 json (default): {"as_of", "office", "counts": {state: n}, "deadlines": [the overdue and
 due-soon deadlines, ordered by due date], "cancellation_candidates": [...]} — see
-`valuation.deadlines.engine.digest`. ics: the iCalendar feed of the pending
+`valuation.deadlines.frames.digest`. ics: the iCalendar feed of the pending
 deadlines (of the office, or of every office), for a calendar server to publish.
 The digest reads as DPC does (every deadline); it writes nothing.
 
@@ -35,6 +35,7 @@ an event — a copy from the night before gives the same digest for `--as-of` to
 from __future__ import annotations
 
 import argparse
+import re
 import json
 import sys
 from datetime import date
@@ -49,26 +50,35 @@ SYSTEM_PRINCIPAL = Principal(id=0, username="digest", full_name="Resumo diário 
 
 
 def _as_of(text: str) -> date:
+    """--as-of as a date within the engine's years (1900–2100); InputError naming the flag (exit 2)."""
+    from valuation.deadlines.engine import MAX_AS_OF, MIN_AS_OF
+
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text) if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text or "") else None
     except ValueError:
-        raise InputError(Problem("--as-of", f"must be a date YYYY-MM-DD, got {text!r}")) from None
+        day = None
+    if day is None:
+        raise InputError(Problem("--as-of", f"must be a date YYYY-MM-DD, got {text[:40]!r}"))
+    if not MIN_AS_OF <= day <= MAX_AS_OF:
+        raise InputError(Problem("--as-of", f"must be between {MIN_AS_OF.isoformat()} and {MAX_AS_OF.isoformat()}, "
+                                            f"got {text}"))
+    return day
 
 
 def cmd_deadlines(args: argparse.Namespace) -> int:
     as_of = _as_of(args.as_of)
     from valuation.db.shared import using
-    from valuation.deadlines import engine
+    from valuation.deadlines import frames
 
     with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if args.office and store.fetch_one("SELECT code FROM offices WHERE code = ?", [args.office]) is None:
             raise NotFound(f"--office: unknown office {args.office}", what="office", key=args.office)
         if args.format == "ics":
-            data = engine.deadlines_ics(store, SYSTEM_PRINCIPAL, as_of=as_of, office=args.office or None)
+            data = frames.deadlines_ics(store, SYSTEM_PRINCIPAL, as_of=as_of, office=args.office or None)
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
             return 0
-        doc: dict[str, Any] = engine.digest(store, SYSTEM_PRINCIPAL, as_of=as_of, office=args.office or None)
+        doc: dict[str, Any] = frames.digest(store, SYSTEM_PRINCIPAL, as_of=as_of, office=args.office or None)
     sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     return 0
 

@@ -1,6 +1,6 @@
 """Writing the deadline events and waivers (append-only, audited) that the engine reads.
 
-    record_event(store, user, data) -> id     an event of EVENT_KINDS (delivered, published, …)
+    record_event(store, user, data) -> id     an event of EVENT_KINDS (delivered, published, notified…)
     void_event(store, user, event_id, reason) withdraw one recorded by mistake (a superseding row)
     waive_deadline(store, user, key, reason)  dispensa/suspension of one deadline, with its reason
     revoke_waiver(store, user, key, reason)   end the waiver in force
@@ -8,10 +8,14 @@
 
 Nothing is ever updated or deleted: a correction is a new row whose `supersedes` points at
 the row it replaces (`voided`/`revoked` true to withdraw it), so the trail the law needs is
-kept (architecture.md "Storage") and every write is in the hash-chained audit log too.
+kept and every write is in the hash-chained audit log too.
 
-Who: dpc records every kind and waives; an explorer records (and corrects) only the
-delivery of its own contracts' monthly and final reports (NORMAM-10 0301 c, 0303 e).
+Who (`valuation.db.access`): `manage_deadlines` (dpc) records every kind and waives;
+`record_deadline_events` lets an explorer record (and correct) the kinds marked `explorer` — the
+delivery of its own contracts' monthly and final reports (NORMAM-10 0301 c, 0303 e) and its own
+requests for reconsideration or appeal (Lei 7.542 art. 33) — always in its own name: an event it
+records is attributed to its own company, never to another one. Another company's contract, event
+or organisation answers exactly as a missing one ("não encontrado"), so nothing tells them apart.
 Bad input raises InputError naming every field (pt-BR), and nothing is written.
 """
 from __future__ import annotations
@@ -23,20 +27,24 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
-from valuation.db.access import Principal, contract_scope
+from valuation.core.money import format_date_br
+from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.deadlines import rules as dl
-from valuation.deadlines.engine import (
+from valuation.deadlines.appeals import decision_exists
+from valuation.deadlines.engine import require_schema
+from valuation.deadlines.vocabulary import (
     CONTRACT_RULES,
     CURRENT_EVENTS,
     CURRENT_WAIVERS,
+    DEADLINE_MET,
     EVENT_KIND_BY_KEY,
-    EVENT_KINDS,
+    EXCURSION_NOTIFIED,
+    ONCE_KINDS,
+    REMOVAL_RULES,
     RULE_LABELS,
     WRECK_RULES,
     EventKind,
     month_key,
-    require_reader,
-    require_schema,
 )
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -46,19 +54,15 @@ if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CL
 
 EVENT_FIELDS: tuple[str, ...] = ("kind", "event_date", "contract_code", "wreck_code", "office_code",
                                  "organisation_id", "reference", "note", "supersedes")
-_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-_YEAR = re.compile(r"^\d{4}$")
+FIELD_LABELS: dict[str, str] = {"kind": "Tipo de evento", "event_date": "Data do evento", "contract_code": "Contrato",
+                                "wreck_code": "Naufrágio", "office_code": "Capitania/Delegacia/Agência",
+                                "organisation_id": "Empresa", "note": "Observação", "supersedes": "Evento corrigido",
+                                "reference": "Referência", "reason": "Motivo", "key": "Prazo"}
+_MONTH = re.compile(r"^([0-9]{4})-([0-9]{2})$")    # ASCII digits only: \d also takes "１２３"
+_YEAR = re.compile(r"^[0-9]{4}$")
 _KEY = re.compile(r"^([a-z_]+):(.+)$")
-
-
-def _fmt(d: date | None) -> str:
-    return "—" if d is None else dl.fmt(d)
-
-
-def _require_dpc(user: Principal, what: str) -> None:
-    if user.role != "dpc":
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {what}.",
-                           user=user.username, action=what)
+_SUBJECT_LABEL = {k: FIELD_LABELS[k] for k in ("contract_code", "wreck_code", "office_code")}
+MIN_REASON, MAX_REASON = 5, 500
 
 
 def _parse_key(key: str) -> tuple[str, str] | None:
@@ -68,95 +72,119 @@ def _parse_key(key: str) -> tuple[str, str] | None:
     return m[1], m[2]
 
 
+def _kind(user: Principal, f: Form) -> EventKind | None:
+    """The event's kind; AccessDenied for a kind this user may not record."""
+    raw = f.data.get("kind")
+    kind = EVENT_KIND_BY_KEY.get(raw.strip()) if isinstance(raw, str) else None
+    if kind is None:   # the choices are many and long: name the field, quote an excerpt, never list them all
+        f.fail("kind", f"{FIELD_LABELS['kind']}: " + ("campo obrigatório." if raw in (None, "") else
+                                                     f"desconhecido ({excerpt(raw)})."))
+    if kind is not None and not kind.explorer and not allowed(user, "manage_deadlines"):
+        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} só registra a entrega de relatórios e os "
+                           "recursos dos próprios contratos.", user=user.username, action=f"record_event:{kind.key}")
+    return kind
+
+
+def _organisation(store: Store, user: Principal, f: Form, kind: EventKind | None) -> int | None:
+    """Who acted: an explorer always its own company (another id answers as a missing one); dpc any
+    existing company."""
+    org_id = f.integer("organisation_id", FIELD_LABELS["organisation_id"], required=False, minimum=1)
+    if not allowed(user, "manage_deadlines"):
+        if org_id is not None and org_id != user.organisation_id:
+            f.fail("organisation_id", f"{FIELD_LABELS['organisation_id']}: não encontrada ({org_id}).")
+        return user.organisation_id
+    if org_id is not None and store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org_id]) == 0:
+        f.fail("organisation_id", f"{FIELD_LABELS['organisation_id']}: não encontrada ({org_id}).")
+    if kind is not None and kind.key == EXCURSION_NOTIFIED and org_id is None and f.ok("organisation_id"):
+        f.fail("organisation_id", "Empresa: informe a empresa que comunicou a excursão.")
+    return org_id
+
+
+def _subject(store: Store, user: Principal, f: Form, kind: EventKind, data: Mapping[str, Any],
+             row: dict[str, Any], event_date: date | None) -> None:
+    """Fill the row's subject (contract, wreck or office) and reference from the form."""
+    subject = kind.subject
+    if kind.key == DEADLINE_MET:
+        ref = f.text("reference", FIELD_LABELS["key"], max_len=300)
+        parsed = _parse_key(ref or "") if ref else None
+        if ref is not None and parsed is None:
+            f.fail("reference", f"Prazo: chave não reconhecida ({excerpt(ref)}).")
+        elif parsed is not None and parsed[0] in ("found_unclaimed", "found_proceeds"):
+            f.fail("reference", "Prazo: os prazos de coisas achadas se encerram pelos eventos da página "
+                                "Achados (art. 29).")
+            parsed = None
+        row["reference"] = ref
+        if parsed is not None:
+            subject, data = _subject_from_key(store, parsed, data)
+    else:
+        for extra in ("contract_code", "wreck_code", "office_code"):
+            if extra != f"{subject}_code" and f.has(extra):
+                f.fail(extra, f"{_SUBJECT_LABEL[extra]}: não se aplica a este tipo de evento.")
+    contract: dict[str, Any] | None = None
+    if subject == "contract":
+        contract = _contract_for(store, user, f, data)
+        row["contract_id"] = contract["id"] if contract else None
+    elif subject == "wreck":
+        row["wreck_id"] = _wreck_for(store, f, data)
+    elif subject == "office":
+        row["office_code"] = _office_for(store, f, data)
+    if kind.key != DEADLINE_MET:
+        row["reference"] = _reference(store, user, f, kind, event_date, contract)
+
+
 def record_event(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     """Record one deadline event (append-only; audited); returns its id.
 
-    `data`: kind (EVENT_KINDS), event_date (the day it happened; not in the future), and
-    the subject: contract_code (contract kinds), wreck_code (wreck kinds) or office_code
-    (office kinds); reference when the kind needs one (see EventKind.reference; for
-    `deadline_met` the deadline's key, whose subject is taken from the key); optional
-    organisation_id (who acted), note, and `supersedes` (the id of the event this one
-    corrects: same kind and subject). dpc may record every kind; an explorer only the
-    delivery of its own contracts' monthly and final reports.
-    """
-    require_reader(user)
+    `data`: kind (EVENT_KINDS), event_date (the day it happened; not in the future), and the
+    subject: contract_code (contract kinds), wreck_code (wreck kinds) or office_code (office
+    kinds); reference when the kind needs one (EventKind.reference; for the deadline-met kind the
+    deadline's key, whose subject is taken from the key; for the appeal kinds the decision);
+    optional organisation_id (who acted; an explorer: itself), note, and `supersedes` (the id of
+    the event this one corrects: same kind and subject)."""
+    require(user, "record_deadline_events")
     require_schema(store)
     f = Form(data, allowed=EVENT_FIELDS)
-    kind_key = f.choice("kind", "Tipo de evento", [k.key for k in EVENT_KINDS])
-    kind = EVENT_KIND_BY_KEY.get(kind_key or "")
-    if kind is not None and user.role != "dpc" and not kind.explorer:
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} só registra a entrega de relatórios "
-                           "dos próprios contratos.", user=user.username, action=f"record_event:{kind.key}")
-    today = store.now().date()
-    event_date = f.date("event_date", "Data do evento")
-    if event_date is not None and event_date > today:
+    kind = _kind(user, f)
+    event_date = f.date("event_date", FIELD_LABELS["event_date"])
+    if event_date is not None and event_date > store.now().date():
         event_date = f.fail("event_date", "Data do evento: não pode estar no futuro.")
-    note = f.text("note", "Observação", required=False, max_len=1000)
-    org_id = f.integer("organisation_id", "Empresa", required=False, minimum=1)
-    supersedes = f.integer("supersedes", "Evento corrigido", required=False, minimum=1)
-    row: dict[str, Any] = {"kind": kind_key, "event_date": event_date, "contract_id": None, "wreck_id": None,
-                           "office_code": None, "organisation_id": org_id, "reference": None, "note": note,
-                           "supersedes": supersedes}
-    contract: dict[str, Any] | None = None
+    row: dict[str, Any] = {"kind": kind.key if kind else None, "event_date": event_date, "contract_id": None,
+                           "wreck_id": None, "office_code": None,
+                           "organisation_id": _organisation(store, user, f, kind), "reference": None,
+                           "note": f.text("note", FIELD_LABELS["note"], required=False, max_len=1000),
+                           "supersedes": f.integer("supersedes", FIELD_LABELS["supersedes"], required=False,
+                                                   minimum=1)}
     if kind is not None:
-        subject = kind.subject
-        if kind.key == "deadline_met":
-            ref = f.text("reference", "Prazo", max_len=300)
-            parsed = _parse_key(ref or "") if ref else None
-            if ref is not None and parsed is None:
-                f.fail("reference", f"Prazo: chave não reconhecida ({ref}).")
-            elif parsed is not None and parsed[0] in ("found_unclaimed", "found_proceeds"):
-                f.fail("reference", "Prazo: os prazos de coisas achadas se encerram pelos eventos da página "
-                                    "Achados (art. 29).")
-                parsed = None
-            row["reference"] = ref
-            if parsed is not None:
-                subject, data = _subject_from_key(store, parsed, data)
-        for extra in ("contract_code", "wreck_code", "office_code"):
-            if extra != f"{subject}_code" and f.has(extra) and kind.key != "deadline_met":
-                f.fail(extra, f"{_SUBJECT_LABEL[extra]}: não se aplica a este tipo de evento.")
-        if subject == "contract":
-            contract = _contract_for(store, user, f, data)
-            row["contract_id"] = contract["id"] if contract else None
-        elif subject == "wreck":
-            row["wreck_id"] = _wreck_for(store, f, data)
-        elif subject == "office":
-            row["office_code"] = _office_for(store, f, data)
-        if kind.key != "deadline_met":
-            row["reference"] = _reference(f, kind, event_date, contract)
-        if kind.key == "excursion_notified" and org_id is None:
-            f.fail("organisation_id", "Empresa: informe a empresa que comunicou a excursão.")
-    if org_id is not None and store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org_id]) == 0:
-        f.fail("organisation_id", f"Empresa desconhecida: {org_id}.")
+        _subject(store, user, f, kind, data, row, event_date)
     f.done()
-    if kind is None or event_date is None:  # f.done() has raised for both already
-        raise InputError(Problem("kind", "Tipo de evento: campo obrigatório."))
+    assert kind is not None and event_date is not None
 
     def write(tx: Tx) -> int:
-        if supersedes is not None:
-            _check_supersedes(tx, user, row, supersedes)
-        elif kind.key in ("monthly_report_delivered", "final_report_delivered", "wreck_map_sent"):
-            dup = tx.fetch_one(
-                f"SELECT id, event_date FROM {CURRENT_EVENTS} e WHERE kind = ? AND contract_id IS NOT DISTINCT FROM ? "
-                "AND office_code IS NOT DISTINCT FROM ? AND reference IS NOT DISTINCT FROM ?",
-                [kind.key, row["contract_id"], row["office_code"], row["reference"]])
-            if dup is not None:
-                raise InputError(Problem("reference" if row["reference"] else "kind",
-                                         f"{kind.label}: já registrado em {_fmt(dup['event_date'])} (evento "
-                                         f"{dup['id']}); para corrigir, registre uma correção desse evento."))
+        if row["supersedes"] is not None:
+            _check_supersedes(tx, user, row, row["supersedes"])
+        elif kind.key in ONCE_KINDS:
+            _refuse_duplicate(tx, kind, row)
         new_id = int(tx.scalar(
             "INSERT INTO deadline_events (kind, contract_id, wreck_id, office_code, organisation_id, event_date, "
             "reference, note, supersedes, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "RETURNING id",
             [kind.key, row["contract_id"], row["wreck_id"], row["office_code"], row["organisation_id"], event_date,
-             row["reference"], note, supersedes, user.username, store.now()]))
+             row["reference"], row["note"], row["supersedes"], user.username, store.now()]))
         tx.audit("record_deadline_event", "deadline_event", new_id, None, row)
         return new_id
 
     return store.write(user.username, write)
 
 
-_SUBJECT_LABEL = {"contract_code": "Contrato", "wreck_code": "Naufrágio", "office_code": "Capitania/Delegacia/Agência"}
+def _refuse_duplicate(tx: Tx, kind: EventKind, row: Mapping[str, Any]) -> None:
+    dup = tx.fetch_one(
+        f"SELECT id, event_date FROM {CURRENT_EVENTS} e WHERE kind = ? AND contract_id IS NOT DISTINCT FROM ? "
+        "AND office_code IS NOT DISTINCT FROM ? AND reference IS NOT DISTINCT FROM ?",
+        [kind.key, row["contract_id"], row["office_code"], row["reference"]])
+    if dup is not None:
+        raise InputError(Problem("reference" if row["reference"] else "kind",
+                                 f"{kind.label}: já registrado em {format_date_br(dup['event_date'])} (evento "
+                                 f"{dup['id']}); para corrigir, registre uma correção desse evento."))
 
 
 def _subject_from_key(store: Store, parsed: tuple[str, str], data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -165,8 +193,8 @@ def _subject_from_key(store: Store, parsed: tuple[str, str], data: Mapping[str, 
     out = dict(data)
     for k in ("contract_code", "wreck_code", "office_code"):
         out.pop(k, None)
-    if rule in CONTRACT_RULES:
-        out["contract_code"] = rest.split(":")[0] if rule in ("monthly_report", "extension_request") else rest
+    if rule in CONTRACT_RULES or rule in ("appeal", "appeal_decision"):
+        out["contract_code"] = rest.split(":")[0]   # a contract code has no ':'; what follows it is the month, …
         return "contract", out
     if rule in WRECK_RULES:
         out["wreck_code"] = rest
@@ -174,7 +202,14 @@ def _subject_from_key(store: Store, parsed: tuple[str, str], data: Mapping[str, 
     if rule == "wreck_map":
         out["office_code"] = rest.split(":")[0]
         return "office", out
-    m = re.fullmatch(r"e(\d+)", rest)
+    if rule in REMOVAL_RULES or rule == "owner_balance":
+        table = "removal_orders" if rule in REMOVAL_RULES else "owner_balances"
+        m = re.fullmatch(r"[rb]([0-9]+)", rest)
+        code = store.scalar(f"SELECT w.code FROM {table} t JOIN wrecks w ON w.id = t.wreck_id WHERE t.id = ?",
+                            [int(m[1])]) if m else None
+        out["wreck_code"] = code
+        return "wreck", out
+    m = re.fullmatch(r"e([0-9]+)", rest)
     source = store.fetch_one("SELECT e.office_code, w.code AS wreck_code FROM deadline_events e "
                              "LEFT JOIN wrecks w ON w.id = e.wreck_id WHERE e.id = ?", [int(m[1])]) if m else None
     if source is None:
@@ -192,8 +227,8 @@ def _contract_for(store: Store, user: Principal, f: Form, data: Mapping[str, Any
     if not isinstance(code, str) or not code.strip():
         return f.fail("contract_code", "Contrato: campo obrigatório.")
     scope, params = contract_scope(user, "c")
-    row = store.fetch_one(f"SELECT c.id, c.code, c.status, c.starts_on, c.signed_on, c.expires_on FROM contracts c "
-                          f"WHERE c.code = ? AND {scope}", [code.strip(), *params])
+    row = store.fetch_one(f"SELECT c.id, c.code, c.status, c.starts_on, c.signed_on, c.expires_on, c.organisation_id "
+                          f"FROM contracts c WHERE c.code = ? AND {scope}", [code.strip(), *params])
     if row is None:
         return f.fail("contract_code", f"Contrato não encontrado: {excerpt(code.strip())}.")
     return row
@@ -214,11 +249,29 @@ def _office_for(store: Store, f: Form, data: Mapping[str, Any]) -> str | None:
     if not isinstance(code, str) or not code.strip():
         return f.fail("office_code", "Capitania/Delegacia/Agência: campo obrigatório.")
     if store.scalar("SELECT count(*) FROM offices WHERE code = ?", [code.strip()]) == 0:
-        return f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {code.strip()}.")
+        return f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {excerpt(code.strip())}.")
     return code.strip()
 
 
-def _reference(f: Form, kind: EventKind, event_date: date | None,
+def _month_reference(f: Form, label: str, text: object, event_date: date | None,
+                     contract: Mapping[str, Any] | None) -> str | None:
+    if isinstance(text, date):
+        text = month_key(text)
+    m = _MONTH.match(text) if isinstance(text, str) else None
+    if m is None or not 1 <= int(m[2]) <= 12:
+        return f.fail("reference", f"{label}: informe o mês como AAAA-MM.")
+    month = date(int(m[1]), int(m[2]), 1)
+    if event_date is not None and month > date(event_date.year, event_date.month, 1):
+        return f.fail("reference", f"{label}: o relatório de {dl.fmt_month(month)} não pode ser entregue antes "
+                                   "do próprio mês.")
+    begin = contract and (contract["starts_on"] or contract["signed_on"])
+    if begin and month < date(begin.year, begin.month, 1):
+        return f.fail("reference", f"{label}: {dl.fmt_month(month)} é anterior ao início do contrato "
+                                   f"({format_date_br(begin)}).")
+    return month_key(month)
+
+
+def _reference(store: Store, user: Principal, f: Form, kind: EventKind, event_date: date | None,
                contract: Mapping[str, Any] | None) -> str | None:
     label = kind.reference_label
     raw = f.data.get("reference")
@@ -228,27 +281,20 @@ def _reference(f: Form, kind: EventKind, event_date: date | None,
             f.fail("reference", f"{label}: não se aplica a este tipo de evento.")
         return None
     if kind.reference == "month":
-        if isinstance(text, date):
-            text = month_key(text)
-        m = _MONTH.match(text or "") if isinstance(text, str) else None
-        if m is None or not 1 <= int(m[2]) <= 12:
-            return f.fail("reference", f"{label}: informe o mês como AAAA-MM.")
-        month = date(int(m[1]), int(m[2]), 1)
-        if event_date is not None and month > date(event_date.year, event_date.month, 1):
-            return f.fail("reference", f"{label}: o relatório de {dl.fmt_month(month)} não pode ser entregue antes "
-                                       "do próprio mês.")
-        begin = contract and (contract["starts_on"] or contract["signed_on"])
-        if begin and month < date(begin.year, begin.month, 1):
-            return f.fail("reference", f"{label}: {dl.fmt_month(month)} é anterior ao início do contrato "
-                                       f"({_fmt(begin)}).")
-        return month_key(month)
+        return _month_reference(f, label, text, event_date, contract)
     if kind.reference == "year":
-        value = str(text) if isinstance(text, int) else text
+        value = str(text) if isinstance(text, int) and not isinstance(text, bool) else text
         if not isinstance(value, str) or not _YEAR.match(value) or not 1900 <= int(value) <= 9998:
             return f.fail("reference", f"{label}: informe o ano com 4 dígitos.")
         if event_date is not None and int(value) >= event_date.year + 1:
             return f.fail("reference", f"{label}: o mapa de {value} só pode ser enviado depois do fim do ano.")
         return value
+    if kind.reference == "decision":
+        if not isinstance(text, str) or not text:
+            return f.fail("reference", f"{label}: escolha a decisão do contrato.")
+        if contract is not None and not decision_exists(store, user, contract["code"], text):
+            return f.fail("reference", f"{label}: não encontrada no contrato {contract['code']} ({excerpt(text)}).")
+        return text
     if kind.reference == "date":
         day = f.date("reference", label)
         return None if day is None else day.isoformat()
@@ -259,15 +305,27 @@ def _reference(f: Form, kind: EventKind, event_date: date | None,
             return None if contract is None else contract["expires_on"].isoformat()
         day = f.date("reference", label)
         return None if day is None else day.isoformat()
-    required = kind.reference == "text"
-    return f.text("reference", label, required=required, max_len=300)
+    return f.text("reference", label, required=kind.reference == "text", max_len=300)
+
+
+def _visible_event(db: Store | Tx, user: Principal, event_id: int) -> dict[str, Any] | None:
+    """The event, or None when it does not exist or the user may not touch it (the same answer:
+    another company's event is reported exactly as a missing one)."""
+    old = db.fetch_one("SELECT e.*, EXISTS (SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id) AS replaced "
+                       "FROM deadline_events e WHERE e.id = ?", [event_id])
+    if old is None or allowed(user, "manage_deadlines"):
+        return old
+    scope, params = contract_scope(user, "c")
+    mine = old["contract_id"] is not None and db.scalar(
+        f"SELECT count(*) FROM contracts c WHERE c.id = ? AND {scope}", [old["contract_id"], *params])
+    kind = EVENT_KIND_BY_KEY.get(old["kind"])
+    return old if mine and kind is not None and kind.explorer else None
 
 
 def _check_supersedes(tx: Tx, user: Principal, row: Mapping[str, Any], old_id: int) -> None:
-    old = tx.fetch_one(f"SELECT e.*, EXISTS (SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id) AS replaced "
-                       "FROM deadline_events e WHERE e.id = ?", [old_id])
+    old = _visible_event(tx, user, old_id)
     if old is None:
-        raise InputError(Problem("supersedes", f"Evento corrigido: {old_id} não existe."))
+        raise InputError(Problem("supersedes", f"Evento corrigido: {old_id} não encontrado."))
     if old["replaced"] or old["voided"]:
         raise InputError(Problem("supersedes", f"Evento corrigido: {old_id} já foi corrigido ou anulado."))
     same = (old["kind"] == row["kind"] and old["contract_id"] == row["contract_id"]
@@ -276,23 +334,23 @@ def _check_supersedes(tx: Tx, user: Principal, row: Mapping[str, Any], old_id: i
         raise InputError(Problem("supersedes", f"Evento corrigido: {old_id} é de outro tipo ou de outro objeto."))
 
 
+def _reason(reason: object, label: str = "Motivo") -> str:
+    text = reason.strip() if isinstance(reason, str) else ""
+    if not MIN_REASON <= len(text) <= MAX_REASON:
+        raise InputError(Problem("reason", f"{label}: obrigatório, de {MIN_REASON} a {MAX_REASON} caracteres."))
+    return text
+
+
 def void_event(store: Store, user: Principal, event_id: int, reason: str) -> int:
     """Withdraw an event recorded by mistake (append-only: a new row that supersedes it with
-    `voided`; audited). dpc for every event; an explorer for its own contracts' reports."""
-    require_reader(user)
+    `voided`; audited). dpc for every event; an explorer for its own contracts' events of the
+    kinds it records; anything else is "não encontrado"."""
+    require(user, "record_deadline_events")
     require_schema(store)
-    reason = (reason or "").strip()
-    if len(reason) < 5:
-        raise InputError(Problem("reason", "Motivo: descreva o motivo da anulação (ao menos 5 caracteres)."))
-    old = store.fetch_one("SELECT * FROM deadline_events WHERE id = ?", [event_id])
+    text = _reason(reason, "Motivo da anulação")
+    old = _visible_event(store, user, event_id) if isinstance(event_id, int) else None
     if old is None:
-        raise NotFound(f"Evento {event_id} não encontrado.", what="deadline_event", key=event_id)
-    if user.role != "dpc":
-        scope, params = contract_scope(user, "c")
-        mine = old["contract_id"] is not None and store.scalar(
-            f"SELECT count(*) FROM contracts c WHERE c.id = ? AND {scope}", [old["contract_id"], *params])
-        if not mine or not EVENT_KIND_BY_KEY[old["kind"]].explorer:
-            raise NotFound(f"Evento {event_id} não encontrado.", what="deadline_event", key=event_id)
+        raise NotFound(f"Evento {excerpt(event_id)} não encontrado.", what="deadline_event", key=event_id)
 
     def write(tx: Tx) -> int:
         _check_supersedes(tx, user, old, event_id)
@@ -301,9 +359,10 @@ def void_event(store: Store, user: Principal, event_id: int, reason: str) -> int
             "reference, note, supersedes, voided, recorded_by, recorded_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, true, ?, ?) RETURNING id",
             [old["kind"], old["contract_id"], old["wreck_id"], old["office_code"], old["organisation_id"],
-             old["event_date"], old["reference"], reason, event_id, user.username, store.now()]))
-        tx.audit("void_deadline_event", "deadline_event", event_id, dict(old), {"voided_by_event": new_id,
-                                                                              "reason": reason})
+             old["event_date"], old["reference"], text, event_id, user.username, store.now()]))
+        before = {k: v for k, v in old.items() if k != "replaced"}
+        tx.audit("void_deadline_event", "deadline_event", event_id, before, {"voided_by_event": new_id,
+                                                                            "reason": text})
         return new_id
 
     return store.write(user.username, write)
@@ -312,14 +371,15 @@ def void_event(store: Store, user: Principal, event_id: int, reason: str) -> int
 def waive_deadline(store: Store, user: Principal, key: str, reason: str) -> int:
     """Waive (dispensar) or suspend one deadline with its reason (dpc only; audited);
     returns the waiver's id. The reason is shown as the deadline's `reason`."""
-    _require_dpc(user, "dispensar prazos")
+    require(user, "manage_deadlines")
     require_schema(store)
     problems = []
     if _parse_key(key) is None:
-        problems.append(Problem("key", f"Prazo: chave não reconhecida ({key})."))
-    text = (reason or "").strip()
-    if not 5 <= len(text) <= 500:
-        problems.append(Problem("reason", "Motivo: obrigatório, de 5 a 500 caracteres."))
+        problems.append(Problem("key", f"Prazo: chave não reconhecida ({excerpt(key)})."))
+    try:
+        text = _reason(reason)
+    except InputError as exc:
+        problems += exc.problems
     if problems:
         raise InputError(problems)
 
@@ -338,17 +398,15 @@ def waive_deadline(store: Store, user: Principal, key: str, reason: str) -> int:
 
 def revoke_waiver(store: Store, user: Principal, key: str, reason: str) -> int:
     """Revoke the waiver in force for a deadline (dpc only; append-only; audited)."""
-    _require_dpc(user, "revogar dispensas de prazos")
+    require(user, "manage_deadlines")
     require_schema(store)
-    text = (reason or "").strip()
-    if not 5 <= len(text) <= 500:
-        raise InputError(Problem("reason", "Motivo: obrigatório, de 5 a 500 caracteres."))
+    text = _reason(reason)
 
     def write(tx: Tx) -> int:
         current = tx.fetch_one(f"SELECT id, reason FROM {CURRENT_WAIVERS} w WHERE deadline_key = ? "
                                "ORDER BY id DESC LIMIT 1", [key])
         if current is None:
-            raise NotFound(f"O prazo {key} não tem dispensa em vigor.", what="deadline_waiver", key=key)
+            raise NotFound(f"O prazo {excerpt(key)} não tem dispensa em vigor.", what="deadline_waiver", key=key)
         new_id = int(tx.scalar(
             "INSERT INTO deadline_waivers (deadline_key, reason, supersedes, revoked, waived_by, waived_at) "
             "VALUES (?, ?, ?, true, ?, ?) RETURNING id", [key, text, current["id"], user.username, store.now()]))
@@ -362,11 +420,11 @@ def list_events(store: Store, user: Principal, *, contract_code: str | None = No
     """The latest events the user may read (newest first, at most `limit`), with whether each is
     still current: id, kind, kind_label, event_date, contract_code, wreck_code, office_code,
     reference, note, supersedes, voided, current, recorded_by, recorded_at."""
-    require_reader(user)
+    require(user, "read_deadlines")
     require_schema(store)
     limit = max(1, min(int(limit), 1000))
     clauses, params = ["TRUE"], []
-    if user.role != "dpc":
+    if not allowed(user, "read_all_deadlines"):
         scope, sparams = contract_scope(user, "c")
         clauses.append(f"e.contract_id IN (SELECT c.id FROM contracts c WHERE {scope})")
         params += sparams

@@ -17,9 +17,8 @@ from typing import Any
 from valuation.accounts import login
 from valuation.accounts.sessions import new_token, token_hash
 from valuation.core.errors import AccessDenied, InputError, Problem
-from valuation.db.access import Principal
+from valuation.db.access import Principal, allowed
 
-FEED_ROLES = ("dpc", "explorer")
 ROUTE_PREFIX = "/calendario/"
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{40,128}$")
 
@@ -36,10 +35,10 @@ def feed_url(base_url: str, token: str) -> str:
 
 def create_feed(store: Any, user: Principal, *, office: str | None = None, now: datetime) -> str:
     """A new subscription token for `user` (the previous ones are revoked); shown once."""
-    if user.role not in FEED_ROLES:
+    if not allowed(user, "read_deadlines"):
         raise AccessDenied("Acesso negado: assinaturas de calendário são para a DPC e as empresas exploradoras.",
                            user=user.username, action="calendar_feed")
-    if user.role == "explorer" and office:
+    if office and not allowed(user, "read_all_deadlines"):
         raise InputError(Problem("office", "Capitania: a empresa assina os prazos dos seus próprios contratos."))
     if office and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
         raise InputError(Problem("office", f"Capitania desconhecida: {office}."))
@@ -82,24 +81,22 @@ def resolve(store: Any, token: str) -> Feed | None:
         "SELECT f.office_code, u.id, u.username, u.full_name, u.role, u.organisation_id, u.commission_body, u.active "
         "FROM calendar_feeds f JOIN users u ON u.id = f.user_id WHERE f.token_sha256 = ? AND f.revoked_at IS NULL",
         [token_hash(token)])
-    if row is None or not row["active"] or row["role"] not in FEED_ROLES:
+    if row is None or not row["active"]:
         return None
-    return Feed(login.principal_from_row(row), row["office_code"])
+    principal = login.principal_from_row(row)
+    return Feed(principal, row["office_code"]) if allowed(principal, "read_deadlines") else None
 
 
 def alarm_days(store: Any) -> tuple[int, ...]:
-    from valuation.deadlines.calendars import policy_values
-    from valuation.policies.defaults import DEFAULT_BY_KEY
+    """The reminders of the policy `calendar_alarm_days` in force today (valuation.policies.values)."""
+    from valuation.policies.values import policy_in_force
 
-    value = policy_values(store, ("calendar_alarm_days",))["calendar_alarm_days"]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, int) and 0 <= v <= 366 for v in value):
-        value = DEFAULT_BY_KEY["calendar_alarm_days"].value
-    return tuple(value)
+    return tuple(policy_in_force(store, "calendar_alarm_days").value)
 
 
 def feed_ics(store: Any, token: str, *, as_of: date) -> bytes | None:
     """The iCalendar body of a subscription, or None for an unknown or revoked token."""
-    from valuation.deadlines.engine import deadlines_ics
+    from valuation.deadlines.frames import deadlines_ics
 
     feed = resolve(store, token)
     if feed is None:

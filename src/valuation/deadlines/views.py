@@ -14,9 +14,14 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.calendar import WEEKDAY_NAMES
+from valuation.core.money import format_date_br
 from valuation.deadlines import rules as dl
-from valuation.deadlines.engine import (
+from valuation.deadlines.appeals import decision_label
+from valuation.deadlines.vocabulary import (
+    APPEAL_EVENT_KINDS,
+    APPEAL_RULES,
     CONTRACT_RULES,
+    DEADLINE_MET,
     EVENT_KIND_BY_KEY,
     PENDING_STATES,
     RULE_LABELS,
@@ -27,7 +32,7 @@ if TYPE_CHECKING:  # pandas is imported only where a frame is read
     import pandas as pd
 
 WEEKDAY_SHORT: tuple[str, ...] = ("seg", "ter", "qua", "qui", "sex", "sáb", "dom")
-_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_MONTH = re.compile(r"^([0-9]{4})-([0-9]{2})$")
 
 
 def _blank(v: object) -> bool:
@@ -44,9 +49,9 @@ def due_text(due: date, moved_from: date | None = None) -> str:
     """'18/02/2026', or with the move of art. 66 §1 '18/02/2026, prorrogado de 15/02/2026 (domingo)'
     (a deadline of minimum notice moved back reads 'antecipado de …')."""
     if moved_from is None or _blank(moved_from) or moved_from == due:
-        return dl.fmt(due)
+        return format_date_br(due)
     verb = "prorrogado" if moved_from < due else "antecipado"
-    return f"{dl.fmt(due)}, {verb} de {dl.fmt(moved_from)} ({WEEKDAY_NAMES[moved_from.weekday()]})"
+    return f"{format_date_br(due)}, {verb} de {format_date_br(moved_from)} ({WEEKDAY_NAMES[moved_from.weekday()]})"
 
 
 def key_text(key: str) -> str:
@@ -64,20 +69,22 @@ def key_text(key: str) -> str:
     if rule == "extension_request":
         code, _, expiry = rest.rpartition(":")
         try:
-            return f"{label} — contrato {code} (autorização até {dl.fmt(date.fromisoformat(expiry))})"
+            return f"{label} — contrato {code} (autorização até {format_date_br(date.fromisoformat(expiry))})"
         except ValueError:
             pass
     if rule == "wreck_map":
         office, _, year = rest.partition(":")
         return f"Mapa anual de naufrágios de {year} — {office}" if year else f"{label} — {office}"
+    if rule in APPEAL_RULES:
+        code, _, decision = rest.partition(":")
+        return f"{label} — contrato {code} ({decision_label(decision)})"
     if rule in CONTRACT_RULES:
         return f"{label} — contrato {rest}"
     if rule in WRECK_RULES:
         return f"{label} — naufrágio {rest}"
-    if re.fullmatch(r"f\d+", rest):
-        return f"{label} — coisa achada nº {rest[1:]}"
-    if re.fullmatch(r"e\d+", rest):
-        return f"{label} — evento nº {rest[1:]}"
+    for prefix, what in (("f", "coisa achada"), ("e", "evento"), ("r", "determinação de remoção"), ("b", "saldo")):
+        if re.fullmatch(prefix + r"[0-9]+", rest):
+            return f"{label} — {what} nº {rest[1:]}"
     return f"{label} — {rest}"
 
 
@@ -99,7 +106,7 @@ def row_title(row: Mapping[str, Any]) -> str:
     subject = subject_text(row)
     head = f"{row['label_pt']} — {subject}" if subject else str(row["label_pt"])
     due = row.get("due")
-    when = "sem data de vencimento" if _blank(due) else dl.fmt(due)  # an open suspension has none yet
+    when = "sem data de vencimento" if _blank(due) else format_date_br(due)  # an open suspension has none yet
     return f"{head} — {row['state_pt']}, {when}"
 
 
@@ -109,13 +116,15 @@ def event_reference_text(kind: str, reference: object) -> str | None:
     if _blank(reference):
         return None
     text = str(reference)
-    if kind == "deadline_met":
+    if kind == DEADLINE_MET:
         return key_text(text)
+    if kind in APPEAL_EVENT_KINDS:
+        return decision_label(text)
     m = _MONTH.match(text)
     if m and 1 <= int(m[2]) <= 12:
         return dl.fmt_month(date(int(m[1]), int(m[2]), 1))
     try:
-        return dl.fmt(date.fromisoformat(text)) if len(text) == 10 else text
+        return format_date_br(date.fromisoformat(text)) if len(text) == 10 else text
     except ValueError:
         return text
 
@@ -177,7 +186,7 @@ def heatmap_grid(frame: pd.DataFrame, year: int) -> dict[str, Any]:
                 continue
             n = counts.get(day, 0)
             zr.append(n)
-            tr.append(f"{WEEKDAY_SHORT[wd]} {dl.fmt(day)}: " + ("nenhum prazo" if n == 0 else
+            tr.append(f"{WEEKDAY_SHORT[wd]} {format_date_br(day)}: " + ("nenhum prazo" if n == 0 else
                                                                  f"{n} prazo" + ("s" if n > 1 else "")))
         z.append(zr)
         text.append(tr)

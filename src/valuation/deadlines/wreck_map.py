@@ -9,13 +9,14 @@ year) in the year mapped. Anexo 4-B only says "Preencher conforme especificado n
 0403", so the columns are those of 0403: the vessel, the casualty, the position in degrees,
 minutes and hundredths with its datum (or "posição aproximada"), the situation (grounded
 or sunk, visible at high/low water), the nautical signalling and whether it will be
-removed (a removal/demolition contract on record). The annex's title speaks of the wrecks
+removed (a removal/demolition contract on record, or an order of the Authority, Lei 7.542 art. 5). The annex's title speaks of the wrecks
 "existentes … no último mês do ano", while 0404 speaks of those wrecked during the year:
 we follow 0404, the operative text.
 
 Positions are confidential (rules.md §8): only DPC (cleared for every position) may
-produce the map. `deadline` is the map's due date (`valuation.deadlines.wreck_map`),
-and `sent_on` the `wreck_map_sent` event recorded for it, if any.
+produce the map. `deadline` is the map's due date (`valuation.deadlines.rules.wreck_map`, with the
+day of the NORMAM in force on 1 January of the year it is due in), and `sent_on` the map-sent event
+recorded for it, if any.
 """
 from __future__ import annotations
 
@@ -23,12 +24,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
+from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.positions import Coordinate, format_coordinate
-from valuation.db.access import Principal
+from valuation.db.access import Principal, require
 from valuation.deadlines import rules as dl
-from valuation.deadlines.calendars import office_calendar
+from valuation.deadlines.rows import ParameterBook
 from valuation.deadlines.views import due_text
+from valuation.deadlines.vocabulary import CURRENT_EVENTS, WRECK_MAP_SENT
 from valuation.exports import PdfReport, to_xlsx_bytes
 from valuation.registry.domain.queries import casualty_text
 
@@ -78,9 +80,7 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
     """The Anexo 4-B map of `office` for `year` (dpc only)."""
     import pandas as pd
 
-    if user.role != "dpc":
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite emitir o mapa de naufrágios "
-                           "(as posições são sigilosas).", user=user.username, action="wreck_map")
+    require(user, "read_all_deadlines")  # DPC: the positions are confidential (NORMAM-10 0105)
     if isinstance(year, bool) or not isinstance(year, int) or not 1900 <= year <= 9998:
         raise InputError(Problem("year", "Ano do mapa: informe um ano de 1900 a 9998."))
     info = store.fetch_one("SELECT code, name FROM offices WHERE code = ?", [office])
@@ -93,10 +93,13 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
         "w.visible_low_tide, w.signalling, w.depth_m, "
         "(SELECT string_agg(c.kind || ' autorizada (' || c.code || ')', '; ' ORDER BY c.code) FROM contracts c "
         " WHERE c.wreck_id = w.id AND c.kind IN ('remoção', 'demolição') "
-        " AND c.status IN ('vigente', 'suspenso', 'concluído')) AS removal "
+        " AND c.status IN ('vigente', 'suspenso', 'concluído')) AS removal, "
+        "(SELECT string_agg(r.kind || ' determinada (' || r.act || ')', '; ' ORDER BY r.id) FROM removal_orders r "
+        " WHERE r.wreck_id = w.id AND r.ordered_on <= make_date(?, 12, 31) "
+        " AND coalesce(r.end_kind, '') <> 'revogada') AS ordered "
         "FROM wrecks w WHERE w.office_code = ? AND w.casualty_year = ? "
         "AND w.casualty_precision IN ('day', 'month', 'year') "
-        "ORDER BY w.casualty_month NULLS LAST, w.casualty_day NULLS LAST, w.code", [office, year])
+        "ORDER BY w.casualty_month NULLS LAST, w.casualty_day NULLS LAST, w.code", [year, office, year])
     records = []
     for n, w in enumerate(wrecks, 1):
         lat = format_coordinate(Coordinate(w["lat_deg"], w["lat_min"], w["lat_hem"]))
@@ -107,16 +110,14 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
             w["casualty_type"], lat, lon, w["datum"], "posição aproximada" if w["position_approximate"] else "exata",
             w["situation"], _yes_no(w["visible_high_tide"]), _yes_no(w["visible_low_tide"]),
             w["signalling"] or "não sinalizada", _depth(w["depth_m"]),
-            w["removal"] or "sem remoção autorizada",
+            "; ".join(x for x in (w["removal"], w["ordered"]) if x) or "sem remoção autorizada",
         ))
     rows = pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
-    deadline = dl.wreck_map(year, office_calendar(store, office))
-    sent_on = None
-    if store.has_table("deadline_events"):
-        from valuation.deadlines.engine import CURRENT_EVENTS
-
-        sent_on = store.scalar(f"SELECT min(event_date) FROM {CURRENT_EVENTS} e WHERE kind = 'wreck_map_sent' "
-                               "AND office_code = ? AND reference = ?", [office, str(year)])
+    start = date(year + 1, 1, 1)   # the map's period: the parameter and calendar in force on 1 January
+    book = ParameterBook.load(store)
+    deadline = dl.wreck_map(year, book.cal(office, start), book.normam(start).wreck_map_day)
+    sent_on = store.scalar(f"SELECT min(event_date) FROM {CURRENT_EVENTS} e WHERE kind = ? "
+                           "AND office_code = ? AND reference = ?", [WRECK_MAP_SENT, office, str(year)])
     negative = not records
     return WreckMap(office, info["name"], year, rows, negative, NEGATIVE_MESSAGE if negative else None, deadline,
                     sent_on, tuple(w["depth_m"] for w in wrecks))

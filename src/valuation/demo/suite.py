@@ -1,28 +1,40 @@
 """The whole demo: the base data set (`valuation.demo.base.seed_demo`) and then, each in its own
 transaction, the demo records of the capabilities built on it (deadline events, commission
-rounds, partition statements). Deterministic; `db init --demo` calls `seed_full_demo`.
+rounds, partition statements, comparables, attached files, the legal records of issue 15). Deterministic; `db init --demo`
+calls `seed_full_demo`.
 """
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from typing import Any
 
-from valuation.demo import base as demo
+from valuation.demo import base
+from valuation.demo.attachments import seed_attachment_demo
+from valuation.demo.commission import seed_commission_demo
+from valuation.demo.comparables import seed_comparables_demo
+from valuation.demo.deadlines import seed_deadline_demo
+from valuation.demo.legal import seed_legal_demo
+from valuation.demo.partition import seed_partition_demo
 
-# (module, function, keyword arguments); each takes the Store first. Order matters:
-# the commission's decisions feed the partition statements.
-EXTRA_STEPS: tuple[tuple[str, str, dict[str, Any]], ...] = (
-    ("valuation.demo.deadlines", "seed_deadline_demo", {"as_of": demo.DEMO_TODAY}),
-    ("valuation.demo.commission", "seed_commission_demo", {}),
-    ("valuation.demo.partition", "seed_partition_demo", {}),
-    ("valuation.demo.comparables", "seed_comparables_demo", {}),   # issue 16: an earlier published
-    ("valuation.demo.attachments", "seed_attachment_demo", {}),               # round; photos, reports, documents
+
+def _deadlines(store: Any) -> Any:
+    return seed_deadline_demo(store, as_of=base.DEMO_TODAY)
+
+
+# Order matters: the commission's decisions feed the partition statements; the comparables take an
+# earlier published round; the legal records read the contracts, decisions and statements.
+STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("deadlines.seed_deadline_demo", _deadlines),
+    ("commission.seed_commission_demo", seed_commission_demo),
+    ("partition.seed_partition_demo", seed_partition_demo),
+    ("comparables.seed_comparables_demo", seed_comparables_demo),
+    ("attachments.seed_attachment_demo", seed_attachment_demo),     # photos, reports, documents
+    ("legal.seed_legal_demo", seed_legal_demo),
 )
 
 
 def seed_full_demo(store: Any) -> dict[str, Any]:
-    counts: dict[str, Any] = dict(demo.seed_demo(store))
-    for module, function, kwargs in EXTRA_STEPS:
-        result = getattr(importlib.import_module(module), function)(store, **kwargs)
-        counts[f"{module.rsplit('.', 1)[-1]}.{function}"] = result
+    counts: dict[str, Any] = dict(base.seed_demo(store))
+    for name, step in STEPS:
+        counts[name] = step(store)
     return counts

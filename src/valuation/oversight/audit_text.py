@@ -71,6 +71,14 @@ ACTION_LABELS: dict[str, str] = {
     "attachment_photo_sheet": "Anexo de fotos gerado",
     "comparables_recorded": "Decisões publicadas incluídas nos comparáveis",
     "comparables_flagged": "Consensos fora da faixa dos comparáveis sinalizados",
+    "add_early_closing": "Encerramento antecipado incluído", "remove_early_closing": "Encerramento antecipado excluído",
+    "record_removal_order": "Determinação de remoção registrada", "change_removal_dates": "Prazos da remoção alterados",
+    "record_removal_start": "Início da remoção registrado",
+    "record_removal_takeover": "Remoção assumida pela Autoridade Naval",
+    "end_removal_order": "Determinação de remoção encerrada", "record_owner_balance": "Saldo do responsável registrado",
+    "record_balance_paid": "Saldo entregue ao responsável",
+    "record_co_signature": "Coassinatura do Ministério da Cultura registrada",
+    "seed_legal_demo": "Carga dos registros legais de demonstração",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -85,6 +93,8 @@ ENTITY_LABELS: dict[str, str] = {
     "item": "Bem resgatado", "attachment": "Arquivo anexado",
     "login_throttle": "Espera entre tentativas de entrada", "demo": "Dados de demonstração",
     "row_seals": "Selos de conteúdo",
+    "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
+    "owner_balance": "Saldo do responsável",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -152,6 +162,15 @@ FIELD_LABELS: dict[str, str] = {
     # login throttling and the audit chain (issue 14)
     "failures": "Falhas contadas", "load": "Carga", "client": "Endereço de origem", "blocked_until": "Espera até",
     "rotated": "Troca de chave",
+    # removal orders, owner's balances, co-signatures, dated policies (issue 15)
+    "act": "Ato", "ordered_on": "Determinada em", "notice": "Intimação", "notified_on": "Intimado em",
+    "published_on": "Edital publicado em", "starts_by": "Início fixado", "ends_by": "Término fixado",
+    "started_on": "Iniciada em", "taken_over_on": "Assumida pela Autoridade em", "ended_on": "Encerrada em",
+    "end_kind": "Como terminou", "removal_order_id": "Determinação nº", "disposed_on": "Alienação em",
+    "proceeds": "Produto da alienação", "union_costs": "Despesas da União", "balance": "Saldo",
+    "paid_on": "Entregue em", "signed_on": "Assinada em", "signatory": "Signatário", "basis": "Referência legal",
+    "co_signatures": "Coassinaturas", "removal_orders": "Determinações de remoção",
+    "owner_balances": "Saldos do responsável", "policies": "Políticas",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
@@ -161,7 +180,8 @@ FIELD_LABELS: dict[str, str] = {
 POSITION_FIELDS = frozenset(("lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem", "datum",
                              "position_approximate", "depth_m", "latitude", "longitude"))
 MONEY_FIELDS = frozenset(("amount", "value_brl", "planned", "actual", "approved_overrun", "net", "target",
-                          "selected_value", "sale_proceeds", "fixed_amount", "salvage_award"))
+                          "selected_value", "sale_proceeds", "fixed_amount", "salvage_award", "proceeds",
+                          "union_costs", "balance"))
 SHARE_FIELDS = frozenset(("suggested_share", "compensation_share", "historical_share", "other_share", "tolerance",
                           "spread_threshold", "gap"))
 HASH_FIELDS = frozenset(("sha256", "pdf_sha256", "last_hash"))
@@ -178,8 +198,9 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     from valuation.accounts import throttle
     from valuation.commission.sheet import SOURCES
     from valuation.db import access
-    from valuation.deadlines.calendars import POLICY_DAY_LABELS
-    from valuation.deadlines.engine import EVENT_KINDS
+    from valuation.core.calendar import POLICY_DAY_LABELS
+    from valuation.deadlines.vocabulary import EVENT_KINDS
+    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
     from valuation.inventory import found_things
     from valuation.partition import documents as statement_docs
     from valuation.partition import survey_sheets
@@ -203,6 +224,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "selection_saved.status": partition.STATUS_PT,
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
         "login_throttle.scope": throttle.SCOPE_LABELS,
+        "notice": NOTICE_LABELS, "end_kind": END_LABELS,
     }
 
 

@@ -49,6 +49,6 @@ def suggested_other_share(scores: Sequence[int],
     if total_weight == 0:
         raise ValueError("at least one weight must be positive")
     weighted = sum((wt * sc for wt, sc in zip(ws, scores)), Decimal(0))
-    cap: Decimal = OTHER_SHARE_CAP.value  # type: ignore[assignment]
+    cap: Decimal = OTHER_SHARE_CAP.value
     share = cap * weighted / (MAX_SCORE * total_weight)
     return share.quantize(SHARE_QUANTUM, rounding=ROUND_HALF_UP)

@@ -154,8 +154,8 @@ class PartitionResult:
 def terms_problems(terms: ContractTerms, items: Sequence[PartitionItem]) -> list[Problem]:
     """Every rule the terms break, by JSON path (contract.…, items[i].…)."""
     probs: list[Problem] = []
-    hcap: Decimal = HISTORICAL_REWARD_CAP.value  # type: ignore[assignment]
-    ocap: Decimal = OTHER_SHARE_CAP.value  # type: ignore[assignment]
+    hcap: Decimal = HISTORICAL_REWARD_CAP.value
+    ocap: Decimal = OTHER_SHARE_CAP.value
     if terms.historical_payment not in HISTORICAL_PAYMENTS:
         probs.append(Problem("contract.historical_payment", "must be one of " + ", ".join(HISTORICAL_PAYMENTS)))
     if terms.modality not in MODALITIES:

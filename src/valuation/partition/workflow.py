@@ -280,13 +280,9 @@ def _contract(db: Db, user: Principal, code: str) -> dict[str, Any]:
 
 
 def _policy(db: Db, key: str) -> Any:
-    row = db.fetch_one("SELECT value_json FROM policies WHERE key = ? ORDER BY set_at DESC, id DESC LIMIT 1", [key])
-    if row is not None:
-        try:
-            return json.loads(row["value_json"], parse_float=Decimal)
-        except (TypeError, ValueError):
-            pass  # an unreadable policy row: the default applies (shown on the policies page)
-    return DEFAULT_BY_KEY[key].value
+    from valuation.policies.values import policy_in_force  # the one reader of the policy in force
+
+    return policy_in_force(db, key).value  # an unreadable row: the default (shown on the policies page)
 
 
 def selection_tolerance(db: Db) -> Decimal:
@@ -373,8 +369,8 @@ def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[s
     f = Form(data, allowed=TERMS_FIELDS)
     modality = f.choice("modality", FIELD_LABELS["modality"], MODALITIES)
     hshare = _share(f, "historical_share", required=False)
-    hcap: Decimal = HISTORICAL_REWARD_CAP.value  # type: ignore[assignment]
-    ocap: Decimal = OTHER_SHARE_CAP.value  # type: ignore[assignment]
+    hcap: Decimal = HISTORICAL_REWARD_CAP.value
+    ocap: Decimal = OTHER_SHARE_CAP.value
     if hshare is not None and hshare > hcap:
         f.fail("historical_share", f"{FIELD_LABELS['historical_share']}: no máximo {format_share(hcap)} do valor "
                                    f"total atribuído aos bens históricos ({HISTORICAL_REWARD_CAP.basis}).")

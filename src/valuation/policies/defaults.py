@@ -1,9 +1,12 @@
-"""Policies: the choices the law leaves to the Naval Authority (every place where the law
-leaves a choice is a named, stored, editable setting).
+"""Policies: the choices the law leaves to the Naval Authority, and the numbers of NORMAM-10 (an
+ordinance the DPC revises), each a named, stored, dated setting.
 
-The defaults below are what a fresh database starts with; the store keeps the
-current values (table `policies`, with who set them and when) and pages/CLI pass
-them into the pure calculation functions as arguments.
+The defaults below are what a fresh database starts with; the store keeps every value with its
+legal reference, the day from which it applies and who recorded it (table `policies`;
+`valuation.policies.values` is the one reader). `dated` policies are the NORMAM parameters and the
+calendar: a computation uses the value in force on the day its period starts, so a change never
+rewrites a due date already computed for an earlier period. The others (the Commission's rules, the
+due-soon window, …) apply on the day they are used.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ class PolicyDefault:
     description: str  # pt-BR: what the value decides (shown on the policies page)
     basis: str        # the legal reference (a law or NORMAM-10 item, never a spec file)
     label: str = ""   # pt-BR name of the policy
+    dated: bool = False  # a NORMAM parameter or a calendar day: read on the day the period starts
 
 
 DEFAULTS: tuple[PolicyDefault, ...] = (
@@ -44,7 +48,7 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
     PolicyDefault("policy_days", ("carnival_monday", "carnival_tuesday", "corpus_christi"),
                   "Pontos facultativos em que as organizações militares federais não têm expediente "
                   "(não contam como dias úteis).",
-                  "Lei 9.784/1999 art. 66 §1", "Pontos facultativos"),
+                  "Lei 9.784/1999 art. 66 §1", "Pontos facultativos", True),
     PolicyDefault("court_pending_suspends_lapse", False,
                   "Se o inquérito ou processo pendente no Tribunal Marítimo suspende o prazo de 5 anos do "
                   "responsável.", "Lei 2.180/1954 art. 20; Lei 7.542/1986 art. 6",
@@ -66,9 +70,36 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "Lembretes das assinaturas de calendário: quantos dias antes de cada prazo (um lembrete por número).",
                   "Escolha da Autoridade Naval (prazos de contratos e comunicações da NORMAM-10)",
                   "Lembretes do calendário"),
+    # -- NORMAM-10 parameters (dated: the value in force on the day the period starts) --------------------
+    PolicyDefault("monthly_report_business_day", 10,
+                  "Até qual dia útil do mês seguinte o relatório mensal de atividades deve ser entregue.",
+                  "NORMAM-10 0301 c; 0303 e; 0302 b 2", "Relatório mensal: dia útil de entrega", True),
+    PolicyDefault("removal_monthly_report_min_days", 60,
+                  "A partir de quantos dias de duração uma remoção ou demolição deve relatórios mensais.",
+                  "NORMAM-10 0302 b 2", "Remoção com relatório mensal: duração mínima", True),
+    PolicyDefault("final_report_days", 90, "Quantos dias após o término dos trabalhos o relatório final deve ser "
+                  "entregue (pesquisa, remoção e demolição).", "NORMAM-10 0301 c; 0302 b 3",
+                  "Relatório final: prazo", True),
+    PolicyDefault("extension_request_days", 60, "Com quantos dias de antecedência do vencimento da autorização a "
+                  "prorrogação deve ser pedida.", "NORMAM-10 0304", "Pedido de prorrogação: antecedência", True),
+    PolicyDefault("tourism_notice_business_days", 10, "Com quantos dias úteis de antecedência uma excursão de turismo "
+                  "subaquático deve ser comunicada.", "NORMAM-10 0307",
+                  "Turismo subaquático: antecedência da comunicação", True),
+    PolicyDefault("wreck_map_day", (2, 15), "Até que dia do ano seguinte cada Capitania envia o mapa anual das "
+                  "embarcações naufragadas.", "NORMAM-10 0404 (Anexo 4-B)", "Mapa anual de naufrágios: envio", True),
+    PolicyDefault("early_closing_days", ((12, 24), (12, 31)),
+                  "Dias de cada ano em que as repartições federais encerram o expediente mais cedo (14h): um prazo "
+                  "que vence nesses dias passa ao dia útil seguinte. Cada Capitania pode ter datas próprias "
+                  "(página Calendário).",
+                  "Lei 9.784/1999 art. 66 §1 (expediente encerrado antes da hora normal)",
+                  "Expediente encerrado mais cedo", True),
 )
 
 DEFAULT_BY_KEY: dict[str, PolicyDefault] = {p.key: p for p in DEFAULTS}
+DATED_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.dated)
+NORMAM_KEYS: tuple[str, ...] = ("monthly_report_business_day", "removal_monthly_report_min_days", "final_report_days",
+                                "extension_request_days", "tourism_notice_business_days", "wreck_map_day")
+CALENDAR_KEYS: tuple[str, ...] = ("policy_days", "early_closing_days")
 
 
 @dataclass(frozen=True)

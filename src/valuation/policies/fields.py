@@ -7,7 +7,9 @@ older readers — store/partition, store/commission, store/calendars — underst
 `display(key, value)` is the pt-BR text (labels, never codes).
 
 Form input: percentages for `spread_threshold` and `selection_tolerance` (50 → 0.5),
-pt-BR decimals ("1,5") for weights, a list of policy-day codes, a bool, an int, a method code.
+pt-BR decimals ("1,5") for weights, a list of policy-day codes, a bool, an int, a method code,
+a day of the year "15/02" (`wreck_map_day`) and a list of them "24/12, 31/12" (`early_closing_days`).
+Numbers take ASCII digits only (`[0-9]`: a regex digit class also matches "１２３" and "١٢٣").
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from valuation.commission.consensus import METHODS
-from valuation.core.calendar import POLICY_DAY_KEYS
+from valuation.core.calendar import MONTH_NAMES, POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.errors import InputError, Problem
 from valuation.partition.rubric import ACTIVITIES
 from valuation.policies.defaults import DEFAULT_BY_KEY
@@ -30,6 +32,17 @@ MAX_DUE_SOON_DAYS = 365
 MAX_SPREAD_PERCENT = Decimal("1000")
 MAX_WEIGHT = Decimal("100")
 _NUMBER = re.compile(r"^\s*[0-9]{1,7}([.,][0-9]+)?\s*$")  # ASCII digits only (\d takes any script)
+_DAY_MONTH = re.compile(r"\s*([0-9]{1,2})\s*/\s*([0-9]{1,2})\s*")
+MAX_EARLY_CLOSING_DAYS = 12
+# (low, high, unit) of the whole-number NORMAM parameters
+NORMAM_RANGES: dict[str, tuple[int, int, str]] = {
+    "monthly_report_business_day": (1, 15, "º dia útil do mês seguinte"),
+    "removal_monthly_report_min_days": (1, 3650, "dias de duração"),
+    "final_report_days": (1, 365, "dias após o término dos trabalhos"),
+    "extension_request_days": (1, 365, "dias antes do vencimento"),
+    "tourism_notice_business_days": (1, 60, "dias úteis antes da excursão"),
+}
+
 
 
 def label(key: str) -> str:
@@ -160,6 +173,50 @@ def _outlier_factor(raw: object) -> Decimal:
 
 def _min_comparables(raw: object) -> int:
     return _integer("comparables_min_count", raw, 1, MAX_MIN_COMPARABLES, "decisões")
+def _normam_integer(key: str) -> Callable[[object], int]:
+    lo, hi, unit = NORMAM_RANGES[key]
+    return lambda raw: _integer(key, raw, lo, hi, unit.lstrip("º "))
+
+
+def _day_of_year(key: str, raw: object, part: str | None = None) -> tuple[int, int]:
+    """'15/02' (or (2, 15), [2, 15]) → (month, day); 29/02 is refused (it does not exist every year)."""
+    if isinstance(raw, str):
+        m = _DAY_MONTH.fullmatch(raw)
+        pair = (int(m[2]), int(m[1])) if m else None
+    elif isinstance(raw, Sequence) and len(raw) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                               for v in raw):
+        pair = (int(raw[0]), int(raw[1]))
+    else:
+        pair = None
+    if pair is None:
+        raise _fail(key, f"informe o dia e o mês como DD/MM (por exemplo 15/02), não “{str(raw)[:30]}”.", part)
+    month, day = pair
+    if not 1 <= month <= 12 or not 1 <= day <= (28 if month == 2 else 30 if month in (4, 6, 9, 11) else 31):
+        raise _fail(key, f"{day:02d}/{month:02d} não é um dia de todos os anos.", part)
+    return month, day
+
+
+def _wreck_map_day(raw: object) -> tuple[int, int]:
+    return _day_of_year("wreck_map_day", raw)
+
+
+def _early_closing(raw: object) -> tuple[tuple[int, int], ...]:
+    key = "early_closing_days"
+    if isinstance(raw, str):
+        raw = [part for part in re.split(r"[;,]+", raw) if part.strip()]
+    if not isinstance(raw, Sequence) or len(raw) > MAX_EARLY_CLOSING_DAYS:
+        raise _fail(key, f"informe até {MAX_EARLY_CLOSING_DAYS} datas DD/MM separadas por vírgula (por exemplo "
+                         "24/12, 31/12), ou deixe em branco.")
+    problems: list[Problem] = []
+    out: list[tuple[int, int]] = []
+    for n, value in enumerate(raw, 1):
+        try:
+            out.append(_day_of_year(key, value, f"data {n}"))
+        except InputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return tuple(sorted(set(out)))
 
 
 PARSERS: dict[str, Callable[[object], Any]] = {
@@ -167,6 +224,8 @@ PARSERS: dict[str, Callable[[object], Any]] = {
     "selection_tolerance": _tolerance, "due_soon_days": _due_soon, "policy_days": _policy_days,
     "court_pending_suspends_lapse": _court, "difficulty_weights": _weights, "calendar_alarm_days": _alarm_days,
     "comparables_outlier_factor": _outlier_factor, "comparables_min_count": _min_comparables,
+    **{key: _normam_integer(key) for key in NORMAM_RANGES},
+    "wreck_map_day": _wreck_map_day, "early_closing_days": _early_closing,
 }
 
 
@@ -187,6 +246,8 @@ def to_json(key: str, value: Any) -> str:
         return _json_number(Decimal(value))
     if key == "difficulty_weights":
         return "[" + ", ".join(_json_number(Decimal(w)) for w in value) + "]"
+    if key == "early_closing_days":
+        return json.dumps([list(pair) for pair in value])
     return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
 
 
@@ -214,10 +275,20 @@ def _percent(d: Decimal) -> str:
     return f"{_br(d * 100)} %"
 
 
+def day_of_year_text(pair: Sequence[int]) -> str:
+    """(2, 15) → '15 de fevereiro'."""
+    return f"{int(pair[1])} de {MONTH_NAMES[int(pair[0]) - 1]}"
+
+
 def display(key: str, value: Any) -> str:
     """The value in pt-BR, as the policies page shows it."""
-    from valuation.deadlines.calendars import POLICY_DAY_LABELS
-
+    if key in NORMAM_RANGES:
+        unit = NORMAM_RANGES[key][2]
+        return f"{value}{unit}" if unit.startswith("º") else f"{value} {unit}"
+    if key == "wreck_map_day":
+        return f"até {day_of_year_text(value)} do ano seguinte"
+    if key == "early_closing_days":
+        return ", ".join(day_of_year_text(p) for p in value) or "nenhum"
     if key == "consensus_method":
         return METHOD_LABELS.get(value, str(value))
     if key == "quorum":
@@ -253,4 +324,8 @@ def form_value(key: str, value: Any) -> Any:
         return ", ".join(str(d) for d in value)
     if key == "comparables_outlier_factor":
         return _br(Decimal(value))
+    if key == "wreck_map_day":
+        return f"{value[1]:02d}/{value[0]:02d}"
+    if key == "early_closing_days":
+        return ", ".join(f"{d:02d}/{m:02d}" for m, d in value)
     return value

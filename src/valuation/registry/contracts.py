@@ -4,6 +4,9 @@ dpc: every contract; explorer: its own organisation's (contracts.organisation_id
 commission roles: the contracts under assessment (scope.UNDER_ASSESSMENT);
 admin: none. A contract outside the user's scope is reported as not found.
 Money columns (fixed_amount, salvage_award, caution_amount) and shares are exact Decimals.
+Each contract carries its co-signature state (Lei 7.542 art. 20 §1; valuation.registry.co_signatures):
+co_signature_required, co_signed_on, co_signature_act, co_signature_missing and state_pt (the status,
+qualified when a required co-signature is missing: the contract is not in force).
 """
 from __future__ import annotations
 
@@ -31,11 +34,15 @@ _FROM = ("FROM contracts c JOIN organisations o ON o.id = c.organisation_id "
 
 
 def list_contracts(store: Any, user: Principal, *, status: str | None = None,
-                   kind: str | None = None) -> pd.DataFrame:
-    """Contracts the user may read, ordered by code, with `items` (recovered items) and `undelivered`."""
+                   kind: str | None = None, wreck_id: int | None = None) -> pd.DataFrame:
+    """Contracts the user may read, ordered by code, with `items` (recovered items), `undelivered` and
+    the co-signature state (module docstring); `wreck_id`: only that wreck's."""
     scope, params = contract_scope(user, "c")
     clauses = [scope]
     problems = []
+    if wreck_id is not None:
+        clauses.append("c.wreck_id = ?")
+        params.append(wreck_id)
     if status:
         if status not in STATUSES:
             problems.append(Problem("status", f"Situação do contrato desconhecida: {status}."))
@@ -48,7 +55,7 @@ def list_contracts(store: Any, user: Principal, *, status: str | None = None,
         params.append(kind)
     if problems:
         raise InputError(problems)
-    return store.fetch_df(
+    df = store.fetch_df(
         f"WITH visible AS (SELECT c.id FROM contracts c WHERE {' AND '.join(clauses)}), "
         "counts AS (SELECT i.contract_id, count(*) AS items, "
         "  count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM item_deliveries d WHERE d.item_id = i.id)) AS undelivered "
@@ -56,6 +63,28 @@ def list_contracts(store: Any, user: Principal, *, status: str | None = None,
         f"SELECT {_COLS}, coalesce(n.items, 0) AS items, coalesce(n.undelivered, 0) AS undelivered "
         f"{_FROM} LEFT JOIN counts n ON n.contract_id = c.id "
         "WHERE c.id IN (SELECT id FROM visible) ORDER BY c.code", params)
+    return _with_co_signature(store, df)
+
+
+_CO_COLUMNS = ("co_signature_required", "co_signed_on", "co_signature_act", "co_signature_missing", "state_pt")
+
+
+def _with_co_signature(store: Any, df: pd.DataFrame) -> pd.DataFrame:
+    from valuation.registry.co_signatures import annotate
+
+    ids = [int(i) for i in df["id"]] if len(df) else []
+    rows = annotate(store, store.fetch("SELECT id, kind, act, status, signed_on, historical_share FROM contracts "
+                                       "WHERE id IN (SELECT unnest(?::BIGINT[]))", [ids])) if ids else []
+    by_id = {int(r["id"]): r for r in rows}
+    for col in _CO_COLUMNS:
+        df[col] = _object_series([by_id[i][col] for i in ids])
+    return df
+
+
+def _object_series(values: list[Any]) -> Any:
+    import pandas as pd
+
+    return pd.Series(values, dtype=object)
 
 
 def get_contract(store: Any, user: Principal, code: str) -> dict[str, Any]:
@@ -67,5 +96,7 @@ def get_contract(store: Any, user: Principal, code: str) -> dict[str, Any]:
         " (SELECT 1 FROM item_deliveries d WHERE d.item_id = i.id)) AS undelivered "
         f"{_FROM} WHERE c.code = ? AND {scope}", [code, *params])
     if row is None:
-        raise NotFound(f"Contrato {code} não encontrado.", what="contract", key=code)
-    return row
+        raise NotFound(f"Contrato {str(code)[:60]} não encontrado.", what="contract", key=code)
+    from valuation.registry.co_signatures import annotate
+
+    return annotate(store, [row])[0]

@@ -18,7 +18,7 @@ from valuation.core.ids import (
     normalise_cnpj,
     normalise_digits,
 )
-from valuation.db.access import Principal, contract_scope, organisation_scope, require
+from valuation.db.access import Principal, allowed, contract_scope, organisation_scope, require
 from valuation.db.search import search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -32,7 +32,7 @@ _COLS = ("id", "name", "trade_name", "cnpj", "nationality", "address", "city", "
 
 def _columns(user: Principal) -> str:
     cols = [f"o.{c}" for c in _COLS]
-    if user.role in ("dpc", "explorer"):  # explorers see only their own row anyway
+    if allowed(user, "read_representative_cpf"):  # explorers see only their own row anyway
         cols.append("o.representative_cpf")
     else:
         cols.append("CAST(NULL AS VARCHAR) AS representative_cpf")
@@ -60,13 +60,18 @@ def list_organisations(store: Any, user: Principal, *, status: str | None = None
         f"FROM organisations o WHERE {' AND '.join(clauses)} ORDER BY o.name", params)
 
 
+def _is_id(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 < v < 2 ** 63
+
+
 def get_organisation(store: Any, user: Principal, organisation_id: int) -> dict[str, Any]:
     """One organisation as a dict; NotFound for one the user may not read (explorers: another company)."""
     scope, params = organisation_scope(user, "o")
     row = store.fetch_one(f"SELECT {_columns(user)} FROM organisations o WHERE o.id = ? AND {scope}",
-                          [organisation_id, *params])
-    if row is None:
-        raise NotFound(f"Empresa {organisation_id} não encontrada.", what="organisation", key=organisation_id)
+                          [organisation_id, *params]) if _is_id(organisation_id) else None
+    if row is None:  # another company's row and a missing one answer the same (no existence oracle)
+        raise NotFound(f"Empresa {excerpt(organisation_id)} não encontrada.", what="organisation",
+                       key=organisation_id)
     return row
 
 

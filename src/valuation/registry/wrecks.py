@@ -28,7 +28,7 @@ from valuation.core.positions import (
     normalise_datum,
     parse_coordinate,
 )
-from valuation.db.access import Principal, contract_scope, position_scope, require
+from valuation.db.access import Principal, allowed, contract_scope, position_scope, require
 from valuation.db.audit import redact_position
 from valuation.db.search import search_clause
 
@@ -67,12 +67,12 @@ def _select(user: Principal, *, detail: bool) -> tuple[str, list[Any]]:
     if detail:
         cols += [f"w.{c}" for c in _DETAIL_COLS]
         cols += [f"CASE WHEN v.cleared THEN w.{c} END AS {c}" for c in _PRIVATE_TEXT_COLS]
-        if user.role == "dpc":
+        if allowed(user, "read_owners"):
             cols += ["w.owner_id", "ow.name AS owner_name", "ow.doc_kind AS owner_doc_kind",
                      "ow.doc_number AS owner_doc_number"]
     joins = ("FROM wrecks w JOIN offices o ON o.code = w.office_code "
              f"JOIN (SELECT id, {cleared} AS cleared FROM wrecks w) v ON v.id = w.id ")
-    if detail and user.role == "dpc":
+    if detail and allowed(user, "read_owners"):
         joins += "LEFT JOIN owners ow ON ow.id = w.owner_id "
     return f"SELECT {', '.join(cols)} {joins}", params
 
@@ -120,9 +120,10 @@ def get_wreck(store: Any, user: Principal, wreck_id: int) -> dict[str, Any]:
     jurisdiction), and `contracts`: the codes of its contracts this user may read."""
     require(user, "read_wrecks")
     sql, params = _select(user, detail=True)
-    row = store.fetch_one(f"{sql} WHERE w.id = ?", [*params, wreck_id])
+    ok = isinstance(wreck_id, int) and not isinstance(wreck_id, bool) and 0 < wreck_id < 2 ** 63
+    row = store.fetch_one(f"{sql} WHERE w.id = ?", [*params, wreck_id]) if ok else None
     if row is None:
-        raise NotFound(f"Naufrágio {wreck_id} não encontrado.", what="wreck", key=wreck_id)
+        raise NotFound(f"Naufrágio {str(wreck_id)[:40]} não encontrado.", what="wreck", key=wreck_id)
     if row["position_cleared"]:
         pos = Position(Coordinate(row["lat_deg"], row["lat_min"], row["lat_hem"]),
                        Coordinate(row["lon_deg"], row["lon_min"], row["lon_hem"]),
@@ -147,22 +148,9 @@ WRECK_FIELDS: tuple[str, ...] = (
 )
 
 
-def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The row to insert for a new wreck, or InputError naming every bad field (pt-BR).
-
-    The position is either `latitude`/`longitude` texts ('22°54,35' S') or the
-    separate fields lat_deg/lat_min/lat_hem and lon_deg/lon_min/lon_hem
-    (NORMAM-10 0403 a: degrees, minutes and hundredths, datum; or 'posição aproximada').
-    """
-    f = Form(data, allowed=WRECK_FIELDS)
+def _casualty_fields(store: Any, f: Form) -> dict[str, Any]:
+    """casualty_year/month/day/precision: a date that exists, not in the future, its precision agreeing."""
     rec: dict[str, Any] = {}
-    rec["code"] = f.text("code", "Código", max_len=40, pattern=r"[A-Za-z0-9][A-Za-z0-9._/-]*",
-                         pattern_msg="use letras, números, ponto, barra ou hífen.")
-    rec["name"] = f.text("name", "Nome da embarcação", max_len=200)
-    rec["vessel_type"] = f.text("vessel_type", "Tipo de embarcação", required=False, max_len=100)
-    rec["flag"] = f.text("flag", "Bandeira", required=False, max_len=100)
-    rec["hull_material"] = f.choice("hull_material", "Material do casco", HULL_MATERIALS)
-    rec["casualty_type"] = f.choice("casualty_type", "Tipo de sinistro", CASUALTY_TYPES)
     this_year = store.now().year
     year = rec["casualty_year"] = f.integer("casualty_year", "Ano do sinistro", minimum=MIN_CASUALTY_YEAR,
                                             maximum=this_year)
@@ -190,6 +178,26 @@ def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                                      "o dia e o mês informados.")
     rec["casualty_precision"] = precision
 
+    return rec
+
+
+def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The row to insert for a new wreck, or InputError naming every bad field (pt-BR).
+
+    The position is either `latitude`/`longitude` texts ('22°54,35' S') or the
+    separate fields lat_deg/lat_min/lat_hem and lon_deg/lon_min/lon_hem
+    (NORMAM-10 0403 a: degrees, minutes and hundredths, datum; or 'posição aproximada').
+    """
+    f = Form(data, allowed=WRECK_FIELDS)
+    rec: dict[str, Any] = {}
+    rec["code"] = f.text("code", "Código", max_len=40, pattern=r"[A-Za-z0-9][A-Za-z0-9._/-]*",
+                         pattern_msg="use letras, números, ponto, barra ou hífen.")
+    rec["name"] = f.text("name", "Nome da embarcação", max_len=200)
+    rec["vessel_type"] = f.text("vessel_type", "Tipo de embarcação", required=False, max_len=100)
+    rec["flag"] = f.text("flag", "Bandeira", required=False, max_len=100)
+    rec["hull_material"] = f.choice("hull_material", "Material do casco", HULL_MATERIALS)
+    rec["casualty_type"] = f.choice("casualty_type", "Tipo de sinistro", CASUALTY_TYPES)
+    rec.update(_casualty_fields(store, f))
     rec.update(_position_fields(f, f.data))
     rec["depth_m"] = f.decimal("depth_m", "Profundidade (m)", required=False, minimum=Decimal(0),
                                maximum=MAX_DEPTH_M, places=2)

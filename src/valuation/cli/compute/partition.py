@@ -68,8 +68,8 @@ def _read(doc: Any) -> tuple[ContractTerms, list[PartitionItem]]:
     root = r.obj(doc, "", allowed=("contract", "items"))
     c = r.field(root, "contract", "", lambda rr, v, p: rr.obj(v, p, allowed=CONTRACT_FIELDS))
     p = "contract"
-    hcap: Decimal = HISTORICAL_REWARD_CAP.value  # type: ignore[assignment]
-    ocap: Decimal = OTHER_SHARE_CAP.value  # type: ignore[assignment]
+    hcap: Decimal = HISTORICAL_REWARD_CAP.value
+    ocap: Decimal = OTHER_SHARE_CAP.value
     f = {
         "id": r.field(c, "id", p, text),
         "historical_share": r.field(c, "historical_share", p,

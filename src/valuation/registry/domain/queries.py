@@ -7,7 +7,7 @@ the legal thresholds between them, `domain_status_range`), the hull, the owner's
 declaration of loss and licence request, the suspensions of art. 6 sole paragraph
 (`wreck_suspensions`), the office's business-day calendar, and — when the policy
 `court_pending_suspends_lapse` is on (Lei 2.180 art. 20; default off) — the Maritime
-Court pending interval from `court_known_on` to the `court_decided` event, and the
+Court pending interval from `court_known_on` to the Maritime Court's decision event, and the
 stored suspensions of ground 'tribunal' (listed but not counted while the policy is off).
 
 Only DPC reads it: the owner is a person's data (as in `valuation.registry.wrecks`).
@@ -17,10 +17,12 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from valuation.core.errors import AccessDenied
-from valuation.db.access import Principal
-from valuation.deadlines.calendars import office_calendars, policy_values
-from valuation.deadlines.rules import fmt
+from valuation.core.money import format_date_br as fmt
+from valuation.db.access import Principal, require
+from valuation.deadlines.calendars import CalendarBook, calendar_book
+from valuation.deadlines.rules import lapse_start
+from valuation.deadlines.vocabulary import COURT_DECIDED, CURRENT_EVENTS
+from valuation.policies.values import policy_in_force
 from valuation.registry.domain.status import (
     PRIVATE,
     UNION,
@@ -72,6 +74,58 @@ def _roman(n: int) -> str:
     return out
 
 
+def _suspensions_text(susp: list[dict[str, Any]], court_policy: bool) -> str:
+    return "\n".join((f"{fmt(s['starts_on'])} a {fmt(s['ends_on'])}" if s["ends_on"] is not None
+                      else f"desde {fmt(s['starts_on'])}, em curso (sem data final)") + " — "
+                     f"{GROUND_LABELS.get(s['ground'], s['ground'])}: {s['reason']}"
+                     + ("" if s["ground"] != "tribunal" or court_policy else
+                        " (não considerada: a política 'Tribunal Marítimo suspende o prazo' está desligada)")
+                     for s in susp)
+
+
+def _row(w: dict[str, Any], susp: list[dict[str, Any]], decided: date | None, book: CalendarBook, as_of: date,
+         court_policy: bool) -> tuple[Any, ...]:
+    """One wreck's row of COLUMNS."""
+    # a 'tribunal' suspension counts only under the policy (Lei 2.180 art. 20; rules.md §1)
+    intervals = [(s["starts_on"], s["ends_on"]) for s in susp if s["ground"] != "tribunal" or court_policy]
+    court: tuple[date, date | None] | None = None
+    court_text = ""
+    known = w["court_known_on"]
+    if court_policy and known is not None:
+        court = (known, decided if decided is not None and decided <= as_of else None)
+        court_text = f"desde {fmt(known)}" + (f" até {fmt(court[1])}" if court[1] else " (pendente)")
+    base = (w["id"], w["code"], w["name"], w["office_code"], w["state"], w["naval_district"], w["hull_material"],
+            casualty_text(w["casualty_year"], w["casualty_month"], w["casualty_day"], w["casualty_precision"]),
+            w["casualty_precision"])
+    tail = (w["owner_name"], w["owner_declared_lost"], w["owner_licence_requested"],
+            _suspensions_text(susp, court_policy), court_text)
+    try:
+        earliest, latest = casualty_bounds(w["casualty_year"], w["casualty_month"], w["casualty_day"],
+                                           w["casualty_precision"])
+    except ValueError as exc:
+        return (*base, None, None, "unknown", OWNER_LABELS["unknown"], None, None, None, False, *tail, "",
+                f"Data do sinistro incompleta: {exc}", False)
+    if earliest > as_of:
+        return (*base, earliest, latest, "future", OWNER_LABELS["future"], None, None, None, False, *tail,
+                "", f"O sinistro ({fmt(earliest)}) é posterior a {fmt(as_of)}", False)
+    # the calendar in force when the five years start (a later change of the policy days rewrites nothing)
+    cal = book.at(w["office_code"], lapse_start(latest))
+    result = domain_status_range(as_of, earliest, latest, w["hull_material"], w["owner_declared_lost"],
+                                 w["owner_licence_requested"], intervals, cal, court)
+    basis = "; ".join(dict.fromkeys(b for _, o in result.outcomes for b in o.basis))
+    if result.differs:
+        steps = "\n\n".join(f"Se o sinistro foi em {fmt(p)}: {OWNER_LABELS[o.owner]}"
+                            + (f" desde {fmt(o.since)}" if o.since else "") + "\n" + "\n".join(o.steps)
+                            for p, o in result.outcomes)
+    else:
+        steps = "\n".join(result.latest.steps)
+    since_max = result.since_max if result.differs and result.since_max != result.since_min else None
+    stopped = result.owner == PRIVATE and any(o.lapse_suspended for _, o in result.outcomes)
+    label = SUSPENDED_LABEL if stopped else OWNER_LABELS[result.owner]
+    return (*base, earliest, result.latest_casualty, result.owner, label, result.since_min, since_max,
+            result.latest.lapse_due, result.differs, *tail, basis, steps, stopped)
+
+
 def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str | None = None) -> pd.DataFrame:
     """One row per wreck (ordered by code) with who owns it on `as_of` and since when.
 
@@ -89,10 +143,8 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
     """
     import pandas as pd
 
-    if user.role != "dpc":
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite consultar o domínio dos "
-                           "naufrágios.", user=user.username, action="read_domain_status")
-    court_policy = policy_values(store, ("court_pending_suspends_lapse",))["court_pending_suspends_lapse"] is True
+    require(user, "read_domain_status")
+    court_policy = policy_in_force(store, "court_pending_suspends_lapse", as_of=as_of).value is True
     where, params = ("WHERE w.office_code = ?", [office]) if office else ("", [])
     wrecks = store.fetch(
         "SELECT w.id, w.code, w.name, w.office_code, o.state, o.naval_district, w.hull_material, w.casualty_year, "
@@ -103,60 +155,9 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
     for r in store.fetch("SELECT wreck_id, ground, starts_on, ends_on, reason FROM wreck_suspensions "
                          "ORDER BY wreck_id, starts_on"):
         suspensions.setdefault(r["wreck_id"], []).append(r)
-    decided: dict[int, date] = {}
-    if store.has_table("deadline_events"):
-        from valuation.deadlines.engine import CURRENT_EVENTS
-
-        decided = {r["wreck_id"]: r["day"] for r in store.fetch(
-            f"SELECT wreck_id, min(event_date) AS day FROM {CURRENT_EVENTS} e WHERE kind = 'court_decided' "
-            "AND wreck_id IS NOT NULL GROUP BY wreck_id")}
-    cals = office_calendars(store)
-    rows: list[tuple[Any, ...]] = []
-    for w in wrecks:
-        susp = suspensions.get(w["id"], [])
-        # a 'tribunal' suspension counts only under the policy (Lei 2.180 art. 20; rules.md §1)
-        intervals = [(s["starts_on"], s["ends_on"]) for s in susp if s["ground"] != "tribunal" or court_policy]
-        susp_text = "\n".join((f"{fmt(s['starts_on'])} a {fmt(s['ends_on'])}" if s["ends_on"] is not None
-                               else f"desde {fmt(s['starts_on'])}, em curso (sem data final)") + " — "
-                              f"{GROUND_LABELS.get(s['ground'], s['ground'])}: {s['reason']}"
-                              + ("" if s["ground"] != "tribunal" or court_policy else
-                                 " (não considerada: a política 'Tribunal Marítimo suspende o prazo' está desligada)")
-                              for s in susp)
-        court: tuple[date, date | None] | None = None
-        court_text = ""
-        known = w["court_known_on"]
-        if court_policy and known is not None:
-            end = decided.get(w["id"])
-            court = (known, end if end is not None and end <= as_of else None)
-            court_text = f"desde {fmt(known)}" + (f" até {fmt(court[1])}" if court[1] else " (pendente)")
-        base = (w["id"], w["code"], w["name"], w["office_code"], w["state"], w["naval_district"], w["hull_material"],
-                casualty_text(w["casualty_year"], w["casualty_month"], w["casualty_day"], w["casualty_precision"]),
-                w["casualty_precision"])
-        tail = (w["owner_name"], w["owner_declared_lost"], w["owner_licence_requested"], susp_text, court_text)
-        try:
-            earliest, latest = casualty_bounds(w["casualty_year"], w["casualty_month"], w["casualty_day"],
-                                               w["casualty_precision"])
-        except ValueError as exc:
-            rows.append((*base, None, None, "unknown", OWNER_LABELS["unknown"], None, None, None, False, *tail, "",
-                         f"Data do sinistro incompleta: {exc}", False))
-            continue
-        if earliest > as_of:
-            rows.append((*base, earliest, latest, "future", OWNER_LABELS["future"], None, None, None, False, *tail,
-                         "", f"O sinistro ({fmt(earliest)}) é posterior a {fmt(as_of)}", False))
-            continue
-        result = domain_status_range(as_of, earliest, latest, w["hull_material"], w["owner_declared_lost"],
-                                     w["owner_licence_requested"], intervals, cals[w["office_code"]], court)
-        basis = "; ".join(dict.fromkeys(b for _, o in result.outcomes for b in o.basis))
-        if result.differs:
-            steps = "\n\n".join(f"Se o sinistro foi em {fmt(p)}: {OWNER_LABELS[o.owner]}"
-                                + (f" desde {fmt(o.since)}" if o.since else "") + "\n" + "\n".join(o.steps)
-                                for p, o in result.outcomes)
-        else:
-            steps = "\n".join(result.latest.steps)
-        lapse = result.latest.lapse_due
-        since_max = result.since_max if result.differs and result.since_max != result.since_min else None
-        stopped = result.owner == PRIVATE and any(o.lapse_suspended for _, o in result.outcomes)
-        label = SUSPENDED_LABEL if stopped else OWNER_LABELS[result.owner]
-        rows.append((*base, earliest, result.latest_casualty, result.owner, label,
-                     result.since_min, since_max, lapse, result.differs, *tail, basis, steps, stopped))
+    decided = {r["wreck_id"]: r["day"] for r in store.fetch(
+        f"SELECT wreck_id, min(event_date) AS day FROM {CURRENT_EVENTS} e WHERE kind = ? "
+        "AND wreck_id IS NOT NULL GROUP BY wreck_id", [COURT_DECIDED])}
+    book = calendar_book(store)
+    rows = [_row(w, suspensions.get(w["id"], []), decided.get(w["id"]), book, as_of, court_policy) for w in wrecks]
     return pd.DataFrame(rows, columns=list(COLUMNS), dtype=object)

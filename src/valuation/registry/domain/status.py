@@ -31,7 +31,8 @@ from datetime import date, timedelta
 
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
-from valuation.deadlines.rules import Interval, five_year_lapse, fmt
+from valuation.core.money import format_date_br as fmt
+from valuation.deadlines.rules import Interval, five_year_lapse
 
 PRIVATE, UNION = "private", "union"
 HULLS: tuple[str, ...] = ("wood", "steel", "other")  # the CLI's enumeration (cli.md, domain-status)

@@ -1,0 +1,184 @@
+"""Counting periods under Lei 9.784/1999 art. 66, and the shapes every deadline rule returns.
+
+- caput: a period starts on the day of the event, which is excluded; the last day is included;
+- §1: a period ending on a day without office hours, or on a day on which the office closes
+  before its normal hours (the early-closing policy: 24 and 31 December; the office's own
+  dates), is extended to the next business day with normal hours
+  (`BusinessCalendar.next_full_business_day`);
+- §2: periods in days run continuously (calendar days);
+- §3: periods in months or years run date to date; when the final month has no such day, the
+  period ends on that month's last day.
+
+A deadline that must be met *at least N days before* an event is counted backwards from the
+event and moves BACK to the previous business day (moving it forward would shorten the notice
+the law requires).
+
+Pure: no database, no clock.
+"""
+from __future__ import annotations
+
+import calendar as _stdcal
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from valuation.core import law
+from valuation.core.calendar import MONTH_NAMES, BusinessCalendar
+from valuation.core.money import format_date_br
+
+ONE_DAY = timedelta(days=1)
+ART66 = law.COUNTING_RULE  # "Lei 9.784/1999 art. 66"
+MONTHS_PT = MONTH_NAMES
+# the one date formatter (valuation.core.money.format_date_br), by the short name the rules use
+fmt = format_date_br
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A computed deadline: `due` is the last day to act (None only for the five-year lapse
+    while a suspension with no end is running: the clock is stopped); `moved_from` the
+    unadjusted date when a non-business day moved it (else None); `steps` explain it in pt-BR."""
+
+    rule: str
+    due: date | None
+    basis: str
+    moved_from: date | None
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Window:
+    """A period in which something may be done: from `start` to `end` (both inclusive);
+    `moved_from` is the unadjusted end when it moved to a business day."""
+
+    rule: str
+    start: date
+    end: date
+    basis: str
+    moved_from: date | None
+    steps: tuple[str, ...]
+
+
+Interval = tuple[date, "date | None"]  # inclusive; end None = still running (no end known yet)
+
+
+def fmt_month(d: date) -> str:
+    """'março/2025'."""
+    return f"{MONTHS_PT[d.month - 1]}/{d.year:04d}"
+
+
+def days_text(n: int) -> str:
+    """'1 dia', '30 dias' (periods written in messages come from the constants)."""
+    return f"{n} dia" if n == 1 else f"{n} dias"
+
+
+def months_text(n: int) -> str:
+    """'1 mês', '6 meses'."""
+    return f"{n} mês" if n == 1 else f"{n} meses"
+
+
+def add_months(d: date, months: int) -> tuple[date, bool]:
+    """`d` + `months`, date to date (art. 66 §3); True when the day did not exist in the
+    final month and the month's last day was taken."""
+    index = d.year * 12 + (d.month - 1) + months
+    year, month = divmod(index, 12)
+    month += 1
+    if not 1 <= year <= 9999:
+        raise OverflowError("date out of range")
+    last = _stdcal.monthrange(year, month)[1]
+    return date(year, month, min(d.day, last)), d.day > last
+
+
+def add_years(d: date, years: int) -> tuple[date, bool]:
+    return add_months(d, 12 * years)
+
+
+def merge_intervals(intervals: Iterable[Interval]) -> tuple[Interval, ...]:
+    """Merge inclusive [start, end] intervals that overlap or touch (end + 1 == next start).
+    An end of None means "still running" and absorbs every interval after its start.
+
+    ValueError when an interval ends before it starts."""
+    items = sorted(intervals, key=lambda iv: (iv[0], iv[1] is None, iv[1] or iv[0]))
+    for s, e in items:
+        if e is not None and e < s:
+            raise ValueError(f"interval ends ({e}) before it starts ({s})")
+    out: list[Interval] = []
+    for s, e in items:
+        if out and (out[-1][1] is None or s <= out[-1][1] + ONE_DAY):
+            last = out[-1][1]
+            if last is not None and (e is None or e > last):
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return tuple(out)
+
+
+def interval_days(s: date, e: date) -> int:
+    """Days covered by the inclusive interval [s, e]."""
+    return (e - s).days + 1
+
+
+def _chain(start: date, end: date, cal: BusinessCalendar, step: timedelta) -> str:
+    parts = []
+    d = start
+    while d != end:
+        parts.append(f"{fmt(d)} {cal.describe(d)}")
+        d += step
+    parts.append(f"{fmt(end)} é dia útil")
+    return " → ".join(parts)
+
+
+def move_forward(raw: date, cal: BusinessCalendar) -> tuple[date, date | None, list[str]]:
+    """Art. 66 §1: a deadline ending on a day without office hours, or on one on which the
+    office closes before its normal hours, moves to the next business day with normal hours."""
+    due = cal.next_full_business_day(raw)
+    if due == raw:
+        return due, None, [f"{fmt(raw)} é dia útil: sem prorrogação"]
+    return due, raw, [_chain(raw, due, cal, ONE_DAY)
+                      + f" (prorrogado para o primeiro dia útil seguinte, {ART66} §1)"]
+
+
+def move_back(raw: date, cal: BusinessCalendar) -> tuple[date, date | None, list[str]]:
+    """A deadline of minimum notice moves back to the previous business day."""
+    due = cal.previous_business_day(raw)
+    if due == raw:
+        return due, None, [f"{fmt(raw)} é dia útil: sem antecipação"]
+    return due, raw, [_chain(raw, due, cal, -ONE_DAY)
+                      + " (antecipado para o dia útil anterior: prazo de antecedência mínima)"]
+
+
+def join_basis(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def days_after(rule: str, start: date, days: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
+    """`days` calendar days after `start` (excluded), moved forward to a business day (art. 66 caput, §§1–2)."""
+    raw = start + timedelta(days=days)
+    steps = [
+        f"Termo inicial: {fmt(start)} ({event}), excluído da contagem ({ART66})",
+        f"{fmt(start)} + {days_text(days)} corridos = {fmt(raw)} ({ART66} §2)",
+    ]
+    due, moved, more = move_forward(raw, cal)
+    steps += more
+    steps.append(f"Vencimento: {fmt(due)}")
+    return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
+
+
+def months_after(rule: str, start: date, months: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
+    """`months` months after `start`, date to date (art. 66 §3), moved forward to a business day."""
+    raw, clamped = add_months(start, months)
+    steps = [f"Termo inicial: {fmt(start)} ({event})"]
+    line = f"{fmt(start)} + {months_text(months)}, de data a data = {fmt(raw)} ({ART66} §3)"
+    if clamped:
+        line += f"; não há dia {start.day} em {fmt_month(raw)}: termo no último dia do mês"
+    steps.append(line)
+    due, moved, more = move_forward(raw, cal)
+    steps += more
+    steps.append(f"Vencimento: {fmt(due)}")
+    return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
+
+
+def fixed_date(rule: str, fixed: date, basis: str, what: str, late: str) -> Deadline:
+    """A date fixed by the Authority (not a period, so never moved): `what` it is, what `late` means."""
+    steps = (f"{what}: {fmt(fixed)} (data certa, sem prorrogação)", late, f"Vencimento: {fmt(fixed)}")
+    return Deadline(rule, fixed, basis, None, steps)

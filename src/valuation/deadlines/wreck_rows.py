@@ -1,0 +1,218 @@
+"""The deadlines of each wreck (DPC): the owner's five years (Lei 7.542 arts. 6–7), the Maritime Court
+track (Lei 2.180 arts. 33 §2, 37, 38, 41 §1 a), the removal orders (Lei 7.542 arts. 5, 9, 10) and the
+owner's balance after a disposal on the owner's account (art. 13 §2).
+
+Each count uses the office's calendar in force on the day its period starts (the casualty for the
+five years, the notice for the edital, …). The removal orders' running periods are suspensions of
+ground II in `wreck_suspensions` (valuation.registry.removal_orders), counted as every other one.
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from valuation.core import law
+from valuation.deadlines import rules as dl
+from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt, rule
+from valuation.deadlines.vocabulary import (
+    CLOSED_LABEL,
+    COURT_DEFENCE_FILED,
+    COURT_DECIDED,
+    COURT_EVENT_KINDS,
+    COURT_INQUIRY_OPENED,
+    COURT_INQUIRY_SENT,
+    COURT_PARTIES_NOTIFIED,
+    COURT_REPORT_DONE,
+    COURT_REPRESENTATION_FILED,
+    COURT_STEPS_CONCLUDED,
+    CURRENT_EVENTS,
+    RULE_LABELS,
+)
+from valuation.registry.domain.status import casualty_bounds, is_wooden
+from valuation.registry.removal_orders import NOTICE_LABELS
+
+if TYPE_CHECKING:
+    from valuation.db.store import Store
+
+_PRECISION_PT = {"day": "o dia", "month": "o mês", "year": "o ano", "century": "o século"}
+Suspension = tuple[date, "date | None", str]
+
+
+def _suspensions(store: Store, court_suspends: bool) -> dict[int, list[Suspension]]:
+    out: dict[int, list[Suspension]] = {}
+    for r in store.fetch("SELECT wreck_id, ground, starts_on, ends_on, reason FROM wreck_suspensions "
+                         "ORDER BY wreck_id, starts_on"):
+        if r["ground"] == "tribunal" and not court_suspends:
+            continue  # Maritime Court pending suspends the lapse only under the policy (rules.md §1)
+        out.setdefault(r["wreck_id"], []).append((r["starts_on"], r["ends_on"], f"{r['ground']}: {r['reason']}"))
+    return out
+
+
+def _court_events(store: Store) -> dict[tuple[str, int], tuple[date, date]]:
+    marks = ", ".join("?" for _ in COURT_EVENT_KINDS)
+    return {(r["kind"], r["wreck_id"]): (r["first"], r["last"]) for r in store.fetch(
+        f"SELECT kind, wreck_id, min(event_date) AS first, max(event_date) AS last FROM {CURRENT_EVENTS} e "
+        f"WHERE kind IN ({marks}) AND wreck_id IS NOT NULL GROUP BY ALL", list(COURT_EVENT_KINDS))}
+
+
+def add_wreck_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_of: date,
+                   court_suspends: bool) -> None:
+    where, params = ("WHERE w.office_code = ?", [sc.office]) if sc.office else ("", [])
+    wrecks = store.fetch(
+        "SELECT w.id, w.code, w.name, w.office_code, w.hull_material, w.casualty_year, w.casualty_month, "
+        "w.casualty_day, w.casualty_precision, w.owner_declared_lost, w.owner_licence_requested, w.court_known_on "
+        f"FROM wrecks w {where} ORDER BY w.code", params)
+    suspensions = _suspensions(store, court_suspends)
+    events = _court_events(store)
+    by_id: dict[int, tuple[dict[str, Any], date]] = {}
+    for w in wrecks:
+        try:
+            earliest, latest = casualty_bounds(w["casualty_year"], w["casualty_month"], w["casualty_day"],
+                                               w["casualty_precision"])
+        except ValueError:
+            continue  # an incomplete casualty date: the wreck page shows it
+        by_id[w["id"]] = (w, latest)
+        subject = rows.subject(w["office_code"], wreck=(w["id"], w["code"], w["name"]))
+        decided = events.get((COURT_DECIDED, w["id"]))
+        decided_on = decided[0] if decided and decided[0] <= as_of else None
+        _lapse_row(rows, book, w, subject, earliest, latest, suspensions.get(w["id"], []), as_of,
+                   court_suspends, decided_on)
+        _court_rows(rows, book, w, subject, earliest, events, as_of, decided_on)
+    _removal_rows(rows, book, store, sc, as_of)
+    _balance_rows(rows, book, store, by_id, as_of)
+
+
+def _lapse_row(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subject, earliest: date, latest: date,
+               suspensions: list[Suspension], as_of: date, court_suspends: bool, decided_on: date | None) -> None:
+    """Five-year lapse (arts. 6 and 7), for casualties outside art. 32 (every casualty before 29/09/1966,
+    the wooden hulls of 1501–1800 of §1 included)."""
+    lo, hi = law.ART32_WOODEN_HULL_YEARS.value
+    old: date = law.ART32_OLD_CASUALTY_BEFORE.value
+    if latest < old or (is_wooden(w["hull_material"]) and lo <= earliest.year and latest.year <= hi):
+        return
+    if latest > as_of:
+        return
+    intervals: list[tuple[date, date | None]] = [(s, e) for s, e, _ in suspensions]
+    running = [why for s, e, why in suspensions if s <= as_of and (e is None or as_of <= e)]
+    if court_suspends and w["court_known_on"] is not None and w["court_known_on"] <= as_of:
+        intervals.append((w["court_known_on"], decided_on))  # no end while pending: the clock is stopped
+        if decided_on is None:
+            running.append(f"processo pendente no Tribunal Marítimo ({law.COURT_PENDING_SUSPENDS})")
+    d = dl.five_year_lapse(latest, intervals, book.cal(w["office_code"], dl.lapse_start(latest)))
+    steps = list(d.steps)
+    if w["casualty_precision"] != "day":
+        steps.insert(0, f"Data do sinistro conhecida até {_PRECISION_PT[w['casualty_precision']]}: contado do último "
+                        f"dia possível, {fmt(latest)} (o mais favorável ao responsável)")
+    declared, requested = w["owner_declared_lost"], w["owner_licence_requested"]
+    # the earliest event wins (arts. 3 I, 6, 7): a declaration after the lapse ended changes nothing
+    moot = (f"o responsável declarou a coisa perdida em {fmt(declared)} (art. 3 I): domínio da União"
+            if declared is not None and declared <= as_of and (d.due is None or declared <= d.due) else None)
+    published: date = law.LAW_PUBLISHED.value
+    since = max(d.due + ONE, published) if d.due is not None else as_of
+    timely = requested is not None and (d.due is None or requested <= d.due)
+    late = f"; pedido de licença em {fmt(requested)}, fora do prazo" if requested is not None and not timely else ""
+    rows.add(f"five_year_lapse:{w['code']}", "five_year_lapse", RULE_LABELS["five_year_lapse"], d, "\n".join(steps),
+             subject, latest, requested if timely else None, moot=moot,
+             suspended=("prazo suspenso (art. 6 parágrafo único): " + "; ".join(running)) if running else None,
+             lapses=(since, f"{CLOSED_LABEL} — União desde {fmt(since)}",
+                     f"prazo esgotado sem pedido de licença (art. 7){late}"))
+
+
+def _court_rows(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subject, earliest: date,
+                events: dict[tuple[str, int], tuple[date, date]], as_of: date, decided_on: date | None) -> None:
+    """Maritime Court track (Lei 2.180 arts. 33 §2, 37, 38, 41 §1 a): casualties the office learned of,
+    that happened under Lei 2.180 (a wreck of 1686 found today opens no inquiry deadline)."""
+    known = w["court_known_on"]
+    if known is None or earliest < law.L2180_DATE.value:
+        return
+    wid, code, office = w["id"], w["code"], w["office_code"]
+    moot = f"o Tribunal Marítimo decidiu o caso em {fmt(decided_on)}" if decided_on else None
+
+    def hit(kind: str, after: date | None = None, pick: int = 0) -> date | None:
+        found = events.get((kind, wid))
+        day = found[pick] if found is not None else None
+        return day if day is not None and (after is None or day >= after) else None
+
+    d, steps = rule(dl.court_inquiry_opening, known, book.cal(office, known))
+    rows.add(f"court_inquiry_opening:{code}", "court_inquiry_opening", RULE_LABELS["court_inquiry_opening"], d, steps,
+             subject, known, hit(COURT_INQUIRY_OPENED), moot=moot,
+             overdue_reason=f"inquérito não instaurado em {dl.days_text(law.COURT_INQUIRY_OPENING_DAYS.value)}: "
+                            "providência pelo Comandante da Marinha ou pelo Tribunal Marítimo (art. 33 §2)")
+    for start_kind, done_kind, rule_fn in ((COURT_STEPS_CONCLUDED, COURT_REPORT_DONE, dl.court_inquiry_report),
+                                           (COURT_PARTIES_NOTIFIED, COURT_DEFENCE_FILED, dl.court_prior_defence)):
+        began = hit(start_kind, pick=1)
+        if began is not None:
+            d, steps = rule(rule_fn, began, book.cal(office, began))
+            rows.add(f"{rule_fn.__name__}:{code}", rule_fn.__name__, RULE_LABELS[rule_fn.__name__], d, steps, subject,
+                     began, hit(done_kind, began, 1), moot=moot)
+    # art. 41 §1 a was included by Lei 5.056/1966: casualties from then on, dated to the day
+    if w["casualty_precision"] == "day" and law.L5056_DATE.value <= earliest <= as_of:
+        win = dl.court_private_representation(earliest, book.cal(office, earliest))
+        sent = hit(COURT_INQUIRY_SENT)
+        first, span = law.COURT_PRIVATE_REPRESENTATION_DAYS.value
+        reached = (f"o inquérito entrou no Tribunal em {fmt(sent)}, dentro dos {first} dias: representação do "
+                   "art. 41 §1 a não cabe") if sent is not None and sent <= win.start - ONE else None
+        filed = hit(COURT_REPRESENTATION_FILED, win.start)
+        rows.add(f"court_private_representation:{code}", "court_private_representation",
+                 RULE_LABELS["court_private_representation"], win, "\n".join(win.steps), subject, win.start,
+                 filed if filed is not None and filed <= win.end else None, moot=reached or moot,
+                 overdue_reason=f"janela de {dl.days_text(span)} encerrada sem representação (art. 41 §1 a e §4)")
+
+
+# -- removal orders (Lei 7.542 arts. 5, 9, 10) -------------------------------------------------------------------
+def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_of: date) -> None:
+    if not store.has_table("removal_orders"):
+        return
+    where, params = ("AND w.office_code = ?", [sc.office]) if sc.office else ("", [])
+    orders = store.fetch("SELECT r.*, w.code AS wreck_code, w.name AS wreck_name, w.office_code FROM removal_orders r "
+                         f"JOIN wrecks w ON w.id = r.wreck_id WHERE r.ordered_on <= ? {where} ORDER BY r.id",
+                         [as_of, *params])
+    for o in orders:
+        office = o["office_code"]
+        subject = rows.subject(office, wreck=(o["wreck_id"], o["wreck_code"], o["wreck_name"]))
+        what = f" — {o['kind']} ({o['act']})"
+        ended = o["ended_on"] if o["ended_on"] is not None and o["ended_on"] <= as_of else None
+        taken = o["taken_over_on"] if o["taken_over_on"] is not None and o["taken_over_on"] <= as_of else None
+        moot = None
+        if ended and o["end_kind"] == "revogada":
+            moot = f"determinação revogada em {fmt(ended)}"
+        elif taken:
+            moot = (f"remoção assumida pela Autoridade Naval em {fmt(taken)}, por conta do responsável (Lei 7.542 "
+                    "art. 10)" + (f"; concluída em {fmt(ended)}" if ended else ""))
+        if o["notice"] == "edital" and o["published_on"] is not None and o["published_on"] <= as_of:
+            d, steps = rule(dl.removal_edital, o["published_on"], book.cal(office, o["published_on"]))
+            rows.add(f"removal_edital:r{o['id']}", "removal_edital", RULE_LABELS["removal_edital"] + what, d, steps,
+                     subject, o["published_on"], closed_by=NOTICE_LABELS["edital"])
+        overdue = f"o responsável não cumpriu: a Autoridade Naval pode assumir a remoção por sua conta ({law.REMOVAL_TAKEOVER})"
+        d, steps = rule(dl.removal_start, o["starts_by"], book.cal(office, o["ordered_on"]))
+        started = o["started_on"] if o["started_on"] is not None and o["started_on"] <= as_of else None
+        rows.add(f"removal_start:r{o['id']}", "removal_start", RULE_LABELS["removal_start"] + what, d, steps, subject,
+                 o["ordered_on"], started, moot=moot, overdue_reason=overdue)
+        d, steps = rule(dl.removal_end, o["ends_by"], book.cal(office, o["ordered_on"]))
+        done = ended if o["end_kind"] == "concluída" and not taken else None
+        rows.add(f"removal_end:r{o['id']}", "removal_end", RULE_LABELS["removal_end"] + what, d, steps, subject,
+                 o["starts_by"], done, moot=moot, overdue_reason=overdue)
+
+
+# -- the owner's balance (Lei 7.542 art. 13 §2) ------------------------------------------------------------------
+def _balance_rows(rows: Rows, book: ParameterBook, store: Store, wrecks: dict[int, tuple[dict[str, Any], date]],
+                  as_of: date) -> None:
+    if not store.has_table("owner_balances"):
+        return
+    from valuation.core.money import format_brl
+
+    for b in store.fetch("SELECT * FROM owner_balances WHERE disposed_on <= ? ORDER BY id", [as_of]):
+        if b["wreck_id"] not in wrecks:
+            continue
+        w, latest = wrecks[b["wreck_id"]]
+        subject = rows.subject(w["office_code"], wreck=(w["id"], w["code"], w["name"]))
+        d, steps = rule(dl.owner_balance, latest, book.cal(w["office_code"], latest))
+        steps = f"Alienação em {fmt(b['disposed_on'])}: produto {format_brl(b['proceeds'])} − despesas da União " \
+                f"{format_brl(b['union_costs'])} (art. 13 II) = saldo {format_brl(b['balance'])}\n" + steps
+        paid = b["paid_on"] if b["paid_on"] is not None and b["paid_on"] <= as_of else None
+        union_on = d.due + ONE if d.due is not None else as_of
+        rows.add(f"owner_balance:b{b['id']}", "owner_balance",
+                 f"{RULE_LABELS['owner_balance']} — {format_brl(b['balance'])}", d, steps, subject, b["disposed_on"],
+                 paid, closed_by="entregue ao responsável",
+                 lapses=(union_on, f"{CLOSED_LABEL} — receita da União desde {fmt(union_on)}",
+                         "saldo não reclamado em 5 anos do sinistro: receita da União (art. 13 §2)"))
