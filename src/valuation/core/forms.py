@@ -160,6 +160,21 @@ class Form:
             return self.fail(key, f"{label}: no máximo {places} casas decimais.")
         return d.quantize(q)
 
+    def money(self, key: str, label: str, *, required: bool = True, minimum: Decimal | None = Decimal(0),
+              maximum: Decimal | None = None) -> Decimal | None:
+        """An amount in reais typed the pt-BR way (`money.parse_brl`: '1.234,56'; mixed separators
+        refused, never guessed), at most 2 places, within [minimum, maximum] (default 0 … MAX_AMOUNT)."""
+        from valuation.core.money import MAX_AMOUNT, parse_brl
+
+        if not self.has(key):
+            return self._missing(key, label, required)
+        try:
+            return parse_brl(self.data[key], path=key, label=label, minimum=minimum,
+                             maximum=MAX_AMOUNT if maximum is None else maximum)
+        except InputError as exc:
+            self.problems.extend(exc.problems)
+            return None
+
     def choice(self, key: str, label: str, options: Sequence[str], *, required: bool = True) -> str | None:
         if not self.has(key):
             return self._missing(key, label, required)

@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from valuation.core.errors import InputError, Problem
+from valuation.core.money import MAX_AMOUNT
 
 
 class _Bad:
@@ -31,8 +32,8 @@ _DECIMAL_RE = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 _DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _MONTH_RE = re.compile(r"[0-9]{4}-[0-9]{2}")
 
-# The widest amount the store keeps: DECIMAL(18,2) (cli.md: larger is bad input, never an error).
-MAX_AMOUNT = Decimal("9999999999999999.99")
+# The widest amount the store keeps is money.MAX_AMOUNT, DECIMAL(18,2) (cli.md: larger is bad input,
+# never an error).
 MAX_INTEGER_DIGITS = 18   # any other decimal (shares, rates, thresholds): at most 18 digits each side
 MAX_FRACTION_DIGITS = 18
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.db.access import Principal, contract_scope, require
+from valuation.db.paging import DEFAULT_PAGE_SIZE, check_page
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -38,8 +39,6 @@ AGE_BANDS: tuple[tuple[str, int | None, str], ...] = (
     ("age_91_365", 365, "91 a 365 dias"),
     ("age_over_365", None, "mais de 1 ano"),
 )
-MAX_PAGE_SIZE = 500
-DEFAULT_PAGE_SIZE = 50
 MAX_CODES = 10_000          # item codes named in one delivery
 MAX_LISTED = 20             # offending items named in one problem
 
@@ -105,9 +104,7 @@ def undelivered_items(store: Store, user: Principal, *, as_of: date, contract_co
                       lot: str | None = None, page: int = 1, page_size: int = DEFAULT_PAGE_SIZE) -> pd.DataFrame:
     """One page of undelivered items, oldest recovery first: id, contract_code, item_code,
     description, category, quantity, lot, recovered_on, age_days (on `as_of`)."""
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1 or isinstance(page_size, bool) \
-            or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page", f"Página a partir de 1, com 1 a {MAX_PAGE_SIZE} itens."))
+    check_page(page, page_size)
     where, params = _undelivered_where(user, contract_code, lot)
     return store.fetch_df(
         "SELECT i.id, c.code AS contract_code, i.item_code, i.description, i.category, i.quantity, i.lot, "

@@ -89,7 +89,6 @@ _STATE_AFTER: dict[str, str] = {
     "proceeds_claimed": "produto_devolvido", "proceeds_to_union": "receita_uniao",
     "sent_to_revenue": "encaminhado_receita",
 }
-MAX_AMOUNT = Decimal("9999999999999999.99")   # DECIMAL(18,2)
 
 
 # -- pure rules ---------------------------------------------------------------------------------
@@ -350,15 +349,6 @@ def register_found_thing(store: Store, user: Principal, data: Mapping[str, Any],
 _EVENT_FIELDS = ("kind", "event_date", "amount", "party", "origin", "reference", "note")
 
 
-def money_text(v: object) -> object:
-    """An amount typed the pt-BR way ('1.234,56', 'R$ 1.234,56') as '1234.56' for Form.decimal;
-    other values unchanged."""
-    if not isinstance(v, str):
-        return v
-    t = v.strip().removeprefix("R$").strip()
-    return t.replace(".", "").replace(",", ".") if "," in t else t
-
-
 def record_found_event(store: Store, user: Principal, found_id: int, data: Mapping[str, Any], *,
                        today: date) -> int:
     """Append what happened to a found thing (see the module docstring for what may follow
@@ -367,8 +357,7 @@ def record_found_event(store: Store, user: Principal, found_id: int, data: Mappi
     f = Form(data, allowed=_EVENT_FIELDS)
     kind = f.choice("kind", "Registro", EVENT_KINDS)
     event_date = f.date("event_date", "Data")
-    f.data["amount"] = money_text(f.data.get("amount"))
-    amount = f.decimal("amount", "Valor (R$)", required=False, minimum=Decimal("0"), maximum=MAX_AMOUNT)
+    amount = f.money("amount", "Valor (R$)", required=False)
     event = {
         "party": f.text("party", "Responsável / adquirente", required=False, max_len=200),
         "origin": f.choice("origin", "Procedência", ("nacional", "estrangeira"), required=False),

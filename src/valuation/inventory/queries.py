@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
 from valuation.db.access import Principal, allowed, contract_scope, require
-from valuation.db.paging import check_page
+from valuation.db.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, check_page  # noqa: F401 (MAX_PAGE_SIZE: callers)
 from valuation.db.search import search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -50,8 +50,6 @@ RECOVERY_KINDS: tuple[str, ...] = ("exploração", "remoção", "demolição")
 IMPORTABLE_STATUS = "vigente"
 IMPORT_KIND = "itens"                      # imports.kind of an items file
 
-MAX_PAGE_SIZE = 500                        # a page is for people to read
-DEFAULT_PAGE_SIZE = 50
 MAX_IMPORT_BYTES = 200 * 1024 * 1024       # Streamlit's default upload limit; a 100 000-row CSV is ~12 MB
 CHECKPOINT_AFTER_ROWS = 10_000             # architecture.md: CHECKPOINT after large imports
 # Exports, measured on this 2-core machine kind with the 15 inventory columns of 1M-item data:
@@ -175,7 +173,7 @@ def page_items(store: Store, user: Principal, flt: ItemFilter = ItemFilter(), *,
     recovered_on, depth_m, lot, condition, notes, delivered_on (latest delivery, NULL while
     undelivered), value_brl and historical (the decision in force, NULL when none).
     """
-    check_page(page, page_size, MAX_PAGE_SIZE)
+    check_page(page, page_size)
     if order not in ORDERS:
         raise InputError(Problem("order", f"Ordem desconhecida: {order}."))
     where, params = _where(user, flt)
