@@ -99,7 +99,7 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
         "reason": "motivo de teste de acesso", "currency": "USD", "brl": "5.10", "days": ["sábado"],
         "new_password": "senha-nova-123", "active": False, "role": "dpc", "fmt": "csv", "file_name": "x.csv",
         "historical": False, "amount": Decimal("10.00"), "significance": None, "must_keep": None,
-        "source": "catalogo", "event_id": 1, "round_id": rounds.get("B-1" if role == "explorer_a" else "A-1", 1),
+        "source": "catalogo", "event_id": 1, "raw": "5", "round_id": rounds.get("B-1" if role == "explorer_a" else "A-1", 1),
     }
     if p.name == "code":
         return f["office"] if "office" in module.__name__ else f["contract"]
@@ -203,7 +203,7 @@ def test_every_store_function_refuses_or_scopes_for_admin_explorers_and_commissi
         try:
             result = _call(small_world, fn, role, rounds)
         except Unfillable as exc:
-            pytest.skip(f"{name}: cannot fill the parameter {exc}")
+            pytest.fail(f"{name}: the matrix cannot fill the parameter {exc}: teach _argument its value")
         except AccessDenied as exc:
             assert "Acesso negado" in str(exc) or str(exc).strip()
             outcomes[role] = "refused"

@@ -117,7 +117,7 @@ def filed(small_world):
     dpc, exp = w.principal("dpc"), w.principal("explorer_a")
     event = w.store.write("fixture", lambda tx: tx.scalar(
         "INSERT INTO deadline_events (kind, contract_id, event_date, reference, recorded_by, recorded_at) "
-        "VALUES ('monthly_report_delivered', ?, DATE '2025-03-05', '2025-02', 'exp.alfa', now()) RETURNING id",
+        "VALUES ('relatório_mensal_entregue', ?, DATE '2025-03-05', '2025-02', 'exp.alfa', now()) RETURNING id",
         [w.ids["A-1"]]))
     ids = {
         "photo": records.attach(w.store, exp, "item", w.ids["A1-001"], "photo", [records.Upload("a.jpg", F.jpeg())])[0],

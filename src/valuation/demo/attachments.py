@@ -32,6 +32,7 @@ from fpdf.enums import XPos, YPos
 from valuation.attachments import bulk, records
 from valuation.attachments.pictures import item_photo
 from valuation.db.access import Principal
+from valuation.deadlines.vocabulary import FINAL_REPORT_DELIVERED, MONTHLY_REPORT_DELIVERED
 from valuation.demo.base import DEMO_SEED
 
 if TYPE_CHECKING:
@@ -214,13 +215,13 @@ def _seed_reports(store: Store, clock: Callable[[datetime], None]) -> int:
         if explorer is None:
             continue
         events = store.fetch(
-            "SELECT id, kind, event_date, reference FROM deadline_events WHERE contract_id = ? AND kind IN "
-            "('monthly_report_delivered', 'final_report_delivered') AND NOT voided ORDER BY event_date DESC, id DESC "
-            "LIMIT ?", [c["id"], REPORTS_PER_CONTRACT])
+            "SELECT id, kind, event_date, reference FROM deadline_events WHERE contract_id = ? AND kind IN (?, ?) "
+            "AND NOT voided ORDER BY event_date DESC, id DESC LIMIT ?",
+            [c["id"], MONTHLY_REPORT_DELIVERED, FINAL_REPORT_DELIVERED, REPORTS_PER_CONTRACT])
         for e in events:
             when = datetime.combine(e["event_date"], time(16, 40))
             clock(when)
-            if e["kind"] == "monthly_report_delivered":
+            if e["kind"] == MONTHLY_REPORT_DELIVERED:
                 data, name = monthly_report_pdf(c, e["reference"], when), f"relatorio_mensal_{e['reference']}.pdf"
             else:
                 data, name = final_report_pdf(c, when), "relatorio_final.pdf"
