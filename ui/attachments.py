@@ -18,7 +18,6 @@ from ui.fmt import count_br, date_br, for_display, text
 from ui.forms import show_problems
 from ui.safe import md
 from valuation.attachments import bulk, records
-from valuation.attachments.access import EXPLORER_KINDS
 from valuation.attachments.kinds import (
     KIND_LABELS,
     KINDS_BY_OWNER,
@@ -35,7 +34,7 @@ from valuation.core.errors import (
     NotFound,
     StoreError,
 )
-from valuation.db.access import Principal
+from valuation.db.access import Principal, allowed, may_attach  # may_attach: pages ask before offering an upload
 
 CACHE_KEY = "attachments_cache"
 CACHE_BYTES = 40 * 1024 * 1024
@@ -67,14 +66,6 @@ def _bytes(store: Any, user: Principal, attachment_id: int, variant: str) -> byt
     while sum(len(v) for v in cache.values()) > CACHE_BYTES and len(cache) > 1:
         cache.popitem(last=False)
     return data
-
-
-def may_attach(user: Principal, owner_kind: str, kind: str | None = None) -> bool:
-    """Whether the page should offer an upload (the store checks again, per row)."""
-    if user.role == "dpc":
-        return True
-    allowed = EXPLORER_KINDS.get(owner_kind, ()) if user.role == "explorer" else ()
-    return bool(allowed) if kind is None else kind in allowed
 
 
 def _caption(a: records.Attachment) -> str:
@@ -218,9 +209,10 @@ def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, ke
     if not files:
         st.caption("Nenhum arquivo anexado.")
         return
+    proof = allowed(user, "read_original_checksums")
     frame = pd.DataFrame([{"name": a.name, "kind": a.kind_label, "type": a.type_label,
                            "size": size_text(a.size_bytes), "by": a.uploaded_by, "at": a.uploaded_at,
-                           **({"sha": a.original_sha256} if user.role == "dpc" else {})} for a in files])
+                           **({"sha": a.original_sha256} if proof else {})} for a in files])
     st.dataframe(for_display(frame, dates=("at",), rename={
         "name": "Arquivo", "kind": "Tipo", "type": "Formato", "size": "Tamanho", "by": "Enviado por",
         "at": "Enviado em", "sha": "SHA-256 do original (prova)"}), hide_index=True, width="stretch")

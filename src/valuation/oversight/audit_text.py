@@ -63,10 +63,12 @@ ACTION_LABELS: dict[str, str] = {
     "inspection_expense_recorded": "Despesa de fiscalização registrada",
     "audit_anchor_missing": "Âncora da cadeia ausente (registrada pela aplicação)",
     "logout": "Saída do sistema", "set_offices": "Capitanias do usuário definidas",
-    "calendar_feed_created": "Assinatura de calendário criada", "calendar_feed_revoked": "Assinatura de calendário revogada",
+    "calendar_feed_created": "Assinatura de calendário criada",
+    "calendar_feed_revoked": "Assinatura de calendário revogada",
     "start_job": "Tarefa agendada iniciada", "finish_job": "Tarefa agendada concluída",
     "attachment_upload": "Arquivo anexado", "attachment_download": "Arquivo anexado baixado",
-    "attachment_replace": "Arquivo anexado substituído (nova versão)", "attachment_withdraw": "Arquivo anexado retirado",
+    "attachment_replace": "Arquivo anexado substituído (nova versão)",
+    "attachment_withdraw": "Arquivo anexado retirado",
     "attachment_principal": "Foto principal escolhida", "attachment_bulk_upload": "Fotos anexadas em lote (ZIP)",
     "attachment_photo_sheet": "Anexo de fotos gerado",
     "comparables_recorded": "Decisões publicadas incluídas nos comparáveis",
@@ -197,15 +199,15 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
     from valuation.accounts import throttle
     from valuation.commission.sheet import SOURCES
-    from valuation.db import access
     from valuation.core.calendar import POLICY_DAY_LABELS
+    from valuation.db import access
     from valuation.deadlines.vocabulary import EVENT_KINDS
-    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
     from valuation.inventory import found_things
     from valuation.partition import documents as statement_docs
     from valuation.partition import survey_sheets
     from valuation.partition import workflow as partition
     from valuation.policies.fields import METHOD_LABELS
+    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
 
     return {
         "role": access.ROLE_LABELS, "commission_body": access.COMMISSION_BODY_LABELS, "source": SOURCES,
