@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import show
-from ui.fmt import count_br, for_display, is_blank, text, yes_no
+from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.law import CASUALTY_TYPES, PREFERENCE_EQUAL_TERMS
@@ -108,7 +108,7 @@ def ranking(wreck_id: int) -> None:
         return
     st.markdown("**Pedidos de exploração ou remoção e preferência (Lei 7.542/1986 art. 16 §2)**")
     st.table([{"Ordem": f"{r.place}º", "Pedido": r.request.contract_code, "Empresa": r.request.organisation,
-               "Pedido em": text(r.request.requested_on.strftime("%d/%m/%Y") if r.request.requested_on else None),
+               "Pedido em": date_br(r.request.requested_on),
                "Preferência": preference.PREFERENCE_LABELS[r.preference], "Fundamento": r.basis, "Observação": r.note}
               for r in ranked])
     st.caption(("Pedidos concorrentes. " if len(ranked) > 1 else "Sem pedidos concorrentes. ")
@@ -161,7 +161,8 @@ office_df = offices.list_offices(store, user)
 c1, c2, c3, c4 = st.columns(4)
 state = c1.selectbox("UF", [""] + sorted(office_df["state"].unique().tolist()), format_func=lambda s: s or "Todas")
 hull = c2.selectbox("Casco", [""] + list(wrecks.HULL_MATERIALS), format_func=lambda s: s or "Todos")
-century = c3.selectbox("Século do sinistro", [0] + list(range(16, 22)), format_func=lambda c: f"séc. {c}" if c else "Todos")
+century = c3.selectbox("Século do sinistro", [0] + list(range(16, 22)),
+                       format_func=lambda c: f"séc. {c}" if c else "Todos")
 search = c4.text_input("Buscar (nome, código, bandeira)")
 df = wrecks.list_wrecks(store, user, state=state or None, hull=hull or None, century=century or None, search=search)
 

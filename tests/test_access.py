@@ -23,7 +23,7 @@ from conftest import (
 
 from valuation.accounts import users
 from valuation.core.errors import AccessDenied, NotFound
-from valuation.db import audit
+from valuation.db import audit_log
 from valuation.db.access import position_cleared
 from valuation.inventory import queries as items
 from valuation.inventory.queries import ItemFilter
@@ -71,8 +71,8 @@ CALLS: dict[str, tuple[Callable[[World, Any], Any], set[str]]] = {
     "unlock_user": (lambda w, p: users.unlock_user(w.store, p, w.ids["com.navy"]), {"admin"}),
     "reset_password": (lambda w, p: users.reset_password(w.store, p, w.ids["com.navy"], "nova-senha-123"),
                        {"admin"}),
-    "count_audit": (lambda w, p: audit.count_audit(w.store, p), {"admin"}),
-    "page_audit": (lambda w, p: audit.page_audit(w.store, p), {"admin"}),
+    "count_audit": (lambda w, p: audit_log.count_audit(w.store, p), {"admin"}),
+    "page_audit": (lambda w, p: audit_log.page_audit(w.store, p), {"admin"}),
 }
 
 
@@ -127,7 +127,8 @@ def test_get_wreck_hides_position_and_spot_descriptions(small_world, key):
         else:
             assert w["position"] is None and w["notes"] is None and w["signalling"] is None
             assert all(w[c] is None for c in POSITION_COLUMNS)
-            assert "sigilosa" in w["position_text"] and str(WRECKS[wkey][5][1]).replace(".", ",") not in w["position_text"]
+            assert "sigilosa" in w["position_text"]
+            assert str(WRECKS[wkey][5][1]).replace(".", ",") not in w["position_text"]
             assert secret not in repr(w)
 
 
@@ -172,7 +173,7 @@ def test_a_new_contract_with_items_clears_the_position_for_the_commission(small_
 def test_admin_reads_no_position_even_through_the_audit_log(small_world):
     s = small_world.store
     wrecks.create_wreck(s, small_world.principal("dpc"), {**NEW_WRECK, "lat_min": "12.34"})
-    log = audit.page_audit(s, small_world.principal("admin"))
+    log = audit_log.page_audit(s, small_world.principal("admin"))
     text = json.dumps(log.astype(str).to_dict("records"))
     assert "Balsa" in text and "12.34" not in text and "sigilosa" in text
 

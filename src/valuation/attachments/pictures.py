@@ -29,7 +29,7 @@ _TAGS = {0x010F: "SeaCam", 0x0110: "SeaCam Diver Pro 6", 0xA431: "SC6-0042-7781"
 
 
 @lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.ImageFont:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     try:
         from importlib import resources
 

@@ -16,7 +16,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 
 from valuation.core.errors import (
     AccessDenied,
@@ -52,7 +52,7 @@ IMPORT_COMMANDS: tuple[str, ...] = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 with usage: keep that, no traceback
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 with usage: keep that, no traceback
         self.print_usage(sys.stderr)
         print(f"error: {message}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)

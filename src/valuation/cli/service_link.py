@@ -24,7 +24,7 @@ from typing import Any
 
 ROUTE = "/servico/cli"
 DELEGABLE = frozenset({
-    "valuation.db.backup:cmd_backup",
+    "valuation.cli.db:cmd_backup",
     "valuation.cli.db:cmd_audit_verify",
     "valuation.deadlines.digest:cmd_deadlines",
     "valuation.cli.imports:cmd_items",

@@ -35,8 +35,8 @@ an event — a copy from the night before gives the same digest for `--as-of` to
 from __future__ import annotations
 
 import argparse
-import re
 import json
+import re
 import sys
 from datetime import date
 from typing import Any

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from valuation.accounts import login
@@ -70,7 +70,8 @@ def revoke_feeds(store: Any, user: Principal, *, now: datetime) -> int:
 
 def active_feed(store: Any, user: Principal) -> dict[str, Any] | None:
     """The user's live subscription (created_at, office_code), never its token."""
-    return store.fetch_one("SELECT created_at, office_code FROM calendar_feeds WHERE user_id = ? AND revoked_at IS NULL "
+    return store.fetch_one("SELECT created_at, office_code FROM calendar_feeds WHERE user_id = "
+                           "? AND revoked_at IS NULL "
                            "ORDER BY id DESC LIMIT 1", [user.id])
 
 
@@ -101,6 +102,6 @@ def feed_ics(store: Any, token: str, *, as_of: date) -> bytes | None:
     feed = resolve(store, token)
     if feed is None:
         return None
-    stamp = datetime(as_of.year, as_of.month, as_of.day, tzinfo=timezone.utc)  # stable within a day (ETag)
+    stamp = datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC)  # stable within a day (ETag)
     return deadlines_ics(store, feed.principal, as_of=as_of, office=feed.office, now=stamp,
                          alarm_days=alarm_days(store))

@@ -45,10 +45,10 @@ def _blank(v: object) -> bool:
         return False
 
 
-def due_text(due: date, moved_from: date | None = None) -> str:
+def due_text(due: date | None, moved_from: date | None = None) -> str:
     """'18/02/2026', or with the move of art. 66 §1 '18/02/2026, prorrogado de 15/02/2026 (domingo)'
     (a deadline of minimum notice moved back reads 'antecipado de …')."""
-    if moved_from is None or _blank(moved_from) or moved_from == due:
+    if due is None or moved_from is None or _blank(moved_from) or moved_from == due:
         return format_date_br(due)
     verb = "prorrogado" if moved_from < due else "antecipado"
     return f"{format_date_br(due)}, {verb} de {format_date_br(moved_from)} ({WEEKDAY_NAMES[moved_from.weekday()]})"

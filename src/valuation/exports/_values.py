@@ -13,7 +13,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from valuation.core.money import format_brl, format_date_br
+from valuation.core.money import format_brl, format_date_br, format_datetime_br
 
 # The categories removed from user text: control characters (Cc: C0, DEL, C1) and
 # lone surrogates (Cs), which no file format here can carry. Newlines are kept
@@ -102,7 +102,7 @@ def display_text(value: object, *, date_only: bool = False) -> str:
     if isinstance(value, datetime):
         if date_only or is_midnight(value):
             return format_date_br(value.date())
-        return value.strftime("%d/%m/%Y %H:%M")
+        return format_datetime_br(value)
     if isinstance(value, date):
         return format_date_br(value)
     if is_number(value):

@@ -13,7 +13,7 @@ character) and every line ends in CRLF.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import NamedTuple
 from urllib.parse import quote
 
@@ -90,7 +90,7 @@ def to_ics(
     stamp = clock.now_utc() if dtstamp is None else dtstamp
     if stamp.tzinfo is None or stamp.utcoffset() is None:
         raise ValueError("dtstamp must be timezone-aware")
-    stamp_text = stamp.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp_text = stamp.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     lines = [
         "BEGIN:VCALENDAR",
         "VERSION:2.0",

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
+from valuation.core.money import format_date_br
 from valuation.deadlines.digest import SYSTEM_PRINCIPAL
 from valuation.jobs.mail import Mail, addresses
 
@@ -25,7 +26,7 @@ PAGE_PATH = "/deadlines"
 
 
 def _d(day: date) -> str:
-    return f"{day:%d/%m/%Y}"
+    return format_date_br(day)
 
 
 def digest_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
@@ -45,7 +46,8 @@ def _who(r: dict[str, Any]) -> str:
         return v is not None and v == v and str(v).strip() != ""  # v == v: NaN from a frame is a blank
 
     parts = [f"contrato {r['contract_code']}" if given("contract_code") else "",
-             f"naufrágio {r['wreck']}" if given("wreck") else "", str(r["organisation"]) if given("organisation") else ""]
+             f"naufrágio {r['wreck']}" if given("wreck") else "",
+             str(r["organisation"]) if given("organisation") else ""]
     return " — ".join(p for p in parts if p)
 
 
@@ -91,7 +93,8 @@ def _html(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str
 def _mail(to: tuple[str, ...], title: str, as_of: date, rows: list[dict[str, Any]], base_url: str) -> Mail:
     overdue = sum(1 for r in rows if r["state"] == "overdue")
     soon = len(rows) - overdue
-    subject = f"{title} — {_d(as_of)}: {overdue} vencido{'s' if overdue != 1 else ''}, {soon} vence{'m' if soon != 1 else ''} em breve"
+    subject = (f"{title} — {_d(as_of)}: {overdue} vencido{'s' if overdue != 1 else ''}, "
+               f"{soon} vence{'m' if soon != 1 else ''} em breve")
     link = base_url + PAGE_PATH
     return Mail(to=to, subject=subject, text=_text(title, as_of, rows, link), html=_html(title, as_of, rows, link))
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
+from valuation.core import law
 from valuation.core.clock import brasilia
-from valuation.core.money import format_brl
+from valuation.core.law import years_text
+from valuation.core.money import format_brl, format_date_br, format_datetime_br
 
 MASKED = "sigilosa"
 BLANK = "—"
@@ -86,7 +88,8 @@ ACTION_LABELS: dict[str, str] = {
 ENTITY_LABELS: dict[str, str] = {
     "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
     "organisation": "Empresa", "organisations": "Empresas", "wreck": "Naufrágio", "wrecks": "Naufrágios",
-    "wreck_suspensions": "Suspensões do prazo de 5 anos", "contract": "Contrato", "contracts": "Contratos",
+    "wreck_suspensions": f"Suspensões do prazo de {years_text(law.LAPSE_YEARS.value)}",
+    "contract": "Contrato", "contracts": "Contratos",
     "items": "Bens resgatados", "item_deliveries": "Entregas de bens", "offices": "Capitanias",
     "local_holidays": "Feriados municipais", "local_holiday": "Feriado municipal", "policy": "Política",
     "deadline_event": "Evento de prazo", "deadline": "Prazo", "fx_rate": "Taxa de câmbio",
@@ -315,13 +318,13 @@ def _text(field: str, value: str) -> str:
     if field in HASH_FIELDS and len(value) > HASH_SHOWN:
         return value[:HASH_SHOWN] + "…"
     if _ISO_DATE.match(value):
-        return f"{value[8:10]}/{value[5:7]}/{value[:4]}"
+        return format_date_br(date.fromisoformat(value[:10]))
     if _ISO_DATETIME.match(value):
         try:
             at = brasilia(datetime.fromisoformat(value))
         except ValueError:
             return value
-        return f"{at:%d/%m/%Y %H:%M}" if at else value
+        return format_datetime_br(at) if at else value
     if _SNAKE.match(value):
         return _words(value)
     return value

@@ -84,7 +84,7 @@ def _integer(key: str, raw: object, lo: int, hi: int, unit: str) -> int:
         n = raw
     elif isinstance(raw, str) and re.fullmatch(r"\s*[0-9]{1,6}\s*", raw):
         n = int(raw)
-    elif isinstance(raw, (float, Decimal)) and raw == raw and abs(raw) < 10 ** 6 and raw == int(raw):
+    elif isinstance(raw, (float, Decimal)) and raw == raw and -10 ** 6 < raw < 10 ** 6 and raw == int(raw):
         n = int(raw)
     if n is None or not lo <= n <= hi:
         raise _fail(key, f"informe um número inteiro de {lo} a {hi} ({unit}).")

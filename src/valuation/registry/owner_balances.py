@@ -71,7 +71,8 @@ def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any])
 
     def write(tx: Tx) -> int:
         new_id = int(tx.scalar(
-            "INSERT INTO owner_balances (wreck_id, removal_order_id, disposed_on, proceeds, union_costs, balance, note, "
+            "INSERT INTO owner_balances (wreck_id, removal_order_id, disposed_on, proceeds, "
+            "union_costs, balance, note, "
             "recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             [*row.values(), user.username, store.now()]))
         tx.audit("record_owner_balance", "owner_balance", new_id, None, row)
@@ -115,6 +116,8 @@ def balance_due(store: Store, balance: Mapping[str, Any]) -> Any:
 
     w = store.fetch_one("SELECT office_code, casualty_year, casualty_month, casualty_day, casualty_precision "
                         "FROM wrecks WHERE id = ?", [balance["wreck_id"]])
+    if w is None:
+        return None
     try:
         _, latest = casualty_bounds(w["casualty_year"], w["casualty_month"], w["casualty_day"],
                                     w["casualty_precision"])
@@ -130,5 +133,6 @@ def list_owner_balances(store: Store, user: Principal, *, wreck_id: int | None =
     where, params = ("WHERE b.wreck_id = ?", [wreck_id]) if wreck_id is not None else ("", [])
     return store.fetch_df(
         "SELECT b.id, b.wreck_id, w.code AS wreck_code, w.name AS wreck_name, ow.name AS owner_name, b.disposed_on, "
-        "b.proceeds, b.union_costs, b.balance, b.paid_on, b.note FROM owner_balances b JOIN wrecks w ON w.id = b.wreck_id "
+        "b.proceeds, b.union_costs, b.balance, b.paid_on, b.note FROM owner_balances b JOIN "
+        "wrecks w ON w.id = b.wreck_id "
         f"LEFT JOIN owners ow ON ow.id = w.owner_id {where} ORDER BY b.disposed_on DESC, b.id DESC", params)
