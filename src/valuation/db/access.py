@@ -107,6 +107,7 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "read_all_deadlines": ("dpc",),                     # wreck-, office- and event-level deadlines, every company
     "record_deadline_events": ("dpc", "explorer"),      # explorers: their own contracts' reports and appeals
     "manage_deadlines": ("dpc",),                       # every event kind, waivers
+    "subscribe_deadlines": ("dpc", "explorer"),         # a private calendar feed of the deadlines the user reads
     "manage_calendars": ("dpc",),                       # municipal holidays and early closings of the offices
     "read_domain_status": ("dpc",),
     "read_removal_orders": ("dpc",),
@@ -151,6 +152,7 @@ _ACTION_LABELS: dict[str, str] = {
     "read_all_deadlines": "consultar os prazos de todas as empresas e Capitanias",
     "record_deadline_events": "registrar eventos de prazos",
     "manage_deadlines": "registrar eventos da Autoridade Naval e dispensar prazos",
+    "subscribe_deadlines": "assinar o calendário de prazos",
     "manage_calendars": "alterar feriados municipais e encerramentos antecipados",
     "read_domain_status": "consultar o domínio dos naufrágios",
     "read_removal_orders": "consultar determinações de remoção",

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
+from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, allowed, contract_scope, require
@@ -79,9 +79,8 @@ def _kind(user: Principal, f: Form) -> EventKind | None:
     if kind is None:   # the choices are many and long: name the field, quote an excerpt, never list them all
         f.fail("kind", f"{FIELD_LABELS['kind']}: " + ("campo obrigatório." if raw in (None, "") else
                                                      f"desconhecido ({excerpt(raw)})."))
-    if kind is not None and not kind.explorer and not allowed(user, "manage_deadlines"):
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} só registra a entrega de relatórios e os "
-                           "recursos dos próprios contratos.", user=user.username, action=f"record_event:{kind.key}")
+    if kind is not None and not kind.explorer:
+        require(user, "manage_deadlines")        # an explorer records its own reports and appeals only
     return kind
 
 

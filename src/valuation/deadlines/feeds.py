@@ -16,8 +16,8 @@ from typing import Any
 
 from valuation.accounts import login
 from valuation.accounts.sessions import new_token, token_hash
-from valuation.core.errors import AccessDenied, InputError, Problem
-from valuation.db.access import Principal, allowed
+from valuation.core.errors import InputError, Problem
+from valuation.db.access import Principal, allowed, require
 
 ROUTE_PREFIX = "/calendario/"
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{40,128}$")
@@ -35,9 +35,7 @@ def feed_url(base_url: str, token: str) -> str:
 
 def create_feed(store: Any, user: Principal, *, office: str | None = None, now: datetime) -> str:
     """A new subscription token for `user` (the previous ones are revoked); shown once."""
-    if not allowed(user, "read_deadlines"):
-        raise AccessDenied("Acesso negado: assinaturas de calendário são para a DPC e as empresas exploradoras.",
-                           user=user.username, action="calendar_feed")
+    require(user, "subscribe_deadlines")
     if office and not allowed(user, "read_all_deadlines"):
         raise InputError(Problem("office", "Capitania: a empresa assina os prazos dos seus próprios contratos."))
     if office and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:

@@ -1,6 +1,6 @@
 """How deadlines read to their users: a deadline key as words, its subject, its due date with
 the move of Lei 9.784/1999 art. 66 §1, the contract a timeline opens on, and the full grid of
-the calendar heat map. Pure presentation over `deadline_engine` frames (never imports streamlit).
+the calendar heat map. Pure presentation over `valuation.deadlines.engine` frames (never imports streamlit).
 
     key_text("five_year_lapse:RJ-005")      'Prazo de 5 anos do responsável — naufrágio RJ-005'
     due_text(date(2026, 2, 18), date(2026, 2, 15))

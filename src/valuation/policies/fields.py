@@ -3,7 +3,7 @@
 One entry per policy of `valuation.policies.defaults.DEFAULTS`. `parse(key, raw)` turns what the
 policies page sends into the stored value or raises `InputError` whose message starts
 with the policy's label; `to_json` / `from_json` are the stored form (the one the three
-older readers — store/partition, store/commission, store/calendars — understand);
+one reader, `valuation.policies.values`, understands);
 `display(key, value)` is the pt-BR text (labels, never codes).
 
 Form input: percentages for `spread_threshold` and `selection_tolerance` (50 → 0.5),
