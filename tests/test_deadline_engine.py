@@ -456,7 +456,7 @@ def test_seed_deadline_demo_shows_every_state_and_is_idempotent(world):
 
 
 # -- the daily digest CLI ----------------------------------------------------------------------------------------------
-CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.deadlines.digest:register_cli'; "
+CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.cli.deadlines:register_cli'; "
        "c.EXTRA_COMMANDS = tuple(c.EXTRA_COMMANDS) + (() if spec in c.EXTRA_COMMANDS else (spec,)); "
        "sys.exit(c.main(sys.argv[1:]))")
 

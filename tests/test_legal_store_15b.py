@@ -276,7 +276,7 @@ def test_an_office_early_closing_moves_a_due_date_and_is_validated(world):
 
 
 # -- issue 14 in these folders ------------------------------------------------------------------------------------
-CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.deadlines.digest:register_cli'; "
+CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.cli.deadlines:register_cli'; "
        "c.EXTRA_COMMANDS = tuple(c.EXTRA_COMMANDS) + (() if spec in c.EXTRA_COMMANDS else (spec,)); "
        "sys.exit(c.main(sys.argv[1:]))")
 

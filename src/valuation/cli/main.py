@@ -43,7 +43,7 @@ COMPUTE_KINDS: dict[str, str] = {
 # where function(subparsers) adds the parser and sets `handler`.
 EXTRA_COMMANDS: tuple[str, ...] = (
     "valuation.cli.db:register_cli",
-    "valuation.deadlines.digest:register_cli",
+    "valuation.cli.deadlines:register_cli",
 )
 # Sub-commands of `python -m valuation import …` (same "module:function" form).
 IMPORT_COMMANDS: tuple[str, ...] = (

@@ -26,7 +26,7 @@ ROUTE = "/servico/cli"
 DELEGABLE = frozenset({
     "valuation.cli.db:cmd_backup",
     "valuation.cli.db:cmd_audit_verify",
-    "valuation.deadlines.digest:cmd_deadlines",
+    "valuation.cli.deadlines:cmd_deadlines",
     "valuation.cli.imports:cmd_items",
 })
 PATH_ARGS = ("db", "to", "file")   # argparse destinations that name files: made absolute for the service
