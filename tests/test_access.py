@@ -23,7 +23,7 @@ from conftest import (
 
 from valuation.accounts import users
 from valuation.core.errors import AccessDenied, NotFound
-from valuation.db import audit_log
+from valuation.db import access, audit_log
 from valuation.db.access import position_cleared
 from valuation.inventory import queries as items
 from valuation.inventory.queries import ItemFilter
@@ -258,3 +258,26 @@ def test_admin_overview_has_no_wreck_data(small_world):
     f = overview.overview_figures(small_world.store, small_world.principal("admin"))
     assert f["users"] == 8 and f["users_active"] == 7 and f["users_by_role"]["dpc"] == 2
     assert not {"wrecks", "contracts", "items", "wrecks_by_state"} & set(f)
+
+
+# -- the one access module ----------------------------------------------------------------------
+
+
+def test_every_permission_names_its_action_in_portuguese():
+    """`require` says what was refused by the action's label, never by its key."""
+    assert set(access.PERMISSIONS) == set(access._ACTION_LABELS)
+    assert all(label and "_" not in label for label in access._ACTION_LABELS.values())
+
+
+def test_attachment_scopes_follow_the_roles():
+    """dpc reads every owner kind; the commission only items; the admin nothing; explorers no wreck."""
+    def none(user, kind):
+        return "WHERE FALSE" in access.attachment_owner_scope(user, kind)[0]
+
+    roles = {r: access.Principal(1, r, r, r, 7 if r == "explorer" else None, None) for r in access.ROLES}
+    assert not any(none(roles["dpc"], k) for k in access.ATTACHMENT_OWNER_TABLES)
+    assert [k for k in access.ATTACHMENT_OWNER_TABLES if not none(roles["commission"], k)] == ["item"]
+    assert all(none(roles["admin"], k) for k in access.ATTACHMENT_OWNER_TABLES)
+    assert none(roles["explorer"], "wreck") and not none(roles["explorer"], "contract")
+    assert access.may_attach(roles["explorer"], "item", "photo") and not access.may_attach(roles["explorer"], "wreck")
+    assert not access.may_attach(roles["commission"], "item")
