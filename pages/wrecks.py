@@ -1,6 +1,8 @@
 """Naufrágios: registry with filters, a map of the positions the user is cleared for, detail, and (DPC) registration."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import plotly.express as px
 import streamlit as st
 
@@ -15,6 +17,9 @@ from valuation.db.access import allowed
 from valuation.registry import co_signatures, offices, preference, wrecks
 from valuation.registry.contracts import list_contracts
 from valuation.registry.domain.queries import casualty_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TABLE = {"code": "Código", "name": "Nome", "hull_material": "Casco", "casualty": "Data do sinistro",
          "casualty_type": "Sinistro", "situation": "Situação", "office_code": "OM", "state": "UF",
@@ -34,10 +39,10 @@ FORM_LABELS = {
 
 def whole(v: object) -> int | None:
     """A frame's nullable whole number (Int64 <NA>, NaN) as int or None, never truth-tested."""
-    return None if is_blank(v) else int(v)  # type: ignore[call-overload]
+    return None if is_blank(v) else int(v)  # type: ignore[call-overload]  # a number once not blank
 
 
-def wreck_map_chart(mapped) -> None:  # type: ignore[no-untyped-def]
+def wreck_map_chart(mapped: pd.DataFrame) -> None:
     fig = px.scatter_geo(mapped, lat="lat", lon="lon", hover_name="name", color="Casco",
                          hover_data={"code": True, "office_code": True, "lat": False, "lon": False, "Casco": False},
                          labels={"code": "Código", "office_code": "OM"}, height=560)
@@ -48,7 +53,7 @@ def wreck_map_chart(mapped) -> None:  # type: ignore[no-untyped-def]
     show(fig)
 
 
-def detail(df) -> None:  # type: ignore[no-untyped-def]
+def detail(df: pd.DataFrame) -> None:
     st.subheader("Detalhe")
     titles = {i: f"{c} — {n}" for i, c, n in zip(df["id"], df["code"], df["name"])}
     choice = st.selectbox("Naufrágio", list(titles), format_func=titles.get)

@@ -39,7 +39,7 @@ class _Router(io.TextIOBase):
         return self._target().buffer
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # typeshed declares TextIO.encoding an attribute
         return getattr(self._target(), "encoding", "utf-8")
 
     def isatty(self) -> bool:

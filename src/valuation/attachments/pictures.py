@@ -68,7 +68,8 @@ def _background(rng: random.Random) -> Image.Image:
 
 
 def _shade(c: tuple[int, int, int], k: float) -> tuple[int, int, int]:
-    return tuple(max(0, min(255, int(v * k))) for v in c)  # type: ignore[return-value]
+    r, g, b = (max(0, min(255, int(v * k))) for v in c)
+    return r, g, b
 
 
 def _blob(draw: ImageDraw.ImageDraw, cx: int, cy: int, r: int, rng: random.Random, colour: tuple[int, int, int],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from valuation.core import clock
@@ -131,12 +131,12 @@ def to_ics(
     return ("\r\n".join(fold_line(line) for line in lines) + "\r\n").encode("utf-8")
 
 
-def _as_event(raw: CalendarEvent | tuple[object, ...], n: int) -> CalendarEvent:
+def _as_event(raw: CalendarEvent | tuple[Any, ...], n: int) -> CalendarEvent:
     if isinstance(raw, CalendarEvent):
         return raw
     if not 3 <= len(raw) <= 5:
         raise ValueError(f"event {n}: expected (uid, date, summary, description, url=None)")
-    return CalendarEvent(*raw)  # type: ignore[arg-type]
+    return CalendarEvent(*raw)
 
 
 def _alarms(days: Sequence[int], summary: str) -> list[str]:

@@ -28,6 +28,7 @@ import xlsxwriter
 
 from valuation.core.money import format_brl, format_date_br, format_datetime_br, to_cents
 from valuation.exports._values import (
+    Number,
     clean_text,
     decimal_text,
     display_text,
@@ -164,7 +165,7 @@ def _csv_field(value: object, decimal: str, date_only: bool) -> object:
     if isinstance(value, date):
         return format_date_br(value)
     if is_number(value):
-        return decimal_text(value, decimal)  # type: ignore[arg-type]
+        return decimal_text(value, decimal)
     return neutralise_cell(str(value))
 
 
@@ -324,11 +325,12 @@ def _write_cell(sheet: Any, row: int, col: int, value: object, kind: str, format
         sheet.write_datetime(row, col, value, fmt)
     elif is_number(value):
         number = to_cents(value) if kind == "money" and isinstance(value, Decimal) else value
-        exact = _as_exact_float(number)  # type: ignore[arg-type]
+        exact = _as_exact_float(number)
         # a count in a money column (a summary's 'Bens adjudicados') stays a plain whole number
         fmt = formats["money"] if kind == "money" and not isinstance(number, numbers.Integral) else None
         if exact is None:
-            shown = format_brl(number) if kind == "money" else decimal_text(number, ",")  # type: ignore[arg-type]
+            shown = format_brl(number) if kind == "money" and isinstance(number, Decimal) \
+                else decimal_text(number, ",")
             sheet.write_string(row, col, shown, formats["text_right"])
         else:
             sheet.write_number(row, col, exact, fmt)
@@ -337,7 +339,7 @@ def _write_cell(sheet: Any, row: int, col: int, value: object, kind: str, format
         sheet.write_string(row, col, text[:_CELL_TEXT_MAX])
 
 
-def _as_exact_float(value: Decimal | float | int) -> float | None:
+def _as_exact_float(value: Number) -> float | None:
     """The double for a cell, or None when it cannot hold the value exactly (or is ±inf).
 
     A double holds 15 significant decimal digits exactly: a Decimal or an integer
