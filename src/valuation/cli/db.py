@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import getpass
 import importlib
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from valuation.cli.main import print_json
 from valuation.core import clock
 from valuation.core.errors import ConflictError, InputError, StoreError
 from valuation.db import backup
@@ -53,7 +53,7 @@ def stats(store: Store) -> dict[str, Any]:
 
 
 def _print_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
+    print_json(doc, default=str)    # dates and Decimals of the store as text
 
 
 def _remove_database(path: Path) -> None:

@@ -58,8 +58,9 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_BAD_INPUT)
 
 
-def _print_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+def print_json(doc: Any, *, default: Callable[[Any], Any] | None = None) -> None:
+    """One JSON document on stdout, pt-BR text as is (`default`: how non-JSON values are written)."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=default) + "\n")
 
 
 def _read_input(name: str) -> Any:
@@ -101,7 +102,7 @@ def _reject_constant(name: str) -> Any:
 def cmd_compute(args: argparse.Namespace) -> int:
     doc = _read_input(args.input)
     module = importlib.import_module(COMPUTE_KINDS[args.kind])
-    _print_json(module.run(doc))
+    print_json(module.run(doc))
     return EXIT_OK
 
 
