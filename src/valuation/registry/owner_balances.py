@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
-from valuation.core.money import format_date_br, parse_amount
+from valuation.core.money import MAX_AMOUNT, format_date_br, parse_amount
 from valuation.db.access import Principal, require
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "removal_order_id": "Deter
                           "disposed_on": "Data da alienação", "proceeds": "Produto da alienação (R$)",
                           "union_costs": "Despesas da União a reembolsar (R$, art. 13 II)", "note": "Observação",
                           "day": "Data da entrega ao responsável"}
-MAX_MONEY = Decimal("9999999999999999.99")
 
 
 def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
@@ -49,8 +48,8 @@ def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any])
             f.data[key] = amount
     code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
     disposed = f.date("disposed_on", LABELS["disposed_on"])
-    proceeds = f.decimal("proceeds", LABELS["proceeds"], minimum=Decimal(0), maximum=MAX_MONEY)
-    costs = f.decimal("union_costs", LABELS["union_costs"], minimum=Decimal(0), maximum=MAX_MONEY)
+    proceeds = f.decimal("proceeds", LABELS["proceeds"], minimum=Decimal(0), maximum=MAX_AMOUNT)
+    costs = f.decimal("union_costs", LABELS["union_costs"], minimum=Decimal(0), maximum=MAX_AMOUNT)
     order = f.integer("removal_order_id", LABELS["removal_order_id"], required=False, minimum=1)
     note = f.text("note", LABELS["note"], required=False, max_len=1000)
     wreck = store.fetch_one("SELECT id, code FROM wrecks WHERE code = ?", [code]) if code else None
