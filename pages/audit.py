@@ -12,7 +12,7 @@ from ui.safe import md
 from valuation.accounts import users
 from valuation.core import clock
 from valuation.core.errors import InputError
-from valuation.db import audit
+from valuation.db import audit_log
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 from valuation.oversight import audit_text as at
 
@@ -36,7 +36,8 @@ def chain_panel() -> None:
                 bar.progress(min(done / total, 1.0) if total else 1.0,
                              text=f"{count_br(done)} de {count_br(total)} registros verificados")
 
-            st.session_state[CHECK_KEY] = (audit.check_chain(store, user, progress=step), clock.brasilia(store.now()))
+            result = audit_log.check_chain(store, user, progress=step)
+            st.session_state[CHECK_KEY] = (result, clock.brasilia(store.now()))
             bar.empty()
         shown = st.session_state.get(CHECK_KEY)
         if shown is None:
@@ -58,8 +59,8 @@ def chain_panel() -> None:
                      f"{md(result.message)} {checked_at}")
 
 
-def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit.AuditFilter:
-    first, today = audit.log_period(store, user)
+def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit_log.AuditFilter:
+    first, today = audit_log.log_period(store, user)
     c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1.2])
     period = c1.date_input("Período", value=(first, today), format="DD/MM/YYYY", min_value=date(1986, 1, 1),
                            max_value=today, help="Dias no horário de Brasília, do primeiro ao último inclusive.")
@@ -72,25 +73,25 @@ def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit
     days = list(period) if isinstance(period, (tuple, list)) else [period]
     start = days[0] if days else None
     end = days[1] if len(days) > 1 else start
-    return audit.AuditFilter(start=start, end=end, actor=actor, entity=entity, action=action)
+    return audit_log.AuditFilter(start=start, end=end, actor=actor, entity=entity, action=action)
 
 
-def export_buttons(chosen: audit.AuditFilter, total: int) -> None:
+def export_buttons(chosen: audit_log.AuditFilter, total: int) -> None:
     stamp = clock.brasilia(clock.now_utc()).strftime("%Y%m%d-%H%M")
 
     def frame():
-        return at.readable(audit.export_audit(store, user, chosen), with_hash=True)
+        return at.readable(audit_log.export_audit(store, user, chosen), with_hash=True)
 
     c1, c2, _ = st.columns([1, 1, 3])
     c1.download_button("Exportar CSV", data=lambda: to_csv_bytes(frame()), file_name=f"auditoria-{stamp}.csv",
                        mime="text/csv", icon=":material/download:", on_click="ignore",
-                       disabled=total == 0 or total > audit.MAX_EXPORT_ROWS)
+                       disabled=total == 0 or total > audit_log.MAX_EXPORT_ROWS)
     c2.download_button("Exportar XLSX", data=lambda: to_xlsx_bytes({"Auditoria": frame()}),
                        file_name=f"auditoria-{stamp}.xlsx", icon=":material/download:", on_click="ignore",
                        mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                       disabled=total == 0 or total > audit.MAX_EXPORT_ROWS)
-    if total > audit.MAX_EXPORT_ROWS:
-        st.caption(f"Exportação limitada a {count_br(audit.MAX_EXPORT_ROWS)} registros: filtre por período, "
+                       disabled=total == 0 or total > audit_log.MAX_EXPORT_ROWS)
+    if total > audit_log.MAX_EXPORT_ROWS:
+        st.caption(f"Exportação limitada a {count_br(audit_log.MAX_EXPORT_ROWS)} registros: filtre por período, "
                    f"usuário, objeto ou ação.")
 
 
@@ -116,9 +117,9 @@ def detail_panel(rows) -> None:
 chain_panel()
 st.subheader("Registros")
 names = {u["username"]: f"{u['full_name']} · {u['username']}" for u in users.list_users(store, user).to_dict("records")}
-chosen = filters_panel(audit.audit_choices(store, user), names)
+chosen = filters_panel(audit_log.audit_choices(store, user), names)
 try:
-    total = audit.count_audit(store, user, filters=chosen)
+    total = audit_log.count_audit(store, user, filters=chosen)
 except InputError as exc:
     st.error(md(exc.problems[0].message))
     st.stop()
@@ -129,7 +130,7 @@ c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
 size = c1.selectbox("Registros por página", PAGE_SIZES, index=0)
 pages = max(1, -(-total // size))
 number = int(c2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1))
-rows = audit.page_audit(store, user, filters=chosen, page=number, page_size=int(size))
+rows = audit_log.page_audit(store, user, filters=chosen, page=number, page_size=int(size))
 first = (number - 1) * size + 1
 c3.caption(f"Registros {count_br(first)} a {count_br(first + len(rows) - 1)} de {count_br(total)}, "
            f"do mais recente ao mais antigo.")

@@ -12,7 +12,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
-from ui.fmt import count_br, for_display
+from ui.fmt import count_br, date_br, for_display
 from ui.forms import save
 from valuation.db.access import allowed
 from valuation.deadlines import calendars
@@ -100,7 +100,7 @@ def own_days(kind: str) -> None:
     choices = [(r.day, r.name) for r in listing.itertuples()]
     with st.form(f"remove_{kind}"):
         pick = st.selectbox("Excluir feriado municipal" if holiday else "Excluir encerramento antecipado", choices,
-                            format_func=lambda c: f"{c[0]:%d/%m/%Y} — {c[1]}")
+                            format_func=lambda c: f"{date_br(c[0])} — {c[1]}")
         if st.form_submit_button("Excluir"):
             remove = calendars.remove_local_holiday if holiday else calendars.remove_early_closing
             done(save(remove, store, user, office, pick[0], success="Data excluída."), "Data excluída.")

@@ -20,7 +20,7 @@ import streamlit as st
 from ui import attachments as attachments_ui  # issue 16: the reports of the events
 from ui import session
 from ui.charts import pt_br, show, today_line
-from ui.fmt import count_br, for_display, is_blank, text, yes_no
+from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
 from ui.forms import save
 from valuation.core import law
 from valuation.core.errors import ValuationError
@@ -124,7 +124,7 @@ def timeline_tab(frame: pd.DataFrame, as_of: date) -> None:
                         help="Abre no contrato com o prazo pendente mais próximo da data de referência.")
     part = frame[(frame["contract_code"] == code) & frame["due"].notna()]  # a bar needs a due date
     tl = frames.timeline_frame(part)
-    tl["from"] = [d.strftime("%d/%m/%Y") for d in tl["start"]]
+    tl["from"] = [date_br(d) for d in tl["start"]]
     tl["due"] = [views.due_text(d, m) for d, m in zip(part["due"], part["moved_from"])]
     tl["why"] = part["reason"].to_numpy()
     fig = px.timeline(tl, x_start="start", x_end="finish", y="task", color="state_pt",
@@ -134,7 +134,7 @@ def timeline_tab(frame: pd.DataFrame, as_of: date) -> None:
     fig.update_xaxes(title_text="Período do prazo (do início ao vencimento)")
     fig.update_traces(hovertemplate="<b>%{y}</b><br>de %{customdata[0]} a %{customdata[1]}<br>"
                                     "%{customdata[2]}: %{customdata[3]}<extra></extra>")
-    today_line(fig, as_of, label=f"hoje ({as_of:%d/%m/%Y})")
+    today_line(fig, as_of, label=f"hoje ({date_br(as_of)})")
     show(pt_br(fig, dates=("x",), legend="Situação", height=max(320, 26 * len(tl) + 120)))
 
 
@@ -200,7 +200,8 @@ def appeals_tab(frame: pd.DataFrame) -> None:
 
 def removals_tab(frame: pd.DataFrame) -> None:
     part = rows_of(frame, (*vocabulary.REMOVAL_RULES, "owner_balance"))
-    st.caption(f"Determinações de remoção ou demolição com os prazos fixados pela Autoridade Naval ({law.REMOVAL_ORDER}); "
+    st.caption("Determinações de remoção ou demolição com os prazos fixados pela Autoridade "
+               f"Naval ({law.REMOVAL_ORDER}); "
                f"edital de {days_text(law.REMOVAL_EDITAL_DAYS.value)} (art. 9 §2); sem cumprimento, a Autoridade "
                "assume por conta do responsável (art. 10). Saldo da alienação à disposição do responsável até 5 anos "
                "do sinistro, depois receita da União (art. 13 §2). Registro na página Domínio.")
@@ -327,7 +328,7 @@ def wreck_map_section(codes: list[str], as_of: date) -> None:
         st.write(f"{count_br(n)} embarcação naufragada em {year}." if n == 1 else
                  f"{count_br(n)} embarcações naufragadas em {year}.")
     st.caption(f"Prazo de envio: {result.deadline_text}"
-               + (f"; enviado em {result.sent_on:%d/%m/%Y}." if result.sent_on else "; ainda não enviado."))
+               + (f"; enviado em {date_br(result.sent_on)}." if result.sent_on else "; ainda não enviado."))
     b1, b2 = st.columns(2)
     b1.download_button("Baixar PDF", functools.partial(wreck_map.wreck_map_pdf, store, user, office=office, year=year),
                        file_name=f"mapa-naufragios-{office}-{year}.pdf", mime="application/pdf")

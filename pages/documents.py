@@ -16,12 +16,13 @@ from valuation.attachments.kinds import (
     MAX_UPLOAD_BYTES,
     megabytes,
 )
+from valuation.db.access import allowed
 from valuation.registry.contracts import list_contracts
 from valuation.registry.wrecks import list_wrecks
 
 user = session.guard("documents")
 store = session.store()
-dpc = user.role == "dpc"
+dpc = allowed(user, "attach_any_file")   # anexar arquivos a qualquer registro (DPC): wrecks, every kind
 st.title("Documentos e fotos")
 st.caption("Os arquivos ficam com o registro a que pertencem e só são entregues a quem pode ver esse registro; "
            "o tipo é conferido pelo conteúdo, não pelo nome. Fotos são regravadas sem metadados (posição GPS, "

@@ -7,6 +7,8 @@ período de cada determinação de remoção (arts. 5, 9, 10), registrada aqui �
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import plotly.express as px
 import streamlit as st
 
@@ -19,6 +21,9 @@ from valuation.core.errors import ValuationError
 from valuation.registry import owner_balances, removal_orders
 from valuation.registry.domain.queries import domain_statuses
 from valuation.registry.offices import list_offices
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAGE_SIZE = 100
 SHOWN = {"code": "Código", "name": "Embarcação", "office_code": "OM", "casualty": "Sinistro", "owner_pt": "Domínio",
@@ -104,7 +109,7 @@ def order_form(codes: list[str]) -> None:
                              "(art. 6 parágrafo único II).")
 
 
-def order_steps(orders) -> None:  # type: ignore[no-untyped-def]
+def order_steps(orders: pd.DataFrame) -> None:
     """Takeover (art. 10) and end of an order still running."""
     running = orders[orders["ended_on"].isna()] if len(orders) else orders
     if running.empty:

@@ -1,6 +1,8 @@
 """Empresas: the explorers' registration sheet (NORMAM-10 0401 / Anexo 4-A); explorers see only their own."""
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from ui import session
@@ -27,7 +29,7 @@ def cnpj_text(v: object) -> str:
     return text(None) if is_blank(v) else format_cnpj(str(v))
 
 
-def sheet(org: dict) -> None:  # type: ignore[type-arg]
+def sheet(org: dict[str, Any]) -> None:
     place = ", ".join(md(v) for v in (org.get("address"), org.get("city")) if not is_blank(v))
     region = " — ".join(md(v) for v in (org.get("state"), org.get("country")) if not is_blank(v))
     cpf = org.get("representative_cpf")

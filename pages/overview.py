@@ -7,13 +7,14 @@ import streamlit as st
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br
-from valuation.db.access import ROLE_LABELS
+from valuation.db.access import ROLE_LABELS, allowed
 from valuation.oversight import overview
 
 LABELS = {
     "wrecks": "Naufrágios", "wrecks_position_cleared": "Com posição liberada", "organisations": "Empresas",
     "contracts": "Contratos", "items": "Bens resgatados", "items_undelivered": "Bens não entregues (art. 23)",
-    "users": "Usuários", "users_active": "Ativos", "users_locked": "Acessos em espera", "audit_rows": "Registros de auditoria",
+    "users": "Usuários", "users_active": "Ativos", "users_locked": "Acessos em espera",
+    "audit_rows": "Registros de auditoria",
     "wrecks_by_state": "Naufrágios por UF", "contracts_by_status": "Contratos por situação",
     "contracts_by_kind": "Contratos por modalidade", "items_by_category": "Bens por categoria",
     "users_by_role": "Usuários por perfil",
@@ -52,7 +53,9 @@ def chart(key: str, counts: dict[str, int]) -> None:
 user = session.guard("overview")
 st.title("Visão geral")
 figures = overview.overview_figures(session.store(), user)
-if user.role == "admin":  # issue 13: a failed nightly audit verification is shown here (and e-mailed)
+# consultar o registro de auditoria (admin) — issue 13: a failed nightly audit verification is shown here
+# (and e-mailed)
+if allowed(user, "read_audit"):
     from ui.jobs_view import audit_failure_notice
 
     audit_failure_notice(session.store())

@@ -11,6 +11,7 @@ from ui.fmt import date_br
 from ui.forms import show_problems
 from ui.jobs_view import job_settings, local
 from valuation.core.errors import InputError, ValuationError
+from valuation.db.access import allowed
 from valuation.deadlines import feeds
 
 SHOWN_KEY = "valuation_feed_url"
@@ -38,10 +39,11 @@ def _base_url() -> str:
 
 offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
 current = feeds.active_feed(store, user)
+every_company = allowed(user, "read_all_deadlines")   # consultar os prazos de todas as empresas e Capitanias
 if current is None:
     st.info("Você não tem assinatura ativa.")
 else:
-    if user.role != "dpc":
+    if not every_company:
         scope = "da sua empresa"
     elif current["office_code"]:
         scope = f"da {offices.get(current['office_code'], current['office_code'])}"
@@ -50,9 +52,10 @@ else:
     st.success(f"Assinatura ativa desde {date_br(local(current['created_at'], cfg))}: prazos {scope}.")
 
 office = None
-if user.role == "dpc":
-    office = st.columns([2, 1])[0].selectbox("Prazos de", [None, *offices], format_func=lambda c: "Todas as Capitanias" if c is None
-                          else f"{offices[c]} ({c})")
+if every_company:
+    office = st.columns([2, 1])[0].selectbox(
+        "Prazos de", [None, *offices],
+        format_func=lambda c: "Todas as Capitanias" if c is None else f"{offices[c]} ({c})")
 a, b, _ = st.columns([1, 1, 2])
 try:
     if a.button("Gerar novo endereço", type="primary", icon=":material/link:"):

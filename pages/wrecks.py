@@ -1,12 +1,14 @@
 """Naufrágios: registry with filters, a map of the positions the user is cleared for, detail, and (DPC) registration."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import plotly.express as px
 import streamlit as st
 
 from ui import session
 from ui.charts import show
-from ui.fmt import count_br, for_display, is_blank, text, yes_no
+from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.law import CASUALTY_TYPES, PREFERENCE_EQUAL_TERMS
@@ -15,6 +17,9 @@ from valuation.db.access import allowed
 from valuation.registry import co_signatures, offices, preference, wrecks
 from valuation.registry.contracts import list_contracts
 from valuation.registry.domain.queries import casualty_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TABLE = {"code": "Código", "name": "Nome", "hull_material": "Casco", "casualty": "Data do sinistro",
          "casualty_type": "Sinistro", "situation": "Situação", "office_code": "OM", "state": "UF",
@@ -34,10 +39,10 @@ FORM_LABELS = {
 
 def whole(v: object) -> int | None:
     """A frame's nullable whole number (Int64 <NA>, NaN) as int or None, never truth-tested."""
-    return None if is_blank(v) else int(v)  # type: ignore[call-overload]
+    return None if is_blank(v) else int(v)  # type: ignore[call-overload]  # a number once not blank
 
 
-def wreck_map_chart(mapped) -> None:  # type: ignore[no-untyped-def]
+def wreck_map_chart(mapped: pd.DataFrame) -> None:
     fig = px.scatter_geo(mapped, lat="lat", lon="lon", hover_name="name", color="Casco",
                          hover_data={"code": True, "office_code": True, "lat": False, "lon": False, "Casco": False},
                          labels={"code": "Código", "office_code": "OM"}, height=560)
@@ -48,7 +53,7 @@ def wreck_map_chart(mapped) -> None:  # type: ignore[no-untyped-def]
     show(fig)
 
 
-def detail(df) -> None:  # type: ignore[no-untyped-def]
+def detail(df: pd.DataFrame) -> None:
     st.subheader("Detalhe")
     titles = {i: f"{c} — {n}" for i, c, n in zip(df["id"], df["code"], df["name"])}
     choice = st.selectbox("Naufrágio", list(titles), format_func=titles.get)
@@ -108,7 +113,7 @@ def ranking(wreck_id: int) -> None:
         return
     st.markdown("**Pedidos de exploração ou remoção e preferência (Lei 7.542/1986 art. 16 §2)**")
     st.table([{"Ordem": f"{r.place}º", "Pedido": r.request.contract_code, "Empresa": r.request.organisation,
-               "Pedido em": text(r.request.requested_on.strftime("%d/%m/%Y") if r.request.requested_on else None),
+               "Pedido em": date_br(r.request.requested_on),
                "Preferência": preference.PREFERENCE_LABELS[r.preference], "Fundamento": r.basis, "Observação": r.note}
               for r in ranked])
     st.caption(("Pedidos concorrentes. " if len(ranked) > 1 else "Sem pedidos concorrentes. ")
@@ -161,7 +166,8 @@ office_df = offices.list_offices(store, user)
 c1, c2, c3, c4 = st.columns(4)
 state = c1.selectbox("UF", [""] + sorted(office_df["state"].unique().tolist()), format_func=lambda s: s or "Todas")
 hull = c2.selectbox("Casco", [""] + list(wrecks.HULL_MATERIALS), format_func=lambda s: s or "Todos")
-century = c3.selectbox("Século do sinistro", [0] + list(range(16, 22)), format_func=lambda c: f"séc. {c}" if c else "Todos")
+century = c3.selectbox("Século do sinistro", [0] + list(range(16, 22)),
+                       format_func=lambda c: f"séc. {c}" if c else "Todos")
 search = c4.text_input("Buscar (nome, código, bandeira)")
 df = wrecks.list_wrecks(store, user, state=state or None, hull=hull or None, century=century or None, search=search)
 

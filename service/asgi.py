@@ -103,7 +103,8 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
         await to_thread.run_sync(lambda: alerts.uninstall(seal_alert))
         remove_link(db_path, token)
         state.set_current(None)
-        await to_thread.run_sync(lambda: close_shared(db_path, final=True))      # waits for the write, CHECKPOINT, close
+        # waits for the write, CHECKPOINT, close
+        await to_thread.run_sync(lambda: close_shared(db_path, final=True))
         cli_bridge.uninstall()
         log.info("service stopped; %s checkpointed and closed", db_path)
 

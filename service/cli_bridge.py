@@ -28,18 +28,18 @@ class _Router(io.TextIOBase):
     def _target(self) -> Any:
         return getattr(_local, self.slot, None) or self.real
 
-    def write(self, text: str) -> int:  # type: ignore[override]
+    def write(self, text: str) -> int:
         return self._target().write(text)
 
     def flush(self) -> None:
         self._target().flush()
 
     @property
-    def buffer(self) -> Any:  # type: ignore[override]
+    def buffer(self) -> Any:
         return self._target().buffer
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # typeshed declares TextIO.encoding an attribute
         return getattr(self._target(), "encoding", "utf-8")
 
     def isatty(self) -> bool:
@@ -63,8 +63,8 @@ def uninstall() -> None:
         sys.stderr = sys.stderr.real
 
 
-def _capture_stream() -> io.TextIOWrapper:
-    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="", write_through=True)
+def _capture_stream(raw: io.BytesIO) -> io.TextIOWrapper:
+    return io.TextIOWrapper(raw, encoding="utf-8", newline="", write_through=True)
 
 
 def run_command(argv: list[str], cwd: str, db_path: str) -> dict[str, Any]:
@@ -72,7 +72,8 @@ def run_command(argv: list[str], cwd: str, db_path: str) -> dict[str, Any]:
     from valuation.cli import main as cli
     from valuation.cli.service_link import DELEGABLE, absolutise, handler_name
 
-    out, err = _capture_stream(), _capture_stream()
+    out_bytes, err_bytes = io.BytesIO(), io.BytesIO()
+    out, err = _capture_stream(out_bytes), _capture_stream(err_bytes)
     _local.out, _local.err = out, err
     try:
         try:
@@ -91,7 +92,7 @@ def run_command(argv: list[str], cwd: str, db_path: str) -> dict[str, Any]:
                 code = cli.run(args)
         out.flush()
         err.flush()
-        return {"exit": code, "stdout": base64.b64encode(out.buffer.getvalue()).decode("ascii"),
-                "stderr": base64.b64encode(err.buffer.getvalue()).decode("ascii")}
+        return {"exit": code, "stdout": base64.b64encode(out_bytes.getvalue()).decode("ascii"),
+                "stderr": base64.b64encode(err_bytes.getvalue()).decode("ascii")}
     finally:
         _local.out = _local.err = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
@@ -51,7 +51,7 @@ class JobScheduler:
             due = datetime.combine(now.date(), at, tzinfo=self.settings.tz)
             if not due <= now < due + timedelta(seconds=MISFIRE_GRACE_S):
                 continue
-            since = due.astimezone(timezone.utc).replace(tzinfo=None)
+            since = due.astimezone(UTC).replace(tzinfo=None)
             if self.store.scalar("SELECT count(*) FROM job_runs WHERE job = ? AND started_at >= ?", [name, since]):
                 continue
             log.info("job %s missed at %s while the service was down: running it now", name, due)

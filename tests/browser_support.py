@@ -144,7 +144,8 @@ def login(page: Any, base: str, username: str, password: str) -> None:
     check_page(page, f"{username} after login")
 
 
-IDLE = "() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') === 'notRunning'"
+IDLE = ("() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') "
+        "=== 'notRunning'")
 
 
 def wait_idle(page: Any) -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -194,7 +194,7 @@ def _build_world(path: Path) -> dict[str, int]:
                 if delivered is not None:
                     tx.execute("INSERT INTO item_deliveries (item_id, delivered_on, received_by, place, recorded_by) "
                                "VALUES (?, ?, 'Sgt. Recebedor', 'CPBA', 'dpc.silva')", [item_id, delivered])
-            for key, (username, full_name, role, org, body, active) in USERS.items():
+            for username, full_name, role, org, body, active in USERS.values():
                 ids[username] = tx.scalar(
                     "INSERT INTO users (username, full_name, role, organisation_id, commission_body, password_hash, "
                     "active) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -254,7 +254,7 @@ def principal(small_world: World):
 
 
 # A fixed instant for login tests (aware UTC: the login refuses a naive one).
-NOW = datetime(2025, 6, 30, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 6, 30, 12, 0, 0, tzinfo=UTC)
 
 
 # -- the shipped data sets, built once per session by the product's own commands -------------------

@@ -41,7 +41,8 @@ def functions(match: Callable[[str, list[inspect.Parameter]], bool]) -> dict[str
     return found
 
 
-def store_functions(match: Callable[[list[inspect.Parameter]], bool] = lambda rest: True) -> dict[str, Callable[..., Any]]:
+def store_functions(match: Callable[[list[inspect.Parameter]], bool] = lambda rest: True
+                    ) -> dict[str, Callable[..., Any]]:
     """Functions `(store|db, user, …)`; `match` sees the parameters after the user."""
     return functions(lambda name, ps: len(ps) >= 2 and ps[0].name in ("store", "db") and ps[1].name == "user"
                      and match(ps[2:]))

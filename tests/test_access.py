@@ -23,7 +23,7 @@ from conftest import (
 
 from valuation.accounts import users
 from valuation.core.errors import AccessDenied, NotFound
-from valuation.db import audit
+from valuation.db import access, audit_log
 from valuation.db.access import position_cleared
 from valuation.inventory import queries as items
 from valuation.inventory.queries import ItemFilter
@@ -71,8 +71,8 @@ CALLS: dict[str, tuple[Callable[[World, Any], Any], set[str]]] = {
     "unlock_user": (lambda w, p: users.unlock_user(w.store, p, w.ids["com.navy"]), {"admin"}),
     "reset_password": (lambda w, p: users.reset_password(w.store, p, w.ids["com.navy"], "nova-senha-123"),
                        {"admin"}),
-    "count_audit": (lambda w, p: audit.count_audit(w.store, p), {"admin"}),
-    "page_audit": (lambda w, p: audit.page_audit(w.store, p), {"admin"}),
+    "count_audit": (lambda w, p: audit_log.count_audit(w.store, p), {"admin"}),
+    "page_audit": (lambda w, p: audit_log.page_audit(w.store, p), {"admin"}),
 }
 
 
@@ -127,7 +127,8 @@ def test_get_wreck_hides_position_and_spot_descriptions(small_world, key):
         else:
             assert w["position"] is None and w["notes"] is None and w["signalling"] is None
             assert all(w[c] is None for c in POSITION_COLUMNS)
-            assert "sigilosa" in w["position_text"] and str(WRECKS[wkey][5][1]).replace(".", ",") not in w["position_text"]
+            assert "sigilosa" in w["position_text"]
+            assert str(WRECKS[wkey][5][1]).replace(".", ",") not in w["position_text"]
             assert secret not in repr(w)
 
 
@@ -172,7 +173,7 @@ def test_a_new_contract_with_items_clears_the_position_for_the_commission(small_
 def test_admin_reads_no_position_even_through_the_audit_log(small_world):
     s = small_world.store
     wrecks.create_wreck(s, small_world.principal("dpc"), {**NEW_WRECK, "lat_min": "12.34"})
-    log = audit.page_audit(s, small_world.principal("admin"))
+    log = audit_log.page_audit(s, small_world.principal("admin"))
     text = json.dumps(log.astype(str).to_dict("records"))
     assert "Balsa" in text and "12.34" not in text and "sigilosa" in text
 
@@ -257,3 +258,26 @@ def test_admin_overview_has_no_wreck_data(small_world):
     f = overview.overview_figures(small_world.store, small_world.principal("admin"))
     assert f["users"] == 8 and f["users_active"] == 7 and f["users_by_role"]["dpc"] == 2
     assert not {"wrecks", "contracts", "items", "wrecks_by_state"} & set(f)
+
+
+# -- the one access module ----------------------------------------------------------------------
+
+
+def test_every_permission_names_its_action_in_portuguese():
+    """`require` says what was refused by the action's label, never by its key."""
+    assert set(access.PERMISSIONS) == set(access._ACTION_LABELS)
+    assert all(label and "_" not in label for label in access._ACTION_LABELS.values())
+
+
+def test_attachment_scopes_follow_the_roles():
+    """dpc reads every owner kind; the commission only items; the admin nothing; explorers no wreck."""
+    def none(user, kind):
+        return "WHERE FALSE" in access.attachment_owner_scope(user, kind)[0]
+
+    roles = {r: access.Principal(1, r, r, r, 7 if r == "explorer" else None, None) for r in access.ROLES}
+    assert not any(none(roles["dpc"], k) for k in access.ATTACHMENT_OWNER_TABLES)
+    assert [k for k in access.ATTACHMENT_OWNER_TABLES if not none(roles["commission"], k)] == ["item"]
+    assert all(none(roles["admin"], k) for k in access.ATTACHMENT_OWNER_TABLES)
+    assert none(roles["explorer"], "wreck") and not none(roles["explorer"], "contract")
+    assert access.may_attach(roles["explorer"], "item", "photo") and not access.may_attach(roles["explorer"], "wreck")
+    assert not access.may_attach(roles["commission"], "item")

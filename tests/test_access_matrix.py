@@ -19,7 +19,7 @@ import inspect
 import io
 import os
 import zipfile
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -94,7 +94,8 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
         "contract_code": f["contract"], "wreck_id": ids[f["wreck"]], "organisation_id": ids[f["org"]],
         "item_id": ids[f["item"]], "owner_id": ids["owner1"], "user_id": ids["dpc.silva"],
         "office": f["office"], "office_code": f["office"], "year": 2025, "as_of": DAY, "day": DAY, "today": DAY,
-        "start": date(2025, 1, 1), "end": DAY, "price_date": date(2025, 3, 10), "now": datetime(2025, 6, 30, 12, tzinfo=timezone.utc),
+        "start": date(2025, 1, 1), "end": DAY, "price_date": date(2025, 3, 10),
+        "now": datetime(2025, 6, 30, 12, tzinfo=UTC),
         "generated_at": datetime(2025, 6, 30, 12), "key": f"monthly_report:{f['contract']}:2025-03",
         "reason": "motivo de teste de acesso", "currency": "USD", "brl": "5.10", "days": ["sábado"],
         "new_password": "senha-nova-123", "active": False, "role": "dpc", "fmt": "csv", "file_name": "x.csv",
@@ -231,7 +232,7 @@ def test_discovery_reaches_every_module_and_the_markers_are_real(small_world: An
         for m in markers:
             assert m.casefold() in everything.casefold(), (role, m)
     assert {"registry.wrecks.list_wrecks", "registry.wrecks.get_wreck",
-            "inventory.queries.page_items", "accounts.users.list_users", "db.audit.page_audit",
+            "inventory.queries.page_items", "accounts.users.list_users", "db.audit_log.page_audit",
             "registry.organisations.get_organisation"} <= set(FUNCTIONS)
     assert len(FUNCTIONS) >= 40
 

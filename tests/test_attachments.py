@@ -11,10 +11,10 @@ from PIL import Image
 
 from tests import attachments_support as F
 from valuation.attachments import bulk, records
-from valuation.db.blobs import BlobStore, blob_path, files_root
 from valuation.attachments.kinds import MAX_FILE_BYTES, TYPES_BY_KIND
 from valuation.attachments.sniff import sniff
 from valuation.core.errors import AccessDenied, InputError, NotFound, StoreError
+from valuation.db.blobs import BlobStore, blob_path, files_root
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = TYPES_BY_KIND["report"]

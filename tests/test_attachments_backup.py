@@ -12,10 +12,10 @@ import pytest
 
 from tests import attachments_support as F
 from valuation.attachments import records
-from valuation.db.blobs import files_root
 from valuation.cli.main import main
 from valuation.core.errors import InputError, StoreError
 from valuation.db.backup import backup, restore
+from valuation.db.blobs import files_root
 from valuation.db.store import Store
 
 

@@ -14,12 +14,12 @@ import duckdb
 import pytest
 
 from tests.ui_support import RAW_IDENTIFIER, page_as, page_problems, texts
+from valuation.core import clock
 from valuation.core.errors import AccessDenied, InputError
-from valuation.db import audit
+from valuation.db import audit_log
 from valuation.db.store import Store
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 from valuation.oversight import audit_text as at_text
-from valuation.core import clock
 from valuation.policies import values as policies
 from valuation.policies.defaults import DEFAULTS
 from valuation.registry import wrecks
@@ -93,29 +93,30 @@ def _log(small_world: Any) -> tuple[Store, Any]:
 
 def test_filters_narrow_in_sql_and_pages_run_newest_first(small_world: Any) -> None:
     s, admin = _log(small_world)
-    total = audit.count_audit(s, admin)
+    total = audit_log.count_audit(s, admin)
     assert total == s.scalar("SELECT count(*) FROM audit_log") == 4
-    only = audit.AuditFilter(action="set_policy")
-    assert audit.count_audit(s, admin, filters=only) == 3
-    first = audit.page_audit(s, admin, filters=only, page=1, page_size=2)
-    second = audit.page_audit(s, admin, filters=only, page=2, page_size=2)
+    only = audit_log.AuditFilter(action="set_policy")
+    assert audit_log.count_audit(s, admin, filters=only) == 3
+    first = audit_log.page_audit(s, admin, filters=only, page=1, page_size=2)
+    second = audit_log.page_audit(s, admin, filters=only, page=2, page_size=2)
     assert first["id"].tolist() == sorted(first["id"].tolist(), reverse=True) and len(second) == 1
     assert set(first["id"]) | set(second["id"]) == {r["id"] for r in s.fetch(
         "SELECT id FROM audit_log WHERE action = 'set_policy'")}
     today = clock.brasilia(s.now()).date()
-    assert audit.count_audit(s, admin, filters=audit.AuditFilter(start=today, end=today)) == 4
-    assert audit.count_audit(s, admin, filters=audit.AuditFilter(end=today - timedelta(days=1))) == 0
-    assert audit.count_audit(s, admin, filters=audit.AuditFilter(actor="dpc.silva", entity="wreck")) == 1
+    assert audit_log.count_audit(s, admin, filters=audit_log.AuditFilter(start=today, end=today)) == 4
+    assert audit_log.count_audit(s, admin, filters=audit_log.AuditFilter(end=today - timedelta(days=1))) == 0
+    assert audit_log.count_audit(s, admin, filters=audit_log.AuditFilter(actor="dpc.silva", entity="wreck")) == 1
     with pytest.raises(InputError) as err:
-        audit.count_audit(s, admin, filters=audit.AuditFilter(start=today, end=today - timedelta(days=2)))
+        audit_log.count_audit(s, admin, filters=audit_log.AuditFilter(start=today, end=today - timedelta(days=2)))
     assert err.value.problems[0].message.startswith("Período:")
-    choices = audit.audit_choices(s, admin)
+    choices = audit_log.audit_choices(s, admin)
     assert choices == {"actor": ["dpc.silva"], "entity": ["policy", "wreck"], "action": ["create", "set_policy"]}
 
 
 def test_the_export_holds_the_filtered_rows_readable_and_typed(small_world: Any) -> None:
     s, admin = _log(small_world)
-    frame = at_text.readable(audit.export_audit(s, admin, audit.AuditFilter(action="set_policy")), with_hash=True)
+    exported = audit_log.export_audit(s, admin, audit_log.AuditFilter(action="set_policy"))
+    frame = at_text.readable(exported, with_hash=True)
     assert frame["Nº"].tolist() == [1, 2, 3] and set(frame["Ação"]) == {"Política alterada"}
     assert frame["Alteração"].tolist()[0].startswith("Quórum da Comissão: 4 de 6 membros votantes → 5 de 6")
     assert isinstance(frame["Data e hora (Brasília)"].iloc[0], datetime)
@@ -129,8 +130,9 @@ def test_the_export_holds_the_filtered_rows_readable_and_typed(small_world: Any)
 @pytest.mark.parametrize("role", ["dpc", "commission", "explorer"])
 def test_only_the_admin_reads_checks_and_exports_the_log(small_world: Any, role: str) -> None:
     s, user = small_world.store, small_world.principal(role)
-    for call in (lambda: audit.check_chain(s, user), lambda: audit.export_audit(s, user),
-                 lambda: audit.audit_choices(s, user), lambda: audit.count_audit(s, user, filters=audit.AuditFilter())):
+    for call in (lambda: audit_log.check_chain(s, user), lambda: audit_log.export_audit(s, user),
+                 lambda: audit_log.audit_choices(s, user),
+                 lambda: audit_log.count_audit(s, user, filters=audit_log.AuditFilter())):
         with pytest.raises(AccessDenied):
             call()
 
@@ -138,7 +140,7 @@ def test_only_the_admin_reads_checks_and_exports_the_log(small_world: Any, role:
 def test_the_chain_check_reports_progress_per_batch(small_world: Any) -> None:
     s, admin = _log(small_world)
     seen: list[tuple[int, int]] = []
-    result = audit.check_chain(s, admin, progress=lambda done, total: seen.append((done, total)), batch=3)
+    result = audit_log.check_chain(s, admin, progress=lambda done, total: seen.append((done, total)), batch=3)
     assert seen == [(3, 4), (4, 4)]
     assert (result.ok, result.checked, result.bad_id, result.anchor) == (True, 4, None, "Âncora confere")
 

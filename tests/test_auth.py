@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from conftest import NOW, REAL_HASHER
@@ -15,8 +15,8 @@ from valuation.accounts.login import (
     authenticate,
     session_expired,
 )
-from valuation.core import clock
 from valuation.accounts.passwords import hash_password, verify_password
+from valuation.core import clock
 from valuation.db import access
 from valuation.db.access import PAGES_BY_ROLE, Principal, may_view_page
 
@@ -169,8 +169,8 @@ def test_session_expires_after_30_idle_minutes(idle, expired):
 
 def test_session_expiry_with_aware_datetimes():
     seen = datetime(2025, 6, 30, 9, 0, tzinfo=timezone(timedelta(hours=-3)))
-    assert session_expired(seen, datetime(2025, 6, 30, 12, 29, tzinfo=timezone.utc)) is False
-    assert session_expired(seen, datetime(2025, 6, 30, 12, 30, tzinfo=timezone.utc)) is True
+    assert session_expired(seen, datetime(2025, 6, 30, 12, 29, tzinfo=UTC)) is False
+    assert session_expired(seen, datetime(2025, 6, 30, 12, 30, tzinfo=UTC)) is True
 
 
 PAGES = {

@@ -58,7 +58,8 @@ def _compare(a: Path, b: Path) -> list[str]:
                 "ORDER BY column_index", [db, t]).fetchall()
                 for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?",
                                         [db]).fetchall()}
-        diffs = [f"tables {sorted(set(tables['a']) ^ set(tables['b']))}"] if set(tables["a"]) != set(tables["b"]) else []
+        same = set(tables["a"]) == set(tables["b"])
+        diffs = [] if same else [f"tables {sorted(set(tables['a']) ^ set(tables['b']))}"]
         for t in sorted(set(tables["a"]) & set(tables["b"])):
             if tables["a"][t] != tables["b"][t]:
                 diffs.append(f"{t}: columns differ")

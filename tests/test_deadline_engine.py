@@ -22,8 +22,8 @@ import pytest
 
 from valuation.core.errors import AccessDenied, InputError, NotFound, StoreError
 from valuation.deadlines import calendars, engine, events, frames, wreck_map
-from valuation.policies import values as policies
 from valuation.demo.deadlines import seed_deadline_demo
+from valuation.policies import values as policies
 from valuation.registry.domain.queries import domain_statuses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -405,8 +405,8 @@ def test_wreck_map_negat_sinistro_and_rows(world):
     assert "Pesqueiro Três Irmãos" in _xlsx_cells(wreck_map.wreck_map_xlsx(world.store, dpc, office="CPSP", year=1995))
     with pytest.raises(AccessDenied):
         wreck_map.wreck_map(world.store, world.principal("explorer"), office="CPSP", year=1995)
-    events.record_event(world.store, dpc, {"kind": "mapa_de_naufrágios_enviado", "office_code": "CPSP", "reference": "2024",
-                                           "event_date": date(2025, 2, 12)})
+    events.record_event(world.store, dpc, {"kind": "mapa_de_naufrágios_enviado", "office_code": "CPSP",
+                                           "reference": "2024", "event_date": date(2025, 2, 12)})
     assert deadline(world, "wreck_map:CPSP:2024", date(2025, 3, 1))["state"] == "met"
 
 
@@ -456,7 +456,7 @@ def test_seed_deadline_demo_shows_every_state_and_is_idempotent(world):
 
 
 # -- the daily digest CLI ----------------------------------------------------------------------------------------------
-CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.deadlines.digest:register_cli'; "
+CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.cli.deadlines:register_cli'; "
        "c.EXTRA_COMMANDS = tuple(c.EXTRA_COMMANDS) + (() if spec in c.EXTRA_COMMANDS else (spec,)); "
        "sys.exit(c.main(sys.argv[1:]))")
 

@@ -104,8 +104,9 @@ def test_a_database_held_by_another_process_exits_3(db):
         assert holder.stdout.readline().strip() == "ok"
         script = "import sys; from valuation.cli import main as cli; sys.exit(cli.main(sys.argv[1:]))"
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-c", script, "import", "items", str(GOOD), "--db", str(db), "--contract", "A-1",
-                               "--actor", "dpc.silva"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+        done = subprocess.run([sys.executable, "-c", script, "import", "items", str(GOOD), "--db", str(db),
+                               "--contract", "A-1", "--actor", "dpc.silva"],
+                              capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert done.returncode == 3 and done.stdout == ""
         assert "in use by another process" in done.stderr and "Traceback" not in done.stderr
         assert time.monotonic() - started < 30

@@ -13,7 +13,7 @@ import pytest
 
 from tests.service_support import smtp_env, smtp_server
 from tests.ui_support import page_direct, texts
-from valuation.core.errors import InputError
+from valuation.core.errors import AccessDenied, InputError
 from valuation.deadlines import feeds
 from valuation.jobs import runs
 from valuation.jobs.digest_mail import digest_mails
@@ -56,7 +56,8 @@ def test_the_digest_goes_to_each_office_each_company_and_headquarters(small_worl
     assert "NAU-1995-03" not in alfa.text                                # a wreck without a contract of Alfa's
     for mail in mails.values():
         assert "VENCIDOS" in mail.text and "Fundamento: " in mail.text
-        assert "https://painel.example/deadlines" in mail.text and 'href="https://painel.example/deadlines"' in mail.html
+        assert "https://painel.example/deadlines" in mail.text
+        assert 'href="https://painel.example/deadlines"' in mail.html
     assert "Alfa <b>Arqueologia</b> &amp; Cia" not in alfa.html
     assert "Alfa &lt;b&gt;Arqueologia&lt;/b&gt; &amp; Cia" in alfa.html and "<b>Arqueologia</b>" in alfa.text
 
@@ -166,7 +167,7 @@ def test_the_calendar_feed_parses_and_holds_the_reminders(small_world: Any) -> N
     assert {a["TRIGGER"].dt for a in cal.walk("VALARM")} == {timedelta(days=-7)}
     assert feeds.revoke_feeds(s, small_world.principal("explorer_a"), now=s.now()) == 1
     assert feeds.feed_ics(s, token, as_of=AS_OF) is None
-    with pytest.raises(Exception):
+    with pytest.raises(AccessDenied):
         feeds.create_feed(s, small_world.principal("admin"), now=s.now())
 
 
@@ -206,7 +207,8 @@ def test_the_service_catches_up_a_run_missed_while_it_was_down(small_world: Any,
     scheduler.start()
     try:
         deadline = time.monotonic() + 60
-        while not any(r["outcome"] == "ok" for r in runs.recent_runs(small_world.store)) and time.monotonic() < deadline:
+        while not any(r["outcome"] == "ok" for r in runs.recent_runs(small_world.store)) \
+                and time.monotonic() < deadline:
             time.sleep(0.2)
     finally:
         scheduler.shutdown()

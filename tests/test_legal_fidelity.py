@@ -112,7 +112,8 @@ DEADLINE_CASES = [
     ("the office's own early-closing date moves a forward deadline (08/08/2025 → Monday 11/08)",
      (dl.final_report, (D(2025, 5, 10),), EARLY_DEC), (D(2025, 8, 11), D(2025, 8, 8)), "L9784 art. 66 §1"),
     ("the 10th business day of April 2025 (14/04) closes early: the report is due 15/04",
-     (dl.monthly_report, (D(2025, 3, 1),), EARLY_DEC), (D(2025, 4, 15), D(2025, 4, 14)), "NORMAM 0301 c; L9784 art. 66 §1"),
+     (dl.monthly_report, (D(2025, 3, 1),), EARLY_DEC), (D(2025, 4, 15), D(2025, 4, 14)), "NORMAM 0301 c; L9784 art. "
+                                                                                         "66 §1"),
     ("minimum-notice rule: 60 days before 22/02/2026 is 24/12/2025, a business day: it stays",
      (dl.extension_request, (D(2026, 2, 22),), RJ), (D(2025, 12, 24), None), "NORMAM 0304"),
     # counting back from 08/01/2026: 8, 7, 6, 5, 2 Jan, 31, 30, 29, 26, 24 Dec (1 Jan and 25 Dec closed)
@@ -124,7 +125,8 @@ DEADLINE_CASES = [
      (D(2025, 12, 26), D(2025, 12, 24)), "L9784 arts. 59, 66 §1"),
     ("decision on an appeal: 30 days from receipt", (dl.appeal_decision, (D(2025, 3, 10), False), RJ),
      (D(2025, 4, 9), None), "L9784 art. 59 §1"),
-    ("decision on an appeal, extended: 60 days; 09/05/2025 is a Friday", (dl.appeal_decision, (D(2025, 3, 10), True), RJ),
+    ("decision on an appeal, extended: 60 days; 09/05/2025 is a Friday",
+     (dl.appeal_decision, (D(2025, 3, 10), True), RJ),
      (D(2025, 5, 9), None), "L9784 art. 59 §§1–2"),
     ("owner's balance: casualty + 5 years date to date (09/03/2024 Saturday → 11/03)",
      (dl.owner_balance, (D(2019, 3, 9),), RJ), (D(2024, 3, 11), D(2024, 3, 9)), "L7542 art. 13 §2"),
@@ -165,7 +167,8 @@ def test_early_closing_is_a_business_day_but_not_a_due_day():
     assert not closed.is_business_day(D(2025, 12, 24)) and not closed.is_early_closing(D(2025, 12, 24))
     assert closed.add_business_days(D(2025, 12, 23), 1) == D(2025, 12, 26)
     # without the year-end early closings (a later policy may switch them off)
-    assert BusinessCalendar("RJ", year_end_early_closing=False).next_full_business_day(D(2025, 12, 24)) == D(2025, 12, 24)
+    plain = BusinessCalendar("RJ", year_end_early_closing=False)
+    assert plain.next_full_business_day(D(2025, 12, 24)) == D(2025, 12, 24)
     assert "encerrado antes da hora normal" in RJ.describe(D(2025, 12, 24))
 
 

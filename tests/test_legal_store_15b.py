@@ -47,7 +47,8 @@ def rows(world: Any, as_of: date, who: str = "dpc") -> Any:
 
 def _wreck(world: Any, code: str = "NAU-2023-77", owner: bool = True) -> int:
     return int(world.store.write("test", lambda tx: tx.scalar(
-        "INSERT INTO wrecks (code, name, hull_material, casualty_year, casualty_month, casualty_day, casualty_precision, "
+        "INSERT INTO wrecks (code, name, hull_material, casualty_year, casualty_month, "
+        "casualty_day, casualty_precision, "
         "casualty_type, lat_deg, lat_min, lat_hem, lon_deg, lon_min, lon_hem, datum, office_code, situation, owner_id) "
         "VALUES (?, 'Rebocador Tupã', 'aço', 2023, 5, 10, 'day', 'naufrágio', 22, 55, 'S', 43, 9, 'W', 'WGS-84', "
         "'CPRJ', 'soçobrada', ?) RETURNING id", [code, world.ids["owner1"] if owner else None])))
@@ -90,7 +91,8 @@ def test_a_removal_order_suspends_the_five_years_until_it_ends(world):
     s, dpc = world.store, world.principal("dpc")
     wid = _wreck(world)
     order_id = removal_orders.record_removal_order(s, dpc, ORDER)
-    susp = s.fetch_one("SELECT ground, starts_on, ends_on FROM wreck_suspensions WHERE removal_order_id = ?", [order_id])
+    susp = s.fetch_one("SELECT ground, starts_on, ends_on FROM wreck_suspensions WHERE removal_order_id = ?",
+                       [order_id])
     assert susp == {"ground": "II", "starts_on": D(2024, 3, 1), "ends_on": None}
     at = rows(world, D(2024, 6, 30))
     lapse = at.loc["five_year_lapse:NAU-2023-77"]
@@ -274,7 +276,7 @@ def test_an_office_early_closing_moves_a_due_date_and_is_validated(world):
 
 
 # -- issue 14 in these folders ------------------------------------------------------------------------------------
-CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.deadlines.digest:register_cli'; "
+CLI = ("import sys, valuation.cli.main as c; spec = 'valuation.cli.deadlines:register_cli'; "
        "c.EXTRA_COMMANDS = tuple(c.EXTRA_COMMANDS) + (() if spec in c.EXTRA_COMMANDS else (spec,)); "
        "sys.exit(c.main(sys.argv[1:]))")
 
@@ -344,7 +346,8 @@ def test_another_companys_event_or_company_reads_as_a_missing_one(world):
         "reference": "2025-01"}), "event_date"),
     (lambda w: calendars.add_local_holiday(w.store, w.principal("dpc"), {
         "office_code": "CPRJ", "day": "١٥/08/2025", "name": "Festa"}), "day"),
-    (lambda w: policies.set_policy(w.store, w.principal("dpc"), "final_report_days", "١٢٠", REASON), "final_report_days"),
+    (lambda w: policies.set_policy(w.store, w.principal("dpc"), "final_report_days", "١٢٠", REASON),
+     "final_report_days"),
     (lambda w: wrecks.create_wreck(w.store, w.principal("dpc"), {
         "code": "NAU-X", "name": "X", "hull_material": "aço", "casualty_year": "１９９５", "casualty_type": "naufrágio",
         "latitude": "22°54,35' S", "longitude": "43°10,20' W", "datum": "WGS-84", "office_code": "CPRJ",

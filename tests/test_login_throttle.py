@@ -26,7 +26,7 @@ from conftest import NOW
 
 from tests.ui_support import fresh_app, texts
 from valuation.accounts import login, passwords, throttle
-from valuation.accounts.login import AuthenticationFailed, LoginThrottled, authenticate
+from valuation.accounts.login import AuthenticationFailed, authenticate
 from valuation.core import clock
 from valuation.oversight.overview import overview_figures
 

@@ -84,7 +84,8 @@ def test_wreck_page_ranks_competing_requests_and_records_a_co_signature(small_wo
         tx.execute("UPDATE contracts SET historical_share = 0.30 WHERE code = 'A-1'")
         for code, org in (("R-1", "org_b"), ("R-2", "org_c")):
             tx.execute("INSERT INTO contracts (code, kind, act, organisation_id, wreck_id, office_code, status, "
-                       "requested_on) VALUES (?, 'exploração', 'contrato', ?, ?, 'CPRJ', 'solicitado', DATE '2025-05-01')",
+                       "requested_on) VALUES (?, 'exploração', 'contrato', ?, ?, 'CPRJ', "
+                       "'solicitado', DATE '2025-05-01')",
                        [code, small_world.ids[org], w4])
 
     s.write("test", add)

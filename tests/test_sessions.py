@@ -113,7 +113,8 @@ def test_the_login_form_issues_a_server_side_session(small_world: Any) -> None:
     at.run()
     _login(at, username, small_world.passwords[username])
     assert not at.exception and at.session_state[USER_KEY].username == username
-    row = open_shared(small_world.path).fetch_one("SELECT * FROM sessions WHERE id = ?", [at.session_state[SESSION_KEY]])
+    row = open_shared(small_world.path).fetch_one("SELECT * FROM sessions WHERE id = ?",
+                                                  [at.session_state[SESSION_KEY]])
     assert row["user_id"] == small_world.principal("dpc").id and row["revoked_at"] is None
 
 

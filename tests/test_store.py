@@ -251,7 +251,7 @@ def test_concurrent_writers_keep_the_audit_chain_linear(small_world):
 
     def work(k: int) -> None:
         for j in range(10):
-            s.write(f"w{k}", lambda tx: tx.audit("touch", "test", f"{k}-{j}", None, {"k": k, "j": j}))
+            s.write(f"w{k}", lambda tx, j=j: tx.audit("touch", "test", f"{k}-{j}", None, {"k": k, "j": j}))
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
     for t in threads:
@@ -267,7 +267,8 @@ def test_concurrent_writers_keep_the_audit_chain_linear(small_world):
 
 def _audit_some(s: Store, n: int = 5) -> None:
     for i in range(n):
-        s.write("ana", lambda tx, i=i: tx.audit("update", "wreck", i, {"v": Decimal("1.10")}, {"v": i, "d": date(2025, 1, i + 1)}))
+        s.write("ana", lambda tx, i=i: tx.audit("update", "wreck", i, {"v": Decimal("1.10")},
+                                                {"v": i, "d": date(2025, 1, i + 1)}))
 
 
 def test_audit_rows_are_chained_with_an_independently_computed_hash(small_world):
@@ -358,7 +359,8 @@ def test_create_wreck_stores_exact_minutes_and_audits_without_the_position(small
     assert w["datum"] == "WGS-84" and w["casualty_precision"] == "day" and w["depth_m"] == Decimal("18.50")
     assert w["position_text"] == "23°01,05' S 43°12,30' W (WGS-84)"
     row = s.fetch_one("SELECT actor, action, entity, entity_id, after_json FROM audit_log ORDER BY id DESC LIMIT 1")
-    assert (row["actor"], row["action"], row["entity"], row["entity_id"]) == ("dpc.silva", "create", "wreck", str(new_id))
+    assert (row["actor"], row["action"], row["entity"], row["entity_id"]) == \
+        ("dpc.silva", "create", "wreck", str(new_id))
     after = json.loads(row["after_json"])
     assert after["name"] == "Rebocador Netuno"
     assert all(after[k] == "sigilosa" for k in ("lat_deg", "lat_min", "lon_deg", "lon_min", "datum", "depth_m"))
@@ -418,7 +420,10 @@ def test_create_wreck_reports_every_problem_at_once(small_world):
 
 def test_list_wrecks_filters(small_world):
     s, dpc = small_world.store, small_world.principal("dpc")
-    codes = lambda **kw: list(wrecks.list_wrecks(s, dpc, **kw)["code"])
+
+    def codes(**kw: object) -> list[str]:
+        return list(wrecks.list_wrecks(s, dpc, **kw)["code"])
+
     assert codes() == ["NAU-1668-01", "NAU-1750-04", "NAU-1890-02", "NAU-1995-03"]
     assert codes(state="rj") == ["NAU-1750-04", "NAU-1890-02"]
     assert codes(office="CPBA") == ["NAU-1668-01"]

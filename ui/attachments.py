@@ -18,7 +18,6 @@ from ui.fmt import count_br, date_br, for_display, text
 from ui.forms import show_problems
 from ui.safe import md
 from valuation.attachments import bulk, records
-from valuation.attachments.access import EXPLORER_KINDS
 from valuation.attachments.kinds import (
     KIND_LABELS,
     KINDS_BY_OWNER,
@@ -35,7 +34,7 @@ from valuation.core.errors import (
     NotFound,
     StoreError,
 )
-from valuation.db.access import Principal
+from valuation.db.access import Principal, allowed, may_attach  # may_attach: pages ask before offering an upload
 
 CACHE_KEY = "attachments_cache"
 CACHE_BYTES = 40 * 1024 * 1024
@@ -67,14 +66,6 @@ def _bytes(store: Any, user: Principal, attachment_id: int, variant: str) -> byt
     while sum(len(v) for v in cache.values()) > CACHE_BYTES and len(cache) > 1:
         cache.popitem(last=False)
     return data
-
-
-def may_attach(user: Principal, owner_kind: str, kind: str | None = None) -> bool:
-    """Whether the page should offer an upload (the store checks again, per row)."""
-    if user.role == "dpc":
-        return True
-    allowed = EXPLORER_KINDS.get(owner_kind, ()) if user.role == "explorer" else ()
-    return bool(allowed) if kind is None else kind in allowed
 
 
 def _caption(a: records.Attachment) -> str:
@@ -179,7 +170,8 @@ def upload_form(store: Any, user: Principal, owner_kind: str, owner_id: int, kin
     if not kinds:
         return
     with st.form(key, clear_on_submit=True):
-        kind = st.selectbox("Tipo de documento", kinds, format_func=KIND_LABELS.get) if len(kinds) > 1 else kinds[0]
+        kind = st.selectbox("Tipo de documento", kinds, format_func=lambda k: KIND_LABELS.get(k, k)) \
+            if len(kinds) > 1 else kinds[0]
         accepted = accepted_text(_type_keys(kinds))
         files = st.file_uploader(f"Arquivos ({accepted}; até {megabytes(MAX_FILE_BYTES)} cada)",
                                  type=_types_for(kinds), accept_multiple_files=True, key=f"{key}_files")
@@ -218,9 +210,10 @@ def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, ke
     if not files:
         st.caption("Nenhum arquivo anexado.")
         return
+    proof = allowed(user, "read_original_checksums")
     frame = pd.DataFrame([{"name": a.name, "kind": a.kind_label, "type": a.type_label,
                            "size": size_text(a.size_bytes), "by": a.uploaded_by, "at": a.uploaded_at,
-                           **({"sha": a.original_sha256} if user.role == "dpc" else {})} for a in files])
+                           **({"sha": a.original_sha256} if proof else {})} for a in files])
     st.dataframe(for_display(frame, dates=("at",), rename={
         "name": "Arquivo", "kind": "Tipo", "type": "Formato", "size": "Tamanho", "by": "Enviado por",
         "at": "Enviado em", "sha": "SHA-256 do original (prova)"}), hide_index=True, width="stretch")
@@ -239,7 +232,9 @@ def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "
     labels = {i: f"{c} — {text(d)}" + (f" · {counts[i]} foto(s)" if counts.get(i) else "")
               for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
     with st.expander("Detalhe do item e fotos", expanded=False):
-        item_id = st.selectbox("Item da página", ids, format_func=labels.get, key=f"{key}_item")
+        item_id = st.selectbox("Item da página", ids, format_func=lambda i: labels[i], key=f"{key}_item")
+        if item_id is None:
+            return
         item_card.facts(store, user, int(item_id))
         gallery(store, user, "item", int(item_id), key=f"{key}_{item_id}")
 
@@ -269,7 +264,9 @@ def event_reports(store: Any, user: Principal, events: pd.DataFrame, *, key: str
               + (f" · {text(r.get('contract_code'))}" if not pd.isna(r.get("contract_code")) else "")
               + (f" · {counts[int(r['id'])]} arquivo(s)" if counts.get(int(r["id"])) else "")
               for r in events.to_dict("records")}
-    event_id = st.selectbox("Evento", ids, format_func=titles.get, key=f"{key}_event")
+    event_id = st.selectbox("Evento", ids, format_func=lambda i: titles[i], key=f"{key}_event")
+    if event_id is None:
+        return
     file_list(store, user, "deadline_event", int(event_id), key=f"{key}_{event_id}")
     if may_attach(user, "deadline_event", "report"):
         upload_form(store, user, "deadline_event", int(event_id), ("report",), key=f"{key}_up_{event_id}")

@@ -12,7 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
-from valuation.core.money import format_brl, format_date_br
+from valuation.core.money import format_brl, format_count, format_date_br, format_datetime_br
 from valuation.exports import brasilia_time
 
 BLANK = "—"
@@ -53,7 +53,8 @@ def count_br(n: object) -> str:
     """A whole number with pt-BR thousands dots: 24100 → '24.100'; blanks → '—'."""
     if is_blank(n):
         return BLANK
-    return f"{int(n):,}".replace(",", ".")  # type: ignore[call-overload]
+    # a number once not blank (pandas hands numpy ints and floats): the one count formatter
+    return format_count(int(n))  # type: ignore[call-overload]
 
 
 def brl(v: object) -> str:
@@ -125,7 +126,7 @@ def date_br(v: object) -> str:
     if isinstance(v, datetime):
         if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
             return format_date_br(v.date())  # a DATE read as a midnight datetime
-        return brasilia_time(v).strftime("%d/%m/%Y %H:%M")
+        return format_datetime_br(brasilia_time(v))
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)

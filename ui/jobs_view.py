@@ -1,7 +1,7 @@
 """Glue for the Tarefas page and the admin overview: the jobs' settings and their runs in local time."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ui import session, settings
@@ -17,7 +17,7 @@ def local(moment: datetime | None, cfg: JobSettings) -> datetime | None:
     """A stored naive-UTC timestamp in the schedule's time zone (naive, for display)."""
     if moment is None:
         return None
-    return moment.replace(tzinfo=timezone.utc).astimezone(cfg.tz).replace(tzinfo=None)
+    return moment.replace(tzinfo=UTC).astimezone(cfg.tz).replace(tzinfo=None)
 
 
 def next_runs() -> dict[str, Any]:

@@ -228,7 +228,8 @@ def login_page() -> None:
                 sign_in(user)
                 st.rerun()
         st.caption(f"Acesso restrito a usuários cadastrados. {login.THROTTLE_NOTE} A sessão se encerra após "
-                   f"{login.SESSION_IDLE_MINUTES} minutos sem uso. Esqueceu a senha? Procure o administrador do sistema.")
+                   f"{login.SESSION_IDLE_MINUTES} minutos sem uso. Esqueceu a senha? Procure o "
+                   "administrador do sistema.")
         if settings.oidc_configured():
             _oidc_block()
 

@@ -23,10 +23,13 @@ from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.db.access import (
     COMMISSION_BODIES,
-    COMMISSION_ROLES,
+    PERMISSIONS,
     ROLES,
     Principal,
+    needs_commission_body,
+    needs_organisation,
     require,
+    role_allows,
 )
 from valuation.db.search import search_clause
 
@@ -73,14 +76,14 @@ def organisation_choices(store: Any, user: Principal) -> list[dict[str, Any]]:
 
 def _role_problems(store: Any, role: str | None, organisation_id: Any, commission_body: Any) -> list[Problem]:
     problems: list[Problem] = []
-    if role == "explorer":
+    if needs_organisation(role):
         if organisation_id is None:
             problems.append(Problem("organisation_id", "Empresa: obrigatória para o perfil Empresa exploradora."))
         elif store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [organisation_id]) == 0:
             problems.append(Problem("organisation_id", f"Empresa desconhecida: {organisation_id}."))
     elif organisation_id is not None:
         problems.append(Problem("organisation_id", "Empresa: só se informa para o perfil Empresa exploradora."))
-    if role in COMMISSION_ROLES:
+    if needs_commission_body(role):
         if commission_body not in COMMISSION_BODIES:
             problems.append(Problem("commission_body",
                                     "Órgão na Comissão: informe navy (Marinha) ou culture (Cultura)."))
@@ -163,7 +166,11 @@ def _change(store: Any, user: Principal, user_id: int, action: str, check: Any, 
 
 
 def _other_active_admins(tx: Any, user_id: int) -> int:
-    return int(tx.scalar("SELECT count(*) FROM users WHERE role = 'admin' AND active AND id <> ?", [user_id]))
+    """Active users other than `user_id` whose role may manage users (administrar usuários)."""
+    roles = PERMISSIONS["manage_users"]
+    marks = ", ".join("?" for _ in roles)
+    return int(tx.scalar(f"SELECT count(*) FROM users WHERE role IN ({marks}) AND active AND id <> ?",
+                         [*roles, user_id]))
 
 
 def set_role(store: Any, user: Principal, user_id: int, role: str, *, organisation_id: int | None = None,
@@ -177,9 +184,11 @@ def set_role(store: Any, user: Principal, user_id: int, role: str, *, organisati
         raise InputError(problems)
 
     def check(tx: Any, before: Mapping[str, Any]) -> None:
-        if user_id == user.id and role != "admin":
+        admin_after = role_allows(role, "manage_users")
+        if user_id == user.id and not admin_after:
             raise InputError(Problem("role", "Você não pode retirar o seu próprio perfil de administrador."))
-        if before["role"] == "admin" and role != "admin" and before["active"] and _other_active_admins(tx, user_id) == 0:
+        admin_before = role_allows(before["role"], "manage_users")
+        if admin_before and not admin_after and before["active"] and _other_active_admins(tx, user_id) == 0:
             raise InputError(Problem("role", "Este é o último administrador ativo: crie outro antes."))
 
     _change(store, user, user_id, "set_role", check,
@@ -196,7 +205,7 @@ def set_active(store: Any, user: Principal, user_id: int, active: bool) -> None:
     def check(tx: Any, before: Mapping[str, Any]) -> None:
         if not active and user_id == user.id:
             raise InputError(Problem("active", "Você não pode desativar o seu próprio usuário."))
-        if not active and before["role"] == "admin" and _other_active_admins(tx, user_id) == 0:
+        if not active and role_allows(before["role"], "manage_users") and _other_active_admins(tx, user_id) == 0:
             raise InputError(Problem("active", "Este é o último administrador ativo: crie outro antes."))
 
     _change(store, user, user_id, "activate" if active else "deactivate", check,

@@ -25,7 +25,6 @@ import zlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from valuation.db.blobs import BlobStore, sha256_hex
 from valuation.attachments.kinds import (
     IMAGE_TYPES,
     MAX_ARCHIVE_BYTES,
@@ -45,8 +44,9 @@ from valuation.attachments.records import (
     prepare,
     stage,
 )
-from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
-from valuation.db.access import Principal
+from valuation.core.errors import InputError, NotFound, Problem
+from valuation.db.access import Principal, needs_organisation, require
+from valuation.db.blobs import BlobStore, sha256_hex
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -155,11 +155,10 @@ def match_codes(names: list[str], codes: dict[str, str]) -> tuple[list[str | Non
 
 def _contract(store: Store | Tx, user: Principal, contract_code: str) -> dict[str, Any]:
     row = store.fetch_one("SELECT id, code, organisation_id FROM contracts WHERE code = ?", [contract_code])
-    if row is None or (user.role == "explorer" and row["organisation_id"] != user.organisation_id):
+    foreign = row is not None and needs_organisation(user.role) and row["organisation_id"] != user.organisation_id
+    if row is None or foreign:
         raise NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
-    if user.role not in ("dpc", "explorer"):
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite anexar fotos.",
-                           user=user.username, action="attach_photo_zip")
+    require(user, "attach_photos")
     return row
 
 
@@ -176,7 +175,7 @@ def attach_photo_zip(store: Store, user: Principal, contract_code: str, data: by
     matched, unmatched = match_codes([n for n, _ in entries], codes)
     problems = [Problem(n, f"{n}: nenhum item do contrato {contract['code']} tem este código.") for n in unmatched]
     prepared = []
-    for (name, content), code in zip(entries, matched):
+    for name, content in entries:
         try:
             prepared.append(prepare(Upload(name, content), IMAGE_TYPES))
         except InputError as exc:

@@ -13,6 +13,8 @@ server that also runs the dashboard, and what a photograph or report needs.
 """
 from __future__ import annotations
 
+from valuation.db.access import ATTACHMENT_OWNER_TABLES
+
 MIB = 1024 * 1024
 
 MAX_FILE_BYTES = 25 * MIB            # one file (a 45-megapixel JPEG is ~20 MB; a report PDF far less)
@@ -34,7 +36,7 @@ MAX_DOCUMENT_UNCOMPRESSED = 500 * MIB
 MAX_DOCUMENT_RATIO = 200
 MAX_MANIFEST_BYTES = 1 * MIB         # [Content_Types].xml / mimetype read to check the structure
 
-OWNER_KINDS: tuple[str, ...] = ("item", "deadline_event", "contract", "wreck")
+OWNER_KINDS: tuple[str, ...] = tuple(ATTACHMENT_OWNER_TABLES)     # item, deadline_event, contract, wreck
 OWNER_LABELS: dict[str, str] = {"item": "Bem resgatado", "deadline_event": "Evento de prazo",
                                 "contract": "Contrato", "wreck": "Naufrágio"}
 

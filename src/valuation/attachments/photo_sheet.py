@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from valuation.attachments import access
 from valuation.attachments.kinds import MIB, megabytes
 from valuation.attachments.records import _principal_roots
-from valuation.core.errors import AccessDenied, ConflictError, InputError, Problem
-from valuation.db.access import COMMISSION_ROLES, Principal
+from valuation.core.errors import ConflictError, InputError, Problem
+from valuation.db.access import Principal, attachment_scope, require
 from valuation.db.blobs import BlobStore
 from valuation.exports.pdf import PdfReport
 
@@ -33,7 +32,7 @@ def _thumbs(store: Store, user: Principal, items: Sequence[dict[str, Any]], budg
     """(images with captions, attachment ids read, items without photo, items past the budget)."""
     ids = [int(i["id"]) for i in items][:MAX_ITEMS]
     roots = _principal_roots(store, ids)
-    pred, params = access.readable_sql(user, "a")
+    pred, params = attachment_scope(user, "a")
     rows = {}
     if roots:
         marks = ", ".join("?" for _ in roots)
@@ -88,9 +87,7 @@ def round_photo_sheet(store: Store, user: Principal, round_id: int, *, budget: i
     """The photo appendix of a round's minutes: its decided items (once the round is closed)."""
     from valuation.commission.access import fetch_round
 
-    if user.role not in (*COMMISSION_ROLES, "dpc"):
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite consultar as atas da Comissão.",
-                           user=user.username, action="round_photo_sheet")
+    require(user, "read_minutes_photos")
     rnd = fetch_round(store, round_id, count=False)
     if rnd["status"] == "aberta":
         raise ConflictError("O anexo fotográfico da ata só existe depois do encerramento da rodada.")

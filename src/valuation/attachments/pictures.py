@@ -29,7 +29,7 @@ _TAGS = {0x010F: "SeaCam", 0x0110: "SeaCam Diver Pro 6", 0xA431: "SC6-0042-7781"
 
 
 @lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.ImageFont:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     try:
         from importlib import resources
 
@@ -68,7 +68,8 @@ def _background(rng: random.Random) -> Image.Image:
 
 
 def _shade(c: tuple[int, int, int], k: float) -> tuple[int, int, int]:
-    return tuple(max(0, min(255, int(v * k))) for v in c)  # type: ignore[return-value]
+    r, g, b = (max(0, min(255, int(v * k))) for v in c)
+    return r, g, b
 
 
 def _blob(draw: ImageDraw.ImageDraw, cx: int, cy: int, r: int, rng: random.Random, colour: tuple[int, int, int],

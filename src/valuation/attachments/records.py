@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from valuation.attachments import access
-from valuation.db.blobs import BlobStore, Staging, sha256_hex
+from valuation.attachments import owners
 from valuation.attachments.images import clean_image
 from valuation.attachments.kinds import (
     KIND_LABELS,
@@ -37,7 +36,8 @@ from valuation.attachments.kinds import (
 )
 from valuation.attachments.sniff import TYPES, FileType, sniff
 from valuation.core.errors import InputError, NotFound, Problem
-from valuation.db.access import Principal
+from valuation.db.access import Principal, allowed, attachment_owner_scope, attachment_scope, require
+from valuation.db.blobs import BlobStore, Staging, sha256_hex
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -224,16 +224,16 @@ def attach(store: Store, user: Principal, owner_kind: str, owner_id: int, kind: 
 
     `principal` (photos of an item): the first of these becomes the item's principal photo.
     """
-    owner_kind = access.check_owner_kind(owner_kind)
-    owner_id = access.check_id(owner_id, "owner_id", "Registro")
-    access.require_attach(store, user, owner_kind, owner_id, kind)
+    owner_kind = owners.check_owner_kind(owner_kind)
+    owner_id = owners.check_id(owner_id, "owner_id", "Registro")
+    owners.require_attach(store, user, owner_kind, owner_id, kind)
     prepared = prepare_all(uploads, TYPES_BY_KIND[kind])
     blobs = BlobStore.for_database(store.path)
     with blobs.staging() as staging:
         files = stage(staging, prepared)
 
         def write(tx: Tx) -> list[int]:
-            access.require_attach(tx, user, owner_kind, owner_id, kind)
+            owners.require_attach(tx, user, owner_kind, owner_id, kind)
             rows = new_rows(tx, user, owner_kind, [owner_id] * len(prepared), kind, prepared, files)
             insert_rows(tx, rows)
             if principal and owner_kind == "item" and kind == "photo":
@@ -277,7 +277,7 @@ def _attachment(row: dict[str, Any], user: Principal, principal_root: int | None
         id=int(row["id"]), root_id=int(row["root_id"]), version=int(row["version"]), owner_kind=row["owner_kind"],
         owner_id=int(row["owner_id"]), kind=row["kind"], name=row["original_name"], media_type=row["media_type"],
         size_bytes=int(row["size_bytes"]), sha256=row["sha256"],
-        original_sha256=row["original_sha256"] if user.role == "dpc" else None,
+        original_sha256=row["original_sha256"] if allowed(user, "read_original_checksums") else None,
         width=row["width"], height=row["height"], has_preview=row["preview_sha256"] is not None,
         caption=row["caption"], uploaded_by=row["uploaded_by"], uploaded_at=row["uploaded_at"],
         principal=principal_root is not None and int(row["root_id"]) == principal_root)
@@ -287,9 +287,9 @@ def list_attachments(store: Store, user: Principal, owner_kind: str, owner_id: i
                      kind: str | None = None) -> list[Attachment]:
     """The current version of every file of one owner row the user may read (principal photo
     first, then in upload order); NotFound when the owner is outside the user's scope."""
-    owner_kind = access.check_owner_kind(owner_kind)
-    owner_id = access.check_id(owner_id, "owner_id", "Registro")
-    access.require_readable_owner(store, user, owner_kind, owner_id)
+    owner_kind = owners.check_owner_kind(owner_kind)
+    owner_id = owners.check_id(owner_id, "owner_id", "Registro")
+    owners.require_readable_owner(store, user, owner_kind, owner_id)
     where, params = "a.owner_kind = ? AND a.owner_id = ?", [owner_kind, owner_id]
     if kind is not None:
         where += " AND a.kind = ?"
@@ -302,11 +302,11 @@ def list_attachments(store: Store, user: Principal, owner_kind: str, owner_id: i
 
 def counts(store: Store, user: Principal, owner_kind: str, owner_ids: Sequence[int]) -> dict[int, int]:
     """{owner_id: current files} over the given owners the user may read (others are absent)."""
-    owner_kind = access.check_owner_kind(owner_kind)
-    ids = [access.check_id(int(i), "owner_id", "Registro") for i in owner_ids][:5000]
-    if not ids or user.role not in access.READERS:
+    owner_kind = owners.check_owner_kind(owner_kind)
+    ids = [owners.check_id(int(i), "owner_id", "Registro") for i in owner_ids][:5000]
+    if not ids or not allowed(user, "read_attachments"):
         return {}
-    scope, params = access.owner_ids_sql(user, owner_kind)
+    scope, params = attachment_owner_scope(user, owner_kind)
     marks = ", ".join("?" for _ in ids)
     current = _CURRENT.format(where=f"a.owner_kind = ? AND a.owner_id IN ({marks})")
     rows = store.fetch(f"SELECT owner_id, count(*) AS n FROM ({current}) WHERE owner_id IN ({scope}) "
@@ -321,12 +321,12 @@ def principal_photo(store: Store, user: Principal, item_id: int) -> Attachment |
 
 
 def _readable_row(db: Store | Tx, user: Principal, attachment_id: int) -> dict[str, Any]:
-    access.require_reader(user)
-    attachment_id = access.check_id(attachment_id, "attachment_id", "Arquivo")
-    pred, params = access.readable_sql(user, "a")
+    require(user, "read_attachments")
+    attachment_id = owners.check_id(attachment_id, "attachment_id", "Arquivo")
+    pred, params = attachment_scope(user, "a")
     row = db.fetch_one(f"SELECT {COLUMNS} FROM attachments a WHERE a.id = ? AND {pred}", [attachment_id, *params])
     if row is None:
-        raise access.attachment_not_found(attachment_id)
+        raise owners.attachment_not_found(attachment_id)
     return row
 
 
@@ -371,10 +371,10 @@ def _note(text: object, required: bool) -> str | None:
 
 def _changeable(tx: Store | Tx, user: Principal, attachment_id: int) -> dict[str, Any]:
     row = _readable_row(tx, user, attachment_id)
-    access.require_attach(tx, user, row["owner_kind"], int(row["owner_id"]), row["kind"])
+    owners.require_attach(tx, user, row["owner_kind"], int(row["owner_id"]), row["kind"])
     current = _current_of(tx, int(row["root_id"]))
     if current["withdrawn"]:
-        raise access.attachment_not_found(attachment_id)
+        raise owners.attachment_not_found(attachment_id)
     return current
 
 

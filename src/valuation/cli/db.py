@@ -15,14 +15,15 @@ from __future__ import annotations
 import argparse
 import getpass
 import importlib
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from valuation.cli.main import print_json
 from valuation.core import clock
 from valuation.core.errors import ConflictError, InputError, StoreError
+from valuation.db import backup
 from valuation.db.store import Store
 
 COUNTED_TABLES: tuple[str, ...] = ("wrecks", "contracts", "items", "users", "organisations", "offices", "owners",
@@ -52,7 +53,7 @@ def stats(store: Store) -> dict[str, Any]:
 
 
 def _print_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
+    print_json(doc, default=str)    # dates and Decimals of the store as text
 
 
 def _remove_database(path: Path) -> None:
@@ -200,8 +201,8 @@ def cmd_add_user(args: argparse.Namespace) -> int:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from valuation.db.backup_files import verify_files
     from valuation.db.audit import chain_head, verify_chain
+    from valuation.db.backup_files import verify_files
     from valuation.db.shared import using
 
     with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
@@ -280,8 +281,38 @@ def register_cli(subparsers: Any) -> None:
     p.set_defaults(handler=cmd_audit_seal)
 
 
-def _register_backup_commands(dbsub: Any) -> None:
-    """`db backup` and `db restore` (issue 8) live in valuation.db.backup."""
-    from valuation.db.backup import register_db_commands
+def cmd_backup(args: Any) -> int:
+    from valuation.db.shared import using
 
-    register_db_commands(dbsub)
+    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
+        manifest = backup.backup(store, args.to)
+    audit = manifest["audit"]
+    _print_json({"to": str(args.to), "schema_version": manifest["schema_version"],
+                 "tables": {t: d["rows"] for t, d in manifest["tables"].items()}, "audit": audit})
+    if not audit.get("ok"):
+        print(f"warning: the audit chain of {args.db} does not verify: {audit.get('message')}", file=sys.stderr)
+    return 0
+
+
+def cmd_restore(args: Any) -> int:
+    summary = backup.restore(args.source, args.db, accept_broken_chain=args.accept_broken_chain)
+    _print_json(summary)
+    if summary["accepted_broken_chain"]:
+        print(f"warning: the restored audit chain does not verify ({summary['audit'].get('message')}); accepted "
+              f"with {backup.BROKEN_CHAIN_OPTION} and recorded in the restored chain", file=sys.stderr)
+    return 0
+
+
+def _register_backup_commands(dbsub: Any) -> None:
+    """`db backup` and `db restore` (issue 8): the work is valuation.db.backup."""
+    p = dbsub.add_parser("backup", help="copy the database into a new directory (Parquet per table + schema)")
+    p.add_argument("--db", required=True, help="path of the DuckDB file")
+    p.add_argument("--to", required=True, help="new (or empty) directory for the backup")
+    p.set_defaults(handler=cmd_backup)
+
+    p = dbsub.add_parser("restore", help="create a new database file from a backup directory")
+    p.add_argument("--from", dest="source", required=True, help="the backup directory")
+    p.add_argument("--db", required=True, help="path of the new DuckDB file (must not exist)")
+    p.add_argument(backup.BROKEN_CHAIN_OPTION, action="store_true", dest="accept_broken_chain",
+                   help="restore a backup whose audit chain does not verify (recorded in the restored chain)")
+    p.set_defaults(handler=cmd_restore)

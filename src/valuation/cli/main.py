@@ -16,7 +16,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 
 from valuation.core.errors import (
     AccessDenied,
@@ -43,7 +43,7 @@ COMPUTE_KINDS: dict[str, str] = {
 # where function(subparsers) adds the parser and sets `handler`.
 EXTRA_COMMANDS: tuple[str, ...] = (
     "valuation.cli.db:register_cli",
-    "valuation.deadlines.digest:register_cli",
+    "valuation.cli.deadlines:register_cli",
 )
 # Sub-commands of `python -m valuation import …` (same "module:function" form).
 IMPORT_COMMANDS: tuple[str, ...] = (
@@ -52,14 +52,15 @@ IMPORT_COMMANDS: tuple[str, ...] = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 with usage: keep that, no traceback
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 with usage: keep that, no traceback
         self.print_usage(sys.stderr)
         print(f"error: {message}", file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
 
 
-def _print_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+def print_json(doc: Any, *, default: Callable[[Any], Any] | None = None) -> None:
+    """One JSON document on stdout, pt-BR text as is (`default`: how non-JSON values are written)."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=default) + "\n")
 
 
 def _read_input(name: str) -> Any:
@@ -101,7 +102,7 @@ def _reject_constant(name: str) -> Any:
 def cmd_compute(args: argparse.Namespace) -> int:
     doc = _read_input(args.input)
     module = importlib.import_module(COMPUTE_KINDS[args.kind])
-    _print_json(module.run(doc))
+    print_json(module.run(doc))
     return EXIT_OK
 
 

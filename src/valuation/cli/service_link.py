@@ -24,9 +24,9 @@ from typing import Any
 
 ROUTE = "/servico/cli"
 DELEGABLE = frozenset({
-    "valuation.db.backup:cmd_backup",
+    "valuation.cli.db:cmd_backup",
     "valuation.cli.db:cmd_audit_verify",
-    "valuation.deadlines.digest:cmd_deadlines",
+    "valuation.cli.deadlines:cmd_deadlines",
     "valuation.cli.imports:cmd_items",
 })
 PATH_ARGS = ("db", "to", "file")   # argparse destinations that name files: made absolute for the service

@@ -11,7 +11,6 @@ store already scoped (`commission.published_decisions`).
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -29,6 +28,7 @@ from valuation.commission.access import (
 from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.money import to_cents
+from valuation.core.problems import problems_frame  # re-exported for the pages (the one definition)
 from valuation.db.access import COMMISSION_BODY_LABELS, Principal
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 
@@ -44,7 +44,6 @@ TEMPLATE_COLUMNS = ("Código", "Descrição", "Histórico", "Valor", "Moeda", "D
 TEMPLATE_MAX_ITEMS = 100_000     # a template larger than this is cut (the CSV stays fast; XLSX is slower)
 XLSX_TEMPLATE_MAX_ITEMS = 20_000
 OVERRIDE_PREFIX = "Decisão do presidente, divergente do consenso"
-_CELL = re.compile(r"^linha (\d+)(?:, coluna (.+))?$")
 
 
 @dataclass(frozen=True)
@@ -166,24 +165,6 @@ def round_template(store: Store, user: Principal, round_id: int, fmt: str = "csv
     if fmt == "xlsx":
         return to_xlsx_bytes({"Avaliações": frame})
     return to_csv_bytes(frame)
-
-
-def problems_frame(exc: InputError) -> pd.DataFrame:
-    """The problems of a refused sheet as rows (Linha, Coluna, Motivo) for an error table;
-    Linha is empty for a problem of the whole file."""
-    lines: list[int | None] = []
-    columns: list[str] = []
-    reasons: list[str] = []
-    for p in exc.problems:
-        m = _CELL.match(p.path or "")
-        if m:
-            lines.append(int(m[1]))
-            columns.append(m[2] or "")
-        else:
-            lines.append(None)
-            columns.append(p.path or "")
-        reasons.append(p.message)
-    return pd.DataFrame({"Linha": pd.array(lines, dtype="Int64"), "Coluna": columns, "Motivo": reasons})
 
 
 def parse_brl(text: object, field: str = "value_brl", label: str = "Valor (R$)") -> Decimal:

@@ -123,6 +123,7 @@ class _BrazilBeyond2100(_Brazil):
 @functools.lru_cache(maxsize=4096)
 def public_holidays(state: str | None, year: int) -> Mapping[date, str]:
     """National holidays plus those of `state` (a UF code or None) in `year`, pt-BR names."""
+    h: holidays.HolidayBase
     if year > _Brazil.end_year:
         h = _BrazilBeyond2100(subdiv=state, years=year, language="pt_BR")
     else:

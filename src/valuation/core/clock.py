@@ -15,11 +15,12 @@
 """
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from typing import overload
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 BRASILIA = "America/Sao_Paulo"
-UTC = timezone.utc
+UTC = UTC
 
 
 def now_utc() -> datetime:
@@ -55,6 +56,10 @@ def _brasilia_zone() -> tzinfo:
         return timezone(timedelta(hours=-3))
 
 
+@overload
+def brasilia(at: datetime) -> datetime: ...
+@overload
+def brasilia(at: None) -> None: ...
 def brasilia(at: datetime | None) -> datetime | None:
     """A stored (zone-less UTC) or aware instant as naive Brasília wall-clock time (for display)."""
     if at is None:

@@ -88,33 +88,40 @@ class Form:
     def text(self, key: str, label: str, *, required: bool = True, max_len: int = 200,
              pattern: str | None = None, pattern_msg: str = "formato inválido.") -> str | None:
         if not self.has(key):
-            return self._missing(key, label, required)
+            self._missing(key, label, required)
+            return None
         v = self.data[key]
         if not isinstance(v, str):
-            return self.fail(key, f"{label}: deve ser um texto.")
+            self.fail(key, f"{label}: deve ser um texto.")
+            return None
         v = v.strip()
         if len(v) > max_len:
-            return self.fail(key, f"{label}: no máximo {max_len} caracteres.")
+            self.fail(key, f"{label}: no máximo {max_len} caracteres.")
+            return None
         if pattern is not None and not re.fullmatch(pattern, v):
-            return self.fail(key, f"{label}: {pattern_msg}")
+            self.fail(key, f"{label}: {pattern_msg}")
+            return None
         return v
 
     def email(self, key: str, label: str = "E-mail", *, required: bool = False) -> str | None:
         v = self.text(key, label, required=required, max_len=254)
         if v is not None and not _EMAIL.match(v):
-            return self.fail(key, f"{label}: endereço de e-mail inválido.")
+            self.fail(key, f"{label}: endereço de e-mail inválido.")
+            return None
         return v
 
     def uf(self, key: str, label: str = "UF", *, required: bool = True) -> str | None:
         v = self.text(key, label, required=required, max_len=2)
         if v is not None and v.upper() not in UFS:
-            return self.fail(key, f"{label}: sigla de estado desconhecida ({v}).")
+            self.fail(key, f"{label}: sigla de estado desconhecida ({v}).")
+            return None
         return None if v is None else v.upper()
 
     def integer(self, key: str, label: str, *, required: bool = True,
                 minimum: int | None = None, maximum: int | None = None) -> int | None:
         if not self.has(key):
-            return self._missing(key, label, required)
+            self._missing(key, label, required)
+            return None
         v = self.data[key]
         n: int | None = None
         if isinstance(v, bool):
@@ -126,17 +133,20 @@ class Form:
         elif isinstance(v, str) and len(v) <= MAX_DIGITS + 4 and re.fullmatch(r"\s*-?[0-9]+\s*", v):
             n = int(v)
         if n is None:
-            return self.fail(key, f"{label}: deve ser um número inteiro.")
+            self.fail(key, f"{label}: deve ser um número inteiro.")
+            return None
         if (minimum is not None and n < minimum) or (maximum is not None and n > maximum):
             lo = "" if minimum is None else f" de {minimum}"
             hi = "" if maximum is None else f" até {maximum}"
-            return self.fail(key, f"{label}: deve ser um número inteiro{lo}{hi}.")
+            self.fail(key, f"{label}: deve ser um número inteiro{lo}{hi}.")
+            return None
         return n
 
     def decimal(self, key: str, label: str, *, required: bool = True, minimum: Decimal | None = None,
                 maximum: Decimal | None = None, places: int = 2) -> Decimal | None:
         if not self.has(key):
-            return self._missing(key, label, required)
+            self._missing(key, label, required)
+            return None
         v = self.data[key]
         d: Decimal | None
         if isinstance(v, bool):
@@ -150,14 +160,17 @@ class Form:
             if d is not None and d.is_finite() and d.adjusted() >= MAX_DIGITS:
                 d = None  # more integer digits than any field holds
         if d is None or not d.is_finite():
-            return self.fail(key, f"{label}: deve ser um número.")
+            self.fail(key, f"{label}: deve ser um número.")
+            return None
         if (minimum is not None and d < minimum) or (maximum is not None and d > maximum):
             lo = "" if minimum is None else f" de {_fmt_number(minimum)}"
             hi = "" if maximum is None else f" até {_fmt_number(maximum)}"
-            return self.fail(key, f"{label}: deve ser um número{lo}{hi}.")
+            self.fail(key, f"{label}: deve ser um número{lo}{hi}.")
+            return None
         q = Decimal(1).scaleb(-places)
         if d != d.quantize(q):
-            return self.fail(key, f"{label}: no máximo {places} casas decimais.")
+            self.fail(key, f"{label}: no máximo {places} casas decimais.")
+            return None
         return d.quantize(q)
 
     def money(self, key: str, label: str, *, required: bool = True, minimum: Decimal | None = Decimal(0),
@@ -167,7 +180,8 @@ class Form:
         from valuation.core.money import MAX_AMOUNT, parse_brl
 
         if not self.has(key):
-            return self._missing(key, label, required)
+            self._missing(key, label, required)
+            return None
         try:
             return parse_brl(self.data[key], path=key, label=label, minimum=minimum,
                              maximum=MAX_AMOUNT if maximum is None else maximum)
@@ -177,10 +191,12 @@ class Form:
 
     def choice(self, key: str, label: str, options: Sequence[str], *, required: bool = True) -> str | None:
         if not self.has(key):
-            return self._missing(key, label, required)
+            self._missing(key, label, required)
+            return None
         v = self.data[key]
         if not isinstance(v, str) or v.strip() not in options:
-            return self.fail(key, f"{label}: valor não reconhecido ({excerpt(v)}); use um de: {', '.join(options)}.")
+            self.fail(key, f"{label}: valor não reconhecido ({excerpt(v)}); use um de: {', '.join(options)}.")
+            return None
         return v.strip()
 
     def boolean(self, key: str, label: str, *, default: bool = False) -> bool:
@@ -196,7 +212,8 @@ class Form:
 
     def date(self, key: str, label: str, *, required: bool = True) -> date | None:
         if not self.has(key):
-            return self._missing(key, label, required)
+            self._missing(key, label, required)
+            return None
         v = self.data[key]
         if isinstance(v, datetime):
             return v.date()
@@ -211,5 +228,7 @@ class Form:
                     dd, mm, yyyy = s.split("/")
                     return date(int(yyyy), int(mm), int(dd))
             except ValueError:
-                return self.fail(key, f"{label}: data inexistente ({s}).")
-        return self.fail(key, f"{label}: informe a data como dd/mm/aaaa.")
+                self.fail(key, f"{label}: data inexistente ({s}).")
+                return None
+        self.fail(key, f"{label}: informe a data como dd/mm/aaaa.")
+        return None

@@ -18,7 +18,24 @@ from datetime import date
 from decimal import Decimal
 from typing import Generic, TypeVar
 
+from valuation.core.money import format_date_br
+
 T = TypeVar("T")
+
+
+def days_text(n: int) -> str:
+    """'1 dia', '30 dias': periods written in messages come from the constants below."""
+    return f"{n} dia" if n == 1 else f"{n} dias"
+
+
+def months_text(n: int) -> str:
+    """'1 mês', '6 meses'."""
+    return f"{n} mês" if n == 1 else f"{n} meses"
+
+
+def years_text(n: int) -> str:
+    """'1 ano', '5 anos'."""
+    return f"{n} ano" if n == 1 else f"{n} anos"
 
 
 @dataclass(frozen=True)
@@ -39,7 +56,7 @@ class LegalValue(Generic[T]):
     def since_text(self) -> str:
         """'em vigor desde 28/12/2000', or '' without an effective date (pt-BR, for explanations)."""
         d = self.effective_from
-        return "" if d is None else f"em vigor desde {d.day:02d}/{d.month:02d}/{d.year:04d}"
+        return "" if d is None else f"em vigor desde {format_date_br(d)}"
 
 
 L7542 = "Lei 7.542/1986"

@@ -6,7 +6,7 @@ with `to_cents`; intermediate products stay exact Decimals.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from valuation.core.errors import InputError, Problem
@@ -68,7 +68,7 @@ def format_brl(amount: Decimal | None, *, symbol: bool = True) -> str:
     q = to_cents(amount)
     sign = "-" if q < 0 else ""
     whole, frac = f"{abs(q):.2f}".split(".")
-    groups = []
+    groups: list[str] = []
     while len(whole) > 3:
         groups.insert(0, whole[-3:])
         whole = whole[:-3]
@@ -81,6 +81,13 @@ def format_date_br(d: date | None) -> str:
     """'dd/mm/aaaa', zero-padded for any year (strftime leaves year 1 as '1'); '—' for None.
     The one date formatter of the package (pages: ui.fmt.date_br)."""
     return "—" if d is None else f"{d.day:02d}/{d.month:02d}/{d.year:04d}"
+
+
+def format_datetime_br(moment: datetime, *, seconds: bool = False) -> str:
+    """'dd/mm/aaaa hh:mm' (with ':ss' when `seconds`) of the moment as given: the caller converts
+    to Brasília time first where the moment is a stored UTC one (core.clock.brasilia)."""
+    return f"{format_date_br(moment.date())} {moment:%H:%M:%S}" if seconds else \
+        f"{format_date_br(moment.date())} {moment:%H:%M}"
 
 
 def format_share(share: Decimal | None) -> str:

@@ -100,7 +100,8 @@ def coordinate_problems(degrees: object, minutes: object, hemisphere: object, *,
     if mins is None or mins < 0 or mins > MAX_MINUTES:
         problems.append(Problem(f"{prefix}_min", f"{label}: os minutos devem estar entre 0 e 59,99."))
     elif mins != mins.quantize(HUNDREDTH):
-        problems.append(Problem(f"{prefix}_min", f"{label}: os minutos admitem no máximo centésimos (duas casas decimais)."))
+        problems.append(Problem(f"{prefix}_min", f"{label}: os minutos admitem no máximo "
+                                                 "centésimos (duas casas decimais)."))
     elif deg == max_deg and mins > 0:
         problems.append(Problem(f"{prefix}_min", f"{label}: com {max_deg} graus os minutos devem ser zero."))
     hem = _hemisphere(hemisphere)
@@ -134,7 +135,8 @@ def parse_coordinate(text: str, *, axis: str, field: str | None = None) -> Coord
     m = _TEXT_RE.match(text) if isinstance(text, str) else None
     if not m:
         example = "22°54,35' S" if axis == "lat" else "43°10,20' W"
-        raise InputError(Problem(field, f"{label}: formato não reconhecido; use graus, minutos e hemisfério, p. ex. {example}."))
+        raise InputError(Problem(field, f"{label}: formato não reconhecido; use graus, minutos e "
+                                        f"hemisfério, p. ex. {example}."))
     problems = coordinate_problems(m["deg"], m["min"].replace(",", "."), m["hem"], axis=axis, prefix=axis)
     if problems:
         raise InputError([Problem(field, p.message) for p in problems])

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from valuation.core.errors import AccessDenied
 
@@ -107,6 +107,7 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "read_all_deadlines": ("dpc",),                     # wreck-, office- and event-level deadlines, every company
     "record_deadline_events": ("dpc", "explorer"),      # explorers: their own contracts' reports and appeals
     "manage_deadlines": ("dpc",),                       # every event kind, waivers
+    "subscribe_deadlines": ("dpc", "explorer"),         # a private calendar feed of the deadlines the user reads
     "manage_calendars": ("dpc",),                       # municipal holidays and early closings of the offices
     "read_domain_status": ("dpc",),
     "read_removal_orders": ("dpc",),
@@ -115,6 +116,13 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "read_preference": ("dpc",),
     "record_co_signature": ("dpc",),
     "read_representative_cpf": ("dpc", "explorer"),     # explorers read only their own organisation's row
+    # issue 16 (attached files): the owner row decides which rows (attachment_owner_scope, may_attach)
+    "read_attachments": _READERS,                       # the files of the rows the user may read
+    "attach_files": ("dpc", "explorer"),                # explorers: EXPLORER_ATTACH_KINDS on their own rows
+    "attach_any_file": ("dpc",),                        # every kind, every owner row, wrecks included
+    "attach_photos": ("dpc", "explorer"),               # a ZIP of photos for a contract's items
+    "read_original_checksums": ("dpc",),                # the SHA-256 of the file as uploaded (proof)
+    "read_minutes_photos": ("commission", "commission_president", "dpc"),
 }
 _ACTION_LABELS: dict[str, str] = {
     "manage_partition": "registrar termos, escolhas e demonstrativos de partilha",
@@ -144,6 +152,7 @@ _ACTION_LABELS: dict[str, str] = {
     "read_all_deadlines": "consultar os prazos de todas as empresas e Capitanias",
     "record_deadline_events": "registrar eventos de prazos",
     "manage_deadlines": "registrar eventos da Autoridade Naval e dispensar prazos",
+    "subscribe_deadlines": "assinar o calendário de prazos",
     "manage_calendars": "alterar feriados municipais e encerramentos antecipados",
     "read_domain_status": "consultar o domínio dos naufrágios",
     "read_removal_orders": "consultar determinações de remoção",
@@ -152,20 +161,46 @@ _ACTION_LABELS: dict[str, str] = {
     "read_preference": "consultar a preferência entre pedidos",
     "record_co_signature": "registrar a coassinatura do Ministério da Cultura",
     "read_representative_cpf": "consultar o CPF do representante",
+    "read_attachments": "consultar arquivos anexados",
+    "attach_files": "anexar este arquivo",
+    "attach_any_file": "anexar arquivos a qualquer registro",
+    "attach_photos": "anexar fotos",
+    "read_original_checksums": "consultar o SHA-256 do arquivo original",
+    "read_minutes_photos": "consultar as atas da Comissão",
 }
+
+
+def role_allows(role: str | None, action: str) -> bool:
+    """True when `role` may perform `action` (a key of PERMISSIONS): for a role being assigned."""
+    return role in PERMISSIONS.get(action, ())
 
 
 def allowed(user: Principal, action: str) -> bool:
     """True when the user's role may perform `action` (a key of PERMISSIONS)."""
-    return user.role in PERMISSIONS.get(action, ())
+    return role_allows(user.role, action)
+
+
+def needs_organisation(role: str | None) -> bool:
+    """Does a user of `role` belong to one organisation (its rows scoped to it)? Explorers do."""
+    return role == "explorer"
+
+
+def needs_commission_body(role: str | None) -> bool:
+    """Does a user of `role` sit for a body on the Commission (navy or culture)?"""
+    return role in COMMISSION_ROLES
+
+
+def deny(user: Principal, action: str) -> NoReturn:
+    """Raise AccessDenied (pt-BR) naming `action` (for a rule finer than the role: kind, row)."""
+    label = _ACTION_LABELS.get(action, action)
+    raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {label}.",
+                       user=user.username, action=action)
 
 
 def require(user: Principal, action: str) -> None:
     """Raise AccessDenied (pt-BR) unless the user's role may perform `action`."""
     if not allowed(user, action):
-        label = _ACTION_LABELS.get(action, action)
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {label}.",
-                           user=user.username, action=action)
+        deny(user, action)
 
 
 def may_view_page(user: Principal, page_key: str) -> bool:
@@ -181,7 +216,7 @@ def position_cleared(user: Principal, *, contract_organisation_ids: Collection[i
     `under_assessment`: some contract on the wreck has recovered items before the
     commission. dpc: always; commission roles: when under assessment; explorer: when
     its organisation holds a contract on the wreck; admin and anyone else: never.
-    The store applies the same rule in SQL (`valuation.db.scope`).
+    The store applies the same rule in SQL (`position_scope`).
     """
     if user.role == "dpc":
         return True
@@ -219,9 +254,72 @@ def position_scope(user: Principal, alias: str = "w") -> tuple[str, list[Any]]:
     return "FALSE", []
 
 
+def scope_name(user: Principal) -> str:
+    """The name of the user's contract scope: 'all' (dpc), 'under_assessment' (commission roles),
+    'own_organisation' (explorer); AccessDenied for a role that reads no contract."""
+    require(user, "read_contracts")
+    if user.role == "dpc":
+        return "all"
+    return "under_assessment" if user.role in COMMISSION_ROLES else "own_organisation"
+
+
 def organisation_scope(user: Principal, alias: str = "o") -> tuple[str, list[Any]]:
     """(predicate over organisations `alias`, params): explorers see only their own."""
     require(user, "read_organisations")
     if user.role == "explorer":
         return f"{alias}.id = ?", [user.organisation_id]
     return "TRUE", []
+
+
+# -- attached files (issue 16 §4): the owner row decides ------------------------------
+# Reading follows the owner through `contract_scope`: item (dpc; explorer its own contracts' items;
+# commission roles items under assessment), deadline_event and contract (dpc; explorer its own),
+# wreck (dpc only); admin nothing. Attaching: dpc everything; an explorer the kinds below on its own
+# contracts' rows; the commission nothing. The owner kinds name their tables.
+ATTACHMENT_OWNER_TABLES: dict[str, str] = {"item": "items", "deadline_event": "deadline_events",
+                                           "contract": "contracts", "wreck": "wrecks"}
+EXPLORER_ATTACH_KINDS: dict[str, tuple[str, ...]] = {"item": ("photo",), "deadline_event": ("report",),
+                                                     "contract": ("cost_sheet",)}
+_NO_ROWS: tuple[str, list[Any]] = ("SELECT NULL::BIGINT WHERE FALSE", [])
+
+
+def may_attach(user: Principal, owner_kind: str, kind: str | None = None) -> bool:
+    """May the user attach a `kind` file (any kind when None) to some `owner_kind` row? The row's
+    organisation is checked by the caller (valuation.attachments.owners.require_attach)."""
+    if allowed(user, "attach_any_file"):
+        return True
+    kinds = EXPLORER_ATTACH_KINDS.get(owner_kind, ()) if allowed(user, "attach_files") else ()
+    return bool(kinds) if kind is None else kind in kinds
+
+
+def attachment_owner_scope(user: Principal, owner_kind: str) -> tuple[str, list[Any]]:
+    """(SQL selecting the ids of `owner_kind` rows whose files the user may read, params);
+    'SELECT NULL WHERE FALSE' when none."""
+    if user.role == "dpc":
+        return f"SELECT id FROM {ATTACHMENT_OWNER_TABLES[owner_kind]}", []
+    if not allowed(user, "read_attachments") or owner_kind == "wreck":
+        return _NO_ROWS
+    if user.role in COMMISSION_ROLES and owner_kind != "item":
+        return _NO_ROWS
+    scope, params = contract_scope(user, "c")
+    if owner_kind == "item":
+        return f"SELECT i.id FROM items i JOIN contracts c ON c.id = i.contract_id WHERE {scope}", params
+    if owner_kind == "deadline_event":
+        return (f"SELECT e.id FROM deadline_events e JOIN contracts c ON c.id = e.contract_id WHERE {scope}",
+                params)
+    return f"SELECT c.id FROM contracts c WHERE {scope}", params
+
+
+def attachment_scope(user: Principal, alias: str = "a") -> tuple[str, list[Any]]:
+    """(boolean SQL over attachments `alias`, params): may the user read this row?"""
+    if user.role == "dpc":
+        return "TRUE", []
+    parts: list[str] = []
+    params: list[Any] = []
+    for kind in ATTACHMENT_OWNER_TABLES:
+        sql, p = attachment_owner_scope(user, kind)
+        if "WHERE FALSE" in sql:
+            continue
+        parts.append(f"({alias}.owner_kind = '{kind}' AND {alias}.owner_id IN ({sql}))")
+        params += p
+    return ("(" + " OR ".join(parts) + ")" if parts else "FALSE"), params

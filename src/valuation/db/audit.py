@@ -24,7 +24,8 @@ together with the anchor (it looks like a new database) — compare with a head 
 elsewhere (`chain_head`, the backup manifest). See SECURITY.md.
 
 Wreck positions never enter the log (rules.md §8: the admin, who reads the log,
-is not cleared for positions): `redact_position` replaces them.
+is not cleared for positions): `redact_position` replaces them. The admin reads the log
+through `valuation.db.audit_log` (filters, pages, exports).
 """
 from __future__ import annotations
 
@@ -38,15 +39,11 @@ from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
 from valuation.core.errors import InputError, Problem, StoreError
-from valuation.db.access import Principal, require
-
-if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
-    import pandas as pd
 
 GENESIS = "0" * 64
 AUDIT_KEY_ENV_NAME = "VALUATION_AUDIT_KEY"
@@ -54,7 +51,6 @@ HASHED_FIELDS = ("id", "at", "actor", "action", "entity", "entity_id", "before_j
 POSITION_FIELDS = ("lat_deg", "lat_min", "lat_hem", "lon_deg", "lon_min", "lon_hem", "datum",
                    "position_approximate", "depth_m", "latitude", "longitude")
 VERIFY_BATCH = 10_000  # rows read per query while verifying: bounded memory on a long log
-MAX_PAGE_SIZE = 500
 
 
 def _default(value: Any) -> Any:
@@ -260,7 +256,7 @@ def audit_key() -> bytes | None:
 
 def head_seal(row_count: int, head_id: int, head_hash: str, key: bytes) -> str:
     """HMAC-SHA256 (hex) that binds the anchor to a key kept outside the database file."""
-    message = f"valuation-audit-head:{int(row_count)}:{int(head_id)}:{head_hash}".encode("utf-8")
+    message = f"valuation-audit-head:{int(row_count)}:{int(head_id)}:{head_hash}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
@@ -409,7 +405,8 @@ def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
         return (f"Registro(s) de auditoria removido(s): falta(m) o(s) número(s) "
                 f"{prev_id + 1} a {rid - 1} antes do registro {rid}.")
     if row["prev_hash"] != prev_hash:
-        return f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado ou removido)."
+        return (f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado "
+                "ou removido).")
     if row_hash(row) != row["hash"]:
         return f"Registro de auditoria {rid} foi alterado: o hash não confere."
     if row["action"] == RESTORE_ACCEPTED_ACTION:
@@ -463,103 +460,3 @@ def unfinished_load(store: Any) -> dict[str, Any] | None:
 def chain_head(store: Any) -> dict[str, Any] | None:
     """The newest row's id and hash (record it elsewhere to detect removal of the newest rows)."""
     return store.fetch_one("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1")
-
-
-# -- reading the log (admin) ----------------------------------------------------------
-MAX_EXPORT_ROWS = 100_000  # an export beyond this is refused: narrow the filters (or use db backup)
-_LOG_COLUMNS = 'id, "at", actor, action, entity, entity_id, before_json, after_json, hash'
-
-
-@dataclass(frozen=True)
-class AuditFilter:
-    """What the admin narrows the log to: a period of Brasília calendar days (inclusive), the user
-    who acted, the kind of object and the action. None means any."""
-    start: date | None = None
-    end: date | None = None
-    actor: str | None = None
-    entity: str | None = None
-    action: str | None = None
-
-
-def count_audit(store: Any, user: Principal, *, entity: str | None = None, actor: str | None = None,
-                filters: AuditFilter | None = None) -> int:
-    require(user, "read_audit")
-    where, params = _where(_merge(filters, entity, actor))
-    return int(store.scalar(f"SELECT count(*) FROM audit_log{where}", params))
-
-
-def page_audit(store: Any, user: Principal, *, entity: str | None = None, actor: str | None = None,
-               page: int = 1, page_size: int = 50, filters: AuditFilter | None = None) -> pd.DataFrame:
-    """Newest first, paginated in SQL (admin only)."""
-    require(user, "read_audit")
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        raise InputError(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page_size", f"Itens por página: de 1 a {MAX_PAGE_SIZE}."))
-    where, params = _where(_merge(filters, entity, actor))
-    return store.fetch_df(f"SELECT {_LOG_COLUMNS} FROM audit_log{where} ORDER BY id DESC LIMIT ? OFFSET ?",
-                          [*params, page_size, (page - 1) * page_size])
-
-
-def export_audit(store: Any, user: Principal, filters: AuditFilter | None = None) -> pd.DataFrame:
-    """Every row matching `filters`, oldest first, for an export (admin only; at most MAX_EXPORT_ROWS)."""
-    require(user, "read_audit")
-    where, params = _where(filters or AuditFilter())
-    n = int(store.scalar(f"SELECT count(*) FROM audit_log{where}", params))
-    if n > MAX_EXPORT_ROWS:
-        raise InputError(Problem("filters", f"Exportação: {n} registros passam do limite de {MAX_EXPORT_ROWS}; "
-                                            f"escolha um período menor ou filtre por usuário, objeto ou ação."))
-    return store.fetch_df(f"SELECT {_LOG_COLUMNS} FROM audit_log{where} ORDER BY id", params)
-
-
-def audit_choices(store: Any, user: Principal) -> dict[str, list[str]]:
-    """The values the filters can take: actors, entities and actions present in the log (admin only)."""
-    require(user, "read_audit")
-    return {col: [r[col] for r in store.fetch(f"SELECT DISTINCT {col} FROM audit_log WHERE {col} IS NOT NULL "
-                                              f"ORDER BY {col}")]
-            for col in ("actor", "entity", "action")}
-
-
-def log_period(store: Any, user: Principal) -> tuple[date, date]:
-    """The Brasília days of the first and the newest record (today for an empty log; admin only)."""
-    from valuation.core.clock import brasilia
-
-    require(user, "read_audit")
-    row = store.fetch_one('SELECT min("at") AS first, max("at") AS last FROM audit_log')
-    today = brasilia(store.now()).date()
-    if row is None or row["first"] is None:
-        return today, today
-    return brasilia(row["first"]).date(), max(today, brasilia(row["last"]).date())
-
-
-def check_chain(store: Any, user: Principal, *, progress: Callable[[int, int], None] | None = None,
-                batch: int = VERIFY_BATCH) -> ChainCheck:
-    """The whole-chain check for the admin's page (admin only), with progress per batch."""
-    require(user, "read_audit")
-    return _verify(store, progress, batch)
-
-
-def _merge(filters: AuditFilter | None, entity: str | None, actor: str | None) -> AuditFilter:
-    f = filters or AuditFilter()
-    return AuditFilter(start=f.start, end=f.end, actor=actor or f.actor, entity=entity or f.entity, action=f.action)
-
-
-def _where(f: AuditFilter) -> tuple[str, list[Any]]:
-    from valuation.core.clock import utc_bounds
-
-    if f.start is not None and f.end is not None and f.start > f.end:
-        raise InputError(Problem("start", "Período: a data inicial é posterior à final."))
-    clauses, params = [], []
-    for col in ("entity", "actor", "action"):
-        value = getattr(f, col)
-        if value:
-            clauses.append(f"{col} = ?")
-            params.append(value)
-    since, until = utc_bounds(f.start, f.end)
-    if since is not None:
-        clauses.append('"at" >= ?')
-        params.append(since)
-    if until is not None:
-        clauses.append('"at" < ?')
-        params.append(until)
-    return ((" WHERE " + " AND ".join(clauses)) if clauses else ""), params

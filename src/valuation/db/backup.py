@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: the backup format is written and read here, each side checked against the other.
 """Backup and restore of the DuckDB store as Parquet files (issue 8; issue 14 item 4).
 
     db backup  --db PATH --to DIR        a consistent copy: one Parquet file per table and a manifest
@@ -41,15 +42,14 @@ import json
 import os
 import re
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from valuation.db import backup_files as attached
 from valuation.core.errors import ConflictError, InputError, Problem, StoreError
+from valuation.db import backup_files as attached
 from valuation.db.store import Store
 
 MANIFEST = "manifest.json"
@@ -103,8 +103,8 @@ def _tables(cur: duckdb.DuckDBPyConnection) -> list[str]:
 
 def table_digests(db: Store | duckdb.DuckDBPyConnection) -> dict[str, TableDigest]:
     """Row count and content digest of every table of the database (see the module docstring)."""
-    own = isinstance(db, Store)
-    cur = db.cursor() if own else db
+    cur = db.cursor() if isinstance(db, Store) else db
+    own = cur is not db
     try:
         out: dict[str, TableDigest] = {}
         for table in _tables(cur):
@@ -116,7 +116,7 @@ def table_digests(db: Store | duckdb.DuckDBPyConnection) -> dict[str, TableDiges
                 f"(SELECT sha256(CAST(to_json(__valuation_row) AS VARCHAR)) AS h FROM {_ident(table)} __valuation_row)"
             ).fetchall()[0]
             header = ";".join(f"{c} {t}" for c, t in cols)
-            out[table] = TableDigest(int(rows), hashlib.sha256(f"{header}\n{agg}".encode("utf-8")).hexdigest())
+            out[table] = TableDigest(int(rows), hashlib.sha256(f"{header}\n{agg}".encode()).hexdigest())
         return out
     finally:
         if own:
@@ -533,45 +533,3 @@ def _move_into_place(tmp: Path, target: Path) -> None:
         os.replace(tmp, target)
         return
     tmp.unlink()
-
-
-# -- command line ------------------------------------------------------------------------
-def _print_json(doc: Any) -> None:
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2, default=str) + "\n")
-
-
-def cmd_backup(args: Any) -> int:
-    from valuation.db.shared import using
-
-    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
-        manifest = backup(store, args.to)
-    audit = manifest["audit"]
-    _print_json({"to": str(args.to), "schema_version": manifest["schema_version"],
-                 "tables": {t: d["rows"] for t, d in manifest["tables"].items()}, "audit": audit})
-    if not audit.get("ok"):
-        print(f"warning: the audit chain of {args.db} does not verify: {audit.get('message')}", file=sys.stderr)
-    return 0
-
-
-def cmd_restore(args: Any) -> int:
-    summary = restore(args.source, args.db, accept_broken_chain=args.accept_broken_chain)
-    _print_json(summary)
-    if summary["accepted_broken_chain"]:
-        print(f"warning: the restored audit chain does not verify ({summary['audit'].get('message')}); accepted "
-              f"with {BROKEN_CHAIN_OPTION} and recorded in the restored chain", file=sys.stderr)
-    return 0
-
-
-def register_db_commands(dbsub: Any) -> None:
-    """Add `db backup` and `db restore` to the `db` command group (called by store.admin.register_cli)."""
-    p = dbsub.add_parser("backup", help="copy the database into a new directory (Parquet per table + schema)")
-    p.add_argument("--db", required=True, help="path of the DuckDB file")
-    p.add_argument("--to", required=True, help="new (or empty) directory for the backup")
-    p.set_defaults(handler=cmd_backup)
-
-    p = dbsub.add_parser("restore", help="create a new database file from a backup directory")
-    p.add_argument("--from", dest="source", required=True, help="the backup directory")
-    p.add_argument("--db", required=True, help="path of the new DuckDB file (must not exist)")
-    p.add_argument(BROKEN_CHAIN_OPTION, action="store_true", dest="accept_broken_chain",
-                   help="restore a backup whose audit chain does not verify (recorded in the restored chain)")
-    p.set_defaults(handler=cmd_restore)

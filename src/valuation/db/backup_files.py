@@ -22,8 +22,8 @@ from typing import Any
 
 import duckdb
 
-from valuation.db.blobs import FILES_DIR, BlobStore, blob_path, file_sha256, files_root
 from valuation.core.errors import InputError, Problem, StoreError
+from valuation.db.blobs import FILES_DIR, BlobStore, blob_path, file_sha256, files_root
 
 MANIFEST_KEY = "attachment_files"
 _DIGEST_SQL = """

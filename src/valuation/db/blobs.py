@@ -9,7 +9,7 @@ move and the commit leaves an unreferenced file (harmless); never a reference wi
 file. Nothing here ever deletes a published file.
 
 The folder is not served by the web server: files reach a user only through
-`valuation.attachments.store.open_attachment`, which takes the user.
+`valuation.attachments.records.open_attachment`, which takes the user.
 """
 from __future__ import annotations
 

@@ -186,6 +186,11 @@ class Tx:
         self.last_audit_id = int(row["id"])
 
 
+def store_of(db: Store | Tx) -> Store:
+    """The Store behind a Store or an open transaction (its clock, its tables)."""
+    return db.store if isinstance(db, Tx) else db
+
+
 class Store:
     """The DuckDB file of one process. See the module docstring for the rules it keeps."""
 

@@ -38,7 +38,8 @@ DECISION_KIND_LABELS: dict[str, str] = {"rodada": "Decisão da Comissão", "demo
 def _decisions_sql(scope: str) -> str:
     return f"""
     SELECT c.code AS contract_code, 'rodada:' || r.id AS reference, 'rodada' AS kind,
-           'Decisão da Comissão — rodada ' || r.number AS label, CAST(coalesce(r.published_at, r.decided_at) AS DATE) AS day
+           'Decisão da Comissão — rodada ' || r.number AS label,
+           CAST(coalesce(r.published_at, r.decided_at) AS DATE) AS day
     FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id
     WHERE r.status IN ('decidida', 'publicada') AND {scope}
     UNION ALL

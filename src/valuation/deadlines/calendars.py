@@ -40,6 +40,7 @@ from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
+from valuation.db.store import store_of
 from valuation.policies.defaults import CALENDAR_KEYS
 from valuation.policies.values import PolicyTimeline, timelines
 
@@ -134,7 +135,7 @@ def calendar_book(db: Store | Tx, offices: list[str] | None = None) -> CalendarB
     owhere = where.replace("code", "office_code")
     local = _grouped(db.fetch(f"SELECT office_code, day, name FROM local_holidays {owhere} "
                               "ORDER BY office_code, day", params))
-    store = getattr(db, "store", db)
+    store = store_of(db)
     early = _grouped(db.fetch(f"SELECT office_code, day, name FROM office_early_closings {owhere} "
                               "ORDER BY office_code, day", params)) if store.has_table("office_early_closings") else {}
     lines = timelines(db, CALENDAR_KEYS)
@@ -144,7 +145,7 @@ def calendar_book(db: Store | Tx, offices: list[str] | None = None) -> CalendarB
 def office_calendars(store: Store | Tx, offices: list[str] | None = None, *,
                      on: date | None = None) -> dict[str, BusinessCalendar]:
     """office code → its BusinessCalendar in force on `on` (default: today)."""
-    day = on or getattr(store, "store", store).now().date()
+    day = on or store_of(store).now().date()
     return calendar_book(store, offices).all_at(day)
 
 

@@ -24,6 +24,8 @@ from datetime import date, timedelta
 
 from valuation.core import law
 from valuation.core.calendar import MONTH_NAMES, BusinessCalendar
+from valuation.core.law import days_text as days_text  # re-exported for the deadline modules
+from valuation.core.law import months_text as months_text
 from valuation.core.money import format_date_br
 
 ONE_DAY = timedelta(days=1)
@@ -65,16 +67,6 @@ Interval = tuple[date, "date | None"]  # inclusive; end None = still running (no
 def fmt_month(d: date) -> str:
     """'março/2025'."""
     return f"{MONTHS_PT[d.month - 1]}/{d.year:04d}"
-
-
-def days_text(n: int) -> str:
-    """'1 dia', '30 dias' (periods written in messages come from the constants)."""
-    return f"{n} dia" if n == 1 else f"{n} dias"
-
-
-def months_text(n: int) -> str:
-    """'1 mês', '6 meses'."""
-    return f"{n} mês" if n == 1 else f"{n} meses"
 
 
 def add_months(d: date, months: int) -> tuple[date, bool]:

@@ -61,7 +61,8 @@ def add_event_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, *, 
         params.append(sc.organisation_id)
     events = store.fetch(
         "SELECT e.id, e.kind, e.event_date, e.reference, e.organisation_id, o.name AS organisation, "
-        "w.id AS wreck_id, w.code AS wreck_code, w.name AS wreck_name, coalesce(e.office_code, w.office_code) AS office "
+        "w.id AS wreck_id, w.code AS wreck_code, w.name AS wreck_name, coalesce(e.office_code, "
+        "w.office_code) AS office "
         f"FROM {CURRENT_EVENTS} e LEFT JOIN wrecks w ON w.id = e.wreck_id "
         f"LEFT JOIN organisations o ON o.id = e.organisation_id WHERE {' AND '.join(clauses)} ORDER BY e.id", params)
     offices = set(book.offices)

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from valuation.core.errors import AccessDenied, InputError, NotFound, Problem
+from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, allowed, contract_scope, require
@@ -79,9 +79,8 @@ def _kind(user: Principal, f: Form) -> EventKind | None:
     if kind is None:   # the choices are many and long: name the field, quote an excerpt, never list them all
         f.fail("kind", f"{FIELD_LABELS['kind']}: " + ("campo obrigatório." if raw in (None, "") else
                                                      f"desconhecido ({excerpt(raw)})."))
-    if kind is not None and not kind.explorer and not allowed(user, "manage_deadlines"):
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} só registra a entrega de relatórios e os "
-                           "recursos dos próprios contratos.", user=user.username, action=f"record_event:{kind.key}")
+    if kind is not None and not kind.explorer:
+        require(user, "manage_deadlines")        # an explorer records its own reports and appeals only
     return kind
 
 
@@ -147,7 +146,8 @@ def record_event(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     kind = _kind(user, f)
     event_date = f.date("event_date", FIELD_LABELS["event_date"])
     if event_date is not None and event_date > store.now().date():
-        event_date = f.fail("event_date", "Data do evento: não pode estar no futuro.")
+        f.fail("event_date", "Data do evento: não pode estar no futuro.")
+        event_date = None
     row: dict[str, Any] = {"kind": kind.key if kind else None, "event_date": event_date, "contract_id": None,
                            "wreck_id": None, "office_code": None,
                            "organisation_id": _organisation(store, user, f, kind), "reference": None,
@@ -225,31 +225,37 @@ def _subject_from_key(store: Store, parsed: tuple[str, str], data: Mapping[str, 
 def _contract_for(store: Store, user: Principal, f: Form, data: Mapping[str, Any]) -> dict[str, Any] | None:
     code = data.get("contract_code")
     if not isinstance(code, str) or not code.strip():
-        return f.fail("contract_code", "Contrato: campo obrigatório.")
+        f.fail("contract_code", "Contrato: campo obrigatório.")
+        return None
     scope, params = contract_scope(user, "c")
     row = store.fetch_one(f"SELECT c.id, c.code, c.status, c.starts_on, c.signed_on, c.expires_on, c.organisation_id "
                           f"FROM contracts c WHERE c.code = ? AND {scope}", [code.strip(), *params])
     if row is None:
-        return f.fail("contract_code", f"Contrato não encontrado: {excerpt(code.strip())}.")
+        f.fail("contract_code", f"Contrato não encontrado: {excerpt(code.strip())}.")
+        return None
     return row
 
 
 def _wreck_for(store: Store, f: Form, data: Mapping[str, Any]) -> int | None:
     code = data.get("wreck_code")
     if not isinstance(code, str) or not code.strip():
-        return f.fail("wreck_code", "Naufrágio: campo obrigatório.")
+        f.fail("wreck_code", "Naufrágio: campo obrigatório.")
+        return None
     wid = store.scalar("SELECT id FROM wrecks WHERE code = ?", [code.strip()])
     if wid is None:
-        return f.fail("wreck_code", f"Naufrágio não encontrado: {excerpt(code.strip())}.")
+        f.fail("wreck_code", f"Naufrágio não encontrado: {excerpt(code.strip())}.")
+        return None
     return int(wid)
 
 
 def _office_for(store: Store, f: Form, data: Mapping[str, Any]) -> str | None:
     code = data.get("office_code")
     if not isinstance(code, str) or not code.strip():
-        return f.fail("office_code", "Capitania/Delegacia/Agência: campo obrigatório.")
+        f.fail("office_code", "Capitania/Delegacia/Agência: campo obrigatório.")
+        return None
     if store.scalar("SELECT count(*) FROM offices WHERE code = ?", [code.strip()]) == 0:
-        return f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {excerpt(code.strip())}.")
+        f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {excerpt(code.strip())}.")
+        return None
     return code.strip()
 
 
@@ -259,15 +265,18 @@ def _month_reference(f: Form, label: str, text: object, event_date: date | None,
         text = month_key(text)
     m = _MONTH.match(text) if isinstance(text, str) else None
     if m is None or not 1 <= int(m[2]) <= 12:
-        return f.fail("reference", f"{label}: informe o mês como AAAA-MM.")
+        f.fail("reference", f"{label}: informe o mês como AAAA-MM.")
+        return None
     month = date(int(m[1]), int(m[2]), 1)
     if event_date is not None and month > date(event_date.year, event_date.month, 1):
-        return f.fail("reference", f"{label}: o relatório de {dl.fmt_month(month)} não pode ser entregue antes "
-                                   "do próprio mês.")
+        f.fail("reference", f"{label}: o relatório de {dl.fmt_month(month)} não pode ser entregue antes "
+                            "do próprio mês.")
+        return None
     begin = contract and (contract["starts_on"] or contract["signed_on"])
     if begin and month < date(begin.year, begin.month, 1):
-        return f.fail("reference", f"{label}: {dl.fmt_month(month)} é anterior ao início do contrato "
-                                   f"({format_date_br(begin)}).")
+        f.fail("reference", f"{label}: {dl.fmt_month(month)} é anterior ao início do contrato "
+                            f"({format_date_br(begin)}).")
+        return None
     return month_key(month)
 
 
@@ -285,15 +294,19 @@ def _reference(store: Store, user: Principal, f: Form, kind: EventKind, event_da
     if kind.reference == "year":
         value = str(text) if isinstance(text, int) and not isinstance(text, bool) else text
         if not isinstance(value, str) or not _YEAR.match(value) or not 1900 <= int(value) <= 9998:
-            return f.fail("reference", f"{label}: informe o ano com 4 dígitos.")
+            f.fail("reference", f"{label}: informe o ano com 4 dígitos.")
+            return None
         if event_date is not None and int(value) >= event_date.year + 1:
-            return f.fail("reference", f"{label}: o mapa de {value} só pode ser enviado depois do fim do ano.")
+            f.fail("reference", f"{label}: o mapa de {value} só pode ser enviado depois do fim do ano.")
+            return None
         return value
     if kind.reference == "decision":
         if not isinstance(text, str) or not text:
-            return f.fail("reference", f"{label}: escolha a decisão do contrato.")
+            f.fail("reference", f"{label}: escolha a decisão do contrato.")
+            return None
         if contract is not None and not decision_exists(store, user, contract["code"], text):
-            return f.fail("reference", f"{label}: não encontrada no contrato {contract['code']} ({excerpt(text)}).")
+            f.fail("reference", f"{label}: não encontrada no contrato {contract['code']} ({excerpt(text)}).")
+            return None
         return text
     if kind.reference == "date":
         day = f.date("reference", label)
@@ -301,7 +314,8 @@ def _reference(store: Store, user: Principal, f: Form, kind: EventKind, event_da
     if kind.reference == "expiry":
         if text in (None, ""):
             if contract is not None and contract["expires_on"] is None:
-                return f.fail("reference", f"{label}: o contrato não tem data de vencimento registrada.")
+                f.fail("reference", f"{label}: o contrato não tem data de vencimento registrada.")
+                return None
             return None if contract is None else contract["expires_on"].isoformat()
         day = f.date("reference", label)
         return None if day is None else day.isoformat()

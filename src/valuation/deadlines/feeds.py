@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from valuation.accounts import login
 from valuation.accounts.sessions import new_token, token_hash
-from valuation.core.errors import AccessDenied, InputError, Problem
-from valuation.db.access import Principal, allowed
+from valuation.core.errors import InputError, Problem
+from valuation.db.access import Principal, allowed, require
 
 ROUTE_PREFIX = "/calendario/"
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{40,128}$")
@@ -35,9 +35,7 @@ def feed_url(base_url: str, token: str) -> str:
 
 def create_feed(store: Any, user: Principal, *, office: str | None = None, now: datetime) -> str:
     """A new subscription token for `user` (the previous ones are revoked); shown once."""
-    if not allowed(user, "read_deadlines"):
-        raise AccessDenied("Acesso negado: assinaturas de calendário são para a DPC e as empresas exploradoras.",
-                           user=user.username, action="calendar_feed")
+    require(user, "subscribe_deadlines")
     if office and not allowed(user, "read_all_deadlines"):
         raise InputError(Problem("office", "Capitania: a empresa assina os prazos dos seus próprios contratos."))
     if office and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
@@ -70,7 +68,8 @@ def revoke_feeds(store: Any, user: Principal, *, now: datetime) -> int:
 
 def active_feed(store: Any, user: Principal) -> dict[str, Any] | None:
     """The user's live subscription (created_at, office_code), never its token."""
-    return store.fetch_one("SELECT created_at, office_code FROM calendar_feeds WHERE user_id = ? AND revoked_at IS NULL "
+    return store.fetch_one("SELECT created_at, office_code FROM calendar_feeds WHERE user_id = "
+                           "? AND revoked_at IS NULL "
                            "ORDER BY id DESC LIMIT 1", [user.id])
 
 
@@ -101,6 +100,6 @@ def feed_ics(store: Any, token: str, *, as_of: date) -> bytes | None:
     feed = resolve(store, token)
     if feed is None:
         return None
-    stamp = datetime(as_of.year, as_of.month, as_of.day, tzinfo=timezone.utc)  # stable within a day (ETag)
+    stamp = datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC)  # stable within a day (ETag)
     return deadlines_ics(store, feed.principal, as_of=as_of, office=feed.office, now=stamp,
                          alarm_days=alarm_days(store))

@@ -4,7 +4,7 @@ heat map and the timeline, the iCalendar feed and the digest document.
 """
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from valuation.db.access import Principal, allowed
@@ -110,7 +110,7 @@ def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | N
             events.append(CalendarEvent(f"{r.key}@valuation", r.due, f"{r.label_pt} — {who}", description))
     stamp = now or store.now()
     if stamp.tzinfo is None:
-        stamp = stamp.replace(tzinfo=timezone.utc)  # the store's clock is naive UTC
+        stamp = stamp.replace(tzinfo=UTC)  # the store's clock is naive UTC
     if office:
         name = f"Prazos — {office}"
     elif not allowed(user, "read_all_deadlines") or organisation_id is not None:

@@ -7,7 +7,7 @@ days of the extension request, the 10 business days of the tourism notice, 15 Fe
 wreck map and the 60 days after which a removal owes monthly reports are policies
 (`valuation.policies.defaults`, `dated`): each stored value carries its legal reference and the
 day from which it applies. A computation uses the value in force on the day its period starts
-(`Normam` for that day, read by `valuation.deadlines.book.ParameterBook`), so a revision never
+(`Normam` for that day, read by `valuation.deadlines.rows.ParameterBook`), so a revision never
 rewrites a due date already computed for an earlier period.
 
 Pure: no database, no clock. The rules take a `LegalValue` per parameter, DEFAULT when none is

@@ -230,8 +230,9 @@ def removal_start(fixed: date, cal: BusinessCalendar | None = None) -> Deadline:
     7.542 art. 5 sole paragraph), not a period, so it is not moved. Without a start the Authority
     may take the operations over on the owner's account (art. 10)."""
     return fixed_date("removal_start", fixed, f"{law.REMOVAL_ORDER}; {law.REMOVAL_TAKEOVER}",
-                      "Início fixado na determinação de remoção", "Sem início nessa data: a Autoridade Naval pode "
-                                                                  "assumir a remoção por conta do responsável (art. 10)")
+                      "Início fixado na determinação de remoção",
+                      "Sem início nessa data: a Autoridade Naval pode assumir a remoção por conta do responsável "
+                      "(art. 10)")
 
 
 def removal_end(fixed: date, cal: BusinessCalendar | None = None) -> Deadline:
@@ -239,8 +240,9 @@ def removal_end(fixed: date, cal: BusinessCalendar | None = None) -> Deadline:
     paragraph; it may change it at its discretion), not moved; unfinished by then, the Authority
     may take the operations over on the owner's account (art. 10)."""
     return fixed_date("removal_end", fixed, f"{law.REMOVAL_ORDER}; {law.REMOVAL_TAKEOVER}",
-                      "Término fixado na determinação de remoção", "Não concluída nessa data: a Autoridade Naval pode "
-                                                                   "assumir a remoção por conta do responsável (art. 10)")
+                      "Término fixado na determinação de remoção",
+                      "Não concluída nessa data: a Autoridade Naval pode assumir a remoção por conta do responsável "
+                      "(art. 10)")
 
 
 def court_inquiry_opening(known: date, cal: BusinessCalendar) -> Deadline:
@@ -272,13 +274,13 @@ def court_private_representation(occurred: date, cal: BusinessCalendar) -> Windo
     raw_end = day_180 + timedelta(days=span)
     steps = [
         f"Ocorrência do acidente ou fato da navegação: {fmt(occurred)}",
-        f"{fmt(occurred)} + {first} dias = {fmt(day_180)} (fim do prazo de {first} dias)",
-        f"Janela de {span} dias subsequentes: {fmt(start)} a {fmt(raw_end)}",
+        f"{fmt(occurred)} + {days_text(first)} = {fmt(day_180)} (fim do prazo de {days_text(first)})",
+        f"Janela de {days_text(span)} subsequentes: {fmt(start)} a {fmt(raw_end)}",
     ]
     end, moved, more = move_forward(raw_end, cal)
     steps += more
     steps.append(f"Representação possível de {fmt(start)} a {fmt(end)}, se o inquérito não tiver "
-                 "entrado no Tribunal até o fim do prazo de 180 dias")
+                 f"entrado no Tribunal até o fim do prazo de {days_text(first)}")
     return Window("court_private_representation", start, end,
                   join_basis(law.COURT_PRIVATE_REPRESENTATION_DAYS.basis, ART66), moved, tuple(steps))
 

@@ -1,6 +1,6 @@
 """How deadlines read to their users: a deadline key as words, its subject, its due date with
 the move of Lei 9.784/1999 art. 66 §1, the contract a timeline opens on, and the full grid of
-the calendar heat map. Pure presentation over `deadline_engine` frames (never imports streamlit).
+the calendar heat map. Pure presentation over `valuation.deadlines.engine` frames (never imports streamlit).
 
     key_text("five_year_lapse:RJ-005")      'Prazo de 5 anos do responsável — naufrágio RJ-005'
     due_text(date(2026, 2, 18), date(2026, 2, 15))
@@ -45,10 +45,10 @@ def _blank(v: object) -> bool:
         return False
 
 
-def due_text(due: date, moved_from: date | None = None) -> str:
+def due_text(due: date | None, moved_from: date | None = None) -> str:
     """'18/02/2026', or with the move of art. 66 §1 '18/02/2026, prorrogado de 15/02/2026 (domingo)'
     (a deadline of minimum notice moved back reads 'antecipado de …')."""
-    if moved_from is None or _blank(moved_from) or moved_from == due:
+    if due is None or moved_from is None or _blank(moved_from) or moved_from == due:
         return format_date_br(due)
     verb = "prorrogado" if moved_from < due else "antecipado"
     return f"{format_date_br(due)}, {verb} de {format_date_br(moved_from)} ({WEEKDAY_NAMES[moved_from.weekday()]})"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from valuation.core import law
+from valuation.core.law import years_text
 
 RULE_LABELS: dict[str, str] = {
     "monthly_report": "Relatório mensal de atividades",
@@ -23,7 +24,7 @@ RULE_LABELS: dict[str, str] = {
     "owner_reclaim": "Reclamação pelo responsável",
     "found_unclaimed": "Coisa achada não reclamada",
     "found_proceeds": "Produto da venda de coisa achada",
-    "five_year_lapse": "Prazo de 5 anos do responsável",
+    "five_year_lapse": f"Prazo de {years_text(law.LAPSE_YEARS.value)} do responsável",
     "tourism_notice": "Comunicação de turismo subaquático",
     "wreck_map": "Mapa anual de embarcações naufragadas",
     "court_inquiry_opening": "Abertura do inquérito",

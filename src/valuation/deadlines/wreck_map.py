@@ -9,9 +9,9 @@ year) in the year mapped. Anexo 4-B only says "Preencher conforme especificado n
 0403", so the columns are those of 0403: the vessel, the casualty, the position in degrees,
 minutes and hundredths with its datum (or "posição aproximada"), the situation (grounded
 or sunk, visible at high/low water), the nautical signalling and whether it will be
-removed (a removal/demolition contract on record, or an order of the Authority, Lei 7.542 art. 5). The annex's title speaks of the wrecks
-"existentes … no último mês do ano", while 0404 speaks of those wrecked during the year:
-we follow 0404, the operative text.
+removed (a removal/demolition contract on record, or an order of the Authority, Lei 7.542
+art. 5). The annex's title speaks of the wrecks "existentes … no último mês do ano", while 0404
+speaks of those wrecked during the year: we follow 0404, the operative text.
 
 Positions are confidential (rules.md §8): only DPC (cleared for every position) may
 produce the map. `deadline` is the map's due date (`valuation.deadlines.rules.wreck_map`, with the

@@ -12,12 +12,13 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.law import years_text
 from valuation.deadlines import rules as dl
 from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt, rule
 from valuation.deadlines.vocabulary import (
     CLOSED_LABEL,
-    COURT_DEFENCE_FILED,
     COURT_DECIDED,
+    COURT_DEFENCE_FILED,
     COURT_EVENT_KINDS,
     COURT_INQUIRY_OPENED,
     COURT_INQUIRY_SENT,
@@ -183,7 +184,8 @@ def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_o
             d, steps = rule(dl.removal_edital, o["published_on"], book.cal(office, o["published_on"]))
             rows.add(f"removal_edital:r{o['id']}", "removal_edital", RULE_LABELS["removal_edital"] + what, d, steps,
                      subject, o["published_on"], closed_by=NOTICE_LABELS["edital"])
-        overdue = f"o responsável não cumpriu: a Autoridade Naval pode assumir a remoção por sua conta ({law.REMOVAL_TAKEOVER})"
+        overdue = ("o responsável não cumpriu: a Autoridade Naval pode assumir a remoção por sua conta "
+                   f"({law.REMOVAL_TAKEOVER})")
         d, steps = rule(dl.removal_start, o["starts_by"], book.cal(office, o["ordered_on"]))
         started = o["started_on"] if o["started_on"] is not None and o["started_on"] <= as_of else None
         rows.add(f"removal_start:r{o['id']}", "removal_start", RULE_LABELS["removal_start"] + what, d, steps, subject,
@@ -215,4 +217,6 @@ def _balance_rows(rows: Rows, book: ParameterBook, store: Store, wrecks: dict[in
                  f"{RULE_LABELS['owner_balance']} — {format_brl(b['balance'])}", d, steps, subject, b["disposed_on"],
                  paid, closed_by="entregue ao responsável",
                  lapses=(union_on, f"{CLOSED_LABEL} — receita da União desde {fmt(union_on)}",
-                         "saldo não reclamado em 5 anos do sinistro: receita da União (art. 13 §2)"))
+                         f"saldo não reclamado em {years_text(law.OWNER_BALANCE_YEARS.value)} do "
+                         "sinistro: receita da União "
+                         "(art. 13 §2)"))

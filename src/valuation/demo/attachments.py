@@ -31,6 +31,7 @@ from fpdf.enums import XPos, YPos
 
 from valuation.attachments import bulk, records
 from valuation.attachments.pictures import item_photo
+from valuation.core.money import format_date_br
 from valuation.db.access import Principal
 from valuation.deadlines.vocabulary import FINAL_REPORT_DELIVERED, MONTHLY_REPORT_DELIVERED
 from valuation.demo.base import DEMO_SEED
@@ -58,16 +59,18 @@ def _held_clock(store: Store) -> Iterator[Callable[[datetime], None]]:
     if original is None:
         yield lambda when: None
         return
-    store._clock = lambda: moment[0] or original()   # type: ignore[attr-defined]
+    store._clock = lambda: moment[0] or original()
     try:
         yield lambda when: moment.__setitem__(0, when)
     finally:
-        store._clock = original   # type: ignore[attr-defined]
+        store._clock = original
 
 
 def _principal(store: Store, username: str) -> Principal:
     row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
                           "WHERE username = ?", [username])
+    if row is None:
+        raise LookupError(f"demo user {username} is missing")
     return Principal(**row)
 
 
@@ -166,7 +169,7 @@ def _pdf(title: str, subtitle: str, paragraphs: list[str], when: datetime, organ
         pdf.multi_cell(0, 5, _latin1(text), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         pdf.ln(2)
     pdf.ln(6)
-    pdf.cell(0, 5, _latin1(f"Em {when:%d/%m/%Y}."), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+    pdf.cell(0, 5, _latin1(f"Em {format_date_br(when)}."), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     return bytes(pdf.output())
 
 

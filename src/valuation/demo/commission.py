@@ -19,8 +19,8 @@ history of the Interministerial Commission (Lei 7.542/1986 art. 20 §3; art. 21 
 Deterministic: the votes and values come from a seeded generator in item-code order,
 and the store's clock is held at fixed moments of September–November 2026 while the
 demo runs (so the minutes show plausible dates and two runs give the same rows). It
-does nothing when the database already has assessment rounds. Fast: a few hundred
-items, one sheet per member and round (< 2 s here).
+does nothing when the database already has assessment rounds. Small: a few hundred
+items, one sheet per member and round (its time: bench/README.md, "Exports and demo").
 """
 from __future__ import annotations
 
@@ -86,11 +86,11 @@ def _held_clock(store: Store) -> Iterator[Callable[[datetime], None]]:
     if original is None:      # a store without a settable clock: real time
         yield lambda when: None
         return
-    store._clock = lambda: moment[0] or original()   # type: ignore[attr-defined]
+    store._clock = lambda: moment[0] or original()
     try:
         yield lambda when: moment.__setitem__(0, when)
     finally:
-        store._clock = original   # type: ignore[attr-defined]
+        store._clock = original
 
 
 def _at(day: date, hour: int = 10, minute: int = 0) -> datetime:
@@ -314,6 +314,7 @@ def seed_commission_demo(store: Store) -> dict[str, int]:
         flagged = store.fetch("SELECT ri.item_id, i.item_code FROM round_items ri JOIN items i ON i.id = ri.item_id "
                               "WHERE ri.round_id = ? ORDER BY i.item_code", [a2.id])
         by_id = {int(i["id"]): i for i in items_a}
+        revised: dict[int, list[dict[str, Any]]]
         revised = {m.id: [{"item": by_id[int(f["item_id"])], "historical": _truly_historical(by_id[int(f["item_id"])]),
                            "brl": (_reference(by_id[int(f["item_id"])]) * Decimal(1000 + rng.randint(-60, 60))
                                    / 1000).quantize(_CENT, ROUND_HALF_UP),

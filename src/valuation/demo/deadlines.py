@@ -66,7 +66,8 @@ def _contract_events(ev: _Events, i: int, c: dict[str, Any], cal: Any, skip: int
     months: list[tuple[date, date]] = []
     if owes and begin is not None:
         stops = [d for d in (c["work_ended_on"], c["cancelled_on"], c["expires_on"], as_of) if d is not None]
-        months = [(m, dl.monthly_report(m, cal).due) for m in _months(begin, min(stops)) if begin <= min(stops)]
+        dues = [(m, dl.monthly_report(m, cal).due) for m in _months(begin, min(stops)) if begin <= min(stops)]
+        months = [(m, due) for m, due in dues if due is not None]
     owed = [(m, due) for m, due in months if due < as_of]
     for n, (m, due) in enumerate(owed[:len(owed) - skip] if skip else owed):
         day = max(dl.add_months(m, 1)[0], due - timedelta(days=(i + n) % 5))
@@ -77,7 +78,7 @@ def _contract_events(ev: _Events, i: int, c: dict[str, Any], cal: Any, skip: int
         ev.add(v.OPERATIONS_STARTED, c["starts_on"], contract_id=c["id"])
     if active and c["expires_on"] is not None and c["work_ended_on"] is None and i % 2 == 0:
         latest = dl.extension_request(c["expires_on"], cal).due
-        if latest < as_of:
+        if latest is not None and latest < as_of:
             ev.add(v.EXTENSION_REQUESTED, latest - timedelta(days=7), contract_id=c["id"],
                    reference=c["expires_on"].isoformat())
     if c["work_ended_on"] is not None and c["id"] != last_ended:

@@ -189,7 +189,7 @@ def item_frame(rng: np.random.Generator, contract_id: int, code: str, start: dat
     archaeological = code.startswith("DPC-EX")
     lots = [(f"{d.year}/{d.month:02d} · quadrícula {'ABCDEFGH'[gl]}{gn}" if archaeological
              else f"Campanha {d.year}/{d.month:02d}") for d, gl, gn in zip(days, grid_l, grid_n)]
-    items = {
+    items: dict[str, Any] = {
         "contract_id": np.full(count, contract_id, dtype=np.int64),
         "item_code": [f"{code}-{i + 1:05d}" for i in range(count)],
         "description": [_T[keys[p]][2] for p in pick],

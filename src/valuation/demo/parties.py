@@ -199,11 +199,13 @@ _PASSWORD_HASHES: dict[str, str] = {
     "cf.rocha": "$argon2id$v=19$m=65536,t=3,p=4$aMkc6Jn4aRwNiGoiXQX3HA$3rB3OHtLr+D9Uacuou1S7lWQY2cT1Nob9S9ywfAi1pk",
     "cc.lima": "$argon2id$v=19$m=65536,t=3,p=4$cFGAiEBizmYmXxTBOpALww$o7RCCRUUyZRst9+91GcV7af5Ue1p3KJc5O0EimzAmzo",
     "minc.ferraz": "$argon2id$v=19$m=65536,t=3,p=4$P82fqoMQ2cVdR0YcBV4WQQ$icQEjEJYeO3cUjRTQl9HwE5ivhwW1r8HFFZC5Y90fDM",
-    "minc.nogueira": "$argon2id$v=19$m=65536,t=3,p=4$W5KcexoCwvqWCKN0gWx8nQ$eqToScUQV1b22tAaZYhTUUsS22ic3/xV/vEO4yBD+88",
+    "minc.nogueira":
+        "$argon2id$v=19$m=65536,t=3,p=4$W5KcexoCwvqWCKN0gWx8nQ$eqToScUQV1b22tAaZYhTUUsS22ic3/xV/vEO4yBD+88",
     "minc.amaral": "$argon2id$v=19$m=65536,t=3,p=4$gdxIE9IwJFRNrnYPldGnnQ$ddwpZ7h7nOxdXlZUI3ZxDuLAqiUWC5BzeXcnPesWZC0",
     "dpc.prado": "$argon2id$v=19$m=65536,t=3,p=4$Dg5o5UCAQ85ezxA73FYw9Q$dnOrpMpeotQDzFMbnuLy+82I3+KShaz+ohbEVuLGl8A",
     "dpc.reis": "$argon2id$v=19$m=65536,t=3,p=4$RO9ywcquhNKVTREZN0ddQg$HN/Cu1gBGSHtDnlm8M23uPsLYahNxI0OiKZALaNSxNM",
-    "exp.arqueonautica": "$argon2id$v=19$m=65536,t=3,p=4$CdCiIwukkU+L9qMOjxXhtw$c8a3jcZmshPr/4GI4R4i+qHnWrkyJWbhG91EYz8qCLg",
+    "exp.arqueonautica":
+        "$argon2id$v=19$m=65536,t=3,p=4$CdCiIwukkU+L9qMOjxXhtw$c8a3jcZmshPr/4GI4R4i+qHnWrkyJWbhG91EYz8qCLg",
     "exp.salvamar": "$argon2id$v=19$m=65536,t=3,p=4$+TAKHvvXhhLc7Mg/KMjBiw$bIY0htfy2ApF9BONG7NnMetQDhp5m5Y4PZor3Rorpnc",
     "exp.costasul": "$argon2id$v=19$m=65536,t=3,p=4$y99BAHwvsjq0U1H6vcW3lQ$8B65uZ3exdPuPFdLK0oom5X0++TGyhX3dAApOXcqiv0",
     "exp.fuem": "$argon2id$v=19$m=65536,t=3,p=4$2jLwuY5nePlcEKJoMJYf4A$q+iskuf9qqShFlMtavtKoL045VHoRwqwK7O2vvNdIlc",

@@ -181,7 +181,8 @@ def seed_partition_demo(store: Store) -> dict[str, int]:
 
     # Statements: issue where every decision is published; always leave one draft.
     decided = store.fetch(
-        "SELECT c.code, count(*) FILTER (WHERE iv.historical) AS hist, count(*) FILTER (WHERE NOT iv.published) AS unpub "
+        "SELECT c.code, count(*) FILTER (WHERE iv.historical) AS hist, count(*) FILTER (WHERE "
+        "NOT iv.published) AS unpub "
         "FROM item_valuation iv JOIN contracts c ON c.id = iv.contract_id WHERE c.kind IN ('exploração', 'remoção') "
         "AND c.modality IS NOT NULL GROUP BY c.code ORDER BY c.code")
     issuable = [r["code"] for r in decided if r["hist"] > 0 and r["unpub"] == 0]

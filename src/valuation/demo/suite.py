@@ -1,7 +1,7 @@
 """The whole demo: the base data set (`valuation.demo.base.seed_demo`) and then, each in its own
 transaction, the demo records of the capabilities built on it (deadline events, commission
-rounds, partition statements, comparables, attached files, the legal records of issue 15). Deterministic; `db init --demo`
-calls `seed_full_demo`.
+rounds, partition statements, comparables, attached files, the legal records of issue 15).
+Deterministic; `db init --demo` calls `seed_full_demo`.
 """
 from __future__ import annotations
 

@@ -9,11 +9,12 @@ import numbers
 import unicodedata
 from datetime import date, datetime, time
 from decimal import Decimal
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
 
-from valuation.core.money import format_brl, format_date_br
+from valuation.core.money import format_brl, format_date_br, format_datetime_br
 
 # The categories removed from user text: control characters (Cc: C0, DEL, C1) and
 # lone surrogates (Cs), which no file format here can carry. Newlines are kept
@@ -42,7 +43,11 @@ def is_bool(value: object) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def is_number(value: object) -> bool:
+# The numbers a cell may hold: what `is_number` lets through and `decimal_text` writes.
+Number = Decimal | float | int | np.integer[Any] | np.floating[Any]
+
+
+def is_number(value: object) -> TypeGuard[Number]:
     """int, Decimal, float and numpy numbers — but not booleans."""
     kind = type(value)
     if kind is int or kind is float or kind is Decimal:
@@ -67,7 +72,7 @@ def is_midnight(value: datetime) -> bool:
     return value.time() == time(0, 0)
 
 
-def decimal_text(value: Decimal | float | int, decimal_sep: str) -> str:
+def decimal_text(value: Number, decimal_sep: str) -> str:
     """A plain number with the given decimal separator, no grouping: '-1234,50'.
 
     Decimals are written in fixed notation with their own digits (exact);
@@ -102,9 +107,9 @@ def display_text(value: object, *, date_only: bool = False) -> str:
     if isinstance(value, datetime):
         if date_only or is_midnight(value):
             return format_date_br(value.date())
-        return value.strftime("%d/%m/%Y %H:%M")
+        return format_datetime_br(value)
     if isinstance(value, date):
         return format_date_br(value)
     if is_number(value):
-        return decimal_text(value, ",")  # type: ignore[arg-type]
+        return decimal_text(value, ",")
     return clean_text(value)

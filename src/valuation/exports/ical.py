@@ -13,8 +13,8 @@ character) and every line ends in CRLF.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime, timedelta, timezone
-from typing import NamedTuple
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from valuation.core import clock
@@ -90,7 +90,7 @@ def to_ics(
     stamp = clock.now_utc() if dtstamp is None else dtstamp
     if stamp.tzinfo is None or stamp.utcoffset() is None:
         raise ValueError("dtstamp must be timezone-aware")
-    stamp_text = stamp.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp_text = stamp.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     lines = [
         "BEGIN:VCALENDAR",
         "VERSION:2.0",
@@ -131,12 +131,12 @@ def to_ics(
     return ("\r\n".join(fold_line(line) for line in lines) + "\r\n").encode("utf-8")
 
 
-def _as_event(raw: CalendarEvent | tuple[object, ...], n: int) -> CalendarEvent:
+def _as_event(raw: CalendarEvent | tuple[Any, ...], n: int) -> CalendarEvent:
     if isinstance(raw, CalendarEvent):
         return raw
     if not 3 <= len(raw) <= 5:
         raise ValueError(f"event {n}: expected (uid, date, summary, description, url=None)")
-    return CalendarEvent(*raw)  # type: ignore[arg-type]
+    return CalendarEvent(*raw)
 
 
 def _alarms(days: Sequence[int], summary: str) -> list[str]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from fpdf import FPDF, FontFace
 from fpdf.enums import Align, TableBordersLayout, TableCellFillMode, XPos, YPos
 
+from valuation.core.money import format_date_br, format_datetime_br
 from valuation.exports._values import clean_text, display_text, is_missing, is_number
 
 _FONT = "DejaVu"
@@ -75,18 +76,18 @@ def _brasilia_now() -> datetime:
 
 def brasilia_time(moment: datetime) -> datetime:
     """A stored timestamp (naive UTC, the store's convention; or aware) as Brasília wall time (naive)."""
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
     try:
         return aware.astimezone(ZoneInfo(_TIMEZONE)).replace(tzinfo=None)
     except ZoneInfoNotFoundError:  # no tz database: Brasília has kept UTC−3 since 2019
-        return (aware.astimezone(timezone.utc) - timedelta(hours=3)).replace(tzinfo=None)
+        return (aware.astimezone(UTC) - timedelta(hours=3)).replace(tzinfo=None)
 
 
 def brasilia_text(moment: datetime | None) -> str:
     """'30/11/2026 08:00 (horário de Brasília)' for a stored timestamp; None → '—'."""
     if moment is None:
         return "—"
-    return brasilia_time(moment).strftime("%d/%m/%Y %H:%M") + f" ({TIMEZONE_LABEL})"
+    return format_datetime_br(brasilia_time(moment)) + f" ({TIMEZONE_LABEL})"
 
 
 class _Canvas(FPDF):
@@ -152,7 +153,8 @@ class _Canvas(FPDF):
         self.ln(1.5)
         self.set_font(_FONT, "", 8)
         self.set_text_color(*_GREY)
-        stamp = self.generated_at.strftime("Gerado em %d/%m/%Y às %H:%M") + f" ({TIMEZONE_LABEL})"
+        at = self.generated_at
+        stamp = f"Gerado em {format_date_br(at.date())} às {at:%H:%M} ({TIMEZONE_LABEL})"
         half = self.epw / 2
         self.cell(half, 4.5, stamp, align="L")
         self.cell(half, 4.5, f"Página {self.page_no()} de {_PAGE_TOTAL_ALIAS}", align="R")
@@ -295,9 +297,9 @@ class PdfReport:
             for title in header:
                 head.cell(title)
             for row_texts in texts:
-                row = table.row()
+                line = table.row()
                 for text in row_texts:
-                    row.cell(text)
+                    line.cell(text)
             if not texts:
                 table.row().cell("Nenhum registro.", colspan=n, align="CENTER")
         pdf.set_font(_FONT, "", _BODY_SIZE)
@@ -354,10 +356,12 @@ class PdfReport:
                 pdf.line(x + 4, line_y, x + width - 4, line_y)
                 pdf.set_xy(x, line_y + 1)
                 pdf.set_font(_FONT, "B", _BODY_SIZE)
-                pdf.multi_cell(width, _LINE, clean_text(name, multiline=False), align="C", markdown=False, new_x=XPos.LEFT, new_y=YPos.NEXT)
+                pdf.multi_cell(width, _LINE, clean_text(name, multiline=False), align="C", markdown=False,
+                               new_x=XPos.LEFT, new_y=YPos.NEXT)
                 if role:
                     pdf.set_font(_FONT, "", 9)
-                    pdf.multi_cell(width, 4.5, clean_text(role, multiline=False), align="C", markdown=False, new_x=XPos.LEFT, new_y=YPos.NEXT)
+                    pdf.multi_cell(width, 4.5, clean_text(role, multiline=False), align="C", markdown=False,
+                                   new_x=XPos.LEFT, new_y=YPos.NEXT)
                 bottom = max(bottom, pdf.get_y())
             pdf.set_xy(pdf.l_margin, bottom + 4)
         pdf.set_font(_FONT, "", _BODY_SIZE)

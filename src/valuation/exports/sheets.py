@@ -21,12 +21,14 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Any
 
 import pandas as pd
 import xlsxwriter
 
-from valuation.core.money import format_brl, to_cents
+from valuation.core.money import format_brl, format_date_br, format_datetime_br, to_cents
 from valuation.exports._values import (
+    Number,
     clean_text,
     decimal_text,
     display_text,
@@ -88,15 +90,14 @@ class _Table:
         return (row[index] for row in self.rows)
 
 
-def _as_table(df_or_rows: object, columns: Sequence[str] | None) -> _Table:
+def _as_table(df_or_rows: pd.DataFrame | Iterable[Any], columns: Sequence[str] | None) -> _Table:
     """A DataFrame (index dropped; `columns` selects and orders), rows of mappings
     (`columns` = keys, default: the first row's keys) or rows of sequences
     (`columns` = header labels, default: no header)."""
     if isinstance(df_or_rows, pd.DataFrame):
         frame = df_or_rows if columns is None else df_or_rows.loc[:, list(columns)]
-        header = [str(c) for c in frame.columns]
-        return _Table(header, list(frame.itertuples(index=False, name=None)))
-    rows = list(df_or_rows)  # type: ignore[call-overload]
+        return _Table([str(c) for c in frame.columns], list(frame.itertuples(index=False, name=None)))
+    rows = list(df_or_rows)
     if rows and isinstance(rows[0], Mapping):
         keys = list(columns) if columns is not None else [str(k) for k in rows[0]]
         return _Table(keys, [tuple(r.get(k) for k in keys) for r in rows])
@@ -160,11 +161,11 @@ def _csv_field(value: object, decimal: str, date_only: bool) -> object:
     if is_bool(value):
         return "Sim" if value else "Não"
     if isinstance(value, datetime):
-        return value.strftime("%d/%m/%Y" if date_only else "%d/%m/%Y %H:%M:%S")
+        return format_date_br(value.date()) if date_only else format_datetime_br(value, seconds=True)
     if isinstance(value, date):
-        return value.strftime("%d/%m/%Y")
+        return format_date_br(value)
     if is_number(value):
-        return decimal_text(value, decimal)  # type: ignore[arg-type]
+        return decimal_text(value, decimal)
     return neutralise_cell(str(value))
 
 
@@ -198,8 +199,8 @@ def to_xlsx_bytes(
     (R$ 9.999.999.999.999,99). A larger amount — or any Decimal that would not
     survive the round trip — is written as exact text instead of a wrong number.
 
-    Cost: about 8 s for 100 000 rows × 6 columns on this machine kind (xlsxwriter
-    alone takes ~5 s of it); offer CSV (`to_csv_bytes`, ~4× faster) for bigger listings.
+    XLSX is several times slower than CSV (`to_csv_bytes`): offer CSV for big listings (the
+    measured cost is in bench/README.md, "Exports and demo").
     """
     if not sheets:
         raise ValueError("a workbook needs at least one sheet")
@@ -214,13 +215,7 @@ def to_xlsx_bytes(
             "strings_to_urls": False,
         },
     )
-    formats = {
-        "header": workbook.add_format({"bold": True, "bottom": 1, "bg_color": "#DCE3EE", "text_wrap": True, "valign": "top"}),
-        "money": workbook.add_format({"num_format": MONEY_FORMAT}),
-        "date": workbook.add_format({"num_format": DATE_FORMAT}),
-        "datetime": workbook.add_format({"num_format": DATETIME_FORMAT}),
-        "text_right": workbook.add_format({"align": "right"}),
-    }
+    formats = _formats(workbook)
     used: set[str] = set()
     for name, frame in sheets.items():
         if len(frame) > _XLSX_MAX_DATA_ROWS:
@@ -238,6 +233,18 @@ def to_xlsx_bytes(
         )
     workbook.close()
     return buffer.getvalue()
+
+
+def _formats(workbook: xlsxwriter.Workbook) -> dict[str, Any]:
+    """The cell formats of a workbook: header, money, date, datetime, right-aligned text."""
+    return {
+        "header": workbook.add_format({"bold": True, "bottom": 1, "bg_color": "#DCE3EE", "text_wrap": True,
+                                       "valign": "top"}),
+        "money": workbook.add_format({"num_format": MONEY_FORMAT}),
+        "date": workbook.add_format({"num_format": DATE_FORMAT}),
+        "datetime": workbook.add_format({"num_format": DATETIME_FORMAT}),
+        "text_right": workbook.add_format({"align": "right"}),
+    }
 
 
 def _selection_for(selection: ColumnSelection, sheet: str) -> set[str] | None:
@@ -282,7 +289,7 @@ def _column_kind(
 def _write_sheet(
     sheet: xlsxwriter.worksheet.Worksheet,
     frame: pd.DataFrame,
-    formats: dict[str, object],
+    formats: dict[str, Any],
     money: set[str] | None,
     dates: set[str] | None,
 ) -> None:
@@ -303,7 +310,7 @@ def _write_sheet(
         sheet.autofilter(0, 0, max(len(frame), 1), len(header) - 1)
 
 
-def _write_cell(sheet, row: int, col: int, value: object, kind: str, formats: dict) -> None:  # type: ignore[no-untyped-def]
+def _write_cell(sheet: Any, row: int, col: int, value: object, kind: str, formats: dict[str, Any]) -> None:
     if type(value) is str:  # the common case first
         sheet.write_string(row, col, str(neutralise_cell(value))[:_CELL_TEXT_MAX])
     elif is_missing(value):
@@ -318,11 +325,12 @@ def _write_cell(sheet, row: int, col: int, value: object, kind: str, formats: di
         sheet.write_datetime(row, col, value, fmt)
     elif is_number(value):
         number = to_cents(value) if kind == "money" and isinstance(value, Decimal) else value
-        exact = _as_exact_float(number)  # type: ignore[arg-type]
+        exact = _as_exact_float(number)
         # a count in a money column (a summary's 'Bens adjudicados') stays a plain whole number
         fmt = formats["money"] if kind == "money" and not isinstance(number, numbers.Integral) else None
         if exact is None:
-            shown = format_brl(number) if kind == "money" else decimal_text(number, ",")  # type: ignore[arg-type]
+            shown = format_brl(number) if kind == "money" and isinstance(number, Decimal) \
+                else decimal_text(number, ",")
             sheet.write_string(row, col, shown, formats["text_right"])
         else:
             sheet.write_number(row, col, exact, fmt)
@@ -331,7 +339,7 @@ def _write_cell(sheet, row: int, col: int, value: object, kind: str, formats: di
         sheet.write_string(row, col, text[:_CELL_TEXT_MAX])
 
 
-def _as_exact_float(value: Decimal | float | int) -> float | None:
+def _as_exact_float(value: Number) -> float | None:
     """The double for a cell, or None when it cannot hold the value exactly (or is ±inf).
 
     A double holds 15 significant decimal digits exactly: a Decimal or an integer

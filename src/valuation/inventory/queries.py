@@ -25,7 +25,6 @@ contracts under assessment, admin none. Decided values come from `item_valuation
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -33,6 +32,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
+from valuation.core.problems import problems_frame as shared_problems_frame
 from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.db.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, check_page  # noqa: F401 (MAX_PAGE_SIZE: callers)
 from valuation.db.search import search_clause
@@ -520,32 +520,11 @@ def list_imports(store: Store, user: Principal, *, contract_code: str | None = N
 
 
 # -- problems for a table on the page -------------------------------------------------------------
-_CELL = re.compile(r"^linha (\d+), coluna (.+)$")
-_LINE = re.compile(r"^linha (\d+)$")
 
 
 def problems_frame(exc: InputError) -> pd.DataFrame:
-    """The problems of a refused file as rows (linha, coluna, motivo) for an error table:
-    `linha` is the file's line (None for a problem of the whole file), `coluna` the column's
-    pt-BR label (the header the template and the exports use)."""
-    import pandas as pd
-
-    labels = {**COLUMN_LABELS}
-    lines: list[int | None] = []
-    columns: list[str] = []
-    reasons: list[str] = []
-    for p in exc.problems:
-        m = _CELL.match(p.path or "")
-        if m:
-            column = m[2]
-            lines.append(int(m[1]))
-            columns.append(labels.get(column, column))  # the column by its label, as the sheet's header reads
-        else:
-            m = _LINE.match(p.path or "")
-            lines.append(int(m[1]) if m else None)
-            columns.append("" if m or not p.path else p.path)
-        reasons.append(p.message)
-    return pd.DataFrame({"linha": pd.array(lines, dtype="Int64"), "coluna": columns, "motivo": reasons})
+    """The problems of a refused file (linha, coluna, motivo), the column by its pt-BR label."""
+    return shared_problems_frame(exc, COLUMN_LABELS).rename(columns=str.lower)
 
 
 __all__ = [

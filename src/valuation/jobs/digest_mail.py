@@ -1,4 +1,4 @@
-"""The daily deadline digest as e-mail (issue 13, item 3), built on `deadline_engine.compute_deadlines`
+"""The daily deadline digest as e-mail (issue 13, item 3), built on `valuation.deadlines.engine.compute_deadlines`
 (the same rows as `python -m valuation deadlines`).
 
 Who gets what (decision, README "Decisions"):
@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any
 
+from valuation.core.money import format_date_br
+from valuation.db.access import PERMISSIONS
 from valuation.deadlines.digest import SYSTEM_PRINCIPAL
 from valuation.jobs.mail import Mail, addresses
 
@@ -25,7 +27,7 @@ PAGE_PATH = "/deadlines"
 
 
 def _d(day: date) -> str:
-    return f"{day:%d/%m/%Y}"
+    return format_date_br(day)
 
 
 def digest_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
@@ -45,7 +47,8 @@ def _who(r: dict[str, Any]) -> str:
         return v is not None and v == v and str(v).strip() != ""  # v == v: NaN from a frame is a blank
 
     parts = [f"contrato {r['contract_code']}" if given("contract_code") else "",
-             f"naufrágio {r['wreck']}" if given("wreck") else "", str(r["organisation"]) if given("organisation") else ""]
+             f"naufrágio {r['wreck']}" if given("wreck") else "",
+             str(r["organisation"]) if given("organisation") else ""]
     return " — ".join(p for p in parts if p)
 
 
@@ -91,14 +94,18 @@ def _html(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str
 def _mail(to: tuple[str, ...], title: str, as_of: date, rows: list[dict[str, Any]], base_url: str) -> Mail:
     overdue = sum(1 for r in rows if r["state"] == "overdue")
     soon = len(rows) - overdue
-    subject = f"{title} — {_d(as_of)}: {overdue} vencido{'s' if overdue != 1 else ''}, {soon} vence{'m' if soon != 1 else ''} em breve"
+    subject = (f"{title} — {_d(as_of)}: {overdue} vencido{'s' if overdue != 1 else ''}, "
+               f"{soon} vence{'m' if soon != 1 else ''} em breve")
     link = base_url + PAGE_PATH
     return Mail(to=to, subject=subject, text=_text(title, as_of, rows, link), html=_html(title, as_of, rows, link))
 
 
-def _users(store: Any, where: str, params: list[Any]) -> list[dict[str, Any]]:
-    return store.fetch(f"SELECT u.username, u.email FROM users u WHERE u.active AND {where} ORDER BY u.username",
-                       params)
+def _users(store: Any, action: str, where: str, params: list[Any]) -> list[dict[str, Any]]:
+    """Active users whose role may perform `action` (a PERMISSIONS key) and who match `where`."""
+    roles = PERMISSIONS[action]
+    marks = ", ".join("?" for _ in roles)
+    return store.fetch(f"SELECT u.username, u.email FROM users u WHERE u.active AND u.role IN ({marks}) AND {where} "
+                       "ORDER BY u.username", [*roles, *params])
 
 
 def digest_mails(store: Any, *, as_of: date, base_url: str) -> list[Mail]:
@@ -108,18 +115,19 @@ def digest_mails(store: Any, *, as_of: date, base_url: str) -> list[Mail]:
         return []
     mails: list[Mail] = []
     offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices")}
-    hq = addresses(_users(store, "u.role = 'dpc' AND NOT EXISTS (SELECT 1 FROM user_offices o "
-                                 "WHERE o.user_id = u.id)", []))
+    hq = addresses(_users(store, "read_all_deadlines", "NOT EXISTS (SELECT 1 FROM user_offices o "
+                                                       "WHERE o.user_id = u.id)", []))
     if hq:
         mails.append(_mail(hq, "Prazos de todas as Capitanias", as_of, rows, base_url))
     for code in sorted({r["office_code"] for r in rows if r.get("office_code")}):
-        to = addresses(_users(store, "u.role = 'dpc' AND u.id IN (SELECT user_id FROM user_offices "
-                                     "WHERE office_code = ?)", [code]))
+        to = addresses(_users(store, "read_all_deadlines", "u.id IN (SELECT user_id FROM user_offices "
+                                                           "WHERE office_code = ?)", [code]))
         if to:
             chosen = [r for r in rows if r.get("office_code") == code]
             mails.append(_mail(to, f"Prazos da {offices.get(code, code)} ({code})", as_of, chosen, base_url))
     for org_id in sorted({int(r["organisation_id"]) for r in rows if _present(r.get("organisation_id"))}):
-        to = addresses(_users(store, "u.role = 'explorer' AND u.organisation_id = ?", [org_id]))
+        # only an explorer belongs to an organisation (accounts.users checks it)
+        to = addresses(_users(store, "read_deadlines", "u.organisation_id = ?", [org_id]))
         if to:
             chosen = [r for r in rows if _present(r.get("organisation_id")) and int(r["organisation_id"]) == org_id]
             mails.append(_mail(to, f"Prazos da empresa {chosen[0].get('organisation') or org_id}", as_of, chosen,
@@ -135,7 +143,7 @@ def _present(value: object) -> bool:
 
 
 def admin_addresses(store: Any) -> tuple[str, ...]:
-    return addresses(_users(store, "u.role = 'admin'", []))
+    return addresses(_users(store, "manage_users", "TRUE", []))
 
 
 def recipients(mails: Iterable[Mail]) -> list[str]:

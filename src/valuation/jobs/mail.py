@@ -42,7 +42,7 @@ def send(settings: SmtpSettings, mails: Iterable[Mail]) -> int:
     mails = [m for m in mails if m.to]
     if not mails:
         return 0
-    if not settings.configured:
+    if not settings.configured or settings.host is None:
         raise MailNotConfigured()
     context = ssl.create_default_context()
     if settings.security == "tls":

@@ -14,6 +14,7 @@ from typing import Any
 
 from valuation.core import clock
 from valuation.core.errors import ValuationError
+from valuation.core.money import format_date_br
 from valuation.jobs.settings import JobSettings
 
 log = logging.getLogger("valuation.jobs")
@@ -38,7 +39,7 @@ def _digest(store: Any, settings: JobSettings) -> str:
     as_of = _local_now(settings).date()
     mails = digest_mails(store, as_of=as_of, base_url=settings.base_url)
     if not mails:
-        return f"Nenhum prazo vencido ou a vencer em {as_of:%d/%m/%Y}: nenhuma mensagem."
+        return f"Nenhum prazo vencido ou a vencer em {format_date_br(as_of)}: nenhuma mensagem."
     if not settings.smtp.configured:
         raise MailNotConfigured()
     sent = send(settings.smtp, mails)
@@ -152,7 +153,8 @@ def record_seal_alert(store: Any, settings: JobSettings, message: str) -> None:
     now = store.now()
     with store.transaction("sistema") as tx:
         tx.execute("INSERT INTO job_runs (job, trigger, attempt, started_at, ended_at, outcome, message, started_by) "
-                   "VALUES (?, 'alert', 1, ?, ?, 'failed', ?, 'sistema')", [SEAL_ALERT, now, now, message[:MESSAGE_CHARS]])
+                   "VALUES (?, 'alert', 1, ?, ?, 'failed', ?, 'sistema')",
+                   [SEAL_ALERT, now, now, message[:MESSAGE_CHARS]])
     log.error("audit seal alert: %s", message)
     notify_failure(store, settings, Job(SEAL_ALERT, JOB_LABELS[SEAL_ALERT], lambda *_: ""), message, repeated=False)
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
+from valuation.core import law
 from valuation.core.clock import brasilia
-from valuation.core.money import format_brl
+from valuation.core.law import years_text
+from valuation.core.money import format_brl, format_date_br, format_datetime_br
 
 MASKED = "sigilosa"
 BLANK = "—"
@@ -63,10 +65,12 @@ ACTION_LABELS: dict[str, str] = {
     "inspection_expense_recorded": "Despesa de fiscalização registrada",
     "audit_anchor_missing": "Âncora da cadeia ausente (registrada pela aplicação)",
     "logout": "Saída do sistema", "set_offices": "Capitanias do usuário definidas",
-    "calendar_feed_created": "Assinatura de calendário criada", "calendar_feed_revoked": "Assinatura de calendário revogada",
+    "calendar_feed_created": "Assinatura de calendário criada",
+    "calendar_feed_revoked": "Assinatura de calendário revogada",
     "start_job": "Tarefa agendada iniciada", "finish_job": "Tarefa agendada concluída",
     "attachment_upload": "Arquivo anexado", "attachment_download": "Arquivo anexado baixado",
-    "attachment_replace": "Arquivo anexado substituído (nova versão)", "attachment_withdraw": "Arquivo anexado retirado",
+    "attachment_replace": "Arquivo anexado substituído (nova versão)",
+    "attachment_withdraw": "Arquivo anexado retirado",
     "attachment_principal": "Foto principal escolhida", "attachment_bulk_upload": "Fotos anexadas em lote (ZIP)",
     "attachment_photo_sheet": "Anexo de fotos gerado",
     "comparables_recorded": "Decisões publicadas incluídas nos comparáveis",
@@ -84,7 +88,8 @@ ACTION_LABELS: dict[str, str] = {
 ENTITY_LABELS: dict[str, str] = {
     "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
     "organisation": "Empresa", "organisations": "Empresas", "wreck": "Naufrágio", "wrecks": "Naufrágios",
-    "wreck_suspensions": "Suspensões do prazo de 5 anos", "contract": "Contrato", "contracts": "Contratos",
+    "wreck_suspensions": f"Suspensões do prazo de {years_text(law.LAPSE_YEARS.value)}",
+    "contract": "Contrato", "contracts": "Contratos",
     "items": "Bens resgatados", "item_deliveries": "Entregas de bens", "offices": "Capitanias",
     "local_holidays": "Feriados municipais", "local_holiday": "Feriado municipal", "policy": "Política",
     "deadline_event": "Evento de prazo", "deadline": "Prazo", "fx_rate": "Taxa de câmbio",
@@ -197,15 +202,15 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
     from valuation.accounts import throttle
     from valuation.commission.sheet import SOURCES
-    from valuation.db import access
     from valuation.core.calendar import POLICY_DAY_LABELS
+    from valuation.db import access
     from valuation.deadlines.vocabulary import EVENT_KINDS
-    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
     from valuation.inventory import found_things
     from valuation.partition import documents as statement_docs
     from valuation.partition import survey_sheets
     from valuation.partition import workflow as partition
     from valuation.policies.fields import METHOD_LABELS
+    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
 
     return {
         "role": access.ROLE_LABELS, "commission_body": access.COMMISSION_BODY_LABELS, "source": SOURCES,
@@ -313,13 +318,13 @@ def _text(field: str, value: str) -> str:
     if field in HASH_FIELDS and len(value) > HASH_SHOWN:
         return value[:HASH_SHOWN] + "…"
     if _ISO_DATE.match(value):
-        return f"{value[8:10]}/{value[5:7]}/{value[:4]}"
+        return format_date_br(date.fromisoformat(value[:10]))
     if _ISO_DATETIME.match(value):
         try:
             at = brasilia(datetime.fromisoformat(value))
         except ValueError:
             return value
-        return f"{at:%d/%m/%Y %H:%M}" if at else value
+        return format_datetime_br(at) if at else value
     if _SNAKE.match(value):
         return _words(value)
     return value

@@ -12,16 +12,30 @@ from typing import Any
 
 from valuation.accounts.login import naive_utc
 from valuation.db.access import (
-    COMMISSION_ROLES,
     Principal,
+    allowed,
     contract_scope,
     position_scope,
     require,
+    scope_name,
 )
 
 
 def _pairs(rows: list[dict[str, Any]]) -> dict[str, int]:
     return {str(r["k"]): int(r["n"]) for r in rows}
+
+
+def _account_figures(store: Any, user: Principal, now: datetime | None) -> dict[str, Any]:
+    moment = naive_utc(now) if now is not None else store.now()
+    u = store.fetch_one(
+        "SELECT count(*) AS users, count(*) FILTER (WHERE active) AS active, "
+        "(SELECT count(*) FROM login_throttle WHERE blocked_until > ?) AS locked FROM users", [moment])
+    return {
+        "role": user.role, "scope": "users",
+        "users": int(u["users"]), "users_active": int(u["active"]), "users_locked": int(u["locked"]),
+        "users_by_role": _pairs(store.fetch("SELECT role AS k, count(*) AS n FROM users GROUP BY role ORDER BY role")),
+        "audit_rows": int(store.scalar("SELECT count(*) FROM audit_log")),
+    }
 
 
 def overview_figures(store: Any, user: Principal, *, now: datetime | None = None) -> dict[str, Any]:
@@ -34,30 +48,19 @@ def overview_figures(store: Any, user: Principal, *, now: datetime | None = None
     addresses and pairs, valuation.accounts.throttle), users_by_role, audit_rows.
     """
     require(user, "read_overview")
-    if user.role == "admin":
-        moment = naive_utc(now) if now is not None else store.now()
-        u = store.fetch_one(
-            "SELECT count(*) AS users, count(*) FILTER (WHERE active) AS active, "
-            "(SELECT count(*) FROM login_throttle WHERE blocked_until > ?) AS locked FROM users", [moment])
-        return {
-            "role": user.role, "scope": "users",
-            "users": int(u["users"]), "users_active": int(u["active"]), "users_locked": int(u["locked"]),
-            "users_by_role": _pairs(store.fetch("SELECT role AS k, count(*) AS n FROM users GROUP BY role ORDER BY role")),
-            "audit_rows": int(store.scalar("SELECT count(*) FROM audit_log")),
-        }
+    if allowed(user, "manage_users"):     # admin: the user and audit figures, no wreck data
+        return _account_figures(store, user, now)
     cscope, cparams = contract_scope(user, "c")
     pscope, pparams = position_scope(user, "w")
-    scope = "all" if user.role == "dpc" else "under_assessment" if user.role in COMMISSION_ROLES else "own_organisation"
+    scope = scope_name(user)
+    own = scope == "own_organisation"          # an explorer counts its own wrecks and organisation only
     visible_wrecks = "FROM wrecks w JOIN offices o ON o.code = w.office_code"
-    wreck_filter, wparams = ("WHERE " + pscope, pparams) if user.role == "explorer" else ("", [])
-    w = store.fetch_one(f"SELECT count(*) AS n, count(*) FILTER (WHERE {pscope}) AS cleared {visible_wrecks} {wreck_filter}",
-                        [*pparams, *wparams])
+    wreck_filter, wparams = ("WHERE " + pscope, pparams) if own else ("", [])
+    w = store.fetch_one(f"SELECT count(*) AS n, count(*) FILTER (WHERE {pscope}) AS cleared "
+                        f"{visible_wrecks} {wreck_filter}", [*pparams, *wparams])
     by_state = _pairs(store.fetch(f"SELECT o.state AS k, count(*) AS n {visible_wrecks} {wreck_filter} "
                                   "GROUP BY o.state ORDER BY o.state", wparams))
-    if user.role == "explorer":
-        orgs = 1
-    else:
-        orgs = int(store.scalar("SELECT count(*) FROM organisations"))
+    orgs = 1 if own else int(store.scalar("SELECT count(*) FROM organisations"))
     contracts = store.fetch(f"SELECT c.status, c.kind, count(*) AS n FROM contracts c WHERE {cscope} "
                             "GROUP BY c.status, c.kind", cparams)
     by_status: dict[str, int] = {}

@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from valuation.core import law
+from valuation.core.law import years_text
+
 
 @dataclass(frozen=True)
 class PolicyDefault:
@@ -50,8 +53,9 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "(não contam como dias úteis).",
                   "Lei 9.784/1999 art. 66 §1", "Pontos facultativos", True),
     PolicyDefault("court_pending_suspends_lapse", False,
-                  "Se o inquérito ou processo pendente no Tribunal Marítimo suspende o prazo de 5 anos do "
-                  "responsável.", "Lei 2.180/1954 art. 20; Lei 7.542/1986 art. 6",
+                  "Se o inquérito ou processo pendente no Tribunal Marítimo suspende o prazo de "
+                  f"{years_text(law.LAPSE_YEARS.value)} do responsável.", "Lei 2.180/1954 art. "
+                                                                          "20; Lei 7.542/1986 art. 6",
                   "Suspensão pelo Tribunal Marítimo"),
     PolicyDefault("difficulty_weights", (1, 1, 1, 1, 1),
                   "Pesos das cinco atividades na rubrica de dificuldade que sugere a parcela dos demais bens.",

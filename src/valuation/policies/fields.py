@@ -3,7 +3,7 @@
 One entry per policy of `valuation.policies.defaults.DEFAULTS`. `parse(key, raw)` turns what the
 policies page sends into the stored value or raises `InputError` whose message starts
 with the policy's label; `to_json` / `from_json` are the stored form (the one the three
-older readers — store/partition, store/commission, store/calendars — understand);
+one reader, `valuation.policies.values`, understands);
 `display(key, value)` is the pt-BR text (labels, never codes).
 
 Form input: percentages for `spread_threshold` and `selection_tolerance` (50 → 0.5),
@@ -84,7 +84,7 @@ def _integer(key: str, raw: object, lo: int, hi: int, unit: str) -> int:
         n = raw
     elif isinstance(raw, str) and re.fullmatch(r"\s*[0-9]{1,6}\s*", raw):
         n = int(raw)
-    elif isinstance(raw, (float, Decimal)) and raw == raw and abs(raw) < 10 ** 6 and raw == int(raw):
+    elif isinstance(raw, (float, Decimal)) and raw == raw and -10 ** 6 < raw < 10 ** 6 and raw == int(raw):
         n = int(raw)
     if n is None or not lo <= n <= hi:
         raise _fail(key, f"informe um número inteiro de {lo} a {hi} ({unit}).")

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from valuation.core import law
-from valuation.deadlines.counting import days_text, months_text
+from valuation.core.law import days_text, months_text
 
 
 @dataclass(frozen=True)

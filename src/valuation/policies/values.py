@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
 from valuation.core.errors import InputError, Problem
+from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
+from valuation.db.store import store_of
 from valuation.policies import fields
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 
@@ -99,8 +101,7 @@ class PolicyTimeline:
 
 
 def _today(db: Store | Tx) -> date:
-    store = getattr(db, "store", db)
-    return store.now().date()
+    return store_of(db).now().date()
 
 
 def _spec_state(key: str, unreadable: str | None = None) -> PolicyState:
@@ -117,8 +118,8 @@ def _state(row: dict[str, Any]) -> PolicyState:
         value = fields.from_json(key, row["value_json"])
     except ValueError as exc:
         # never used: the default applies in its place, and says why
-        return replace(_spec_state(key, unreadable=f"o valor gravado em {row['set_at']:%d/%m/%Y} não é válido "
-                                                   f"({exc}); vale o padrão."),
+        set_on = format_date_br(row["set_at"].date())
+        return replace(_spec_state(key, unreadable=f"o valor gravado em {set_on} não é válido ({exc}); vale o padrão."),
                        effective_from=row["effective_from"], row_id=int(row["id"]))
     return PolicyState(key=key, label=spec.label, description=spec.description, basis=row["basis"] or spec.basis,
                        value=value, text=fields.display(key, value), is_default=False, set_by=row["set_by"],
@@ -245,8 +246,8 @@ def _effective(effective_from: object, today: date) -> date:
     first: date = law.LAW_PUBLISHED.value
     last = today + timedelta(days=365 * MAX_YEARS_AHEAD)
     if not first <= effective_from <= last:
-        raise InputError(Problem("effective_from", f"{EFFECTIVE_LABEL}: deve estar entre {first:%d/%m/%Y} (Lei "
-                                                   f"7.542/1986) e {last:%d/%m/%Y}."))
+        raise InputError(Problem("effective_from", f"{EFFECTIVE_LABEL}: deve estar entre {format_date_br(first)} (Lei "
+                                                   f"7.542/1986) e {format_date_br(last)}."))
     return effective_from
 
 
@@ -280,7 +281,7 @@ def set_policy(store: Store, user: Principal, key: str, raw: object, reason: str
     before = policy_in_force(store, key, as_of=starts)
     if before.value == value and not before.unreadable:
         raise InputError(Problem(key, f"{before.label}: o valor informado é igual ao que vigora em "
-                                      f"{starts:%d/%m/%Y}; nada foi alterado."))
+                                      f"{format_date_br(starts)}; nada foi alterado."))
 
     def write(tx: Tx) -> int:
         new_id = tx.scalar(

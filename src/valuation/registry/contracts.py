@@ -1,7 +1,7 @@
 """Authorisations and contracts (autorização, licença, contrato, portaria), role-scoped.
 
 dpc: every contract; explorer: its own organisation's (contracts.organisation_id);
-commission roles: the contracts under assessment (scope.UNDER_ASSESSMENT);
+commission roles: the contracts under assessment (db.access.UNDER_ASSESSMENT);
 admin: none. A contract outside the user's scope is reported as not found.
 Money columns (fixed_amount, salvage_award, caution_amount) and shares are exact Decimals.
 Each contract carries its co-signature state (Lei 7.542 art. 20 §1; valuation.registry.co_signatures):

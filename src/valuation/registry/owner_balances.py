@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
-from valuation.core.money import format_date_br, parse_amount
+from valuation.core.money import MAX_AMOUNT, format_date_br, parse_amount
 from valuation.db.access import Principal, require
 
 if TYPE_CHECKING:
@@ -33,7 +33,6 @@ LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "removal_order_id": "Deter
                           "disposed_on": "Data da alienação", "proceeds": "Produto da alienação (R$)",
                           "union_costs": "Despesas da União a reembolsar (R$, art. 13 II)", "note": "Observação",
                           "day": "Data da entrega ao responsável"}
-MAX_MONEY = Decimal("9999999999999999.99")
 
 
 def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
@@ -49,8 +48,8 @@ def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any])
             f.data[key] = amount
     code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
     disposed = f.date("disposed_on", LABELS["disposed_on"])
-    proceeds = f.decimal("proceeds", LABELS["proceeds"], minimum=Decimal(0), maximum=MAX_MONEY)
-    costs = f.decimal("union_costs", LABELS["union_costs"], minimum=Decimal(0), maximum=MAX_MONEY)
+    proceeds = f.decimal("proceeds", LABELS["proceeds"], minimum=Decimal(0), maximum=MAX_AMOUNT)
+    costs = f.decimal("union_costs", LABELS["union_costs"], minimum=Decimal(0), maximum=MAX_AMOUNT)
     order = f.integer("removal_order_id", LABELS["removal_order_id"], required=False, minimum=1)
     note = f.text("note", LABELS["note"], required=False, max_len=1000)
     wreck = store.fetch_one("SELECT id, code FROM wrecks WHERE code = ?", [code]) if code else None
@@ -71,7 +70,8 @@ def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any])
 
     def write(tx: Tx) -> int:
         new_id = int(tx.scalar(
-            "INSERT INTO owner_balances (wreck_id, removal_order_id, disposed_on, proceeds, union_costs, balance, note, "
+            "INSERT INTO owner_balances (wreck_id, removal_order_id, disposed_on, proceeds, "
+            "union_costs, balance, note, "
             "recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             [*row.values(), user.username, store.now()]))
         tx.audit("record_owner_balance", "owner_balance", new_id, None, row)
@@ -115,6 +115,8 @@ def balance_due(store: Store, balance: Mapping[str, Any]) -> Any:
 
     w = store.fetch_one("SELECT office_code, casualty_year, casualty_month, casualty_day, casualty_precision "
                         "FROM wrecks WHERE id = ?", [balance["wreck_id"]])
+    if w is None:
+        return None
     try:
         _, latest = casualty_bounds(w["casualty_year"], w["casualty_month"], w["casualty_day"],
                                     w["casualty_precision"])
@@ -130,5 +132,6 @@ def list_owner_balances(store: Store, user: Principal, *, wreck_id: int | None =
     where, params = ("WHERE b.wreck_id = ?", [wreck_id]) if wreck_id is not None else ("", [])
     return store.fetch_df(
         "SELECT b.id, b.wreck_id, w.code AS wreck_code, w.name AS wreck_name, ow.name AS owner_name, b.disposed_on, "
-        "b.proceeds, b.union_costs, b.balance, b.paid_on, b.note FROM owner_balances b JOIN wrecks w ON w.id = b.wreck_id "
+        "b.proceeds, b.union_costs, b.balance, b.paid_on, b.note FROM owner_balances b JOIN "
+        "wrecks w ON w.id = b.wreck_id "
         f"LEFT JOIN owners ow ON ow.id = w.owner_id {where} ORDER BY b.disposed_on DESC, b.id DESC", params)

@@ -31,7 +31,7 @@ _COLS = "id, name, doc_kind, doc_number, nationality, whereabouts_known, address
 def list_owners(store: Any, user: Principal, *, search: str | None = None) -> pd.DataFrame:
     """Every owner (DPC only), ordered by name, with `wrecks`: how many wrecks each answers for."""
     require(user, "read_owners")
-    where, params = "", []
+    where, params = "", list[Any]()
     if search and search.strip():
         clause, params = search_clause(("ow.name", "ow.doc_number"), search)
         where = f" WHERE {clause}"

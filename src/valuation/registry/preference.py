@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from valuation.core import law
 from valuation.core.errors import NotFound
+from valuation.core.law import days_text
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
 
@@ -62,7 +63,8 @@ def _note(preference: str, requested_on: date | None, window_end: date | None) -
     if preference == NONE:
         return NONE, "ordem do pedido (sem preferência legal)"
     if window_end is None:
-        return preference, ("preferência a manifestar no prazo de 15 dias da intimação ou do edital "
+        return preference, (f"preferência a manifestar no prazo de {days_text(law.PREFERENCE_NOTICE_DAYS.value)} "
+                            "da intimação ou do edital "
                             f"(art. 16 §§3–4), {law.PREFERENCE_EQUAL_TERMS}")
     if requested_on is not None and requested_on > window_end:
         return NONE, (f"pedido de {format_date_br(requested_on)}, depois do fim do prazo do edital "
@@ -119,9 +121,11 @@ def preference_ranking(store: Store, user: Principal, wreck_id: int) -> list[Ran
         "JOIN organisations o ON o.id = c.organisation_id WHERE c.wreck_id = ? AND c.status = 'solicitado' "
         f"AND c.kind IN ({', '.join('?' for _ in REQUEST_KINDS)}) ORDER BY c.code", [wreck_id, *REQUEST_KINDS])
     surveyors = {int(r["org"]) for r in store.fetch(
-        "SELECT organisation_id AS org FROM contracts WHERE wreck_id = ? AND kind = 'pesquisa' AND signed_on IS NOT NULL "
+        "SELECT organisation_id AS org FROM contracts WHERE wreck_id = ? AND kind = 'pesquisa' "
+        "AND signed_on IS NOT NULL "
         "AND status IN ('vigente', 'concluído', 'expirado', 'suspenso') "
-        "UNION SELECT surveyor_organisation_id FROM contracts WHERE wreck_id = ? AND surveyor_organisation_id IS NOT NULL",
+        "UNION SELECT surveyor_organisation_id FROM contracts WHERE wreck_id = ? AND "
+        "surveyor_organisation_id IS NOT NULL",
         [wreck_id, wreck_id]) if r["org"] is not None}
     owners = {wreck["doc_number"]} if wreck["doc_number"] else set()
     requests = [Request(r["code"], int(r["organisation_id"]), r["name"], r["requested_on"], r["cnpj"]) for r in rows]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.core import law
 from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
+from valuation.core.law import days_text, years_text
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
 
@@ -35,19 +36,21 @@ if TYPE_CHECKING:
 
 ORDER_KINDS: tuple[str, ...] = ("remoção", "demolição")
 NOTICES: tuple[str, ...] = ("pessoal", "edital")
-NOTICE_LABELS: dict[str, str] = {"pessoal": "intimação pessoal (art. 9 I)", "edital": "edital (art. 9 II; 15 dias)"}
+NOTICE_LABELS: dict[str, str] = {"pessoal": "intimação pessoal (art. 9 I)",
+                                 "edital": f"edital (art. 9 II; {days_text(law.REMOVAL_EDITAL_DAYS.value)})"}
 END_KINDS: tuple[str, ...] = ("concluída", "revogada")
 END_LABELS: dict[str, str] = {"concluída": "remoção concluída", "revogada": "determinação revogada"}
 ORDER_FIELDS: tuple[str, ...] = ("wreck_code", "kind", "act", "ordered_on", "notice", "notified_on", "published_on",
                                  "starts_by", "ends_by", "reason")
 LABELS: dict[str, str] = {
-    "wreck_code": "Naufrágio", "kind": "Providência", "act": "Ato da determinação", "ordered_on": "Data da determinação",
+    "wreck_code": "Naufrágio", "kind": "Providência", "act": "Ato da determinação",
+    "ordered_on": "Data da determinação",
     "notice": "Forma de intimação", "notified_on": "Data da intimação pessoal", "published_on": "Publicação do edital",
     "starts_by": "Início fixado", "ends_by": "Término fixado", "reason": "Motivo (art. 5)",
     "order_id": "Determinação", "day": "Data", "end_kind": "Como terminou",
 }
-SUSPENSION_REASON = "Determinação de remoção {act} (art. 5); prazo de 5 anos suspenso enquanto vigora " \
-                    "(art. 6 parágrafo único II)."
+SUSPENSION_REASON = ("Determinação de remoção {act} (art. 5); prazo de " + years_text(law.LAPSE_YEARS.value)
+                     + " suspenso enquanto vigora (art. 6 parágrafo único II).")
 
 
 def _wreck(store: Store, f: Form) -> dict[str, Any] | None:

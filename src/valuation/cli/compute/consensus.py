@@ -200,8 +200,8 @@ def _items(r: Reader, doc: dict[str, Any], members: dict[str, Member], table: Ra
                     if members_ok and member not in members:
                         member = r.fail(join(p, "member"), f'unknown member "{member}"')
                     elif member in valued:
-                        member = r.fail(join(p, "member"),
-                                        f'duplicate value of member "{member}" for this item (already {valued[member]})')
+                        member = r.fail(join(p, "member"), f'duplicate value of member "{member}" for this item '
+                                                           f"(already {valued[member]})")
                     else:
                         valued[member] = p
                 if currency is not BAD and day is not BAD:

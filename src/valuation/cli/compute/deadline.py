@@ -59,6 +59,14 @@ _ALL_FIELDS = frozenset(f[0] for fields, _ in RULES.values() for f in fields) | 
 
 
 # -- shared readers (also used by domain-status) --------------------------------------------
+
+def _due_soon_default() -> int:
+    """The default due-soon window (days): the CLI computes without a database's policy."""
+    value = DEFAULT_BY_KEY["due_soon_days"].value
+    if not isinstance(value, int):
+        raise TypeError("due_soon_days: the default must be a whole number of days")
+    return value
+
 def _state(r: Reader, v: Any, path: str) -> Any:
     if not isinstance(v, str) or v.strip().upper() not in UF_CODES:
         return r.fail(path, "must be a Brazilian state code (UF), e.g. RJ")
@@ -188,5 +196,5 @@ def _output(rule: str, result: Any, values: list[Any], suspensions: Any, as_of: 
     if as_of is not None:
         out["as_of"] = iso(as_of)
         out["state"] = "suspended" if due is None else dl.deadline_state(
-            due, as_of, due_soon_days=int(DEFAULT_BY_KEY["due_soon_days"].value))
+            due, as_of, due_soon_days=_due_soon_default())
     return out

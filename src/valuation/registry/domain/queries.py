@@ -17,6 +17,8 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import law
+from valuation.core.law import years_text
 from valuation.core.money import format_date_br as fmt
 from valuation.db.access import Principal, require
 from valuation.deadlines.calendars import CalendarBook, calendar_book
@@ -39,7 +41,7 @@ OWNER_LABELS: dict[str, str] = {PRIVATE: "particular (responsável)", UNION: "Un
                                 "future": "sinistro posterior à data", "unknown": "data do sinistro incompleta"}
 # Shown for a private wreck whose five years are stopped by a suspension still running (art. 6
 # sole paragraph): it is not the União's, and has no date on which it will be.
-SUSPENDED_LABEL = "suspenso (particular; prazo de 5 anos parado)"
+SUSPENDED_LABEL = f"suspenso (particular; prazo de {years_text(law.LAPSE_YEARS.value)} parado)"
 GROUND_LABELS: dict[str, str] = {
     "I": "remoção/demolição pelo responsável (art. 6 par. único I)",
     "II": "remoção/demolição determinada pela Autoridade Naval (art. 6 par. único II)",

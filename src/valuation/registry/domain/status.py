@@ -40,6 +40,7 @@ WOODEN_HULLS = frozenset({"wood", "wooden", "madeira", "casco de madeira", "de m
 PRECISIONS: tuple[str, ...] = ("day", "month", "year", "century")
 
 _ONE = timedelta(days=1)
+_LAPSE = law.years_text(law.LAPSE_YEARS.value)          # '5 anos' (arts. 6 e 7)
 _B_ART32_1 = f"{law.L7542} art. 32 §1"
 _B_ART32 = f"{law.L7542} art. 32 caput"
 _B_LOSS = f"{law.L7542} art. 3 I e art. 7; NORMAM-10 0104"
@@ -140,7 +141,7 @@ def _five_years(as_of: date, casualty_date: date, requested: date | None, suspen
     basis = (deadline.basis,) + extra
     due = deadline.due
     if due is None:
-        steps.append("O prazo de 5 anos está suspenso (art. 6 parágrafo único), sem data final: "
+        steps.append(f"O prazo de {_LAPSE} está suspenso (art. 6 parágrafo único), sem data final: "
                      "enquanto a suspensão durar, a propriedade continua do responsável")
         if requested is not None:
             steps.append(f"Licença requerida em {fmt(requested)}, dentro do prazo")
@@ -154,7 +155,7 @@ def _five_years(as_of: date, casualty_date: date, requested: date | None, suspen
         steps.append(f"Licença requerida em {fmt(requested)}, depois do último dia ({fmt(due)}): intempestiva")
     since = due + _ONE
     if as_of >= since:
-        return _Lapse(due, False, _Event(since, basis, f"prazo de 5 anos esgotado em {fmt(due)} sem pedido de "
+        return _Lapse(due, False, _Event(since, basis, f"prazo de {_LAPSE} esgotado em {fmt(due)} sem pedido de "
                                                         "licença: presunção legal de renúncia (art. 7)"), basis)
     steps.append(f"Prazo em curso: sem pedido de licença até {fmt(due)}, a União adquire em {fmt(since)}")
     return _Lapse(due, False, None, basis)
@@ -222,9 +223,11 @@ def domain_status(as_of: date, casualty_date: date, hull: str | None, owner_decl
     requested = (owner_licence_requested
                  if owner_licence_requested is not None and owner_licence_requested <= as_of else None)
     if owner_declared_lost is not None and declared is None:
-        steps.append(f"Declaração de perda em {fmt(owner_declared_lost)}: posterior à data de referência, desconsiderada")
+        steps.append(f"Declaração de perda em {fmt(owner_declared_lost)}: posterior à data de "
+                     "referência, desconsiderada")
     if owner_licence_requested is not None and requested is None:
-        steps.append(f"Pedido de licença em {fmt(owner_licence_requested)}: posterior à data de referência, desconsiderado")
+        steps.append(f"Pedido de licença em {fmt(owner_licence_requested)}: posterior à data de "
+                     "referência, desconsiderado")
 
     governed, art32_event, basis = _article_32(as_of, casualty_date, hull, requested, steps)
     lapse = _Lapse()
