@@ -51,7 +51,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -468,15 +468,10 @@ def phase_import_big(args: argparse.Namespace) -> dict[str, Any]:
 # Measurements run here
 # ======================================================================================
 def _consensus_fn() -> Callable[..., int]:
-    """The function that recomputes and stores a whole round's consensus (its home may move)."""
-    from valuation.commission import consensus_sql
-    from valuation.commission import workflow as commission
+    """The function that recomputes and stores a whole round's consensus."""
+    from valuation.commission.consensus_sql import compute_round_consensus
 
-    for module in (consensus_sql, commission):
-        fn = getattr(module, "compute_round_consensus", None)
-        if fn is not None:
-            return fn
-    raise RuntimeError("compute_round_consensus not found in valuation.commission.consensus_sql/commission")
+    return compute_round_consensus
 
 
 def _consensus_table() -> tuple[str, tuple[str, ...] | None]:
@@ -516,7 +511,7 @@ def _aggregate_baseline(con: Any, round_id: int) -> Callable[[], int]:
 
 
 def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]:
-    from valuation.commission import workflow as commission
+    from valuation.commission.entries import record_assessment
     from valuation.core.money import to_cents
     from valuation.db.store import Store
 
@@ -591,7 +586,7 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
 
         def change() -> Any:
             r = state["row"]
-            return commission.record_assessment(
+            return record_assessment(
                 store, member, round_id, state["item"], historical=r["historical"],
                 amount=to_cents(r["amount"] * Decimal("1.25")), currency="BRL",
                 price_date=gen.PRICE_DAY, significance=r["significance"], must_keep=r["must_keep"],
@@ -1049,7 +1044,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.phase_json.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
         return result
 
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     mach = machine()
     say(f"N = {args.items:,}; building the files in a child process")
     build = child("build", args)

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import inspect
 import io
 import os
 import zipfile
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -76,13 +75,11 @@ class Unfillable(Exception):
 
 
 def _rounds(world: Any) -> dict[str, int]:
-    """A round on A-1 and one on B-1 when the commission module exists (round_id guesses)."""
-    try:
-        cm = importlib.import_module("valuation.commission.workflow")
-    except ModuleNotFoundError:
-        return {}
+    """A round on A-1 and one on B-1 (round_id guesses)."""
+    from valuation.commission.rounds import open_round
+
     pres = world.principal("commission_president")
-    return {code: cm.open_round(world.store, pres, code).id for code in ("A-1", "B-1")}
+    return {code: open_round(world.store, pres, code).id for code in ("A-1", "B-1")}
 
 
 def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict[str, int]) -> Any:
@@ -94,7 +91,7 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
         "contract_code": f["contract"], "wreck_id": ids[f["wreck"]], "organisation_id": ids[f["org"]],
         "item_id": ids[f["item"]], "owner_id": ids["owner1"], "user_id": ids["dpc.silva"],
         "office": f["office"], "office_code": f["office"], "year": 2025, "as_of": DAY, "day": DAY, "today": DAY,
-        "start": date(2025, 1, 1), "end": DAY, "price_date": date(2025, 3, 10), "now": datetime(2025, 6, 30, 12, tzinfo=timezone.utc),
+        "start": date(2025, 1, 1), "end": DAY, "price_date": date(2025, 3, 10), "now": datetime(2025, 6, 30, 12, tzinfo=UTC),
         "generated_at": datetime(2025, 6, 30, 12), "key": f"monthly_report:{f['contract']}:2025-03",
         "reason": "motivo de teste de acesso", "currency": "USD", "brl": "5.10", "days": ["sábado"],
         "new_password": "senha-nova-123", "active": False, "role": "dpc", "fmt": "csv", "file_name": "x.csv",

@@ -300,7 +300,7 @@ def test_limit_removing_the_whole_log_and_its_anchor_looks_like_a_new_database(a
 def test_every_store_module_that_writes_also_audits() -> None:
     """Static guard over src/valuation (new modules included): a module that runs INSERT, UPDATE,
     DELETE or a bulk insert must also call `.audit(` — or name, in `AUDITED_BY`, the modules (paths
-    under the package, e.g. "commission/workflow") whose audited transactions alone call it (each
+    under the package, e.g. "commission/entries") whose audited transactions alone call it (each
     must import it and call `.audit(`). Infrastructure is exempt."""
     exempt = {"db/store.py", "db/audit.py", "db/backup.py", "cli/db.py",
               "accounts/throttle.py", "db/seals.py"}   # their writes run inside audited transactions

@@ -527,8 +527,9 @@ def _import_args(world: Any, fn: Callable[..., Any], user: Any) -> dict[str, Any
         if p.name in ("data", "file_name") or p.default is not inspect.Parameter.empty:
             continue
         if p.name == "round_id":
-            cm = importlib.import_module("valuation.commission.workflow")
-            out["round_id"] = cm.open_round(world.store, world.principal("commission_president"), "A-1").id
+            from valuation.commission.rounds import open_round
+
+            out["round_id"] = open_round(world.store, world.principal("commission_president"), "A-1").id
         elif p.name in values:
             out[p.name] = values[p.name]
         else:

@@ -86,7 +86,7 @@ def photo_sheet_pdf(store: Store, user: Principal, title: str, subtitle: str, it
 
 def round_photo_sheet(store: Store, user: Principal, round_id: int, *, budget: int = DEFAULT_BUDGET) -> bytes:
     """The photo appendix of a round's minutes: its decided items (once the round is closed)."""
-    from valuation.commission.access import fetch_round
+    from valuation.commission.rounds import fetch_round
 
     if user.role not in (*COMMISSION_ROLES, "dpc"):
         raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite consultar as atas da Comissão.",

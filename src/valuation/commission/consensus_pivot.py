@@ -1,6 +1,6 @@
 """Keeping `consensus_pivot` (migration 011) in step with the Commission's entries.
 
-Every entry is written by `valuation.commission.workflow` to `assessment_log` (the trail,
+Every entry is written by `valuation.commission.entries` to `assessment_log` (the trail,
 append-only) and `assessment_current` (the entry in force per member); in the same
 transaction this module copies it into the member's slot of the item's pivot row (value
 × 10⁸, vote_code, score_code), moves the row's `rev` to the new log id and brings the
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from valuation.db.store import Tx
 
 # Every write here happens inside an entry's transaction, which the caller audits.
-AUDITED_BY = ("commission/workflow",)
+AUDITED_BY = ("commission/entries",)
 
 
 def _units(values: pa.Array | pa.ChunkedArray) -> pa.Array:

@@ -33,12 +33,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.commission import workflow as cm
-from valuation.commission.access import READERS, require_role
+from valuation.commission.agreement_queries import agreement
+from valuation.commission.rounds import Round, get_round
 from valuation.core.errors import ConflictError
 from valuation.core.money import format_brl, format_count
 from valuation.db.access import COMMISSION_BODY_LABELS as BODY_LABELS
-from valuation.db.access import Principal
+from valuation.db.access import Principal, require
 from valuation.exports import TIMEZONE_LABEL, PdfReport, brasilia_text
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _class(hist: object) -> str:
     return "histórico" if hist is True else "não histórico" if hist is False else "indefinido"
 
 
-def _spread(v: object) -> str:
+def _spread(v: Any) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "—"
     return f"{float(v) * 100:.1f}".replace(".", ",") + " %"
@@ -89,8 +89,8 @@ def _items_sql(tail: str = "") -> str:
 
 def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]:
     """Everything the minutes print, read with the user's rights (see the module docstring)."""
-    require_role(user, READERS, "gerar a ata da Comissão")
-    rnd = cm.get_round(store, user, round_id)
+    require(user, "make_minutes")
+    rnd = get_round(store, user, round_id)
     if rnd.status == "aberta":
         raise ConflictError(f"A ata da rodada {rnd.number} do contrato {rnd.contract_code} só é lavrada depois do "
                             f"encerramento: enquanto a rodada está aberta, os valores de cada membro são sigilosos.")
@@ -136,16 +136,16 @@ def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]
     flagged = store.fetch(
         f"""SELECT item_code, description, votes_for, votes_against, median_brl, spread FROM ({_items_sql()})
             WHERE flagged ORDER BY item_code LIMIT ?""", [round_id, round_id, MAX_FLAGGED_LISTED])
-    agreement = cm.agreement(store, user, round_id)
+    panel_agreement = agreement(store, user, round_id)
     return {"round": rnd, "contract": contract, "president": president, "members": members, "items": items,
             "summary": summary, "rest": rest, "overrides": overrides, "overrides_total": overrides_total,
-            "flagged": flagged, "agreement": agreement}
+            "flagged": flagged, "agreement": panel_agreement}
 
 
 def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated_at: datetime | None = None) -> bytes:
     """The minutes of a closed round as PDF bytes (see the module docstring)."""
     data = minutes_data(store, user, round_id)
-    rnd: cm.Round = data["round"]
+    rnd: Round = data["round"]
     contract = data["contract"]
     report = PdfReport(
         f"Ata da rodada {rnd.number} de avaliação — contrato {rnd.contract_code}",
@@ -157,7 +157,7 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
         ("Contrato", f"{rnd.contract_code} ({contract.get('kind', '—')}; {contract.get('act_number') or 'sem ato'})"),
         ("Empresa", contract.get("organisation") or "—"),
         ("Naufrágio", f"{contract.get('wreck') or '—'} ({contract.get('wreck_code') or '—'})"),
-        ("Rodada", f"{rnd.number}ª" + (f" (itens sinalizados na rodada anterior)" if rnd.previous_round_id else "")),
+        ("Rodada", f"{rnd.number}ª" + (" (itens sinalizados na rodada anterior)" if rnd.previous_round_id else "")),
         ("Situação", rnd.status_label),
         ("Aberta em", _when(rnd.opened_at)),
         ("Encerrada em", _when(rnd.closed_at)),

@@ -30,8 +30,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.commission.fx import BRL, is_currency_code
-from valuation.core.errors import AccessDenied, InputError, Problem
-from valuation.db.access import Principal
+from valuation.core.errors import InputError, Problem
+from valuation.db.access import Principal, require
 from valuation.importing.tabular import (
     decimal_convention,
     default_convention,
@@ -44,8 +44,6 @@ from valuation.importing.tabular import (
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
-RATE_WRITERS = ("dpc", "commission_president")
-RATE_READERS = ("dpc", "commission", "commission_president")
 RATE_TYPE = pa.decimal128(18, 6)      # fx_rates.brl DECIMAL(18,6)
 MAX_PAGE_SIZE = 500
 MAX_PROBLEMS = 1_000
@@ -81,12 +79,6 @@ class RatesImport:
     sha256: str
 
 
-def _require(user: Principal, roles: tuple[str, ...], what: str) -> None:
-    if user.role not in roles:
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {what}.",
-                           user=user.username, action=what)
-
-
 def _today(store: Store) -> date:
     return store.now().date()
 
@@ -98,7 +90,7 @@ def add_rate(store: Store, user: Principal, currency: str, day: date, brl: Decim
     non-positive rate or more than 6 decimal places. An existing rate of that day with the
     same value is kept as is; a different one is refused unless `replace` (the values
     already converted keep the rate they used: assessment_log.rate)."""
-    _require(user, RATE_WRITERS, "cadastrar cotações")
+    require(user, "add_rates")
     problems: list[Problem] = []
     cur = currency.strip().upper() if isinstance(currency, str) else ""
     if not is_currency_code(cur):
@@ -170,7 +162,7 @@ def _row(r: dict[str, Any]) -> RateRow:
 # -- import -------------------------------------------------------------------------------
 def import_rates(store: Store, user: Principal, data: bytes, file_name: str) -> RatesImport:
     """Import a PTAX-style series (see the module docstring); all or nothing."""
-    _require(user, RATE_WRITERS, "importar cotações")
+    require(user, "import_rates")
     frame, lines, columns, raw = _read_rates(data, file_name)
     n = len(frame)
     today = _today(store)
@@ -323,12 +315,13 @@ def _np(mask: pa.Array) -> np.ndarray:
 def list_rates(store: Store, user: Principal, currency: str | None = None, *, start: date | None = None,
                end: date | None = None, page: int = 1, page_size: int = 50) -> pd.DataFrame:
     """One page of rates, newest first. Columns: currency, day, brl, source, recorded_by, recorded_at."""
-    _require(user, RATE_READERS, "consultar cotações")
+    require(user, "read_rates")
     if isinstance(page, bool) or not isinstance(page, int) or page < 1:
         raise InputError(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
     if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise InputError(Problem("page_size", f"Itens por página: de 1 a {MAX_PAGE_SIZE}."))
-    where, params = ["TRUE"], []
+    where: list[str] = ["TRUE"]
+    params: list[Any] = []
     if currency:
         where.append("currency = ?")
         params.append(currency.strip().upper())
@@ -347,7 +340,7 @@ def list_rates(store: Store, user: Principal, currency: str | None = None, *, st
 def rate_on_or_before(store: Store, user: Principal, currency: str, day: date) -> RateRow | None:
     """The rate used for a price of `currency` dated `day`: that day's, else the latest
     earlier one; None when there is none (a later rate is never used; `valuation.commission.fx`)."""
-    _require(user, RATE_READERS, "consultar cotações")
+    require(user, "read_rates")
     row = store.fetch_one("SELECT * FROM fx_rates WHERE currency = ? AND day <= ? ORDER BY day DESC LIMIT 1",
                           [currency, day])
     return None if row is None else _row(row)

@@ -183,7 +183,8 @@ class Entries:
         return len(self.frame)
 
 
-def _np(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
+def as_mask(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A boolean Arrow mask as numpy, nulls False."""
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
 
 
@@ -213,11 +214,11 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
     given = entries.given or {}
 
     def filled(name: str, arr: pa.Array) -> np.ndarray:
-        mask = _np(arr.is_valid())
+        mask = as_mask(arr.is_valid())
         return mask | given[name] if name in given else mask
 
     hist = _col(f, "historical")
-    hist_true = _np(pc.equal(hist, True))
+    hist_true = as_mask(pc.equal(hist, True))
     amount = _col(f, "amount")
     has_amount = filled("amount", amount)
     has_vote = filled("historical", hist)
@@ -232,7 +233,7 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
             ("must_keep", must_keep), ("source", source), ("source_note", note))}
 
     p.add(~has_vote & ~has_amount, "historical", "informe o voto, o valor, ou os dois")
-    p.add(_np(pc.less(amount, pa.scalar(Decimal(0), amount.type))), "amount",
+    p.add(as_mask(pc.less(amount, pa.scalar(Decimal(0), amount.type))), "amount",
           "não pode ser negativo")
     for name, why in (("currency", "obrigatória junto com o valor"),
                       ("price_date", "obrigatória junto com o valor"),
@@ -240,21 +241,21 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
         p.add(has_amount & ~has[name], name, why)
     for name in ("currency", "price_date", "source", "source_note"):
         p.add(~has_amount & has[name], name, "só se informa junto com um valor")
-    cur_ok = _np(pc.match_substring_regex(currency, _CURRENCY.pattern))
+    cur_ok = as_mask(pc.match_substring_regex(currency, _CURRENCY.pattern))
     p.add(has["currency"] & ~cur_ok, "currency", "deve ser um código de três letras maiúsculas (ex.: BRL, USD)")
-    p.add(has["price_date"] & _np(pc.greater(price_date, pa.scalar(today, pa.date32()))), "price_date",
+    p.add(has["price_date"] & as_mask(pc.greater(price_date, pa.scalar(today, pa.date32()))), "price_date",
           f"data no futuro (hoje é {today:%d/%m/%Y})")
-    src_ok = _np(pc.is_in(source, value_set=pa.array(list(SOURCES))))
+    src_ok = as_mask(pc.is_in(source, value_set=pa.array(list(SOURCES))))
     p.add(has["source"] & ~src_ok, "source", "deve ser venda_comparavel, catalogo ou avaliacao_externa")
-    external = _np(pc.equal(source, "avaliacao_externa"))
+    external = as_mask(pc.equal(source, "avaliacao_externa"))
     p.add(external & ~has["source_note"], "source_note",
           "informe a organização de renome que fez a avaliação externa (Lei 7.542 art. 21 §2)")
-    sig_ok = _np(pc.and_(pc.greater_equal(sig, 1), pc.less_equal(sig, 5)))
+    sig_ok = as_mask(pc.and_(pc.greater_equal(sig, 1), pc.less_equal(sig, 5)))
     p.add(hist_true & ~has["significance"], "significance", "obrigatória para voto histórico (1 a 5)")
     p.add(has["significance"] & ~sig_ok, "significance", "deve ser um número inteiro de 1 a 5")
-    vote_unreadable = has_vote & ~_np(hist.is_valid())
+    vote_unreadable = has_vote & ~as_mask(hist.is_valid())
     p.add(~hist_true & ~vote_unreadable & has["significance"], "significance", "só se informa com voto histórico")
-    p.add(~hist_true & ~vote_unreadable & _np(pc.equal(must_keep, True)), "must_keep",
+    p.add(~hist_true & ~vote_unreadable & as_mask(pc.equal(must_keep, True)), "must_keep",
           "só se propõe com voto histórico")
 
     mk = pc.if_else(pa.array(hist_true), pc.fill_null(must_keep, False), pa.scalar(None, pa.bool_()))
@@ -390,9 +391,9 @@ class Sheet:
 def _yes_no(text: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """(bool array with nulls for blank, mask of cells that are neither yes nor no)."""
     folded = _fold_vector(text)
-    yes = _np(pc.is_in(folded, value_set=pa.array(sorted(_YES))))
-    no = _np(pc.is_in(folded, value_set=pa.array(sorted(_NO))))
-    blank = _np(pc.equal(folded, ""))
+    yes = as_mask(pc.is_in(folded, value_set=pa.array(sorted(_YES))))
+    no = as_mask(pc.is_in(folded, value_set=pa.array(sorted(_NO))))
+    blank = as_mask(pc.equal(folded, ""))
     values = pa.array(np.where(yes, True, False), type=pa.bool_(), mask=~(yes | no))
     return values, ~(yes | no | blank)
 
@@ -452,7 +453,7 @@ def parse_sheet(data: bytes, file_name: str, *, today: date) -> Sheet:
     p = Problems(n, lines=lines, columns=columns, raw=raw)
 
     def blank(name: str) -> np.ndarray:
-        return _np(pc.equal(text[name], ""))
+        return as_mask(pc.equal(text[name], ""))
 
     def nullify(arr: pa.Array, name: str) -> pa.Array:
         return pc.if_else(pc.equal(text[name], ""), pa.scalar(None, arr.type), arr)
@@ -486,7 +487,7 @@ def parse_sheet(data: bytes, file_name: str, *, today: date) -> Sheet:
     p.add(dates.impossible, "price_date", "data inexistente")
 
     sig_text = text["significance"]
-    sig_ok = _np(pc.match_substring_regex(sig_text, r"^\d{1,2}$"))
+    sig_ok = as_mask(pc.match_substring_regex(sig_text, r"^\d{1,2}$"))
     p.add(~blank("significance") & ~sig_ok, "significance", "deve ser um número inteiro de 1 a 5")
     sig = pc.cast(pc.if_else(pa.array(sig_ok), sig_text, pa.scalar(None, pa.string())), pa.int64())
 
@@ -532,5 +533,5 @@ def describe_source(code: str | None) -> str:
     return "—" if code is None else SOURCES.get(code, code)
 
 
-__all__ = ["Entries", "FIELDS", "LABELS", "MAX_VALUE_BRL", "Problems", "SOURCES", "Sheet", "check_entries",
+__all__ = ["Entries", "FIELDS", "LABELS", "MAX_VALUE_BRL", "Problems", "SOURCES", "Sheet", "as_mask", "check_entries",
            "describe_source", "parse_sheet", "single_entry", "template_csv"]

@@ -32,7 +32,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.commission import rates as fx_rates
-from valuation.commission import workflow as cm
+from valuation.commission.decisions import DecisionInput, record_decisions
+from valuation.commission.entries import record_assessment
+from valuation.commission.rounds import Round, close_round, open_round, publish_round
+from valuation.commission.sheet_import import import_assessments
 from valuation.core.errors import ConflictError
 from valuation.db.access import Principal
 from valuation.demo.base import DEMO_SEED, DEMO_USERNAMES_BY_ROLE
@@ -228,7 +231,7 @@ def _items(store: Store, contract: str, n: int) -> list[dict[str, Any]]:
         "JOIN contracts c ON c.id = i.contract_id WHERE c.code = ? ORDER BY i.item_code LIMIT ?", [contract, n])
 
 
-def _enter_round(store: Store, clock: Callable[[datetime], None], rnd: cm.Round, members: list[Principal],
+def _enter_round(store: Store, clock: Callable[[datetime], None], rnd: Round, members: list[Principal],
                  plan: dict[int, list[dict]], first_day: date, price_days: list[date], rng: random.Random) -> int:
     """Each member uploads a sheet on a different day (in the order the panel lists them)."""
     rates = _rates_on(store)
@@ -236,7 +239,7 @@ def _enter_round(store: Store, clock: Callable[[datetime], None], rnd: cm.Round,
     for k, m in enumerate(members):
         clock(_at(first_day + timedelta(days=2 * k), 9 + k, 15))
         data = _sheet(plan[m.id], k, price_days, rates, rng)
-        result = cm.import_assessments(store, m, rnd.id, data, f"avaliacao_rodada{rnd.number}_{m.username}.csv")
+        result = import_assessments(store, m, rnd.id, data, f"avaliacao_rodada{rnd.number}_{m.username}.csv")
         rows += result.rows
     return rows
 
@@ -262,14 +265,14 @@ def seed_commission_demo(store: Store) -> dict[str, int]:
         # Round 1 of the published contract.
         items_a = _items(store, PUBLISHED_CONTRACT, ROUND_ITEMS[PUBLISHED_CONTRACT])
         clock(_at(date(2026, 9, 14), 10))
-        a1 = cm.open_round(store, president, PUBLISHED_CONTRACT, [int(i["id"]) for i in items_a])
+        a1 = open_round(store, president, PUBLISHED_CONTRACT, [int(i["id"]) for i in items_a])
         plan_a = _plan_round(items_a, members, rng)
         counts["entries"] += _enter_round(store, clock, a1, members, plan_a, date(2026, 9, 15), days_1[-20:], rng)
         # A member corrects three of her values (each correction is a new row of the trail).
         corrector = members[1]
         for j, e in enumerate(plan_a[corrector.id][3:6]):
             clock(_at(date(2026, 10, 5), 14, 10 * j))
-            cm.record_assessment(
+            record_assessment(
                 store, corrector, a1.id, int(e["item"]["id"]), historical=e["historical"],
                 amount=(e["brl"] * Decimal("1.05")).quantize(_CENT, ROUND_HALF_UP), currency="BRL",
                 price_date=days_1[-1], significance=e["significance"],
@@ -277,9 +280,9 @@ def seed_commission_demo(store: Store) -> dict[str, int]:
                 source_note="Correção: catálogo mais recente")
             counts["entries"] += 1
         clock(_at(date(2026, 10, 6), 17))
-        cm.close_round(store, president, a1.id)
+        close_round(store, president, a1.id)
         clock(_at(date(2026, 10, 13), 10))
-        counts["decisions"] += cm.record_decisions(store, president, a1.id).written
+        counts["decisions"] += record_decisions(store, president, a1.id).written
         # Override one item whose values were far apart, with the reason in the basis.
         outlier = store.fetch_one(
             "SELECT ic.item_id, ic.historical, ic.value_brl FROM item_consensus ic JOIN items i ON i.id = ic.item_id "
@@ -288,11 +291,11 @@ def seed_commission_demo(store: Store) -> dict[str, int]:
         if outlier is not None:
             ref = next(_reference(i) for i in items_a if int(i["id"]) == int(outlier["item_id"]))
             clock(_at(date(2026, 10, 13), 10, 30))
-            counts["decisions"] += cm.record_decisions(store, president, a1.id, [cm.DecisionInput(
+            counts["decisions"] += record_decisions(store, president, a1.id, [DecisionInput(
                 item_id=int(outlier["item_id"]), historical=True, value_brl=ref, significance=4, must_keep=False,
                 basis=f"Decisão do presidente, divergente do consenso: {OVERRIDE_REASON}")]).written
         clock(_at(date(2026, 10, 15), 15))
-        cm.publish_round(store, president, a1.id)
+        publish_round(store, president, a1.id)
         counts["published_rounds"] += 1
 
         # The DPC imports the next rates; round 1 of the second contract is entered and closed.
@@ -302,15 +305,15 @@ def seed_commission_demo(store: Store) -> dict[str, int]:
         counts["rates"] += fx_rates.import_rates(store, dpc, csv_2.encode("utf-8"), "ptax_2026-09_10.csv").added
         items_b = _items(store, CLOSED_CONTRACT, ROUND_ITEMS[CLOSED_CONTRACT])
         clock(_at(date(2026, 10, 19), 10))
-        b1 = cm.open_round(store, president, CLOSED_CONTRACT, [int(i["id"]) for i in items_b])
+        b1 = open_round(store, president, CLOSED_CONTRACT, [int(i["id"]) for i in items_b])
         plan_b = _plan_round(items_b, members, rng)
         counts["entries"] += _enter_round(store, clock, b1, members, plan_b, date(2026, 10, 20), days_2[-15:], rng)
         clock(_at(date(2026, 11, 10), 17))
-        cm.close_round(store, president, b1.id)
+        close_round(store, president, b1.id)
 
         # Round 2 over the items flagged in round 1: three members have revised their values.
         clock(_at(date(2026, 11, 16), 10))
-        a2 = cm.open_round(store, president, PUBLISHED_CONTRACT, from_round=a1.id)
+        a2 = open_round(store, president, PUBLISHED_CONTRACT, from_round=a1.id)
         flagged = store.fetch("SELECT ri.item_id, i.item_code FROM round_items ri JOIN items i ON i.id = ri.item_id "
                               "WHERE ri.round_id = ? ORDER BY i.item_code", [a2.id])
         by_id = {int(i["id"]): i for i in items_a}
