@@ -22,7 +22,7 @@ from tests.test_consensus_sql_agrees import (
     _check_round,
     _random_item,
 )
-from valuation.commission import consensus_sql
+from valuation.commission import consensus_sql, entry_codes
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.consensus import (
     classify,
@@ -245,10 +245,10 @@ def _old_round(tx: Any, w: World) -> int:
             "rate, value_brl, significance, entered_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             [rid, item, m.id, vote, value, None if value is None else "BRL", None if value is None else PRICE_DAYS[0],
              None if value is None else D("1"), value, 3 if vote else None, m.username]))
-        code = consensus_sql.vote_code(vote, False, key == "pres")
+        code = entry_codes.vote_code(vote, False, key == "pres")
         tx.execute("INSERT INTO assessment_current VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [rid, item, m.id, log, vote, value, 3 if vote else None, False, code,
-                    consensus_sql.score_code(3 if vote else None)])
+                    entry_codes.score_code(3 if vote else None)])
     for item in w.items[:6]:
         tx.execute("INSERT INTO item_consensus (round_id, item_id, votes_for, votes_against, quorum_met, "
                    "decided_by, n_values, flagged, value_brl) VALUES (?, ?, ?, 0, TRUE, 'undecided', 0, TRUE, ?)",

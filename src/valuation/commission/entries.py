@@ -24,7 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.commission import consensus_pivot
-from valuation.commission.consensus_sql import INLINE_IDS, score_code, score_code_sql, vote_code, vote_code_sql
+from valuation.commission.consensus_sql import INLINE_IDS
+from valuation.commission.entry_codes import score_code, score_code_sql, vote_code, vote_code_sql
 from valuation.commission.fx import EXACT
 from valuation.commission.rates import attach_rates
 from valuation.commission.rounds import PSEUDONYM_SQL, YOU, fetch_round, register, status_conflict
