@@ -615,7 +615,7 @@ def test_a_form_that_is_not_a_mapping_is_a_problem_not_a_crash() -> None:
 def test_discovery_found_the_pieces_that_exist_today() -> None:
     """Guard against a discovery rule that silently stops matching."""
     assert {"consensus", "selection", "partition", "deadline", "domain-status"} <= set(COMPUTE_KINDS)
-    assert {"importer.parse_items", "sheet.parse_sheet"} <= set(PARSERS)
+    assert {"importer.parse_items", "sheet_import.parse_sheet"} <= set(PARSERS)
     assert {"registry.wrecks.create_wreck", "registry.organisations.create_organisation",
             "registry.owners.create_owner", "accounts.users.create_user"} <= set(FORM_FUNCTIONS)
     assert len(ACCESSORS) >= 6
