@@ -518,7 +518,7 @@ def test_agreement_matches_the_reference_statistics(small_world: Any, panel: dic
     members = list(panel)
     votes: dict[int, list[bool | None]] = {}
     values: dict[int, dict[str, Decimal]] = {}
-    for code, item in items.items():
+    for item in items.values():
         base = int(rng.integers(100, 10_000))
         votes[item] = []
         values[item] = {}

@@ -77,12 +77,14 @@ def test_writers_and_readers_at_the_same_time_lose_no_write(small_world: Any) ->
     items = [int(r["id"]) for r in s.fetch(
         "SELECT item_id AS id FROM round_items WHERE round_id = ? ORDER BY item_id", [rnd.id])]
     for key in ("commission", "commission_culture", "commission_president"):
-        def vote(member: Any = small_world.principal(key), items: list[int] = items) -> None:
+        voter = small_world.principal(key)
+
+        def vote(member: Any = voter, items: list[int] = items) -> None:
             for n, item in enumerate(items):
                 record_assessment(s, member, rnd.id, item, historical=False,
-                                     amount=Decimal(f"{100 + n}.10"), currency="BRL",
-                                     price_date=date(2025, 3, 10), significance=None, must_keep=None,
-                                     source="catalogo")
+                                  amount=Decimal(f"{100 + n}.10"), currency="BRL",
+                                  price_date=date(2025, 3, 10), significance=None, must_keep=None,
+                                  source="catalogo")
         writers.append(vote)
         votes += len(items)
     expected_audit += votes

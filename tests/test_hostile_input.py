@@ -60,7 +60,8 @@ HOSTILE_STRINGS = [
     "../../../etc/passwd", "<script>alert(1)</script>", "null", "true", "sim", "não", "BRL", "XXX", "A-1", "CPRJ",
 ]
 HUGE = [10**400, -(10**400), 2**63, -(2**63) - 1, 2**31, -1, 0, Decimal("1E+999999"), Decimal("-1E-999999"),
-        Decimal("-0.01"), Decimal("0.001"), Decimal("1E+30"), Decimal("-0"), Decimal("123456789012345678901234567890.12")]
+        Decimal("-0.01"), Decimal("0.001"), Decimal("1E+30"), Decimal("-0"),
+        Decimal("123456789012345678901234567890.12")]
 
 
 def _pinned_form_defect(value: Any) -> bool:
@@ -639,7 +640,7 @@ def test_a_form_given_no_mapping_is_refused_plainly(small_world: Any, name: str)
     user = _acting_user(small_world, lambda u: fn(small_world.store, u, {}))
     for data in (None, [], "texto", 7):
         before = snapshot(small_world.store)
-        outcome, _ = _outcome(lambda: fn(small_world.store, user, data))
+        outcome, _ = _outcome(lambda data=data: fn(small_world.store, user, data))
         assert outcome != "accepted" and snapshot(small_world.store) == before
         FUZZ.count(f"form:{name}", outcome=outcome)
 

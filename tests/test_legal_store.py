@@ -136,7 +136,8 @@ def test_a_lawful_panel_opens_a_round(small_world):
 
 @pytest.mark.parametrize("extra, words", [
     (("com.navy4", "Cap. Quarto Membro", "navy", "commission"), "mais de 3 membros indicados pela DPHCM (Marinha)"),
-    (("com.cult4", "Dra. Quarta Membro", "culture", "commission"), "mais de 3 membros indicados pelo Ministério da Cultura"),
+    (("com.cult4", "Dra. Quarta Membro", "culture", "commission"),
+     "mais de 3 membros indicados pelo Ministério da Cultura"),
     (("com.pres2", "CMG Outro Presidente", "navy", "commission_president"), "mais de um presidente"),
     (("com.pres3", "Dra. Presidente da Cultura", "culture", "commission_president"), "mais de um presidente"),
 ])
