@@ -33,6 +33,7 @@ from valuation.commission.minutes import round_minutes_pdf
 from valuation.commission.rounds import (
     RoundOverview,
     close_round,
+    flagged_counts,
     get_round,
     list_rounds,
     open_round,
@@ -98,11 +99,9 @@ rounds = list_rounds(store, user, code)
 
 if is_president and not any(r.status == "aberta" for r in rounds):
     with st.expander("Abrir nova rodada", expanded=not rounds):
-        closed = [r for r in rounds if r.status != "aberta"]
-        flagged = {r.id: round_overview(store, user, r.id, page_size=1, flagged_only=True).total_items
-                   for r in closed}
-        sources = [0] + [r.id for r in closed if flagged[r.id]]
-        numbers = {r.id: r.number for r in closed}
+        flagged = flagged_counts(store, user, rounds)
+        sources = [0] + [round_id for round_id, n in flagged.items() if n]
+        numbers = {r.id: r.number for r in rounds}
         source = st.radio("Itens", sources, key=f"cm_open_from_{code}", format_func=lambda i: (
             f"Todos os itens do contrato ({count_br(by_code[code].items)})" if i == 0
             else f"Itens sinalizados da rodada {numbers[i]} ({count_br(flagged[i])})"))

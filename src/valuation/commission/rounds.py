@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
 __all__ = ["METHOD_LABELS", "STATUS_LABELS", "Round", "RoundOverview", "close_round", "current_policy",
-           "fetch_round", "get_round", "list_rounds", "next_round_number", "open_round", "panel_problems",
-           "publish_round", "round_overview"]
+           "fetch_round", "flagged_counts", "get_round", "list_rounds", "next_round_number", "open_round",
+           "panel_problems", "publish_round", "round_overview"]
 
 PRESIDENT = "commission_president"
 STATUS_LABELS: dict[str, str] = {"aberta": "Aberta", "encerrada": "Encerrada", "decidida": "Decidida",
@@ -408,6 +408,19 @@ def list_rounds(store: Store, user: Principal, contract_code: str | None = None)
     rows = store.fetch(ROUND_SQL.format(count=ITEM_COUNT_SQL) + " WHERE " + " AND ".join(clauses)
                        + " ORDER BY c.code, r.number DESC", params)
     return [round_of(r, hide_people=explorer) for r in rows]
+
+
+def flagged_counts(store: Store, user: Principal, rounds: Sequence[Round]) -> dict[int, int]:
+    """How many items each closed round flagged for another round (open rounds: not yet known,
+    left out) — what the president chooses a new round's items from."""
+    require(user, "read_rounds")
+    ids = [int(r.id) for r in rounds if not r.is_open]
+    counts = {i: 0 for i in ids}
+    if ids:
+        rows = store.fetch(f"SELECT round_id, count(*) AS n FROM item_consensus WHERE flagged AND round_id IN "
+                           f"({', '.join('?' * len(ids))}) GROUP BY round_id", ids)
+        counts.update({int(r["round_id"]): int(r["n"]) for r in rows})
+    return counts
 
 
 def round_overview(store: Store, user: Principal, round_id: int, *, page: int = 1,
