@@ -35,7 +35,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from valuation.commission import workflow as commission
+from valuation.commission.decisions import record_decisions
+from valuation.commission.entries import record_assessments_bulk
+from valuation.commission.rounds import close_round, open_round, publish_round
 from valuation.commission.sheet import AMOUNT_TYPE
 from valuation.db.access import Principal
 from valuation.db.store import Store, Tx
@@ -334,7 +336,7 @@ def build_main(path: str, n_items: int, progress: Progress | None = None) -> Mai
         store.checkpoint()
         _log(progress, f"treasure contract {TREASURE_CODE}: {n_items:,} items ({time.perf_counter() - t0:.1f} s)")
         # The round, as the president opens it (round_items + one consensus row per item).
-        rnd = commission.open_round(store, users["president"], TREASURE_CODE)
+        rnd = open_round(store, users["president"], TREASURE_CODE)
         _snapshot_consensus(store, rnd.id)
         _log(progress, f"round {rnd.id} opened over {n_items:,} items ({time.perf_counter() - t0:.1f} s)")
         # Each member's values for every item, through the product's bulk entry (validation,
@@ -343,7 +345,7 @@ def build_main(path: str, n_items: int, progress: Progress | None = None) -> Mai
         rows = 0
         for member, table in zip(members, _entries(state["worth"], state["pick"], state["keys"], state["first"],
                                                   len(members))):
-            rows += commission.record_assessments_bulk(store, member, rnd.id, table).rows
+            rows += record_assessments_bulk(store, member, rnd.id, table).rows
             _log(progress, f"{member.username}: {table.num_rows:,} values entered ({time.perf_counter() - t0:.1f} s)")
         store.checkpoint()
         return MainInfo(path=path, items=n_items, contract_code=TREASURE_CODE, contract_id=state["cid"],
@@ -361,9 +363,9 @@ def decide_main(path: str, round_id: int, progress: Progress | None = None) -> d
     store = Store(path, clock=lambda: datetime(2026, 11, 30, 11, 0))
     try:
         users = principals(store)
-        commission.close_round(store, users["president"], round_id)
-        result = commission.record_decisions(store, users["president"], round_id)
-        commission.publish_round(store, users["president"], round_id)
+        close_round(store, users["president"], round_id)
+        result = record_decisions(store, users["president"], round_id)
+        publish_round(store, users["president"], round_id)
         store.checkpoint()
         _log(progress, f"round {round_id} closed, {result.written:,} decisions recorded and published "
                        f"({time.perf_counter() - t0:.1f} s)")

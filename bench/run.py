@@ -51,7 +51,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -394,7 +394,7 @@ def _greedy_baselines(args: argparse.Namespace, con: Any) -> dict[str, Any]:
                         params=[cid, limit]).to_arrow_table()
         items = _sel_items(table)
         target = to_cents(share * sum((it.value for it in items), Decimal(0)))
-        g = timed(lambda: greedy_fill(items, target), args.repeat)
+        g = timed(lambda items=items, target=target: greedy_fill(items, target), args.repeat)
         out[f"{key}_greedy_s"] = g.median
         out[f"{key}_greedy"] = g.details(items=len(items), value=str(g.result))
     return out
@@ -468,15 +468,10 @@ def phase_import_big(args: argparse.Namespace) -> dict[str, Any]:
 # Measurements run here
 # ======================================================================================
 def _consensus_fn() -> Callable[..., int]:
-    """The function that recomputes and stores a whole round's consensus (its home may move)."""
-    from valuation.commission import consensus_sql
-    from valuation.commission import workflow as commission
+    """The function that recomputes and stores a whole round's consensus."""
+    from valuation.commission.consensus_sql import compute_round_consensus
 
-    for module in (consensus_sql, commission):
-        fn = getattr(module, "compute_round_consensus", None)
-        if fn is not None:
-            return fn
-    raise RuntimeError("compute_round_consensus not found in valuation.commission.consensus_sql/commission")
+    return compute_round_consensus
 
 
 def _consensus_table() -> tuple[str, tuple[str, ...] | None]:
@@ -516,7 +511,7 @@ def _aggregate_baseline(con: Any, round_id: int) -> Callable[[], int]:
 
 
 def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]:
-    from valuation.commission import workflow as commission
+    from valuation.commission.entries import record_assessment
     from valuation.core.money import to_cents
     from valuation.db.store import Store
 
@@ -591,7 +586,7 @@ def measure_consensus(args: argparse.Namespace, round_id: int) -> dict[str, Any]
 
         def change() -> Any:
             r = state["row"]
-            return commission.record_assessment(
+            return record_assessment(
                 store, member, round_id, state["item"], historical=r["historical"],
                 amount=to_cents(r["amount"] * Decimal("1.25")), currency="BRL",
                 price_date=gen.PRICE_DAY, significance=r["significance"], must_keep=r["must_keep"],
@@ -783,8 +778,8 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
                     PEAKS.end(f"page {spec.key} ({role})")
                     continue
 
-                def ok(_: Any) -> None:
-                    ensure(not at.exception, f"{spec.key} as {role}: {_exception_text(at)}")
+                def ok(_: Any, at: Any = at, key: str = spec.key, role: str = role) -> None:
+                    ensure(not at.exception, f"{key} as {role}: {_exception_text(at)}")
 
                 t = timed(at.run, args.repeat, after=ok)
                 row[role] = t.median
@@ -839,7 +834,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
 
         say("import: a CSV of new items into the treasure contract")
         data = gen.import_csv(args.import_rows, "CAMP-2026-09")
-        base = timed(lambda: _read_csv_baseline(data), args.repeat)
+        base = timed(lambda data=data: _read_csv_baseline(data), args.repeat)
         t, state = _import_runs(store, users["explorer"], data, "campanha_2026_09.csv", args.repeat)
         res["import_s"] = t.median
         res["import_rows"] = int(state["rows"])
@@ -985,8 +980,8 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         pages_table(d["pages"]),
         "",
         "Peak RSS of the measuring process by phase (VmHWM reset at each phase's start; the pages' peaks are in "
-        "their table, each including what the pages before it left allocated): " + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items()
-                                      if not k.startswith("page ")) + ".",
+        "their table, each including what the pages before it left allocated): "
+        + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items() if not k.startswith("page ")) + ".",
         "",
         f"Build (not in the figures): main file {d['build']['main_build_s']} s, deadline file "
         f"{d['build']['deadlines_build_s']} s, large import file {d['build']['big_csv_s']} s, decisions + "
@@ -1049,7 +1044,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.phase_json.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
         return result
 
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     mach = machine()
     say(f"N = {args.items:,}; building the files in a child process")
     build = child("build", args)

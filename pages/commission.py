@@ -23,15 +23,40 @@ from ui.fmt import (
     rate_br,
     yes_no,
 )
-from ui.forms import show_problems
+from ui.forms import save
 from valuation.attachments.photo_sheet import round_photo_sheet
-from valuation.commission import views as cv
-from valuation.commission import workflow as cm
+from valuation.commission.agreement_queries import agreement
 from valuation.commission.consensus import DECIDED_BY_LABELS
+from valuation.commission.decisions import record_decisions
+from valuation.commission.entries import record_assessment, round_entries
 from valuation.commission.minutes import round_minutes_pdf
+from valuation.commission.rounds import (
+    RoundOverview,
+    close_round,
+    flagged_counts,
+    get_round,
+    list_rounds,
+    open_round,
+    publish_round,
+    round_overview,
+)
 from valuation.commission.sheet import LABELS as ENTRY_LABELS
 from valuation.commission.sheet import SOURCES
+from valuation.commission.sheet_import import import_assessments
+from valuation.commission.views import (
+    SHEET_SOURCE_VALUES,
+    known_currencies,
+    my_item_history,
+    override_decision,
+    problems_frame,
+    round_contracts,
+    round_progress,
+    round_template,
+    source_label,
+    vote_label,
+)
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from valuation.db.access import allowed
 
 PAGE_SIZES = [25, 50, 100, 200]
 VOTES = {None: "Não votar", True: "Histórico (art. 20 §3)", False: "Não histórico"}
@@ -45,8 +70,9 @@ OVERRIDE_LABELS = {"historical": "Classificação", "value_brl": "Valor (R$)", "
 
 user = session.guard("commission")
 store = session.store()
-is_member = user.role in ("commission", "commission_president")
-is_president = user.role == "commission_president"
+is_member = allowed(user, "enter_assessments")
+is_president = allowed(user, "open_rounds")
+sees_names = allowed(user, "read_member_names")
 st.title("Avaliação da Comissão")
 st.caption("Comissão Interministerial (3 membros da Marinha e 3 do Ministério da Cultura; NORMAM-10 0303 c 1 I): "
            "classifica os bens e atribui valores considerando os preços do mercado internacional (Lei 7.542/1986, "
@@ -56,50 +82,32 @@ if flash:
     st.success(flash)
 
 
-def done(message: str) -> None:
-    st.session_state["commission_flash"] = message
-    st.rerun()
+def done(saved: object, message: str) -> None:
+    """After a write that went through: show `message` on the page as it is now (rerun)."""
+    if saved is not None:
+        st.session_state["commission_flash"] = message
+        st.rerun()
 
 
-def num3(v: float | None) -> str:
-    return "—" if v is None else f"{v:.3f}".replace(".", ",")
-
-
-def pct(v: object) -> str:
-    return percent_br(v, 1)
-
-
-def votes(v: object) -> str:
-    return cv.VOTE_LABELS[v if isinstance(v, bool) else None]
-
-
-contracts = cv.round_contracts(store, user)
+contracts = round_contracts(store, user)
 if not contracts:
     st.info("Nenhum contrato com bens resgatados para avaliar.")
     st.stop()
 by_code = {c.code: c for c in contracts}
 code = st.selectbox("Contrato", list(by_code), format_func=lambda k: by_code[k].label, key="cm_contract")
-rounds = cm.list_rounds(store, user, code)
+rounds = list_rounds(store, user, code)
 
 if is_president and not any(r.status == "aberta" for r in rounds):
     with st.expander("Abrir nova rodada", expanded=not rounds):
-        closed = [r for r in rounds if r.status != "aberta"]
-        flagged = {r.id: cm.round_overview(store, user, r.id, page_size=1, flagged_only=True).total_items
-                   for r in closed}
-        sources = [0] + [r.id for r in closed if flagged[r.id]]
-        numbers = {r.id: r.number for r in closed}
+        flagged = flagged_counts(store, user, rounds)
+        sources = [0] + [round_id for round_id, n in flagged.items() if n]
+        numbers = {r.id: r.number for r in rounds}
         source = st.radio("Itens", sources, key=f"cm_open_from_{code}", format_func=lambda i: (
             f"Todos os itens do contrato ({count_br(by_code[code].items)})" if i == 0
             else f"Itens sinalizados da rodada {numbers[i]} ({count_br(flagged[i])})"))
         if st.button("Abrir rodada", type="primary", key="cm_open"):
-            try:
-                new = cm.open_round(store, user, code, from_round=source or None)
-            except InputError as exc:
-                show_problems(exc, title="A rodada não foi aberta:")
-            except ERRORS as exc:
-                st.error(str(exc))
-            else:
-                done(f"Rodada {new.number} aberta com {count_br(new.item_count)} itens.")
+            new = save(open_round, store, user, code, from_round=source or None, success="Rodada aberta.")
+            done(new, "" if new is None else f"Rodada {new.number} aberta com {count_br(new.item_count)} itens.")
 
 if not rounds:
     st.info("Este contrato ainda não tem rodadas de avaliação.")
@@ -107,33 +115,34 @@ if not rounds:
 by_id = {r.id: r for r in rounds}
 rid = st.selectbox("Rodada", list(by_id), key=f"cm_round_{code}", format_func=lambda i: (
     f"Rodada {by_id[i].number} — {by_id[i].status_label} · {count_br(by_id[i].item_count)} itens"))
-rnd = cm.get_round(store, user, rid)
-is_open = rnd.status == "aberta"
+rnd = get_round(store, user, rid)
+is_open = rnd.is_open
 m = st.columns(5)
 m[0].metric("Situação", rnd.status_label)
 m[1].metric("Itens", count_br(rnd.item_count))
 m[2].metric("Aberta em", rnd.opened_at.strftime("%d/%m/%Y"))
 m[3].metric("Encerrada em", rnd.closed_at.strftime("%d/%m/%Y") if rnd.closed_at else "—")
-m[4].metric("Método · quórum", f"{cm.METHOD_LABELS.get(rnd.method, rnd.method)} · {rnd.quorum}",
-            help=f"Sinaliza dispersão acima de {pct(rnd.spread_threshold)} ou votação dividida por até um voto.")
+m[4].metric("Método · quórum", f"{rnd.method_label} · {rnd.quorum}",
+            help=f"Sinaliza dispersão acima de {percent_br(rnd.spread_threshold)} ou votação dividida por até um voto.")
 
 tab_names = ["Itens"] + (["Planilha"] if is_member and is_open else []) + (["Presidência"] if is_president else []) \
-    + (["Andamento"] if user.role == "dpc" and is_open else []) + (["Concordância", "Ata"] if not is_open else [])
+    + (["Andamento"] if not is_member and allowed(user, "follow_round_progress") and is_open else []) \
+    + (["Concordância", "Ata"] if not is_open else [])
 tabs = dict(zip(tab_names, st.tabs(tab_names)))
 
 
-def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
+def item_panel(row: pd.Series, ov: RoundOverview) -> None:
     """The selected item: the member's form and own trail; after the close, the (anonymous) entries."""
     item_id = int(row["item_id"])
     st.subheader(f"{row['item_code']} — {row['description']}")
     item_card.show(store, user, item_id, key=f"cm_card_{rid}_{item_id}")
-    hist = cv.my_item_history(store, user, rid, item_id) if is_member else None
+    hist = my_item_history(store, user, rid, item_id) if is_member else None
     in_force = hist[hist["in_force"]] if hist is not None and len(hist) else None
     note0 = in_force["source_note"].iloc[0] if in_force is not None and len(in_force) else None
 
     if is_member and is_open:
         mine_vote = row["my_historical"] if isinstance(row["my_historical"], bool) else None
-        currencies = cv.known_currencies(store, user)
+        currencies = known_currencies(store, user)
         with st.form(f"cm_entry_{rid}_{item_id}"):
             vote = st.radio("Voto", list(VOTES), format_func=VOTES.get, horizontal=True,
                             index=list(VOTES).index(mine_vote))
@@ -161,18 +170,13 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
             submitted = st.form_submit_button("Gravar avaliação", type="primary")
         if submitted:
             has_value = bool(amount.strip())
-            try:
-                cm.record_assessment(
-                    store, user, rid, item_id, historical=vote, amount=amount.strip() or None,
-                    currency=currency if has_value else None, price_date=price_date if has_value else None,
-                    significance=significance, must_keep=True if keep else (False if vote is True else None),
-                    source=source if has_value else None, source_note=(note.strip() or None) if has_value else None)
-            except InputError as exc:
-                show_problems(exc, labels=FORM_LABELS)
-            except ERRORS as exc:
-                st.error(str(exc))
-            else:
-                done(f"Avaliação do item {row['item_code']} gravada.")
+            message = f"Avaliação do item {row['item_code']} gravada."
+            done(save(record_assessment, store, user, rid, item_id, historical=vote, amount=amount.strip() or None,
+                      currency=currency if has_value else None, price_date=price_date if has_value else None,
+                      significance=significance, must_keep=True if keep else (False if vote is True else None),
+                      source=source if has_value else None,
+                      source_note=(note.strip() or None) if has_value else None,
+                      success=message, labels=FORM_LABELS), message)
     if hist is not None:
         st.markdown("**Minhas avaliações deste item** (a primeira linha é a que vale; correções nunca apagam)")
         if len(hist):
@@ -180,8 +184,8 @@ def item_panel(row: pd.Series, ov: cm.RoundOverview) -> None:
         else:
             st.caption("Você ainda não avaliou este item.")
     if ov.visibility in ("anonymous", "full"):
-        ent = cm.round_entries(store, user, rid, item_id=item_id, page_size=50)
-        st.markdown("**Avaliações da rodada**" + (" (anônimas)" if user.role != "dpc" else ""))
+        ent = round_entries(store, user, rid, item_id=item_id, page_size=50)
+        st.markdown("**Avaliações da rodada**" + (" (anônimas)" if not sees_names else ""))
         if len(ent):
             st.dataframe(entries_view(ent, own=False), hide_index=True, width="stretch")
         else:
@@ -192,7 +196,7 @@ def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:
     """A member's trail (own) or the round's entries, in words: the value in its currency, the rate
     with four decimals, the vote and the source by their labels."""
     out = pd.DataFrame({"Registrada em" if own else "Membro": df["entered_at" if own else "member"].tolist()})
-    out["Voto"] = [votes(v) for v in df["historical"].tolist()]
+    out["Voto"] = [vote_label(v) for v in df["historical"].tolist()]
     out["Valor"] = [money_in(a, c) for a, c in zip(df["amount"].tolist(), df["currency"].tolist())]
     out["Data do preço"] = df["price_date"].tolist()
     if own:
@@ -202,7 +206,7 @@ def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:
     out["Significância"] = df["significance"].tolist()
     if own:
         out["Manter"] = [yes_no(v) for v in df["must_keep"].tolist()]
-    out["Fonte"] = [cv.source_label(v) for v in df["source"].tolist()]
+    out["Fonte"] = [source_label(v) for v in df["source"].tolist()]
     if own:
         out["Observação"] = df["source_note"].tolist()
         out["Em vigor"] = [yes_no(bool(v)) for v in df["in_force"].tolist()]
@@ -212,7 +216,7 @@ def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:
 
 def progress_table() -> None:
     """How many items each member has assessed (counts only: never a value before the close)."""
-    st.dataframe(for_display(cv.round_progress(store, user, rid), counts=("entries", "items"), rename={
+    st.dataframe(for_display(round_progress(store, user, rid), counts=("entries", "items"), rename={
         "member": "Membro", "body": "Órgão", "entries": "Itens avaliados", "items": "Itens da rodada"}),
         hide_index=True, width="stretch")
 
@@ -225,16 +229,16 @@ if "Andamento" in tabs:
                    "do próprio membro; a DPC os vê no encerramento, como os membros.")
 
 with tabs["Itens"]:
-    overview = cm.round_overview(store, user, rid, page=1, page_size=1)
+    overview = round_overview(store, user, rid, page=1, page_size=1)
     a, b = st.columns(2)
     size = a.selectbox("Itens por página", PAGE_SIZES, key="cm_size")
     pages = max(1, -(-overview.total_items // size))
     page = b.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1, key=f"cm_page_{rid}")
-    ov = cm.round_overview(store, user, rid, page=int(page), page_size=int(size))
+    ov = round_overview(store, user, rid, page=int(page), page_size=int(size))
     df = ov.items
     view = pd.DataFrame({"Código": df["item_code"], "Descrição": df["description"]})
     if is_member:
-        view["Meu voto"] = [votes(v) for v in df["my_historical"].tolist()]
+        view["Meu voto"] = [vote_label(v) for v in df["my_historical"].tolist()]
         view["Meu valor"] = [money_in(a_, c) for a_, c in zip(df["my_amount"].tolist(), df["my_currency"].tolist())]
         view["Meu valor (R$)"] = df["my_value_brl"].tolist()
     if ov.visibility == "progress":
@@ -242,8 +246,8 @@ with tabs["Itens"]:
     if ov.visibility in ("anonymous", "full"):
         view["Votos sim / não"] = [f"{f} / {g}" for f, g in zip(df["votes_for"].tolist(), df["votes_against"].tolist())]
         view["Mediana (R$)"] = df["median_brl"].tolist()
-        view["Dispersão"] = [pct(v) for v in df["spread"].tolist()]
-        view["Consenso"] = [votes(h) if d != "undecided" else DECIDED_BY_LABELS["undecided"]
+        view["Dispersão"] = [percent_br(v) for v in df["spread"].tolist()]
+        view["Consenso"] = [vote_label(h) if d != "undecided" else DECIDED_BY_LABELS["undecided"]
                             for h, d in zip(df["historical"].tolist(), df["decided_by"].tolist())]
         view["Valor (R$)"] = df["value_brl"].tolist()
         view["Sinalizado"] = [yes_no(bool(f)) for f in df["flagged"].tolist()]
@@ -272,22 +276,23 @@ if "Planilha" in tabs:
         st.caption("Baixe a planilha com os itens da rodada (já com as suas avaliações), preencha e envie. Colunas: "
                    "Código, Histórico (sim, não ou vazio), Valor (ex.: 1.234,56), Moeda, Data do preço (dd/mm/aaaa), "
                    "Significância (1 a 5, voto histórico), Manter (sim ou não), Fonte ("
-                   + ", ".join(cv.SHEET_SOURCE_VALUES) + ") e Observação. Tudo ou nada: se uma linha tiver "
+                   + ", ".join(SHEET_SOURCE_VALUES) + ") e Observação. Tudo ou nada: se uma linha tiver "
                    "problema, nada é gravado.")
         t1, t2 = st.columns(2)
-        t1.download_button("Baixar planilha (CSV)", data=lambda: cv.round_template(store, user, rid, "csv"),
+        t1.download_button("Baixar planilha (CSV)", data=lambda: round_template(store, user, rid, "csv"),
                            file_name=f"avaliacao_rodada{rnd.number}.csv", mime="text/csv", key="cm_tpl_csv")
-        t2.download_button("Baixar planilha (XLSX)", data=lambda: cv.round_template(store, user, rid, "xlsx"),
+        t2.download_button("Baixar planilha (XLSX)", data=lambda: round_template(store, user, rid, "xlsx"),
                            file_name=f"avaliacao_rodada{rnd.number}.xlsx", key="cm_tpl_xlsx",
                            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
         upload = st.file_uploader("Planilha preenchida (CSV ou XLSX)", type=["csv", "txt", "xlsx"], key="cm_upload")
+        # Not ui.forms.save: a refused sheet lists its problems as a table (line, column, reason).
         if st.button("Importar avaliações", type="primary", disabled=upload is None, key="cm_import"):
             with st.status("Conferindo e gravando a planilha…") as status:
                 try:
-                    res = cm.import_assessments(store, user, rid, upload.getvalue(), upload.name)
+                    res = import_assessments(store, user, rid, upload.getvalue(), upload.name)
                 except InputError as exc:
                     status.update(label="Planilha recusada", state="error")
-                    table = cv.problems_frame(exc)
+                    table = problems_frame(exc)
                     lines = sorted({int(n) for n in table["Linha"].dropna()})
                     st.error(f"Planilha recusada: nada foi gravado. {len(table)} problema(s)"
                              + (f" em {len(lines)} linha(s)." if lines else "."))
@@ -297,9 +302,9 @@ if "Planilha" in tabs:
                     st.error(str(exc))
                 else:
                     status.update(label="Planilha gravada", state="complete")
+                    ignored = f" Colunas ignoradas: {', '.join(res.ignored_columns)}." if res.ignored_columns else ""
                     st.success(f"{count_br(res.rows)} avaliação(ões) gravada(s): {count_br(res.new)} nova(s), "
-                               f"{count_br(res.corrections)} correção(ões)." + (f" Colunas ignoradas: {', '.join(res.ignored_columns)}."
-                                                   if res.ignored_columns else ""))
+                               f"{count_br(res.corrections)} correção(ões).{ignored}")
 
 if "Presidência" in tabs:
     with tabs["Presidência"]:
@@ -310,21 +315,14 @@ if "Presidência" in tabs:
             sure = st.checkbox("Confirmo o encerramento: os membros não poderão mais registrar avaliações.",
                                key="cm_close_sure")
             if st.button("Encerrar rodada", type="primary", disabled=not sure, key="cm_close"):
-                try:
-                    cm.close_round(store, user, rid)
-                except ERRORS as exc:
-                    st.error(str(exc))
-                else:
-                    done(f"Rodada {rnd.number} encerrada: o consenso de cada item foi calculado e gravado.")
+                message = f"Rodada {rnd.number} encerrada: o consenso de cada item foi calculado e gravado."
+                done(save(close_round, store, user, rid, success=message), message)
         elif rnd.status in ("encerrada", "decidida"):
             if st.button("Adotar o consenso dos itens decididos", key="cm_adopt"):
-                try:
-                    res = cm.record_decisions(store, user, rid)
-                except (InputError, *ERRORS) as exc:
-                    st.error(str(exc))
-                else:
-                    done(f"{count_br(res.written)} decisão(ões) registrada(s); {count_br(res.skipped)} item(ns) sem decisão "
-                         f"(sem quórum, empate sem voto do presidente ou sem valor).")
+                res = save(record_decisions, store, user, rid, success="Decisões registradas.")
+                done(res, "" if res is None else f"{count_br(res.written)} decisão(ões) registrada(s); "
+                     f"{count_br(res.skipped)} item(ns) sem decisão (sem quórum, empate sem voto do presidente ou "
+                     f"sem valor).")
             with st.form("cm_override"):
                 st.markdown("**Decisão divergente do consenso (um item, com motivo)**")
                 o1, o2, o3 = st.columns(3)
@@ -337,35 +335,26 @@ if "Presidência" in tabs:
                 o_keep = o5.checkbox("Manter na União")
                 o_reason = st.text_area("Motivo (vai para o fundamento da decisão e para a ata)")
                 if st.form_submit_button("Registrar decisão"):
-                    try:
-                        cv.override_decision(store, user, rid, o_code, historical=o_hist, value=o_value,
-                                             significance=o_sig, must_keep=o_keep, reason=o_reason)
-                    except InputError as exc:
-                        show_problems(exc, labels=OVERRIDE_LABELS)
-                    except ERRORS as exc:
-                        st.error(str(exc))
-                    else:
-                        done(f"Decisão do item {o_code.strip()} registrada.")
+                    message = f"Decisão do item {o_code.strip()} registrada."
+                    done(save(override_decision, store, user, rid, o_code, historical=o_hist, value=o_value,
+                              significance=o_sig, must_keep=o_keep, reason=o_reason, success=message,
+                              labels=OVERRIDE_LABELS), message)
             if rnd.status == "decidida" and st.button("Publicar decisões", type="primary", key="cm_publish"):
-                try:
-                    cm.publish_round(store, user, rid)
-                except ERRORS as exc:
-                    st.error(str(exc))
-                else:
-                    done(f"Decisões da rodada {rnd.number} publicadas: a empresa já as vê.")
+                message = f"Decisões da rodada {rnd.number} publicadas: a empresa já as vê."
+                done(save(publish_round, store, user, rid, success=message), message)
         else:
             st.info("Rodada publicada: uma mudança exige nova rodada (abra-a acima, com os itens sinalizados).")
 
 if "Concordância" in tabs:
     with tabs["Concordância"]:
         try:
-            ag = cm.agreement(store, user, rid)
+            ag = agreement(store, user, rid)
         except ERRORS as exc:
             st.info(str(exc))
         else:
             g = st.columns(4)
-            g[0].metric("Alfa de Krippendorff (votos)", num3(ag.alpha_votes))
-            g[1].metric("CCI(2,1) log-valores", num3(ag.icc_log_values),
+            g[0].metric("Alfa de Krippendorff (votos)", number_br(ag.alpha_votes, 3))
+            g[1].metric("CCI(2,1) log-valores", number_br(ag.icc_log_values, 3),
                         help=f"{ag.icc_items} itens com valor de todos os membros")
             g[2].metric("Membros", count_br(ag.n_members))
             g[3].metric("Itens sinalizados", count_br(ag.flagged_total))
@@ -383,7 +372,7 @@ if "Concordância" in tabs:
             st.markdown(f"**Itens sinalizados** ({count_br(ag.flagged_total)})")
             if len(ag.flagged):
                 fl = ag.flagged.copy()
-                fl["spread"] = [pct(v) for v in fl["spread"].tolist()]
+                fl["spread"] = [percent_br(v) for v in fl["spread"].tolist()]
                 st.dataframe(for_display(
                     fl, money=("median_brl",), counts=("n_values", "votes_for", "votes_against"),
                     labels={"decided_by": DECIDED_BY_LABELS},

@@ -3,16 +3,17 @@ of each item among the published rounds, totals of historical and other items, X
 An explorer sees only its own contracts (the store scopes the rows)."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from ui import session
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
-from valuation.commission import views as cv
-from valuation.commission import workflow as cm
+from valuation.commission.decisions import published_decisions
+from valuation.commission.rounds import list_rounds, reads_published_only
+from valuation.commission.views import DECISION_LABELS, decisions_page, decisions_summary, decisions_xlsx
 from valuation.core.errors import AccessDenied, NotFound
 
 PAGE_SIZE = 100
+GROUPS: dict[str, bool | None] = {"todos": None, "históricos": True, "demais": False}
 
 user = session.guard("decisions")
 store = session.store()
@@ -20,20 +21,19 @@ st.title("Decisões publicadas")
 st.caption("Classificação (histórico ou não) e valor atribuído pela Comissão Interministerial a cada bem resgatado, "
            "depois de publicados (Lei 7.542/1986, art. 20 §3; art. 21 §2).")
 
-published = [r for r in cm.list_rounds(store, user) if r.status == "publicada"]
+published = [r for r in list_rounds(store, user) if r.status == "publicada"]
 codes = sorted({r.contract_code for r in published})
 if not codes:
-    st.info("Nenhuma decisão publicada" + (" para os contratos da sua empresa." if user.role == "explorer" else "."))
+    st.info("Nenhuma decisão publicada" + (" para os contratos da sua empresa." if reads_published_only(user) else "."))
     st.stop()
 code = st.selectbox("Contrato", codes, key="dec_contract", format_func=lambda c: f"{c} — "
                     f"{count_br(sum(1 for r in published if r.contract_code == c))} rodada(s) publicada(s)")
 try:
-    df = cm.published_decisions(store, user, code)
+    t = decisions_summary(store, user, code)
 except (AccessDenied, NotFound) as exc:
     st.error(str(exc))
     st.stop()
 
-t = cv.decision_totals(df)
 m = st.columns(3)
 m[0].metric("Itens decididos", count_br(t.items))
 m[1].metric("Históricos", count_br(t.historical), help="art. 20 §3: de valor artístico, histórico ou arqueológico")
@@ -45,26 +45,23 @@ v[2].metric("Valor total decidido", brl_fit(t.total_value, 3), help=brl(t.total_
 st.caption(f"{count_br(t.must_keep)} item(ns) que a Comissão propõe manter com a União.")
 
 a, b, c = st.columns(3)
-group = a.radio("Grupo", ["todos", "históricos", "demais"], horizontal=True, key="dec_group")
+group = a.radio("Grupo", list(GROUPS), horizontal=True, key="dec_group")
 search = b.text_input("Buscar (código ou descrição)", key="dec_search")
-view = df
-if group != "todos":
-    view = view[view["historical"] == (group == "históricos")]
-if search.strip():
-    s = search.strip().lower()
-    view = view[[s in f"{x} {y}".lower() for x, y in zip(view["item_code"].tolist(), view["description"].tolist())]]
-pages = max(1, -(-len(view) // PAGE_SIZE))
+_, selected = decisions_page(store, user, code, historical=GROUPS[group], search=search, page_size=1)
+pages = max(1, -(-selected // PAGE_SIZE))
 page = c.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1, key="dec_page")
-shown = pd.DataFrame(view.iloc[(int(page) - 1) * PAGE_SIZE: int(page) * PAGE_SIZE]).copy()
+shown, _ = decisions_page(store, user, code, historical=GROUPS[group], search=search, page=int(page),
+                          page_size=PAGE_SIZE)
 for col in ("historical", "must_keep"):
     shown[col] = [yes_no(bool(v)) for v in shown[col].tolist()]
 if len(shown):
     st.dataframe(for_display(shown, money=("value_brl",), dates=("decided_at", "published_at"),
                              counts=("significance", "round_number"),
-                             only=list(cv.DECISION_LABELS), rename=cv.DECISION_LABELS), hide_index=True, width="stretch")
+                             only=list(DECISION_LABELS), rename=DECISION_LABELS), hide_index=True, width="stretch")
 else:
     st.info("Nenhuma decisão na seleção.")
-st.caption(f"{count_br(len(view))} item(ns) na seleção; página {count_br(int(page))} de {count_br(pages)}.")
-st.download_button("Baixar XLSX (todas as decisões do contrato)", data=lambda: cv.decisions_xlsx(df, code),
+st.caption(f"{count_br(selected)} item(ns) na seleção; página {count_br(int(page))} de {count_br(pages)}.")
+st.download_button("Baixar XLSX (todas as decisões do contrato)",
+                   data=lambda: decisions_xlsx(published_decisions(store, user, code), code),
                    file_name=f"decisoes_{code.replace('/', '-')}.xlsx", key="dec_xlsx",
                    mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")

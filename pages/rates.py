@@ -9,10 +9,11 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import count_br, date_br, for_display, rate_br
-from ui.forms import show_problems
-from valuation.commission import rates as fx_rates
-from valuation.commission import views as cv
+from ui.forms import save, show_problems
+from valuation.commission.rates import add_rate, import_rates, list_rates
+from valuation.commission.views import known_currencies, problems_frame
 from valuation.core.errors import AccessDenied, ConflictError, InputError
+from valuation.db.access import allowed
 
 PAGE_SIZE = 50
 FORM_LABELS = {"currency": "Moeda (código ISO)", "day": "Data", "brl": "Taxa (R$ por unidade)", "source": "Fonte"}
@@ -25,7 +26,7 @@ st.title("Câmbio")
 st.caption("Taxas em reais por unidade da moeda (ex.: PTAX de venda do Banco Central). O valor de um membro em "
            "moeda estrangeira é convertido pela taxa da data do preço ou, na falta dela, pela última anterior — "
            "nunca por uma posterior; a taxa usada fica gravada com a avaliação.")
-may_write = user.role in fx_rates.RATE_WRITERS
+may_write = allowed(user, "add_rates")
 
 if may_write:
     entry, upload = st.columns(2)
@@ -39,14 +40,10 @@ if may_write:
         source = c4.text_input(FORM_LABELS["source"], value="PTAX venda (BCB)")
         replace = st.checkbox("Substituir a taxa já cadastrada nesta data (correção)")
         if st.form_submit_button("Gravar taxa", type="primary"):
-            try:
-                row = fx_rates.add_rate(store, user, currency, day, brl.strip(), source=source, replace=replace)
-            except InputError as exc:
-                show_problems(exc, labels=FORM_LABELS)
-            except (AccessDenied, ConflictError) as exc:
-                st.error(str(exc))
-            else:
-                st.success(f"Taxa de {row.currency} em {date_br(row.day)}: R$ {rate_br(row.brl)}.")
+            row = save(add_rate, store, user, currency, day, brl.strip(), source=source, replace=replace,
+                       success="Taxa gravada.", labels=FORM_LABELS)
+            if row is not None:
+                st.caption(f"Taxa de {row.currency} em {date_br(row.day)}: R$ {rate_br(row.brl)}.")
     with upload:
         st.markdown("**Importar uma série (CSV ou XLSX)**")
         st.caption("Colunas data;moeda;taxa (dd/mm/aaaa, vírgula decimal) ou o arquivo diário de fechamento PTAX do "
@@ -54,11 +51,12 @@ if may_write:
         st.download_button("Baixar modelo", data=SAMPLE.encode("utf-8"), file_name="cotacoes_modelo.csv",
                            mime="text/csv", key="rates_sample")
         file = st.file_uploader("Arquivo", type=["csv", "txt", "xlsx"], key="rates_file")
+        # Not ui.forms.save: a refused file lists its problems as a table (line, column, reason).
         if st.button("Importar série", disabled=file is None, key="rates_import"):
             try:
-                res = fx_rates.import_rates(store, user, file.getvalue(), file.name)
+                res = import_rates(store, user, file.getvalue(), file.name)
             except InputError as exc:
-                table = cv.problems_frame(exc)
+                table = problems_frame(exc)
                 st.error(f"Arquivo recusado: nada foi gravado. {count_br(len(table))} problema(s).")
                 st.dataframe(for_display(table, counts=("Linha",)), hide_index=True, width="stretch")
             except (AccessDenied, ConflictError) as exc:
@@ -72,13 +70,13 @@ else:
 
 st.subheader("Tabela de taxas")
 f1, f2, f3, f4 = st.columns(4)
-currencies = [c for c in cv.known_currencies(store, user) if c != "BRL"]
+currencies = [c for c in known_currencies(store, user) if c != "BRL"]
 cur = f1.selectbox("Moeda", [""] + currencies, format_func=lambda c: c or "Todas", key="rates_cur")
 start = f2.date_input("De", value=None, format="DD/MM/YYYY", key="rates_start")
 end = f3.date_input("Até", value=None, format="DD/MM/YYYY", key="rates_end")
 page = f4.number_input("Página", min_value=1, value=1, step=1, key="rates_page")
 try:
-    df = fx_rates.list_rates(store, user, cur or None, start=start, end=end, page=int(page), page_size=PAGE_SIZE)
+    df = list_rates(store, user, cur or None, start=start, end=end, page=int(page), page_size=PAGE_SIZE)
 except InputError as exc:
     show_problems(exc, title="Filtro inválido:", labels=FILTER_LABELS)
     st.stop()

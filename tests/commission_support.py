@@ -10,7 +10,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from valuation.commission import workflow as cm
+from valuation.commission.decisions import DecisionInput, record_decisions
+from valuation.commission.entries import RecordedEntry, record_assessment
+from valuation.commission.rounds import close_round, open_round, publish_round
+from valuation.commission.sheet_import import import_assessments
 from valuation.db.access import Principal
 from valuation.db.store import Store
 
@@ -46,10 +49,10 @@ def item_ids(world: Any, contract: str = "A-1") -> dict[str, int]:
 
 def enter(store: Store, user: Principal, round_id: int, item_id: int, *, historical: bool | None,
           amount: str | None, currency: str = "BRL", significance: int | None = None,
-          source: str = "catalogo") -> cm.RecordedEntry:
+          source: str = "catalogo") -> RecordedEntry:
     if historical is True and significance is None:
         significance = 3
-    return cm.record_assessment(
+    return record_assessment(
         store, user, round_id, item_id, historical=historical, amount=None if amount is None else Decimal(amount),
         currency=currency if amount is not None else None, price_date=PRICE_DAY if amount is not None else None,
         significance=significance, must_keep=None if historical is not True else False,
@@ -93,19 +96,19 @@ def run_round(world: Any, *, until: str = "published") -> tuple[dict[str, Princi
     A1-004 with OVERRIDE_REASON) and publish. Returns (panel, round_id)."""
     s = world.store
     panel = full_panel(world)
-    rnd = cm.open_round(s, panel["pres"], "A-1")
+    rnd = open_round(s, panel["pres"], "A-1")
     for k, member in enumerate(panel.values()):
-        cm.import_assessments(s, member, rnd.id, sheet_for(k), f"rodada_{member.username}.csv")
+        import_assessments(s, member, rnd.id, sheet_for(k), f"rodada_{member.username}.csv")
     if until == "open":
         return panel, rnd.id
-    cm.close_round(s, panel["pres"], rnd.id)
+    close_round(s, panel["pres"], rnd.id)
     if until == "closed":
         return panel, rnd.id
-    cm.record_decisions(s, panel["pres"], rnd.id)
-    cm.record_decisions(s, panel["pres"], rnd.id, [cm.DecisionInput(
+    record_decisions(s, panel["pres"], rnd.id)
+    record_decisions(s, panel["pres"], rnd.id, [DecisionInput(
         item_id=item_ids(world)["A1-004"], historical=True, value_brl=Decimal("320000.00"), significance=5,
         must_keep=True, basis=OVERRIDE_REASON)])
     if until == "decided":
         return panel, rnd.id
-    cm.publish_round(s, panel["pres"], rnd.id)
+    publish_round(s, panel["pres"], rnd.id)
     return panel, rnd.id

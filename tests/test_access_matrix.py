@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import inspect
 import io
 import os
@@ -76,13 +75,11 @@ class Unfillable(Exception):
 
 
 def _rounds(world: Any) -> dict[str, int]:
-    """A round on A-1 and one on B-1 when the commission module exists (round_id guesses)."""
-    try:
-        cm = importlib.import_module("valuation.commission.workflow")
-    except ModuleNotFoundError:
-        return {}
+    """A round on A-1 and one on B-1 (round_id guesses)."""
+    from valuation.commission.rounds import open_round
+
     pres = world.principal("commission_president")
-    return {code: cm.open_round(world.store, pres, code).id for code in ("A-1", "B-1")}
+    return {code: open_round(world.store, pres, code).id for code in ("A-1", "B-1")}
 
 
 def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict[str, int]) -> Any:

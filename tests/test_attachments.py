@@ -355,9 +355,9 @@ def test_the_minutes_get_a_photo_appendix_within_a_size_budget(small_world):
 
 
 def cm_close(w, panel, rid):
-    from valuation.commission import workflow as cm
+    from valuation.commission.rounds import close_round
 
-    cm.close_round(w.store, panel["pres"], rid)
+    close_round(w.store, panel["pres"], rid)
 
 
 def test_the_statement_appendix_shows_the_adjudicated_items_to_whoever_reads_the_statement(small_world):

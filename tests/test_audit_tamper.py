@@ -134,7 +134,8 @@ def _append_forged(path: Path) -> None:
            "prev_hash": last["hash"], "seals_json": None}
     row["hash"] = audit.row_hash(row)
     raw(path, ('INSERT INTO audit_log (id, "at", actor, action, entity, entity_id, before_json, after_json, '
-               'prev_hash, seals_json, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [row[c] for c in (*HASHED, "hash")]))
+               'prev_hash, seals_json, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+               [row[c] for c in (*HASHED, "hash")]))
 
 
 def _swap_ids(path: Path, a: int, b: int) -> None:
@@ -193,7 +194,7 @@ def test_tampering_is_reported_at_the_first_broken_row(audited_db: Path, capsys:
 @pytest.mark.parametrize("tamper, first_bad", [
     (lambda p: raw(p, f"DELETE FROM audit_log WHERE id = {N}"), N + 1),      # the gap stays: 8 is missing before 9
     (lambda p: raw(p, f"DROP TABLE {audit.HEAD_TABLE}"), N + 1),              # a marker row records the missing anchor
-    (_append_forged, N + 2),                                                  # our next row does not link to the forgery
+    (_append_forged, N + 2),                                  # our next row does not link to the forgery
     (lambda p: raw(p, f"DELETE FROM audit_log WHERE id = {K}"), K + 1),
 ])
 def test_later_writes_by_the_application_do_not_hide_a_tampering(audited_db: Path, capsys, tamper,
@@ -300,7 +301,7 @@ def test_limit_removing_the_whole_log_and_its_anchor_looks_like_a_new_database(a
 def test_every_store_module_that_writes_also_audits() -> None:
     """Static guard over src/valuation (new modules included): a module that runs INSERT, UPDATE,
     DELETE or a bulk insert must also call `.audit(` — or name, in `AUDITED_BY`, the modules (paths
-    under the package, e.g. "commission/workflow") whose audited transactions alone call it (each
+    under the package, e.g. "commission/entries") whose audited transactions alone call it (each
     must import it and call `.audit(`). Infrastructure is exempt."""
     exempt = {"db/store.py", "db/audit.py", "db/backup.py", "cli/db.py",
               "accounts/throttle.py", "db/seals.py"}   # their writes run inside audited transactions
@@ -380,7 +381,8 @@ def test_each_write_records_who_when_what_before_and_after(small_world: Any, nam
     assert json.loads(row["after_json"])                                     # after
     assert (row["before_json"] is not None) is has_before                   # before, for a change
     if has_before:
-        assert json.loads(row["before_json"]) != json.loads(row["after_json"]) or name in ("unlock_user", "reset_password")
+        assert (json.loads(row["before_json"]) != json.loads(row["after_json"])
+                or name in ("unlock_user", "reset_password"))
     assert "password_hash" not in (row["before_json"] or "") + row["after_json"]
     assert "$argon2" not in (row["before_json"] or "") + row["after_json"]
     assert audit.verify_chain(s)[0]

@@ -16,7 +16,7 @@ from tests.browser_support import (
     new_page,
     running_app,
 )
-from valuation.commission import workflow as cm
+from valuation.commission.rounds import open_round
 from valuation.db.store import Store
 
 pytestmark = pytest.mark.browser
@@ -38,7 +38,7 @@ def test_member_enters_a_value_then_the_president_closes(small_world: Any) -> No
 
     world = small_world
     member, president = world.principal("commission"), world.principal("commission_president")
-    rnd = cm.open_round(world.store, president, "A-1")
+    rnd = open_round(world.store, president, "A-1")
     item_id = int(world.store.scalar("SELECT id FROM items WHERE item_code = 'A1-001'"))
     world.store.close()  # one process owns the DuckDB file: hand it to the server
     with running_app(world.path) as base, browser_page() as page:

@@ -15,7 +15,7 @@ import pytest
 from tests import attachments_support as F
 from tests.browser_support import browser_page, login, running_app
 from valuation.attachments import records
-from valuation.commission import workflow as cm
+from valuation.commission.rounds import open_round
 from valuation.db.store import Store
 
 pytestmark = pytest.mark.browser
@@ -31,7 +31,7 @@ def test_a_member_opens_the_photos_and_values_the_item(small_world: Any) -> None
                    [records.Upload("A1-001.jpg", F.jpeg((900, 600))),
                     records.Upload("A1-001_verso.jpg", F.jpeg((900, 600), colour=(200, 200, 190)))], principal=True)
     sha = w.store.scalar("SELECT sha256 FROM attachments ORDER BY id LIMIT 1")
-    rnd = cm.open_round(w.store, president, "A-1")
+    rnd = open_round(w.store, president, "A-1")
     w.store.close()
     with running_app(w.path) as base, browser_page() as page:
         login(page, base, member.username, w.passwords[member.username])

@@ -21,8 +21,10 @@ from typing import Any
 import pypdf
 import pytest
 
-from valuation.commission import workflow as cm
+from valuation.commission.decisions import published_decisions, record_decisions
 from valuation.commission.minutes import round_minutes_pdf
+from valuation.commission.rounds import close_round, open_round, publish_round, round_overview
+from valuation.commission.sheet_import import import_assessments
 from valuation.core.errors import NotFound
 from valuation.db.store import Store
 from valuation.demo import base as demo
@@ -123,10 +125,10 @@ def test_decisions_follow_the_consensus_but_for_the_override(
     assert overridden[0]["value_brl"] != overridden[0]["c_value"]
     # The explorer of the contract sees the published decisions; another explorer does not.
     explorer = principal(store, "exp.arqueonautica")
-    df = cm.published_decisions(store, explorer, cd.PUBLISHED_CONTRACT)
+    df = published_decisions(store, explorer, cd.PUBLISHED_CONTRACT)
     assert len(df) == sum(1 for x in rows if x["decided_by"] != "undecided")
     with pytest.raises(NotFound):
-        cm.published_decisions(store, principal(store, "exp.salvamar"), cd.PUBLISHED_CONTRACT)
+        published_decisions(store, principal(store, "exp.salvamar"), cd.PUBLISHED_CONTRACT)
 
 
 def cli_case(store: Store, round_id: int) -> dict[str, Any]:
@@ -195,26 +197,26 @@ def test_three_users_run_a_round_from_opening_to_minutes(seeded: tuple[Store, di
         ids = [int(x["id"]) for x in store.fetch(
             "SELECT i.id FROM items i JOIN contracts c ON c.id = i.contract_id WHERE c.code = ? "
             "ORDER BY i.item_code LIMIT 8", [code])]
-        rnd = cm.open_round(store, pres, code, ids)                          # 1. the president opens
+        rnd = open_round(store, pres, code, ids)                          # 1. the president opens
         codes = [x["item_code"] for x in store.fetch(
             "SELECT item_code FROM items WHERE id IN (SELECT item_id FROM round_items WHERE round_id = ?) "
             "ORDER BY item_code", [rnd.id])]
         for k, username in enumerate(("cmg.tavares", "cf.rocha", "cc.lima", "minc.ferraz")):
             sheet = "codigo;historico;valor;moeda;data_do_preco;significancia;fonte\n" + "".join(
                 f"{c};sim;{1000 + 10 * k + j},00;BRL;02/11/2026;3;catalogo\n" for j, c in enumerate(codes))
-            cm.import_assessments(store, principal(store, username), rnd.id, sheet.encode(), "planilha.csv")
-        own = cm.round_overview(store, member, rnd.id, page_size=50)       # 2. a member sees own values only
+            import_assessments(store, principal(store, username), rnd.id, sheet.encode(), "planilha.csv")
+        own = round_overview(store, member, rnd.id, page_size=50)       # 2. a member sees own values only
         assert own.visibility == "own" and "median_brl" not in own.items.columns
-        cm.close_round(store, pres, rnd.id)
-        assert cm.round_overview(store, member, rnd.id).items["median_brl"].notna().all()
-        result = cm.record_decisions(store, pres, rnd.id)
+        close_round(store, pres, rnd.id)
+        assert round_overview(store, member, rnd.id).items["median_brl"].notna().all()
+        result = record_decisions(store, pres, rnd.id)
         assert result.written == len(ids)                                  # 4 voters = quorum: all decided
-        cm.publish_round(store, pres, rnd.id)
+        publish_round(store, pres, rnd.id)
         for reader in (dpc, member):                                       # 3. dpc and a member get the minutes
             text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(
                 round_minutes_pdf(store, reader, rnd.id))).pages)
             assert code in text and "Publicada" in text and "R$ 1.015,00" in text
-        decided = cm.published_decisions(store, explorer, code)
+        decided = published_decisions(store, explorer, code)
         assert list(decided["item_code"]) == codes
         assert decided["value_brl"].iloc[0] == Decimal("1015.00")          # median of 1000, 1010, 1020, 1030
     finally:

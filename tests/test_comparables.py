@@ -14,7 +14,7 @@ import pytest
 
 from tests.commission_support import enter, full_panel, item_ids, run_round
 from valuation.commission import comparables as cp
-from valuation.commission import workflow as cm
+from valuation.commission.rounds import close_round, open_round, publish_round
 from valuation.core.errors import AccessDenied, NotFound
 from valuation.db.store import Store
 
@@ -145,7 +145,7 @@ def test_decisions_count_only_once_their_round_is_published(small_world):
     member = w.principal("commission")
     _, rid = run_round(w, until="decided")
     assert cp.comparables_for_item(w.store, member, b_item).count == 0       # decided, not published
-    cm.publish_round(w.store, w.principal("commission_president"), rid)
+    publish_round(w.store, w.principal("commission_president"), rid)
     got = cp.comparables_for_item(w.store, member, b_item)
     assert got.count == 1 and got.recent[0].item_code == "A1-004" and got.median == Decimal("320000.00")
 
@@ -185,13 +185,13 @@ def test_a_consensus_far_outside_its_comparables_is_flagged_at_the_close_with_th
     peers = ["900.00", "1000.00", "1000.00", "1100.00", "1200.00", "1300.00"]
     _published_peers(w, peers)
     panel = full_panel(w)
-    rnd = cm.open_round(w.store, panel["pres"], "A-1")
+    rnd = open_round(w.store, panel["pres"], "A-1")
     codes = item_ids(w)
     for member in panel.values():   # A1-001 (8 reales) valued 9 000: far above; A1-006 (no peers): not flagged
         enter(w.store, member, rnd.id, codes["A1-001"], historical=True, amount="9000")
         enter(w.store, member, rnd.id, codes["A1-006"], historical=True, amount="9000")
     assert cp.round_flags(w.store, panel["pres"], rnd.id).empty              # nothing before the close
-    cm.close_round(w.store, panel["pres"], rnd.id)
+    close_round(w.store, panel["pres"], rnd.id)
     flags = cp.round_flags(w.store, panel["pres"], rnd.id)
     assert flags["item_code"].tolist() == ["A1-001"]
     s = pd.Series([float(Decimal(v)) for v in peers])
@@ -213,10 +213,10 @@ def test_the_policies_set_the_factor_and_the_minimum_count(small_world):
     w = small_world
     _published_peers(w, ["900.00", "1000.00", "1000.00", "1100.00", "1200.00", "1300.00"])
     panel = full_panel(w)
-    rnd = cm.open_round(w.store, panel["pres"], "A-1")
+    rnd = open_round(w.store, panel["pres"], "A-1")
     for member in panel.values():
         enter(w.store, member, rnd.id, item_ids(w)["A1-001"], historical=True, amount="1700")
-    cm.close_round(w.store, panel["pres"], rnd.id)
+    close_round(w.store, panel["pres"], rnd.id)
     assert len(cp.round_flags(w.store, panel["pres"], rnd.id)) == 1          # 1 700 > 1 437,50
     assert cp.outlier_policy(w.store) == cp.OutlierPolicy(Decimal("1.5"), 5)
     w.store.write("fixture", lambda tx: tx.execute(

@@ -6,7 +6,6 @@ dashboard itself, and the new `db backup` command).
 """
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 import textwrap
@@ -20,6 +19,8 @@ from typing import Any
 import pytest
 
 from valuation.accounts.users import create_user, list_users
+from valuation.commission.entries import record_assessment
+from valuation.commission.rounds import open_round
 from valuation.core.errors import ConflictError
 from valuation.db import audit
 from valuation.db.store import Store
@@ -46,14 +47,6 @@ def _run_threads(targets: list[Any]) -> list[BaseException]:
     return errors
 
 
-def _commission() -> Any | None:
-    try:
-        cm = importlib.import_module("valuation.commission.workflow")
-    except ModuleNotFoundError:
-        return None
-    return cm if hasattr(cm, "record_assessment") and hasattr(cm, "open_round") else None
-
-
 def test_writers_and_readers_at_the_same_time_lose_no_write(small_world: Any) -> None:
     s = small_world.store
     admin, dpc = small_world.principal("admin"), small_world.principal("dpc")
@@ -77,24 +70,24 @@ def test_writers_and_readers_at_the_same_time_lose_no_write(small_world: Any) ->
         writers.append(make_owners)
         expected_audit += per_thread
 
-    cm = _commission()
-    votes = 0
-    if cm is not None:                                          # members voting on one round, each on every item
-        president = small_world.principal("commission_president")
-        rnd = cm.open_round(s, president, "A-1")
-        expected_audit += 1
-        items = [int(r["id"]) for r in s.fetch(
-            "SELECT item_id AS id FROM round_items WHERE round_id = ? ORDER BY item_id", [rnd.id])]
-        for key in ("commission", "commission_culture", "commission_president"):
-            def vote(member: Any = small_world.principal(key), items: list[int] = items) -> None:
-                for n, item in enumerate(items):
-                    cm.record_assessment(s, member, rnd.id, item, historical=False,
-                                         amount=Decimal(f"{100 + n}.10"), currency="BRL",
-                                         price_date=date(2025, 3, 10), significance=None, must_keep=None,
-                                         source="catalogo")
-            writers.append(vote)
-            votes += len(items)
-        expected_audit += votes
+    votes = 0                                                   # members voting on one round, each on every item
+    president = small_world.principal("commission_president")
+    rnd = open_round(s, president, "A-1")
+    expected_audit += 1
+    items = [int(r["id"]) for r in s.fetch(
+        "SELECT item_id AS id FROM round_items WHERE round_id = ? ORDER BY item_id", [rnd.id])]
+    for key in ("commission", "commission_culture", "commission_president"):
+        voter = small_world.principal(key)
+
+        def vote(member: Any = voter, items: list[int] = items) -> None:
+            for n, item in enumerate(items):
+                record_assessment(s, member, rnd.id, item, historical=False,
+                                  amount=Decimal(f"{100 + n}.10"), currency="BRL",
+                                  price_date=date(2025, 3, 10), significance=None, must_keep=None,
+                                  source="catalogo")
+        writers.append(vote)
+        votes += len(items)
+    expected_audit += votes
 
     stop = threading.Event()
     observed: list[tuple[int, int, int]] = []
@@ -144,9 +137,8 @@ def test_writers_and_readers_at_the_same_time_lose_no_write(small_world: Any) ->
     ids = [r["id"] for r in s.fetch("SELECT id FROM audit_log ORDER BY id")]
     assert ids == list(range(1, len(ids) + 1))
     assert audit.verify_chain(s)[0]
-    if cm is not None:
-        assert votes == 3 * 6                                   # three members × the six items of A-1 (conftest)
-        assert s.scalar("SELECT count(*) FROM assessment_log") == votes
+    assert votes == 3 * 6                                       # three members × the six items of A-1 (conftest)
+    assert s.scalar("SELECT count(*) FROM assessment_log") == votes
     assert not reader_errors
 
 

@@ -22,15 +22,17 @@ from tests.test_consensus_sql_agrees import (
     _check_round,
     _random_item,
 )
-from valuation.commission import consensus_sql
-from valuation.commission import workflow as cm
+from valuation.commission import consensus_sql, entry_codes
+from valuation.commission.agreement_queries import agreement
 from valuation.commission.consensus import (
     classify,
     consensus_value,
     is_flagged,
     round_cents,
 )
+from valuation.commission.entries import record_assessment
 from valuation.commission.fx import RateTable
+from valuation.commission.rounds import close_round, fetch_round, open_round
 from valuation.db import store as store_db
 from valuation.db.access import Principal
 from valuation.db.store import Store
@@ -58,7 +60,7 @@ def _policy(store: Store, policy: ConsensusPolicy) -> None:
 def _enter(world: World, round_id: int, data: dict[int, dict[str, Any]]) -> None:
     for item, entries in data.items():
         for key, (vote, amount, currency, day) in entries.items():
-            cm.record_assessment(world.store, world.members[key], round_id, item, historical=vote, amount=amount,
+            record_assessment(world.store, world.members[key], round_id, item, historical=vote, amount=amount,
                                  currency=currency if amount is not None else None,
                                  price_date=day if amount is not None else None,
                                  significance=3 if vote else None, must_keep=None,
@@ -86,7 +88,7 @@ def test_the_slots_mirror_the_entries_in_force(world: World) -> None:
     _policy(s, POLICY)
     rng = random.Random(5)
     items = world.items[:20]
-    rnd = cm.open_round(s, world.members["pres"], world.contract, items)
+    rnd = open_round(s, world.members["pres"], world.contract, items)
     data = {i: _random_item(rng) for i in items}
     _enter(world, rnd.id, data)
     _enter(world, rnd.id, {items[0]: {"navy1": (True, D("77.77"), "BRL", PRICE_DAYS[2])}})   # a correction
@@ -125,7 +127,7 @@ def test_a_whole_round_recomputes_exactly_the_rows_out_of_step(world: World) -> 
     _policy(s, POLICY)
     rng = random.Random(6)
     items = world.items[:30]
-    rnd = cm.open_round(s, world.members["pres"], world.contract, items)
+    rnd = open_round(s, world.members["pres"], world.contract, items)
     data = {i: _random_item(rng) for i in items}
     _enter(world, rnd.id, data)
     good = _stored(s, rnd.id)
@@ -160,7 +162,7 @@ def test_a_seventh_member_is_computed_from_the_entries_and_still_agrees(world: W
     _policy(s, POLICY)
     rng = random.Random(7)
     items = world.items[:25]
-    rnd = cm.open_round(s, world.members["pres"], world.contract, items)
+    rnd = open_round(s, world.members["pres"], world.contract, items)
     data = {i: _random_item(rng) for i in items}
     _enter(world, rnd.id, data)
     subst = _seventh_member(world)          # joins the panel after the round was opened (a substitution)
@@ -171,7 +173,7 @@ def test_a_seventh_member_is_computed_from_the_entries_and_still_agrees(world: W
         _enter(world, rnd.id, extra)
         assert s.scalar("SELECT slot FROM round_members WHERE round_id = ? AND member_id = ?",
                         [rnd.id, subst.id]) is None
-        cm.close_round(s, world.members["pres"], rnd.id)
+        close_round(s, world.members["pres"], rnd.id)
         consensus_sql.compute_round_consensus(s, rnd.id, force=True)
         # decide_item refuses a panel of seven (NORMAM-10 0303 c 1 I): the oracle is its rule functions.
         table = RateTable(_rates())
@@ -243,10 +245,10 @@ def _old_round(tx: Any, w: World) -> int:
             "rate, value_brl, significance, entered_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             [rid, item, m.id, vote, value, None if value is None else "BRL", None if value is None else PRICE_DAYS[0],
              None if value is None else D("1"), value, 3 if vote else None, m.username]))
-        code = consensus_sql.vote_code(vote, False, key == "pres")
+        code = entry_codes.vote_code(vote, False, key == "pres")
         tx.execute("INSERT INTO assessment_current VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [rid, item, m.id, log, vote, value, 3 if vote else None, False, code,
-                    consensus_sql.score_code(3 if vote else None)])
+                    entry_codes.score_code(3 if vote else None)])
     for item in w.items[:6]:
         tx.execute("INSERT INTO item_consensus (round_id, item_id, votes_for, votes_against, quorum_met, "
                    "decided_by, n_values, flagged, value_brl) VALUES (?, ?, ?, 0, TRUE, 'undecided', 0, TRUE, ?)",
@@ -262,12 +264,12 @@ def test_the_agreement_from_the_slots_equals_the_one_from_the_entries(world: Wor
     _policy(s, POLICY)
     rng = random.Random(9)
     items = world.items[:40]
-    rnd = cm.open_round(s, world.members["pres"], world.contract, items)
+    rnd = open_round(s, world.members["pres"], world.contract, items)
     data = {i: {k: (rng.choice([True, False, None]), D(rng.randint(1, 5000)), "BRL", PRICE_DAYS[0])
                 for k in world.members if rng.random() < 0.9} for i in items}
     _enter(world, rnd.id, data)
-    cm.close_round(s, world.members["pres"], rnd.id)
-    row = cm.fetch_round(s, rnd.id)
+    close_round(s, world.members["pres"], rnd.id)
+    row = fetch_round(s, rnd.id)
     for user in (world.members["cult1"], Principal(999, "dpc.x", "DPC", "dpc", None, None)):
         a = ca._from_pivot(s, user, rnd.id, row)
         b = ca._from_entries(s, user, rnd.id, row)
@@ -281,8 +283,8 @@ def test_the_agreement_from_the_slots_equals_the_one_from_the_entries(world: Wor
                 assert getattr(x, f) == pytest.approx(getattr(y, f), abs=1e-12), (x, y, f)
         assert a.flagged.equals(b.flagged)
     # kept until the round's entries or stored consensus change
-    first = cm.agreement(s, world.members["cult1"], rnd.id)
-    assert cm.agreement(s, world.members["cult1"], rnd.id) is first
+    first = agreement(s, world.members["cult1"], rnd.id)
+    assert agreement(s, world.members["cult1"], rnd.id) is first
     consensus_sql.compute_round_consensus(s, rnd.id, force=True)          # rewritten: computed again
-    again = cm.agreement(s, world.members["cult1"], rnd.id)
+    again = agreement(s, world.members["cult1"], rnd.id)
     assert again is not first and again.alpha_votes == first.alpha_votes

@@ -24,7 +24,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from valuation.commission import consensus_sql
-from valuation.commission import workflow as cm
 from valuation.commission.consensus import (
     ItemInput,
     Member,
@@ -33,8 +32,11 @@ from valuation.commission.consensus import (
     decide_item,
     round_cents,
 )
-from valuation.commission.consensus_sql import update_consensus
+from valuation.commission.consensus_sql import compute_round_consensus, update_consensus
+from valuation.commission.entries import record_assessment, record_assessments_bulk
 from valuation.commission.fx import Rate, RateTable
+from valuation.commission.rounds import close_round, open_round
+from valuation.commission.sheet_import import import_assessments
 from valuation.db.access import Principal
 from valuation.db.store import Store
 from valuation.policies.defaults import ConsensusPolicy
@@ -190,22 +192,22 @@ def _run_round(world: World, policy: ConsensusPolicy, data: dict[int, dict[str, 
     per member, or typed bulk entries), correct some entries one at a time, close it."""
     s = world.store
     _set_policy(s, policy)
-    rnd = cm.open_round(s, world.members["pres"], world.contract, sorted(data))
+    rnd = open_round(s, world.members["pres"], world.contract, sorted(data))
     codes = {r["id"]: r["item_code"] for r in s.fetch("SELECT id, item_code FROM items")}
     for key, user in world.members.items():
         rows = [(i, entries[key], 3 if entries[key][0] else None) for i, entries in data.items() if key in entries]
         if rows and via == "sheet":
-            cm.import_assessments(s, user, rnd.id, _sheet([(codes[i], e, sig) for i, e, sig in rows]), f"{key}.csv")
+            import_assessments(s, user, rnd.id, _sheet([(codes[i], e, sig) for i, e, sig in rows]), f"{key}.csv")
         elif rows:
-            cm.record_assessments_bulk(s, user, rnd.id, _bulk(rows))
+            record_assessments_bulk(s, user, rnd.id, _bulk(rows))
     for item, by_member in (corrections or {}).items():
         for key, (vote, amount, currency, day) in by_member.items():
-            cm.record_assessment(s, world.members[key], rnd.id, item, historical=vote, amount=amount,
+            record_assessment(s, world.members[key], rnd.id, item, historical=vote, amount=amount,
                                  currency=currency if amount is not None else None,
                                  price_date=day if amount is not None else None,
                                  significance=2 if vote else None, must_keep=None,
                                  source="catalogo" if amount is not None else None)
-    cm.close_round(s, world.members["pres"], rnd.id)
+    close_round(s, world.members["pres"], rnd.id)
     return rnd.id
 
 
@@ -356,7 +358,7 @@ def test_scale_100k_items_by_6_members(tmp_path: Path) -> None:
     s = w.store
     try:
         _set_policy(s, ConsensusPolicy("median", 4, D("0.5")))
-        rnd = cm.open_round(s, w.members["pres"], w.contract)
+        rnd = open_round(s, w.members["pres"], w.contract)
         assert rnd.item_count == n
         rng = np.random.default_rng(42)
         ids = np.array(w.items, dtype=np.int64)
@@ -367,7 +369,7 @@ def test_scale_100k_items_by_6_members(tmp_path: Path) -> None:
             vote = rng.integers(0, 3, n)            # 0 no vote, 1 historical, 2 not
             amounts[key], votes[key] = cents, vote
             hist = pa.array(np.where(vote == 1, True, False), mask=vote == 0)
-            cm.record_assessments_bulk(s, user, rnd.id, pa.table({
+            record_assessments_bulk(s, user, rnd.id, pa.table({
                 "item_id": ids, "historical": hist,
                 "amount": _cents_array(cents),
                 "currency": pa.array(["BRL"] * n), "price_date": pa.array([PRICE_DAYS[0]] * n, type=pa.date32()),
@@ -375,10 +377,10 @@ def test_scale_100k_items_by_6_members(tmp_path: Path) -> None:
                 "source": pa.array(["catalogo"] * n)}))
         assert s.scalar("SELECT count(*) FROM assessment_current WHERE round_id = ?", [rnd.id]) == 6 * n
 
-        assert cm.compute_round_consensus(s, rnd.id, force=True) == n
+        assert compute_round_consensus(s, rnd.id, force=True) == n
         assert s.scalar("SELECT count(*) FROM item_consensus WHERE round_id = ?", [rnd.id]) == n
 
-        cm.record_assessment(s, w.members["cult2"], rnd.id, int(ids[7]), historical=True, amount=D("123456.78"),
+        record_assessment(s, w.members["cult2"], rnd.id, int(ids[7]), historical=True, amount=D("123456.78"),
                              currency="BRL", price_date=PRICE_DAYS[0], significance=5, must_keep=True,
                              source="catalogo")
         amounts["cult2"][7] = 12345678

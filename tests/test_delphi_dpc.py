@@ -13,7 +13,9 @@ import pytest
 from tests.commission_support import ROUND_PLAN, run_round
 from tests.ui_support import page_as, texts
 from valuation.commission import views as cv
-from valuation.commission import workflow as cm
+from valuation.commission.agreement_queries import agreement
+from valuation.commission.entries import round_entries
+from valuation.commission.rounds import round_overview
 from valuation.core.errors import AccessDenied, ConflictError
 
 VALUE_COLUMNS = {"n_values", "votes_for", "votes_against", "median_brl", "spread", "flagged", "historical",
@@ -24,19 +26,19 @@ def test_while_open_the_store_gives_dpc_progress_not_values(small_world: Any) ->
     panel, rid = run_round(small_world, until="open")
     s, dpc = small_world.store, small_world.principal("dpc")
 
-    ov = cm.round_overview(s, dpc, rid, page_size=50)
+    ov = round_overview(s, dpc, rid, page_size=50)
     assert ov.visibility == "progress"
     assert not VALUE_COLUMNS & set(ov.items.columns)
     # how many members assessed each item: every member sent a row for every item of the plan
     assert ov.items.set_index("item_code")["entries"].to_dict() == {code: 6 for code in ROUND_PLAN}
     with pytest.raises(AccessDenied):
-        cm.round_entries(s, dpc, rid)
+        round_entries(s, dpc, rid)
     with pytest.raises(AccessDenied):
-        cm.round_entries(s, dpc, rid, item_id=int(ov.items["item_id"].iloc[0]))
+        round_entries(s, dpc, rid, item_id=int(ov.items["item_id"].iloc[0]))
     with pytest.raises(AccessDenied):
-        cm.agreement(s, dpc, rid)
+        agreement(s, dpc, rid)
     with pytest.raises(AccessDenied):
-        cm.round_overview(s, dpc, rid, flagged_only=True)
+        round_overview(s, dpc, rid, flagged_only=True)
     # the progress per member: counts only
     progress = cv.round_progress(s, dpc, rid)
     assert set(progress.columns) == {"member", "body", "entries", "items"}
@@ -46,13 +48,13 @@ def test_while_open_the_store_gives_dpc_progress_not_values(small_world: Any) ->
 def test_after_the_close_dpc_sees_the_values_with_names(small_world: Any) -> None:
     panel, rid = run_round(small_world, until="closed")
     s, dpc = small_world.store, small_world.principal("dpc")
-    ov = cm.round_overview(s, dpc, rid, page_size=50)
+    ov = round_overview(s, dpc, rid, page_size=50)
     assert ov.visibility == "full" and VALUE_COLUMNS <= set(ov.items.columns)
     medians = ov.items.set_index("item_code")["median_brl"].to_dict()
     assert medians["A1-001"] == Decimal("1025.00")
-    entries = cm.round_entries(s, dpc, rid)
+    entries = round_entries(s, dpc, rid)
     assert panel["cult3"].full_name in set(entries["member"])
-    assert cm.agreement(s, dpc, rid).n_members == 6
+    assert agreement(s, dpc, rid).n_members == 6
 
 
 def test_the_page_shows_dpc_the_progress_of_an_open_round(small_world: Any) -> None:

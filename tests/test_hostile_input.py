@@ -60,7 +60,8 @@ HOSTILE_STRINGS = [
     "../../../etc/passwd", "<script>alert(1)</script>", "null", "true", "sim", "não", "BRL", "XXX", "A-1", "CPRJ",
 ]
 HUGE = [10**400, -(10**400), 2**63, -(2**63) - 1, 2**31, -1, 0, Decimal("1E+999999"), Decimal("-1E-999999"),
-        Decimal("-0.01"), Decimal("0.001"), Decimal("1E+30"), Decimal("-0"), Decimal("123456789012345678901234567890.12")]
+        Decimal("-0.01"), Decimal("0.001"), Decimal("1E+30"), Decimal("-0"),
+        Decimal("123456789012345678901234567890.12")]
 
 
 def _pinned_form_defect(value: Any) -> bool:
@@ -527,8 +528,9 @@ def _import_args(world: Any, fn: Callable[..., Any], user: Any) -> dict[str, Any
         if p.name in ("data", "file_name") or p.default is not inspect.Parameter.empty:
             continue
         if p.name == "round_id":
-            cm = importlib.import_module("valuation.commission.workflow")
-            out["round_id"] = cm.open_round(world.store, world.principal("commission_president"), "A-1").id
+            from valuation.commission.rounds import open_round
+
+            out["round_id"] = open_round(world.store, world.principal("commission_president"), "A-1").id
         elif p.name in values:
             out[p.name] = values[p.name]
         else:
@@ -614,7 +616,7 @@ def test_a_form_that_is_not_a_mapping_is_a_problem_not_a_crash() -> None:
 def test_discovery_found_the_pieces_that_exist_today() -> None:
     """Guard against a discovery rule that silently stops matching."""
     assert {"consensus", "selection", "partition", "deadline", "domain-status"} <= set(COMPUTE_KINDS)
-    assert {"importer.parse_items", "sheet.parse_sheet"} <= set(PARSERS)
+    assert {"importer.parse_items", "sheet_import.parse_sheet"} <= set(PARSERS)
     assert {"registry.wrecks.create_wreck", "registry.organisations.create_organisation",
             "registry.owners.create_owner", "accounts.users.create_user"} <= set(FORM_FUNCTIONS)
     assert len(ACCESSORS) >= 6
@@ -638,7 +640,7 @@ def test_a_form_given_no_mapping_is_refused_plainly(small_world: Any, name: str)
     user = _acting_user(small_world, lambda u: fn(small_world.store, u, {}))
     for data in (None, [], "texto", 7):
         before = snapshot(small_world.store)
-        outcome, _ = _outcome(lambda: fn(small_world.store, user, data))
+        outcome, _ = _outcome(lambda data=data: fn(small_world.store, user, data))
         assert outcome != "accepted" and snapshot(small_world.store) == before
         FUZZ.count(f"form:{name}", outcome=outcome)
 

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from tests.commission_support import add_member, full_panel
-from valuation.commission import workflow as cm
-from valuation.commission.access import panel_problems
+from valuation.commission.rounds import open_round, panel_problems
 from valuation.core.errors import ConflictError
 from valuation.deadlines import engine, frames
 from valuation.registry.domain.queries import domain_statuses
@@ -132,13 +131,13 @@ def test_final_report_only_where_normam_asks(small_world, code, kind, owed):
 def test_a_lawful_panel_opens_a_round(small_world):
     panel = full_panel(small_world)
     assert panel_problems(small_world.store) == []
-    assert cm.open_round(small_world.store, panel["pres"], "A-1").status == "aberta"
+    assert open_round(small_world.store, panel["pres"], "A-1").status == "aberta"
 
 
 @pytest.mark.parametrize("extra, words", [
     (("com.navy4", "Cap. Quarto Membro", "navy", "commission"), "mais de 3 membros indicados pela DPHCM (Marinha)"),
-    (("com.cult4", "Dra. Quarta Membro", "culture", "commission"), "mais de 3 membros indicados "
-                                                                   "pelo Ministério da Cultura"),
+    (("com.cult4", "Dra. Quarta Membro", "culture", "commission"),
+     "mais de 3 membros indicados pelo Ministério da Cultura"),
     (("com.pres2", "CMG Outro Presidente", "navy", "commission_president"), "mais de um presidente"),
     (("com.pres3", "Dra. Presidente da Cultura", "culture", "commission_president"), "mais de um presidente"),
 ])
@@ -151,13 +150,13 @@ def test_a_panel_that_breaks_normam_opens_no_round(small_world, extra, words):
                                                               [role, username]))
     before = int(small_world.store.scalar("SELECT count(*) FROM assessment_rounds"))
     with pytest.raises(ConflictError) as exc:
-        cm.open_round(small_world.store, panel["pres"], "A-1")
+        open_round(small_world.store, panel["pres"], "A-1")
     assert words in str(exc.value) and "NORMAM-10 0303 c 1 I" in str(exc.value) and name in str(exc.value)
     assert int(small_world.store.scalar("SELECT count(*) FROM assessment_rounds")) == before
     # the member leaves the panel (deactivated): the round opens
     small_world.store.write("test", lambda tx: tx.execute("UPDATE users SET active = false WHERE username = ?",
                                                           [username]))
-    assert cm.open_round(small_world.store, panel["pres"], "A-1").status == "aberta"
+    assert open_round(small_world.store, panel["pres"], "A-1").status == "aberta"
 
 
 def test_a_member_without_a_body_is_named(small_world):
@@ -166,4 +165,4 @@ def test_a_member_without_a_body_is_named(small_world):
         "INSERT INTO users (username, full_name, role, password_hash) VALUES ('com.x', 'Sr. Sem Órgão', "
         "'commission', 'x')"))
     with pytest.raises(ConflictError, match="Sr. Sem Órgão não tem órgão registrado"):
-        cm.open_round(small_world.store, panel["pres"], "A-1")
+        open_round(small_world.store, panel["pres"], "A-1")

@@ -16,7 +16,7 @@ import pytest
 
 from tests.commission_support import OVERRIDE_REASON, ROUND_PLAN, run_round
 from valuation.commission import minutes
-from valuation.commission import workflow as cm
+from valuation.commission.rounds import close_round
 from valuation.core.errors import AccessDenied, ConflictError
 
 GENERATED = datetime(2026, 12, 1, 10, 0)
@@ -104,7 +104,7 @@ def test_refused_while_open_and_for_other_roles(small_world: Any) -> None:
     panel, round_id = run_round(small_world, until="open")
     with pytest.raises(ConflictError, match="encerramento"):
         minutes.round_minutes_pdf(small_world.store, panel["pres"], round_id)
-    cm.close_round(small_world.store, panel["pres"], round_id)
+    close_round(small_world.store, panel["pres"], round_id)
     for key in ("explorer_a", "admin"):
         with pytest.raises(AccessDenied):
             minutes.round_minutes_pdf(small_world.store, small_world.principal(key), round_id)

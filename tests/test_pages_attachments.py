@@ -15,7 +15,7 @@ from tests.commission_support import enter, full_panel, item_ids
 from tests.test_comparables import _published_peers
 from tests.ui_support import page_as, page_direct, refused, texts
 from valuation.attachments import records
-from valuation.commission import workflow as cm
+from valuation.commission.rounds import close_round, open_round
 from valuation.db import access
 
 ROLE_KEYS = ("dpc", "commission", "commission_president", "explorer_a", "explorer_b", "admin")
@@ -51,7 +51,7 @@ def world(small_world: Any) -> Any:
 def test_the_entry_form_shows_the_photo_the_item_data_and_the_comparables(world):
     w = world
     panel = full_panel(w)
-    cm.open_round(w.store, panel["pres"], "A-1")
+    open_round(w.store, panel["pres"], "A-1")
     w.store.close()
     at = page_as(w.path, panel["navy1"], "commission")
     assert not at.exception and not at.error, [e.value for e in at.exception]
@@ -72,10 +72,10 @@ def test_the_entry_form_shows_the_photo_the_item_data_and_the_comparables(world)
 def test_the_president_sees_the_items_outside_their_comparables_with_the_reason(world):
     w = world
     panel = full_panel(w)
-    rnd = cm.open_round(w.store, panel["pres"], "A-1")
+    rnd = open_round(w.store, panel["pres"], "A-1")
     for m in panel.values():
         enter(w.store, m, rnd.id, item_ids(w)["A1-001"], historical=True, amount="9000")
-    cm.close_round(w.store, panel["pres"], rnd.id)
+    close_round(w.store, panel["pres"], rnd.id)
     w.store.close()
     at = page_as(w.path, panel["pres"], "commission")
     assert not at.exception and not at.error

@@ -16,7 +16,8 @@ import pytest
 
 from tests.commission_support import ROUND_PLAN, run_round
 from tests.ui_support import page_as, page_direct, refused, texts
-from valuation.commission import workflow as cm
+from valuation.commission.rounds import get_round, open_round
+from valuation.commission.sheet_import import import_assessments
 from valuation.core.money import format_brl
 from valuation.db import access
 
@@ -90,7 +91,7 @@ def test_after_the_close_a_member_sees_the_anonymous_median(small_world: Any) ->
 
 def test_a_member_enters_a_value_with_the_form(small_world: Any) -> None:
     pres = small_world.principal("commission_president")
-    rnd = cm.open_round(small_world.store, pres, "A-1")
+    rnd = open_round(small_world.store, pres, "A-1")
     member = small_world.principal("commission")
     at = page_as(small_world.path, member, "commission")
     assert not at.exception
@@ -128,7 +129,7 @@ def test_the_president_closes_the_round_on_the_page(small_world: Any) -> None:
     widget(at.button, "Encerrar rodada").click()
     at.run()
     assert not at.exception and not at.error
-    assert cm.get_round(small_world.store, panel["pres"], round_id).status == "encerrada"
+    assert get_round(small_world.store, panel["pres"], round_id).status == "encerrada"
     assert any("encerrada" in s.value for s in at.success)
 
 
@@ -178,7 +179,7 @@ def test_a_sheet_is_all_or_nothing_and_the_template_round_trips(small_world: Any
     from valuation.commission import views as cv
 
     pres = small_world.principal("commission_president")
-    rnd = cm.open_round(small_world.store, pres, "A-1")
+    rnd = open_round(small_world.store, pres, "A-1")
     member = small_world.principal("commission")
     header = "codigo;historico;valor;moeda;data_do_preco;significancia;manter;fonte;observacao\n"
     bad = header + ("A1-001;sim;1.000,00;BRL;10/03/2025;4;não;catalogo;\n"
@@ -209,7 +210,7 @@ def test_a_sheet_is_all_or_nothing_and_the_template_round_trips(small_world: Any
     template = cv.round_template(small_world.store, member, rnd.id, "csv").decode("utf-8-sig")
     assert template.startswith("Código;Descrição;Histórico;Valor;Moeda;Data do preço;Significância;Manter;Fonte;")
     assert "A1-004;Canhão de bronze;sim;4234,56;BRL;10/03/2025;5;não;catálogo;" in template
-    again = cm.import_assessments(small_world.store, member, rnd.id, template.encode(), "modelo.csv")
+    again = import_assessments(small_world.store, member, rnd.id, template.encode(), "modelo.csv")
     assert (again.rows, again.new, again.corrections) == (6, 0, 6)
     assert [c.lower() for c in again.ignored_columns] == ["descrição"] or again.ignored_columns == ("descricao",)
 
@@ -236,7 +237,7 @@ def test_the_president_decides_overrides_publishes_and_reopens_on_the_page(small
     assert valuation["value_brl"] == Decimal("1500.00") and "Laudo do museu" in valuation["basis"]
     widget(at.button, "Publicar decisões").click()
     at.run()
-    assert cm.get_round(s, panel["pres"], round_id).status == "publicada"
+    assert get_round(s, panel["pres"], round_id).status == "publicada"
     # A new round over the flagged items of round 1.
     widget(at.radio, "Itens").set_value(round_id)
     at.run()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from valuation.commission import workflow as commission
+from valuation.commission.rounds import current_policy
 from valuation.core.errors import AccessDenied, InputError
 from valuation.partition import workflow as partition
 from valuation.policies import fields
@@ -41,8 +41,8 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "extension_request_days": (45, 45, "45 dias antes do vencimento"),
     "tourism_notice_business_days": (15, 15, "15 dias úteis antes da excursão"),
     "wreck_map_day": ("31/03", (3, 31), "até 31 de março do ano seguinte"),
-    "early_closing_days": ("24/12, 31/12, 19/03", ((3, 19), (12, 24), (12, 31)), "19 de março, 24 de "
-                                                                                 "dezembro, 31 de dezembro"),
+    "early_closing_days": ("24/12, 31/12, 19/03", ((3, 19), (12, 24), (12, 31)),
+                           "19 de março, 24 de dezembro, 31 de dezembro"),
 }
 
 
@@ -86,7 +86,7 @@ def test_what_the_page_writes_every_capability_reads_through_the_one_reader(smal
         policies.set_policy(s, dpc, key, sent, REASON)
     assert partition.selection_tolerance(s) == Decimal("0.02")
     assert partition.difficulty_weights(s) == (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0))
-    consensus = commission.current_policy(s)
+    consensus = current_policy(s)
     assert (consensus.method, consensus.quorum, consensus.spread_threshold) == ("trimmed_mean", 5, Decimal("0.355"))
     assert policies.values_in_force(s, ("due_soon_days", "court_pending_suspends_lapse")) == {
         "due_soon_days": 20, "court_pending_suspends_lapse": True}
@@ -99,7 +99,7 @@ def test_an_unreadable_commission_rule_is_an_error_never_ignored(small_world: An
 
     _row(small_world.store, "quorum", '"muitos"', datetime(2026, 1, 5, 12), date(2026, 1, 5))
     with pytest.raises(ConflictError) as err:
-        commission.current_policy(small_world.store)
+        current_policy(small_world.store)
     assert "Quórum da Comissão" in str(err.value)
 
 

@@ -10,7 +10,7 @@ from ui.fmt import brl, count_br, for_display, yes_no
 from ui.safe import md
 from valuation.commission import comparables as cp
 from valuation.core.errors import AccessDenied, NotFound
-from valuation.db.access import Principal
+from valuation.db.access import Principal, allowed
 
 
 def _key_text(c: cp.Comparables) -> str:
@@ -63,7 +63,7 @@ def round_flags(store: Any, user: Principal, round_id: int) -> None:
 
 def flag_column(store: Any, user: Principal, round_id: int, item_ids: list[int]) -> list[str] | None:
     """'sim'/'não' per item for the items table (president and DPC); None for others."""
-    if user.role not in cp.FLAG_READERS:
+    if not allowed(user, "read_comparable_flags"):
         return None
     flagged = cp.flagged_ids(store, user, round_id)
     return [yes_no(int(i) in flagged) for i in item_ids]

@@ -85,7 +85,7 @@ def photo_sheet_pdf(store: Store, user: Principal, title: str, subtitle: str, it
 
 def round_photo_sheet(store: Store, user: Principal, round_id: int, *, budget: int = DEFAULT_BUDGET) -> bytes:
     """The photo appendix of a round's minutes: its decided items (once the round is closed)."""
-    from valuation.commission.access import fetch_round
+    from valuation.commission.rounds import fetch_round
 
     require(user, "read_minutes_photos")
     rnd = fetch_round(store, round_id, count=False)

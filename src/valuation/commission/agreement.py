@@ -7,7 +7,7 @@ defined for the data given (too few data, no variation).
 """
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from decimal import Decimal
 from itertools import permutations
@@ -29,7 +29,7 @@ def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable | None]]) -> fl
     None when there are no pairable values or no variation at all (expected
     disagreement 0: alpha is undefined).
     """
-    coincidence: Counter[tuple[Hashable, Hashable]] = Counter()
+    coincidence: defaultdict[tuple[Hashable, Hashable], float] = defaultdict(float)
     for unit in units:
         values = [v for v in unit if v is not None]
         m = len(values)
@@ -42,7 +42,7 @@ def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable | None]]) -> fl
             coincidence[(c, c)] += nc * (nc - 1) / (m - 1)
     if not coincidence:
         return None
-    n_c: Counter[Hashable] = Counter()
+    n_c: defaultdict[Hashable, float] = defaultdict(float)
     for (c, _k), o in coincidence.items():
         n_c[c] += o
     n = sum(n_c.values())

@@ -26,15 +26,9 @@ import numpy as np
 import pandas as pd
 
 from valuation.commission import agreement as stats
-from valuation.commission.access import (
-    PSEUDONYM_SQL,
-    READERS,
-    YOU,
-    fetch_round,
-    require_role,
-)
+from valuation.commission.rounds import PSEUDONYM_SQL, YOU, fetch_round
 from valuation.core.errors import AccessDenied
-from valuation.db.access import Principal
+from valuation.db.access import Principal, allowed, require
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -109,7 +103,7 @@ def agreement(store: Store, user: Principal, round_id: int) -> RoundAgreement:
     and stored consensus; a round entered by more members than the pivot has slots is
     computed from assessment_current. The result is kept per store until the round's
     entries or consensus change (a page shows it again without recomputing it)."""
-    require_role(user, READERS, "consultar a concordância da Comissão")
+    require(user, "read_agreement")
     row = fetch_round(store, round_id)
     if row["status"] == "aberta":  # members and dpc alike (Delphi: no statistic of an open round)
         raise AccessDenied("A concordância da rodada só aparece depois do encerramento.",
@@ -120,8 +114,8 @@ def agreement(store: Store, user: Principal, round_id: int) -> RoundAgreement:
         "(SELECT count(*) FROM round_members WHERE round_id = ?) AS members, "
         "(SELECT count(*) FROM round_members WHERE round_id = ? AND slot IS NULL) AS unslotted",
         [round_id] * 4) or {}
-    key = (round_id, row["status"], state.get("rev"), state.get("computed"), user.role == "dpc",
-           None if user.role == "dpc" else user.id)
+    named = allowed(user, "read_member_names")
+    key = (round_id, row["status"], state.get("rev"), state.get("computed"), named, None if named else user.id)
     memo = _MEMO.setdefault(store, {})
     if key not in memo:
         if len(memo) >= _MEMO_SIZE:
@@ -157,7 +151,8 @@ def _from_pivot(store: Store, user: Principal, round_id: int, row: dict[str, Any
                         "ON n.member_id = m.member_id WHERE m.round_id = ? ORDER BY m.member_id",
                         [round_id, round_id])
     counts = store.fetch_one("SELECT " + ", ".join(f"count(u{int(r['slot'])}) AS n{int(r['slot'])}" for r in slots)
-                             + " FROM consensus_pivot WHERE round_id = ?", [round_id]) if slots else {}
+                             + " FROM consensus_pivot WHERE round_id = ?", [round_id]) if slots else None
+    counts = counts or {}
     valued = [r for r in slots if counts.get(f"n{int(r['slot'])}")]
     icc, icc_items = None, 0
     if len(valued) >= 2:
@@ -210,7 +205,7 @@ def _slot_deviations(store: Store, user: Principal, round_id: int,
 
 def _label(user: Principal, r: dict[str, Any]) -> tuple[str, int | None]:
     """How a member is shown: the name (dpc), 'Você', or the round's pseudonym 'Membro N'."""
-    if user.role == "dpc":
+    if allowed(user, "read_member_names"):
         return r["full_name"], int(r["member_id"])
     if int(r["member_id"]) == user.id:
         return YOU, int(r["member_id"])

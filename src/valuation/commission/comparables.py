@@ -28,14 +28,13 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import (
-    AccessDenied,
     ConflictError,
     InputError,
     NotFound,
     Problem,
 )
 from valuation.core.money import to_cents
-from valuation.db.access import COMMISSION_ROLES, Principal, contract_scope
+from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.policies.defaults import DEFAULT_BY_KEY
 
 if TYPE_CHECKING:
@@ -43,8 +42,6 @@ if TYPE_CHECKING:
 
     from valuation.db.store import Store, Tx
 
-READERS: tuple[str, ...] = (*COMMISSION_ROLES, "dpc")
-FLAG_READERS: tuple[str, ...] = ("commission_president", "dpc")
 RECENT = 5
 QUARTER_CENT = Decimal("0.0025")
 
@@ -91,14 +88,8 @@ class OutlierPolicy:
     min_count: int = 5
 
 
-def _qc(value: object) -> Decimal | None:
+def _qc(value: Any) -> Decimal | None:
     return None if value is None else Decimal(int(value)) * QUARTER_CENT
-
-
-def require_reader(user: Principal) -> None:
-    if user.role not in READERS:
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite consultar decisões de outros "
-                           "contratos.", user=user.username, action="read_comparables")
 
 
 # The comparable key of a description: the macro's regexes cost ~5 ms to compile per query, and
@@ -137,7 +128,7 @@ def _target(store: Store, user: Principal, item_id: int) -> dict[str, Any]:
 def comparables_for_item(store: Store, user: Principal, item_id: int, *, recent: int = RECENT) -> Comparables:
     """The published decisions of other contracts on items similar to `item_id` (module docstring):
     count, exact quartiles and the `recent` latest (contract, item, value, decision date)."""
-    require_reader(user)
+    require(user, "read_comparables")
     t = _target(store, user, item_id)
     where = ("p.category_key = ? AND p.material_key = ? AND (CAST(? AS VARCHAR) IS NULL OR p.denomination = ?) "
              "AND p.contract_id <> ?")
@@ -254,9 +245,7 @@ def flag_round(tx: Tx, round_id: int, policy: OutlierPolicy | None = None) -> in
 def round_flags(store: Store, user: Principal, round_id: int) -> pd.DataFrame:
     """The round's comparable flags for the president (and dpc): item_id, item_code, description,
     comparables, q1_brl, median_brl, q3_brl, lower_brl, upper_brl, consensus_brl, factor, reason."""
-    if user.role not in FLAG_READERS:
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite consultar os sinais de "
-                           "comparáveis.", user=user.username, action="read_comparable_flags")
+    require(user, "read_comparable_flags")
     df = store.fetch_df(
         "SELECT f.item_id, i.item_code, i.description, f.comparables, f.q1_brl, f.median_brl, f.q3_brl, "
         "f.lower_brl, f.upper_brl, f.consensus_brl, f.factor FROM comparable_flags f JOIN items i ON i.id = f.item_id "
@@ -287,7 +276,7 @@ def flag_reason(row: dict[str, Any]) -> str:
 
 def flagged_ids(store: Store, user: Principal, round_id: int) -> set[int]:
     """Ids of the round's items with a comparable flag (president and dpc; empty for others)."""
-    if user.role not in FLAG_READERS:
+    if not allowed(user, "read_comparable_flags"):
         return set()
     return {int(r["item_id"]) for r in store.fetch("SELECT item_id FROM comparable_flags WHERE round_id = ?",
                                                     [round_id])}

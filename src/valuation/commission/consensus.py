@@ -70,11 +70,15 @@ METHODS: tuple[str, ...] = ("median", "mean", "trimmed_mean")
 BODIES: tuple[str, ...] = ("navy", "culture")
 
 # -- legal bases (pt-BR: shown to users) ----------------------------------------------
-BASIS_COMMISSION = f"{law.L7542} art. 20 §3 (comissão de peritos classifica e atribui valores, considerando os preços do mercado internacional)"
+BASIS_COMMISSION = (f"{law.L7542} art. 20 §3 (comissão de peritos classifica e atribui valores, considerando os "
+                    "preços do mercado internacional)")
 BASIS_MARKET = f"{law.L7542} art. 21 §2 (avaliação por critérios dos mercados nacional e internacional)"
-BASIS_QUORUM = "Lei 2.180/1954 art. 71 (redação da Lei 5.056/1966): quórum de metade mais um e decisão por maioria de votos, por analogia"
+BASIS_QUORUM = ("Lei 2.180/1954 art. 71 (redação da Lei 5.056/1966): quórum de metade mais um e decisão por "
+                "maioria de votos, por analogia")
 BASIS_TIE = law.TIE_BREAK.basis
-BASIS_PANEL = "NORMAM-10 0303 c 1 I (3 membros da Marinha/DPHCM + 3 do Ministério da Cultura; presidência de membro da MB)"
+DEFAULT_POLICY = ConsensusPolicy()   # the defaults of valuation.policies.defaults (frozen)
+BASIS_PANEL = ("NORMAM-10 0303 c 1 I (3 membros da Marinha/DPHCM + 3 do Ministério da Cultura; presidência de "
+               "membro da MB)")
 
 
 class ConsensusError(ValueError):
@@ -307,7 +311,7 @@ def _decide(item: ItemInput, panel: Mapping[str, Member], rates: RateTable,
 
 
 def decide_item(item: ItemInput, members: Sequence[Member], rates: RateTable,
-                policy: ConsensusPolicy = ConsensusPolicy()) -> ItemDecision:
+                policy: ConsensusPolicy = DEFAULT_POLICY) -> ItemDecision:
     """The Commission's decision on one item (rules 1–6 above; Lei 7.542 art. 20 §3,
     art. 21 §2; Lei 2.180 arts. 70–71 by analogy).
 
@@ -319,7 +323,7 @@ def decide_item(item: ItemInput, members: Sequence[Member], rates: RateTable,
 
 
 def decide_items(items: Iterable[ItemInput], members: Sequence[Member], rates: RateTable,
-                 policy: ConsensusPolicy = ConsensusPolicy()) -> tuple[ItemDecision, ...]:
+                 policy: ConsensusPolicy = DEFAULT_POLICY) -> tuple[ItemDecision, ...]:
     """`decide_item` for each item, in input order (the panel is checked once)."""
     _check_policy(policy)
     panel = check_panel(members)

@@ -1,6 +1,6 @@
 """Keeping `consensus_pivot` (migration 011) in step with the Commission's entries.
 
-Every entry is written by `valuation.commission.workflow` to `assessment_log` (the trail,
+Every entry is written by `valuation.commission.entries` to `assessment_log` (the trail,
 append-only) and `assessment_current` (the entry in force per member); in the same
 transaction this module copies it into the member's slot of the item's pivot row (value
 × 10⁸, vote_code, score_code), moves the row's `rev` to the new log id and brings the
@@ -15,6 +15,7 @@ item's consensus up to date:
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
@@ -28,24 +29,42 @@ from valuation.commission.consensus import (
     is_flagged,
     round_cents,
 )
-from valuation.commission.consensus_sql import (
-    INLINE_IDS,
-    insert_consensus,
-    member_slot,
-    score_code,
-    score_code_sql,
-    stored_code,
-    update_consensus,
-    vote_code,
-    vote_code_sql,
-)
+from valuation.commission.consensus_sql import INLINE_IDS, MAX_MEMBERS, SLOTS, insert_consensus, update_consensus
+from valuation.commission.entry_codes import score_code, score_code_sql, stored_code, vote_code, vote_code_sql
 from valuation.commission.fx import EXACT
+from valuation.core.errors import StoreError
 
 if TYPE_CHECKING:
     from valuation.db.store import Tx
 
 # Every write here happens inside an entry's transaction, which the caller audits.
-AUDITED_BY = ("commission/workflow",)
+AUDITED_BY = ("commission/entries",)
+
+
+# Slots read from the database, per store: a slot never changes once given (the ones given
+# by a transaction still open are not kept here: it may roll back).
+_SLOTS: weakref.WeakKeyDictionary[Any, dict[tuple[int, int], int | None]] = weakref.WeakKeyDictionary()
+
+
+def member_slot(tx: Tx, round_id: int, member_id: int) -> int | None:
+    """The member's slot in the round's pivot, given at the first entry (None: all six taken
+    — the round is then computed from assessment_current)."""
+    known = _SLOTS.setdefault(tx.store, {})
+    if (round_id, member_id) in known:
+        return known[(round_id, member_id)]
+    rows = tx.cur.execute("SELECT member_id, slot FROM round_members WHERE round_id = ?", [round_id]).fetchall()
+    for mid, slot in rows:
+        if mid == member_id:
+            known[(round_id, member_id)] = None if slot is None else int(slot)
+            return known[(round_id, member_id)]
+    if len(rows) >= MAX_MEMBERS:
+        raise StoreError(f"round {round_id} has entries of {len(rows)} members; the consensus SQL packs per-item "
+                         f"counts in 12 bits (at most {MAX_MEMBERS})")
+    taken = {int(s) for _, s in rows if s is not None}
+    free = next((k for k in range(SLOTS) if k not in taken), None)
+    tx.cur.execute("INSERT INTO round_members (round_id, member_id, slot) VALUES (?, ?, ?)",
+                   [round_id, member_id, free]).fetchall()
+    return free
 
 
 def _units(values: pa.Array | pa.ChunkedArray) -> pa.Array:

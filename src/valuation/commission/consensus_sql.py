@@ -8,8 +8,8 @@ and must agree with `consensus.decide_item` on the same data, item by item
 1. Votes: `historical` TRUE / FALSE / NULL (did not vote), counted through the per-entry
    `vote_code` (historical, not historical, must keep, the president's vote — bit fields
    of 12 bits, summed per item; migration 007) and `score_code` (one 12-bit counter per
-   significance score), both written by the store with every entry (`vote_code_sql`,
-   `score_code_sql`).
+   significance score), both written by the store with every entry
+   (`valuation.commission.entry_codes`).
 2. Quorum first: voters = for + against ≥ the round's quorum, else undecided.
 3. Majority; a tie is decided by the round's president's vote (`president_id`);
    no president or a president who did not vote → undecided.
@@ -59,7 +59,6 @@ wrote the row.
 """
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
@@ -99,44 +98,6 @@ SLOT_COLUMNS = tuple(f"{p}{k}" for p in "ucg" for k in range(SLOTS))
 _NO_VALUE = "CAST(100000000000000000 AS DECIMAL(26,8))"
 _NO_UNITS = "CAST(10000000000000000000000000 AS HUGEINT)"       # the same, × 10⁸
 _BIGINT_SAFE = 9_000_000_000_000_000_000                         # below 2⁶³: BIGINT arithmetic
-
-
-def vote_code_sql(t: str, president_id: int | None) -> str:
-    """assessment_current.vote_code of the row alias `t`: 1 historical, 1 << 12 not
-    historical, 1 << 24 must keep, and for the round's president 1 << 36 / 2 << 36 (voted
-    historical / not) — the tie-break vote (rule 3)."""
-    pres = "" if president_id is None else (
-        f" + CASE WHEN {t}.member_id = {int(president_id)} THEN CASE WHEN {t}.historical THEN {1 << 36} "
-        f"WHEN NOT {t}.historical THEN {2 << 36} ELSE 0 END ELSE 0 END")
-    return (f"(CASE WHEN {t}.historical THEN 1 WHEN NOT {t}.historical THEN {1 << 12} ELSE 0 END"
-            f" + CASE WHEN {t}.must_keep THEN {1 << 24} ELSE 0 END{pres})")
-
-
-def score_code_sql(t: str) -> str:
-    """assessment_current.score_code of the row alias `t`: 1 << 12·(significance − 1), or 0."""
-    return f"coalesce(CAST(1 AS BIGINT) << (12 * ({t}.significance - 1)), 0)"
-
-
-def vote_code(historical: bool | None, must_keep: bool | None, is_president: bool) -> int:
-    """`vote_code_sql` of one entry, in Python."""
-    code = (1 if historical is True else (1 << 12) if historical is False else 0) + ((1 << 24) if must_keep else 0)
-    if is_president:
-        code += (1 << 36) if historical is True else (2 << 36) if historical is False else 0
-    return code
-
-
-def score_code(significance: int | None) -> int:
-    """`score_code_sql` of one entry, in Python."""
-    return 0 if significance is None else 1 << (12 * (int(significance) - 1))
-
-
-def stored_code(*, votes_for: int, votes_against: int, must_keep_votes: int, n_values: int, quorum_met: bool,
-                historical: bool | None, decided_by: str, flagged: bool, significance: Decimal | None) -> int:
-    """round_consensus.code of one item, in Python (the `_STORED["code"]` expression)."""
-    return (int(votes_for) | int(votes_against) << 12 | int(must_keep_votes) << 24 | int(n_values) << 36
-            | int(bool(quorum_met)) << 48 | {True: 1, False: 2, None: 0}[historical] << 49
-            | {"majority": 1, "president": 2}.get(decided_by, 0) << 51 | int(bool(flagged)) << 53
-            | (0 if significance is None else int(significance * 2)) << 54)
 
 
 # ======================================================================================
@@ -186,7 +147,7 @@ def _money_sql(method: str, units: bool) -> tuple[str, str]:
 def _decide_select(method: str, *, units: bool, extra: str = "") -> str:
     """The final SELECT over the CTE `a`: one row per item (rules 2–6) in the form
     round_consensus stores it — round_id, item_id, code (the small fields packed, see
-    migration 011 and `stored_code`), value_brl (only where it differs from the median),
+    migration 011 and `entry_codes.stored_code`), value_brl (only where it differs from the median),
     spread, computed_at, median_brl — plus `a.rev` and `extra` columns. Parameters
     (positional): quorum ×3, spread_threshold, computed_at."""
     value, median = _money_sql(method, units)
@@ -273,9 +234,10 @@ def pivot_select(method: str, source: str, *, keep: Sequence[str] = ()) -> str:
     s8 = "NULL::HUGEINT" if method == "median" else " + ".join(f"coalesce(p.u{k}, 0)" for k in k_all)
     ranks, picks = _rank_network(k_all, "w{}", "n")
     kept = "".join(f", {c}" for c in keep)
+    passed = "".join(f", p.{c}" for c in keep)
     return f"""
 WITH g AS (
-    SELECT p.round_id, p.item_id, p.rev, {slots}, {n} AS n, {vp} AS vp, {sp} AS sp, {s8} AS s8{"".join(f", p.{c}" for c in keep)}
+    SELECT p.round_id, p.item_id, p.rev, {slots}, {n} AS n, {vp} AS vp, {sp} AS sp, {s8} AS s8{passed}
     FROM {source}
 ), r AS (
     SELECT g.*, {ranks} FROM g
@@ -378,32 +340,6 @@ def _round(tx: Tx, round_id: int) -> dict[str, Any]:
 def _count(rows: list[dict[str, Any]]) -> int:
     """The row count DuckDB returns for INSERT / UPDATE / DELETE."""
     return int(next(iter(rows[0].values()))) if rows else 0
-
-
-# Slots read from the database, per store: a slot never changes once given (the ones given
-# by a transaction still open are not kept here: it may roll back).
-_SLOTS: weakref.WeakKeyDictionary[Any, dict[tuple[int, int], int | None]] = weakref.WeakKeyDictionary()
-
-
-def member_slot(tx: Tx, round_id: int, member_id: int) -> int | None:
-    """The member's slot in the round's pivot, given at the first entry (None: all six taken
-    — the round is then computed from assessment_current)."""
-    known = _SLOTS.setdefault(tx.store, {})
-    if (round_id, member_id) in known:
-        return known[(round_id, member_id)]
-    rows = tx.cur.execute("SELECT member_id, slot FROM round_members WHERE round_id = ?", [round_id]).fetchall()
-    for mid, slot in rows:
-        if mid == member_id:
-            known[(round_id, member_id)] = None if slot is None else int(slot)
-            return known[(round_id, member_id)]
-    if len(rows) >= MAX_MEMBERS:
-        raise StoreError(f"round {round_id} has entries of {len(rows)} members; the consensus SQL packs per-item "
-                         f"counts in 12 bits (at most {MAX_MEMBERS})")
-    taken = {int(s) for _, s in rows if s is not None}
-    free = next((k for k in range(SLOTS) if k not in taken), None)
-    tx.cur.execute("INSERT INTO round_members (round_id, member_id, slot) VALUES (?, ?, ?)",
-                   [round_id, member_id, free]).fetchall()
-    return free
 
 
 def _uses_pivot(tx: Tx, round_id: int) -> tuple[bool, list[int]]:

@@ -33,12 +33,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.commission import workflow as cm
-from valuation.commission.access import READERS, require_role
+from valuation.commission.agreement_queries import agreement
+from valuation.commission.rounds import Round, get_round
 from valuation.core.errors import ConflictError
 from valuation.core.money import format_brl, format_count
 from valuation.db.access import COMMISSION_BODY_LABELS as BODY_LABELS
-from valuation.db.access import Principal
+from valuation.db.access import Principal, require
 from valuation.exports import TIMEZONE_LABEL, PdfReport, brasilia_text
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _class(hist: object) -> str:
     return "histórico" if hist is True else "não histórico" if hist is False else "indefinido"
 
 
-def _spread(v: object) -> str:
+def _spread(v: Any) -> str:
     if v is None or (isinstance(v, float) and v != v):
         return "—"
     return f"{float(v) * 100:.1f}".replace(".", ",") + " %"
@@ -89,8 +89,8 @@ def _items_sql(tail: str = "") -> str:
 
 def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]:
     """Everything the minutes print, read with the user's rights (see the module docstring)."""
-    require_role(user, READERS, "gerar a ata da Comissão")
-    rnd = cm.get_round(store, user, round_id)
+    require(user, "make_minutes")
+    rnd = get_round(store, user, round_id)
     if rnd.status == "aberta":
         raise ConflictError(f"A ata da rodada {rnd.number} do contrato {rnd.contract_code} só é lavrada depois do "
                             f"encerramento: enquanto a rodada está aberta, os valores de cada membro são sigilosos.")
@@ -136,28 +136,35 @@ def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]
     flagged = store.fetch(
         f"""SELECT item_code, description, votes_for, votes_against, median_brl, spread FROM ({_items_sql()})
             WHERE flagged ORDER BY item_code LIMIT ?""", [round_id, round_id, MAX_FLAGGED_LISTED])
-    agreement = cm.agreement(store, user, round_id)
+    panel_agreement = agreement(store, user, round_id)
     return {"round": rnd, "contract": contract, "president": president, "members": members, "items": items,
             "summary": summary, "rest": rest, "overrides": overrides, "overrides_total": overrides_total,
-            "flagged": flagged, "agreement": agreement}
+            "flagged": flagged, "agreement": panel_agreement}
 
 
 def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated_at: datetime | None = None) -> bytes:
     """The minutes of a closed round as PDF bytes (see the module docstring)."""
     data = minutes_data(store, user, round_id)
-    rnd: cm.Round = data["round"]
-    contract = data["contract"]
+    rnd: Round = data["round"]
     report = PdfReport(
         f"Ata da rodada {rnd.number} de avaliação — contrato {rnd.contract_code}",
         "Comissão Interministerial — Lei 7.542/1986, art. 20 §3",
         orientation="L", generated_at=generated_at)
+    for section in (_identification, _panel_and_rules, _items, _overrides, _flagged, _agreement, _signatures):
+        section(report, data)
+    return report.bytes()
+
+
+def _identification(report: PdfReport, data: dict[str, Any]) -> None:
+    rnd: Round = data["round"]
+    contract = data["contract"]
     president = data["president"]
     report.heading("1. Identificação")
     report.key_values([
         ("Contrato", f"{rnd.contract_code} ({contract.get('kind', '—')}; {contract.get('act_number') or 'sem ato'})"),
         ("Empresa", contract.get("organisation") or "—"),
         ("Naufrágio", f"{contract.get('wreck') or '—'} ({contract.get('wreck_code') or '—'})"),
-        ("Rodada", f"{rnd.number}ª" + (f" (itens sinalizados na rodada anterior)" if rnd.previous_round_id else "")),
+        ("Rodada", f"{rnd.number}ª" + (" (itens sinalizados na rodada anterior)" if rnd.previous_round_id else "")),
         ("Situação", rnd.status_label),
         ("Aberta em", _when(rnd.opened_at)),
         ("Encerrada em", _when(rnd.closed_at)),
@@ -169,6 +176,9 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
         ("Fundamento", BASIS),
     ])
 
+
+def _panel_and_rules(report: PdfReport, data: dict[str, Any]) -> None:
+    rnd: Round = data["round"]
     report.heading("2. Membros participantes")
     report.table(["Membro", "Órgão", "Função", "Itens avaliados"],
                  [(m["full_name"], BODY_LABELS.get(m["commission_body"], "—"),
@@ -185,14 +195,17 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
          + f"{rnd.spread_threshold * 100:.1f}".replace(".", ",") + " % ou votação dividida por até um voto"),
     ])
 
+
+def _items(report: PdfReport, data: dict[str, Any]) -> None:
+    """Section 4: the items (the first MAX_DETAIL_ITEMS in detail, the rest summed) and the totals."""
     s = data["summary"]
     total = int(s.get("items") or 0)
     report.heading("4. Itens avaliados")
     shown = len(data["items"])
     if total > shown:
         report.paragraph(f"Esta ata detalha os {format_count(shown)} primeiros itens da rodada, em ordem de código. "
-                         f"Os demais {format_count(total - shown)} itens estão resumidos no quadro seguinte e constam, um a um, do registro "
-                         f"do sistema e da planilha de decisões publicadas.")
+                         f"Os demais {format_count(total - shown)} itens estão resumidos no quadro seguinte e "
+                         f"constam, um a um, do registro do sistema e da planilha de decisões publicadas.")
     report.paragraph("Classificação e valor: a decisão registrada pelo presidente nesta rodada; \"(consenso)\" indica "
                      "item ainda sem decisão, com o resultado calculado da votação.")
     rows = []
@@ -218,6 +231,8 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
         (f"Itens sem decisão nesta rodada ({format_count(s.get('undecided') or 0)})", "—"),
     ])
 
+
+def _overrides(report: PdfReport, data: dict[str, Any]) -> None:
     report.heading("5. Decisões do presidente divergentes do consenso")
     if data["overrides"]:
         report.table(["Código", "Consenso", "Decisão", "Fundamento"],
@@ -230,15 +245,21 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
     else:
         report.paragraph("Nenhuma: as decisões registradas seguem o consenso calculado.")
 
+
+def _flagged(report: PdfReport, data: dict[str, Any]) -> None:
     report.heading("6. Itens sinalizados para nova rodada")
+    s = data["summary"]
     flagged_total = int(s.get("flagged") or 0)
-    report.paragraph(f"{format_count(flagged_total)} item(ns) sinalizado(s)" + (
-        f"; listados os {format_count(len(data['flagged']))} primeiros." if flagged_total > len(data["flagged"]) else "."))
+    listed = len(data["flagged"])
+    report.paragraph(f"{format_count(flagged_total)} item(ns) sinalizado(s)"
+                     + (f"; listados os {format_count(listed)} primeiros." if flagged_total > listed else "."))
     report.table(["Código", "Descrição", "Votos sim / não", "Mediana (R$)", "Dispersão"],
                  [(f["item_code"], f["description"], f"{f['votes_for']} / {f['votes_against']}", f["median_brl"],
                    _spread(f["spread"])) for f in data["flagged"]], col_widths=[4, 8, 2, 3, 2],
                  align=["L", "L", "C", "R", "R"])
 
+
+def _agreement(report: PdfReport, data: dict[str, Any]) -> None:
     ag = data["agreement"]
     report.heading("7. Concordância do painel")
     report.key_values([
@@ -249,10 +270,11 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
     ])
     report.paragraph("Medidas descritivas da concordância entre os membros; não entram em nenhuma decisão.")
 
+
+def _signatures(report: PdfReport, data: dict[str, Any]) -> None:
     report.heading("8. Assinaturas")
     report.signature_lines([(m["full_name"], ("Presidente da Comissão — " if m["president"] else "Membro — ")
                              + BODY_LABELS.get(m["commission_body"], "—")) for m in data["members"]])
-    return report.bytes()
 
 
 __all__ = ["MAX_DETAIL_ITEMS", "MAX_FLAGGED_LISTED", "minutes_data", "round_minutes_pdf"]

@@ -10,7 +10,7 @@ a um dos membros da MB." Hence, for any panel that decides (`law.COMMISSION_SIZE
 - a quorum of voters between 1 and the number of members (a larger one could never be met).
 
 `composition_breaches` is the pure rule; the CLI (`valuation.cli.compute.consensus`) and the
-store (`valuation.commission.workflow.open_round`) phrase its breaches for their readers.
+store (`valuation.commission.rounds.open_round`) phrase its breaches for their readers.
 """
 from __future__ import annotations
 

@@ -30,8 +30,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.commission.fx import BRL, is_currency_code
-from valuation.core.errors import AccessDenied, InputError, Problem
-from valuation.db.access import Principal
+from valuation.commission.sheet import as_mask
+from valuation.core.errors import InputError, Problem
+from valuation.db.access import Principal, require
 from valuation.importing.tabular import (
     decimal_convention,
     default_convention,
@@ -44,8 +45,6 @@ from valuation.importing.tabular import (
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
-RATE_WRITERS = ("dpc", "commission_president")
-RATE_READERS = ("dpc", "commission", "commission_president")
 RATE_TYPE = pa.decimal128(18, 6)      # fx_rates.brl DECIMAL(18,6)
 MAX_PAGE_SIZE = 500
 MAX_PROBLEMS = 1_000
@@ -81,12 +80,6 @@ class RatesImport:
     sha256: str
 
 
-def _require(user: Principal, roles: tuple[str, ...], what: str) -> None:
-    if user.role not in roles:
-        raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {what}.",
-                           user=user.username, action=what)
-
-
 def _today(store: Store) -> date:
     return store.now().date()
 
@@ -98,7 +91,7 @@ def add_rate(store: Store, user: Principal, currency: str, day: date, brl: Decim
     non-positive rate or more than 6 decimal places. An existing rate of that day with the
     same value is kept as is; a different one is refused unless `replace` (the values
     already converted keep the rate they used: assessment_log.rate)."""
-    _require(user, RATE_WRITERS, "cadastrar cotações")
+    require(user, "add_rates")
     problems: list[Problem] = []
     cur = currency.strip().upper() if isinstance(currency, str) else ""
     if not is_currency_code(cur):
@@ -168,56 +161,16 @@ def _row(r: dict[str, Any]) -> RateRow:
 
 
 # -- import -------------------------------------------------------------------------------
+Bad = list[tuple[int, int, str, str, str]]   # (row, order, column, message, value)
+
+
 def import_rates(store: Store, user: Principal, data: bytes, file_name: str) -> RatesImport:
     """Import a PTAX-style series (see the module docstring); all or nothing."""
-    _require(user, RATE_WRITERS, "importar cotações")
+    require(user, "import_rates")
     frame, lines, columns, raw = _read_rates(data, file_name)
     n = len(frame)
-    today = _today(store)
-    bad: list[tuple[int, int, str, str, str]] = []   # (row, order, column, message, value)
-
-    def flag(mask: np.ndarray, field: str, message: str) -> None:
-        for i in np.flatnonzero(mask):
-            bad.append((int(i), ("day", "currency", "brl").index(field), columns[field], message,
-                        str(raw[field][int(i)])))
-
-    day_col = parse_dates(raw["day"])
-    flag(day_col.blank, "day", "campo obrigatório vazio")
-    flag(day_col.invalid, "day", "deve ser uma data dd/mm/aaaa ou aaaa-mm-dd")
-    flag(day_col.impossible, "day", "data inexistente")
-    flag(day_col.ok & day_col.after(today), "day", f"data no futuro (hoje é {today:%d/%m/%Y})")
-    cur = pc.utf8_upper(pa.array(raw["currency"], type=pa.string()))
-    cur_blank = _np(pc.equal(cur, ""))
-    cur_ok = _np(pc.match_substring_regex(cur, r"^[A-Z]{3}$"))
-    flag(cur_blank, "currency", "campo obrigatório vazio")
-    flag(~cur_blank & ~cur_ok, "currency", "deve ser um código de três letras (ex.: USD)")
-    flag(cur_ok & _np(pc.equal(cur, BRL)), "currency", "o real (BRL) não tem cotação")
-    convention = decimal_convention([raw["brl"]], default=default_convention(frame.attrs.get("separator")))
-    rate = parse_decimal(raw["brl"], convention=convention, precision=18, scale=6)
-    flag(rate.blank, "brl", "campo obrigatório vazio")
-    flag(rate.invalid, "brl", "deve ser um número (ex.: 5,7810)")
-    flag(rate.ambiguous, "brl", "número ambíguo: o arquivo usa ponto e vírgula decimais")
-    flag(rate.too_precise, "brl", "deve ter no máximo 6 casas decimais")
-    flag(rate.too_large, "brl", "valor grande demais")
-    flag(rate.ok & _np(pc.less_equal(rate.values, pa.scalar(Decimal(0), rate.values.type))), "brl",
-         "deve ser um número maior que zero")
-
-    good = day_col.ok & cur_ok & rate.ok
-    table = pa.table({"row": pa.array(np.arange(n), type=pa.int64()), "currency": cur,
-                      "day": day_col.values, "brl": pc.cast(rate.values, RATE_TYPE)}).filter(pa.array(good))
-    # The same day twice in the file with different rates.
-    if table.num_rows:
-        dup = pd.DataFrame({"currency": table["currency"].to_pylist(), "day": table["day"].to_pylist(),
-                            "brl": table["brl"].to_pylist(), "row": table["row"].to_pylist()})
-        first = dup.groupby(["currency", "day"])["row"].transform("min")
-        first_brl = dup.groupby(["currency", "day"])["brl"].transform("first")
-        conflict = (dup["row"] != first) & (dup["brl"] != first_brl)
-        for row, frow in zip(dup.loc[conflict, "row"], first[conflict]):
-            bad.append((int(row), 2, columns["brl"],
-                        f"outra taxa para a mesma moeda e data na linha {int(lines[int(frow)])}",
-                        str(raw["brl"][int(row)])))
-        keep = (dup["row"] == first).to_numpy()
-        table = table.filter(pa.array(keep))
+    bad: Bad = []
+    table, good = _checked_rates(raw, columns, lines, _today(store), frame.attrs.get("separator"), bad)
 
     def run(tx: Tx) -> RatesImport:
         view = f"_rates_{id(table)}"
@@ -241,13 +194,11 @@ def import_rates(store: Store, user: Principal, data: bytes, file_name: str) -> 
                 [f"importação {file_name}"[:200], user.username, store.now()])
             added = int(next(iter(rows[0].values()))) if rows else 0
             span = tx.fetch_one(f"SELECT min(day) AS a, max(day) AS b, list(DISTINCT currency ORDER BY currency) "
-                                f"AS c FROM {view}")
+                                f"AS c FROM {view}") or {}
         finally:
             tx.cur.unregister(view)
-        result = RatesImport(rows=n, added=added, unchanged=unchanged,
-                             currencies=tuple((span or {}).get("c") or ()),
-                             first_day=(span or {}).get("a"), last_day=(span or {}).get("b"),
-                             sha256=hashlib.sha256(data).hexdigest())
+        result = RatesImport(rows=n, added=added, unchanged=unchanged, currencies=tuple(span.get("c") or ()),
+                             first_day=span.get("a"), last_day=span.get("b"), sha256=hashlib.sha256(data).hexdigest())
         tx.audit("rates_imported", "fx_rate", file_name, None,
                  {"file": file_name, "sha256": result.sha256, "rows": n, "added": added, "unchanged": unchanged,
                   "currencies": list(result.currencies)})
@@ -258,7 +209,60 @@ def import_rates(store: Store, user: Principal, data: bytes, file_name: str) -> 
     return store.write(user.username, run)
 
 
-def _problems(bad: list[tuple[int, int, str, str, str]], lines: np.ndarray) -> list[Problem]:
+def _checked_rates(raw: dict[str, list[str]], columns: dict[str, str], lines: np.ndarray, today: date,
+                   separator: str | None, bad: Bad) -> tuple[pa.Table, np.ndarray]:
+    """(the good rows as a table: row, currency, day, brl — the first of a day repeated in the
+    file; the mask of good rows); every bad cell goes to `bad`."""
+    def flag(mask: np.ndarray, field: str, message: str) -> None:
+        for i in np.flatnonzero(mask):
+            bad.append((int(i), ("day", "currency", "brl").index(field), columns[field], message,
+                        str(raw[field][int(i)])))
+
+    day_col = parse_dates(raw["day"])
+    flag(day_col.blank, "day", "campo obrigatório vazio")
+    flag(day_col.invalid, "day", "deve ser uma data dd/mm/aaaa ou aaaa-mm-dd")
+    flag(day_col.impossible, "day", "data inexistente")
+    flag(day_col.ok & day_col.after(today), "day", f"data no futuro (hoje é {today:%d/%m/%Y})")
+    cur = pc.utf8_upper(pa.array(raw["currency"], type=pa.string()))
+    cur_blank = as_mask(pc.equal(cur, ""))
+    cur_ok = as_mask(pc.match_substring_regex(cur, r"^[A-Z]{3}$"))
+    flag(cur_blank, "currency", "campo obrigatório vazio")
+    flag(~cur_blank & ~cur_ok, "currency", "deve ser um código de três letras (ex.: USD)")
+    flag(cur_ok & as_mask(pc.equal(cur, BRL)), "currency", "o real (BRL) não tem cotação")
+    convention = decimal_convention([raw["brl"]], default=default_convention(separator))
+    rate = parse_decimal(raw["brl"], convention=convention, precision=18, scale=6)
+    flag(rate.blank, "brl", "campo obrigatório vazio")
+    flag(rate.invalid, "brl", "deve ser um número (ex.: 5,7810)")
+    flag(rate.ambiguous, "brl", "número ambíguo: o arquivo usa ponto e vírgula decimais")
+    flag(rate.too_precise, "brl", "deve ter no máximo 6 casas decimais")
+    flag(rate.too_large, "brl", "valor grande demais")
+    flag(rate.ok & as_mask(pc.less_equal(rate.values, pa.scalar(Decimal(0), rate.values.type))), "brl",
+         "deve ser um número maior que zero")
+    good = day_col.ok & cur_ok & rate.ok
+    table = pa.table({"row": pa.array(np.arange(len(good)), type=pa.int64()), "currency": cur,
+                      "day": day_col.values, "brl": pc.cast(rate.values, RATE_TYPE)}).filter(pa.array(good))
+    return _first_of_each_day(table, raw, columns, lines, bad), good
+
+
+def _first_of_each_day(table: pa.Table, raw: dict[str, list[str]], columns: dict[str, str], lines: np.ndarray,
+                       bad: Bad) -> pa.Table:
+    """The table without the repeats of a (currency, day) already in the file; a repeat with
+    another rate goes to `bad`."""
+    if not table.num_rows:
+        return table
+    dup = pd.DataFrame({"currency": table["currency"].to_pylist(), "day": table["day"].to_pylist(),
+                        "brl": table["brl"].to_pylist(), "row": table["row"].to_pylist()})
+    first = dup.groupby(["currency", "day"])["row"].transform("min")
+    first_brl = dup.groupby(["currency", "day"])["brl"].transform("first")
+    conflict = (dup["row"] != first) & (dup["brl"] != first_brl)
+    for row, frow in zip(dup.loc[conflict, "row"], first[conflict]):
+        bad.append((int(row), 2, columns["brl"],
+                    f"outra taxa para a mesma moeda e data na linha {int(lines[int(frow)])}",
+                    str(raw["brl"][int(row)])))
+    return table.filter(pa.array((dup["row"] == first).to_numpy()))
+
+
+def _problems(bad: Bad, lines: np.ndarray) -> list[Problem]:
     bad.sort(key=lambda b: (b[0], b[1]))
     seen: set[tuple[int, int]] = set()
     out: list[Problem] = []
@@ -315,20 +319,17 @@ def _read_rates(data: bytes, file_name: str) -> tuple[pd.DataFrame, np.ndarray, 
     return frame, lines, labels, raw
 
 
-def _np(mask: pa.Array) -> np.ndarray:
-    return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
-
-
 # -- reading ------------------------------------------------------------------------------
 def list_rates(store: Store, user: Principal, currency: str | None = None, *, start: date | None = None,
                end: date | None = None, page: int = 1, page_size: int = 50) -> pd.DataFrame:
     """One page of rates, newest first. Columns: currency, day, brl, source, recorded_by, recorded_at."""
-    _require(user, RATE_READERS, "consultar cotações")
+    require(user, "read_rates")
     if isinstance(page, bool) or not isinstance(page, int) or page < 1:
         raise InputError(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
     if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise InputError(Problem("page_size", f"Itens por página: de 1 a {MAX_PAGE_SIZE}."))
-    where, params = ["TRUE"], []
+    where: list[str] = ["TRUE"]
+    params: list[Any] = []
     if currency:
         where.append("currency = ?")
         params.append(currency.strip().upper())
@@ -347,7 +348,7 @@ def list_rates(store: Store, user: Principal, currency: str | None = None, *, st
 def rate_on_or_before(store: Store, user: Principal, currency: str, day: date) -> RateRow | None:
     """The rate used for a price of `currency` dated `day`: that day's, else the latest
     earlier one; None when there is none (a later rate is never used; `valuation.commission.fx`)."""
-    _require(user, RATE_READERS, "consultar cotações")
+    require(user, "read_rates")
     row = store.fetch_one("SELECT * FROM fx_rates WHERE currency = ? AND day <= ? ORDER BY day DESC LIMIT 1",
                           [currency, day])
     return None if row is None else _row(row)

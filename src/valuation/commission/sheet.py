@@ -1,5 +1,5 @@
-"""The Commission members' entries — one at a time or a whole sheet — parsed and checked
-(issue 3; rules.md §2) — pure, no database, no clock.
+"""The rules of the Commission members' entries — one at a time (a form) or a whole sheet —
+typed and checked (issue 3; rules.md §2) — pure, no database, no clock.
 
 A member records per item: a vote (historical or not; blank = did not vote), a value
 with its currency and the date of the price (Lei 7.542/1986 art. 20 §3: values
@@ -14,13 +14,8 @@ raised one by one: a form gets `Problem(field, "Rótulo: motivo.")`, a sheet
 `Problem("linha N, coluna X", "motivo (valor: …)")` for every bad cell — all or
 nothing. What needs the database (is the item in the round? is there a rate on or
 before the price date?) is added by the store to the same collector
-(`valuation.commission.workflow`), before anything is written.
-
-Sheet columns (header names compared without case, accents or punctuation; see
-`HEADER_ALIASES`): item_code (required), historical, amount, currency, price_date,
-significance, must_keep, source, source_note. Yes/no cells: sim/não (also s/n,
-x, 1/0, true/false, verdadeiro/falso). Numbers and dates as in
-`valuation.importing.tabular` (decimal comma or point, dd/mm/aaaa or ISO).
+(`valuation.commission.entries`), before anything is written. Reading a sheet's cells is
+`valuation.commission.sheet_import.parse_sheet`.
 """
 from __future__ import annotations
 
@@ -39,13 +34,9 @@ from valuation.core.errors import InputError, Problem
 from valuation.importing.tabular import (
     MAX_PROBLEMS,
     claim_cells,
-    decimal_convention,
-    default_convention,
     more_problems,
     normalise_header,
     parse_dates,
-    parse_decimal,
-    read_table,
     with_value,
 )
 
@@ -75,20 +66,6 @@ SOURCE_ALIASES: dict[str, str] = {
     "avaliacao_externa": "avaliacao_externa", "avaliacao": "avaliacao_externa", "externa": "avaliacao_externa",
     "laudo": "avaliacao_externa", "laudo_externo": "avaliacao_externa", "external_appraisal": "avaliacao_externa",
 }
-HEADER_ALIASES: dict[str, tuple[str, ...]] = {
-    "item_code": ("item_code", "codigo", "codigo_do_item", "codigo_item", "cod_item", "cod", "item"),
-    "historical": ("historical", "historico", "voto", "voto_historico", "interesse_historico", "e_historico"),
-    "amount": ("amount", "valor", "preco", "value", "valor_estimado", "valor_atribuido"),
-    "currency": ("currency", "moeda"),
-    "price_date": ("price_date", "data_do_preco", "data_preco", "data_do_valor", "data_valor", "data"),
-    "significance": ("significance", "significancia", "relevancia", "grau_de_significancia"),
-    "must_keep": ("must_keep", "manter", "manter_na_uniao", "deve_manter", "proposta_de_manter", "reter"),
-    "source": ("source", "fonte", "fonte_do_valor", "origem", "origem_do_valor"),
-    "source_note": ("source_note", "observacao", "observacoes", "obs", "observacao_da_fonte", "referencia"),
-}
-_ALIAS_TO_FIELD = {alias: f for f, aliases in HEADER_ALIASES.items() for alias in aliases}
-_YES = frozenset({"sim", "s", "x", "1", "true", "verdadeiro", "yes", "y"})
-_NO = frozenset({"nao", "n", "0", "false", "falso", "no"})
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 AMOUNT_TYPE = pa.decimal128(18, 2)        # assessment_log.amount DECIMAL(18,2)
@@ -183,7 +160,8 @@ class Entries:
         return len(self.frame)
 
 
-def _np(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
+def as_mask(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A boolean Arrow mask as numpy, nulls False."""
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
 
 
@@ -213,11 +191,11 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
     given = entries.given or {}
 
     def filled(name: str, arr: pa.Array) -> np.ndarray:
-        mask = _np(arr.is_valid())
+        mask = as_mask(arr.is_valid())
         return mask | given[name] if name in given else mask
 
     hist = _col(f, "historical")
-    hist_true = _np(pc.equal(hist, True))
+    hist_true = as_mask(pc.equal(hist, True))
     amount = _col(f, "amount")
     has_amount = filled("amount", amount)
     has_vote = filled("historical", hist)
@@ -232,30 +210,8 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
             ("must_keep", must_keep), ("source", source), ("source_note", note))}
 
     p.add(~has_vote & ~has_amount, "historical", "informe o voto, o valor, ou os dois")
-    p.add(_np(pc.less(amount, pa.scalar(Decimal(0), amount.type))), "amount",
-          "não pode ser negativo")
-    for name, why in (("currency", "obrigatória junto com o valor"),
-                      ("price_date", "obrigatória junto com o valor"),
-                      ("source", "obrigatória junto com o valor")):
-        p.add(has_amount & ~has[name], name, why)
-    for name in ("currency", "price_date", "source", "source_note"):
-        p.add(~has_amount & has[name], name, "só se informa junto com um valor")
-    cur_ok = _np(pc.match_substring_regex(currency, _CURRENCY.pattern))
-    p.add(has["currency"] & ~cur_ok, "currency", "deve ser um código de três letras maiúsculas (ex.: BRL, USD)")
-    p.add(has["price_date"] & _np(pc.greater(price_date, pa.scalar(today, pa.date32()))), "price_date",
-          f"data no futuro (hoje é {today:%d/%m/%Y})")
-    src_ok = _np(pc.is_in(source, value_set=pa.array(list(SOURCES))))
-    p.add(has["source"] & ~src_ok, "source", "deve ser venda_comparavel, catalogo ou avaliacao_externa")
-    external = _np(pc.equal(source, "avaliacao_externa"))
-    p.add(external & ~has["source_note"], "source_note",
-          "informe a organização de renome que fez a avaliação externa (Lei 7.542 art. 21 §2)")
-    sig_ok = _np(pc.and_(pc.greater_equal(sig, 1), pc.less_equal(sig, 5)))
-    p.add(hist_true & ~has["significance"], "significance", "obrigatória para voto histórico (1 a 5)")
-    p.add(has["significance"] & ~sig_ok, "significance", "deve ser um número inteiro de 1 a 5")
-    vote_unreadable = has_vote & ~_np(hist.is_valid())
-    p.add(~hist_true & ~vote_unreadable & has["significance"], "significance", "só se informa com voto histórico")
-    p.add(~hist_true & ~vote_unreadable & _np(pc.equal(must_keep, True)), "must_keep",
-          "só se propõe com voto histórico")
+    _value_rules(p, has, has_amount, amount, currency, price_date, source, today)
+    _vote_rules(p, has, has_vote, hist, hist_true, sig, must_keep)
 
     mk = pc.if_else(pa.array(hist_true), pc.fill_null(must_keep, False), pa.scalar(None, pa.bool_()))
     sig_kept = pc.if_else(pa.array(hist_true), sig, pa.scalar(None, pa.int64()))
@@ -265,7 +221,43 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
     return Entries(frame, p, entries.given)
 
 
-def _typed_frame(cols: dict[str, pa.Array]) -> pd.DataFrame:
+def _value_rules(p: Problems, has: Mapping[str, np.ndarray], has_amount: np.ndarray, amount: pa.Array,
+                 currency: pa.Array, price_date: pa.Array, source: pa.Array, today: date) -> None:
+    """A value: ≥ 0, with its currency (ISO), its price date (not in the future) and its source
+    (an external appraisal names the organisation); without one, none of those."""
+    p.add(as_mask(pc.less(amount, pa.scalar(Decimal(0), amount.type))), "amount",
+          "não pode ser negativo")
+    for name, why in (("currency", "obrigatória junto com o valor"),
+                      ("price_date", "obrigatória junto com o valor"),
+                      ("source", "obrigatória junto com o valor")):
+        p.add(has_amount & ~has[name], name, why)
+    for name in ("currency", "price_date", "source", "source_note"):
+        p.add(~has_amount & has[name], name, "só se informa junto com um valor")
+    cur_ok = as_mask(pc.match_substring_regex(currency, _CURRENCY.pattern))
+    p.add(has["currency"] & ~cur_ok, "currency", "deve ser um código de três letras maiúsculas (ex.: BRL, USD)")
+    p.add(has["price_date"] & as_mask(pc.greater(price_date, pa.scalar(today, pa.date32()))), "price_date",
+          f"data no futuro (hoje é {today:%d/%m/%Y})")
+    src_ok = as_mask(pc.is_in(source, value_set=pa.array(list(SOURCES))))
+    p.add(has["source"] & ~src_ok, "source", "deve ser venda_comparavel, catalogo ou avaliacao_externa")
+    external = as_mask(pc.equal(source, "avaliacao_externa"))
+    p.add(external & ~has["source_note"], "source_note",
+          "informe a organização de renome que fez a avaliação externa (Lei 7.542 art. 21 §2)")
+
+
+def _vote_rules(p: Problems, has: Mapping[str, np.ndarray], has_vote: np.ndarray, hist: pa.Array,
+                hist_true: np.ndarray, sig: pa.Array, must_keep: pa.Array) -> None:
+    """Significance 1–5 (required) and "must keep" only with a historical vote."""
+    sig_ok = as_mask(pc.and_(pc.greater_equal(sig, 1), pc.less_equal(sig, 5)))
+    p.add(hist_true & ~has["significance"], "significance", "obrigatória para voto histórico (1 a 5)")
+    p.add(has["significance"] & ~sig_ok, "significance", "deve ser um número inteiro de 1 a 5")
+    vote_unreadable = has_vote & ~as_mask(hist.is_valid())
+    p.add(~hist_true & ~vote_unreadable & has["significance"], "significance", "só se informa com voto histórico")
+    p.add(~hist_true & ~vote_unreadable & as_mask(pc.equal(must_keep, True)), "must_keep",
+          "só se propõe com voto histórico")
+
+
+def typed_frame(cols: dict[str, pa.Array]) -> pd.DataFrame:
+    """The Entries frame of typed Arrow columns (one per FIELDS)."""
     # DataFrame._from_arrays: the plain constructor costs ~6× more, which a one-entry form pays.
     arrays = [pd.arrays.ArrowExtensionArray(cols[name]) for name in FIELDS]
     n = len(arrays[0]) if arrays else 0
@@ -292,28 +284,7 @@ def single_entry(*, historical: object, amount: object, currency: object, price_
 
     hist = bool_or_none("historical", historical)
     keep = bool_or_none("must_keep", must_keep)
-    amt: Decimal | None = None
-    if amount is not None and amount != "":
-        if isinstance(amount, bool) or isinstance(amount, float):
-            bad["amount"] = "informe um número decimal exato (ex.: 1.234,56), nunca um número de ponto flutuante"
-        else:
-            try:
-                text = str(amount).strip()
-                if isinstance(amount, str) and "," in text:
-                    text = text.replace(".", "").replace(",", ".")
-                amt = Decimal(text)
-                if not amt.is_finite():
-                    raise InvalidOperation
-            except (InvalidOperation, ValueError):
-                bad["amount"] = "deve ser um número (ex.: 1.234,56)"
-                amt = None
-            if amt is not None:
-                if amt != amt.quantize(Decimal("0.01"), rounding="ROUND_DOWN"):
-                    bad["amount"] = "deve ter no máximo 2 casas decimais"
-                    amt = None
-                elif abs(amt) > MAX_VALUE_BRL:
-                    bad["amount"] = "valor grande demais"
-                    amt = None
+    amt = _form_amount(amount, bad)
     cur = None
     if currency is not None and currency != "":
         if isinstance(currency, str):
@@ -325,15 +296,7 @@ def single_entry(*, historical: object, amount: object, currency: object, price_
         day = _as_date(price_date)
         if day is None:
             bad["price_date"] = "deve ser uma data (dd/mm/aaaa)"
-    sig = None
-    if significance is not None and significance != "":
-        if isinstance(significance, bool) or not isinstance(significance, (int, str)):
-            bad["significance"] = "deve ser um número inteiro de 1 a 5"
-        else:
-            try:
-                sig = int(str(significance).strip())
-            except ValueError:
-                bad["significance"] = "deve ser um número inteiro de 1 a 5"
+    sig = _form_significance(significance, bad)
     src = None
     if source is not None and source != "":
         src = SOURCE_ALIASES.get(normalise_header(str(source)), str(source))
@@ -358,7 +321,47 @@ def single_entry(*, historical: object, amount: object, currency: object, price_
     for name, message in bad.items():
         p.add(np.array([True]), name, message)
     given = {name: np.array([True]) for name in bad}
-    return check_entries(Entries(_typed_frame(cols), p, given), today=today)
+    return check_entries(Entries(typed_frame(cols), p, given), today=today)
+
+
+def _form_amount(amount: object, bad: dict[str, str]) -> Decimal | None:
+    """The typed amount of a form (never a float; '1.234,56' or '1234.56'), else None with the
+    reason in `bad`."""
+    if amount is None or amount == "":
+        return None
+    if isinstance(amount, bool) or isinstance(amount, float):
+        bad["amount"] = "informe um número decimal exato (ex.: 1.234,56), nunca um número de ponto flutuante"
+        return None
+    try:
+        text = str(amount).strip()
+        if isinstance(amount, str) and "," in text:
+            text = text.replace(".", "").replace(",", ".")
+        amt = Decimal(text)
+        if not amt.is_finite():
+            raise InvalidOperation
+    except (InvalidOperation, ValueError):
+        bad["amount"] = "deve ser um número (ex.: 1.234,56)"
+        return None
+    if amt != amt.quantize(Decimal("0.01"), rounding="ROUND_DOWN"):
+        bad["amount"] = "deve ter no máximo 2 casas decimais"
+        return None
+    if abs(amt) > MAX_VALUE_BRL:
+        bad["amount"] = "valor grande demais"
+        return None
+    return amt
+
+
+def _form_significance(significance: object, bad: dict[str, str]) -> int | None:
+    if significance is None or significance == "":
+        return None
+    if isinstance(significance, bool) or not isinstance(significance, (int, str)):
+        bad["significance"] = "deve ser um número inteiro de 1 a 5"
+        return None
+    try:
+        return int(str(significance).strip())
+    except ValueError:
+        bad["significance"] = "deve ser um número inteiro de 1 a 5"
+        return None
 
 
 def _as_date(value: object) -> date | None:
@@ -373,164 +376,9 @@ def _as_date(value: object) -> date | None:
     return None
 
 
-# -- a sheet -----------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class Sheet:
-    """A parsed sheet: the typed, checked entries, the file line of each row, the header
-    text of each field found, and the named columns that were ignored."""
-
-    entries: Entries
-    lines: np.ndarray
-    columns: dict[str, str]
-    ignored_columns: tuple[str, ...]
-    format: str
-    row_count: int
-
-
-def _yes_no(text: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """(bool array with nulls for blank, mask of cells that are neither yes nor no)."""
-    folded = _fold_vector(text)
-    yes = _np(pc.is_in(folded, value_set=pa.array(sorted(_YES))))
-    no = _np(pc.is_in(folded, value_set=pa.array(sorted(_NO))))
-    blank = _np(pc.equal(folded, ""))
-    values = pa.array(np.where(yes, True, False), type=pa.bool_(), mask=~(yes | no))
-    return values, ~(yes | no | blank)
-
-
-def _fold_vector(text: pa.Array) -> pa.Array:
-    """normalise_header over a column, via its distinct values (sheets repeat sim/não)."""
-    uniques = pc.unique(text)
-    mapping = [normalise_header(v) if v else "" for v in uniques.to_pylist()]
-    idx = pc.index_in(text, value_set=uniques)
-    return pc.take(pa.array(mapping, type=pa.string()), idx)
-
-
-def parse_sheet(data: bytes, file_name: str, *, today: date) -> Sheet:
-    """Read a sheet of entries (CSV or XLSX) and check every cell; nothing raised for bad
-    cells — they are in `sheet.entries.problems`, to which the store adds its own checks
-    before raising. Raises InputError at once for an unreadable file, a missing
-    `item_code` column, two columns naming one field, or a sheet without data rows."""
-    df, meta = read_table(data, file_name)
-    where = f"linha {meta.header_line}"
-    positions: dict[str, int] = {}
-    ignored: list[str] = []
-    errors: list[Problem] = []
-    for pos, title in enumerate(meta.header):
-        if not title:
-            continue
-        field = _ALIAS_TO_FIELD.get(normalise_header(title))
-        if field is None:
-            ignored.append(title)
-        elif field in positions:
-            errors.append(Problem(where, f'as colunas "{meta.header[positions[field]]}" e "{title}" '
-                                         f"indicam o mesmo campo ({field})"))
-        else:
-            positions[field] = pos
-    if "item_code" not in positions:
-        errors.append(Problem(where, 'coluna obrigatória ausente: "item_code" (nomes aceitos: codigo, '
-                                     'codigo_do_item, item_code, …)'))
-    if not ({"historical", "amount"} & set(positions)):
-        errors.append(Problem(where, 'a planilha precisa de uma coluna "historical" (voto) ou "amount" (valor)'))
-    if errors:
-        raise InputError(errors)
-    if df.empty:
-        raise InputError([Problem("", "o arquivo não tem linhas de dados (só o cabeçalho)")])
-
-    n = len(df)
-    lines = df.index.to_numpy(dtype=np.int64)
-    empty = pa.array([""] * n, type=pa.string())
-    text = {}
-    for name in FIELDS:
-        if name in positions:
-            arr = pa.array(df.iloc[:, positions[name]].array, from_pandas=True)
-            arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
-            text[name] = pc.fill_null(pc.cast(arr, pa.string()), "")
-        else:
-            text[name] = empty
-    raw = {name: pd.Series(text[name].to_pandas(), copy=False) for name in FIELDS}
-    columns = {name: meta.header[pos] for name, pos in positions.items()}
-    p = Problems(n, lines=lines, columns=columns, raw=raw)
-
-    def blank(name: str) -> np.ndarray:
-        return _np(pc.equal(text[name], ""))
-
-    def nullify(arr: pa.Array, name: str) -> pa.Array:
-        return pc.if_else(pc.equal(text[name], ""), pa.scalar(None, arr.type), arr)
-
-    # item_code: required, once per file.
-    codes = text["item_code"]
-    no_code = blank("item_code")
-    p.add(no_code, "item_code", "campo obrigatório vazio")
-    code_series = pd.Series(codes.to_pandas(), copy=False)
-    first = pd.Series(lines).groupby(code_series.to_numpy(dtype=object)).transform("min").to_numpy()
-    repeated = ~no_code & (first != lines)
-    p.add(repeated, "item_code", _concat("item repetido no arquivo (primeira ocorrência na linha ",
-                                         first[repeated], ")"))
-
-    hist, hist_bad = _yes_no(text["historical"])
-    p.add(hist_bad, "historical", "deve ser sim, não ou vazio (não votou)")
-    keep, keep_bad = _yes_no(text["must_keep"])
-    p.add(keep_bad, "must_keep", "deve ser sim, não ou vazio")
-
-    convention = decimal_convention([text["amount"]], default=default_convention(meta.separator))
-    amount = parse_decimal(text["amount"], convention=convention, precision=18, scale=2)
-    p.add(amount.invalid, "amount", "deve ser um número (ex.: 1.234,56)")
-    p.add(amount.ambiguous, "amount", "número ambíguo: o arquivo usa ponto e vírgula decimais; escreva-o sem "
-                                      "separador de milhar (ex.: 1234,5)")
-    p.add(amount.too_precise, "amount", "deve ter no máximo 2 casas decimais")
-    p.add(amount.too_large, "amount", "valor grande demais")
-
-    currency = nullify(pc.utf8_upper(text["currency"]), "currency")
-    dates = parse_dates(text["price_date"])
-    p.add(dates.invalid, "price_date", "deve ser uma data dd/mm/aaaa ou aaaa-mm-dd")
-    p.add(dates.impossible, "price_date", "data inexistente")
-
-    sig_text = text["significance"]
-    sig_ok = _np(pc.match_substring_regex(sig_text, r"^\d{1,2}$"))
-    p.add(~blank("significance") & ~sig_ok, "significance", "deve ser um número inteiro de 1 a 5")
-    sig = pc.cast(pc.if_else(pa.array(sig_ok), sig_text, pa.scalar(None, pa.string())), pa.int64())
-
-    folded_src = _fold_vector(text["source"])
-    mapping_keys = pa.array(list(SOURCE_ALIASES), type=pa.string())
-    mapping_vals = pa.array(list(SOURCE_ALIASES.values()), type=pa.string())
-    src_idx = pc.index_in(folded_src, value_set=mapping_keys)
-    src = pc.if_else(src_idx.is_valid(), pc.take(mapping_vals, pc.fill_null(src_idx, 0)), folded_src)
-    src = nullify(src, "source")
-    note = nullify(text["source_note"], "source_note")
-
-    cols = {
-        "item_code": codes,
-        "historical": hist,
-        "amount": pc.cast(amount.values, AMOUNT_TYPE),
-        "currency": currency,
-        "price_date": dates.values,
-        "significance": sig,
-        "must_keep": keep,
-        "source": src,
-        "source_note": note,
-    }
-    given = {name: ~blank(name) for name in FIELDS}
-    entries = check_entries(Entries(_typed_frame(cols), p, given), today=today)
-    return Sheet(entries=entries, lines=lines, columns=columns, ignored_columns=tuple(ignored),
-                 format=meta.format, row_count=n)
-
-
-def _concat(prefix: str, numbers: np.ndarray, suffix: str) -> np.ndarray:
-    return (prefix + pd.Series(numbers, dtype=np.int64).astype(str) + suffix).to_numpy(dtype=object)
-
-
-def template_csv() -> bytes:
-    """A sheet template for members (pt-BR Excel: `;` and decimal comma), UTF-8 with BOM."""
-    header = ";".join(("codigo", "historico", "valor", "moeda", "data_do_preco", "significancia", "manter",
-                       "fonte", "observacao"))
-    rows = ["A1-001;sim;1.234,56;BRL;10/03/2025;4;não;catalogo;",
-            "A1-002;não;800,00;USD;07/03/2025;;;avaliacao_externa;Leiloeira de renome X"]
-    return ("\ufeff" + "\n".join([header, *rows]) + "\n").encode("utf-8")
-
-
 def describe_source(code: str | None) -> str:
     return "—" if code is None else SOURCES.get(code, code)
 
 
-__all__ = ["Entries", "FIELDS", "LABELS", "MAX_VALUE_BRL", "Problems", "SOURCES", "Sheet", "check_entries",
-           "describe_source", "parse_sheet", "single_entry", "template_csv"]
+__all__ = ["Entries", "FIELDS", "LABELS", "MAX_VALUE_BRL", "Problems", "SOURCES", "as_mask", "check_entries",
+           "describe_source", "single_entry", "typed_frame"]

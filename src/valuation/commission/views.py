@@ -1,13 +1,13 @@
-"""Reading helpers for the Commission's pages (issue 3) — what `valuation.commission.workflow`
-does not offer: the contracts a round can be chosen from, a member's own trail for one
+"""Reading helpers for the Commission's pages (issue 3) — what `rounds`, `entries` and
+`decisions` do not offer: the contracts a round can be chosen from, a member's own trail for one
 item, a sheet template holding the round's item codes, the members' progress, a
 president's override with its reason, and the published-decision totals/exports.
 
-Same access rules as the store module (`commission_access`): members (commission,
+Access through `valuation.db.access` as everywhere: members (commission,
 commission_president) read their own entries; the president and dpc see who has
 entered how much (never a value before the close); explorers and the admin get
 nothing here except `decision_totals`/`decisions_xlsx`, which only format a frame the
-store already scoped (`commission.published_decisions`).
+store already scoped (`decisions.published_decisions`).
 """
 from __future__ import annotations
 
@@ -18,18 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from valuation.commission.access import (
-    MEMBERS,
-    PRESIDENT,
-    READERS,
-    fetch_round,
-    require_role,
+from valuation.commission.decisions import (
+    PUBLISHED_SQL,
+    DecisionInput,
+    DecisionsResult,
+    published_contract,
+    record_decisions,
 )
+from valuation.commission.rounds import fetch_round
 from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.money import to_cents
 from valuation.core.problems import problems_frame  # re-exported for the pages (the one definition)
-from valuation.db.access import COMMISSION_BODY_LABELS, Principal
+from valuation.db.access import COMMISSION_BODY_LABELS, Principal, require
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ class ContractChoice:
 def round_contracts(store: Store, user: Principal) -> list[ContractChoice]:
     """Contracts with recovered items (the ones a round can be opened on) and those that
     already have rounds: those with an open round first, then with rounds, then the rest."""
-    require_role(user, READERS, "consultar as rodadas da Comissão")
+    require(user, "read_rounds")
     rows = store.fetch(
         """WITH n AS (SELECT contract_id, count(*) AS items FROM items GROUP BY contract_id),
                 r AS (SELECT contract_id, count(*) AS rounds,
@@ -83,7 +84,7 @@ def round_contracts(store: Store, user: Principal) -> list[ContractChoice]:
 
 def known_currencies(store: Store, user: Principal) -> list[str]:
     """BRL and every currency with a stored rate (what a value may be entered in)."""
-    require_role(user, READERS, "consultar cotações")
+    require(user, "read_rates")
     rows = store.fetch("SELECT DISTINCT currency FROM fx_rates ORDER BY currency")
     return ["BRL", *[r["currency"] for r in rows if r["currency"] != "BRL"]]
 
@@ -93,7 +94,7 @@ def my_item_history(store: Store, user: Principal, round_id: int, item_id: int) 
     corrections keep the rows they replace). Columns: log_id, entered_at, historical,
     amount, currency, price_date, rate, rate_date, value_brl, significance, must_keep,
     source, source_note, supersedes, in_force."""
-    require_role(user, MEMBERS, "consultar avaliações próprias")
+    require(user, "read_own_assessments")
     fetch_round(store, round_id, count=False)
     return store.fetch_df(
         """SELECT l.id AS log_id, l.entered_at, l.historical, l.amount, l.currency, l.price_date, l.rate,
@@ -106,7 +107,7 @@ def my_item_history(store: Store, user: Principal, round_id: int, item_id: int) 
 
 def round_item(store: Store, user: Principal, round_id: int, item_code: str) -> dict[str, Any]:
     """{item_id, item_code, description} of an item of the round, by its code; NotFound otherwise."""
-    require_role(user, READERS, "consultar as rodadas da Comissão")
+    require(user, "read_rounds")
     row = fetch_round(store, round_id, count=False)
     code = (item_code or "").strip()
     found = store.fetch_one(
@@ -121,7 +122,7 @@ def round_item(store: Store, user: Principal, round_id: int, item_code: str) -> 
 def round_progress(store: Store, user: Principal, round_id: int) -> pd.DataFrame:
     """How many items each member has entered (counts only, never values) — for the
     president deciding when to close, and for dpc. Columns: member, body, entries, items."""
-    require_role(user, (PRESIDENT, "dpc"), "acompanhar o andamento da rodada")
+    require(user, "follow_round_progress")
     row = fetch_round(store, round_id)
     df = store.fetch_df(
         """SELECT u.full_name AS member, u.commission_body AS body, count(c.item_id) AS entries
@@ -135,10 +136,10 @@ def round_progress(store: Store, user: Principal, round_id: int) -> pd.DataFrame
 
 
 def round_template(store: Store, user: Principal, round_id: int, fmt: str = "csv") -> bytes:
-    """A sheet for `commission.import_assessments`: one row per item of the round (by code,
+    """A sheet for `sheet_import.import_assessments`: one row per item of the round (by code,
     with its description, which the import ignores), pre-filled with the member's own
     entries in force — download, fill in, upload. `fmt` 'csv' (`;`, decimal comma) or 'xlsx'."""
-    require_role(user, MEMBERS, "registrar avaliações")
+    require(user, "enter_assessments")
     if fmt not in ("csv", "xlsx"):
         raise InputError(Problem("fmt", "Formato: csv ou xlsx."))
     fetch_round(store, round_id, count=False)
@@ -186,13 +187,11 @@ def parse_brl(text: object, field: str = "value_brl", label: str = "Valor (R$)")
 
 
 def override_decision(store: Store, user: Principal, round_id: int, item_code: str, *, historical: bool | None,
-                      value: object, significance: int | None, must_keep: bool, reason: str) -> Any:
+                      value: object, significance: int | None, must_keep: bool, reason: str) -> DecisionsResult:
     """The president overrides the consensus of one item (Lei 7.542 art. 20 §3), with the
-    reason written into the decision's basis; `commission.record_decisions` keeps it
+    reason written into the decision's basis; `decisions.record_decisions` keeps it
     append-only (a later decision supersedes). Every problem is reported at once."""
-    from valuation.commission import workflow as cm
-
-    require_role(user, (PRESIDENT,), "registrar decisões")
+    require(user, "record_decisions")
     problems: list[Problem] = []
     if not isinstance(historical, bool):
         problems.append(Problem("historical", "Classificação: escolha histórico ou não histórico."))
@@ -213,12 +212,12 @@ def override_decision(store: Store, user: Principal, round_id: int, item_code: s
         raise InputError(problems)
     assert item is not None and amount is not None
     sig = significance if historical else None
-    return cm.record_decisions(store, user, round_id, [cm.DecisionInput(
+    return record_decisions(store, user, round_id, [DecisionInput(
         item_id=int(item["item_id"]), historical=bool(historical), value_brl=amount, significance=sig,
         must_keep=bool(must_keep) and bool(historical), basis=f"{OVERRIDE_PREFIX}: {text}")])
 
 
-# -- published decisions (the frame comes from commission.published_decisions) -------------
+# -- published decisions (the frame comes from decisions.published_decisions) -------------
 @dataclass(frozen=True)
 class DecisionTotals:
     items: int
@@ -260,14 +259,12 @@ def decision_totals(df: pd.DataFrame) -> DecisionTotals:
 def decisions_summary(store: Store, user: Principal, contract_code: str) -> DecisionTotals:
     """`decision_totals` of a contract's published decisions, summed in SQL (no frame of a
     million rows): what the decisions page shows above its table."""
-    from valuation.commission import workflow as cm
-
-    cid = cm.published_contract(store, user, contract_code)
+    cid = published_contract(store, user, contract_code)
     row = store.fetch_one(
         f"SELECT count(*) AS items, count(*) FILTER (WHERE p.historical) AS historical, "
         f"coalesce(sum(p.value_brl) FILTER (WHERE p.historical), 0) AS hv, "
         f"coalesce(sum(p.value_brl) FILTER (WHERE NOT p.historical), 0) AS ov, "
-        f"count(*) FILTER (WHERE p.must_keep) AS keep FROM ({cm.PUBLISHED_SQL}) p", [cid]) or {}
+        f"count(*) FILTER (WHERE p.must_keep) AS keep FROM ({PUBLISHED_SQL}) p", [cid]) or {}
     items, hist = int(row.get("items") or 0), int(row.get("historical") or 0)
     return DecisionTotals(items=items, historical=hist, historical_value=Decimal(row.get("hv") or 0) + Decimal("0.00"),
                           other=items - hist, other_value=Decimal(row.get("ov") or 0) + Decimal("0.00"),
@@ -279,14 +276,14 @@ def decisions_page(store: Store, user: Principal, contract_code: str, *, histori
     """One page of a contract's published decisions in item-code order, filtered in SQL —
     `historical` True/False keeps that group, `search` (case-insensitive) the items whose
     code or description holds it — and how many decisions the filter keeps. The columns of
-    `commission.published_decisions`."""
-    from valuation.commission import workflow as cm
+    `decisions.published_decisions`."""
 
     if isinstance(page, bool) or not isinstance(page, int) or page < 1 or isinstance(page_size, bool) \
             or not isinstance(page_size, int) or not 1 <= page_size <= 500:
         raise InputError(Problem("page", "Página a partir de 1, com 1 a 500 decisões."))
-    cid = cm.published_contract(store, user, contract_code)
-    clauses, params = ["TRUE"], [cid]
+    cid = published_contract(store, user, contract_code)
+    clauses: list[str] = ["TRUE"]
+    params: list[Any] = [cid]
     if historical is not None:
         clauses.append("p.historical = ?")
         params.append(bool(historical))
@@ -295,8 +292,8 @@ def decisions_page(store: Store, user: Principal, contract_code: str, *, histori
         clauses.append("contains(lower(p.item_code || ' ' || p.description), ?)")
         params.append(text)
     where = " AND ".join(clauses)
-    total = int(store.scalar(f"SELECT count(*) FROM ({cm.PUBLISHED_SQL}) p WHERE {where}", params))
-    rows = store.fetch_df(f"SELECT * FROM ({cm.PUBLISHED_SQL}) p WHERE {where} ORDER BY p.item_code LIMIT ? OFFSET ?",
+    total = int(store.scalar(f"SELECT count(*) FROM ({PUBLISHED_SQL}) p WHERE {where}", params))
+    rows = store.fetch_df(f"SELECT * FROM ({PUBLISHED_SQL}) p WHERE {where} ORDER BY p.item_code LIMIT ? OFFSET ?",
                           [*params, page_size, (page - 1) * page_size])
     return rows, total
 
@@ -326,6 +323,11 @@ def decisions_xlsx(df: pd.DataFrame, contract_code: str) -> bytes:
                                                                              "Totais": ["Valor (R$)"]})
 
 
+def vote_label(vote: object) -> str:
+    """A member's vote in words ('histórico', 'não histórico', 'não votou')."""
+    return VOTE_LABELS[vote if isinstance(vote, bool) else None]
+
+
 def source_label(code: object) -> str:
     return SOURCES.get(code, str(code)) if isinstance(code, str) else "—"
 
@@ -342,4 +344,5 @@ SHEET_SOURCE_VALUES = tuple(source_sheet_value(code) for code in SOURCES)
 __all__ = ["BODY_LABELS", "ContractChoice", "DECISION_LABELS", "DecisionTotals", "OVERRIDE_PREFIX", "VOTE_LABELS",
            "decision_totals", "decisions_page", "decisions_summary", "decisions_xlsx", "known_currencies",
            "my_item_history", "override_decision", "parse_brl", "problems_frame", "round_contracts", "round_item",
-           "round_progress", "round_template", "SHEET_SOURCE_VALUES", "source_label", "source_sheet_value"]
+           "round_progress", "round_template", "SHEET_SOURCE_VALUES", "source_label", "source_sheet_value",
+           "vote_label"]

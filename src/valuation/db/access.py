@@ -123,6 +123,24 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "attach_photos": ("dpc", "explorer"),               # a ZIP of photos for a contract's items
     "read_original_checksums": ("dpc",),                # the SHA-256 of the file as uploaded (proof)
     "read_minutes_photos": ("commission", "commission_president", "dpc"),
+    # issue 12 (commission): one key per action of valuation.commission
+    "read_rounds": (*COMMISSION_ROLES, "dpc"),          # every round, any status (explorers: the next key)
+    "read_published_decisions": (*COMMISSION_ROLES, "dpc", "explorer"),  # explorers: their own contracts'
+    "enter_assessments": COMMISSION_ROLES,              # a member's own votes and values
+    "read_own_assessments": COMMISSION_ROLES,
+    "open_rounds": ("commission_president",),
+    "close_rounds": ("commission_president",),
+    "record_decisions": ("commission_president",),
+    "publish_decisions": ("commission_president",),
+    "follow_round_progress": ("commission_president", "dpc"),   # entries per member, never a value
+    "read_member_names": ("dpc",),                      # after the close; members see pseudonyms
+    "read_agreement": (*COMMISSION_ROLES, "dpc"),
+    "make_minutes": (*COMMISSION_ROLES, "dpc"),
+    "read_comparables": (*COMMISSION_ROLES, "dpc"),
+    "read_comparable_flags": ("commission_president", "dpc"),
+    "read_rates": (*COMMISSION_ROLES, "dpc"),
+    "add_rates": ("commission_president", "dpc"),
+    "import_rates": ("commission_president", "dpc"),
 }
 _ACTION_LABELS: dict[str, str] = {
     "manage_partition": "registrar termos, escolhas e demonstrativos de partilha",
@@ -167,6 +185,23 @@ _ACTION_LABELS: dict[str, str] = {
     "attach_photos": "anexar fotos",
     "read_original_checksums": "consultar o SHA-256 do arquivo original",
     "read_minutes_photos": "consultar as atas da Comissão",
+    "read_rounds": "consultar as rodadas da Comissão",
+    "read_published_decisions": "consultar decisões da Comissão",
+    "enter_assessments": "registrar avaliações",
+    "read_own_assessments": "consultar avaliações próprias",
+    "open_rounds": "abrir rodadas de avaliação",
+    "close_rounds": "encerrar rodadas",
+    "record_decisions": "registrar decisões",
+    "publish_decisions": "publicar decisões",
+    "follow_round_progress": "acompanhar o andamento da rodada",
+    "read_member_names": "ver os nomes dos membros junto das avaliações",
+    "read_agreement": "consultar a concordância da Comissão",
+    "make_minutes": "gerar a ata da Comissão",
+    "read_comparables": "consultar decisões de outros contratos",
+    "read_comparable_flags": "consultar os sinais de comparáveis",
+    "read_rates": "consultar cotações",
+    "add_rates": "cadastrar cotações",
+    "import_rates": "importar cotações",
 }
 
 

@@ -1,8 +1,8 @@
 """The Commission's demo rounds (issue 3), on top of `valuation.demo.base.seed_demo`.
 
 `seed_commission_demo(store)` plays, through the store API exactly as the users would
-(`commission.open_round`, `import_assessments`, `record_assessment`, `close_round`,
-`record_decisions`, `publish_round`, `fx_rates.import_rates` / `add_rate`), a short
+(`rounds.open_round`, `import_assessments`, `record_assessment`, `close_round`,
+`record_decisions`, `publish_round`, `rates.import_rates`), a short
 history of the Interministerial Commission (Lei 7.542/1986 art. 20 §3; art. 21 §2):
 
 - the president (`cmg.tavares`) imports a PTAX-style series of USD/EUR/GBP rates;
@@ -31,8 +31,11 @@ from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.commission import rates as fx_rates
-from valuation.commission import workflow as cm
+from valuation.commission.decisions import DecisionInput, record_decisions
+from valuation.commission.entries import record_assessment
+from valuation.commission.rates import import_rates
+from valuation.commission.rounds import Round, close_round, open_round, publish_round
+from valuation.commission.sheet_import import import_assessments
 from valuation.core.errors import ConflictError
 from valuation.db.access import Principal
 from valuation.demo.base import DEMO_SEED, DEMO_USERNAMES_BY_ROLE
@@ -228,7 +231,7 @@ def _items(store: Store, contract: str, n: int) -> list[dict[str, Any]]:
         "JOIN contracts c ON c.id = i.contract_id WHERE c.code = ? ORDER BY i.item_code LIMIT ?", [contract, n])
 
 
-def _enter_round(store: Store, clock: Callable[[datetime], None], rnd: cm.Round, members: list[Principal],
+def _enter_round(store: Store, clock: Callable[[datetime], None], rnd: Round, members: list[Principal],
                  plan: dict[int, list[dict]], first_day: date, price_days: list[date], rng: random.Random) -> int:
     """Each member uploads a sheet on a different day (in the order the panel lists them)."""
     rates = _rates_on(store)
@@ -236,12 +239,15 @@ def _enter_round(store: Store, clock: Callable[[datetime], None], rnd: cm.Round,
     for k, m in enumerate(members):
         clock(_at(first_day + timedelta(days=2 * k), 9 + k, 15))
         data = _sheet(plan[m.id], k, price_days, rates, rng)
-        result = cm.import_assessments(store, m, rnd.id, data, f"avaliacao_rodada{rnd.number}_{m.username}.csv")
+        result = import_assessments(store, m, rnd.id, data, f"avaliacao_rodada{rnd.number}_{m.username}.csv")
         rows += result.rows
     return rows
 
 
 # -- the demo --------------------------------------------------------------------------------
+Clock = Callable[[datetime], None]
+
+
 def seed_commission_demo(store: Store) -> dict[str, int]:
     """Play the Commission's demo history (module docstring); returns what was added."""
     if int(store.scalar("SELECT count(*) FROM assessment_rounds")):
@@ -253,82 +259,105 @@ def seed_commission_demo(store: Store) -> dict[str, int]:
     rng = random.Random(DEMO_SEED * 3 + 20)
     counts: dict[str, int] = {"rates": 0, "rounds": 0, "entries": 0, "decisions": 0, "published_rounds": 0}
     with _held_clock(store) as clock:
-        # Rates: the president imports the PTAX series up to the eve of round 1; the DPC the next one.
-        days_1 = _business_days(date(2026, 8, 3), date(2026, 9, 11))
-        csv_1, level = _rate_series(days_1, rng, _START_RATE)
-        clock(_at(date(2026, 9, 14), 8, 30))
-        counts["rates"] += fx_rates.import_rates(store, president, csv_1.encode("utf-8"), "ptax_2026-08_09.csv").added
-
-        # Round 1 of the published contract.
-        items_a = _items(store, PUBLISHED_CONTRACT, ROUND_ITEMS[PUBLISHED_CONTRACT])
-        clock(_at(date(2026, 9, 14), 10))
-        a1 = cm.open_round(store, president, PUBLISHED_CONTRACT, [int(i["id"]) for i in items_a])
-        plan_a = _plan_round(items_a, members, rng)
-        counts["entries"] += _enter_round(store, clock, a1, members, plan_a, date(2026, 9, 15), days_1[-20:], rng)
-        # A member corrects three of her values (each correction is a new row of the trail).
-        corrector = members[1]
-        for j, e in enumerate(plan_a[corrector.id][3:6]):
-            clock(_at(date(2026, 10, 5), 14, 10 * j))
-            cm.record_assessment(
-                store, corrector, a1.id, int(e["item"]["id"]), historical=e["historical"],
-                amount=(e["brl"] * Decimal("1.05")).quantize(_CENT, ROUND_HALF_UP), currency="BRL",
-                price_date=days_1[-1], significance=e["significance"],
-                must_keep=e["must_keep"] if e["historical"] else None, source="catalogo",
-                source_note="Correção: catálogo mais recente")
-            counts["entries"] += 1
-        clock(_at(date(2026, 10, 6), 17))
-        cm.close_round(store, president, a1.id)
-        clock(_at(date(2026, 10, 13), 10))
-        counts["decisions"] += cm.record_decisions(store, president, a1.id).written
-        # Override one item whose values were far apart, with the reason in the basis.
-        outlier = store.fetch_one(
-            "SELECT ic.item_id, ic.historical, ic.value_brl FROM item_consensus ic JOIN items i ON i.id = ic.item_id "
-            "WHERE ic.round_id = ? AND ic.flagged AND ic.spread > 0.5 AND ic.historical "
-            "ORDER BY i.item_code LIMIT 1", [a1.id])
-        if outlier is not None:
-            ref = next(_reference(i) for i in items_a if int(i["id"]) == int(outlier["item_id"]))
-            clock(_at(date(2026, 10, 13), 10, 30))
-            counts["decisions"] += cm.record_decisions(store, president, a1.id, [cm.DecisionInput(
-                item_id=int(outlier["item_id"]), historical=True, value_brl=ref, significance=4, must_keep=False,
-                basis=f"Decisão do presidente, divergente do consenso: {OVERRIDE_REASON}")]).written
-        clock(_at(date(2026, 10, 15), 15))
-        cm.publish_round(store, president, a1.id)
-        counts["published_rounds"] += 1
-
-        # The DPC imports the next rates; round 1 of the second contract is entered and closed.
-        days_2 = _business_days(date(2026, 9, 14), date(2026, 10, 16))
-        csv_2, _ = _rate_series(days_2, rng, level)
-        clock(_at(date(2026, 10, 19), 8, 45))
-        counts["rates"] += fx_rates.import_rates(store, dpc, csv_2.encode("utf-8"), "ptax_2026-09_10.csv").added
-        items_b = _items(store, CLOSED_CONTRACT, ROUND_ITEMS[CLOSED_CONTRACT])
-        clock(_at(date(2026, 10, 19), 10))
-        b1 = cm.open_round(store, president, CLOSED_CONTRACT, [int(i["id"]) for i in items_b])
-        plan_b = _plan_round(items_b, members, rng)
-        counts["entries"] += _enter_round(store, clock, b1, members, plan_b, date(2026, 10, 20), days_2[-15:], rng)
-        clock(_at(date(2026, 11, 10), 17))
-        cm.close_round(store, president, b1.id)
-
-        # Round 2 over the items flagged in round 1: three members have revised their values.
-        clock(_at(date(2026, 11, 16), 10))
-        a2 = cm.open_round(store, president, PUBLISHED_CONTRACT, from_round=a1.id)
-        flagged = store.fetch("SELECT ri.item_id, i.item_code FROM round_items ri JOIN items i ON i.id = ri.item_id "
-                              "WHERE ri.round_id = ? ORDER BY i.item_code", [a2.id])
-        by_id = {int(i["id"]): i for i in items_a}
-        revised: dict[int, list[dict[str, Any]]]
-        revised = {m.id: [{"item": by_id[int(f["item_id"])], "historical": _truly_historical(by_id[int(f["item_id"])]),
-                           "brl": (_reference(by_id[int(f["item_id"])]) * Decimal(1000 + rng.randint(-60, 60))
-                                   / 1000).quantize(_CENT, ROUND_HALF_UP),
-                           "significance": None, "must_keep": False, "source": _source(by_id[int(f["item_id"])])}
-                          for f in flagged] for m in members[:3]}
-        for entries in revised.values():
-            for e in entries:
-                if e["historical"]:
-                    e["significance"] = _SIGNIFICANCE.get(e["item"]["category"], 2)
-        counts["entries"] += _enter_round(store, clock, a2, members[:3], revised, date(2026, 11, 17),
-                                          days_2[-5:], rng)
+        a1, items_a, level = _published_round(store, clock, president, members, rng, counts)
+        days_2 = _closed_round(store, clock, president, dpc, members, rng, level, counts)
+        _flagged_round(store, clock, president, members, rng, a1, items_a, days_2, counts)
         counts["rounds"] = 3
     store.checkpoint()
     return counts
+
+
+def _published_round(store: Store, clock: Clock, president: Principal, members: list[Principal],
+                     rng: random.Random, counts: dict[str, int]) -> tuple[Round, list[dict[str, Any]],
+                                                                          dict[str, Decimal]]:
+    """The president imports the PTAX series up to the eve of round 1; round 1 of the published
+    contract is entered, corrected, closed, decided (one item overridden) and published.
+    Returns (the round, its items, the rates' last level)."""
+    days_1 = _business_days(date(2026, 8, 3), date(2026, 9, 11))
+    csv_1, level = _rate_series(days_1, rng, _START_RATE)
+    clock(_at(date(2026, 9, 14), 8, 30))
+    counts["rates"] += import_rates(store, president, csv_1.encode("utf-8"), "ptax_2026-08_09.csv").added
+    items_a = _items(store, PUBLISHED_CONTRACT, ROUND_ITEMS[PUBLISHED_CONTRACT])
+    clock(_at(date(2026, 9, 14), 10))
+    a1 = open_round(store, president, PUBLISHED_CONTRACT, [int(i["id"]) for i in items_a])
+    plan_a = _plan_round(items_a, members, rng)
+    counts["entries"] += _enter_round(store, clock, a1, members, plan_a, date(2026, 9, 15), days_1[-20:], rng)
+    # A member corrects three of her values (each correction is a new row of the trail).
+    corrector = members[1]
+    for j, e in enumerate(plan_a[corrector.id][3:6]):
+        clock(_at(date(2026, 10, 5), 14, 10 * j))
+        record_assessment(
+            store, corrector, a1.id, int(e["item"]["id"]), historical=e["historical"],
+            amount=(e["brl"] * Decimal("1.05")).quantize(_CENT, ROUND_HALF_UP), currency="BRL",
+            price_date=days_1[-1], significance=e["significance"],
+            must_keep=e["must_keep"] if e["historical"] else None, source="catalogo",
+            source_note="Correção: catálogo mais recente")
+        counts["entries"] += 1
+    clock(_at(date(2026, 10, 6), 17))
+    close_round(store, president, a1.id)
+    clock(_at(date(2026, 10, 13), 10))
+    counts["decisions"] += record_decisions(store, president, a1.id).written
+    counts["decisions"] += _override_outlier(store, clock, president, a1, items_a)
+    clock(_at(date(2026, 10, 15), 15))
+    publish_round(store, president, a1.id)
+    counts["published_rounds"] += 1
+    return a1, items_a, level
+
+
+def _override_outlier(store: Store, clock: Clock, president: Principal, rnd: Round,
+                      items: list[dict[str, Any]]) -> int:
+    """Override one item whose values were far apart, with the reason in the basis (decisions written)."""
+    outlier = store.fetch_one(
+        "SELECT ic.item_id, ic.historical, ic.value_brl FROM item_consensus ic JOIN items i ON i.id = ic.item_id "
+        "WHERE ic.round_id = ? AND ic.flagged AND ic.spread > 0.5 AND ic.historical "
+        "ORDER BY i.item_code LIMIT 1", [rnd.id])
+    if outlier is None:
+        return 0
+    ref = next(_reference(i) for i in items if int(i["id"]) == int(outlier["item_id"]))
+    clock(_at(date(2026, 10, 13), 10, 30))
+    return record_decisions(store, president, rnd.id, [DecisionInput(
+        item_id=int(outlier["item_id"]), historical=True, value_brl=ref, significance=4, must_keep=False,
+        basis=f"Decisão do presidente, divergente do consenso: {OVERRIDE_REASON}")]).written
+
+
+def _closed_round(store: Store, clock: Clock, president: Principal, dpc: Principal, members: list[Principal],
+                  rng: random.Random, level: dict[str, Decimal], counts: dict[str, int]) -> list[date]:
+    """The DPC imports the next rates; round 1 of the second contract is entered and closed.
+    Returns the business days of those rates."""
+    days_2 = _business_days(date(2026, 9, 14), date(2026, 10, 16))
+    csv_2, _ = _rate_series(days_2, rng, level)
+    clock(_at(date(2026, 10, 19), 8, 45))
+    counts["rates"] += import_rates(store, dpc, csv_2.encode("utf-8"), "ptax_2026-09_10.csv").added
+    items_b = _items(store, CLOSED_CONTRACT, ROUND_ITEMS[CLOSED_CONTRACT])
+    clock(_at(date(2026, 10, 19), 10))
+    b1 = open_round(store, president, CLOSED_CONTRACT, [int(i["id"]) for i in items_b])
+    plan_b = _plan_round(items_b, members, rng)
+    counts["entries"] += _enter_round(store, clock, b1, members, plan_b, date(2026, 10, 20), days_2[-15:], rng)
+    clock(_at(date(2026, 11, 10), 17))
+    close_round(store, president, b1.id)
+    return days_2
+
+
+def _flagged_round(store: Store, clock: Clock, president: Principal, members: list[Principal], rng: random.Random,
+                   a1: Round, items_a: list[dict[str, Any]], days_2: list[date], counts: dict[str, int]) -> None:
+    """Round 2 over the items flagged in round 1: three members have revised their values."""
+    clock(_at(date(2026, 11, 16), 10))
+    a2 = open_round(store, president, PUBLISHED_CONTRACT, from_round=a1.id)
+    flagged = store.fetch("SELECT ri.item_id, i.item_code FROM round_items ri JOIN items i ON i.id = ri.item_id "
+                          "WHERE ri.round_id = ? ORDER BY i.item_code", [a2.id])
+    by_id = {int(i["id"]): i for i in items_a}
+    revised: dict[int, list[dict[str, Any]]] = {
+        m.id: [{"item": by_id[int(f["item_id"])], "historical": _truly_historical(by_id[int(f["item_id"])]),
+                "brl": (_reference(by_id[int(f["item_id"])]) * Decimal(1000 + rng.randint(-60, 60))
+                        / 1000).quantize(_CENT, ROUND_HALF_UP),
+                "significance": None, "must_keep": False, "source": _source(by_id[int(f["item_id"])])}
+               for f in flagged] for m in members[:3]}
+    for entries in revised.values():
+        for e in entries:
+            if e["historical"]:
+                e["significance"] = _SIGNIFICANCE.get(e["item"]["category"], 2)
+    counts["entries"] += _enter_round(store, clock, a2, members[:3], revised, date(2026, 11, 17),
+                                      days_2[-5:], rng)
 
 
 __all__ = ["CLOSED_CONTRACT", "OVERRIDE_REASON", "PUBLISHED_CONTRACT", "ROUND_ITEMS", "seed_commission_demo"]

@@ -17,7 +17,9 @@ from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
-from valuation.commission import workflow as cm
+from valuation.commission.decisions import record_decisions
+from valuation.commission.rounds import close_round, open_round, publish_round
+from valuation.commission.sheet_import import import_assessments
 from valuation.demo import commission as cd
 from valuation.demo.base import DEMO_SEED
 
@@ -55,20 +57,20 @@ def seed_comparables_demo(store: Store) -> dict[str, int]:
     items = cd._items(store, EARLIER_CONTRACT, EARLIER_ITEMS)
     with cd._held_clock(store) as clock:
         clock(datetime(2026, 6, 1, 10, 0))
-        rnd = cm.open_round(store, president, EARLIER_CONTRACT, [int(i["id"]) for i in items])
+        rnd = open_round(store, president, EARLIER_CONTRACT, [int(i["id"]) for i in items])
         plan = cd._plan_round(items, members, rng)
         entries = 0
         for k, m in enumerate(members):
             day = date(2026, 6, 2) + timedelta(days=2 * k)
             clock(datetime.combine(day, time(9 + k, 30)))
-            entries += cm.import_assessments(store, m, rnd.id, _sheet(plan[m.id], day - timedelta(days=1)),
+            entries += import_assessments(store, m, rnd.id, _sheet(plan[m.id], day - timedelta(days=1)),
                                              f"avaliacao_{EARLIER_CONTRACT.replace('/', '-')}_{m.username}.csv").rows
         clock(datetime(2026, 6, 26, 17, 0))
-        cm.close_round(store, president, rnd.id)
+        close_round(store, president, rnd.id)
         clock(datetime(2026, 7, 3, 10, 0))
-        decided = cm.record_decisions(store, president, rnd.id).written
+        decided = record_decisions(store, president, rnd.id).written
         clock(datetime(2026, 7, 8, 15, 0))
-        cm.publish_round(store, president, rnd.id)
+        publish_round(store, president, rnd.id)
     store.checkpoint()
     return {"rounds": 1, "entries": entries, "decisions": decided}
 

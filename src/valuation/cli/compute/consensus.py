@@ -166,59 +166,70 @@ def _items(r: Reader, doc: dict[str, Any], members: dict[str, Member], table: Ra
             r.fail(join(path, "id"), f'duplicate item id "{iid}" (already {item_ids[iid]})')
         elif iid is not BAD:
             item_ids[iid] = path
-        ok = iid is not BAD and it is not BAD
-
-        votes: dict[str, bool | None] = {}
-        vpath = join(path, "votes")
-        raw_votes = r.field(it, "votes", path, lambda rr, x, p: rr.obj(x, p))
-        if raw_votes is BAD:
-            ok = False
-        else:
-            for member_id, vote in raw_votes.items():
-                p = join(vpath, member_id)
-                if members_ok and member_id not in members:
-                    r.fail(p, f'unknown member "{member_id}"')
-                    ok = False
-                elif _vote(r, vote, p) is BAD:
-                    ok = False
-                else:
-                    votes[member_id] = vote
-
-        values: list[ValueEntry] = []
-        raw_values = r.field(it, "values", path, lambda rr, x, p: rr.items(x, p, lambda *a: a))
-        if raw_values is BAD:
-            ok = False
-        else:
-            valued: dict[str, str] = {}
-            for _r2, x, p in raw_values:
-                e = r.obj(x, p, allowed=_VALUE)
-                member = r.field(e, "member", p, jsonin.text)
-                amount = r.field(e, "amount", p, _AMOUNT_CONV)
-                currency = r.field(e, "currency", p, _currency)
-                day = r.field(e, "date", p, jsonin.iso_date)
-                if member is not BAD:
-                    if members_ok and member not in members:
-                        member = r.fail(join(p, "member"), f'unknown member "{member}"')
-                    elif member in valued:
-                        member = r.fail(join(p, "member"), f'duplicate value of member "{member}" for this item '
-                                                           f"(already {valued[member]})")
-                    else:
-                        valued[member] = p
-                if currency is not BAD and day is not BAD:
-                    if not table.knows(currency):
-                        currency = r.fail(join(p, "currency"), f"unknown currency {currency} (no rate in the table)")
-                    elif currency != BRL:
-                        try:
-                            table.rate_for(currency, day)
-                        except NoRateError as exc:
-                            day = r.fail(join(p, "date"), str(exc))
-                if BAD in (member, amount, currency, day) or e is BAD:
-                    ok = False
-                    continue
-                values.append(ValueEntry(member=member, amount=amount, currency=currency, date=day))
-        if ok:
+        votes = _item_votes(r, it, path, members, members_ok)
+        values = _item_values(r, it, path, members, table, members_ok)
+        if iid is not BAD and it is not BAD and votes is not None and values is not None:
             out.append(ItemInput(id=iid, votes=votes, values=tuple(values)))
     return out
+
+
+def _item_votes(r: Reader, it: Any, path: str, members: dict[str, Member],
+                members_ok: bool) -> dict[str, bool | None] | None:
+    """The item's votes by member; None when any is bad (each reported)."""
+    votes: dict[str, bool | None] = {}
+    vpath = join(path, "votes")
+    raw_votes = r.field(it, "votes", path, lambda rr, x, p: rr.obj(x, p))
+    if raw_votes is BAD:
+        return None
+    ok = True
+    for member_id, vote in raw_votes.items():
+        p = join(vpath, member_id)
+        if members_ok and member_id not in members:
+            r.fail(p, f'unknown member "{member_id}"')
+            ok = False
+        elif _vote(r, vote, p) is BAD:
+            ok = False
+        else:
+            votes[member_id] = vote
+    return votes if ok else None
+
+
+def _item_values(r: Reader, it: Any, path: str, members: dict[str, Member], table: RateTable,
+                 members_ok: bool) -> list[ValueEntry] | None:
+    """The item's values (one per member, each with a rate in the table); None when any is bad."""
+    raw_values = r.field(it, "values", path, lambda rr, x, p: rr.items(x, p, lambda *a: a))
+    if raw_values is BAD:
+        return None
+    values: list[ValueEntry] = []
+    valued: dict[str, str] = {}
+    ok = True
+    for _r2, x, p in raw_values:
+        e = r.obj(x, p, allowed=_VALUE)
+        member = r.field(e, "member", p, jsonin.text)
+        amount = r.field(e, "amount", p, _AMOUNT_CONV)
+        currency = r.field(e, "currency", p, _currency)
+        day = r.field(e, "date", p, jsonin.iso_date)
+        if member is not BAD:
+            if members_ok and member not in members:
+                member = r.fail(join(p, "member"), f'unknown member "{member}"')
+            elif member in valued:
+                member = r.fail(join(p, "member"),
+                                f'duplicate value of member "{member}" for this item (already {valued[member]})')
+            else:
+                valued[member] = p
+        if currency is not BAD and day is not BAD:
+            if not table.knows(currency):
+                currency = r.fail(join(p, "currency"), f"unknown currency {currency} (no rate in the table)")
+            elif currency != BRL:
+                try:
+                    table.rate_for(currency, day)
+                except NoRateError as exc:
+                    day = r.fail(join(p, "date"), str(exc))
+        if BAD in (member, amount, currency, day) or e is BAD:
+            ok = False
+            continue
+        values.append(ValueEntry(member=member, amount=amount, currency=currency, date=day))
+    return values if ok else None
 
 
 def _rate_json(rate: Rate) -> dict[str, str]:
