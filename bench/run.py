@@ -51,7 +51,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -675,9 +675,9 @@ def greedy_fill(items: list[Any], target: Decimal) -> Decimal:
 
 def measure_selection(args: argparse.Namespace, store: Any, contract_id: int, res: dict[str, Any],
                       details: dict[str, Any]) -> None:
-    from valuation.partition import workflow as P
+    from valuation.partition import terms
 
-    tol = P.selection_tolerance(store)
+    tol = terms.selection_tolerance(store)
     for key, limit in (("selection_exact", min(EXACT_ITEMS, args.exact_items)),
                        ("selection_large", max(1, args.items // 10)),
                        ("selection_600k", args.pool_items)):
@@ -809,7 +809,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
 def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
     from valuation.db.store import Store
     from valuation.deadlines import engine as deadline_engine
-    from valuation.partition import workflow as P
+    from valuation.partition import statements
 
     main_path, dl_path = paths(args)
     res: dict[str, Any] = {}
@@ -824,7 +824,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
         PEAKS.end("open")
         PEAKS.start()
         say("statement: compute_statement from stored results")
-        t = timed(lambda: P.compute_statement(store, dpc, gen.TREASURE_CODE, as_of=gen.TODAY), args.repeat)
+        t = timed(lambda: statements.compute_statement(store, dpc, gen.TREASURE_CODE, as_of=gen.TODAY), args.repeat)
         res["statement_s"], doc = t.median, t.result
         details["statement"] = t.details(net=str(doc.net), gross=str(getattr(doc.result, "gross", None)),
                                          historical_items=doc.historical_items, other_items=doc.other_items,
@@ -1049,7 +1049,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.phase_json.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
         return result
 
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     mach = machine()
     say(f"N = {args.items:,}; building the files in a child process")
     build = child("build", args)

@@ -12,7 +12,7 @@ from ui.fmt import date_br, number_br
 from ui.forms import show_problems
 from valuation.core.errors import AccessDenied, ConflictError, InputError
 from valuation.core.money import format_brl, format_share
-from valuation.partition import workflow as P
+from valuation.partition import terms
 from valuation.partition.documents import (
     MODALITY_LABELS,
     PAYMENT_LABELS,
@@ -49,11 +49,11 @@ def weight_text(w: Decimal) -> str:
     return number_br(w, 0 if w == w.to_integral() else 2)
 
 
-L = P.FIELD_LABELS  # the labels the store's problems use: the form shows the same
+L = terms.FIELD_LABELS  # the labels the store's problems use: the form shows the same
 
 
 df = contracts.list_contracts(store, user)
-df = df[df["kind"].isin(P.TERMS_KINDS)] if len(df) else df
+df = df[df["kind"].isin(terms.TERMS_KINDS)] if len(df) else df
 if not len(df):
     st.info("Nenhum contrato de exploração ou remoção cadastrado.")
     st.stop()
@@ -95,10 +95,10 @@ with st.form("terms"):
     saved = st.form_submit_button("Gravar termos", type="primary")
 if saved:
     try:
-        data = {"modality": blank(modality), "historical_share": P.share_from_percent(hist, "historical_share"),
-                "historical_payment": blank(hpay), "other_share": P.share_from_percent(other, "other_share"),
+        data = {"modality": blank(modality), "historical_share": terms.share_from_percent(hist, "historical_share"),
+                "historical_payment": blank(hpay), "other_share": terms.share_from_percent(other, "other_share"),
                 "fixed_amount": blank(fixed), "salvage_award": blank(award), "value_fixed": blank(value_fixed)}
-        P.set_contract_terms(store, user, code, data)
+        terms.set_contract_terms(store, user, code, data)
     except InputError as exc:
         show_problems(exc)
     except (AccessDenied, ConflictError) as exc:
@@ -110,8 +110,8 @@ if saved:
 st.subheader("Rubrica de dificuldade (art. 21 §1)")
 st.caption("Cada atividade recebe nota de 0 a 4, com os pesos da política de pesos da rubrica de dificuldade "
            "(página Políticas). A sugestão é só referência: vale a parcela decidida pela Autoridade Naval.")
-weights = P.difficulty_weights(store)
-current = P.current_difficulty(store, user, code)
+weights = terms.difficulty_weights(store)
+current = terms.current_difficulty(store, user, code)
 cols = st.columns(len(ACTIVITIES))
 scores = [cols[i].slider(f"{name.capitalize()} (peso {weight_text(weights[i])})", 0, 4,
                          value=current.scores[i] if current else 2, key=f"score_{code}_{i}")
@@ -122,7 +122,7 @@ s2.metric("Parcela decidida pela Autoridade", format_share(c["other_share"]))
 note = s3.text_input("Observação da avaliação", value=(current.note or "") if current else "")
 if st.button("Gravar rubrica"):
     try:
-        P.record_difficulty(store, user, code, scores, note=blank(note))
+        terms.record_difficulty(store, user, code, scores, note=blank(note))
     except InputError as exc:
         show_problems(exc)
     else:
@@ -136,7 +136,7 @@ if c["status"] == "cancelado":
     st.caption(f"Cancelado em {date_br(c['cancelled_on'])}: {c['cancel_reason'] or '—'}. Nenhum pagamento é devido, "
                "salvo bens sem valor histórico (ou o produto de sua venda), mesmo abaixo da parcela contratada."
                if c["cancelled_on"] else "Nenhum pagamento é devido, salvo a compensação abaixo.")
-    comp = P.current_compensation(store, user, code)
+    comp = terms.current_compensation(store, user, code)
     if comp:
         st.info(f"Em vigor: {format_share(comp.share)} por "
                 f"{'adjudicação' if comp.form == 'adjudication' else 'produto da venda'}"
@@ -152,8 +152,8 @@ if c["status"] == "cancelado":
         ok = st.form_submit_button("Gravar compensação")
     if ok:
         try:
-            P.set_compensation(store, user, code, {
-                "compensation_share": P.share_from_percent(share, "compensation_share"),
+            terms.set_compensation(store, user, code, {
+                "compensation_share": terms.share_from_percent(share, "compensation_share"),
                 "compensation_form": form, "sale_proceeds": blank(proceeds), "reason": blank(reason)})
         except InputError as exc:
             show_problems(exc)

@@ -13,7 +13,7 @@ from ui.forms import show_problems
 from valuation.attachments.photo_sheet import statement_photo_sheet
 from valuation.core.errors import ConflictError, InputError, NotFound
 from valuation.core.money import format_brl, format_date_br
-from valuation.partition import workflow as P
+from valuation.partition import statement_reads, statements
 from valuation.partition.documents import (
     GROUP_LABELS,
     INSPECTION_EFFECT,
@@ -36,9 +36,9 @@ def file_stub(doc: StatementDoc) -> str:
 
 def downloads(doc: StatementDoc) -> None:
     a, b = st.columns(2)
-    a.download_button("Baixar PDF", data=lambda: P.statement_pdf(store, user, doc.id), file_name=file_stub(doc) + ".pdf",
+    a.download_button("Baixar PDF", data=lambda: statement_reads.statement_pdf(store, user, doc.id), file_name=file_stub(doc) + ".pdf",
                       mime="application/pdf", on_click="ignore", icon=":material/picture_as_pdf:", type="primary")
-    b.download_button("Baixar XLSX", data=lambda: P.statement_xlsx(store, user, doc.id),
+    b.download_button("Baixar XLSX", data=lambda: statement_reads.statement_xlsx(store, user, doc.id),
                       file_name=file_stub(doc) + ".xlsx", on_click="ignore", icon=":material/table_view:",
                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: statement_photo_sheet(store, user, doc.id),
@@ -52,7 +52,7 @@ def items_table(doc: StatementDoc) -> None:
     pages = max(1, -(-doc.items_total // PAGE_SIZE))
     page = st.number_input(f"Página dos bens adjudicados (de {pages})", min_value=1, max_value=pages, value=1,
                            key=f"items_page_{doc.id}")
-    items, total = P.statement_items(store, user, doc.id, page=int(page), page_size=PAGE_SIZE)
+    items, total = statement_reads.statement_items(store, user, doc.id, page=int(page), page_size=PAGE_SIZE)
     st.dataframe(for_display(pd.DataFrame([{
         "Item": it.item_code, "Descrição": it.description, "Grupo": GROUP_LABELS.get(it.grp, it.grp),
         "Significância": it.significance, "Valor": it.value_brl} for it in items]), money=("Valor",),
@@ -109,14 +109,14 @@ def line_amount(doc: StatementDoc, key: str):
 
 
 if user.role == "explorer":
-    listing = P.list_statements(store, user)
+    listing = statement_reads.list_statements(store, user)
     if not len(listing):
         st.info("Ainda não há demonstrativo emitido para os contratos da sua empresa.")
         st.stop()
     labels = {int(i): f"{lab} — contrato {c}" + (" (substituído)" if sup else "")
               for i, lab, c, sup in zip(listing["id"], listing["label"], listing["contract_code"], listing["superseded"])}
     sid = st.selectbox("Demonstrativo", list(labels), format_func=labels.get)
-    doc = P.get_statement(store, user, int(sid))
+    doc = statement_reads.get_statement(store, user, int(sid))
     if doc.superseded_by:
         st.warning(f"Esta versão foi substituída por {doc.superseded_by}. Consulte a versão em vigor.")
     st.subheader(f"{doc.label} — contrato {doc.contract_code}")
@@ -145,7 +145,7 @@ if user.role == "explorer":
     st.stop()
 
 # -- dpc ---------------------------------------------------------------------------------
-contracts = P.statement_contracts(store, user)
+contracts = statement_reads.statement_contracts(store, user)
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
     st.stop()
@@ -160,7 +160,7 @@ b.write("")
 if b.button("Gerar rascunho", type="primary"):
     try:
         with st.status("Calculando o demonstrativo a partir das decisões gravadas…"):
-            new_id = P.create_draft(store, user, code, as_of=as_of)
+            new_id = statements.create_draft(store, user, code, as_of=as_of)
     except InputError as exc:
         show_problems(exc, title="Não foi possível gerar o rascunho:")
     except ConflictError as exc:
@@ -169,7 +169,7 @@ if b.button("Gerar rascunho", type="primary"):
         st.session_state["statement_pick"] = new_id
         st.success(f"Rascunho nº {new_id} gerado.")
 
-listing = P.list_statements(store, user, code)
+listing = statement_reads.list_statements(store, user, code)
 if not len(listing):
     st.info("Nenhum demonstrativo deste contrato ainda.")
     st.stop()
@@ -184,7 +184,7 @@ labels = dict(zip(ids, listing["label"]))
 pick = st.session_state.get("statement_pick")
 sid = st.selectbox("Abrir", ids, format_func=labels.get, index=ids.index(pick) if pick in ids else 0)
 try:
-    doc = P.get_statement(store, user, int(sid))
+    doc = statement_reads.get_statement(store, user, int(sid))
 except NotFound as exc:
     st.error(str(exc))
     st.stop()
@@ -214,7 +214,7 @@ if not doc.is_issued and int(sid) == max(ids):
         reason = st.text_area("Motivo da correção")
     if st.button("Emitir demonstrativo", type="primary", disabled=bool(doc.blockers)):
         try:
-            issued_doc = P.issue_statement(store, user, doc.id, correction_reason=reason)
+            issued_doc = statements.issue_statement(store, user, doc.id, correction_reason=reason)
         except InputError as exc:
             show_problems(exc, title="Não foi possível emitir:")
         except (ConflictError, NotFound) as exc:

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 from valuation.core.errors import ConflictError
 from valuation.db.access import Principal
+from valuation.partition import statements, terms
 from valuation.partition import survey_sheets as S
-from valuation.partition import workflow as P
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -172,11 +172,11 @@ def seed_partition_demo(store: Store) -> dict[str, int]:
             counts["inspection_expenses"] += 1
 
     for code, (scores, note) in RUBRICS.items():
-        P.record_difficulty(store, dpc, code, list(scores), note=note, now=_at(date(2026, 1, 12)))
+        terms.record_difficulty(store, dpc, code, list(scores), note=note, now=_at(date(2026, 1, 12)))
         counts["difficulty_assessments"] += 1
 
     comp_code, comp = COMPENSATION
-    P.set_compensation(store, dpc, comp_code, comp, now=_at(date(2020, 11, 9)))
+    terms.set_compensation(store, dpc, comp_code, comp, now=_at(date(2020, 11, 9)))
     counts["compensations"] += 1
 
     # Statements: issue where every decision is published; always leave one draft.
@@ -189,15 +189,15 @@ def seed_partition_demo(store: Store) -> dict[str, int]:
     issued_code: str | None = None
     if issuable:
         issued_code = issuable[0]
-        draft_id = P.create_draft(store, dpc, issued_code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 9))
+        draft_id = statements.create_draft(store, dpc, issued_code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 9))
         counts["drafts"] += 1
         doc = store.fetch_one("SELECT blockers_json FROM statements WHERE id = ?", [draft_id])
         if doc is not None and doc["blockers_json"] == "[]":
-            P.issue_statement(store, dpc, draft_id, now=_at(DEMO_AS_OF, 11))
+            statements.issue_statement(store, dpc, draft_id, now=_at(DEMO_AS_OF, 11))
             counts["issued"] += 1
     for code in DRAFT_PREFERENCE:
         if code != issued_code:
-            P.create_draft(store, dpc, code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 14))
+            statements.create_draft(store, dpc, code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 14))
             counts["drafts"] += 1
             break
     store.checkpoint()

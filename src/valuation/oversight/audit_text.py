@@ -197,20 +197,19 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
     from valuation.accounts import throttle
     from valuation.commission.sheet import SOURCES
-    from valuation.db import access
     from valuation.core.calendar import POLICY_DAY_LABELS
+    from valuation.db import access
     from valuation.deadlines.vocabulary import EVENT_KINDS
-    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
     from valuation.inventory import found_things
+    from valuation.partition import choice, survey_sheets
     from valuation.partition import documents as statement_docs
-    from valuation.partition import survey_sheets
-    from valuation.partition import workflow as partition
     from valuation.policies.fields import METHOD_LABELS
+    from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
 
     return {
         "role": access.ROLE_LABELS, "commission_body": access.COMMISSION_BODY_LABELS, "source": SOURCES,
         "method": {k: v.lower() for k, v in METHOD_LABELS.items()},
-        "pool": partition.POOL_LABELS, "modality": statement_docs.MODALITY_LABELS,
+        "pool": choice.POOL_LABELS, "modality": statement_docs.MODALITY_LABELS,
         "historical_payment": statement_docs.PAYMENT_LABELS, "value_fixed": statement_docs.VALUE_FIXED_LABELS,
         "compensation_form": {"adjudication": "adjudicação de bens", "sale_proceeds": "produto da venda"},
         "mode": {"consensus": "pelo consenso da rodada", "explicit": "decisão informada pela presidência"},
@@ -221,7 +220,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "kinds": {k.key: k.label for k in EVENT_KINDS},
         "record_deadline_event.kind": {k.key: k.label for k in EVENT_KINDS},
         "found_thing_event.kind": found_things.EVENT_LABELS, "found_thing_event.state": found_things.STATE_LABELS,
-        "selection_saved.status": partition.STATUS_PT,
+        "selection_saved.status": choice.STATUS_PT,
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
         "login_throttle.scope": throttle.SCOPE_LABELS,
         "notice": NOTICE_LABELS, "end_kind": END_LABELS,
