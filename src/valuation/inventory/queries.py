@@ -154,7 +154,7 @@ def _where(user: Principal, flt: ItemFilter) -> tuple[str, list[Any]]:
 
 def _value_join(user: Principal, alias: str = "i") -> str:
     """Decided values per item (item_valuation): explorers see only published decisions."""
-    published = " AND v.published" if user.role == "explorer" else ""
+    published = "" if allowed(user, "read_unpublished_values") else " AND v.published"
     return f"LEFT JOIN item_valuation v ON v.item_id = {alias}.id{published}"
 
 

@@ -76,6 +76,11 @@ def method_pt(method: str | None) -> str:
     return ", ".join(METHOD_STEPS_PT.get(step, step) for step in method.split("+"))
 
 
+def percent(fraction: Decimal, places: int = 2) -> str:
+    """A fraction as the choice pages and statements print it: 0.01 → '1,00 %'; a gap with 4 places."""
+    return f"{fraction * 100:.{places}f}".replace(".", ",") + " %"
+
+
 @dataclass(frozen=True)
 class SelectionRun:
     id: int
@@ -289,7 +294,7 @@ def _pool_context(db: Db, user: Principal, code: str, pool: str
 
 def pool_summary(store: Store, user: Principal, code: str, pool: str = "historical") -> PoolSummary:
     """The pool the União chooses from: its decided items, total, locks, target and current run."""
-    require(user, "manage_partition")
+    require(user, "choose_items")
     c, agg, targets, locks = _pool_context(store, user, code, pool)
     target = targets.historical if pool == "historical" else targets.other
     reason = targets.historical_reason if pool == "historical" else targets.other_reason
@@ -310,7 +315,7 @@ def pool_items(store: Store, user: Principal, code: str, *, pool: str = "histori
                page_size: int = 50, search: str | None = None, locked_only: bool = False) -> tuple[pd.DataFrame, int]:
     """One page of the pool's decided items (item_id, item_code, description, value_brl,
     significance, must_keep, lock), by value descending; and the number of matching items."""
-    require(user, "manage_partition")
+    require(user, "choose_items")
     _check_pool(pool)
     if not isinstance(page, int) or page < 1 or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise InputError(Problem("page", f"Página: inteiros positivos, até {MAX_PAGE_SIZE} itens por página."))
@@ -337,7 +342,7 @@ def pool_items(store: Store, user: Principal, code: str, *, pool: str = "histori
 def item_ids_for_codes(store: Store, user: Principal, code: str, codes: Sequence[str], *,
                        pool: str = "historical") -> dict[str, int]:
     """Item codes of the pool → item ids; InputError listing the codes that are not in it."""
-    require(user, "manage_partition")
+    require(user, "choose_items")
     _check_pool(pool)
     c = _contract(store, user, code)
     wanted = list(dict.fromkeys(s.strip() for s in codes if isinstance(s, str) and s.strip()))
@@ -365,7 +370,7 @@ def set_locks(store: Store, user: Principal, code: str, locks: Mapping[int, str 
               now: datetime | None = None) -> int:
     """Lock decided items in ('give') or out ('keep') of the choice, or unlock (None).
     An item the commission marked must keep cannot be locked give. Returns the rows changed."""
-    require(user, "manage_partition")
+    require(user, "choose_items")
     c = _contract(store, user, code)
     clean: dict[int, str | None] = {}
     problems: list[Problem] = []
@@ -433,7 +438,7 @@ def compute_selection(store: Store, user: Principal, code: str, *, pool: str = "
     items with the stored locks (`lock_overrides` on top: None unlocks) — nothing is written.
     The historical pool minimises the significance handed over (stage 2); the other pool
     (art. 21 III, art. 22 p.u.) only maximises the value (stage 1)."""
-    require(user, "manage_partition")
+    require(user, "choose_items")
     c, agg, targets, stored = _pool_context(store, user, code, pool)
     target = targets.historical if pool == "historical" else targets.other
     if target is None:
@@ -526,7 +531,7 @@ def save_selection(store: Store, user: Principal, code: str, *, pool: str = "his
 
 def selection_runs(store: Store, user: Principal, code: str, pool: str | None = None) -> list[SelectionRun]:
     """The stored runs of a contract, newest first; `current` marks the run the statement uses."""
-    require(user, "manage_partition")
+    require(user, "choose_items")
     c = _contract(store, user, code)
     rows = store.fetch("SELECT * FROM selection_runs WHERE contract_id = ? AND (? IS NULL OR pool = ?) "
                        "ORDER BY id DESC", [c["id"], pool, pool])
@@ -546,7 +551,7 @@ def selection_runs(store: Store, user: Principal, code: str, pool: str | None = 
 
 def run_breakdown(store: Store, user: Principal, run_id: int) -> pd.DataFrame:
     """Items and value handed over per significance level in a stored run (for the charts)."""
-    require(user, "manage_partition")
+    require(user, "choose_items")
     return store.fetch_df(
         "SELECT coalesce(iv.significance, 1) AS significance, count(*) AS items, sum(iv.value_brl) AS value_brl "
         "FROM selection_run_items ri JOIN item_valuation iv ON iv.item_id = ri.item_id WHERE ri.run_id = ? "

@@ -13,11 +13,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import (
-    AccessDenied,
     InputError,
     NotFound,
     Problem,
 )
+from valuation.db import access
 from valuation.db.access import Principal, require
 from valuation.db.paging import MAX_PAGE_SIZE
 from valuation.partition.documents import (
@@ -47,8 +47,8 @@ def _readable(db: Db, user: Principal, statement_id: int) -> dict[str, Any]:
     row = db.fetch_one("SELECT s.id, s.status, c.organisation_id FROM statements s JOIN contracts c "
                        "ON c.id = s.contract_id WHERE s.id = ?", [statement_id]) \
         if isinstance(statement_id, int) and not isinstance(statement_id, bool) else None
-    if row is None or (user.role == "explorer" and (row["status"] != "emitido"
-                                                    or row["organisation_id"] != user.organisation_id)):
+    if row is None or not access.organisation_cleared(user, row["organisation_id"]) or (
+            row["status"] != "emitido" and not access.allowed(user, "read_statement_drafts")):
         raise NotFound(f"Demonstrativo {statement_id} não encontrado.", what="statement", key=statement_id)
     return row
 
@@ -107,10 +107,11 @@ def list_statements(store: Store, user: Principal, code: str | None = None) -> p
     issued statements of its own organisation. Columns: id, contract_code, status, label,
     number, version, as_of, net, created_at, created_by, superseded (a later version exists)."""
     require(user, "read_statements")
-    where, params = ["TRUE"], []
-    if user.role == "explorer":
-        where += ["s.status = 'emitido'", "c.organisation_id = ?"]
-        params.append(user.organisation_id)
+    scope, scope_params = access.contract_scope(user, "c")
+    where: list[str] = [scope]
+    params: list[Any] = list(scope_params)
+    if not access.allowed(user, "read_statement_drafts"):
+        where.append("s.status = 'emitido'")
     if code:
         where.append("c.code = ?")
         params.append(code)
@@ -129,7 +130,7 @@ def statement_contracts(store: Store, user: Principal) -> pd.DataFrame:
     (with whether terms are recorded and its decided items); explorer its own contracts that
     have an issued statement."""
     require(user, "read_statements")
-    if user.role == "explorer":
+    if not access.allowed(user, "issue_statements"):
         return store.fetch_df(
             "SELECT DISTINCT c.code, w.name AS wreck_name FROM statements s JOIN contracts c ON c.id = s.contract_id "
             "JOIN wrecks w ON w.id = c.wreck_id WHERE s.status = 'emitido' AND c.organisation_id = ? ORDER BY c.code",
@@ -164,8 +165,7 @@ def statement_pdf(store: Store, user: Principal, statement_id: int) -> bytes:
     row = _readable(store, user, statement_id)
     if row["status"] == "emitido":
         return bytes(store.scalar("SELECT pdf FROM statements WHERE id = ?", [statement_id]))
-    if user.role != "dpc":  # unreachable through _readable; kept as the rule's statement
-        raise AccessDenied("Acesso negado: rascunhos só para a DPC.", user=user.username, action="read_statements")
+    require(user, "read_statement_drafts")  # unreachable through _readable; kept as the rule's statement
     return render_pdf(_load_doc(store, statement_id, item_limit=PDF_ITEM_LIMIT))
 
 

@@ -51,6 +51,7 @@ from valuation.partition.choice import (
     _run,
     _Targets,
     _targets,
+    percent,
     save_selection,
 )
 from valuation.partition.documents import (
@@ -236,102 +237,101 @@ def _group_items(pool: str, total: Decimal, needed: bool, run: SelectionRun | No
     return [PartitionItem(f"{pool}:todos", hist, total, 0, False, None)]
 
 
-def _statement(inputs: _Inputs, as_of: date) -> StatementData:
-    c, agg, terms = inputs.contract, inputs.agg, inputs.terms
-    missing = [p for p, r in inputs.runs.items() if r is None]
-    if missing:
-        raise ConflictError(f"Contrato {c['code']}: a escolha da União ({', '.join(POOL_LABELS[p] for p in missing)}) "
-                            "não foi gravada ou está desatualizada; grave-a na página Escolha da União "
-                            "(ou gere o rascunho, que a calcula com as travas gravadas).")
-    items = (_group_items("historical", agg.h_total, "historical" in inputs.runs, inputs.runs.get("historical"))
-             + _group_items("other", agg.o_total, "other" in inputs.runs, inputs.runs.get("other")))
-    res = _partition(terms, items)
-    basis = {b.field: b.article for b in res.basis}
-    lines: list[StatementLine] = []
+class _Lines:
+    """The statement's lines as they are added, numbered in order."""
 
-    def add(section: str, key: str, label: str, amount: Decimal | None, art: str, detail: str | None = None) -> None:
-        lines.append(StatementLine(len(lines) + 1, section, key, label, amount, detail, art))
+    def __init__(self, basis: Mapping[str, str]) -> None:
+        self.basis = basis
+        self.lines: list[StatementLine] = []
 
-    s1 = "Bens de valor histórico (art. 20)"
-    add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
-        basis["historical_total"], f"{format_count(agg.h_n)} bem(ns) classificado(s) pela Comissão de peritos")
+    def add(self, section: str, key: str, label: str, amount: Decimal | None, art: str | None = None,
+            detail: str | None = None) -> None:
+        """One line; `art` defaults to the basis `partition` gave for `key`."""
+        self.lines.append(StatementLine(len(self.lines) + 1, section, key, label, amount, detail,
+                                        self.basis[key] if art is None else art))
+
+
+def _historical_lines(out: _Lines, inputs: _Inputs, res: PartitionResult) -> None:
+    """Section 1: the historical items, the reward and how it is paid (art. 20)."""
+    terms, s1 = inputs.terms, "Bens de valor histórico (art. 20)"
+    out.add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
+            detail=f"{format_count(inputs.agg.h_n)} bem(ns) classificado(s) pela Comissão de peritos")
+    if res.cancelled:
+        out.add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (contrato cancelado)",
+                res.historical_reward)
+        return
+    out.add(s1, "historical_reward", f"Recompensa: {format_share(terms.historical_share)} do valor dos bens "
+            "históricos", res.historical_reward)
+    if terms.historical_payment == "cash":
+        out.add(s1, "cash_balance", "Recompensa paga em dinheiro", res.cash_balance)
+        return
     hrun = inputs.runs.get("historical")
-    if res.cancelled:
-        add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (contrato cancelado)",
-            res.historical_reward, basis["historical_reward"])
+    detail = "nenhum bem a adjudicar"
+    if hrun is not None:
+        detail = (f"{format_count(hrun.selected_count)} bem(ns) escolhido(s) pela União; significância "
+                  f"entregue {hrun.significance_handed}; solução {STATUS_PT.get(hrun.status, hrun.status)}"
+                  + (f", lacuna certificada ≤ {percent(hrun.gap, 4)}" if hrun.status != "optimal" else ""))
+    out.add(s1, "adjudicated", "Bens históricos adjudicados ao concessionário (escolha da União)",
+            res.adjudicated_value, detail=detail)
+    if terms.historical_payment == "adjudication_with_cash_balance":
+        out.add(s1, "cash_balance", "Saldo da recompensa pago em dinheiro", res.cash_balance)
     else:
-        add(s1, "historical_reward", f"Recompensa: {format_share(terms.historical_share)} do valor dos bens históricos",
-            res.historical_reward, basis["historical_reward"])
-        if terms.historical_payment == "cash":
-            add(s1, "cash_balance", "Recompensa paga em dinheiro", res.cash_balance, basis["cash_balance"])
-        else:
-            detail = "nenhum bem a adjudicar"
-            if hrun is not None:
-                detail = (f"{format_count(hrun.selected_count)} bem(ns) escolhido(s) pela União; significância "
-                          f"entregue {hrun.significance_handed}; solução {STATUS_PT.get(hrun.status, hrun.status)}"
-                          + (f", lacuna certificada ≤ {_pct(hrun.gap)}" if hrun.status != "optimal" else ""))
-            add(s1, "adjudicated", "Bens históricos adjudicados ao concessionário (escolha da União)",
-                res.adjudicated_value, basis["adjudicated"], detail)
-            if terms.historical_payment == "adjudication_with_cash_balance":
-                add(s1, "cash_balance", "Saldo da recompensa pago em dinheiro", res.cash_balance,
-                    basis["cash_balance"])
-            else:
-                add(s1, "unpaid_residual", "Resíduo da recompensa não pago (contrato sem saldo em dinheiro)",
-                    res.unpaid_residual, basis["unpaid_residual"])
-    s2 = "Demais bens recuperados (art. 21)"
-    add(s2, "other_total", "Valor de mercado dos demais bens", res.other_total, basis["other_total"],
-        f"{format_count(agg.o_n)} bem(ns)")
-    orun = inputs.runs.get("other")
-    odetail = None
+        out.add(s1, "unpaid_residual", "Resíduo da recompensa não pago (contrato sem saldo em dinheiro)",
+                res.unpaid_residual)
+
+
+def _other_payment(inputs: _Inputs, res: PartitionResult) -> tuple[str, str | None]:
+    """The label and detail of the payment for the other items (art. 21 I–IV; art. 22 p.u.)."""
+    terms, orun, comp = inputs.terms, inputs.runs.get("other"), inputs.comp
+    adjudicated = f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun else None
     if res.cancelled:
-        comp = inputs.comp
         if comp is None:
-            olabel = "Compensação no cancelamento: nenhuma concedida"
-        elif comp.form == "sale_proceeds":
-            olabel = (f"Compensação: {format_share(comp.share)} do produto da venda "
-                      f"({format_brl(comp.sale_proceeds)})")
-        else:
-            olabel = f"Compensação: bens adjudicados até {format_share(comp.share)} do valor dos demais bens"
-            odetail = f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun else None
-    elif terms.modality == "I":
-        olabel = "Soma em dinheiro (modalidade I)"
-    elif terms.modality == "II":
-        olabel = f"{format_share(terms.other_share)} do valor de mercado dos demais bens (modalidade II)"
-    elif terms.modality == "III":
-        olabel = f"Bens adjudicados até {format_share(terms.other_share)} do valor dos demais bens (modalidade III)"
-        odetail = (f"alvo {format_brl(res.other_target)}; "
-                   + (f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun
-                      else "nenhum bem a adjudicar"))
-    else:
-        olabel = "Pagamento por assistência e salvamento (modalidade IV)"
-    add(s2, "other_payment", olabel, res.other_payment, basis["other_payment"], odetail)
-    s3 = "Totais"
-    add(s3, "gross", "Valor bruto devido ao concessionário", res.gross, basis["gross"])
-    survey = inputs.survey
+            return "Compensação no cancelamento: nenhuma concedida", None
+        if comp.form == "sale_proceeds":
+            return (f"Compensação: {format_share(comp.share)} do produto da venda "
+                    f"({format_brl(comp.sale_proceeds)})"), None
+        return f"Compensação: bens adjudicados até {format_share(comp.share)} do valor dos demais bens", adjudicated
+    if terms.modality == "I":
+        return "Soma em dinheiro (modalidade I)", None
+    if terms.modality == "II":
+        return f"{format_share(terms.other_share)} do valor de mercado dos demais bens (modalidade II)", None
+    if terms.modality == "III":
+        return (f"Bens adjudicados até {format_share(terms.other_share)} do valor dos demais bens (modalidade III)",
+                f"alvo {format_brl(res.other_target)}; " + (adjudicated or "nenhum bem a adjudicar"))
+    return "Pagamento por assistência e salvamento (modalidade IV)", None
+
+
+def _total_lines(out: _Lines, inputs: _Inputs, res: PartitionResult) -> None:
+    """Sections 2–5: the other items, gross → net, the surveyor's credit, the inspection expenses."""
+    s2 = "Demais bens recuperados (art. 21)"
+    out.add(s2, "other_total", "Valor de mercado dos demais bens", res.other_total,
+            detail=f"{format_count(inputs.agg.o_n)} bem(ns)")
+    label, detail = _other_payment(inputs, res)
+    out.add(s2, "other_payment", label, res.other_payment, detail=detail)
+    s3, survey = "Totais", inputs.survey
+    out.add(s3, "gross", "Valor bruto devido ao concessionário", res.gross)
     if survey.applies and survey.cost_lines:
-        add(s3, "survey_deduction", f"(−) Dedução dos gastos do pesquisador ({survey.surveyor_name})",
-            -res.survey_deduction, basis["survey_deduction"],
-            f"gastos aceitos {format_brl(res.survey_accepted_total)}")
+        out.add(s3, "survey_deduction", f"(−) Dedução dos gastos do pesquisador ({survey.surveyor_name})",
+                -res.survey_deduction, detail=f"gastos aceitos {format_brl(res.survey_accepted_total)}")
     elif survey.winner_is_surveyor:
-        add(s3, "survey_deduction", "(−) Dedução dos gastos do pesquisador: não se aplica (o concessionário é "
-            "o próprio pesquisador)", -res.survey_deduction, basis["survey_deduction"])
-    add(s3, "net", "Valor líquido em favor do concessionário", res.net, basis["net"])
+        out.add(s3, "survey_deduction", "(−) Dedução dos gastos do pesquisador: não se aplica (o concessionário é "
+                "o próprio pesquisador)", -res.survey_deduction)
+    out.add(s3, "net", "Valor líquido em favor do concessionário", res.net)
     if survey.applies and survey.cost_lines:
         s4 = "Crédito ao pesquisador (NORMAM-10 0303 c 2 I)"
-        add(s4, "surveyor_credit", f"Crédito ao pesquisador {survey.surveyor_name} (gastos de localização do bem)",
-            res.survey_deduction, BASIS_DEDUCTION)
+        out.add(s4, "surveyor_credit", f"Crédito ao pesquisador {survey.surveyor_name} (gastos de localização do "
+                "bem)", res.survey_deduction, BASIS_DEDUCTION)
         if res.survey_uncovered > 0:
-            add(s4, "survey_uncovered", "Gastos aceitos não cobertos pelo valor bruto (não pagos pelo concessionário)",
-                res.survey_uncovered, BASIS_DEDUCTION)
+            out.add(s4, "survey_uncovered", "Gastos aceitos não cobertos pelo valor bruto (não pagos pelo "
+                    "concessionário)", res.survey_uncovered, BASIS_DEDUCTION)
     for kind, total in inputs.inspection.items():
-        add("Despesas de fiscalização (NORMAM-10 0306) — a cargo do autorizado, informativo", f"inspection:{kind}",
-            EXPENSE_LABELS.get(kind, kind), total, EXPENSE_BASIS.get(kind, "NORMAM-10 0306"))
+        out.add("Despesas de fiscalização (NORMAM-10 0306) — a cargo do autorizado, informativo",
+                f"inspection:{kind}", EXPENSE_LABELS.get(kind, kind), total, EXPENSE_BASIS.get(kind, "NORMAM-10 0306"))
 
-    survey_lines = tuple(
-        StatementSurveyLine(i + 1, ref[0], s.line, s.planned, s.actual, s.approved_overrun, ref[2], s.accepted,
-                            s.variance)
-        for i, (s, ref) in enumerate(zip(res.survey_lines, survey.line_refs)))
 
+def _notes(inputs: _Inputs, res: PartitionResult) -> tuple[list[str], list[str]]:
+    """(warnings, blockers) of the statement: what it leaves out and what stops its issue."""
+    c, agg, survey = inputs.contract, inputs.agg, inputs.survey
     warnings: list[str] = []
     blockers: list[str] = []
     undecided = agg.items - agg.h_n - agg.o_n
@@ -357,35 +357,57 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
     # partition's own notes, except those the lines above already state (choice status, uncovered costs)
     warnings += [m[:1].upper() + m[1:] + ("." if not m.endswith(".") else "") for m in res.messages
                  if not m.startswith(("escolha", "gastos"))]
+    return warnings, blockers
 
-    snapshot = {
+
+def _text(v: Decimal | None) -> str | None:
+    return None if v is None else str(v)
+
+
+def _snapshot(inputs: _Inputs) -> dict[str, Any]:
+    """The terms as the statement states them (stored as its `terms_json`)."""
+    c, terms, comp, names = inputs.contract, inputs.terms, inputs.comp, inputs.names
+    return {
         "contract": {"code": c["code"], "kind": c["kind"], "act": c["act_number"], "status": c["status"],
-                     "organisation": inputs.names.get("organisation_name"),
-                     "wreck_code": inputs.names.get("wreck_code"),
-                     "wreck_name": inputs.names.get("wreck_name"), "surveyor": survey.surveyor_name},
+                     "organisation": names.get("organisation_name"), "wreck_code": names.get("wreck_code"),
+                     "wreck_name": names.get("wreck_name"), "surveyor": inputs.survey.surveyor_name},
         "modality": terms.modality, "historical_share": str(terms.historical_share),
-        "historical_payment": terms.historical_payment,
-        "other_share": None if terms.other_share is None else str(terms.other_share),
-        "fixed_amount": None if terms.fixed_amount is None else str(terms.fixed_amount),
-        "salvage_award": None if terms.salvage_award is None else str(terms.salvage_award),
+        "historical_payment": terms.historical_payment, "other_share": _text(terms.other_share),
+        "fixed_amount": _text(terms.fixed_amount), "salvage_award": _text(terms.salvage_award),
         "value_fixed": c["value_fixed"],
-        "compensation": None if inputs.comp is None else {
-            "share": str(inputs.comp.share), "form": inputs.comp.form,
-            "sale_proceeds": None if inputs.comp.sale_proceeds is None else str(inputs.comp.sale_proceeds),
-            "reason": inputs.comp.reason},
+        "compensation": None if comp is None else {
+            "share": str(comp.share), "form": comp.form, "sale_proceeds": _text(comp.sale_proceeds),
+            "reason": comp.reason},
         "runs": {p: {"id": r.id, "target": str(r.target), "tolerance": str(r.tolerance), "status": r.status,
                      "gap": str(r.gap), "method": r.method} for p, r in inputs.runs.items() if r is not None},
     }
+
+
+def _statement(inputs: _Inputs, as_of: date) -> StatementData:
+    """The statement computed from `inputs` (nothing read, nothing written)."""
+    c, agg, terms = inputs.contract, inputs.agg, inputs.terms
+    missing = [p for p, r in inputs.runs.items() if r is None]
+    if missing:
+        raise ConflictError(f"Contrato {c['code']}: a escolha da União ({', '.join(POOL_LABELS[p] for p in missing)}) "
+                            "não foi gravada ou está desatualizada; grave-a na página Escolha da União "
+                            "(ou gere o rascunho, que a calcula com as travas gravadas).")
+    items = (_group_items("historical", agg.h_total, "historical" in inputs.runs, inputs.runs.get("historical"))
+             + _group_items("other", agg.o_total, "other" in inputs.runs, inputs.runs.get("other")))
+    res = _partition(terms, items)
+    out = _Lines({b.field: b.article for b in res.basis})
+    _historical_lines(out, inputs, res)
+    _total_lines(out, inputs, res)
+    survey_lines = tuple(
+        StatementSurveyLine(i + 1, ref[0], s.line, s.planned, s.actual, s.approved_overrun, ref[2], s.accepted,
+                            s.variance)
+        for i, (s, ref) in enumerate(zip(res.survey_lines, inputs.survey.line_refs)))
+    warnings, blockers = _notes(inputs, res)
     return StatementData(
-        contract_id=c["id"], contract_code=c["code"], as_of=as_of, terms=snapshot, result=res, lines=tuple(lines),
-        survey_lines=survey_lines, historical_items=agg.h_n, other_items=agg.o_n,
+        contract_id=c["id"], contract_code=c["code"], as_of=as_of, terms=_snapshot(inputs), result=res,
+        lines=tuple(out.lines), survey_lines=survey_lines, historical_items=agg.h_n, other_items=agg.o_n,
         runs={p: r for p, r in inputs.runs.items() if r is not None}, warnings=tuple(warnings),
         blockers=tuple(blockers), fingerprint=inputs.fingerprint(),
         surveyor_organisation_id=c["surveyor_organisation_id"])
-
-
-def _pct(g: Decimal) -> str:
-    return f"{(g * 100).quantize(Decimal('0.0001'))} %".replace(".", ",")
 
 
 def _statement_contract(db: Db, user: Principal, code: str) -> dict[str, Any]:
@@ -401,7 +423,7 @@ def compute_statement(store: Store, user: Principal, code: str, *, as_of: date) 
     over `item_valuation`, the current stored choice, the surveyor's cost lines, the terms
     (Lei 7.542 arts. 20–22; NORMAM-10 0303 c 2 I). ConflictError when a choice the terms
     need is not stored or is out of date."""
-    require(user, "manage_partition")
+    require(user, "issue_statements")
     c = _statement_contract(store, user, code)
     return _statement(_gather(store, c), as_of)
 
@@ -448,7 +470,7 @@ def create_draft(store: Store, user: Principal, code: str, *, as_of: date, now: 
     """Compute the contract's statement from stored results and store it as a draft
     (storing first the União's choice when the terms need one and none is current).
     Returns the draft's id. Append-only: an older draft stays as it was."""
-    require(user, "manage_partition")
+    require(user, "issue_statements")
     if not isinstance(as_of, date):
         raise InputError(Problem("as_of", "Data-base: informe a data do demonstrativo."))
     c = _statement_contract(store, user, code)
@@ -481,7 +503,7 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
     referencing the version it replaces, with its reason. The issued rows are never changed.
     Refused when the draft is not the contract's latest statement, when the data changed
     since the draft, or while it has blockers."""
-    require(user, "manage_partition")
+    require(user, "issue_statements")
     moment = now or store.now()
     reason = correction_reason.strip() if isinstance(correction_reason, str) else None
 

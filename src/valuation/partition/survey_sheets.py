@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.db import access
 from valuation.db.access import Principal, require
 from valuation.partition.survey_costs import CostLine, survey_deduction
 
@@ -104,7 +105,7 @@ _CONTRACT_SQL = (
 
 def _scoped_contract(db: Store | Tx, user: Principal, code: str) -> dict[str, Any]:
     row = db.fetch_one(_CONTRACT_SQL, [code]) if isinstance(code, str) else None
-    if row is None or (user.role == "explorer" and row["organisation_id"] != user.organisation_id):
+    if row is None or not access.organisation_cleared(user, row["organisation_id"]):
         raise NotFound(f"Contrato {code} não encontrado.", what="contract", key=code)
     return row
 
@@ -129,7 +130,7 @@ def _money(form: Form, key: str, label: str, *, required: bool = True) -> Decima
 def list_survey_contracts(store: Store, user: Principal) -> pd.DataFrame:
     """Survey contracts the user may see, with the state of their cost sheets."""
     _reader(user)
-    scope, params = ("TRUE", []) if user.role == "dpc" else ("c.organisation_id = ?", [user.organisation_id])
+    scope, params = access.contract_scope(user, "c")
     return store.fetch_df(
         f"""SELECT c.code, o.name AS organisation_name, w.code AS wreck_code, w.name AS wreck_name, c.status,
                    s.filed_on, s.reported_on, count(l.line_no) AS lines,
@@ -210,7 +211,8 @@ def file_cost_sheet(store: Store, user: Principal, code: str, lines: Sequence[Ma
         if name is not None:
             key = name.casefold()
             if key in seen:
-                problems.append(Problem(f"lines[{i}].line", f"Linha {i + 1}: descrição repetida (linha {seen[key] + 1})."))
+                problems.append(Problem(f"lines[{i}].line",
+                                        f"Linha {i + 1}: descrição repetida (linha {seen[key] + 1})."))
             seen[key] = i
         if name is not None and planned is not None:
             clean.append((name, planned))
@@ -310,7 +312,7 @@ def approve_overrun(store: Store, user: Principal, code: str, line_no: int, amou
                     now: datetime | None = None) -> SheetLine:
     """dpc approves spending above the sheet on one line, with its reason (rules.md §5):
     at most actual − planned; 0 withdraws an approval."""
-    require(user, "manage_partition")
+    require(user, "approve_survey_overruns")
     f = Form({"amount": _money_text(amount), "reason": reason}, allowed=("amount", "reason"))
     value = f.decimal("amount", "Excesso aprovado", minimum=Decimal(0))
     why = f.text("reason", "Motivo da aprovação", max_len=1000)
@@ -383,7 +385,7 @@ def inspection_counts(store: Store, user: Principal) -> dict[str, int]:
     """Contract code → number of inspection expenses recorded, for the contracts the user may see
     that have any (dpc all; an explorer its own)."""
     require(user, "record_inspection_expenses")
-    scope, params = ("TRUE", []) if user.role != "explorer" else ("c.organisation_id = ?", [user.organisation_id])
+    scope, params = access.contract_scope(user, "c")
     rows = store.fetch(f"SELECT c.code, count(*) AS n FROM inspection_expenses e JOIN contracts c "
                        f"ON c.id = e.contract_id WHERE {scope} GROUP BY c.code", params)
     return {r["code"]: int(r["n"]) for r in rows}

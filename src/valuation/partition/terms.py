@@ -29,6 +29,7 @@ from valuation.core.errors import (
 from valuation.core.forms import Form
 from valuation.core.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
 from valuation.core.money import MAX_AMOUNT, format_brl, format_share
+from valuation.db import access
 from valuation.db.access import Principal, require
 from valuation.partition.rubric import ACTIVITIES, suggested_other_share
 from valuation.partition.rules import (
@@ -114,7 +115,7 @@ _CONTRACT_SQL = (
 def _contract(db: Db, user: Principal, code: str) -> dict[str, Any]:
     """The contract row, or NotFound (also for an explorer's neighbour: never 'forbidden')."""
     row = db.fetch_one(_CONTRACT_SQL, [code]) if isinstance(code, str) else None
-    if row is None or (user.role == "explorer" and row["organisation_id"] != user.organisation_id):
+    if row is None or not access.organisation_cleared(user, row["organisation_id"]):
         raise NotFound(f"Contrato {code} não encontrado.", what="contract", key=code)
     return row
 
@@ -169,6 +170,12 @@ def share_from_percent(text: object, field: str, label: str | None = None) -> De
     return share
 
 
+def percent_text(share: Decimal | None) -> str:
+    """A stored share as the terms form shows it, in percent: Decimal('0.305') → '30,5'; None → ''
+    (what `share_from_percent` reads back)."""
+    return "" if share is None else f"{(share * 100).normalize():f}".replace(".", ",")
+
+
 def _money_arg(v: object) -> object:
     if isinstance(v, str) and "," in v:
         return v.strip().replace(".", "").replace(",", ".")
@@ -205,7 +212,7 @@ def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[s
     21 I–IV, §1 and §3). Caps at entry: historical_share ≤ 0.40 (art. 20 §2), other_share
     ≤ 0.70 (art. 21 II and III); each problem names its field, in pt-BR, and nothing is
     written. Fields that the modality does not use are cleared. Returns the terms stored."""
-    require(user, "manage_partition")
+    require(user, "manage_terms")
     f = Form(data, allowed=TERMS_FIELDS)
     modality = f.choice("modality", FIELD_LABELS["modality"], MODALITIES)
     hshare = _share(f, "historical_share", required=False)
@@ -264,7 +271,7 @@ def record_difficulty(store: Store, user: Principal, code: str, scores: Sequence
                       note: str | None = None, now: datetime | None = None) -> Difficulty:
     """Store the five activity scores (0–4) of art. 21 §1 with the weights in force and the
     suggested share (`valuation.partition.rubric.suggested_other_share`). Append-only."""
-    require(user, "manage_partition")
+    require(user, "manage_terms")
     problems: list[Problem] = []
     clean: list[int] = []
     if not isinstance(scores, Sequence) or isinstance(scores, (str, bytes)) or len(scores) != len(ACTIVITIES):
@@ -301,7 +308,7 @@ def record_difficulty(store: Store, user: Principal, code: str, scores: Sequence
 
 def current_difficulty(store: Store, user: Principal, code: str) -> Difficulty | None:
     """The latest rubric of the contract, or None."""
-    require(user, "manage_partition")
+    require(user, "manage_terms")
     c = _contract(store, user, code)
     r = store.fetch_one("SELECT * FROM difficulty_assessments WHERE contract_id = ? ORDER BY id DESC LIMIT 1",
                         [c["id"]])
@@ -322,7 +329,7 @@ def _compensation(db: Db, contract_id: int) -> Compensation | None:
 
 
 def current_compensation(store: Store, user: Principal, code: str) -> Compensation | None:
-    require(user, "manage_partition")
+    require(user, "manage_terms")
     return _compensation(store, _contract(store, user, code)["id"])
 
 
@@ -331,7 +338,7 @@ def set_compensation(store: Store, user: Principal, code: str, data: Mapping[str
     """The compensation of a cancelled contract (Lei 7.542 art. 22 sole paragraph; NORMAM-10
     0305): a share of the recovered non-historical items, adjudicated or paid from their sale,
     never above the contracted share (modalities II and III) — it may be below it."""
-    require(user, "manage_partition")
+    require(user, "manage_terms")
     f = Form(data, allowed=("compensation_share", "compensation_form", "sale_proceeds", "reason"))
     share = _share(f, "compensation_share", required=True)
     form = f.choice("compensation_form", FIELD_LABELS["compensation_form"], COMPENSATION_FORMS)
