@@ -495,6 +495,60 @@ def _next_number(tx: Tx, year: int) -> str:
     return f"{prefix}{n + 1:04d}"
 
 
+_COPIED_COLS = ("as_of, cancelled, terms_json, fingerprint, historical_items, other_items, historical_total, "
+                "historical_reward, adjudicated_value, cash_balance, unpaid_residual, other_total, other_payment, "
+                "gross, survey_deduction, survey_uncovered, net, surveyor_organisation_id, warnings_json, "
+                "blockers_json")
+
+
+def _issuable_draft(tx: Tx, user: Principal, draft_id: int) -> dict[str, Any]:
+    """The draft row if it may be issued now: a draft, the contract's latest statement, without
+    blockers, computed from the data as it still is. Else NotFound / ConflictError / InputError."""
+    d = tx.fetch_one("SELECT id, contract_id, status, blockers_json, fingerprint FROM statements WHERE id = ?",
+                     [draft_id])
+    if d is None:
+        raise NotFound(f"Demonstrativo {draft_id} não encontrado.", what="statement", key=draft_id)
+    if d["status"] != "rascunho":
+        raise ConflictError("Este demonstrativo já foi emitido e não se altera. Para corrigi-lo, gere um novo "
+                            "rascunho e emita-o como nova versão.")
+    code = tx.scalar("SELECT code FROM contracts WHERE id = ?", [d["contract_id"]])
+    if tx.scalar("SELECT count(*) FROM statements WHERE contract_id = ? AND id > ?", [d["contract_id"], draft_id]):
+        raise ConflictError("Há um rascunho ou uma emissão mais recente deste contrato; emita o mais recente.")
+    blockers = json.loads(d["blockers_json"])
+    if blockers:
+        raise InputError([Problem("blockers", b) for b in blockers])
+    if _gather(tx, _contract(tx, user, code)).fingerprint() != d["fingerprint"]:
+        raise ConflictError("Os dados mudaram desde o rascunho (decisões, termos, escolha da União, custos ou "
+                            "despesas); gere um novo rascunho.")
+    return d
+
+
+def _numbering(tx: Tx, contract_id: int, reason: str | None, moment: datetime
+               ) -> tuple[str, int, dict[str, Any] | None, str | None]:
+    """(number, version, the issued version it replaces, correction reason) of the next issue:
+    'DP-YYYY/NNNN' v1 for a contract's first, v n+1 of the same number (with its reason) after."""
+    prev = tx.fetch_one("SELECT id, number, version FROM statements WHERE contract_id = ? AND status = 'emitido' "
+                        "ORDER BY version DESC LIMIT 1", [contract_id])
+    if prev is None:
+        return _next_number(tx, moment.year), 1, None, None
+    if not reason or len(reason) < MIN_CORRECTION_REASON:
+        raise InputError(Problem("correction_reason", f"Motivo da correção: obrigatório ao emitir nova versão "
+                                                      f"de {prev['number']} v{prev['version']} (ao menos "
+                                                      f"{MIN_CORRECTION_REASON} caracteres)."))
+    return prev["number"], int(prev["version"]) + 1, prev, reason
+
+
+def _copy_draft(tx: Tx, new_id: int, draft_id: int) -> None:
+    """The draft's lines, survey lines and adjudicated items, copied to the issued statement."""
+    tx.execute("INSERT INTO statement_lines SELECT ?, line_no, section, key, label, amount, detail, basis "
+               "FROM statement_lines WHERE statement_id = ?", [new_id, draft_id])
+    tx.execute("INSERT INTO statement_survey_lines SELECT ?, line_no, survey_contract, line, planned, actual, "
+               "approved_overrun, overrun_reason, accepted, variance FROM statement_survey_lines "
+               "WHERE statement_id = ?", [new_id, draft_id])
+    tx.execute("INSERT INTO statement_items SELECT ?, item_id, grp, value_brl, significance FROM statement_items "
+               "WHERE statement_id = ?", [new_id, draft_id])
+
+
 def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_reason: str | None = None,
                     now: datetime | None = None) -> StatementDoc:
     """Issue a draft: a new row 'emitido' with its number and version, its lines and items
@@ -508,55 +562,23 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
     reason = correction_reason.strip() if isinstance(correction_reason, str) else None
 
     def run(tx: Tx) -> int:
-        d = tx.fetch_one("SELECT id, contract_id, status, blockers_json, fingerprint FROM statements WHERE id = ?",
-                         [draft_id])
-        if d is None:
-            raise NotFound(f"Demonstrativo {draft_id} não encontrado.", what="statement", key=draft_id)
-        if d["status"] != "rascunho":
-            raise ConflictError("Este demonstrativo já foi emitido e não se altera. Para corrigi-lo, gere um novo "
-                                "rascunho e emita-o como nova versão.")
-        code = tx.scalar("SELECT code FROM contracts WHERE id = ?", [d["contract_id"]])
-        if tx.scalar("SELECT count(*) FROM statements WHERE contract_id = ? AND id > ?", [d["contract_id"], draft_id]):
-            raise ConflictError("Há um rascunho ou uma emissão mais recente deste contrato; emita o mais recente.")
-        blockers = json.loads(d["blockers_json"])
-        if blockers:
-            raise InputError([Problem("blockers", b) for b in blockers])
-        if _gather(tx, _contract(tx, user, code)).fingerprint() != d["fingerprint"]:
-            raise ConflictError("Os dados mudaram desde o rascunho (decisões, termos, escolha da União, custos ou "
-                                "despesas); gere um novo rascunho.")
-        prev = tx.fetch_one("SELECT id, number, version FROM statements WHERE contract_id = ? AND status = 'emitido' "
-                            "ORDER BY version DESC LIMIT 1", [d["contract_id"]])
-        if prev is None:
-            number, version, supersedes, why = _next_number(tx, moment.year), 1, None, None
-        else:
-            if not reason or len(reason) < MIN_CORRECTION_REASON:
-                raise InputError(Problem("correction_reason", f"Motivo da correção: obrigatório ao emitir nova versão "
-                                                              f"de {prev['number']} v{prev['version']} (ao menos "
-                                                              f"{MIN_CORRECTION_REASON} caracteres)."))
-            number, version, supersedes, why = prev["number"], int(prev["version"]) + 1, int(prev["id"]), reason
+        d = _issuable_draft(tx, user, draft_id)
+        number, version, prev, why = _numbering(tx, d["contract_id"], reason, moment)
+        supersedes = None if prev is None else int(prev["id"])
         new_id = int(tx.scalar("SELECT nextval('seq_statements')"))
-        draft = _load_doc(tx, draft_id, item_limit=PDF_ITEM_LIMIT)
-        doc = replace(draft, id=new_id, status="emitido", number=number, version=version,
+        doc = replace(_load_doc(tx, draft_id, item_limit=PDF_ITEM_LIMIT), id=new_id, status="emitido",
+                      number=number, version=version,
                       supersedes_label=f"{prev['number']} v{prev['version']}" if prev else None,
                       correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None,
                       issuer_name=user.full_name)
         pdf = render_pdf(doc)
         sha = hashlib.sha256(pdf).hexdigest()
-        cols = ("as_of, cancelled, terms_json, fingerprint, historical_items, other_items, historical_total, "
-                "historical_reward, adjudicated_value, cash_balance, unpaid_residual, other_total, other_payment, "
-                "gross, survey_deduction, survey_uncovered, net, surveyor_organisation_id, warnings_json, "
-                "blockers_json")
         tx.execute(f"INSERT INTO statements (id, contract_id, status, number, version, supersedes, draft_id, "
-                   f"correction_reason, {cols}, pdf, pdf_sha256, created_by, created_at) "
-                   f"SELECT ?, contract_id, 'emitido', ?, ?, ?, id, ?, {cols}, ?, ?, ?, ? FROM statements WHERE id = ?",
+                   f"correction_reason, {_COPIED_COLS}, pdf, pdf_sha256, created_by, created_at) "
+                   f"SELECT ?, contract_id, 'emitido', ?, ?, ?, id, ?, {_COPIED_COLS}, ?, ?, ?, ? FROM statements "
+                   "WHERE id = ?",
                    [new_id, number, version, supersedes, why, pdf, sha, user.username, moment, draft_id])
-        tx.execute("INSERT INTO statement_lines SELECT ?, line_no, section, key, label, amount, detail, basis "
-                   "FROM statement_lines WHERE statement_id = ?", [new_id, draft_id])
-        tx.execute("INSERT INTO statement_survey_lines SELECT ?, line_no, survey_contract, line, planned, actual, "
-                   "approved_overrun, overrun_reason, accepted, variance FROM statement_survey_lines "
-                   "WHERE statement_id = ?", [new_id, draft_id])
-        tx.execute("INSERT INTO statement_items SELECT ?, item_id, grp, value_brl, significance FROM statement_items "
-                   "WHERE statement_id = ?", [new_id, draft_id])
+        _copy_draft(tx, new_id, draft_id)
         tx.audit("statement_issued", "statement", new_id, None,
                  {"number": number, "version": version, "supersedes": supersedes, "draft": draft_id,
                   "net": doc.net, "pdf_sha256": sha, "correction_reason": why})
@@ -564,5 +586,3 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
 
     new_id = store.write(user.username, run)
     return _load_doc(store, new_id, item_limit=PDF_ITEM_LIMIT)
-
-

@@ -245,21 +245,10 @@ def file_cost_sheet(store: Store, user: Principal, code: str, lines: Sequence[Ma
     return store.write(user.username, run)
 
 
-def record_actual_costs(store: Store, user: Principal, code: str, actuals: Sequence[Mapping[str, Any]], *,
-                        reported_on: date | str, now: datetime | None = None) -> int:
-    """Record the final report's actual cost per line (NORMAM-10 0301 c).
-    `actuals`: [{"line_no": n, "actual": amount}] for sheet lines, or [{"line": text, "actual": amount}]
-    for a cost outside the sheet (planned at zero). Returns the number of lines written."""
-    _reader(user)
-    problems: list[Problem] = []
-    head = Form({"reported_on": reported_on}, allowed=("reported_on",))
-    day = head.date("reported_on", "Data do relatório final")
-    problems += head.problems
-    c = _scoped_contract(store, user, code)
-    if not isinstance(actuals, Sequence) or isinstance(actuals, (str, bytes)) or not actuals:
-        problems.append(Problem("actuals", "Custos reais: informe ao menos uma linha."))
-        actuals = []
-    existing = {r["line_no"]: r for r in _lines(store, c["id"])}
+def _actual_rows(actuals: Sequence[Any], existing: Mapping[int, Mapping[str, Any]], problems: list[Problem]
+                 ) -> tuple[list[tuple[int, Decimal]], list[tuple[str, Decimal]]]:
+    """The final report's rows as (sheet line updates, new lines outside the sheet); a row names
+    its sheet line by number or by description. Problems are appended to `problems`."""
     names = {r["line"].casefold(): r["line_no"] for r in existing.values()}
     updates: list[tuple[int, Decimal]] = []
     inserts: list[tuple[str, Decimal]] = []
@@ -275,12 +264,29 @@ def record_actual_costs(store: Store, user: Principal, code: str, actuals: Seque
         else:
             name = f.text("line", f"Linha {i + 1}: descrição", max_len=200)
             if name is not None and name.casefold() in names:
-                n = names[name.casefold()]
                 if amount is not None:
-                    updates.append((n, amount))
+                    updates.append((names[name.casefold()], amount))
             elif name is not None and amount is not None:
                 inserts.append((name, amount))
         problems += [Problem(f"actuals[{i}].{p.path}", p.message) for p in f.problems]
+    return updates, inserts
+
+
+def record_actual_costs(store: Store, user: Principal, code: str, actuals: Sequence[Mapping[str, Any]], *,
+                        reported_on: date | str, now: datetime | None = None) -> int:
+    """Record the final report's actual cost per line (NORMAM-10 0301 c).
+    `actuals`: [{"line_no": n, "actual": amount}] for sheet lines, or [{"line": text, "actual": amount}]
+    for a cost outside the sheet (planned at zero). Returns the number of lines written."""
+    _reader(user)
+    problems: list[Problem] = []
+    head = Form({"reported_on": reported_on}, allowed=("reported_on",))
+    day = head.date("reported_on", "Data do relatório final")
+    problems += head.problems
+    c = _scoped_contract(store, user, code)
+    if not isinstance(actuals, Sequence) or isinstance(actuals, (str, bytes)) or not actuals:
+        problems.append(Problem("actuals", "Custos reais: informe ao menos uma linha."))
+        actuals = []
+    updates, inserts = _actual_rows(actuals, {r["line_no"]: r for r in _lines(store, c["id"])}, problems)
     head_row = store.fetch_one("SELECT * FROM survey_cost_sheets WHERE contract_id = ?", [c["id"]])
     if head_row is None:
         problems.append(Problem("contract", f"Contrato {code}: a planilha de custos ainda não foi entregue."))
