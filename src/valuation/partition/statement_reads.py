@@ -143,6 +143,24 @@ def statement_contracts(store: Store, user: Principal) -> pd.DataFrame:
         f"WHERE c.kind IN {tuple(TERMS_KINDS)} ORDER BY c.code")
 
 
+def ready_contract(contracts: pd.DataFrame) -> str | None:
+    """Where the statement and choice pages open: the first of `statement_contracts` (dpc) whose
+    terms are recorded and which has decided items; None when there is none."""
+    for code, modality, decided in zip(contracts["code"], contracts["modality"], contracts["decided"]):
+        if isinstance(modality, str) and decided:
+            return str(code)
+    return None
+
+
+def next_version(store: Store, user: Principal, code: str) -> tuple[str, int] | None:
+    """(the issued version in force, e.g. 'DP-2026/0001 v1', and the version a new issue gets) for
+    contract `code`; None while nothing is issued (the next issue is then v1 of a new number)."""
+    require(user, "issue_statements")
+    row = store.fetch_one("SELECT s.number, s.version FROM statements s JOIN contracts c ON c.id = s.contract_id "
+                          "WHERE c.code = ? AND s.status = 'emitido' ORDER BY s.version DESC LIMIT 1", [code])
+    return None if row is None else (f"{row['number']} v{row['version']}", int(row["version"]) + 1)
+
+
 def get_statement(store: Store, user: Principal, statement_id: int, *, item_limit: int = 50) -> StatementDoc:
     """One statement with its lines, survey lines and its first `item_limit` adjudicated items."""
     _readable(store, user, statement_id)
