@@ -10,7 +10,7 @@ Pure: no database, no clock (`generated_at` is the statement's own timestamp).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -165,7 +165,7 @@ class StatementParts:
 
 def statement_parts(doc: StatementDoc) -> StatementParts:
     """`doc`'s lines grouped as `StatementParts` (by their stored keys, so issued statements group too)."""
-    def pick(test) -> tuple[StatementLine, ...]:  # type: ignore[no-untyped-def]
+    def pick(test: Callable[[str], bool]) -> tuple[StatementLine, ...]:
         return tuple(ln for ln in doc.lines if test(ln.key))
 
     inspection = pick(lambda k: k.startswith(INSPECTION_PREFIX))
@@ -222,7 +222,8 @@ def _terms_rows(doc: StatementDoc) -> list[tuple[str, object]]:
     t = doc.terms
     rows: list[tuple[str, object]] = []
     modality = t.get("modality")
-    rows.append(("Modalidade (art. 21)", MODALITY_LABELS.get(modality, modality or "—")))
+    label = MODALITY_LABELS.get(modality) if isinstance(modality, str) else None
+    rows.append(("Modalidade (art. 21)", label or modality or "—"))
     if t.get("historical_share") is not None:
         rows.append(("Recompensa pelos bens históricos (art. 20 §2)",
                      f"{format_share(Decimal(t['historical_share']))} do valor atribuído, "

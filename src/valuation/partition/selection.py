@@ -256,12 +256,12 @@ def _select(ids: Sequence[Any] | np.ndarray, units: np.ndarray, scale: int, sig:
     contradictory = np.flatnonzero(give & keep)
     if len(contradictory):
         return _infeasible(target, "itens marcados 'manter' pela Comissão não podem ser travados para entrega: "
-                           + ", ".join(str(ids[i]) for i in contradictory))
+                           + ", ".join(str(ids[int(i)]) for i in contradictory))
     forced_units = int(units[give].sum())
     forced_value = _from_units(forced_units, scale)
     if forced_value > target:
         return _infeasible(target, f"os itens travados para entrega somam {forced_value} e excedem o alvo {target}: "
-                           + ", ".join(str(ids[i]) for i in np.flatnonzero(give)))
+                           + ", ".join(str(ids[int(i)]) for i in np.flatnonzero(give)))
     U = _units(target, scale) - forced_units
     # never offered: must keep, locked keep; zero or over-target values never help
     cand = np.flatnonzero((lock == LOCK_NONE) & ~keep & (units > 0) & (units <= U))
@@ -270,7 +270,7 @@ def _select(ids: Sequence[Any] | np.ndarray, units: np.ndarray, scale: int, sig:
     chosen = give.copy()
     chosen[cand[core.x]] = True
     picked = np.flatnonzero(chosen)
-    selected = tuple(str(ids[i]) for i in picked)
+    selected = tuple(str(ids[int(i)]) for i in picked)
     sel_value = _from_units(int(units[picked].sum()), scale)
     s_total = int(sig[picked].sum())
     forced_sig = int(sig[give].sum())

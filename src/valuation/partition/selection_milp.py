@@ -59,7 +59,7 @@ class _MilpChild:
             self.proc = None
 
     def solve(self, stage: int, w: np.ndarray, s: np.ndarray, L: int, U: int,
-              budget: float) -> tuple[np.ndarray | None, bool] | None:
+              budget: float) -> tuple[np.ndarray, bool] | None:
         """(x, proven) or None when it failed or ran out of time."""
         proc, self.proc = self.proc, None
         if proc is None:

@@ -238,7 +238,7 @@ def _pair_moves(w: np.ndarray, x: np.ndarray, r: int, rng: np.random.Generator, 
             best = (int(gain.flat[p]), int(si[b]), -1, int(so[a]), int(io[kk[a, b]]))
         if best[0] <= 0:
             continue
-        gain, i_out, b_in, a_in, j_out = best
+        moved, i_out, b_in, a_in, j_out = best
         x = x.copy()
         x[i_out] = False
         x[a_in] = True
@@ -246,7 +246,7 @@ def _pair_moves(w: np.ndarray, x: np.ndarray, r: int, rng: np.random.Generator, 
             x[b_in] = True
         if j_out >= 0:
             x[j_out] = False
-        r -= gain
+        r -= moved
     return x, r
 
 

@@ -139,7 +139,9 @@ def selection_tolerance(db: Db) -> Decimal:
 def difficulty_weights(db: Db) -> tuple[Decimal, ...]:
     """Policy `difficulty_weights` (art. 21 §1): five non-negative weights, default all 1."""
     v = _policy(db, "difficulty_weights")
-    default = tuple(Decimal(w) for w in DEFAULT_BY_KEY["difficulty_weights"].value)
+    shipped = DEFAULT_BY_KEY["difficulty_weights"].value
+    assert isinstance(shipped, (list, tuple))
+    default = tuple(Decimal(w) for w in shipped)
     if not isinstance(v, (list, tuple)) or len(v) != len(ACTIVITIES):
         return default
     try:
