@@ -414,7 +414,7 @@ def _import_runs(store: Any, explorer: Any, data: bytes, name: str, repeat: int,
     """`import_items` of `data` into the treasure contract `repeat` times; the rows are
     deleted after each run (untimed). With `measure_rss`, the peak RSS of each run (VmHWM
     reset just before it)."""
-    from valuation.inventory import queries as inventory
+    from valuation.inventory import item_import
 
     state: dict[str, Any] = {"rss": []}
 
@@ -424,7 +424,7 @@ def _import_runs(store: Any, explorer: Any, data: bytes, name: str, repeat: int,
             state["rss_reset"] = reset_peak_rss()
 
     def do_import() -> Any:
-        return inventory.import_items(store, explorer, gen.TREASURE_CODE, data, name, today=gen.TODAY)
+        return item_import.import_items(store, explorer, gen.TREASURE_CODE, data, name, today=gen.TODAY)
 
     def undo(result: Any) -> None:   # the next run imports the very same file into the same contract
         if measure_rss:

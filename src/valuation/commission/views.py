@@ -175,13 +175,13 @@ def problems_frame(exc: InputError) -> pd.DataFrame:
     columns: list[str] = []
     reasons: list[str] = []
     for p in exc.problems:
-        m = _CELL.match(p.path or "")
+        m = _CELL.match(p.where or "")   # the reader's problems carry the place as data (Problem.line/column)
         if m:
             lines.append(int(m[1]))
             columns.append(m[2] or "")
         else:
             lines.append(None)
-            columns.append(p.path or "")
+            columns.append(p.where or "")
         reasons.append(p.message)
     return pd.DataFrame({"Linha": pd.array(lines, dtype="Int64"), "Coluna": columns, "Motivo": reasons})
 
