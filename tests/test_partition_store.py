@@ -253,8 +253,12 @@ def test_issue_numbers_and_a_correction_leaves_version_1_byte_identical(pw):
     ready_a1(pw)
     dpc = pw.principal("dpc")
     draft1 = statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1)
+    assert statement_reads.next_version(pw.store, dpc, "A-1") is None    # nothing issued: a new number, v1
     v1 = statements.issue_statement(pw.store, dpc, draft1, now=T1)
     assert v1.label == "DP-2026/0001 v1" and v1.is_issued
+    assert statement_reads.next_version(pw.store, dpc, "A-1") == ("DP-2026/0001 v1", 2)
+    with pytest.raises(AccessDenied):   # the issuing side only
+        statement_reads.next_version(pw.store, pw.principal("explorer_a"), "A-1")
     pdf1 = statement_reads.statement_pdf(pw.store, dpc, v1.id)
     assert hashlib.sha256(pdf1).hexdigest() == v1.pdf_sha256
     snapshot = _rows(pw.store, v1.id)
