@@ -394,7 +394,7 @@ def _greedy_baselines(args: argparse.Namespace, con: Any) -> dict[str, Any]:
                         params=[cid, limit]).to_arrow_table()
         items = _sel_items(table)
         target = to_cents(share * sum((it.value for it in items), Decimal(0)))
-        g = timed(lambda: greedy_fill(items, target), args.repeat)
+        g = timed(lambda items=items, target=target: greedy_fill(items, target), args.repeat)
         out[f"{key}_greedy_s"] = g.median
         out[f"{key}_greedy"] = g.details(items=len(items), value=str(g.result))
     return out
@@ -783,7 +783,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
                     PEAKS.end(f"page {spec.key} ({role})")
                     continue
 
-                def ok(_: Any) -> None:
+                def ok(_: Any, at: Any = at, spec: Any = spec, role: Any = role) -> None:
                     ensure(not at.exception, f"{spec.key} as {role}: {_exception_text(at)}")
 
                 t = timed(at.run, args.repeat, after=ok)
@@ -839,7 +839,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
 
         say("import: a CSV of new items into the treasure contract")
         data = gen.import_csv(args.import_rows, "CAMP-2026-09")
-        base = timed(lambda: _read_csv_baseline(data), args.repeat)
+        base = timed(lambda data=data: _read_csv_baseline(data), args.repeat)
         t, state = _import_runs(store, users["explorer"], data, "campanha_2026_09.csv", args.repeat)
         res["import_s"] = t.median
         res["import_rows"] = int(state["rows"])
@@ -985,8 +985,8 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         pages_table(d["pages"]),
         "",
         "Peak RSS of the measuring process by phase (VmHWM reset at each phase's start; the pages' peaks are in "
-        "their table, each including what the pages before it left allocated): " + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items()
-                                      if not k.startswith("page ")) + ".",
+        "their table, each including what the pages before it left allocated): "
+        + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items() if not k.startswith("page ")) + ".",
         "",
         f"Build (not in the figures): main file {d['build']['main_build_s']} s, deadline file "
         f"{d['build']['deadlines_build_s']} s, large import file {d['build']['big_csv_s']} s, decisions + "

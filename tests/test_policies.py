@@ -41,7 +41,8 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "extension_request_days": (45, 45, "45 dias antes do vencimento"),
     "tourism_notice_business_days": (15, 15, "15 dias úteis antes da excursão"),
     "wreck_map_day": ("31/03", (3, 31), "até 31 de março do ano seguinte"),
-    "early_closing_days": ("24/12, 31/12, 19/03", ((3, 19), (12, 24), (12, 31)), "19 de março, 24 de dezembro, 31 de dezembro"),
+    "early_closing_days": ("24/12, 31/12, 19/03", ((3, 19), (12, 24), (12, 31)),
+                           "19 de março, 24 de dezembro, 31 de dezembro"),
 }
 
 

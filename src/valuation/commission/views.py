@@ -305,7 +305,8 @@ def decisions_page(store: Store, user: Principal, contract_code: str, *, histori
             or not isinstance(page_size, int) or not 1 <= page_size <= 500:
         raise InputError(Problem("page", "Página a partir de 1, com 1 a 500 decisões."))
     cid = cm.published_contract(store, user, contract_code)
-    clauses, params = ["TRUE"], [cid]
+    clauses: list[str] = ["TRUE"]
+    params: list[object] = [cid]
     if historical is not None:
         clauses.append("p.historical = ?")
         params.append(bool(historical))
