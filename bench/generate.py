@@ -357,7 +357,7 @@ def build_main(path: str, n_items: int, progress: Progress | None = None) -> Mai
 def decide_main(path: str, round_id: int, progress: Progress | None = None) -> dict[str, Any]:
     """Close the round, adopt the consensus as the decisions, publish them, store the União's
     choice of the historical items and draft the statement — the product's functions."""
-    from valuation.partition import workflow as P
+    from valuation.partition import statements
 
     t0 = time.perf_counter()
     store = Store(path, clock=lambda: datetime(2026, 11, 30, 11, 0))
@@ -369,7 +369,7 @@ def decide_main(path: str, round_id: int, progress: Progress | None = None) -> d
         store.checkpoint()
         _log(progress, f"round {round_id} closed, {result.written:,} decisions recorded and published "
                        f"({time.perf_counter() - t0:.1f} s)")
-        draft = P.create_draft(store, users["dpc"], TREASURE_CODE, as_of=TODAY)
+        draft = statements.create_draft(store, users["dpc"], TREASURE_CODE, as_of=TODAY)
         store.checkpoint()
         runs = store.fetch("SELECT r.pool, r.candidates, r.status, r.gap, r.selected_count FROM selection_runs r "
                            "JOIN contracts c ON c.id = r.contract_id WHERE c.code = ?", [TREASURE_CODE])

@@ -414,7 +414,7 @@ def _import_runs(store: Any, explorer: Any, data: bytes, name: str, repeat: int,
     """`import_items` of `data` into the treasure contract `repeat` times; the rows are
     deleted after each run (untimed). With `measure_rss`, the peak RSS of each run (VmHWM
     reset just before it)."""
-    from valuation.inventory import queries as inventory
+    from valuation.inventory import item_import
 
     state: dict[str, Any] = {"rss": []}
 
@@ -424,7 +424,7 @@ def _import_runs(store: Any, explorer: Any, data: bytes, name: str, repeat: int,
             state["rss_reset"] = reset_peak_rss()
 
     def do_import() -> Any:
-        return inventory.import_items(store, explorer, gen.TREASURE_CODE, data, name, today=gen.TODAY)
+        return item_import.import_items(store, explorer, gen.TREASURE_CODE, data, name, today=gen.TODAY)
 
     def undo(result: Any) -> None:   # the next run imports the very same file into the same contract
         if measure_rss:
@@ -670,9 +670,9 @@ def greedy_fill(items: list[Any], target: Decimal) -> Decimal:
 
 def measure_selection(args: argparse.Namespace, store: Any, contract_id: int, res: dict[str, Any],
                       details: dict[str, Any]) -> None:
-    from valuation.partition import workflow as P
+    from valuation.partition import terms
 
-    tol = P.selection_tolerance(store)
+    tol = terms.selection_tolerance(store)
     for key, limit in (("selection_exact", min(EXACT_ITEMS, args.exact_items)),
                        ("selection_large", max(1, args.items // 10)),
                        ("selection_600k", args.pool_items)):
@@ -804,7 +804,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
 def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
     from valuation.db.store import Store
     from valuation.deadlines import engine as deadline_engine
-    from valuation.partition import workflow as P
+    from valuation.partition import statements
 
     main_path, dl_path = paths(args)
     res: dict[str, Any] = {}
@@ -819,7 +819,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
         PEAKS.end("open")
         PEAKS.start()
         say("statement: compute_statement from stored results")
-        t = timed(lambda: P.compute_statement(store, dpc, gen.TREASURE_CODE, as_of=gen.TODAY), args.repeat)
+        t = timed(lambda: statements.compute_statement(store, dpc, gen.TREASURE_CODE, as_of=gen.TODAY), args.repeat)
         res["statement_s"], doc = t.median, t.result
         details["statement"] = t.details(net=str(doc.net), gross=str(getattr(doc.result, "gross", None)),
                                          historical_items=doc.historical_items, other_items=doc.other_items,

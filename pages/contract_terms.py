@@ -9,10 +9,9 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import date_br, number_br
-from ui.forms import show_problems
-from valuation.core.errors import AccessDenied, ConflictError, InputError
+from ui.forms import save
 from valuation.core.money import format_brl, format_share
-from valuation.partition import workflow as P
+from valuation.partition import terms
 from valuation.partition.documents import (
     MODALITY_LABELS,
     PAYMENT_LABELS,
@@ -33,10 +32,6 @@ st.caption("Lei 7.542/1986 arts. 20–22 (redação da Lei 10.166/2000): recompe
            "bens históricos; modalidades I–IV para os demais bens, com parcela de até 70 % nas modalidades II e III.")
 
 
-def pct(d: Decimal | None) -> str:
-    return "" if d is None else f"{(d * 100).normalize():f}".replace(".", ",")
-
-
 def blank(v: str) -> str | None:
     return v if v and v.strip() else None
 
@@ -49,11 +44,11 @@ def weight_text(w: Decimal) -> str:
     return number_br(w, 0 if w == w.to_integral() else 2)
 
 
-L = P.FIELD_LABELS  # the labels the store's problems use: the form shows the same
+L = terms.FIELD_LABELS  # the labels the store's problems use: the form shows the same
 
 
 df = contracts.list_contracts(store, user)
-df = df[df["kind"].isin(P.TERMS_KINDS)] if len(df) else df
+df = df[df["kind"].isin(terms.TERMS_KINDS)] if len(df) else df
 if not len(df):
     st.info("Nenhum contrato de exploração ou remoção cadastrado.")
     st.stop()
@@ -81,37 +76,37 @@ with st.form("terms"):
     value_fixed = b.selectbox(L["value_fixed"], ["", *VALUE_FIXED_LABELS],
                               format_func=lambda v: VALUE_FIXED_LABELS.get(v, "não informado"),
                               index=(["", *VALUE_FIXED_LABELS].index(c["value_fixed"] or "")))
-    hist = a.text_input(L["historical_share"], value=pct(c["historical_share"]), placeholder="ex.: 30 ou 30,5",
+    hist = a.text_input(L["historical_share"], value=terms.percent_text(c["historical_share"]),
+                        placeholder="ex.: 30 ou 30,5",
                         help="Até 40 % do valor atribuído aos bens históricos (art. 20 §2).")
     pay_opts = ["", *HISTORICAL_PAYMENTS]
     hpay = b.selectbox(L["historical_payment"], pay_opts,
                        format_func=lambda v: PAYMENT_LABELS.get(v, "—"),
                        index=pay_opts.index(c["historical_payment"] or ""))
-    other = a.text_input(L["other_share"], value=pct(c["other_share"]), placeholder="ex.: 50",
+    other = a.text_input(L["other_share"], value=terms.percent_text(c["other_share"]), placeholder="ex.: 50",
                          help="Até 70 % do valor de mercado dos demais bens recuperados; modalidades II e III "
                               "(art. 21).")
     fixed = b.text_input(L["fixed_amount"], value=money_text(c["fixed_amount"]), placeholder="ex.: 1.234,56")
     award = a.text_input(L["salvage_award"], value=money_text(c["salvage_award"]), placeholder="ex.: 1.234,56")
     saved = st.form_submit_button("Gravar termos", type="primary")
-if saved:
-    try:
-        data = {"modality": blank(modality), "historical_share": P.share_from_percent(hist, "historical_share"),
-                "historical_payment": blank(hpay), "other_share": P.share_from_percent(other, "other_share"),
-                "fixed_amount": blank(fixed), "salvage_award": blank(award), "value_fixed": blank(value_fixed)}
-        P.set_contract_terms(store, user, code, data)
-    except InputError as exc:
-        show_problems(exc)
-    except (AccessDenied, ConflictError) as exc:
-        st.error(str(exc))
-    else:
-        st.success("Termos gravados; a alteração ficou registrada na auditoria (antes → depois).")
-        st.rerun()
+
+
+def save_terms() -> dict[str, object]:
+    data = {"modality": blank(modality), "historical_share": terms.share_from_percent(hist, "historical_share"),
+            "historical_payment": blank(hpay), "other_share": terms.share_from_percent(other, "other_share"),
+            "fixed_amount": blank(fixed), "salvage_award": blank(award), "value_fixed": blank(value_fixed)}
+    return terms.set_contract_terms(store, user, code, data)
+
+
+if saved and save(save_terms, success="Termos gravados; a alteração ficou registrada na auditoria "
+                                      "(antes → depois).") is not None:
+    st.rerun()
 
 st.subheader("Rubrica de dificuldade (art. 21 §1)")
 st.caption("Cada atividade recebe nota de 0 a 4, com os pesos da política de pesos da rubrica de dificuldade "
            "(página Políticas). A sugestão é só referência: vale a parcela decidida pela Autoridade Naval.")
-weights = P.difficulty_weights(store)
-current = P.current_difficulty(store, user, code)
+weights = terms.difficulty_weights(store)
+current = terms.current_difficulty(store, user, code)
 cols = st.columns(len(ACTIVITIES))
 scores = [cols[i].slider(f"{name.capitalize()} (peso {weight_text(weights[i])})", 0, 4,
                          value=current.scores[i] if current else 2, key=f"score_{code}_{i}")
@@ -121,12 +116,7 @@ s1.metric("Parcela sugerida", format_share(suggested_other_share(scores, weights
 s2.metric("Parcela decidida pela Autoridade", format_share(c["other_share"]))
 note = s3.text_input("Observação da avaliação", value=(current.note or "") if current else "")
 if st.button("Gravar rubrica"):
-    try:
-        P.record_difficulty(store, user, code, scores, note=blank(note))
-    except InputError as exc:
-        show_problems(exc)
-    else:
-        st.success("Rubrica gravada.")
+    save(terms.record_difficulty, store, user, code, scores, note=blank(note), success="Rubrica gravada.")
 if current:
     st.caption(f"Última avaliação: {current.assessed_by}, {date_br(current.assessed_at)}; sugerida "
                f"{format_share(current.suggested_share)}.")
@@ -136,7 +126,7 @@ if c["status"] == "cancelado":
     st.caption(f"Cancelado em {date_br(c['cancelled_on'])}: {c['cancel_reason'] or '—'}. Nenhum pagamento é devido, "
                "salvo bens sem valor histórico (ou o produto de sua venda), mesmo abaixo da parcela contratada."
                if c["cancelled_on"] else "Nenhum pagamento é devido, salvo a compensação abaixo.")
-    comp = P.current_compensation(store, user, code)
+    comp = terms.current_compensation(store, user, code)
     if comp:
         st.info(f"Em vigor: {format_share(comp.share)} por "
                 f"{'adjudicação' if comp.form == 'adjudication' else 'produto da venda'}"
@@ -144,19 +134,18 @@ if c["status"] == "cancelado":
                 + f" — {comp.reason}")
     with st.form("compensation"):
         a, b = st.columns(2)
-        share = a.text_input(L["compensation_share"], value=pct(comp.share) if comp else "", placeholder="ex.: 30")
+        share = a.text_input(L["compensation_share"], value=terms.percent_text(comp.share if comp else None),
+                             placeholder="ex.: 30")
         form = b.selectbox(L["compensation_form"], COMPENSATION_FORMS,
                            format_func=lambda v: "adjudicação de bens" if v == "adjudication" else "produto da venda")
         proceeds = a.text_input(L["sale_proceeds"], placeholder="ex.: 1.234,56")
         reason = b.text_input(L["reason"])
         ok = st.form_submit_button("Gravar compensação")
-    if ok:
-        try:
-            P.set_compensation(store, user, code, {
-                "compensation_share": P.share_from_percent(share, "compensation_share"),
-                "compensation_form": form, "sale_proceeds": blank(proceeds), "reason": blank(reason)})
-        except InputError as exc:
-            show_problems(exc)
-        else:
-            st.success("Compensação gravada.")
-            st.rerun()
+
+    def save_compensation() -> terms.Compensation:
+        return terms.set_compensation(store, user, code, {
+            "compensation_share": terms.share_from_percent(share, "compensation_share"),
+            "compensation_form": form, "sale_proceeds": blank(proceeds), "reason": blank(reason)})
+
+    if ok and save(save_compensation, success="Compensação gravada.") is not None:
+        st.rerun()

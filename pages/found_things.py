@@ -10,7 +10,7 @@ from ui.fmt import brl, count_br, date_br, for_display, is_blank
 from ui.forms import show_problems
 from ui.safe import md
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.inventory import found_things as ft
+from valuation.inventory import found_things
 from valuation.registry import offices
 from valuation.registry.wrecks import list_wrecks
 
@@ -35,11 +35,11 @@ def detail(df: pd.DataFrame) -> None:
     st.subheader("Detalhe e registros")
     titles = {i: f"nº {i} — {d}" for i, d in zip(df["id"], df["description"])}
     pick = st.selectbox("Coisa achada", list(titles), format_func=titles.get)
-    thing = ft.get_found_thing(store, user, int(pick), as_of=today)
+    thing = found_things.get_found_thing(store, user, int(pick), as_of=today)
     st.markdown(f"**{md(thing['description'])}** ({count_br(thing['quantity'])}) — {thing['state_label']}  \n"
                 f"Achada em {md(thing['place'])} por {md(thing['finder_name'])}; recolhida pela "
                 f"{thing['office_code']} em {date_br(thing['collected_on'])}. "
-                f"Procedência: {ft.ORIGIN_LABELS[thing['current_origin']]}.  \n"
+                f"Procedência: {found_things.ORIGIN_LABELS[thing['current_origin']]}.  \n"
                 f"**Próximo passo:** {md(thing['next_step'])}")
     with st.expander(f"Prazo do responsável: {date_br(thing['unclaimed'].due)} — como foi contado"):
         st.markdown("\n".join(f"- {md(s)}" for s in thing["unclaimed"].steps)
@@ -50,8 +50,8 @@ def detail(df: pd.DataFrame) -> None:
             st.markdown("\n".join(f"- {md(s)}" for s in thing["proceeds_deadline"].steps))
     if len(thing["events"]) > 0:
         events = pd.DataFrame(thing["events"])
-        events["kind"] = [ft.EVENT_LABELS.get(k, k) for k in events["kind"]]
-        events["origin"] = [None if is_blank(o) else ft.ORIGIN_LABELS.get(o, o) for o in events["origin"]]
+        events["kind"] = [found_things.EVENT_LABELS.get(k, k) for k in events["kind"]]
+        events["origin"] = [None if is_blank(o) else found_things.ORIGIN_LABELS.get(o, o) for o in events["origin"]]
         st.dataframe(for_display(events, money=("amount",), dates=("event_date", "recorded_at"), only=list(EVENTS),
                                  rename=EVENTS), hide_index=True, width="stretch")
     else:
@@ -64,14 +64,14 @@ def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
     L = EVENT_LABELS
     with st.form("event"):
         a, b = st.columns(2)
-        kind = a.selectbox(L["kind"], next_events, format_func=ft.EVENT_LABELS.get)
+        kind = a.selectbox(L["kind"], next_events, format_func=found_things.EVENT_LABELS.get)
         event_date = b.date_input(L["event_date"], value=today, max_value=today, format="DD/MM/YYYY")
         c, d, e = st.columns(3)
         amount = c.text_input(L["amount"], placeholder="1.234,56",
                               help="Custas pagas na devolução ou produto da venda.")
         party = d.text_input(L["party"])
         origin = e.selectbox(L["origin"], ["", "nacional", "estrangeira"],
-                             format_func=lambda o: ft.ORIGIN_LABELS.get(o, "não informada"),
+                             format_func=lambda o: found_things.ORIGIN_LABELS.get(o, "não informada"),
                              help="Só no registro da procedência identificada.")
         reference = st.text_input(L["reference"])
         note = st.text_input(L["note"], help="Na venda: por que a coisa é de difícil guarda e conservação.")
@@ -81,13 +81,13 @@ def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
     data = {"kind": kind, "event_date": event_date, "amount": amount or None, "party": party or None,
             "origin": origin or None, "reference": reference or None, "note": note or None}
     try:
-        ft.record_found_event(store, user, found_id, data, today=today)
+        found_things.record_found_event(store, user, found_id, data, today=today)
     except InputError as exc:
         show_problems(exc, labels=L)
     except (AccessDenied, NotFound, ConflictError) as exc:
         st.error(str(exc))
     else:
-        st.session_state["found_flash"] = f"Registrado: {ft.EVENT_LABELS[kind]}."
+        st.session_state["found_flash"] = f"Registrado: {found_things.EVENT_LABELS[kind]}."
         st.rerun()
 
 
@@ -96,7 +96,8 @@ def register() -> None:
     with st.expander("Registrar coisa achada e entregue por terceiro"):
         office_codes = offices.list_offices(store, user)["code"].tolist()
         w = list_wrecks(store, user)
-        wreck_names = {"": "nenhum (não é de naufrágio cadastrado)", **dict(zip(w["code"], w["code"] + " — " + w["name"]))}
+        wreck_names = {"": "nenhum (não é de naufrágio cadastrado)",
+                       **dict(zip(w["code"], w["code"] + " — " + w["name"]))}
         with st.form("register", clear_on_submit=False):
             a, b, c = st.columns(3)
             data = {
@@ -107,7 +108,8 @@ def register() -> None:
                 "description": st.text_area(L["description"]),
                 "quantity": a.number_input(L["quantity"], min_value=1, value=1, step=1),
                 "place": b.text_input(L["place"]),
-                "origin": c.selectbox(L["origin"], list(ft.ORIGINS), index=2, format_func=ft.ORIGIN_LABELS.get),
+                "origin": c.selectbox(L["origin"], list(found_things.ORIGINS), index=2,
+                                      format_func=found_things.ORIGIN_LABELS.get),
                 "finder_name": a.text_input(L["finder_name"]),
                 "finder_document": b.text_input(L["finder_document"]),
                 "finder_contact": c.text_input(L["finder_contact"]),
@@ -120,7 +122,7 @@ def register() -> None:
         return
     clean = {k: (v.strip() or None) if isinstance(v, str) else v for k, v in data.items()}
     try:
-        new_id = ft.register_found_thing(store, user, clean, today=today)
+        new_id = found_things.register_found_thing(store, user, clean, today=today)
     except InputError as exc:
         show_problems(exc, labels=L)
     except (AccessDenied, NotFound, ConflictError) as exc:
@@ -142,8 +144,9 @@ st.caption("Quem acha coisas ou bens em águas sob jurisdição nacional deve co
 if flash := st.session_state.pop("found_flash", None):
     st.success(flash)
 
-state = st.selectbox("Situação", [""] + list(ft.STATE_LABELS), format_func=lambda s: ft.STATE_LABELS.get(s, "Todas"))
-df = ft.list_found_things(store, user, as_of=today, state=state or None)
+state = st.selectbox("Situação", [""] + list(found_things.STATE_LABELS),
+                     format_func=lambda s: found_things.STATE_LABELS.get(s, "Todas"))
+df = found_things.list_found_things(store, user, as_of=today, state=state or None)
 held = df[df["state"] == "sob_custodia"] if len(df) else df
 m = st.columns(3)
 m[0].metric("Sob custódia", count_br(len(held)))

@@ -11,6 +11,7 @@ from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.db.access import allowed
+from valuation.inventory import fields, item_import
 from valuation.inventory import queries as inv
 
 MONTHS_TITLE = "Por mês de recuperação"
@@ -53,17 +54,16 @@ if may_import:  # runs before the listing, so the counts below include what was 
         else:
             target = st.selectbox("Contrato vigente", targets, key="import_contract")
             upload = st.file_uploader("Arquivo CSV ou XLSX", type=["csv", "txt", "tsv", "xlsx", "xlsm"])
-            st.caption("Colunas: Código do item, Descrição, Categoria, Material, Quantidade, Peso (g), Data de "
-                       "recuperação, Profundidade (m), Lote, Condição, Observações. Aceita CSV do Excel (`;`, vírgula "
-                       "decimal, dd/mm/aaaa, Windows-1252 ou UTF-8) e XLSX. Tudo ou nada: uma linha ruim recusa o arquivo.")
+            st.caption(f"Colunas: {fields.columns_caption()}. Aceita CSV do Excel (`;`, vírgula decimal, "
+                       "dd/mm/aaaa, Windows-1252 ou UTF-8) e XLSX. Tudo ou nada: uma linha ruim recusa o arquivo.")
             if st.button("Importar", type="primary", disabled=upload is None):
                 bar = st.progress(0.0, text="Lendo o arquivo…")
                 try:
-                    result = inv.import_items(store, user, target, upload.getvalue(), upload.name, today=today,
+                    result = item_import.import_items(store, user, target, upload.getvalue(), upload.name, today=today,
                                               progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
                 except InputError as exc:
                     bar.empty()
-                    problems = inv.problems_frame(exc)
+                    problems = item_import.problems_frame(exc)
                     lines = sorted({int(n) for n in problems["linha"].dropna()})
                     shown = ", ".join(str(n) for n in lines[:30]) + (" …" if len(lines) > 30 else "")
                     st.error(f"Arquivo recusado: nada foi gravado. {len(problems)} problema(s)"
@@ -76,11 +76,12 @@ if may_import:  # runs before the listing, so the counts below include what was 
                     st.error(str(exc))
                 else:
                     st.success(f"Importação nº {result.import_id} concluída: {count_br(result.rows)} itens gravados no "
-                               f"contrato {result.contract_code}, que agora tem {count_br(result.items_in_contract)} itens.")
+                               f"contrato {result.contract_code}, que agora tem "
+                               f"{count_br(result.items_in_contract)} itens.")
                     if result.ignored_columns:
                         st.info("Colunas ignoradas: " + ", ".join(result.ignored_columns))
         with st.expander("Últimas importações"):
-            imports = inv.list_imports(store, user)
+            imports = item_import.list_imports(store, user)
             if len(imports):
                 st.dataframe(for_display(imports, dates=("imported_at",), counts=("row_count",),
                                          rename={"id": "Nº", "contract_code": "Contrato", "file_name": "Arquivo",
@@ -127,8 +128,9 @@ with tabs["Consultar"]:
     rows = inv.page_items(store, user, flt, page=int(page), page_size=int(size), order=order)
     rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
     if len(rows):
-        st.dataframe(for_display(rows, money=("value_brl",), dates=("recovered_on", "delivered_on"),
-                                 numbers={"weight_g": 2, "depth_m": 1}, counts=("quantity",),
+        shown = fields.display_formats()
+        st.dataframe(for_display(rows, money=("value_brl",), dates=(*shown.dates, "delivered_on"),
+                                 numbers=shown.numbers, counts=shown.counts,
                                  only=[c for c in inv.COLUMN_LABELS if c in rows.columns], rename=inv.COLUMN_LABELS),
                      hide_index=True, width="stretch")
     else:

@@ -4,8 +4,6 @@ side by side, value against significance handed over, and the stored run the sta
 Status and certified gap are always shown."""
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -13,10 +11,10 @@ import streamlit as st
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
-from ui.forms import show_problems
-from valuation.core.errors import ConflictError, InputError
+from ui.forms import save, show_problems
+from valuation.core.errors import InputError
 from valuation.core.money import format_brl
-from valuation.partition import workflow as P
+from valuation.partition import choice, statement_reads, terms
 
 PAGE_SIZE = 50
 LOCK_LABELS = {"": "—", "give": "entregar", "keep": "manter"}
@@ -29,26 +27,22 @@ st.caption("Etapa 1: maior valor entregue sem exceder o alvo; etapa 2: entre as 
            "menor significância histórica entregue. Itens que a Comissão mandou manter nunca são oferecidos.")
 
 
-def pct(fraction: Decimal, places: int = 2) -> str:
-    return f"{fraction * 100:.{places}f}".replace(".", ",") + " %"
+def status_line(status: str, gap: object) -> str:
+    return f"Situação: **{choice.STATUS_PT.get(status, status)}** · lacuna certificada: **{choice.percent(gap, 4)}**"
 
 
-def status_line(status: str, gap: Decimal) -> str:
-    return f"Situação: **{P.STATUS_PT.get(status, status)}** · lacuna certificada: **{pct(gap, 4)}**"
-
-
-contracts = P.statement_contracts(store, user)
+contracts = statement_reads.statement_contracts(store, user)
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
     st.stop()
 decided = dict(zip(contracts["code"], contracts["decided"]))
 codes = contracts["code"].tolist()
-ready = [k for k, m in zip(codes, contracts["modality"]) if decided[k] and isinstance(m, str)]
-code = st.selectbox("Contrato", codes, index=codes.index(ready[0]) if ready else 0,
+ready = statement_reads.ready_contract(contracts)
+code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0,
                     format_func=lambda k: f"{k} — {count_br(decided[k])} bem(ns) com decisão")
-pool = st.radio("Grupo", P.POOLS, format_func=P.POOL_LABELS.get, horizontal=True)
+pool = st.radio("Grupo", choice.POOLS, format_func=choice.POOL_LABELS.get, horizontal=True)
 try:
-    summary = P.pool_summary(store, user, code, pool)
+    summary = choice.pool_summary(store, user, code, pool)
 except InputError as exc:
     show_problems(exc, title="Não é possível calcular a escolha:")
     st.stop()
@@ -66,7 +60,7 @@ run = summary.current_run
 if run:
     st.success(f"Escolha gravada em uso: {count_br(run.selected_count)} bem(ns), {format_brl(run.selected_value)} "
                f"(resíduo {format_brl(run.residual)}), significância {run.significance_handed}, tolerância "
-               f"{pct(run.tolerance)}.  \n" + status_line(run.status, run.gap))
+               f"{choice.percent(run.tolerance)}.  \n" + status_line(run.status, run.gap))
 else:
     st.warning("Nenhuma escolha gravada corresponde aos dados atuais: compare e adote uma alternativa "
                "(ou o rascunho do demonstrativo a calculará com as travas gravadas).")
@@ -76,11 +70,11 @@ with tab_locks:
     a, b, c = st.columns([2, 1, 1])
     search = a.text_input("Buscar item (código ou descrição)")
     only = b.checkbox("Só itens travados")
-    df, total = P.pool_items(store, user, code, pool=pool, page=1, page_size=1, search=search, locked_only=only)
+    df, total = choice.pool_items(store, user, code, pool=pool, page=1, page_size=1, search=search, locked_only=only)
     pages = max(1, -(-total // PAGE_SIZE))
     page = c.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
-    df, total = P.pool_items(store, user, code, pool=pool, page=int(page), page_size=PAGE_SIZE, search=search,
-                             locked_only=only)
+    df, total = choice.pool_items(store, user, code, pool=pool, page=int(page), page_size=PAGE_SIZE,
+                                  search=search, locked_only=only)
     # the item id is the (hidden) index: the editor hands it back with each row, never shows it
     view = pd.DataFrame({
         "Item": df["item_code"].tolist(),
@@ -102,12 +96,7 @@ with tab_locks:
     if st.button("Gravar travas desta página", disabled=not len(view)):
         changes = {int(i): LOCK_KEYS[new] or None for i, old, new in
                    zip(view.index, view["Trava"], edited["Trava"]) if old != new}
-        try:
-            n = P.set_locks(store, user, code, changes)
-        except InputError as exc:
-            show_problems(exc)
-        else:
-            st.success(f"{count_br(n)} trava(s) gravada(s).")
+        if save(choice.set_locks, store, user, code, changes, success="{result} trava(s) gravada(s).") is not None:
             st.rerun()
 
 with tab_compare:
@@ -129,7 +118,7 @@ with tab_compare:
         out: dict[int, str | None] = {}
         for text, lock in ((free, None), (give, "give"), (keep, "keep")):
             codes = [s for s in text.replace(";", ",").split(",") if s.strip()]
-            for item_id in P.item_ids_for_codes(store, user, code, codes, pool=pool).values():
+            for item_id in choice.item_ids_for_codes(store, user, code, codes, pool=pool).values():
                 out[item_id] = lock
         return out
 
@@ -139,10 +128,10 @@ with tab_compare:
         try:
             with st.status("Calculando as alternativas…", expanded=False) as status:
                 for name, (tol, give, keep, free) in specs.items():
-                    share = P.share_from_percent(tol, "tolerance", f"Tolerância (% do alvo), alternativa {name}")
+                    share = terms.share_from_percent(tol, "tolerance", f"Tolerância (% do alvo), alternativa {name}")
                     ov = overrides(give, keep, free)
-                    results[name] = (P.compute_selection(store, user, code, pool=pool, tolerance=share,
-                                                         lock_overrides=ov), ov)
+                    results[name] = (choice.compute_selection(store, user, code, pool=pool, tolerance=share,
+                                                              lock_overrides=ov), ov)
                     status.update(label=f"Alternativa {name} calculada")
             st.session_state[key] = results
         except InputError as exc:
@@ -153,22 +142,19 @@ with tab_compare:
         for col, (name, (out, ov)) in zip(cols, results.items()):
             res = out.result
             with col:
-                st.markdown(f"**Alternativa {name}** — tolerância {pct(out.tolerance)}")
+                st.markdown(f"**Alternativa {name}** — tolerância {choice.percent(out.tolerance)}")
                 st.markdown(status_line(res.status, res.gap))
-                st.metric("Valor entregue", format_brl(res.selected_value), delta=f"resíduo {format_brl(res.residual)}",
-                          delta_color="off")
+                st.metric("Valor entregue", format_brl(res.selected_value),
+                          delta=f"resíduo {format_brl(res.residual)}", delta_color="off")
                 st.metric("Significância entregue", count_br(res.significance_handed))
-                st.caption(f"{count_br(len(out.selected_ids))} bem(ns) · método: {P.method_pt(res.method)} · "
+                st.caption(f"{count_br(len(out.selected_ids))} bem(ns) · método: {choice.method_pt(res.method)} · "
                            f"{res.message}")
                 if st.button(f"Adotar {name}", key=f"adopt_{name}", disabled=res.status == "infeasible"):
-                    try:
-                        saved = P.save_selection(store, user, code, pool=pool, tolerance=out.tolerance,
-                                                 lock_overrides=ov, label=f"alternativa {name}")
-                    except (InputError, ConflictError) as exc:
-                        st.error(str(exc))
-                    else:
+                    saved = save(choice.save_selection, store, user, code, pool=pool, tolerance=out.tolerance,
+                                 lock_overrides=ov, label=f"alternativa {name}",
+                                 success=f"Escolha {name} gravada (execução nº {{result.run_id}}).")
+                    if saved is not None:
                         st.session_state.pop(key, None)
-                        st.success(f"Escolha {name} gravada (execução nº {saved.run_id}).")
                         st.rerun()
         fig = go.Figure()
         for name, (out, _) in results.items():
@@ -181,8 +167,8 @@ with tab_compare:
         scatter = go.Figure()
         for name, (out, _) in results.items():
             scatter.add_scatter(x=[out.result.significance_handed], y=[float(out.result.selected_value)],
-                                mode="markers+text", text=[name], textposition="top center", name=f"Alternativa {name}",
-                                marker={"size": 16})
+                                mode="markers+text", text=[name], textposition="top center",
+                                name=f"Alternativa {name}", marker={"size": 16})
         scatter.add_hline(y=float(summary.target or 0), line_dash="dash", annotation_text="alvo")
         pt_br(scatter, counts=("x",), money=("y",), legend="Alternativa", height=340)
         scatter.update_layout(title="Valor × significância entregue", xaxis_title="Significância entregue (soma)",
@@ -190,19 +176,20 @@ with tab_compare:
         show(scatter)
 
 with tab_runs:
-    runs = P.selection_runs(store, user, code, pool)
+    runs = choice.selection_runs(store, user, code, pool)
     if not runs:
         st.info("Nenhuma escolha gravada.")
     else:
         table = pd.DataFrame([{
-            "Nº": r.id, "Em uso": yes_no(r.current), "Rótulo": r.label or "—", "Situação": P.STATUS_PT.get(r.status),
-            "Lacuna": pct(r.gap, 4), "Alvo": r.target, "Entregue": r.selected_value, "Itens": r.selected_count,
-            "Significância": r.significance_handed, "Tolerância": pct(r.tolerance), "Por": r.ran_by,
+            "Nº": r.id, "Em uso": yes_no(r.current), "Rótulo": r.label or "—",
+            "Situação": choice.STATUS_PT.get(r.status), "Lacuna": choice.percent(r.gap, 4), "Alvo": r.target,
+            "Entregue": r.selected_value, "Itens": r.selected_count, "Significância": r.significance_handed,
+            "Tolerância": choice.percent(r.tolerance), "Por": r.ran_by,
             "Em": r.ran_at} for r in runs])
         st.dataframe(for_display(table, money=("Alvo", "Entregue"), dates=("Em",), counts=("Itens", "Significância")),
                      hide_index=True, width="stretch")
         chosen = runs[0] if not any(r.current for r in runs) else next(r for r in runs if r.current)
-        breakdown = P.run_breakdown(store, user, chosen.id)
+        breakdown = choice.run_breakdown(store, user, chosen.id)
         if len(breakdown):
             fig = go.Figure(go.Bar(x=[f"Significância {int(s)}" for s in breakdown["significance"]],
                                    y=[float(v) for v in breakdown["value_brl"]]))

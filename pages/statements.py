@@ -9,17 +9,21 @@ import streamlit as st
 from ui import attachments as attachments_ui
 from ui import session
 from ui.fmt import brl_fit, brl_nb, count_br, for_display
-from ui.forms import show_problems
+from ui.forms import save
+from ui.safe import md
 from valuation.attachments.photo_sheet import statement_photo_sheet
-from valuation.core.errors import ConflictError, InputError, NotFound
-from valuation.core.money import format_brl, format_date_br
-from valuation.partition import workflow as P
+from valuation.core.errors import NotFound
+from valuation.core.money import format_brl
+from valuation.db import access
+from valuation.partition import statement_reads, statements
 from valuation.partition.documents import (
     GROUP_LABELS,
     INSPECTION_EFFECT,
     INSPECTION_NOTE,
+    Sentence,
     StatementDoc,
     StatementLine,
+    net_explanation,
     payment_rows,
     statement_parts,
 )
@@ -31,14 +35,16 @@ st.title("Demonstrativos de partilha")
 
 
 def file_stub(doc: StatementDoc) -> str:
-    return ("demonstrativo_" + (doc.label if doc.is_issued else f"rascunho_{doc.id}")).replace("/", "-").replace(" ", "_")
+    name = "demonstrativo_" + (doc.label if doc.is_issued else f"rascunho_{doc.id}")
+    return name.replace("/", "-").replace(" ", "_")
 
 
 def downloads(doc: StatementDoc) -> None:
     a, b = st.columns(2)
-    a.download_button("Baixar PDF", data=lambda: P.statement_pdf(store, user, doc.id), file_name=file_stub(doc) + ".pdf",
-                      mime="application/pdf", on_click="ignore", icon=":material/picture_as_pdf:", type="primary")
-    b.download_button("Baixar XLSX", data=lambda: P.statement_xlsx(store, user, doc.id),
+    a.download_button("Baixar PDF", data=lambda: statement_reads.statement_pdf(store, user, doc.id),
+                      file_name=file_stub(doc) + ".pdf", mime="application/pdf", on_click="ignore",
+                      icon=":material/picture_as_pdf:", type="primary")
+    b.download_button("Baixar XLSX", data=lambda: statement_reads.statement_xlsx(store, user, doc.id),
                       file_name=file_stub(doc) + ".xlsx", on_click="ignore", icon=":material/table_view:",
                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: statement_photo_sheet(store, user, doc.id),
@@ -52,7 +58,7 @@ def items_table(doc: StatementDoc) -> None:
     pages = max(1, -(-doc.items_total // PAGE_SIZE))
     page = st.number_input(f"Página dos bens adjudicados (de {pages})", min_value=1, max_value=pages, value=1,
                            key=f"items_page_{doc.id}")
-    items, total = P.statement_items(store, user, doc.id, page=int(page), page_size=PAGE_SIZE)
+    items, total = statement_reads.statement_items(store, user, doc.id, page=int(page), page_size=PAGE_SIZE)
     st.dataframe(for_display(pd.DataFrame([{
         "Item": it.item_code, "Descrição": it.description, "Grupo": GROUP_LABELS.get(it.grp, it.grp),
         "Significância": it.significance, "Valor": it.value_brl} for it in items]), money=("Valor",),
@@ -104,37 +110,30 @@ def lines_table(doc: StatementDoc) -> None:
             hide_index=True, width="stretch")
 
 
-def line_amount(doc: StatementDoc, key: str):
-    return next((ln.amount for ln in doc.lines if ln.key == key), None)
+def sentence_md(sentence: Sentence) -> str:
+    """A sentence of `net_explanation` as Markdown: its emphasised parts in bold, every part escaped."""
+    return "".join(f"**{md(text)}**" if bold else md(text) for text, bold in sentence)
 
 
-if user.role == "explorer":
-    listing = P.list_statements(store, user)
+def draft_with_progress(code: str, as_of: object) -> int:
+    with st.status("Calculando o demonstrativo a partir das decisões gravadas…"):
+        return statements.create_draft(store, user, code, as_of=as_of)
+
+
+if not access.allowed(user, "issue_statements"):   # the explorer's plain view of its issued statements
+    listing = statement_reads.list_statements(store, user)
     if not len(listing):
         st.info("Ainda não há demonstrativo emitido para os contratos da sua empresa.")
         st.stop()
-    labels = {int(i): f"{lab} — contrato {c}" + (" (substituído)" if sup else "")
-              for i, lab, c, sup in zip(listing["id"], listing["label"], listing["contract_code"], listing["superseded"])}
+    labels = {int(i): f"{lab} — contrato {c}" + (" (substituído)" if sup else "") for i, lab, c, sup in
+              zip(listing["id"], listing["label"], listing["contract_code"], listing["superseded"])}
     sid = st.selectbox("Demonstrativo", list(labels), format_func=labels.get)
-    doc = P.get_statement(store, user, int(sid))
+    doc = statement_reads.get_statement(store, user, int(sid))
     if doc.superseded_by:
         st.warning(f"Esta versão foi substituída por {doc.superseded_by}. Consulte a versão em vigor.")
     st.subheader(f"{doc.label} — contrato {doc.contract_code}")
     st.metric("Valor líquido a receber", format_brl(doc.net))
-    deduction = line_amount(doc, "survey_deduction")
-    parts = [f"Pelo contrato **{doc.contract_code}** ({doc.wreck_name}), a sua empresa tem direito a "
-             f"**{brl_nb(doc.gross)}** no total (valor bruto)."]
-    if deduction:
-        parts.append(f"Desse valor são descontados **{brl_nb(-deduction)}** dos gastos do pesquisador que "
-                     "localizou o naufrágio (NORMAM-10 0303 c 2 I).")
-    parts.append(f"Valor líquido: **{brl_nb(doc.net)}**, na data-base de {format_date_br(doc.as_of)}.")
-    if doc.items_total:
-        parts.append(f"Desse total, **{count_br(doc.items_total)} bem(ns)** no valor de "
-                     f"**{brl_nb(doc.items_value)}** lhe são entregues (adjudicados) em vez de dinheiro; a lista "
-                     f"está abaixo. Em dinheiro: **{brl_nb(doc.net - doc.items_value)}**.")
-    if doc.cancelled:
-        parts.append("O contrato foi cancelado: não há recompensa, salvo a compensação indicada (art. 22).")
-    st.markdown(" ".join(parts))
+    st.markdown(" ".join(sentence_md(sentence) for sentence in net_explanation(doc)))
     downloads(doc)
     st.subheader("Bens adjudicados")
     items_table(doc)
@@ -145,36 +144,30 @@ if user.role == "explorer":
     st.stop()
 
 # -- dpc ---------------------------------------------------------------------------------
-contracts = P.statement_contracts(store, user)
+contracts = statement_reads.statement_contracts(store, user)
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
     st.stop()
 info = {c: f"{c} — {o} ({count_br(n)} decidido(s), {count_br(k)} emitido(s))" for c, o, n, k in
         zip(contracts["code"], contracts["organisation_name"], contracts["decided"], contracts["issued"])}
 codes = contracts["code"].tolist()
-ready = [c for c, m, n in zip(codes, contracts["modality"], contracts["decided"]) if isinstance(m, str) and n]
-code = st.selectbox("Contrato", codes, index=codes.index(ready[0]) if ready else 0, format_func=info.get)
+ready = statement_reads.ready_contract(contracts)
+code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=info.get)
 a, b = st.columns([1, 2])
 as_of = a.date_input("Data-base do demonstrativo", value=session.today(), format="DD/MM/YYYY")
 b.write("")
 if b.button("Gerar rascunho", type="primary"):
-    try:
-        with st.status("Calculando o demonstrativo a partir das decisões gravadas…"):
-            new_id = P.create_draft(store, user, code, as_of=as_of)
-    except InputError as exc:
-        show_problems(exc, title="Não foi possível gerar o rascunho:")
-    except ConflictError as exc:
-        st.error(str(exc))
-    else:
+    new_id = save(draft_with_progress, code, as_of, success="Rascunho nº {result} gerado.",
+                  title="Não foi possível gerar o rascunho:")
+    if new_id is not None:
         st.session_state["statement_pick"] = new_id
-        st.success(f"Rascunho nº {new_id} gerado.")
 
-listing = P.list_statements(store, user, code)
+listing = statement_reads.list_statements(store, user, code)
 if not len(listing):
     st.info("Nenhum demonstrativo deste contrato ainda.")
     st.stop()
-st.dataframe(for_display(listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at", "superseded"]]
-                         .assign(superseded=[("sim" if v else "não") for v in listing["superseded"]]),
+shown = listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at", "superseded"]]
+st.dataframe(for_display(shown.assign(superseded=[("sim" if v else "não") for v in listing["superseded"]]),
                          money=("gross", "net"), dates=("as_of", "created_at"),
                          rename={"label": "Demonstrativo", "status": "Situação", "as_of": "Data-base",
                                  "gross": "Bruto", "net": "Líquido", "created_by": "Por", "created_at": "Em",
@@ -184,7 +177,7 @@ labels = dict(zip(ids, listing["label"]))
 pick = st.session_state.get("statement_pick")
 sid = st.selectbox("Abrir", ids, format_func=labels.get, index=ids.index(pick) if pick in ids else 0)
 try:
-    doc = P.get_statement(store, user, int(sid))
+    doc = statement_reads.get_statement(store, user, int(sid))
 except NotFound as exc:
     st.error(str(exc))
     st.stop()
@@ -204,22 +197,16 @@ with st.expander(f"Bens adjudicados ({count_br(doc.items_total)})"):
     items_table(doc)
 
 if not doc.is_issued and int(sid) == max(ids):
-    issued = listing[listing["status"] == "emitido"]
     st.subheader("Emitir")
     reason = None
-    if len(issued):
-        current = issued.iloc[0]
-        st.caption(f"Já existe {current['label']}: esta emissão será a versão {int(current['version']) + 1}, que o "
+    in_force = statement_reads.next_version(store, user, code)
+    if in_force is not None:
+        st.caption(f"Já existe {in_force[0]}: esta emissão será a versão {in_force[1]}, que o "
                    "substitui. O documento anterior permanece inalterado.")
         reason = st.text_area("Motivo da correção")
     if st.button("Emitir demonstrativo", type="primary", disabled=bool(doc.blockers)):
-        try:
-            issued_doc = P.issue_statement(store, user, doc.id, correction_reason=reason)
-        except InputError as exc:
-            show_problems(exc, title="Não foi possível emitir:")
-        except (ConflictError, NotFound) as exc:
-            st.error(str(exc))
-        else:
+        issued_doc = save(statements.issue_statement, store, user, doc.id, correction_reason=reason,
+                          success="Emitido {result.label}.", title="Não foi possível emitir:")
+        if issued_doc is not None:
             st.session_state["statement_pick"] = issued_doc.id
-            st.success(f"Emitido {issued_doc.label}.")
             st.rerun()

@@ -11,15 +11,15 @@ import streamlit as st
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br
-from ui.forms import show_problems
-from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
+from ui.forms import save
 from valuation.core.money import format_brl
-from valuation.partition import survey_sheets as S
+from valuation.db import access
+from valuation.partition import survey_sheets
 from valuation.registry import contracts
 
 user = session.guard("survey_costs")
 store = session.store()
-dpc = user.role == "dpc"
+approves_overruns = access.allowed(user, "approve_survey_overruns")
 st.title("Custos de pesquisa e despesas de fiscalização")
 st.caption("Os gastos do pesquisador que localizou o naufrágio são deduzidos do valor líquido do vencedor e pagos a "
            "ele (NORMAM-10 0303 c 2 I; Lei 7.542/1986 art. 16 §2). Gasto acima da planilha de custos só conta até o "
@@ -31,7 +31,7 @@ INSPECTION_LABELS = {"kind": "Tipo", "amount": "Valor (R$)", "incurred_on": "Dat
 
 tab_sheet, tab_insp = st.tabs(["Planilha de custos da pesquisa", "Despesas de fiscalização (NORMAM-10 0306)"])
 with tab_sheet:
-    surveys = S.list_survey_contracts(store, user)
+    surveys = survey_sheets.list_survey_contracts(store, user)
     if not len(surveys):
         st.info("Nenhum contrato de pesquisa visível para o seu perfil.")
     else:
@@ -40,7 +40,7 @@ with tab_sheet:
         filed = [k for k, n in zip(codes, surveys["lines"]) if n]
         code = st.selectbox("Pesquisa", codes, index=codes.index(filed[0]) if filed else 0,
                             format_func=lambda k: f"{k} — {wreck[k]}")
-        sheet = S.cost_sheet(store, user, code)
+        sheet = survey_sheets.cost_sheet(store, user, code)
         m = st.columns(4)
         m[0].metric("Previsto", brl_fit(sheet.planned_total, 4), help=format_brl(sheet.planned_total))
         m[1].metric("Real", brl_fit(sheet.actual_total, 4), help=format_brl(sheet.actual_total))
@@ -72,21 +72,16 @@ with tab_sheet:
         if sheet.reported_on is None:
             with st.expander("Entregar (ou substituir) a planilha de custos", expanded=not sheet.lines):
                 start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or ["", "", ""],
-                                      "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines] or ["", "", ""]})
+                                      "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines]
+                                      or ["", "", ""]})
                 grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch", key=f"plan_{code}")
                 filed_on = st.date_input("Data de entrega (com o requerimento)", value=session.today(),
                                          format="DD/MM/YYYY", key=f"filed_{code}")
                 if st.button("Entregar planilha", type="primary"):
                     rows = [{"line": r["Linha"], "planned": r["Previsto (R$)"]} for r in grid.to_dict("records")
                             if str(r.get("Linha") or "").strip() or str(r.get("Previsto (R$)") or "").strip()]
-                    try:
-                        n = S.file_cost_sheet(store, user, code, rows, filed_on=filed_on)
-                    except InputError as exc:
-                        show_problems(exc)
-                    except (ConflictError, AccessDenied, NotFound) as exc:
-                        st.error(str(exc))
-                    else:
-                        st.success(f"Planilha entregue com {count_br(n)} linha(s).")
+                    if save(survey_sheets.file_cost_sheet, store, user, code, rows, filed_on=filed_on,
+                            success="Planilha entregue com {result} linha(s).") is not None:
                         st.rerun()
         if sheet.lines:
             with st.expander("Custos reais do relatório final (NORMAM-10 0301 c)"):
@@ -104,17 +99,11 @@ with tab_sheet:
                         no = r.get("Nº")
                         rows.append({"line_no": int(no), "actual": r["Real (R$)"]} if no == no and no is not None
                                     else {"line": r.get("Linha"), "actual": r["Real (R$)"]})
-                    try:
-                        n = S.record_actual_costs(store, user, code, rows, reported_on=reported)
-                    except InputError as exc:
-                        show_problems(exc)
-                    except (ConflictError, NotFound) as exc:
-                        st.error(str(exc))
-                    else:
-                        st.success(f"{count_br(n)} linha(s) gravada(s).")
+                    if save(survey_sheets.record_actual_costs, store, user, code, rows, reported_on=reported,
+                            success="{result} linha(s) gravada(s).") is not None:
                         st.rerun()
         over = [ln for ln in sheet.lines if ln.actual is not None and ln.actual > ln.planned]
-        if dpc and over:
+        if approves_overruns and over:
             with st.expander("Aprovar excesso (DPC)"):
                 with st.form(f"overrun_{code}"):
                     pick = st.selectbox("Linha", [ln.line_no for ln in over],
@@ -124,27 +113,22 @@ with tab_sheet:
                     amount = st.text_input("Excesso aprovado (R$)", placeholder="ex.: 1.234,56")
                     reason = st.text_area("Motivo da aprovação")
                     ok = st.form_submit_button("Aprovar")
-                if ok:
-                    try:
-                        S.approve_overrun(store, user, code, int(pick), amount, reason)
-                    except InputError as exc:
-                        show_problems(exc)
-                    else:
-                        st.success("Excesso aprovado.")
-                        st.rerun()
+                if ok and save(survey_sheets.approve_overrun, store, user, code, int(pick), amount, reason,
+                               success="Excesso aprovado.") is not None:
+                    st.rerun()
 
 with tab_insp:
     mine = contracts.list_contracts(store, user)
     if not len(mine):
         st.info("Nenhum contrato visível para o seu perfil.")
     else:
-        counts = S.inspection_counts(store, user)
+        counts = survey_sheets.inspection_counts(store, user)
         wrecks = dict(zip(mine["code"], mine["wreck_name"])) if "wreck_name" in mine.columns else {}
         codes = sorted(mine["code"].tolist(), key=lambda k: (k not in counts, k))  # those with expenses first
         code = st.selectbox("Contrato", codes, key="insp_contract", format_func=lambda k: " — ".join(
             [k, *([wrecks[k]] if wrecks.get(k) else [])]) + (f" ({count_br(counts[k])} registro(s))"
                                                              if k in counts else ""))
-        exp = S.list_inspection_expenses(store, user, code)
+        exp = survey_sheets.list_inspection_expenses(store, user, code)
         st.caption("Deslocamento, alimentação e pousada dos fiscais designados pela Marinha e o seguro obrigatório "
                    "em favor deles são de responsabilidade do autorizado (NORMAM-10 0306 a e b): aparecem no "
                    "demonstrativo em seção própria, fora do valor líquido.")
@@ -152,19 +136,20 @@ with tab_insp:
             totals = exp.groupby("kind", as_index=False).agg(n=("id", "count"), total=("amount", "sum"))
             st.dataframe(for_display(exp.drop(columns=["id"]), money=("amount",),
                                      dates=("incurred_on", "coverage_from", "coverage_to", "recorded_at"),
-                                     labels={"kind": S.EXPENSE_LABELS},
+                                     labels={"kind": survey_sheets.EXPENSE_LABELS},
                                      rename={"kind": "Tipo", "description": "Descrição", "amount": "Valor",
                                              "incurred_on": "Data", "inspector": "Fiscal", "policy_number": "Apólice",
                                              "coverage_from": "Cobertura de", "coverage_to": "Cobertura até",
                                              "recorded_by": "Registrado por", "recorded_at": "Em"}),
                          hide_index=True, width="stretch")
-            st.caption(" · ".join(f"{S.EXPENSE_LABELS.get(k, k)}: {count_br(n)} registro(s), {brl(t)}"
-                                  for k, n, t in zip(totals["kind"], totals["n"], totals["total"])))
+            st.caption(" · ".join(f"{survey_sheets.EXPENSE_LABELS.get(k, k)}: {count_br(n)} registro(s), "
+                                  f"{brl(t)}" for k, n, t in zip(totals["kind"], totals["n"], totals["total"])))
         else:
             st.info("Nenhuma despesa de fiscalização registrada.")
         with st.form("inspection"):
             a, b, c = st.columns(3)
-            data = {"kind": a.selectbox("Tipo", S.EXPENSE_KINDS, format_func=S.EXPENSE_LABELS.get),
+            data = {"kind": a.selectbox("Tipo", survey_sheets.EXPENSE_KINDS,
+                                        format_func=survey_sheets.EXPENSE_LABELS.get),
                     "amount": b.text_input("Valor (R$)", placeholder="ex.: 1.234,56"),
                     "incurred_on": c.date_input("Data", value=session.today(), format="DD/MM/YYYY"),
                     "description": st.text_input("Descrição"), "inspector": a.text_input("Fiscal"),
@@ -172,11 +157,7 @@ with tab_insp:
                     "coverage_from": c.date_input("Cobertura de (seguro)", value=None, format="DD/MM/YYYY"),
                     "coverage_to": c.date_input("Cobertura até (seguro)", value=None, format="DD/MM/YYYY")}
             ok = st.form_submit_button("Registrar despesa")
-        if ok:
-            try:
-                S.record_inspection_expense(store, user, code, {k: v for k, v in data.items() if v not in ("", None)})
-            except InputError as exc:
-                show_problems(exc, labels=INSPECTION_LABELS)
-            else:
-                st.success("Despesa registrada.")
-                st.rerun()
+        given = {k: v for k, v in data.items() if v not in ("", None)}
+        if ok and save(survey_sheets.record_inspection_expense, store, user, code, given,
+                       success="Despesa registrada.", labels=INSPECTION_LABELS) is not None:
+            st.rerun()

@@ -14,8 +14,8 @@ from decimal import Decimal
 
 from valuation.db.access import Principal
 from valuation.db.store import Store
+from valuation.partition import statements, terms
 from valuation.partition import survey_sheets as S
-from valuation.partition import workflow as P
 
 D = Decimal
 AS_OF = date(2026, 3, 2)
@@ -82,7 +82,7 @@ def file_sheet(w, *, actual: bool = True, approve: bool = True) -> None:
 
 
 def ready_a1(w) -> None:
-    P.set_contract_terms(w.store, w.principal("dpc"), "A-1", A1_TERMS)
+    terms.set_contract_terms(w.store, w.principal("dpc"), "A-1", A1_TERMS)
     file_sheet(w)
 
 
@@ -90,4 +90,5 @@ def issued_a1(w):
     """A-1 ready and its first statement issued (DP-2026/0001 v1); returns the StatementDoc."""
     ready_a1(w)
     dpc = w.principal("dpc")
-    return P.issue_statement(w.store, dpc, P.create_draft(w.store, dpc, "A-1", as_of=AS_OF, now=T1), now=T1)
+    draft = statements.create_draft(w.store, dpc, "A-1", as_of=AS_OF, now=T1)
+    return statements.issue_statement(w.store, dpc, draft, now=T1)

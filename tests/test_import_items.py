@@ -68,7 +68,7 @@ def problems_of(data: bytes, name: str = "itens.csv", **kw) -> list[str]:
 def paths_of(data: bytes, name: str = "itens.csv", **kw) -> list[str]:
     with pytest.raises(InputError) as info:
         parse_items(data, name, today=kw.pop("today", TODAY), **kw)
-    return [p.path for p in info.value.problems]
+    return [p.where for p in info.value.problems]   # the place as printed: 'linha N, coluna X'
 
 
 @pytest.fixture(params=["openpyxl", "calamine"])
@@ -365,7 +365,7 @@ def test_blank_lines_and_excel_sep_hint_count_as_lines():
     body.insert(5, ";;;;;;;;;;")     # an all-empty row (Excel leaves these)
     text = "sep=;\n" + "\n".join(body)
     lines = text.split("\n")
-    bad_at = next(i for i, l in enumerate(lines, start=1) if l.startswith("SJ-004"))
+    bad_at = next(i for i, text_line in enumerate(lines, start=1) if text_line.startswith("SJ-004"))
     text = text.replace("SJ-004;Moedas de cobre;moeda;cobre;250", "SJ-004;Moedas de cobre;moeda;cobre;0")
     assert paths_of(text.encode("cp1252")) == [f"linha {bad_at}, coluna quantity"]
     assert bad_at == 8
@@ -413,9 +413,10 @@ def test_problem_list_is_capped_but_counts_everything():
         parse_items(csv_bytes(rows), "i.csv", today=TODAY)
     problems = info.value.problems
     assert len(problems) == MAX_PROBLEMS + 1
-    assert problems[0].path == "linha 2, coluna quantity"
-    assert problems[MAX_PROBLEMS - 1].path == f"linha {MAX_PROBLEMS + 1}, coluna quantity"
-    assert problems[-1].path == "" and problems[-1].message == "… e mais 500 problemas"
+    assert (problems[0].line, problems[0].column, problems[0].path) == (2, "quantity", "quantity")
+    assert str(problems[0]).startswith("linha 2, coluna quantity: ")
+    assert problems[MAX_PROBLEMS - 1].where == f"linha {MAX_PROBLEMS + 1}, coluna quantity"
+    assert problems[-1].where == "" and problems[-1].message == "… e mais 500 problemas"
 
 
 @pytest.mark.slow
@@ -448,7 +449,8 @@ def _good_row(draw, i: int):
         "item_code": f"G-{i}", "description": draw(_text), "category": draw(st.sampled_from(["moeda", "louça"])),
         "material": draw(_text), "quantity": draw(st.integers(1, 999)), "weight_g": weight,
         "recovered_on": draw(st.dates(min_value=date(1990, 1, 1), max_value=TODAY)), "depth_m": depth,
-        "lot": draw(st.one_of(st.just(""), _text)), "condition": draw(_text), "notes": draw(st.one_of(st.just(""), _text)),
+        "lot": draw(st.one_of(st.just(""), _text)), "condition": draw(_text),
+        "notes": draw(st.one_of(st.just(""), _text)),
     }
 
 
@@ -492,7 +494,7 @@ def test_bad_rows_anywhere_are_each_reported_and_good_rows_never(data):
         writer = csv.writer(buf, delimiter=sep, lineterminator="\r\n")
         writer.writerow(COLUMNS)
         starts = []
-        for k, (rec, blank_after) in enumerate(records):
+        for rec, blank_after in records:
             starts.append(buf.getvalue().count("\n") + 1)
             writer.writerow(rec)
             if blank_after:
@@ -520,7 +522,7 @@ def test_bad_rows_anywhere_are_each_reported_and_good_rows_never(data):
     expected = [starts[k] for k, (_, _, bad) in enumerate(records) if bad]
     with pytest.raises(InputError) as info:
         parse_items(payload, "p.csv", today=TODAY, existing_codes=["EXISTING"])
-    reported = [int(p.path.split(",")[0].removeprefix("linha ")) for p in info.value.problems]
+    reported = [p.line for p in info.value.problems]
     assert reported == expected
 
 

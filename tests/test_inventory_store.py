@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from valuation.core.errors import AccessDenied, InputError, NotFound
 from valuation.db.audit import verify_chain
-from valuation.inventory import custody
+from valuation.inventory import custody, item_import
 from valuation.inventory import queries as inv
 
 TODAY = date(2026, 11, 30)
@@ -56,7 +56,8 @@ def snapshot(store) -> dict:
 
 
 def last_audit(store) -> dict:
-    return store.fetch_one("SELECT actor, action, entity, entity_id, after_json FROM audit_log ORDER BY id DESC LIMIT 1")
+    return store.fetch_one("SELECT actor, action, entity, entity_id, after_json FROM audit_log "
+                           "ORDER BY id DESC LIMIT 1")
 
 
 def expected_items(key: str) -> set[str]:
@@ -69,7 +70,7 @@ def test_good_file_goes_in_whole_with_import_record_and_audit(small_world, princ
     data = csv_file([row("N-1", weight="1.234,50", lot="L-7"), row("N-2", qty="12", weight="", depth=""),
                      row("N-3", desc="Canhão de bronze", cat="artilharia", mat="bronze", day="2026-03-11")])
     before = snapshot(s)
-    result = inv.import_items(s, dpc, "A-1", data, "lote 7.csv", today=TODAY)
+    result = item_import.import_items(s, dpc, "A-1", data, "lote 7.csv", today=TODAY)
     assert (result.rows, result.contract_code, result.items_in_contract) == (3, "A-1", 9)
     assert (result.encoding, result.separator, result.format) == ("cp1252", ";", "csv")
     after = snapshot(s)
@@ -99,7 +100,8 @@ def test_an_xlsx_file_imports_too(small_world, principal):
     sheet.append(["X-2", "Moedas", "moedas", "prata", 40, None, date(2026, 4, 3), None, "L-1", "regular", "lote"])
     buf = io.BytesIO()
     book.save(buf)
-    result = inv.import_items(small_world.store, principal("dpc"), "B-1", buf.getvalue(), "planilha.xlsx", today=TODAY)
+    result = item_import.import_items(small_world.store, principal("dpc"), "B-1", buf.getvalue(), "planilha.xlsx",
+                                      today=TODAY)
     assert (result.rows, result.format) == (2, "xlsx")
     got = small_world.store.fetch_one("SELECT weight_g, recovered_on, depth_m FROM items WHERE item_code = 'X-1'")
     assert got == {"weight_g": Decimal("3300.50"), "recovered_on": date(2026, 4, 2), "depth_m": Decimal("13.00")}
@@ -124,11 +126,11 @@ def test_sample_files_import_whole_or_are_refused_whole(small_world, principal):
     assert len(bad_lines) == 3
     before = snapshot(s)
     with pytest.raises(InputError) as info:
-        inv.import_items(s, dpc, "A-1", bad, "com_erros.csv", today=TODAY)
-    named = sorted({int(p.path.split(",")[0].removeprefix("linha ")) for p in info.value.problems})
+        item_import.import_items(s, dpc, "A-1", bad, "com_erros.csv", today=TODAY)
+    named = sorted({p.line for p in info.value.problems if p.line is not None})
     assert named == bad_lines
     assert snapshot(s) == before
-    result = inv.import_items(s, dpc, "A-1", good, "itens.csv", today=TODAY)
+    result = item_import.import_items(s, dpc, "A-1", good, "itens.csv", today=TODAY)
     assert result.rows == data_lines == 200
     assert snapshot(s)["items"] == before["items"] + 200
     records = list(csv.reader(io.StringIO(good.decode("cp1252")), delimiter=";"))[1:]
@@ -161,11 +163,11 @@ def test_any_bad_row_refuses_the_whole_file_and_writes_nothing(small_world, prin
         expected.setdefault(i + 2, set()).add(name)  # header = line 1
     before = snapshot(s)
     with pytest.raises(InputError) as info:
-        inv.import_items(s, dpc, "A-1", csv_file(rows), "gerado.csv", today=TODAY)
+        item_import.import_items(s, dpc, "A-1", csv_file(rows), "gerado.csv", today=TODAY)
     found: dict[int, set[str]] = {}
     for p in info.value.problems:
-        line, column = p.path.removeprefix("linha ").split(", coluna ")
-        found.setdefault(int(line), set()).add(column)
+        assert p.line is not None and p.column is not None, p
+        found.setdefault(p.line, set()).add(p.column)
     assert found == expected
     assert snapshot(s) == before
 
@@ -174,27 +176,28 @@ def test_codes_already_in_the_contract_refuse_the_file(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
     before = snapshot(s)
     with pytest.raises(InputError) as info:
-        inv.import_items(s, dpc, "A-1", csv_file([row("Z-1"), row("A1-004"), row("Z-2", qty="x"), row("A1-006")]),
-                         "x.csv", today=TODAY)
-    assert [p.path for p in info.value.problems] == ["linha 3, coluna item_code", "linha 4, coluna quantity",
+        item_import.import_items(s, dpc, "A-1", csv_file([row("Z-1"), row("A1-004"), row("Z-2", qty="x"),
+                                                          row("A1-006")]), "x.csv", today=TODAY)
+    assert [p.where for p in info.value.problems] == ["linha 3, coluna item_code", "linha 4, coluna quantity",
                                                      "linha 5, coluna item_code"]
     assert "já cadastrado" in info.value.problems[0].message
     assert snapshot(s) == before
     # the same code is free in another contract
-    assert inv.import_items(s, dpc, "B-1", csv_file([row("A1-004")]), "x.csv", today=TODAY).rows == 1
+    assert item_import.import_items(s, dpc, "B-1", csv_file([row("A1-004")]), "x.csv", today=TODAY).rows == 1
 
 
 def test_codes_written_meanwhile_by_another_import_refuse_the_file(small_world, principal, monkeypatch):
     """Another import writes a code after this file was checked (here: the check is made
     blind): the UNIQUE constraint stops the write, the lines are named, nothing is kept."""
     s, dpc = small_world.store, principal("dpc")
-    original = inv._codes_taken
-    monkeypatch.setattr(inv, "_codes_taken", lambda store, cid: (lambda codes: original(store, cid)(codes) & False))
+    original = item_import._codes_taken
+    monkeypatch.setattr(item_import, "_codes_taken",
+                        lambda store, cid: (lambda codes: original(store, cid)(codes) & False))
     before = snapshot(s)
     with pytest.raises(InputError) as info:
-        inv.import_items(s, dpc, "A-1", csv_file([row("Z-1"), row("A1-004")]), "x.csv", today=TODAY)
-    monkeypatch.setattr(inv, "_codes_taken", original)
-    assert [p.path for p in info.value.problems] == ["linha 3, coluna item_code"]
+        item_import.import_items(s, dpc, "A-1", csv_file([row("Z-1"), row("A1-004")]), "x.csv", today=TODAY)
+    monkeypatch.setattr(item_import, "_codes_taken", original)
+    assert [(p.line, p.column) for p in info.value.problems] == [(3, "item_code")]
     assert "já cadastrado" in info.value.problems[0].message
     assert snapshot(s) == before
 
@@ -202,10 +205,10 @@ def test_codes_written_meanwhile_by_another_import_refuse_the_file(small_world, 
 def test_the_same_file_twice_is_refused(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
     data = csv_file([row("T-1")])
-    inv.import_items(s, dpc, "A-1", data, "a.csv", today=TODAY)
+    item_import.import_items(s, dpc, "A-1", data, "a.csv", today=TODAY)
     before = snapshot(s)
     with pytest.raises(InputError) as info:
-        inv.import_items(s, dpc, "A-1", data, "b.csv", today=TODAY)
+        item_import.import_items(s, dpc, "A-1", data, "b.csv", today=TODAY)
     assert "já foi importado" in str(info.value) and "a.csv" in str(info.value)
     assert snapshot(s) == before
 
@@ -232,24 +235,24 @@ def test_imports_are_refused_outside_a_contract_in_force_of_ones_own(small_world
         s.write("t", lambda tx: tx.execute("UPDATE contracts SET status = ? WHERE code = ?", [status, contract]))
     before = snapshot(s)
     with pytest.raises(error) as info:
-        inv.import_items(s, principal(key), contract, csv_file([row("R-1")]), "r.csv", today=TODAY)
+        item_import.import_items(s, principal(key), contract, csv_file([row("R-1")]), "r.csv", today=TODAY)
     assert words in str(info.value)
     assert snapshot(s) == before
 
 
 def test_an_explorer_imports_into_its_own_contract(small_world, principal):
     s = small_world.store
-    result = inv.import_items(s, principal("explorer_a"), "A-1", csv_file([row("E-1")]), "e.csv", today=TODAY)
+    result = item_import.import_items(s, principal("explorer_a"), "A-1", csv_file([row("E-1")]), "e.csv", today=TODAY)
     assert result.rows == 1
     assert s.fetch_one("SELECT imported_by FROM imports")["imported_by"] == "exp.alfa"
-    assert inv.importable_contracts(s, principal("explorer_a")) == ["A-1"]
-    assert inv.importable_contracts(s, principal("dpc")) == ["A-1", "B-1"]
-    assert inv.importable_contracts(s, principal("commission")) == []
+    assert item_import.importable_contracts(s, principal("explorer_a")) == ["A-1"]
+    assert item_import.importable_contracts(s, principal("dpc")) == ["A-1", "B-1"]
+    assert item_import.importable_contracts(s, principal("commission")) == []
 
 
 def test_progress_goes_from_start_to_end(small_world, principal):
     seen: list[float] = []
-    inv.import_items(small_world.store, principal("dpc"), "A-1", csv_file([row(f"P-{i}") for i in range(50)]),
+    item_import.import_items(small_world.store, principal("dpc"), "A-1", csv_file([row(f"P-{i}") for i in range(50)]),
                      "p.csv", today=TODAY, progress=lambda f, text: seen.append(f))
     assert seen[0] <= 0.1 and seen[-1] == 1.0
     assert seen == sorted(seen)
@@ -259,10 +262,11 @@ def test_progress_goes_from_start_to_end(small_world, principal):
 def test_a_hundred_thousand_rows_import_in_one_go(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
     n = 100_000
-    lines = [";".join(HEADER)] + [f"G-{i:06d};Moeda de prata nº {i};moedas;prata;{1 + i % 7};{20 + i % 50},{i % 100:02d};"
-              f"{1 + i % 28:02d}/{1 + i % 12:02d}/2025;{10 + i % 5},5;L-{i // 250};bom;" for i in range(n)]
+    lines = [";".join(HEADER)] + [f"G-{i:06d};Moeda de prata nº {i};moedas;prata;{1 + i % 7};"
+                                  f"{20 + i % 50},{i % 100:02d};{1 + i % 28:02d}/{1 + i % 12:02d}/2025;"
+                                  f"{10 + i % 5},5;L-{i // 250};bom;" for i in range(n)]
     data = ("\r\n".join(lines) + "\r\n").encode("cp1252")
-    result = inv.import_items(s, dpc, "A-1", data, "tesouro.csv", today=TODAY)
+    result = item_import.import_items(s, dpc, "A-1", data, "tesouro.csv", today=TODAY)
     assert result.rows == n and result.items_in_contract == n + 6
     assert inv.count_items(s, dpc, inv.ItemFilter(contract_code="A-1")) == n + 6
     assert s.scalar("SELECT sum(quantity) FROM items WHERE import_id = ?", [result.import_id]) == \
@@ -308,7 +312,7 @@ def test_orderings_hold_across_pages(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
     rows = [row(f"K-{i:02d}", day=f"{1 + (i * 7) % 28:02d}/{1 + (i * 5) % 11:02d}/2026",
                 weight="" if i % 4 == 0 else f"{(i * 37) % 101},5") for i in range(30)]
-    inv.import_items(s, dpc, "B-1", csv_file(rows), "k.csv", today=TODAY)
+    item_import.import_items(s, dpc, "B-1", csv_file(rows), "k.csv", today=TODAY)
     flt = inv.ItemFilter(contract_code="B-1")
     for order, key, reverse in (("recuperacao", "recovered_on", False), ("recuperacao_desc", "recovered_on", True),
                                 ("peso_desc", "weight_g", True), ("codigo", "item_code", False)):
@@ -357,7 +361,7 @@ def test_summary_counts_match_the_data(small_world, principal):
 def test_many_categories_fold_into_others(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
     rows = [row(f"C-{i:02d}", cat=f"categoria {i:02d}") for i in range(inv.MAX_GROUPS + 5)]
-    inv.import_items(s, dpc, "A-1", csv_file(rows), "c.csv", today=TODAY)
+    item_import.import_items(s, dpc, "A-1", csv_file(rows), "c.csv", today=TODAY)
     by_cat = inv.summarise(s, dpc).by_category
     assert len(by_cat) == inv.MAX_GROUPS + 1 and by_cat["label"].iloc[-1] == inv.OTHERS
     assert by_cat["items"].sum() == len(ITEMS) + len(rows)
@@ -386,7 +390,7 @@ DANGEROUS = ["=HYPERLINK(\"http://x\")", "+55 21 99999", "-2+3", "@SUM(A1)"]
 
 def _with_dangerous_text(s, dpc):
     rows = [row(f"F-{i}", desc=text, notes=text, lot=text) for i, text in enumerate(DANGEROUS)]
-    inv.import_items(s, dpc, "B-1", csv_file(rows), "f.csv", today=TODAY)
+    item_import.import_items(s, dpc, "B-1", csv_file(rows), "f.csv", today=TODAY)
     return inv.ItemFilter(contract_code="B-1", search="F-")
 
 
@@ -412,14 +416,15 @@ def test_xlsx_export_neutralises_formulas_and_types_cells(small_world, principal
     first = dict(zip(header, [c.value for c in sheet[2]]))
     assert first["Descrição"] == "'" + DANGEROUS[0] and sheet.cell(2, header.index("Descrição") + 1).data_type == "s"
     assert first["Quantidade"] == 1 and first["Peso (g)"] == pytest.approx(27.05)
-    assert isinstance(first["Data de recuperação"], datetime) and first["Data de recuperação"].date() == date(2026, 3, 10)
+    recovered = first["Data de recuperação"]
+    assert isinstance(recovered, datetime) and recovered.date() == date(2026, 3, 10)
 
 
 def test_an_exported_csv_imports_again_unchanged(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
     s.write("t", lambda tx: tx.execute("UPDATE items SET condition = 'bom', notes = 'ok'"))  # required by the import
     data = inv.export_items(s, dpc, inv.ItemFilter(contract_code="A-1"), "csv")
-    result = inv.import_items(s, dpc, "B-1", data, "reimport.csv", today=TODAY)
+    result = item_import.import_items(s, dpc, "B-1", data, "reimport.csv", today=TODAY)
     assert result.rows == 6 and set(result.ignored_columns) == {"Contrato", "Entregue em", "Valor decidido (R$)",
                                                                 "Histórico"}
     cols = "item_code, description, category, material, quantity, weight_g, recovered_on, depth_m, condition, notes"
@@ -470,7 +475,7 @@ def test_custody_is_scoped_to_dpc_and_the_explorer_concerned(small_world, princi
 def test_ages_and_bands_oldest_first(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
     rows = [row("O-1", day="25/11/2026"), row("O-2", day="01/11/2026"), row("O-3", day="01/08/2026")]
-    inv.import_items(s, dpc, "B-1", csv_file(rows), "o.csv", today=TODAY)
+    item_import.import_items(s, dpc, "B-1", csv_file(rows), "o.csv", today=TODAY)
     page = custody.undelivered_items(s, dpc, as_of=TODAY, contract_code="B-1", page_size=500)
     assert page["item_code"].tolist()[-3:] == ["O-3", "O-2", "O-1"]               # oldest first
     ages = dict(zip(page["item_code"], page["age_days"]))
@@ -490,7 +495,7 @@ def _deliver(s, user, **data):
 
 def test_delivery_of_one_item_of_a_lot_and_of_all(small_world, principal):
     s, dpc = small_world.store, principal("dpc")
-    inv.import_items(s, dpc, "A-1", csv_file([row("L-1", lot="L9"), row("L-2", lot="L9"), row("M-1")]), "l.csv",
+    item_import.import_items(s, dpc, "A-1", csv_file([row("L-1", lot="L9"), row("L-2", lot="L9"), row("M-1")]), "l.csv",
                      today=TODAY)
     assert _deliver(s, dpc, item_codes=["A1-003"]).recorded == 1
     res = _deliver(s, dpc, lot="L9", note="Termo 12/2026")

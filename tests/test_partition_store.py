@@ -38,8 +38,8 @@ from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFo
 from valuation.core.money import format_brl
 from valuation.db.access import Principal
 from valuation.db.store import Store
+from valuation.partition import choice, statement_reads, statements, terms
 from valuation.partition import survey_sheets as S
-from valuation.partition import workflow as P
 from valuation.partition.rules import ContractTerms, PartitionItem, partition
 from valuation.partition.survey_costs import CostLine
 
@@ -70,7 +70,7 @@ def test_caps_at_entry_name_the_field_and_write_nothing(pw, changes, field, word
     before = pw.store.fetch_one("SELECT * FROM contracts WHERE code = 'A-1'")
     audits = _audit_count(pw.store)
     with pytest.raises(InputError) as err:
-        P.set_contract_terms(pw.store, pw.principal("dpc"), "A-1", {**A1_TERMS, **changes})
+        terms.set_contract_terms(pw.store, pw.principal("dpc"), "A-1", {**A1_TERMS, **changes})
     problem = next(p for p in err.value.problems if p.path == field)
     assert all(w in problem.message for w in words), problem.message
     assert pw.store.fetch_one("SELECT * FROM contracts WHERE code = 'A-1'") == before
@@ -89,7 +89,7 @@ def test_database_checks_are_the_last_line(pw, column, value):
 
 def test_terms_are_stored_cleared_per_modality_and_audited_before_after(pw):
     dpc = pw.principal("dpc")
-    stored = P.set_contract_terms(pw.store, dpc, "A-1", {**A1_TERMS, "fixed_amount": "999,00"})
+    stored = terms.set_contract_terms(pw.store, dpc, "A-1", {**A1_TERMS, "fixed_amount": "999,00"})
     assert stored["fixed_amount"] is None  # modality II does not use a fixed sum
     row = pw.store.fetch_one("SELECT modality, historical_share, other_share, fixed_amount, value_fixed "
                              "FROM contracts WHERE code = 'A-1'")
@@ -100,48 +100,49 @@ def test_terms_are_stored_cleared_per_modality_and_audited_before_after(pw):
     assert before["modality"] is None and after["modality"] == "II"
     assert before["fixed_amount"] == "150000.10" and after["fixed_amount"] is None
     audits = _audit_count(pw.store)
-    P.set_contract_terms(pw.store, dpc, "A-1", A1_TERMS)  # no change: nothing written
+    terms.set_contract_terms(pw.store, dpc, "A-1", A1_TERMS)  # no change: nothing written
     assert _audit_count(pw.store) == audits
 
 
 @pytest.mark.parametrize("key", ["explorer_a", "commission", "commission_president", "admin"])
 def test_only_dpc_sets_terms(pw, key):
     with pytest.raises(AccessDenied):
-        P.set_contract_terms(pw.store, pw.principal(key), "A-1", A1_TERMS)
+        terms.set_contract_terms(pw.store, pw.principal(key), "A-1", A1_TERMS)
 
 
 def test_terms_refused_on_a_survey_contract(pw):
     with pytest.raises(InputError) as err:
-        P.set_contract_terms(pw.store, pw.principal("dpc"), "A-2", A1_TERMS)
+        terms.set_contract_terms(pw.store, pw.principal("dpc"), "A-2", A1_TERMS)
     assert err.value.problems[0].path == "contract"
 
 
 @pytest.mark.parametrize("text, share", [("30", D("0.30")), ("30,5", D("0.305")), (" 40 % ", D("0.40")), ("", None)])
 def test_share_from_percent(text, share):
-    assert P.share_from_percent(text, "historical_share") == share
+    assert terms.share_from_percent(text, "historical_share") == share
 
 
 @pytest.mark.parametrize("text", ["abc", "-3", "10,123"])
 def test_share_from_percent_names_the_field(text):
     with pytest.raises(InputError) as err:
-        P.share_from_percent(text, "other_share")
+        terms.share_from_percent(text, "other_share")
     assert err.value.problems[0].path == "other_share"
 
 
 def test_rubric_suggestion_with_default_and_stored_policy_weights(pw):
     dpc = pw.principal("dpc")
     # default weights 1,1,1,1,1: 0.70 × (4+4+2+2+0) / (4 × 5) = 0.42
-    assert P.record_difficulty(pw.store, dpc, "A-1", [4, 4, 2, 2, 0]).suggested_share == D("0.4200")
+    assert terms.record_difficulty(pw.store, dpc, "A-1", [4, 4, 2, 2, 0]).suggested_share == D("0.4200")
 
     def policy(tx):
-        tx.execute("INSERT INTO policies (key, value_json, set_by) VALUES ('difficulty_weights', '[2, 1, 1, 1, 0]', 't')")
+        tx.execute("INSERT INTO policies (key, value_json, set_by) "
+                   "VALUES ('difficulty_weights', '[2, 1, 1, 1, 0]', 't')")
     pw.store.write("t", policy)
     # 0.70 × (2·4 + 4 + 2 + 2 + 0) / (4 × 5) = 0.70 × 16/20 = 0.56
-    got = P.record_difficulty(pw.store, dpc, "A-1", [4, 4, 2, 2, 0], note="correnteza")
+    got = terms.record_difficulty(pw.store, dpc, "A-1", [4, 4, 2, 2, 0], note="correnteza")
     assert got.suggested_share == D("0.5600")
-    assert P.current_difficulty(pw.store, dpc, "A-1").weights == (D(2), D(1), D(1), D(1), D(0))
+    assert terms.current_difficulty(pw.store, dpc, "A-1").weights == (D(2), D(1), D(1), D(1), D(0))
     with pytest.raises(InputError):
-        P.record_difficulty(pw.store, dpc, "A-1", [5, 0, 0, 0, 0])
+        terms.record_difficulty(pw.store, dpc, "A-1", [5, 0, 0, 0, 0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,42 +156,42 @@ def _codes(w, ids):
 def test_choice_over_stored_decisions_and_locks(pw):
     dpc = pw.principal("dpc")
     ready_a1(pw)
-    summary = P.pool_summary(pw.store, dpc, "A-1")
+    summary = choice.pool_summary(pw.store, dpc, "A-1")
     # V_h = 1000 + 5000 + 20000 + 8000 = 34000; R_h = 0.40 × 34000 = 13600
     assert (summary.items, summary.total, summary.target, summary.must_keep) == (4, D("34000.00"), D("13600.00"), 1)
-    out = P.compute_selection(pw.store, dpc, "A-1")
+    out = choice.compute_selection(pw.store, dpc, "A-1")
     # without the must-keep 20000: 8000 + 5000 = 13000 is the best ≤ 13600 (8000+5000+1000 = 14000 > 13600)
     assert _codes(pw, out.selected_ids) == {"A1-002", "A1-006"}
     assert (out.result.status, out.result.gap, out.result.selected_value) == ("optimal", D(0), D("13000.00"))
     # an alternative with A1-006 kept: 5000 + 1000 = 6000
-    alt = P.compute_selection(pw.store, dpc, "A-1", lock_overrides={pw.ids["A1-006"]: "keep"})
+    alt = choice.compute_selection(pw.store, dpc, "A-1", lock_overrides={pw.ids["A1-006"]: "keep"})
     assert _codes(pw, alt.selected_ids) == {"A1-001", "A1-002"} and alt.result.selected_value == D("6000.00")
     with pytest.raises(InputError) as err:
-        P.set_locks(pw.store, dpc, "A-1", {pw.ids["A1-004"]: "give"})
+        choice.set_locks(pw.store, dpc, "A-1", {pw.ids["A1-004"]: "give"})
     assert "must keep" in err.value.problems[0].message
-    saved = P.save_selection(pw.store, dpc, "A-1", lock_overrides={pw.ids["A1-006"]: "keep"}, label="B")
-    assert saved.run_id and P.pool_summary(pw.store, dpc, "A-1").current_run.id == saved.run_id
+    saved = choice.save_selection(pw.store, dpc, "A-1", lock_overrides={pw.ids["A1-006"]: "keep"}, label="B")
+    assert saved.run_id and choice.pool_summary(pw.store, dpc, "A-1").current_run.id == saved.run_id
     assert pw.store.scalar("SELECT lock FROM selection_locks WHERE item_id = ?", [pw.ids["A1-006"]]) == "keep"
     # unlocking makes that run stale; a new decision does too
-    P.set_locks(pw.store, dpc, "A-1", {pw.ids["A1-006"]: None})
-    assert P.pool_summary(pw.store, dpc, "A-1").current_run is None
-    P.set_locks(pw.store, dpc, "A-1", {pw.ids["A1-006"]: "keep"})
-    assert P.pool_summary(pw.store, dpc, "A-1").current_run.id == saved.run_id
+    choice.set_locks(pw.store, dpc, "A-1", {pw.ids["A1-006"]: None})
+    assert choice.pool_summary(pw.store, dpc, "A-1").current_run is None
+    choice.set_locks(pw.store, dpc, "A-1", {pw.ids["A1-006"]: "keep"})
+    assert choice.pool_summary(pw.store, dpc, "A-1").current_run.id == saved.run_id
     decide(pw.store, "A1-001", D("1100.00"))
-    assert P.pool_summary(pw.store, dpc, "A-1").current_run is None
+    assert choice.pool_summary(pw.store, dpc, "A-1").current_run is None
     assert pw.store.scalar("SELECT count(*) FROM selection_run_items WHERE run_id = ?", [saved.run_id]) == 2
 
 
 def test_choice_refused_for_other_roles_and_when_locked_items_exceed_the_target(pw):
     ready_a1(pw)
     with pytest.raises(AccessDenied):
-        P.compute_selection(pw.store, pw.principal("explorer_a"), "A-1")
+        choice.compute_selection(pw.store, pw.principal("explorer_a"), "A-1")
     dpc = pw.principal("dpc")
     over = {pw.ids["A1-001"]: "give", pw.ids["A1-002"]: "give", pw.ids["A1-006"]: "give"}  # 14000 > 13600
-    assert P.compute_selection(pw.store, dpc, "A-1", lock_overrides=over).result.status == "infeasible"
+    assert choice.compute_selection(pw.store, dpc, "A-1", lock_overrides=over).result.status == "infeasible"
     runs = pw.store.scalar("SELECT count(*) FROM selection_runs")
     with pytest.raises(InputError):
-        P.save_selection(pw.store, dpc, "A-1", lock_overrides=over)
+        choice.save_selection(pw.store, dpc, "A-1", lock_overrides=over)
     assert pw.store.scalar("SELECT count(*) FROM selection_runs") == runs
 
 
@@ -211,8 +212,8 @@ def _item_level_partition(w) -> object:
 def test_statement_from_stored_results_matches_the_item_level_partition(pw):
     ready_a1(pw)
     dpc = pw.principal("dpc")
-    draft = P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1)
-    doc = P.get_statement(pw.store, dpc, draft)
+    draft = statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1)
+    doc = statement_reads.get_statement(pw.store, dpc, draft)
     ref = _item_level_partition(pw)
     amounts = {ln.key: ln.amount for ln in doc.lines}
     # by hand: adjudicated 13000, cash balance 600, V_n 1500 → 0.50 × 1500 = 750; gross 14350;
@@ -236,9 +237,9 @@ def test_statement_from_stored_results_matches_the_item_level_partition(pw):
 def test_compute_statement_needs_a_current_choice(pw):
     ready_a1(pw)
     with pytest.raises(ConflictError):
-        P.compute_statement(pw.store, pw.principal("dpc"), "A-1", as_of=AS_OF)
-    P.save_selection(pw.store, pw.principal("dpc"), "A-1")
-    assert P.compute_statement(pw.store, pw.principal("dpc"), "A-1", as_of=AS_OF).net == D("7350.00")
+        statements.compute_statement(pw.store, pw.principal("dpc"), "A-1", as_of=AS_OF)
+    choice.save_selection(pw.store, pw.principal("dpc"), "A-1")
+    assert statements.compute_statement(pw.store, pw.principal("dpc"), "A-1", as_of=AS_OF).net == D("7350.00")
 
 
 def _rows(store: Store, statement_id: int) -> tuple:
@@ -251,63 +252,70 @@ def _rows(store: Store, statement_id: int) -> tuple:
 def test_issue_numbers_and_a_correction_leaves_version_1_byte_identical(pw):
     ready_a1(pw)
     dpc = pw.principal("dpc")
-    draft1 = P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1)
-    v1 = P.issue_statement(pw.store, dpc, draft1, now=T1)
+    draft1 = statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1)
+    assert statement_reads.next_version(pw.store, dpc, "A-1") is None    # nothing issued: a new number, v1
+    v1 = statements.issue_statement(pw.store, dpc, draft1, now=T1)
     assert v1.label == "DP-2026/0001 v1" and v1.is_issued
-    pdf1 = P.statement_pdf(pw.store, dpc, v1.id)
+    assert statement_reads.next_version(pw.store, dpc, "A-1") == ("DP-2026/0001 v1", 2)
+    with pytest.raises(AccessDenied):   # the issuing side only
+        statement_reads.next_version(pw.store, pw.principal("explorer_a"), "A-1")
+    pdf1 = statement_reads.statement_pdf(pw.store, dpc, v1.id)
     assert hashlib.sha256(pdf1).hexdigest() == v1.pdf_sha256
     snapshot = _rows(pw.store, v1.id)
 
     with pytest.raises(ConflictError):  # an issued statement is never issued (changed) again
-        P.issue_statement(pw.store, dpc, v1.id)
+        statements.issue_statement(pw.store, dpc, v1.id)
     with pytest.raises(ConflictError):  # the draft behind v1 is not the latest statement any more
-        P.issue_statement(pw.store, dpc, draft1)
+        statements.issue_statement(pw.store, dpc, draft1)
 
     decide(pw.store, "A1-005", D("2200.00"))  # a corrected decision: V_n = 2500 → 0.50 × 2500 = 1250
-    draft2 = P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T2)
+    draft2 = statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T2)
     with pytest.raises(InputError) as err:
-        P.issue_statement(pw.store, dpc, draft2, now=T2)
+        statements.issue_statement(pw.store, dpc, draft2, now=T2)
     assert err.value.problems[0].path == "correction_reason"
-    v2 = P.issue_statement(pw.store, dpc, draft2, correction_reason="Decisão corrigida do item A1-005.", now=T2)
+    v2 = statements.issue_statement(pw.store, dpc, draft2, correction_reason="Decisão corrigida do item A1-005.",
+                                    now=T2)
     assert (v2.label, v2.supersedes_label, v2.net) == ("DP-2026/0001 v2", "DP-2026/0001 v1", D("7850.00"))
     assert _rows(pw.store, v1.id) == snapshot
-    assert P.statement_pdf(pw.store, dpc, v1.id) == pdf1
-    assert P.get_statement(pw.store, dpc, v1.id).superseded_by == "DP-2026/0001 v2"
+    assert statement_reads.statement_pdf(pw.store, dpc, v1.id) == pdf1
+    assert statement_reads.get_statement(pw.store, dpc, v1.id).superseded_by == "DP-2026/0001 v2"
     row = pw.store.fetch_one("SELECT supersedes, correction_reason FROM statements WHERE id = ?", [v2.id])
     assert row == {"supersedes": v1.id, "correction_reason": "Decisão corrigida do item A1-005."}
     # another contract's first statement takes the next number
-    P.set_contract_terms(pw.store, dpc, "B-1", {"modality": "I", "fixed_amount": "1000,00"})
-    other = P.issue_statement(pw.store, dpc, P.create_draft(pw.store, dpc, "B-1", as_of=AS_OF, now=T2), now=T2)
+    terms.set_contract_terms(pw.store, dpc, "B-1", {"modality": "I", "fixed_amount": "1000,00"})
+    other = statements.issue_statement(pw.store, dpc, statements.create_draft(pw.store, dpc, "B-1", as_of=AS_OF,
+                                                                              now=T2), now=T2)
     assert other.label == "DP-2026/0002 v1"
 
 
 def test_the_store_never_updates_or_deletes_a_statement_row():
-    source = (Path(P.__file__)).read_text(encoding="utf-8")
-    assert not re.search(r"(UPDATE|DELETE\s+FROM)\s+statement", source, re.IGNORECASE)
+    for module in Path(terms.__file__).parent.glob("*.py"):  # every module of valuation.partition
+        source = module.read_text(encoding="utf-8")
+        assert not re.search(r"(UPDATE|DELETE\s+FROM)\s+statement", source, re.IGNORECASE), module.name
 
 
 def test_issue_refused_when_data_changed_or_blocked(pw):
     ready_a1(pw)
     dpc = pw.principal("dpc")
-    draft = P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF)
+    draft = statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF)
     S.record_inspection_expense(pw.store, dpc, "A-1", {"kind": "pousada", "description": "2 diárias",
                                                        "amount": "400,00", "incurred_on": date(2025, 5, 2)})
     with pytest.raises(ConflictError):
-        P.issue_statement(pw.store, dpc, draft)
+        statements.issue_statement(pw.store, dpc, draft)
     decide(pw.store, "A1-003", D("300.00"), published=False)  # a decision not yet published
-    blocked = P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF)
-    assert any("não publicada" in b for b in P.get_statement(pw.store, dpc, blocked).blockers)
+    blocked = statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF)
+    assert any("não publicada" in b for b in statement_reads.get_statement(pw.store, dpc, blocked).blockers)
     issued = pw.store.scalar("SELECT count(*) FROM statements WHERE status = 'emitido'")
     with pytest.raises(InputError):
-        P.issue_statement(pw.store, dpc, blocked)
+        statements.issue_statement(pw.store, dpc, blocked)
     assert pw.store.scalar("SELECT count(*) FROM statements WHERE status = 'emitido'") == issued
 
 
 def test_missing_actual_cost_blocks_the_issue(pw):
-    P.set_contract_terms(pw.store, pw.principal("dpc"), "A-1", A1_TERMS)
+    terms.set_contract_terms(pw.store, pw.principal("dpc"), "A-1", A1_TERMS)
     file_sheet(pw, actual=False, approve=False)
-    doc = P.get_statement(pw.store, pw.principal("dpc"),
-                          P.create_draft(pw.store, pw.principal("dpc"), "A-1", as_of=AS_OF))
+    doc = statement_reads.get_statement(pw.store, pw.principal("dpc"),
+                          statements.create_draft(pw.store, pw.principal("dpc"), "A-1", as_of=AS_OF))
     assert any("0301 c" in b for b in doc.blockers)
     # provisionally at the planned cost: 5000 + 2000
     assert next(ln.amount for ln in doc.lines if ln.key == "survey_deduction") == D("-7000.00")
@@ -316,26 +324,27 @@ def test_missing_actual_cost_blocks_the_issue(pw):
 def test_explorer_sees_only_its_own_issued_statements(pw):
     ready_a1(pw)
     dpc = pw.principal("dpc")
-    v1 = P.issue_statement(pw.store, dpc, P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1), now=T1)
-    draft = P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T2)
+    v1 = statements.issue_statement(pw.store, dpc, statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1),
+                                    now=T1)
+    draft = statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T2)
     alfa, beta = pw.principal("explorer_a"), pw.principal("explorer_b")
-    assert P.list_statements(pw.store, alfa)["id"].tolist() == [v1.id]
-    assert P.get_statement(pw.store, alfa, v1.id).net == D("7350.00")
-    assert P.statement_pdf(pw.store, alfa, v1.id) == P.statement_pdf(pw.store, dpc, v1.id)
-    for fn in (P.get_statement, P.statement_pdf, P.statement_xlsx):
+    assert statement_reads.list_statements(pw.store, alfa)["id"].tolist() == [v1.id]
+    assert statement_reads.get_statement(pw.store, alfa, v1.id).net == D("7350.00")
+    assert statement_reads.statement_pdf(pw.store, alfa, v1.id) == statement_reads.statement_pdf(pw.store, dpc, v1.id)
+    for fn in (statement_reads.get_statement, statement_reads.statement_pdf, statement_reads.statement_xlsx):
         with pytest.raises(NotFound):
             fn(pw.store, alfa, draft)         # drafts are the DPC's
         with pytest.raises(NotFound):
             fn(pw.store, beta, v1.id)         # another company's statement
-    assert len(P.list_statements(pw.store, beta)) == 0
-    assert P.statement_contracts(pw.store, beta).empty
+    assert len(statement_reads.list_statements(pw.store, beta)) == 0
+    assert statement_reads.statement_contracts(pw.store, beta).empty
     for key in ("commission", "commission_president", "admin"):
         with pytest.raises(AccessDenied):
-            P.list_statements(pw.store, pw.principal(key))
+            statement_reads.list_statements(pw.store, pw.principal(key))
     with pytest.raises(AccessDenied):
-        P.create_draft(pw.store, alfa, "A-1", as_of=AS_OF)
+        statements.create_draft(pw.store, alfa, "A-1", as_of=AS_OF)
     with pytest.raises(AccessDenied):
-        P.issue_statement(pw.store, alfa, draft)
+        statements.issue_statement(pw.store, alfa, draft)
 
 
 def test_pdf_and_xlsx_of_the_issued_statement(pw):
@@ -344,13 +353,15 @@ def test_pdf_and_xlsx_of_the_issued_statement(pw):
 
     ready_a1(pw)
     dpc = pw.principal("dpc")
-    v1 = P.issue_statement(pw.store, dpc, P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1), now=T1)
-    text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(P.statement_pdf(pw.store, dpc, v1.id))).pages)
+    v1 = statements.issue_statement(pw.store, dpc, statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF, now=T1),
+                                    now=T1)
+    pdf = statement_reads.statement_pdf(pw.store, dpc, v1.id)
+    text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(pdf)).pages)
     for expected in ("Demonstrativo de partilha DP-2026/0001 v1", "Valor líquido em favor do concessionário",
                      format_brl(D("7350.00")), "A1-002", "A1-006", "Lei 7.542/1986 art. 20 §4",
                      "NORMAM-10 0303 c 2 I", "Crédito ao pesquisador"):
         assert expected in text, expected
-    book = openpyxl.load_workbook(io.BytesIO(P.statement_xlsx(pw.store, dpc, v1.id)))
+    book = openpyxl.load_workbook(io.BytesIO(statement_reads.statement_xlsx(pw.store, dpc, v1.id)))
     items = list(book["Bens adjudicados"].iter_rows(values_only=True))
     assert [r[0] for r in items[1:]] == ["A1-006", "A1-002"]  # by value, descending
     lines = list(book["Demonstrativo"].iter_rows(values_only=True))
@@ -362,20 +373,20 @@ def test_pdf_and_xlsx_of_the_issued_statement(pw):
 # ---------------------------------------------------------------------------------------------
 def test_cancellation_statement(pw):
     dpc = pw.principal("dpc")
-    P.set_contract_terms(pw.store, dpc, "B-1", {"modality": "II", "other_share": D("0.50"),
+    terms.set_contract_terms(pw.store, dpc, "B-1", {"modality": "II", "other_share": D("0.50"),
                                                 "historical_share": D("0.30"), "historical_payment": "cash"})
     comp = {"compensation_share": D("0.60"), "compensation_form": "adjudication",
             "reason": "Compensação parcial das despesas."}
     with pytest.raises(InputError) as err:  # not cancelled yet
-        P.set_compensation(pw.store, dpc, "B-1", comp)
+        terms.set_compensation(pw.store, dpc, "B-1", comp)
     assert err.value.problems[0].path == "contract"
     pw.store.write("t", lambda tx: tx.execute("UPDATE contracts SET status = 'cancelado', cancelled_on = "
                                               "DATE '2025-09-01' WHERE code = 'B-1'"))
     with pytest.raises(InputError) as err:  # above the contracted 50 %
-        P.set_compensation(pw.store, dpc, "B-1", comp)
+        terms.set_compensation(pw.store, dpc, "B-1", comp)
     assert err.value.problems[0].path == "compensation_share" and "50,00 %" in err.value.problems[0].message
-    P.set_compensation(pw.store, dpc, "B-1", {**comp, "compensation_share": D("0.20")})
-    doc = P.get_statement(pw.store, dpc, P.create_draft(pw.store, dpc, "B-1", as_of=AS_OF))
+    terms.set_compensation(pw.store, dpc, "B-1", {**comp, "compensation_share": D("0.20")})
+    doc = statement_reads.get_statement(pw.store, dpc, statements.create_draft(pw.store, dpc, "B-1", as_of=AS_OF))
     amounts = {ln.key: ln.amount for ln in doc.lines}
     basis = {ln.key: ln.basis for ln in doc.lines}
     # no reward (V_h = 45000 would have given 13500); compensation target 0.20 × 103200 = 20640,
@@ -385,9 +396,10 @@ def test_cancellation_statement(pw):
     assert {it.item_code for it in doc.items} == {"B1-003", "B1-004"}
     assert amounts["net"] == D("3200.00")
     assert "não se aplica" in next(ln.label for ln in doc.lines if ln.key == "survey_deduction")  # B is the surveyor
-    P.set_compensation(pw.store, dpc, "B-1", {"compensation_share": D("0.20"), "compensation_form": "sale_proceeds",
-                                              "sale_proceeds": "50.000,00", "reason": "Bens vendidos em hasta pública."})
-    doc = P.get_statement(pw.store, dpc, P.create_draft(pw.store, dpc, "B-1", as_of=AS_OF))
+    terms.set_compensation(pw.store, dpc, "B-1", {"compensation_share": D("0.20"), "compensation_form": "sale_proceeds",
+                                                  "sale_proceeds": "50.000,00",
+                                                  "reason": "Bens vendidos em hasta pública."})
+    doc = statement_reads.get_statement(pw.store, dpc, statements.create_draft(pw.store, dpc, "B-1", as_of=AS_OF))
     assert doc.net == D("10000.00") and doc.items_total == 0 and doc.cancelled
 
 
@@ -445,7 +457,7 @@ def test_inspection_expenses_are_tracked_and_stated_for_information(pw):
         S.record_inspection_expense(pw.store, pw.principal("explorer_b"), "A-1", {
             "kind": "pousada", "description": "x", "amount": "1", "incurred_on": date(2025, 6, 1)})
     assert len(S.list_inspection_expenses(pw.store, alfa, "A-1")) == 2
-    doc = P.get_statement(pw.store, dpc, P.create_draft(pw.store, dpc, "A-1", as_of=AS_OF))
+    doc = statement_reads.get_statement(pw.store, dpc, statements.create_draft(pw.store, dpc, "A-1", as_of=AS_OF))
     info = {ln.key: (ln.amount, ln.basis) for ln in doc.lines if ln.key.startswith("inspection:")}
     assert info["inspection:seguro"][0] == D("1200.00") and "0306 b" in info["inspection:seguro"][1]
     assert info["inspection:deslocamento"][0] == D("850.50")
@@ -466,9 +478,11 @@ def test_statement_of_a_million_items_from_stored_results(tmp_path):
     def build(tx):
         tx.execute("INSERT INTO offices VALUES ('CPRJ', 'Capitania dos Portos do RJ', 'CP', 'RJ', 'Rio de Janeiro', 1)")
         tx.execute("INSERT INTO organisations (id, name, nationality, address, city, representative_name, "
-                   "registered_on) VALUES (1, 'Grande Resgate S.A.', 'brasileira', 'Rua 1', 'Rio', 'R', DATE '2020-01-01')")
-        tx.execute("INSERT INTO wrecks (id, code, name, hull_material, casualty_year, casualty_precision, casualty_type, "
-                   "lat_deg, lat_min, lat_hem, lon_deg, lon_min, lon_hem, datum, office_code, situation) VALUES "
+                   "registered_on) VALUES (1, 'Grande Resgate S.A.', 'brasileira', 'Rua 1', 'Rio', 'R', "
+                   "DATE '2020-01-01')")
+        tx.execute("INSERT INTO wrecks (id, code, name, hull_material, casualty_year, casualty_precision, "
+                   "casualty_type, lat_deg, lat_min, lat_hem, lon_deg, lon_min, lon_hem, datum, office_code, "
+                   "situation) VALUES "
                    "(1, 'W-1', 'Galeão', 'madeira', 1700, 'year', 'naufrágio', 22, 0, 'S', 43, 0, 'W', 'WGS-84', "
                    "'CPRJ', 'soçobrada')")
         tx.execute("INSERT INTO contracts (id, code, kind, act, organisation_id, wreck_id, office_code, status) "
@@ -482,17 +496,18 @@ def test_statement_of_a_million_items_from_stored_results(tmp_path):
                    "hash(id) % 50 = 0, true FROM items")
 
     store.write("t", build)
-    P.set_contract_terms(store, dpc, "M-1", {"modality": "II", "historical_share": D("0.40"), "other_share": D("0.50"),
-                                             "historical_payment": "adjudication_with_cash_balance"})
-    choice = P.save_selection(store, dpc, "M-1")  # select_items over the N/10 historical items
-    assert choice.items == N_ITEMS // 10 and choice.result.status in ("optimal", "feasible")
-    assert choice.result.gap <= D("0.001")
+    terms.set_contract_terms(store, dpc, "M-1", {"modality": "II", "historical_share": D("0.40"),
+                                                 "other_share": D("0.50"),
+                                                 "historical_payment": "adjudication_with_cash_balance"})
+    chosen = choice.save_selection(store, dpc, "M-1")  # select_items over the N/10 historical items
+    assert chosen.items == N_ITEMS // 10 and chosen.result.status in ("optimal", "feasible")
+    assert chosen.result.gap <= D("0.001")
 
     def ours():
-        return P.compute_statement(store, dpc, "M-1", as_of=AS_OF)
+        return statements.compute_statement(store, dpc, "M-1", as_of=AS_OF)
 
     def ours_afresh():  # nothing reused: the SQL sums and every lookup read again
-        P.forget_memos()
+        statements.forget_memos()
         return ours()
 
     def naive():
@@ -502,7 +517,7 @@ def test_statement_of_a_million_items_from_stored_results(tmp_path):
     data = ours()
     sums = naive()
     assert data.result.historical_total == sums[True] and data.result.other_total == sums[False]
-    assert data.result.adjudicated_value == choice.result.selected_value
+    assert data.result.adjudicated_value == chosen.result.selected_value
     # speed (≤ 0.1 s, ≥ 10× the naive read) is shown by bench/run.py, never by a timed unit test
     assert ours_afresh().fingerprint == data.fingerprint
     store.close()
@@ -518,13 +533,13 @@ def test_a_statement_never_reuses_stale_sums_or_lookups(pw):
     """The memoised sums and lookups follow every change: a new decision, an expense, a compensation."""
     ready_a1(pw)
     dpc = pw.principal("dpc")
-    P.save_selection(pw.store, dpc, "A-1")
-    first = P.compute_statement(pw.store, dpc, "A-1", as_of=AS_OF)
+    choice.save_selection(pw.store, dpc, "A-1")
+    first = statements.compute_statement(pw.store, dpc, "A-1", as_of=AS_OF)
     assert first.net == D("7350.00") and not any(ln.key.startswith("inspection:") for ln in first.lines)
     S.record_inspection_expense(pw.store, dpc, "A-1", {"kind": "alimentação", "description": "3 dias",
                                                        "amount": "210,00", "incurred_on": date(2025, 5, 2)})
-    second = P.compute_statement(pw.store, dpc, "A-1", as_of=AS_OF)
+    second = statements.compute_statement(pw.store, dpc, "A-1", as_of=AS_OF)
     assert [ln.amount for ln in second.lines if ln.key == "inspection:alimentação"] == [D("210.00")]
     decide(pw.store, "A1-003", D("1300.00"))  # V_n 1500 → 2500: other payment 750 → 1250
-    third = P.compute_statement(pw.store, dpc, "A-1", as_of=AS_OF)
+    third = statements.compute_statement(pw.store, dpc, "A-1", as_of=AS_OF)
     assert third.net == D("7850.00") and third.fingerprint != second.fingerprint != first.fingerprint

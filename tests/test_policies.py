@@ -13,7 +13,7 @@ import pytest
 
 from valuation.commission.rounds import current_policy
 from valuation.core.errors import AccessDenied, InputError
-from valuation.partition import workflow as partition
+from valuation.partition import terms
 from valuation.policies import fields
 from valuation.policies import values as policies
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
@@ -84,8 +84,8 @@ def test_what_the_page_writes_every_capability_reads_through_the_one_reader(smal
     s, dpc = small_world.store, small_world.principal("dpc")
     for key, (sent, _value, _text) in CHANGES.items():
         policies.set_policy(s, dpc, key, sent, REASON)
-    assert partition.selection_tolerance(s) == Decimal("0.02")
-    assert partition.difficulty_weights(s) == (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0))
+    assert terms.selection_tolerance(s) == Decimal("0.02")
+    assert terms.difficulty_weights(s) == (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0))
     consensus = current_policy(s)
     assert (consensus.method, consensus.quorum, consensus.spread_threshold) == ("trimmed_mean", 5, Decimal("0.355"))
     assert policies.values_in_force(s, ("due_soon_days", "court_pending_suspends_lapse")) == {

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import valuation.partition.selection as sel_mod
+import valuation.partition.selection_search as search_mod
 from valuation.partition.selection import SelItem, select_items
 
 
@@ -94,9 +95,10 @@ def test_optimal_against_brute_force(path, monkeypatch):
 def test_milp_path_against_brute_force(monkeypatch):
     """Force the scipy milp child process (no enumeration, DP, meet in the middle,
     and tiny neighbourhoods so the heuristics cannot prove optimality)."""
-    for name, value in {"_ENUM_LIMIT": 0, "_DP_CELLS": 0, "_MITM_LIMIT": 0,
-                        "_LNS1_SIZE": 2, "_LNS2_SIZE": 2}.items():
+    for name, value in {"_ENUM_LIMIT": 0, "_DP_CELLS": 0, "_MITM_LIMIT": 0}.items():
         monkeypatch.setattr(sel_mod, name, value)
+    for name in ("_LNS1_SIZE", "_LNS2_SIZE"):   # the neighbourhood searches live beside the solver
+        monkeypatch.setattr(search_mod, name, 2)
     rng = random.Random("milp")
     used_milp = 0
     for _ in range(3):
@@ -275,7 +277,7 @@ def test_hundred_thousand_items_certified_gap():
 
 
 # ---- the items as arrays (select_pool, pool_from_arrow) -----------------------------------
-def _as_pool(items: list[SelItem], ids: list[int]) -> "sel_mod.Pool":
+def _as_pool(items: list[SelItem], ids: list[int]) -> sel_mod.Pool:
     import pyarrow as pa
 
     codes = {None: 0, "give": 1, "keep": 2}

@@ -24,8 +24,8 @@ from tests.partition_support import A1_NET, AS_OF, T1, prepare, ready_a1
 from valuation.commission import minutes
 from valuation.core.money import format_brl
 from valuation.exports import PdfReport
+from valuation.partition import statement_reads, statements
 from valuation.partition import survey_sheets as S
-from valuation.partition import workflow as P
 from valuation.partition.documents import statement_parts
 
 D = Decimal
@@ -52,15 +52,15 @@ def issued(small_world):
         "kind": "seguro", "description": "Seguro de vida dos fiscais", "amount": "800,00",
         "incurred_on": date(2025, 5, 1), "policy_number": "AP-77", "coverage_from": date(2025, 5, 1),
         "coverage_to": date(2025, 12, 31)})
-    doc = P.issue_statement(small_world.store, dpc, P.create_draft(small_world.store, dpc, "A-1", as_of=AS_OF, now=T1),
-                            now=T1)
+    draft = statements.create_draft(small_world.store, dpc, "A-1", as_of=AS_OF, now=T1)
+    doc = statements.issue_statement(small_world.store, dpc, draft, now=T1)
     return small_world, doc
 
 
 def test_the_statement_pdf_reads_in_the_auditors_order(issued):
     world, doc = issued
     dpc = world.principal("dpc")
-    text = flat(pdf_text(P.statement_pdf(world.store, dpc, doc.id)))
+    text = flat(pdf_text(statement_reads.statement_pdf(world.store, dpc, doc.id)))
     # gross → deductions → net, in that order, and the net is the page's
     gross, deductions, net = (text.index("2. Valor bruto"), text.index("3. Deduções"),
                               text.index("Valor líquido em favor do concessionário"))
@@ -107,7 +107,8 @@ def test_pdf_tables_keep_codes_and_amounts_whole():
 
 def test_the_xlsx_summary_holds_numbers_and_dates(issued):
     world, doc = issued
-    book = openpyxl.load_workbook(io.BytesIO(P.statement_xlsx(world.store, world.principal("dpc"), doc.id)))
+    xlsx = statement_reads.statement_xlsx(world.store, world.principal("dpc"), doc.id)
+    book = openpyxl.load_workbook(io.BytesIO(xlsx))
     rows = {r[0].value: r[1] for r in book["Resumo"].iter_rows(min_row=2)}
     for field, expected in (("Valor bruto", doc.gross), ("Valor líquido em favor do concessionário", A1_NET),
                             ("Pago em bens adjudicados", doc.items_value),

@@ -88,7 +88,8 @@ def _xlsx_with(part: str, member: tuple[bytes, int, int, int]) -> bytes:
     return _zip([*members, (part, *member)])
 
 
-SST_HEAD = b'<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="1" uniqueCount="1"><si><t>'
+SST_HEAD = (b'<?xml version="1.0" encoding="UTF-8"?><sst '
+            b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="1" uniqueCount="1"><si><t>')
 SST_TAIL = b"</t></si></sst>"
 
 
@@ -173,7 +174,7 @@ def test_the_cli_refuses_the_bomb_with_exit_2_and_writes_nothing(bomb_dir: Path,
 
 def _sheet(cells: str) -> tuple[bytes, int, int, int]:
     xml = ('<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/'
-           f'spreadsheetml/2006/main"><sheetData>{cells}</sheetData></worksheet>').encode("utf-8")
+           f'spreadsheetml/2006/main"><sheetData>{cells}</sheetData></worksheet>').encode()
     return _deflated(xml)
 
 
@@ -207,7 +208,8 @@ def test_a_long_cell_spread_over_lines_is_refused_by_line_and_column() -> None:
     with pytest.raises(InputError) as refused:
         read_table(text.encode("utf-8"), "itens.csv")
     problem = refused.value.problems[0]
-    assert problem.path == "linha 2, coluna description" and "4.000" in problem.message
+    assert (problem.line, problem.column) == (2, "description") and "4.000" in problem.message
+    assert str(problem).startswith("linha 2, coluna description: ")
 
 
 def test_too_many_lines_or_columns_are_refused_before_parsing(monkeypatch) -> None:

@@ -51,13 +51,17 @@ def blanks_to_none(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def save(create: Callable[..., T], *args: Any, success: str, labels: Mapping[str, str] | None = None,
-         **kwargs: Any) -> T | None:
-    """Run one store write; show every problem (nothing was written), the refusal or the conflict
-    (not found, already recorded), else `success` (`{result}` is the write's result)."""
+         title: str | None = None, **kwargs: Any) -> T | None:
+    """Run one store write; show every problem (nothing was written; under `title` when given), the
+    refusal or the conflict (not found, already recorded), else `success` (`{result}` is the write's
+    result)."""
     try:
         result = create(*args, **kwargs)
     except InputError as exc:
-        show_problems(exc, labels=labels)
+        if title is None:
+            show_problems(exc, labels=labels)
+        else:
+            show_problems(exc, title=title, labels=labels)
     except (AccessDenied, ValuationError) as exc:   # refused (access, audit seal), not found, conflict: nothing written
         st.error(md(exc))
     else:

@@ -99,9 +99,9 @@ def round_photo_sheet(store: Store, user: Principal, round_id: int, *, budget: i
 
 def statement_photo_sheet(store: Store, user: Principal, statement_id: int, *, budget: int = DEFAULT_BUDGET) -> bytes:
     """The photo appendix of a statement: its adjudicated items, by value."""
-    from valuation.partition import workflow as P
+    from valuation.partition import statement_reads
 
-    doc = P.get_statement(store, user, statement_id, item_limit=0)     # NotFound outside the user's scope
+    doc = statement_reads.get_statement(store, user, statement_id, item_limit=0)     # NotFound outside the user's scope
     items = store.fetch("SELECT i.id, i.item_code, i.description FROM statement_items si "
                         "JOIN items i ON i.id = si.item_id WHERE si.statement_id = ? "
                         "ORDER BY si.value_brl DESC, i.item_code", [statement_id])

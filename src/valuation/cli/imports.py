@@ -4,7 +4,7 @@ Imports a recovered-items file (CSV or XLSX; Windows-1252 or UTF-8; `;`, `,` or 
 comma or point; dd/mm/aaaa or ISO dates — see `valuation.inventory.importer`) into a contract
 in force of a recovery kind (exploração, remoção, demolição; Lei 7.542/1986 art. 18 sole
 paragraph), through the same store function as the inventory page
-(`valuation.inventory.queries.import_items`): all or nothing, one transaction, an `imports`
+(`valuation.inventory.item_import.import_items`): all or nothing, one transaction, an `imports`
 record and an audit row.
 
 Output: on success, a JSON summary on stdout (import_id, contract, rows, items_in_contract,
@@ -66,7 +66,7 @@ def _os_user() -> str:
 
 
 def cmd_items(args: argparse.Namespace) -> int:
-    from valuation.inventory.queries import import_items
+    from valuation.inventory.item_import import import_items
 
     path = Path(args.file)
     try:

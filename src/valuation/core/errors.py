@@ -1,7 +1,7 @@
 """The errors of valuation, drawn as a tree (each carries its context as attributes):
 
     ValuationError
-     ├── InputError        bad input; .problems lists every (path, message) found
+     ├── InputError        bad input; .problems lists every Problem found (path, line, column, message)
      ├── AccessDenied      the user may not read or change this (.user, .action)
      ├── NotFound          no such record (.what, .key)
      ├── ConflictError     the change conflicts with stored state (immutable record, duplicate)
@@ -18,13 +18,30 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Problem:
-    """One bad input: where (a JSON path, a 'line N, column X', or a form field) and why."""
+    """One bad input: where and why, as data — never a position written into the message.
+
+    `path`: the field (a JSON path such as `items[3].value`, a form key, or the field a file's
+    column feeds; '' for the input as a whole). `line`: the line of a file where the record
+    starts (header = line 1; XLSX: the sheet row), None outside files. `column`: the column of
+    that file, as the importer names it. `message`: why, in the words the user reads.
+    """
 
     path: str
     message: str
+    line: int | None = None
+    column: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The place as printed: 'linha N, coluna X' / 'linha N' in a file (the CLI's and the
+        pages' form), else the path."""
+        if self.line is not None:
+            return f"linha {self.line}" + (f", coluna {self.column}" if self.column else "")
+        return f"coluna {self.column}" if self.column else self.path
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        where = self.where
+        return f"{where}: {self.message}" if where else self.message
 
 
 class ValuationError(Exception):

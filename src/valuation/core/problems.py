@@ -1,7 +1,7 @@
 """The problems of a refused file as a table for the page: one definition (issue 12).
 
 A problem names its place as 'linha N, coluna X', 'linha N' or another path (a problem of the
-whole file); once problems carry `line` and `column` themselves, those are read first.
+whole file); a problem that carries `line` and `column` (core.errors.Problem) is read from them.
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ def problems_frame(exc: InputError, labels: Mapping[str, str] | None = None) -> 
     lines: list[int | None] = []
     columns: list[str] = []
     for p in exc.problems:
-        line, column = getattr(p, "line", None), getattr(p, "column", None)
-        if line is None:
+        line, column = p.line, p.column
+        if line is None and column is None:          # a place written as a path ('linha 3, coluna x')
             m = _CELL.match(p.path or "")
             line, column = (int(m[1]), m[2] or "") if m else (None, p.path or "")
         lines.append(line)

@@ -95,10 +95,17 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "read_found_things": ("dpc",),
     "manage_found_things": ("dpc",),
     # issue 5 (partition): explorers read their own issued statements and file their own cost sheets
-    "manage_partition": ("dpc",),
     "read_statements": ("dpc", "explorer"),
     "file_survey_costs": ("dpc", "explorer"),
     "record_inspection_expenses": ("dpc", "explorer"),
+    # issue 12 (partition): one key per action of valuation.partition
+    "manage_terms": ("dpc",),                 # contract terms, rubric, salvage award, compensation
+    "choose_items": ("dpc",),                 # the União's choice: pools, locks, stored runs
+    "issue_statements": ("dpc",),             # compute, draft and issue statements
+    "read_statement_drafts": ("dpc",),        # drafts (explorers read only issued statements, their own)
+    "approve_survey_overruns": ("dpc",),      # spending above the survey cost sheet (NORMAM-10 0303 c 2 I)
+    # issue 12 (inventory): explorers read only the published decisions on their items
+    "read_unpublished_values": ("commission", "commission_president", "dpc"),
     # issue 11 (policies page): the DPC reads and changes the policies
     "read_policies": ("dpc",),
     "manage_policies": ("dpc",),
@@ -143,7 +150,12 @@ PERMISSIONS: dict[str, tuple[str, ...]] = {
     "import_rates": ("commission_president", "dpc"),
 }
 _ACTION_LABELS: dict[str, str] = {
-    "manage_partition": "registrar termos, escolhas e demonstrativos de partilha",
+    "manage_terms": "registrar os termos de pagamento dos contratos",
+    "choose_items": "registrar a escolha da União",
+    "issue_statements": "gerar e emitir demonstrativos de partilha",
+    "read_statement_drafts": "consultar rascunhos de demonstrativos",
+    "approve_survey_overruns": "aprovar excesso de gastos de pesquisa",
+    "read_unpublished_values": "consultar decisões ainda não publicadas",
     "read_statements": "consultar demonstrativos de partilha",
     "file_survey_costs": "registrar planilhas de custos de pesquisa",
     "record_inspection_expenses": "registrar despesas de fiscalização",
@@ -236,6 +248,12 @@ def require(user: Principal, action: str) -> None:
     """Raise AccessDenied (pt-BR) unless the user's role may perform `action`."""
     if not allowed(user, action):
         deny(user, action)
+
+
+def organisation_cleared(user: Principal, organisation_id: int | None) -> bool:
+    """May `user` read a row that belongs to `organisation_id` (a contract's holder)? Explorers
+    only their own organisation's; the other roles as their permissions say (checked apart)."""
+    return user.role != "explorer" or (user.organisation_id is not None and organisation_id == user.organisation_id)
 
 
 def may_view_page(user: Principal, page_key: str) -> bool:

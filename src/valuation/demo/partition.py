@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 from valuation.core.errors import ConflictError
 from valuation.db.access import Principal
+from valuation.partition import statements, terms
 from valuation.partition import survey_sheets as S
-from valuation.partition import workflow as P
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -134,16 +134,8 @@ def _at(day: date, hour: int = 10) -> datetime:
     return datetime(day.year, day.month, day.day, hour, 0, 0)
 
 
-def seed_partition_demo(store: Store) -> dict[str, int]:
-    """Add the partition demo data (see the module docstring); returns rows per kind."""
-    dpc = _principal(store)
-    if dpc is None or store.fetch_one("SELECT 1 FROM contracts WHERE code = 'DPC-EX-2021/02'") is None:
-        raise ConflictError("Carregue primeiro a demonstração (seed_demo): faltam os contratos e usuários.")
-    if store.scalar("SELECT count(*) FROM survey_cost_sheets") or store.scalar("SELECT count(*) FROM statements"):
-        raise ConflictError("A demonstração da partilha já foi carregada neste banco de dados.")
-    counts = {"survey_cost_sheets": 0, "survey_cost_lines": 0, "overruns": 0, "inspection_expenses": 0,
-              "difficulty_assessments": 0, "compensations": 0, "drafts": 0, "issued": 0}
-
+def _seed_survey_costs(store: Store, dpc: Principal, counts: dict[str, int]) -> None:
+    """The cost sheets (filed by the explorer when it has a login), final reports and overruns."""
     for code, (filed_on, lines, reported_on, actuals) in COST_SHEETS.items():
         c = store.fetch_one("SELECT organisation_id FROM contracts WHERE code = ?", [code])
         if c is None:
@@ -163,6 +155,9 @@ def seed_partition_demo(store: Store) -> dict[str, int]:
             S.approve_overrun(store, dpc, code, line_no, Decimal(amount), reason, now=_at(reported, 15))
             counts["overruns"] += 1
 
+
+def _seed_terms_and_expenses(store: Store, dpc: Principal, counts: dict[str, int]) -> None:
+    """Inspection expenses, difficulty rubrics and the cancelled contract's compensation."""
     for code, rows in INSPECTIONS.items():
         for kind, desc, amount, day, inspector, policy, start, end in rows:
             S.record_inspection_expense(store, dpc, code, {
@@ -170,19 +165,19 @@ def seed_partition_demo(store: Store) -> dict[str, int]:
                 "inspector": inspector, "policy_number": policy, "coverage_from": start, "coverage_to": end,
             }, now=_at(day, 17))
             counts["inspection_expenses"] += 1
-
     for code, (scores, note) in RUBRICS.items():
-        P.record_difficulty(store, dpc, code, list(scores), note=note, now=_at(date(2026, 1, 12)))
+        terms.record_difficulty(store, dpc, code, list(scores), note=note, now=_at(date(2026, 1, 12)))
         counts["difficulty_assessments"] += 1
-
     comp_code, comp = COMPENSATION
-    P.set_compensation(store, dpc, comp_code, comp, now=_at(date(2020, 11, 9)))
+    terms.set_compensation(store, dpc, comp_code, comp, now=_at(date(2020, 11, 9)))
     counts["compensations"] += 1
 
-    # Statements: issue where every decision is published; always leave one draft.
+
+def _seed_statements(store: Store, dpc: Principal, counts: dict[str, int]) -> None:
+    """Issue where every decision is published; always leave one draft."""
     decided = store.fetch(
-        "SELECT c.code, count(*) FILTER (WHERE iv.historical) AS hist, count(*) FILTER (WHERE "
-        "NOT iv.published) AS unpub "
+        "SELECT c.code, count(*) FILTER (WHERE iv.historical) AS hist, "
+        "count(*) FILTER (WHERE NOT iv.published) AS unpub "
         "FROM item_valuation iv JOIN contracts c ON c.id = iv.contract_id WHERE c.kind IN ('exploração', 'remoção') "
         "AND c.modality IS NOT NULL GROUP BY c.code ORDER BY c.code")
     issuable = [r["code"] for r in decided if r["hist"] > 0 and r["unpub"] == 0]
@@ -190,16 +185,30 @@ def seed_partition_demo(store: Store) -> dict[str, int]:
     issued_code: str | None = None
     if issuable:
         issued_code = issuable[0]
-        draft_id = P.create_draft(store, dpc, issued_code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 9))
+        draft_id = statements.create_draft(store, dpc, issued_code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 9))
         counts["drafts"] += 1
         doc = store.fetch_one("SELECT blockers_json FROM statements WHERE id = ?", [draft_id])
         if doc is not None and doc["blockers_json"] == "[]":
-            P.issue_statement(store, dpc, draft_id, now=_at(DEMO_AS_OF, 11))
+            statements.issue_statement(store, dpc, draft_id, now=_at(DEMO_AS_OF, 11))
             counts["issued"] += 1
     for code in DRAFT_PREFERENCE:
         if code != issued_code:
-            P.create_draft(store, dpc, code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 14))
+            statements.create_draft(store, dpc, code, as_of=DEMO_AS_OF, now=_at(DEMO_AS_OF, 14))
             counts["drafts"] += 1
             break
+
+
+def seed_partition_demo(store: Store) -> dict[str, int]:
+    """Add the partition demo data (see the module docstring); returns rows per kind."""
+    dpc = _principal(store)
+    if dpc is None or store.fetch_one("SELECT 1 FROM contracts WHERE code = 'DPC-EX-2021/02'") is None:
+        raise ConflictError("Carregue primeiro a demonstração (seed_demo): faltam os contratos e usuários.")
+    if store.scalar("SELECT count(*) FROM survey_cost_sheets") or store.scalar("SELECT count(*) FROM statements"):
+        raise ConflictError("A demonstração da partilha já foi carregada neste banco de dados.")
+    counts = {"survey_cost_sheets": 0, "survey_cost_lines": 0, "overruns": 0, "inspection_expenses": 0,
+              "difficulty_assessments": 0, "compensations": 0, "drafts": 0, "issued": 0}
+    _seed_survey_costs(store, dpc, counts)
+    _seed_terms_and_expenses(store, dpc, counts)
+    _seed_statements(store, dpc, counts)
     store.checkpoint()
     return counts

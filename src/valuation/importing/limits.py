@@ -62,8 +62,8 @@ def _mib(n: int) -> str:
     return f"{_fmt(n // (1024 * 1024))} MiB"
 
 
-def refuse(message: str, path: str = "") -> InputError:
-    return InputError([Problem(path, message)])
+def refuse(message: str, line: int | None = None, column: str | None = None) -> InputError:
+    return InputError([Problem("", message, line=line, column=column)])
 
 
 def check_upload(data: bytes, kind: str) -> None:
@@ -92,11 +92,11 @@ def check_csv(data: bytes) -> None:
     if longest > MAX_LINE_BYTES:
         line = int(np.argmax(lengths)) + 1
         raise refuse(f"a linha {_fmt(line)} tem {_fmt(longest)} bytes; o limite por linha (cabeçalho incluído) "
-                     f"é {_fmt(MAX_LINE_BYTES)} bytes", f"linha {line}")
+                     f"é {_fmt(MAX_LINE_BYTES)} bytes", line)
     first = _first_line(data)
     fields = max(first.count(s) for s in (b";", b",", b"\t", b";\x00", b",\x00", b"\t\x00")) + 1
     if fields > MAX_COLUMNS:
-        raise refuse(f"o cabeçalho tem {_fmt(fields)} colunas; o limite é {_fmt(MAX_COLUMNS)}", "linha 1")
+        raise refuse(f"o cabeçalho tem {_fmt(fields)} colunas; o limite é {_fmt(MAX_COLUMNS)}", 1)
 
 
 def _first_line(data: bytes) -> bytes:
@@ -293,4 +293,4 @@ def check_cells(df: object) -> None:
             line = df.index[row]  # type: ignore[attr-defined]
             label = str(name) or f"{pos + 1}ª"
             raise refuse(f"célula com {_fmt(longest)} caracteres; o limite por célula é {_fmt(MAX_CELL_CHARS)}",
-                         f"linha {line}, coluna {label}")
+                         int(line), label)

@@ -80,8 +80,8 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"   # .xls, .doc, encrypted .xlsx
 
 
-def _fail(message: str, path: str = "") -> InputError:
-    return InputError([Problem(path, message)])
+def _fail(message: str, line: int | None = None) -> InputError:
+    return InputError([Problem("", message, line=line)])
 
 
 # -- file kind and text ---------------------------------------------------------------
@@ -127,6 +127,7 @@ def _extension(file_name: str) -> str:
 
 def decode_text(data: bytes) -> tuple[str, str]:
     """(text, Python codec name): UTF-8 (BOM or not), UTF-16 with BOM, else Windows-1252."""
+    candidates: tuple[str, ...]
     if data.startswith(b"\xef\xbb\xbf"):
         candidates = ("utf-8-sig",)
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -252,7 +253,7 @@ def _read_csv_text(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame
             widest = max((len(r) for r in csv.reader(io.StringIO(text), delimiter=separator)), default=0)
         except csv.Error as exc:  # a quote never closed makes one "field" beyond csv's size limit
             where = _broken_quote_line(text, separator, offset)
-            if where:
+            if where is not None:
                 raise _fail('aspas (") mal colocadas ou não fechadas a partir desta linha', where) from None
             raise _fail(f"uma célula passa de {csv.field_size_limit():,} caracteres".replace(",", ".")) from exc
         frame = _csv_frame(text, separator, max(widest, header_width))
@@ -275,16 +276,16 @@ def _read_csv_text(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame
     return df, TableMeta("csv", encoding, separator, header, header_line, None, blank)
 
 
-def _broken_quote_line(text: str, separator: str, offset: int) -> str:
-    """'linha N' where the first record that strict CSV rules cannot read starts, or ''."""
+def _broken_quote_line(text: str, separator: str, offset: int) -> int | None:
+    """The line where the first record that strict CSV rules cannot read starts, or None."""
     reader = csv.reader(io.StringIO(text), delimiter=separator, strict=True)
     last = 0
     try:
         for _ in reader:
             last = reader.line_num
     except csv.Error:
-        return f"linha {last + 1 + offset}"
-    return ""
+        return last + 1 + offset
+    return None
 
 
 def _split_header(table: pd.DataFrame, lines: np.ndarray) -> tuple[pd.DataFrame, tuple[str, ...], int, int]:
@@ -294,7 +295,7 @@ def _split_header(table: pd.DataFrame, lines: np.ndarray) -> tuple[pd.DataFrame,
     filled = np.zeros((len(table), table.shape[1]), dtype=bool)
     for i, c in enumerate(table.columns):
         filled[:, i] = (table[c] != "").to_numpy(dtype=bool)
-    nonblank = filled.any(axis=1)
+    nonblank: np.ndarray = np.asarray(filled.any(axis=1), dtype=bool)
     if not nonblank.any():
         raise _fail("o arquivo está vazio")
     top = int(np.argmax(nonblank))

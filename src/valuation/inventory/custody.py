@@ -236,9 +236,9 @@ def _listing(codes: list[str], total: int) -> str:
     return shown + (f" e mais {total - MAX_LISTED}" if total > MAX_LISTED else "")
 
 
-def _record(tx: Tx, user: Principal, cid: int, code: str, codes: list[str], lot: str | None,
-            recovered_to: date | None, correction: bool, delivered_on: date | None, received_by: str | None,
-            place: str | None, note: str | None, view: str, problems: list[Problem]) -> DeliveryResult:
+def _selection(tx: Tx, cid: int, code: str, codes: list[str], lot: str | None, recovered_to: date | None,
+               view: str, problems: list[Problem]) -> tuple[str, list[Any]]:
+    """(WHERE over items `i`, params) of the selected items; unknown codes or lot → `problems`."""
     where = ["i.contract_id = ?"]
     params: list[Any] = [cid]
     if codes:
@@ -258,33 +258,46 @@ def _record(tx: Tx, user: Principal, cid: int, code: str, codes: list[str], lot:
     if recovered_to is not None:
         where.append("i.recovered_on <= ?")
         params.append(recovered_to)
-    base = " AND ".join(where)
+    return " AND ".join(where), params
+
+
+def _codes_where(tx: Tx, where: str, params: list[Any]) -> list[str]:
+    return [r["item_code"] for r in tx.execute(
+        f"SELECT i.item_code FROM items i WHERE {where} ORDER BY i.item_code LIMIT {MAX_LISTED}", params)]
+
+
+def _state_problems(tx: Tx, base: str, params: list[Any], codes: list[str], correction: bool,
+                    delivered_on: date | None, problems: list[Problem]) -> tuple[dict[str, Any], str]:
+    """(the selection's counts, the WHERE of the items to record): already delivered (named codes),
+    not yet delivered (a correction), recovered after the delivery date → `problems`."""
     stats = tx.fetch_one(
         f"SELECT count(*) AS n, count(*) FILTER (WHERE {_DELIVERED}) AS delivered FROM items i WHERE {base}",
         params) or {"n": 0, "delivered": 0}
     if codes and not correction and stats["delivered"]:
-        done = [r["item_code"] for r in tx.execute(
-            f"SELECT i.item_code FROM items i WHERE {base} AND {_DELIVERED} ORDER BY i.item_code LIMIT {MAX_LISTED}",
-            params)]
+        done = _codes_where(tx, f"{base} AND {_DELIVERED}", params)
         problems.append(Problem("item_codes", f"Itens já entregues: {_listing(done, int(stats['delivered']))}. "
                                               "Para corrigir o registro, marque 'correção' e informe o motivo."))
     if correction:
         pending = int(stats["n"]) - int(stats["delivered"])
         if pending:
-            open_codes = [r["item_code"] for r in tx.execute(
-                f"SELECT i.item_code FROM items i WHERE {base} AND NOT {_DELIVERED} ORDER BY i.item_code "
-                f"LIMIT {MAX_LISTED}", params)]
+            open_codes = _codes_where(tx, f"{base} AND NOT {_DELIVERED}", params)
             problems.append(Problem("correction", "Correção: estes itens ainda não têm entrega registrada: "
                                                   f"{_listing(open_codes, pending)}."))
     chosen = base if correction else f"{base} AND NOT {_DELIVERED}"
     early = tx.fetch_one(f"SELECT count(*) AS n FROM items i WHERE {chosen} AND i.recovered_on > ?",
                          [*params, delivered_on]) if delivered_on is not None else None
     if early and early["n"] and delivered_on is not None:
-        listed = [r["item_code"] for r in tx.execute(
-            f"SELECT i.item_code FROM items i WHERE {chosen} AND i.recovered_on > ? ORDER BY i.item_code "
-            f"LIMIT {MAX_LISTED}", [*params, delivered_on])]
+        listed = _codes_where(tx, f"{chosen} AND i.recovered_on > ?", [*params, delivered_on])
         problems.append(Problem("delivered_on", f"Data da entrega ({delivered_on:%d/%m/%Y}) anterior à recuperação "
                                                 f"de: {_listing(listed, int(early['n']))}."))
+    return stats, chosen
+
+
+def _record(tx: Tx, user: Principal, cid: int, code: str, codes: list[str], lot: str | None,
+            recovered_to: date | None, correction: bool, delivered_on: date | None, received_by: str | None,
+            place: str | None, note: str | None, view: str, problems: list[Problem]) -> DeliveryResult:
+    base, params = _selection(tx, cid, code, codes, lot, recovered_to, view, problems)
+    stats, chosen = _state_problems(tx, base, params, codes, correction, delivered_on, problems)
     if problems or delivered_on is None:
         raise InputError(problems)
     n = int(tx.scalar(f"SELECT count(*) FROM items i WHERE {chosen}", params))

@@ -142,16 +142,91 @@ def proceeds_deadline(sold_on: date, cal: BusinessCalendar) -> dl.Deadline:
     return dl.found_proceeds(sold_on, cal)
 
 
+def _due(deadline: dl.Deadline) -> date:
+    """The last day of a found-thing deadline (30 days, 6 months: never open-ended)."""
+    assert deadline.due is not None
+    return deadline.due
+
+
+def _reclaimed_problems(current: FoundState, event: FoundEvent) -> list[Problem]:
+    """Return to the owner (art. 29 caput and §1)."""
+    problems: list[Problem] = []
+    if current.origin == "estrangeira":
+        problems.append(Problem("kind", "Coisa de procedência estrangeira não é devolvida ao responsável: é "
+                                        "encaminhada à Receita Federal (Lei 7.542/1986, art. 30; art. 29 "
+                                        "caput: só nacionais ou nacionalizadas)."))
+    if not event.party:
+        problems.append(Problem("party", "Responsável: informe quem recebeu a coisa."))
+    if event.amount is None:
+        problems.append(Problem("amount", "Custas e despesas de guarda e conservação pagas (art. 29 §1): "
+                                          "informe o valor (0 se nada foi cobrado)."))
+    return problems
+
+
+def _lost_problems(collected_on: date, event: FoundEvent, cal: BusinessCalendar) -> list[Problem]:
+    """Declared lost only after the owner's 30 days (art. 29 §2)."""
+    due = _due(unclaimed_deadline(collected_on, cal))
+    if event.event_date <= due:
+        return [Problem("event_date", f"A coisa só pode ser declarada perdida depois de {dl.fmt(due)}"
+                                      f": o responsável tem 30 dias do recolhimento ({dl.fmt(collected_on)}"
+                                      ") para reclamá-la (art. 29 §2).")]
+    return []
+
+
+def _sold_problems(event: FoundEvent) -> list[Problem]:
+    """Sale of a thing hard to keep, by public auction (art. 29 §3)."""
+    problems: list[Problem] = []
+    if event.amount is None:
+        problems.append(Problem("amount", "Produto da alienação: informe o valor apurado."))
+    if not event.reference:
+        problems.append(Problem("reference", "Licitação ou hasta pública: informe o edital ou processo "
+                                             "(art. 29 §3)."))
+    if not event.note:
+        problems.append(Problem("note", "Motivo: diga por que a coisa é de difícil guarda e conservação "
+                                        "(art. 29 §3)."))
+    return problems
+
+
+def _proceeds_problems(current: FoundState, event: FoundEvent, cal: BusinessCalendar) -> list[Problem]:
+    """The sale's proceeds: the owner's for 6 months, then União revenue (art. 29 §3)."""
+    if current.sold_on is None:
+        return []
+    due, day = _due(proceeds_deadline(current.sold_on, cal)), event.event_date
+    problems: list[Problem] = []
+    if event.kind == "proceeds_claimed":
+        if day > due:
+            problems.append(Problem("event_date", f"O produto ficou à disposição do responsável até "
+                                                  f"{dl.fmt(due)}; depois disso é receita da União "
+                                                  "(art. 29 §3)."))
+        if not event.party:
+            problems.append(Problem("party", "Responsável: informe quem recebeu o produto da venda."))
+    elif day <= due:
+        problems.append(Problem("event_date", f"O produto fica guardado à disposição do responsável até "
+                                              f"{dl.fmt(due)} (6 meses da venda, art. 29 §3); só depois "
+                                              "vira receita da União."))
+    return problems
+
+
+def _revenue_problems(current: FoundState, event: FoundEvent) -> list[Problem]:
+    """A foreign thing goes to the Receita Federal (art. 30)."""
+    problems: list[Problem] = []
+    if current.origin != "estrangeira":
+        problems.append(Problem("kind", "Só coisa identificada como de procedência estrangeira vai à Receita "
+                                        "Federal (art. 30): registre antes a procedência."))
+    if not event.reference:
+        problems.append(Problem("reference", "Ofício ou processo de encaminhamento à Receita Federal: informe."))
+    return problems
+
+
 def event_problems(collected_on: date, current: FoundState, event: FoundEvent, cal: BusinessCalendar, *,
                    today: date) -> list[Problem]:
     """Why `event` may not follow `current` (empty when it may). Pure: the office calendar
     and `today` are parameters. Implements art. 29 caput and §§1–3 and art. 30."""
-    problems: list[Problem] = []
     kind, day = event.kind, event.event_date
     if kind not in NEXT_EVENTS.get(current.state, ()):
-        problems.append(Problem("kind", f"{EVENT_LABELS.get(kind, kind)}: não se aplica a uma coisa "
-                                        f"{STATE_LABELS[current.state]}."))
-        return problems
+        return [Problem("kind", f"{EVENT_LABELS.get(kind, kind)}: não se aplica a uma coisa "
+                                f"{STATE_LABELS[current.state]}.")]
+    problems: list[Problem] = []
     if day > today:
         problems.append(Problem("event_date", f"Data: não pode ser futura (hoje é {dl.fmt(today)})."))
     if day < current.last_date:
@@ -160,63 +235,29 @@ def event_problems(collected_on: date, current: FoundState, event: FoundEvent, c
     if kind == "origin_identified" and event.origin not in ("nacional", "estrangeira"):
         problems.append(Problem("origin", "Procedência: informe nacional ou estrangeira."))
     if kind == "reclaimed":
-        if current.origin == "estrangeira":
-            problems.append(Problem("kind", "Coisa de procedência estrangeira não é devolvida ao responsável: é "
-                                            "encaminhada à Receita Federal (Lei 7.542/1986, art. 30; art. 29 "
-                                            "caput: só nacionais ou nacionalizadas)."))
-        if not event.party:
-            problems.append(Problem("party", "Responsável: informe quem recebeu a coisa."))
-        if event.amount is None:
-            problems.append(Problem("amount", "Custas e despesas de guarda e conservação pagas (art. 29 §1): "
-                                              "informe o valor (0 se nada foi cobrado)."))
-    if kind == "declared_lost":
-        due = unclaimed_deadline(collected_on, cal)
-        if day <= due.due:
-            problems.append(Problem("event_date", f"A coisa só pode ser declarada perdida depois de {dl.fmt(due.due)}"
-                                                  f": o responsável tem 30 dias do recolhimento ({dl.fmt(collected_on)}"
-                                                  ") para reclamá-la (art. 29 §2)."))
-    if kind == "sold":
-        if event.amount is None:
-            problems.append(Problem("amount", "Produto da alienação: informe o valor apurado."))
-        if not event.reference:
-            problems.append(Problem("reference", "Licitação ou hasta pública: informe o edital ou processo "
-                                                 "(art. 29 §3)."))
-        if not event.note:
-            problems.append(Problem("note", "Motivo: diga por que a coisa é de difícil guarda e conservação "
-                                            "(art. 29 §3)."))
-    if kind in ("proceeds_claimed", "proceeds_to_union") and current.sold_on is not None:
-        due = proceeds_deadline(current.sold_on, cal)
-        if kind == "proceeds_claimed":
-            if day > due.due:
-                problems.append(Problem("event_date", f"O produto ficou à disposição do responsável até "
-                                                      f"{dl.fmt(due.due)}; depois disso é receita da União "
-                                                      "(art. 29 §3)."))
-            if not event.party:
-                problems.append(Problem("party", "Responsável: informe quem recebeu o produto da venda."))
-        elif day <= due.due:
-            problems.append(Problem("event_date", f"O produto fica guardado à disposição do responsável até "
-                                                  f"{dl.fmt(due.due)} (6 meses da venda, art. 29 §3); só depois "
-                                                  "vira receita da União."))
-    if kind == "sent_to_revenue":
-        if current.origin != "estrangeira":
-            problems.append(Problem("kind", "Só coisa identificada como de procedência estrangeira vai à Receita "
-                                            "Federal (art. 30): registre antes a procedência."))
-        if not event.reference:
-            problems.append(Problem("reference", "Ofício ou processo de encaminhamento à Receita Federal: informe."))
+        problems += _reclaimed_problems(current, event)
+    elif kind == "declared_lost":
+        problems += _lost_problems(collected_on, event, cal)
+    elif kind == "sold":
+        problems += _sold_problems(event)
+    elif kind in ("proceeds_claimed", "proceeds_to_union"):
+        problems += _proceeds_problems(current, event, cal)
+    elif kind == "sent_to_revenue":
+        problems += _revenue_problems(current, event)
     return problems
 
 
 def next_step(collected_on: date, current: FoundState, cal: BusinessCalendar, as_of: date) -> str:
     """What is due next, in pt-BR, for the list."""
     if current.state == "sob_custodia":
-        due = unclaimed_deadline(collected_on, cal).due
+        due = _due(unclaimed_deadline(collected_on, cal))
         if as_of <= due:
             return f"aguardando o responsável até {dl.fmt(due)} ({(due - as_of).days} dias)"
         if current.origin == "estrangeira":
             return "procedência estrangeira: encaminhar à Receita Federal (art. 30)"
         return f"prazo de 30 dias vencido em {dl.fmt(due)}: pode ser declarada perdida (art. 29 §2)"
     if current.state == "vendido" and current.sold_on is not None:
-        due = proceeds_deadline(current.sold_on, cal).due
+        due = _due(proceeds_deadline(current.sold_on, cal))
         if as_of <= due:
             return f"produto guardado para o responsável até {dl.fmt(due)}"
         return f"6 meses vencidos em {dl.fmt(due)}: converter o produto em receita da União (art. 29 §3)"

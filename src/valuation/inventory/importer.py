@@ -8,21 +8,12 @@ line of the file where the record starts, header = line 1; XLSX: the sheet row) 
 the reason in Portuguese. Reading rules (encodings, separators, numbers, dates, line
 numbers) are those of `valuation.importing.tabular`.
 
-Columns, by canonical name (the X of `coluna X`; the header may also use any alias in
-`HEADER_ALIASES`, e.g. `Código do item`, `quantidade`, `Peso (g)`, compared without case,
-accents, spaces or punctuation):
-
-    item_code     required, unique within the file and the contract
-    description   required
-    category      required
-    material      required
-    quantity      required, integer > 0
-    weight_g      optional column and cell, grams, ≥ 0, at most 2 decimal places
-    recovered_on  required, a real date, not after `today`
-    depth_m       optional column and cell, metres, ≥ 0, at most 2 decimal places
-    lot           optional (coins are often handled in lots)
-    condition     required
-    notes         optional
+Columns: the fields of `valuation.inventory.fields.ITEM_FIELDS`, by key (the X of `coluna X`);
+the header may use any of a field's `headers` (its label among them, e.g. `Código do item`,
+`quantidade`, `Peso (g)`), compared without case, accents, spaces or punctuation. Each kind
+has its checks: text (required or not), integer (> 0, fits INTEGER), decimal (≥ 0, its
+DECIMAL's places and size), date (a real date, not after `today`); item codes are unique
+within the file and the contract.
 
 A bare `peso`/`weight` header is not accepted (grams or kilograms?); a bare
 `profundidade`/`depth` is read as metres. Other named columns are ignored and listed in
@@ -36,6 +27,7 @@ import hashlib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +38,7 @@ from valuation.core.errors import InputError, Problem
 from valuation.importing.tabular import (
     MAX_PROBLEMS,
     DecimalColumn,
+    DecimalConvention,
     Progress,
     TableMeta,
     claim_cells,
@@ -58,40 +51,13 @@ from valuation.importing.tabular import (
     read_table,
     with_value,
 )
+from valuation.inventory.fields import INT32_MAX, ITEM_FIELDS, KEYS, ItemField
 
-COLUMNS: tuple[str, ...] = ("item_code", "description", "category", "material", "quantity", "weight_g",
-                            "recovered_on", "depth_m", "lot", "condition", "notes")
-OPTIONAL_COLUMNS = frozenset({"weight_g", "depth_m", "lot", "notes"})
-REQUIRED_COLUMNS: tuple[str, ...] = tuple(c for c in COLUMNS if c not in OPTIONAL_COLUMNS)
-
-# Header aliases, already in `normalise_header` form (lower case, no accents, '_' for any run
-# of spaces/punctuation): 'Código do item' → codigo_do_item, 'Peso (g)' → peso_g.
-HEADER_ALIASES: dict[str, tuple[str, ...]] = {
-    "item_code": ("item_code", "code", "codigo", "cod", "codigo_item", "codigo_do_item", "cod_item",
-                  "numero_do_item", "numero_item", "n_item"),
-    "description": ("description", "descricao", "descricao_do_item", "item_description"),
-    "category": ("category", "categoria"),
-    "material": ("material", "materiais"),
-    "quantity": ("quantity", "qty", "quantidade", "qtd", "qtde", "quant"),
-    "weight_g": ("weight_g", "weight_grams", "weight_in_grams", "peso_g", "peso_gramas", "peso_em_gramas",
-                 "peso_em_g", "peso_gr"),
-    "recovered_on": ("recovered_on", "recovery_date", "date_recovered", "data_recuperacao",
-                     "data_de_recuperacao", "data_da_recuperacao", "recuperado_em", "data_resgate",
-                     "data_de_resgate", "data_do_resgate"),
-    "depth_m": ("depth_m", "depth", "depth_metres", "depth_meters", "profundidade_m", "profundidade",
-                "profundidade_em_metros", "profundidade_metros", "prof_m"),
-    "lot": ("lot", "lote", "numero_do_lote", "numero_lote", "n_lote"),
-    "condition": ("condition", "condicao", "estado", "estado_de_conservacao", "estado_conservacao",
-                  "conservacao"),
-    "notes": ("notes", "note", "observacoes", "observacao", "obs", "comentarios"),
-}
+COLUMNS: tuple[str, ...] = KEYS
+OPTIONAL_COLUMNS = frozenset(f.key for f in ITEM_FIELDS if not f.required)
+REQUIRED_COLUMNS: tuple[str, ...] = tuple(f.key for f in ITEM_FIELDS if f.required)
+HEADER_ALIASES: dict[str, tuple[str, ...]] = {f.key: f.headers for f in ITEM_FIELDS}
 _ALIAS_TO_COLUMN = {alias: column for column, aliases in HEADER_ALIASES.items() for alias in aliases}
-
-INT32_MAX = 2_147_483_647    # items.quantity is INTEGER
-
-_TEXT = pd.ArrowDtype(pa.string())
-WEIGHT_TYPE = pa.decimal128(12, 2)    # items.weight_g DECIMAL(12,2)
-DEPTH_TYPE = pa.decimal128(7, 2)      # items.depth_m DECIMAL(7,2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,7 +79,7 @@ class ParsedItems:
     format: str = "csv"           # 'csv' | 'xlsx'
     lines: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     ignored_columns: tuple[str, ...] = ()
-    decimal_convention: str | None = None   # 'comma' | 'point' | None (no ambiguous value needed it)
+    decimal_convention: DecimalConvention | None = None   # 'comma' | 'point' | None (no ambiguous value needed it)
 
 
 def parse_items(data: bytes, file_name: str, *, today: date,
@@ -143,13 +109,26 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     empty = pd.Series(pd.arrays.ArrowStringArray(pa.array([""] * len(df), type=pa.large_string())),
                       index=df.index)
     text = {name: cols.get(name, empty) for name in COLUMNS}
-    blank = {name: (text[name] == "").to_numpy(dtype=bool) for name in COLUMNS}
+    _unnamed_problems(problems, df, meta, set(positions.values()))
+    _code_problems(problems, text["item_code"], lines, existing_codes)
+    numeric = [text[f.key] for f in ITEM_FIELDS if f.kind in ("integer", "decimal")]
+    convention = decimal_convention(numeric, default=default_convention(meta.separator))
+    values = {f.key: _checked(problems, f, text[f.key], convention, today) for f in ITEM_FIELDS}
+    problems.raise_if_any()
+    if progress:
+        progress(0.95, "montando as linhas para gravação")
+    frame = pd.DataFrame({f.key: _column(f, values[f.key]) for f in ITEM_FIELDS})
+    if progress:
+        progress(1.0, f"{len(frame)} itens válidos")
+    return ParsedItems(
+        frame=frame, row_count=len(frame), sha256=hashlib.sha256(data).hexdigest(),
+        encoding=meta.encoding, separator=meta.separator, file_name=file_name, format=meta.format,
+        lines=lines, ignored_columns=ignored, decimal_convention=convention,
+    )
 
-    for name in REQUIRED_COLUMNS:
-        problems.add(blank[name], name, "campo obrigatório vazio")
 
-    # Data under a column without a name in the header.
-    named = set(positions.values())
+def _unnamed_problems(problems: _Problems, df: pd.DataFrame, meta: TableMeta, named: set[int]) -> None:
+    """Data under a column without a name in the header."""
     for pos, title in enumerate(meta.header):
         if title == "" and pos not in named:
             filled = (df.iloc[:, pos] != "").to_numpy(dtype=bool)
@@ -157,10 +136,12 @@ def parse_items(data: bytes, file_name: str, *, today: date,
                          "valor numa coluna sem nome no cabeçalho (separador dentro de um campo sem aspas?)",
                          df.iloc[:, pos], order=len(COLUMNS) + pos)
 
-    # item_code: unique within the file and the contract.
-    codes = text["item_code"]
+
+def _code_problems(problems: _Problems, codes: pd.Series, lines: np.ndarray,
+                   existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray]) -> None:
+    """item_code: unique within the file and the contract (its empty cells: `_checked`)."""
     code_arr = _arrow_text(codes)
-    has_code = ~blank["item_code"]
+    has_code = (codes != "").to_numpy(dtype=bool)
     first_line = _first_lines(code_arr, lines)
     repeated = has_code & (first_line != lines)
     problems.add(repeated, "item_code", _concat("código repetido no arquivo (primeira ocorrência na linha ",
@@ -169,63 +150,58 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     if taken is not None:
         problems.add(has_code & ~repeated & taken, "item_code", "código já cadastrado neste contrato", codes)
 
-    # Numbers: one decimal convention for the whole file.
-    numeric = [text[n] for n in ("quantity", "weight_g", "depth_m")]
-    convention = decimal_convention(numeric, default=default_convention(meta.separator))
-    quantity = parse_decimal(text["quantity"], convention=convention, precision=30, scale=0)
-    q_bad = ~blank["quantity"] & ~quantity.ok
-    problems.add(q_bad & quantity.ambiguous, "quantity", _AMBIGUOUS, text["quantity"])
-    problems.add(q_bad & ~quantity.ambiguous, "quantity", "deve ser um inteiro maior que zero", text["quantity"])
-    q_ok = quantity.ok
-    q_nonpositive = q_ok & _np(pc.less_equal(quantity.values, pa.scalar(0, quantity.values.type)))
-    problems.add(q_nonpositive, "quantity", "deve ser um inteiro maior que zero", text["quantity"])
-    q_huge = q_ok & ~q_nonpositive & _np(pc.greater(quantity.values, pa.scalar(INT32_MAX, quantity.values.type)))
-    problems.add(q_huge, "quantity", f"valor grande demais (máximo {INT32_MAX})", text["quantity"])
 
-    weight = parse_decimal(text["weight_g"], convention=convention, precision=12, scale=2)
-    _number_problems(problems, "weight_g", text["weight_g"], weight, "peso em gramas", "9999999999,99")
-    depth = parse_decimal(text["depth_m"], convention=convention, precision=7, scale=2)
-    _number_problems(problems, "depth_m", text["depth_m"], depth, "profundidade em metros", "99999,99")
+def _checked(problems: _Problems, f: ItemField, raw: pd.Series, convention: DecimalConvention | None,
+             today: date) -> Any:
+    """One field's cells checked by its kind (problems added) and typed: the text itself, a
+    DecimalColumn or the parsed dates."""
+    blank = (raw == "").to_numpy(dtype=bool)
+    if f.required:
+        problems.add(blank, f.key, "campo obrigatório vazio")
+    if f.kind == "integer":
+        return _integer_problems(problems, f.key, raw, blank, convention)
+    if f.kind == "decimal":
+        col = parse_decimal(raw, convention=convention, precision=f.precision, scale=f.scale)
+        _number_problems(problems, f.key, raw, col, f.what, f.largest)
+        return col
+    if f.kind == "date":
+        dates = parse_dates(raw)
+        problems.add(dates.invalid, f.key, "deve ser uma data dd/mm/aaaa ou aaaa-mm-dd", raw)
+        problems.add(dates.impossible, f.key, "data inexistente", raw)
+        problems.add(dates.ok & dates.after(today), f.key, f"data no futuro (hoje é {today:%d/%m/%Y})", raw)
+        return dates
+    return raw
 
-    dates = parse_dates(text["recovered_on"])
-    problems.add(dates.invalid, "recovered_on", "deve ser uma data dd/mm/aaaa ou aaaa-mm-dd", text["recovered_on"])
-    problems.add(dates.impossible, "recovered_on", "data inexistente", text["recovered_on"])
-    future = dates.ok & dates.after(today)
-    problems.add(future, "recovered_on", f"data no futuro (hoje é {today:%d/%m/%Y})", text["recovered_on"])
 
-    problems.raise_if_any()
-    if progress:
-        progress(0.95, "montando as linhas para gravação")
+def _integer_problems(problems: _Problems, name: str, raw: pd.Series, blank: np.ndarray,
+                      convention: DecimalConvention | None) -> DecimalColumn:
+    """Problems of a whole number above zero that fits an INTEGER column (quantity)."""
+    col = parse_decimal(raw, convention=convention, precision=30, scale=0)
+    bad = ~blank & ~col.ok
+    problems.add(bad & col.ambiguous, name, _AMBIGUOUS, raw)
+    problems.add(bad & ~col.ambiguous, name, "deve ser um inteiro maior que zero", raw)
+    nonpositive = col.ok & _np(pc.less_equal(col.values, pa.scalar(0, col.values.type)))
+    problems.add(nonpositive, name, "deve ser um inteiro maior que zero", raw)
+    huge = col.ok & ~nonpositive & _np(pc.greater(col.values, pa.scalar(INT32_MAX, col.values.type)))
+    problems.add(huge, name, f"valor grande demais (máximo {INT32_MAX})", raw)
+    return col
 
-    def text_col(name: str, optional: bool) -> pd.Series:
-        arr = pa.array(text[name].array, from_pandas=True)
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks()
-        arr = pc.cast(arr, pa.string())
-        if optional:
-            arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr)
-        return pd.Series(pd.arrays.ArrowExtensionArray(arr))
 
-    frame = pd.DataFrame({
-        "item_code": text_col("item_code", False),
-        "description": text_col("description", False),
-        "category": text_col("category", False),
-        "material": text_col("material", False),
-        "quantity": pd.Series(pc.cast(quantity.values, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64),
-        "weight_g": pd.Series(pd.arrays.ArrowExtensionArray(pc.cast(weight.values, WEIGHT_TYPE))),
-        "recovered_on": pd.Series(pd.arrays.ArrowExtensionArray(dates.values)),
-        "depth_m": pd.Series(pd.arrays.ArrowExtensionArray(pc.cast(depth.values, DEPTH_TYPE))),
-        "lot": text_col("lot", True),
-        "condition": text_col("condition", False),
-        "notes": text_col("notes", True),
-    })
-    if progress:
-        progress(1.0, f"{len(frame)} itens válidos")
-    return ParsedItems(
-        frame=frame, row_count=len(frame), sha256=hashlib.sha256(data).hexdigest(),
-        encoding=meta.encoding, separator=meta.separator, file_name=file_name, format=meta.format,
-        lines=lines, ignored_columns=ignored, decimal_convention=convention,
-    )
+def _column(f: ItemField, value: Any) -> pd.Series:
+    """The frame's column of field `f` from its checked value (`_checked`), typed as the store's."""
+    if f.kind == "integer":
+        return pd.Series(pc.cast(value.values, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+    if f.kind == "decimal":
+        return pd.Series(pd.arrays.ArrowExtensionArray(pc.cast(value.values, pa.decimal128(f.precision, f.scale))))
+    if f.kind == "date":
+        return pd.Series(pd.arrays.ArrowExtensionArray(value.values))
+    arr = pa.array(value.array, from_pandas=True)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    arr = pc.cast(arr, pa.string())
+    if not f.required:
+        arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr)
+    return pd.Series(pd.arrays.ArrowExtensionArray(arr))
 
 
 _AMBIGUOUS = ("número ambíguo: pode ser lido com ponto ou com vírgula decimal e o arquivo usa os dois; "
@@ -248,7 +224,6 @@ def _map_columns(meta: TableMeta) -> tuple[dict[str, int], tuple[str, ...]]:
     positions: dict[str, int] = {}
     ignored: list[str] = []
     errors: list[Problem] = []
-    where = f"linha {meta.header_line}"
     for pos, title in enumerate(meta.header):
         if not title:
             continue
@@ -256,14 +231,15 @@ def _map_columns(meta: TableMeta) -> tuple[dict[str, int], tuple[str, ...]]:
         if column is None:
             ignored.append(title)
         elif column in positions:
-            errors.append(Problem(where, f'as colunas "{meta.header[positions[column]]}" e "{title}" '
-                                         f"indicam o mesmo campo ({column})"))
+            errors.append(Problem("", f'as colunas "{meta.header[positions[column]]}" e "{title}" '
+                                      f"indicam o mesmo campo ({column})", line=meta.header_line))
         else:
             positions[column] = pos
     for column in REQUIRED_COLUMNS:
         if column not in positions:
             names = ", ".join(HEADER_ALIASES[column][:4])
-            errors.append(Problem(where, f'coluna obrigatória ausente: "{column}" (nomes aceitos: {names}, …)'))
+            errors.append(Problem(column, f'coluna obrigatória ausente: "{column}" (nomes aceitos: {names}, …)',
+                                  line=meta.header_line))
     if errors:
         raise InputError(errors)
     return positions, tuple(ignored)
@@ -332,7 +308,7 @@ class _Problems:
         table = pd.concat(self._parts, ignore_index=True).sort_values(["line", "order"], kind="stable")
         total = len(table)
         listed = [
-            Problem(f"linha {line}, coluna {column}", with_value(message, value))
+            Problem(column, with_value(message, value), line=int(line), column=column)
             for line, column, message, value in table.head(MAX_PROBLEMS)[["line", "column", "message", "value"]]
             .itertuples(index=False, name=None)
         ]

@@ -7,13 +7,7 @@ Law
       recovery: exploração, remoção or demolição. A survey (pesquisa) gives no right to
       remove anything (art. 18 sole paragraph), so a survey contract has no items.
 
-Import (`import_items`): all or nothing. The file is parsed and validated without the
-database (`valuation.inventory.importer.parse_items`: every bad cell named `linha N, coluna X`
-with the reason in Portuguese); a good file goes in ONE transaction: the `imports` record
-(who, when, file name, sha256, row count), the items (one bulk insert through Arrow) and one
-audit row. A file already imported into the same contract (same sha256) is refused. Who:
-dpc into any contract, an explorer into its own organisation's contracts only (another
-company's contract is "not found", as everywhere in the store).
+Import: `valuation.inventory.item_import` (all or nothing, one transaction).
 
 Browsing (`count_items`, `page_items`, `summarise`, `filter_options`, `export_items`):
 filtered, searched, paginated and aggregated in DuckDB; a page never holds more than
@@ -24,34 +18,25 @@ contracts under assessment, admin none. Decided values come from `item_valuation
 """
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.core.errors import ConflictError, InputError, NotFound, Problem
-from valuation.core.problems import problems_frame as shared_problems_frame
+from valuation.core.errors import InputError, Problem
 from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.db.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, check_page  # noqa: F401 (MAX_PAGE_SIZE: callers)
 from valuation.db.search import search_clause
+from valuation.inventory.fields import FIELD_LABELS, ITEM_FIELDS, SEARCHED, select_list
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
 
-    from valuation.db.store import Store, Tx
-    from valuation.inventory.importer import ParsedItems
-
-Progress = Callable[[float, str], None]
+    from valuation.db.store import Store
 
 # Art. 18 sole paragraph: a survey authorisation removes nothing; these kinds may recover items.
 RECOVERY_KINDS: tuple[str, ...] = ("exploração", "remoção", "demolição")
 IMPORTABLE_STATUS = "vigente"
-IMPORT_KIND = "itens"                      # imports.kind of an items file
-
-MAX_IMPORT_BYTES = 200 * 1024 * 1024       # Streamlit's default upload limit; a 100 000-row CSV is ~12 MB
-CHECKPOINT_AFTER_ROWS = 10_000             # architecture.md: CHECKPOINT after large imports
 # Exports, measured on this 2-core machine kind with the 15 inventory columns of 1M-item data:
 # XLSX ≈ 0,2 ms per row (20 000 rows ≈ 4 s; 100 000 would take ~20 s and ~100 MB of memory),
 # CSV ≈ 0,045 ms per row (250 000 rows ≈ 11 s, ~20 MB held in the dashboard until downloaded).
@@ -72,27 +57,12 @@ VALUE_BANDS: tuple[tuple[Decimal | None, str], ...] = (
 NO_VALUE = "sem valor decidido"
 OTHERS = "(outros)"
 
-# The item columns in pt-BR, as the import accepts them (an export can be imported again).
-COLUMN_LABELS: dict[str, str] = {
-    "contract_code": "Contrato",
-    "item_code": "Código do item",
-    "description": "Descrição",
-    "category": "Categoria",
-    "material": "Material",
-    "quantity": "Quantidade",
-    "weight_g": "Peso (g)",
-    "recovered_on": "Data de recuperação",
-    "depth_m": "Profundidade (m)",
-    "lot": "Lote",
-    "condition": "Condição",
-    "notes": "Observações",
-    "delivered_on": "Entregue em",
-    "value_brl": "Valor decidido (R$)",
-    "historical": "Histórico",
-}
-EXPORT_COLUMNS: tuple[str, ...] = ("contract_code", "item_code", "description", "category", "material", "quantity",
-                                   "weight_g", "recovered_on", "depth_m", "lot", "condition", "notes",
-                                   "delivered_on", "value_brl", "historical")
+# The columns of a listing and an export in pt-BR: the contract, the item's fields (their labels are
+# the headers the import accepts: an export can be imported again), then delivery and decision.
+COLUMN_LABELS: dict[str, str] = {"contract_code": "Contrato", **FIELD_LABELS, "delivered_on": "Entregue em",
+                                 "value_brl": "Valor decidido (R$)", "historical": "Histórico"}
+EXPORT_COLUMNS: tuple[str, ...] = tuple(COLUMN_LABELS)
+DATE_COLUMNS: tuple[str, ...] = (*(f.key for f in ITEM_FIELDS if f.kind == "date"), "delivered_on")
 
 # Orderings a page may ask for (never SQL from the caller), over the page's output columns.
 ORDERS: dict[str, str] = {
@@ -146,7 +116,7 @@ def _where(user: Principal, flt: ItemFilter) -> tuple[str, list[Any]]:
         clauses.append("i.recovered_on <= ?")
         params.append(flt.recovered_to)
     if flt.search and flt.search.strip():
-        clause, extra = search_clause(("i.item_code", "i.description", "i.material", "i.lot", "i.notes"), flt.search)
+        clause, extra = search_clause(tuple(f"i.{key}" for key in SEARCHED), flt.search)
         clauses.append(clause)
         params += extra
     return " AND ".join(clauses), params
@@ -154,7 +124,7 @@ def _where(user: Principal, flt: ItemFilter) -> tuple[str, list[Any]]:
 
 def _value_join(user: Principal, alias: str = "i") -> str:
     """Decided values per item (item_valuation): explorers see only published decisions."""
-    published = " AND v.published" if user.role == "explorer" else ""
+    published = "" if allowed(user, "read_unpublished_values") else " AND v.published"
     return f"LEFT JOIN item_valuation v ON v.item_id = {alias}.id{published}"
 
 
@@ -169,9 +139,9 @@ def page_items(store: Store, user: Principal, flt: ItemFilter = ItemFilter(), *,
                page_size: int = DEFAULT_PAGE_SIZE, order: str = "codigo") -> pd.DataFrame:
     """One page (1-based) of the items matching `flt`, in `order` (a key of ORDERS).
 
-    Columns: id, contract_code, item_code, description, category, material, quantity, weight_g,
-    recovered_on, depth_m, lot, condition, notes, delivered_on (latest delivery, NULL while
-    undelivered), value_brl and historical (the decision in force, NULL when none).
+    Columns: id, contract_code, the item's fields (`inventory.fields.ITEM_FIELDS`), delivered_on
+    (latest delivery, NULL while undelivered), value_brl and historical (the decision in force,
+    NULL when none).
     """
     check_page(page, page_size)
     if order not in ORDERS:
@@ -179,13 +149,11 @@ def page_items(store: Store, user: Principal, flt: ItemFilter = ItemFilter(), *,
     where, params = _where(user, flt)
     return store.fetch_df(
         "WITH page AS ("
-        " SELECT i.id, c.code AS contract_code, i.item_code, i.description, i.category, i.material, i.quantity,"
-        " i.weight_g, i.recovered_on, i.depth_m, i.lot, i.condition, i.notes"
+        f" SELECT i.id, c.code AS contract_code, {select_list('i')}"
         f" {_FROM} WHERE {where} ORDER BY {ORDERS[order]} LIMIT ? OFFSET ?), "
         "latest AS (SELECT item_id, arg_max(delivered_on, id) AS delivered_on FROM item_deliveries"
         " WHERE item_id IN (SELECT id FROM page) GROUP BY item_id) "
-        "SELECT p.id, p.contract_code, p.item_code, p.description, p.category, p.material, p.quantity, p.weight_g,"
-        " p.recovered_on, p.depth_m, p.lot, p.condition, p.notes, l.delivered_on, v.value_brl, v.historical "
+        f"SELECT p.id, p.contract_code, {select_list('p')}, l.delivered_on, v.value_brl, v.historical "
         "FROM page p LEFT JOIN latest l ON l.item_id = p.id "
         f"{_value_join(user, 'p')} ORDER BY {', '.join('p.' + part.strip() for part in ORDERS[order].split(','))}",
         [*params, page_size, (page - 1) * page_size])
@@ -268,7 +236,7 @@ def summarise(store: Store, user: Principal, flt: ItemFilter = ItemFilter()) -> 
     if totals.get("valued"):
         cases = []
         band_params: list[Any] = []
-        for n, (upper, label) in enumerate(VALUE_BANDS):
+        for n, (upper, _label) in enumerate(VALUE_BANDS):
             if upper is None:
                 cases.append(f"ELSE {n}")
             else:
@@ -308,8 +276,7 @@ def export_items(store: Store, user: Principal, flt: ItemFilter, fmt: str) -> by
                                             f"vai até {_thousands(limit)} linhas: {hint}."))
     where, params = _where(user, flt)
     df = store.fetch_df(
-        "SELECT c.code AS contract_code, i.item_code, i.description, i.category, i.material, i.quantity, i.weight_g, "
-        "i.recovered_on, i.depth_m, i.lot, i.condition, i.notes, "
+        f"SELECT c.code AS contract_code, {select_list('i')}, "
         "(SELECT arg_max(d.delivered_on, d.id) FROM item_deliveries d WHERE d.item_id = i.id) AS delivered_on, "
         f"v.value_brl, v.historical {_FROM} {_value_join(user)} WHERE {where} ORDER BY c.code, i.item_code", params)
     df = _plain_objects(df.loc[:, list(EXPORT_COLUMNS)])
@@ -318,7 +285,7 @@ def export_items(store: Store, user: Principal, flt: ItemFilter, fmt: str) -> by
     if fmt == "csv":
         return to_csv_bytes(df)
     return to_xlsx_bytes({"Inventário": df}, money_columns=[COLUMN_LABELS["value_brl"]],
-                         date_columns=[COLUMN_LABELS["recovered_on"], COLUMN_LABELS["delivered_on"]])
+                         date_columns=[COLUMN_LABELS[key] for key in DATE_COLUMNS])
 
 
 def _plain_objects(df: pd.DataFrame) -> pd.DataFrame:
@@ -335,200 +302,7 @@ def _thousands(n: int) -> str:
     return f"{n:,}".replace(",", ".")
 
 
-# -- import ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ImportResult:
-    """What an accepted import wrote."""
-
-    import_id: int
-    contract_code: str
-    rows: int
-    file_name: str
-    sha256: str
-    format: str                       # 'csv' | 'xlsx'
-    encoding: str | None
-    separator: str | None
-    ignored_columns: tuple[str, ...]
-    items_in_contract: int            # the contract's item count after the import
-
-
-def _target_contract(db: Any, user: Principal, contract_code: str) -> dict[str, Any]:
-    """The contract an import goes into: in the user's scope (else NotFound), of a recovery
-    kind and in force (else InputError). `db` is a Store or a Tx."""
-    code = (contract_code or "").strip() if isinstance(contract_code, str) else ""
-    if not code:
-        raise InputError(Problem("contrato", "Contrato: informe o código do contrato."))
-    scope, params = contract_scope(user, "c")
-    row = db.fetch_one(f"SELECT c.id, c.code, c.kind, c.status, c.organisation_id FROM contracts c "
-                       f"WHERE c.code = ? AND {scope}", [code, *params])
-    if row is None:
-        raise NotFound(f"Contrato {code} não encontrado.", what="contract", key=code)
-    if row["kind"] not in RECOVERY_KINDS:
-        raise InputError(Problem("contrato", f"O contrato {code} é de {row['kind']}: a autorização de pesquisa não dá "
-                                             "direito de remover coisa alguma (Lei 7.542/1986, art. 18, parágrafo "
-                                             "único), portanto não há bens resgatados a importar."))
-    if row["status"] != IMPORTABLE_STATUS:
-        raise InputError(Problem("contrato", f"O contrato {code} está {row['status']}: só se importam bens para "
-                                             "contrato vigente."))
-    return row
-
-
-def importable_contracts(store: Store, user: Principal) -> list[str]:
-    """Codes of the contracts this user may import into (empty for roles that may not import)."""
-    if not allowed(user, "import_items"):
-        return []
-    return [r["code"] for r in readable_contracts(store, user) if r["importable"]]
-
-
-def import_items(store: Store, user: Principal, contract_code: str, data: bytes, file_name: str, *,
-                 today: date, progress: Progress | None = None, channel: str = "page",
-                 note: dict[str, Any] | None = None) -> ImportResult:
-    """Import an items file (CSV or XLSX) into a contract — all or nothing (issue 4; art. 23).
-
-    Raises AccessDenied (role), NotFound (contract outside the user's scope), InputError (a
-    survey contract — art. 18 sole paragraph —, a contract not in force, an empty, too large
-    or already imported file, or bad rows: every bad cell as `linha N, coluna X`). Nothing is
-    written unless everything is good; then one transaction writes the import record, the
-    items and one audit row (`channel` and `note` go into the audit row). `progress(f, text)`
-    is called with f from 0 to 1.
-    """
-    from valuation.inventory.importer import parse_items
-
-    require(user, "import_items")
-    contract = _target_contract(store, user, contract_code)
-    name = (file_name or "").strip()[:255] or "arquivo"
-    if not isinstance(data, (bytes, bytearray)) or not data:
-        raise InputError(Problem("arquivo", "O arquivo está vazio."))
-    if len(data) > MAX_IMPORT_BYTES:
-        raise InputError(Problem("arquivo", f"O arquivo tem {len(data) // (1024 * 1024)} MB; o limite é "
-                                            f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB. Divida-o em partes."))
-    data = bytes(data)
-    sha = hashlib.sha256(data).hexdigest()
-    earlier = store.fetch_one("SELECT id, file_name, imported_at, imported_by FROM imports WHERE contract_id = ? AND "
-                              "kind = ? AND sha256 = ? ORDER BY id LIMIT 1", [contract["id"], IMPORT_KIND, sha])
-    if earlier is not None:
-        raise InputError(Problem("arquivo", f"Este arquivo já foi importado no contrato {contract['code']} em "
-                                            f"{earlier['imported_at']:%d/%m/%Y} por {earlier['imported_by']} "
-                                            f"(importação nº {earlier['id']}, {earlier['file_name']})."))
-
-    def parse_progress(fraction: float, text: str) -> None:
-        if progress:
-            progress(min(0.9, 0.9 * fraction), text)
-
-    parsed = parse_items(data, name, today=today, existing_codes=_codes_taken(store, int(contract["id"])),
-                         progress=parse_progress)
-    if progress:
-        progress(0.92, f"gravando {_thousands(parsed.row_count)} itens")
-
-    def run(tx: Tx) -> ImportResult:
-        target = _target_contract(tx, user, contract["code"])   # still in force, inside the transaction
-        import_id = int(tx.scalar(
-            "INSERT INTO imports (contract_id, kind, file_name, sha256, row_count, imported_by, imported_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [target["id"], IMPORT_KIND, name, sha, parsed.row_count, user.username, store.now()]))
-        tx.insert_frame("items", _insert_table(parsed, int(target["id"]), import_id))
-        total = int(tx.scalar("SELECT count(*) FROM items WHERE contract_id = ?", [target["id"]]))
-        after = {"import_id": import_id, "contract": target["code"], "file_name": name, "sha256": sha,
-                 "rows": parsed.row_count, "format": parsed.format, "encoding": parsed.encoding,
-                 "separator": parsed.separator, "channel": channel, **(note or {})}
-        tx.audit("items_imported", "contract", target["id"], None, after)
-        return ImportResult(import_id=import_id, contract_code=target["code"], rows=parsed.row_count,
-                            file_name=name, sha256=sha, format=parsed.format, encoding=parsed.encoding,
-                            separator=parsed.separator, ignored_columns=parsed.ignored_columns,
-                            items_in_contract=total)
-
-    try:
-        result = store.write(user.username, run)
-    except ConflictError:
-        # UNIQUE (contract_id, item_code): another import wrote some of these codes after the
-        # file was checked. Name them (the write was rolled back: nothing is kept).
-        _refuse_codes_taken_meanwhile(store, int(contract["id"]), parsed)
-        raise
-    if result.rows >= CHECKPOINT_AFTER_ROWS:
-        store.checkpoint()
-    if progress:
-        progress(1.0, f"{_thousands(result.rows)} itens importados")
-    return result
-
-
-def _codes_taken(store: Store, contract_id: int) -> Callable[[Any], Any]:
-    """For the parser: which of the file's codes (an Arrow string column) the contract already
-    has (`_lookup_codes`)."""
-    return lambda codes: _lookup_codes(store, contract_id, codes)
-
-
-def _lookup_codes(store: Store, contract_id: int, codes: Any) -> Any:
-    """A boolean array: the codes (Arrow strings) the contract has — one join in DuckDB, the
-    codes registered as an Arrow table."""
-    import numpy as np
-    import pyarrow as pa
-
-    mask = np.zeros(len(codes), dtype=bool)
-    if not len(codes) or not store.scalar("SELECT count(*) > 0 FROM items WHERE contract_id = ?", [contract_id]):
-        return mask
-    stage = pa.table({"row": pa.array(np.arange(len(codes), dtype=np.int64)), "item_code": codes})
-    cur = store.cursor()
-    view = f"_file_codes_{id(stage)}"
-    try:
-        cur.register(view, stage)
-        rows = cur.sql(f"SELECT s.row FROM {view} s JOIN items i ON i.contract_id = ? AND i.item_code = s.item_code",
-                       params=[contract_id]).to_arrow_table().column(0).to_numpy()
-    finally:
-        cur.unregister(view)
-        cur.close()
-    mask[rows] = True
-    return mask
-
-
-def _insert_table(parsed: ParsedItems, contract_id: int, import_id: int) -> Any:
-    import numpy as np
-    import pyarrow as pa
-
-    table = pa.Table.from_pandas(parsed.frame, preserve_index=False)
-    n = table.num_rows
-    table = table.append_column("contract_id", pa.array(np.full(n, contract_id, dtype=np.int64)))
-    return table.append_column("import_id", pa.array(np.full(n, import_id, dtype=np.int64)))
-
-
-def _refuse_codes_taken_meanwhile(store: Store, contract_id: int, parsed: ParsedItems) -> None:
-    """InputError naming the file's lines whose codes the contract has now (written by another
-    import after the file was validated); nothing when there is none."""
-    import pyarrow as pa
-
-    codes = pa.Table.from_pandas(parsed.frame[["item_code"]], preserve_index=False).column(0).combine_chunks()
-    rows = _lookup_codes(store, contract_id, codes).nonzero()[0][:1000]
-    if len(rows):
-        raise InputError([Problem(f"linha {int(parsed.lines[r])}, coluna item_code",
-                                  "código já cadastrado neste contrato") for r in rows])
-
-
-def list_imports(store: Store, user: Principal, *, contract_code: str | None = None,
-                 limit: int = 50) -> pd.DataFrame:
-    """The latest item imports the user may read: id, contract_code, file_name, sha256, row_count,
-    imported_by, imported_at (newest first)."""
-    require(user, "read_items")
-    scope, params = contract_scope(user, "c")
-    clauses = [scope, "m.kind = ?"]
-    params.append(IMPORT_KIND)
-    if contract_code:
-        clauses.append("c.code = ?")
-        params.append(contract_code)
-    return store.fetch_df(
-        "SELECT m.id, c.code AS contract_code, m.file_name, m.sha256, m.row_count, m.imported_by, m.imported_at "
-        f"FROM imports m JOIN contracts c ON c.id = m.contract_id WHERE {' AND '.join(clauses)} "
-        "ORDER BY m.id DESC LIMIT ?", [*params, max(1, min(int(limit), 500))])
-
-
-# -- problems for a table on the page -------------------------------------------------------------
-
-
-def problems_frame(exc: InputError) -> pd.DataFrame:
-    """The problems of a refused file (linha, coluna, motivo), the column by its pt-BR label."""
-    return shared_problems_frame(exc, COLUMN_LABELS).rename(columns=str.lower)
-
-
 __all__ = [
-    "CSV_MAX_ROWS", "COLUMN_LABELS", "ImportResult", "InventorySummary", "ItemFilter", "RECOVERY_KINDS",
-    "XLSX_MAX_ROWS", "count_items", "export_items", "filter_options", "import_items", "importable_contracts",
-    "list_imports", "page_items", "problems_frame", "readable_contracts", "summarise",
+    "CSV_MAX_ROWS", "COLUMN_LABELS", "InventorySummary", "ItemFilter", "RECOVERY_KINDS", "XLSX_MAX_ROWS",
+    "count_items", "export_items", "filter_options", "page_items", "readable_contracts", "summarise",
 ]

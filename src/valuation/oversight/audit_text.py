@@ -206,16 +206,15 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     from valuation.db import access
     from valuation.deadlines.vocabulary import EVENT_KINDS
     from valuation.inventory import found_things
+    from valuation.partition import choice, survey_sheets
     from valuation.partition import documents as statement_docs
-    from valuation.partition import survey_sheets
-    from valuation.partition import workflow as partition
     from valuation.policies.fields import METHOD_LABELS
     from valuation.registry.removal_orders import END_LABELS, NOTICE_LABELS
 
     return {
         "role": access.ROLE_LABELS, "commission_body": access.COMMISSION_BODY_LABELS, "source": SOURCES,
         "method": {k: v.lower() for k, v in METHOD_LABELS.items()},
-        "pool": partition.POOL_LABELS, "modality": statement_docs.MODALITY_LABELS,
+        "pool": choice.POOL_LABELS, "modality": statement_docs.MODALITY_LABELS,
         "historical_payment": statement_docs.PAYMENT_LABELS, "value_fixed": statement_docs.VALUE_FIXED_LABELS,
         "compensation_form": {"adjudication": "adjudicação de bens", "sale_proceeds": "produto da venda"},
         "mode": {"consensus": "pelo consenso da rodada", "explicit": "decisão informada pela presidência"},
@@ -226,7 +225,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "kinds": {k.key: k.label for k in EVENT_KINDS},
         "record_deadline_event.kind": {k.key: k.label for k in EVENT_KINDS},
         "found_thing_event.kind": found_things.EVENT_LABELS, "found_thing_event.state": found_things.STATE_LABELS,
-        "selection_saved.status": partition.STATUS_PT,
+        "selection_saved.status": choice.STATUS_PT,
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
         "login_throttle.scope": throttle.SCOPE_LABELS,
         "notice": NOTICE_LABELS, "end_kind": END_LABELS,

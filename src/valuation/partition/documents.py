@@ -1,7 +1,7 @@
 """The partition statement as a document: its record types and its PDF and XLSX renderings.
 
 A statement (demonstrativo de partilha, Lei 7.542/1986 arts. 20–22; NORMAM-10 0303 c 2 I
-and 0305) is stored by `valuation.partition.workflow`; this module only renders what was
+and 0305) is stored by `valuation.partition.statements`; this module only renders what was
 stored, so an issued statement renders from immutable rows. Every amount line carries
 its legal basis. The PDF lists the adjudicated items up to `PDF_ITEM_LIMIT` (fpdf2 lays
 out ~150 table rows per second); the XLSX annex always lists them all.
@@ -10,13 +10,13 @@ Pure: no database, no clock (`generated_at` is the statement's own timestamp).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from valuation.core.money import format_brl, format_count, format_share
+from valuation.core.money import format_brl, format_count, format_date_br, format_share
 from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
 
 PDF_ITEM_LIMIT = 300
@@ -165,7 +165,7 @@ class StatementParts:
 
 def statement_parts(doc: StatementDoc) -> StatementParts:
     """`doc`'s lines grouped as `StatementParts` (by their stored keys, so issued statements group too)."""
-    def pick(test) -> tuple[StatementLine, ...]:  # type: ignore[no-untyped-def]
+    def pick(test: Callable[[str], bool]) -> tuple[StatementLine, ...]:
         return tuple(ln for ln in doc.lines if test(ln.key))
 
     inspection = pick(lambda k: k.startswith(INSPECTION_PREFIX))
@@ -186,11 +186,44 @@ def payment_rows(doc: StatementDoc, parts: StatementParts) -> list[tuple[str, De
             ("Em dinheiro", parts.in_cash, cash)]
 
 
+# One sentence of the explanation: (text, emphasised) segments, so that a page can escape the
+# text it did not write (a wreck's name) and still set the amounts in bold.
+Sentence = tuple[tuple[str, bool], ...]
+
+
+def _brl_text(amount: Decimal | None) -> str:
+    """'R$\u00a01.234,56': in running text 'R$' never parts from its amount at a line break."""
+    return format_brl(amount).replace("R$ ", "R$\u00a0")
+
+
+def net_explanation(doc: StatementDoc) -> tuple[Sentence, ...]:
+    """The net amount in plain words, for the concessionaire (what it receives, what is deducted,
+    what comes as items): the explorer's view of its statement."""
+    deduction = next((ln.amount for ln in doc.lines if ln.key == "survey_deduction"), None)
+    out: list[Sentence] = [(("Pelo contrato ", False), (doc.contract_code, True), (f" ({doc.wreck_name}), a sua "
+                            "empresa tem direito a ", False), (_brl_text(doc.gross), True),
+                            (" no total (valor bruto).", False))]
+    if deduction:
+        out.append((("Desse valor são descontados ", False), (_brl_text(-deduction), True),
+                    (" dos gastos do pesquisador que localizou o naufrágio (NORMAM-10 0303 c 2 I).", False)))
+    out.append((("Valor líquido: ", False), (_brl_text(doc.net), True),
+                (f", na data-base de {format_date_br(doc.as_of)}.", False)))
+    if doc.items_total:
+        out.append((("Desse total, ", False), (f"{format_count(doc.items_total)} bem(ns)", True),
+                    (" no valor de ", False), (_brl_text(doc.items_value), True),
+                    (" lhe são entregues (adjudicados) em vez de dinheiro; a lista está abaixo. Em dinheiro: ", False),
+                    (_brl_text(doc.net - doc.items_value), True), (".", False)))
+    if doc.cancelled:
+        out.append((("O contrato foi cancelado: não há recompensa, salvo a compensação indicada (art. 22).", False),))
+    return tuple(out)
+
+
 def _terms_rows(doc: StatementDoc) -> list[tuple[str, object]]:
     t = doc.terms
     rows: list[tuple[str, object]] = []
     modality = t.get("modality")
-    rows.append(("Modalidade (art. 21)", MODALITY_LABELS.get(modality, modality or "—")))
+    label = MODALITY_LABELS.get(modality) if isinstance(modality, str) else None
+    rows.append(("Modalidade (art. 21)", label or modality or "—"))
     if t.get("historical_share") is not None:
         rows.append(("Recompensa pelos bens históricos (art. 20 §2)",
                      f"{format_share(Decimal(t['historical_share']))} do valor atribuído, "

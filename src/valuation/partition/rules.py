@@ -217,6 +217,109 @@ def salvage_ceiling_problems(award: Decimal, items: Sequence[PartitionItem]) -> 
                                               f"(a salvage reward never exceeds the value saved: {SALVAGE_REASON})")]
 
 
+@dataclass
+class _Part:
+    """What one group of items (historical or other) contributes to the result."""
+
+    total: Decimal
+    adjudicated: tuple[str, ...] = ()
+    adjudicated_value: Decimal = Decimal("0.00")
+    status: str = "not_applicable"
+    gap: Decimal = Decimal(0)
+    selection: SelectionResult | None = None
+    reward: Decimal = Decimal("0.00")          # historical: the reward of art. 20 §2
+    adjudicated_sig: int = 0                   # historical: significance handed over
+    cash_balance: Decimal = Decimal("0.00")    # historical: paid in cash
+    unpaid: Decimal = Decimal("0.00")          # historical: residual not paid
+    target: Decimal | None = None              # other: what the adjudication aims at
+    payment: Decimal = Decimal("0.00")         # other: what the concessionaire receives
+
+    def chose(self, sel: SelectionResult) -> None:
+        self.selection, self.adjudicated = sel, sel.selected
+        self.adjudicated_value = to_cents(sel.selected_value)
+        self.status, self.gap = sel.status, sel.gap
+
+
+def _historical_part(terms: ContractTerms, hist: list[tuple[int, PartitionItem]], basis: list[BasisLine],
+                     messages: list[str], exact_limit: int, time_limit_s: float) -> _Part:
+    """The historical items (art. 20): the reward, paid in cash or by the União's choice."""
+    part = _Part(total=to_cents(sum((it.value for _, it in hist), Decimal(0))))
+    basis.append(BasisLine("historical_total", ART["historical_total"]))
+    if terms.cancelled:
+        basis.append(BasisLine("historical_reward", ART["cancelled"]))
+        messages.append("contrato cancelado: nenhuma recompensa pelos bens históricos (Lei 7.542 art. 22 p.u.)")
+        return part
+    part.reward = to_cents(terms.historical_share * part.total)
+    basis.append(BasisLine("historical_reward", ART["historical_reward"]))
+    if terms.historical_payment == "cash":
+        part.cash_balance = part.reward
+        basis.append(BasisLine("cash_balance", ART["cash_balance"] + " (pagamento em dinheiro)"))
+        return part
+    h_sel = _select(hist, part.reward, terms.tolerance, True, exact_limit, time_limit_s, "historical reward")
+    part.chose(h_sel)
+    part.adjudicated_sig = h_sel.significance_handed
+    basis.append(BasisLine("adjudicated", ART["adjudicated"]))
+    if terms.historical_payment == "adjudication_with_cash_balance":
+        part.cash_balance = part.reward - part.adjudicated_value
+        basis.append(BasisLine("cash_balance", ART["cash_balance"] + " (saldo em dinheiro)"))
+    else:
+        part.unpaid = part.reward - part.adjudicated_value
+        basis.append(BasisLine("unpaid_residual", ART["unpaid_residual"]))
+    if h_sel.status != "optimal":
+        messages.append(f"escolha dos bens históricos: {h_sel.message}")
+    return part
+
+
+def _cancelled_other(terms: ContractTerms, other: list[tuple[int, PartitionItem]], part: _Part,
+                     basis: list[BasisLine], messages: list[str], exact_limit: int, time_limit_s: float) -> None:
+    """The other items of a cancelled contract: the compensation of art. 22 sole paragraph."""
+    contracted = {"I": terms.fixed_amount, "IV": terms.salvage_award}.get(terms.modality)
+    share = terms.compensation_share or Decimal(0)
+    basis.append(BasisLine("other_payment", ART["cancelled"]))
+    if terms.compensation_form == "sale_proceeds":
+        amount = to_cents(share * (terms.sale_proceeds or Decimal(0)))
+        part.payment = amount if contracted is None else min(amount, to_cents(contracted))
+        if share > 0:
+            messages.append("compensação pelo produto da venda dos bens sem valor histórico")
+        return
+    target = to_cents(share * part.total)
+    part.target = target if contracted is None else min(target, to_cents(contracted))
+    part.chose(_select(other, part.target, Decimal(0), False, exact_limit, time_limit_s, "compensation"))
+    part.payment = part.adjudicated_value
+    basis.append(BasisLine("other_adjudicated", ART["cancelled"]))
+
+
+def _other_part(terms: ContractTerms, other: list[tuple[int, PartitionItem]], basis: list[BasisLine],
+                messages: list[str], exact_limit: int, time_limit_s: float) -> _Part:
+    """The other recovered items (art. 21 I–IV; art. 22 on cancellation)."""
+    part = _Part(total=to_cents(sum((it.value for _, it in other), Decimal(0))))
+    basis.append(BasisLine("other_total", ART["other_total"]))
+    if terms.cancelled:
+        _cancelled_other(terms, other, part, basis, messages, exact_limit, time_limit_s)
+    elif terms.modality == "I":
+        assert terms.fixed_amount is not None
+        part.payment = to_cents(terms.fixed_amount)
+        basis.append(BasisLine("other_payment", ART["I"]))
+    elif terms.modality == "II":
+        assert terms.other_share is not None
+        part.payment = to_cents(terms.other_share * part.total)
+        basis.append(BasisLine("other_payment", ART["II"]))
+    elif terms.modality == "III":
+        assert terms.other_share is not None
+        part.target = to_cents(terms.other_share * part.total)
+        part.chose(_select(other, part.target, Decimal(0), False, exact_limit, time_limit_s, "modality III"))
+        part.payment = part.adjudicated_value
+        basis.append(BasisLine("other_payment", ART["III"]))
+        basis.append(BasisLine("other_adjudicated", ART["III"]))
+    else:
+        assert terms.salvage_award is not None
+        part.payment = to_cents(terms.salvage_award)
+        basis.append(BasisLine("other_payment", ART["IV"]))
+    if part.selection is not None and part.selection.status != "optimal":
+        messages.append(f"escolha dos demais bens: {part.selection.message}")
+    return part
+
+
 def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,
               exact_limit: int = EXACT_LIMIT, time_limit_s: float = TIME_LIMIT_S) -> PartitionResult:
     """What the contract pays the concessionaire (Lei 7.542 arts. 20–22; NORMAM-10
@@ -225,98 +328,14 @@ def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,
     probs = terms_problems(terms, items)
     if probs:
         raise InputError(probs)
-    zero = to_cents(Decimal(0))
     basis: list[BasisLine] = []
     messages: list[str] = []
-    hist = [(i, it) for i, it in enumerate(items) if it.historical]
-    other = [(i, it) for i, it in enumerate(items) if not it.historical]
-
-    # ---- historical items (art. 20) --------------------------------------------------
-    historical_total = to_cents(sum((it.value for _, it in hist), Decimal(0)))
-    basis.append(BasisLine("historical_total", ART["historical_total"]))
-    adjudicated: tuple[str, ...] = ()
-    adjudicated_value = zero
-    adjudicated_sig = 0
-    cash_balance = zero
-    unpaid = zero
-    h_status, h_gap = "not_applicable", Decimal(0)
-    h_sel: SelectionResult | None = None
-    if terms.cancelled:
-        reward = zero
-        basis.append(BasisLine("historical_reward", ART["cancelled"]))
-        messages.append("contrato cancelado: nenhuma recompensa pelos bens históricos (Lei 7.542 art. 22 p.u.)")
-    else:
-        reward = to_cents(terms.historical_share * historical_total)
-        basis.append(BasisLine("historical_reward", ART["historical_reward"]))
-        if terms.historical_payment == "cash":
-            cash_balance = reward
-            basis.append(BasisLine("cash_balance", ART["cash_balance"] + " (pagamento em dinheiro)"))
-        else:
-            h_sel = _select(hist, reward, terms.tolerance, True, exact_limit, time_limit_s, "historical reward")
-            adjudicated, adjudicated_value = h_sel.selected, to_cents(h_sel.selected_value)
-            adjudicated_sig = h_sel.significance_handed
-            h_status, h_gap = h_sel.status, h_sel.gap
-            basis.append(BasisLine("adjudicated", ART["adjudicated"]))
-            if terms.historical_payment == "adjudication_with_cash_balance":
-                cash_balance = reward - adjudicated_value
-                basis.append(BasisLine("cash_balance", ART["cash_balance"] + " (saldo em dinheiro)"))
-            else:
-                unpaid = reward - adjudicated_value
-                basis.append(BasisLine("unpaid_residual", ART["unpaid_residual"]))
-            if h_sel.status != "optimal":
-                messages.append(f"escolha dos bens históricos: {h_sel.message}")
-
-    # ---- other recovered items (art. 21; art. 22 on cancellation) ------------------------
-    other_total = to_cents(sum((it.value for _, it in other), Decimal(0)))
-    basis.append(BasisLine("other_total", ART["other_total"]))
-    other_target: Decimal | None = None
-    other_adjudicated: tuple[str, ...] = ()
-    o_status, o_gap = "not_applicable", Decimal(0)
-    o_sel: SelectionResult | None = None
-    contracted = {"I": terms.fixed_amount, "IV": terms.salvage_award}.get(terms.modality)
-    if terms.cancelled:
-        share = terms.compensation_share or Decimal(0)
-        basis.append(BasisLine("other_payment", ART["cancelled"]))
-        if terms.compensation_form == "sale_proceeds":
-            amount = to_cents(share * (terms.sale_proceeds or Decimal(0)))
-            if contracted is not None:
-                amount = min(amount, to_cents(contracted))
-            other_payment = amount
-            if share > 0:
-                messages.append("compensação pelo produto da venda dos bens sem valor histórico")
-        else:
-            other_target = to_cents(share * other_total)
-            if contracted is not None:
-                other_target = min(other_target, to_cents(contracted))
-            o_sel = _select(other, other_target, Decimal(0), False, exact_limit, time_limit_s, "compensation")
-            other_adjudicated, other_payment = o_sel.selected, to_cents(o_sel.selected_value)
-            o_status, o_gap = o_sel.status, o_sel.gap
-            basis.append(BasisLine("other_adjudicated", ART["cancelled"]))
-    elif terms.modality == "I":
-        assert terms.fixed_amount is not None
-        other_payment = to_cents(terms.fixed_amount)
-        basis.append(BasisLine("other_payment", ART["I"]))
-    elif terms.modality == "II":
-        assert terms.other_share is not None
-        other_payment = to_cents(terms.other_share * other_total)
-        basis.append(BasisLine("other_payment", ART["II"]))
-    elif terms.modality == "III":
-        assert terms.other_share is not None
-        other_target = to_cents(terms.other_share * other_total)
-        o_sel = _select(other, other_target, Decimal(0), False, exact_limit, time_limit_s, "modality III")
-        other_adjudicated, other_payment = o_sel.selected, to_cents(o_sel.selected_value)
-        o_status, o_gap = o_sel.status, o_sel.gap
-        basis.append(BasisLine("other_payment", ART["III"]))
-        basis.append(BasisLine("other_adjudicated", ART["III"]))
-    else:
-        assert terms.salvage_award is not None
-        other_payment = to_cents(terms.salvage_award)
-        basis.append(BasisLine("other_payment", ART["IV"]))
-    if o_sel is not None and o_sel.status != "optimal":
-        messages.append(f"escolha dos demais bens: {o_sel.message}")
-
+    h = _historical_part(terms, [(i, it) for i, it in enumerate(items) if it.historical], basis, messages,
+                         exact_limit, time_limit_s)
+    o = _other_part(terms, [(i, it) for i, it in enumerate(items) if not it.historical], basis, messages,
+                    exact_limit, time_limit_s)
     # ---- gross, survey deduction, net -----------------------------------------------------
-    gross = adjudicated_value + cash_balance + other_payment
+    gross = h.adjudicated_value + h.cash_balance + o.payment
     basis.append(BasisLine("gross", ART["gross"]))
     survey = survey_deduction(terms.survey_costs, gross, terms.winner_is_surveyor)
     basis.append(BasisLine("survey_deduction", survey.basis[0]))
@@ -325,16 +344,15 @@ def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,
         messages.append(f"gastos do pesquisador não cobertos pelo valor bruto: {survey.uncovered}")
     net = gross - survey.deduction
     basis.append(BasisLine("net", ART["net"]))
-
     return PartitionResult(
-        contract_id=terms.id, historical_total=historical_total, historical_reward=reward,
-        adjudicated=adjudicated, adjudicated_value=adjudicated_value, adjudicated_significance=adjudicated_sig,
-        cash_balance=cash_balance, unpaid_residual=unpaid, historical_status=h_status, historical_gap=h_gap,
-        other_total=other_total, other_target=other_target, other_payment=other_payment,
-        other_adjudicated=other_adjudicated, other_status=o_status, other_gap=o_gap, gross=gross,
+        contract_id=terms.id, historical_total=h.total, historical_reward=h.reward,
+        adjudicated=h.adjudicated, adjudicated_value=h.adjudicated_value, adjudicated_significance=h.adjudicated_sig,
+        cash_balance=h.cash_balance, unpaid_residual=h.unpaid, historical_status=h.status, historical_gap=h.gap,
+        other_total=o.total, other_target=o.target, other_payment=o.payment,
+        other_adjudicated=o.adjudicated, other_status=o.status, other_gap=o.gap, gross=gross,
         survey_lines=survey.lines, survey_accepted_total=survey.accepted_total, survey_deduction=survey.deduction,
-        survey_uncovered=survey.uncovered, net=net, survey=survey, cancelled=terms.cancelled, basis=tuple(basis), messages=tuple(messages),
-        historical_selection=h_sel, other_selection=o_sel)
+        survey_uncovered=survey.uncovered, net=net, survey=survey, cancelled=terms.cancelled, basis=tuple(basis),
+        messages=tuple(messages), historical_selection=h.selection, other_selection=o.selection)
 
 
 def _select(group: list[tuple[int, PartitionItem]], target: Decimal, tolerance: Decimal, minimise: bool,

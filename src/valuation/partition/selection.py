@@ -41,10 +41,6 @@ compared exactly. Methods, cheapest first:
 """
 from __future__ import annotations
 
-import os
-import pickle
-import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +50,19 @@ from typing import Any
 import numpy as np
 
 from valuation.core.law import L7542
+from valuation.partition.selection_milp import _MilpChild
+from valuation.partition.selection_search import (
+    _band_low,
+    _cover_lower_bound,
+    _dp,
+    _enumerate,
+    _greedy1,
+    _greedy2,
+    _improve1,
+    _improve2,
+    _mitm1,
+    _polish,
+)
 
 EXACT_LIMIT = 5000          # largest candidate set handed to the exact MILP
 TIME_LIMIT_S = 5.0          # wall-clock budget of the exact attempts
@@ -61,10 +70,7 @@ _ENUM_LIMIT = 20            # full enumeration up to 2**20 subsets
 _MITM_LIMIT = 40            # meet-in-the-middle for stage 1
 _DP_CELLS = 40_000_000      # items × (target units + 1) for the dynamic programme
 _MAX_UNITS = 2 ** 53        # Σ values in scaled units must stay below this
-_LNS1_SIZE = 36           # items re-solved together by meet in the middle (stage 1)
-_LNS2_SIZE = 28           # items re-solved together by meet in the middle (stage 2)
 _GAP_Q = Decimal("1e-12")
-_INF = np.int32(1 << 29)
 
 BASIS: tuple[str, ...] = (
     f"{L7542} art. 20 §2 (recompensa de até 40 % do valor atribuído)",
@@ -250,12 +256,12 @@ def _select(ids: Sequence[Any] | np.ndarray, units: np.ndarray, scale: int, sig:
     contradictory = np.flatnonzero(give & keep)
     if len(contradictory):
         return _infeasible(target, "itens marcados 'manter' pela Comissão não podem ser travados para entrega: "
-                           + ", ".join(str(ids[i]) for i in contradictory))
+                           + ", ".join(str(ids[int(i)]) for i in contradictory))
     forced_units = int(units[give].sum())
     forced_value = _from_units(forced_units, scale)
     if forced_value > target:
         return _infeasible(target, f"os itens travados para entrega somam {forced_value} e excedem o alvo {target}: "
-                           + ", ".join(str(ids[i]) for i in np.flatnonzero(give)))
+                           + ", ".join(str(ids[int(i)]) for i in np.flatnonzero(give)))
     U = _units(target, scale) - forced_units
     # never offered: must keep, locked keep; zero or over-target values never help
     cand = np.flatnonzero((lock == LOCK_NONE) & ~keep & (units > 0) & (units <= U))
@@ -264,7 +270,7 @@ def _select(ids: Sequence[Any] | np.ndarray, units: np.ndarray, scale: int, sig:
     chosen = give.copy()
     chosen[cand[core.x]] = True
     picked = np.flatnonzero(chosen)
-    selected = tuple(str(ids[i]) for i in picked)
+    selected = tuple(str(ids[int(i)]) for i in picked)
     sel_value = _from_units(int(units[picked].sum()), scale)
     s_total = int(sig[picked].sum())
     forced_sig = int(sig[give].sum())
@@ -382,71 +388,54 @@ def _solve(w: np.ndarray, s: np.ndarray, U: int, tol_units: Decimal, minimise: b
     return core
 
 
-def _band_low(best: int, tol: Decimal) -> int:
-    lo = (Decimal(best) - tol).to_integral_value(rounding=ROUND_CEILING)
-    return max(0, int(lo))
-
-
-def _solve_reduced(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool,
-                   exact_limit: int, deadline: float) -> _Core:
-    n = len(w)
-    total = int(w.sum())
-    methods: list[str] = []
-    rng = np.random.default_rng(7542)
-
-    # ---- exact small cases: both stages at once ---------------------------------
-    exact = None
+def _exact_small(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> _Core | None:
+    """Both stages at once, exactly, when the pool is small: enumeration or dynamic programming."""
+    n, total = len(w), int(w.sum())
     if n <= _ENUM_LIMIT:
-        exact = _enumerate(w, s, U, tol, minimise), "enumeration"
+        (x, best), method = _enumerate(w, s, U, tol, minimise), "enumeration"
     elif n * (min(U, total) + 1) <= _DP_CELLS:
-        exact = _dp(w, s, min(U, total), tol, minimise), "dp"
-    if exact is not None:
-        (x, best), method = exact
-        sig = int(s[x].sum())
-        return _Core(x, best, best, sig, True, True, method)
-
-    # ---- stage 1 -----------------------------------------------------------------
-    if total <= U:
-        x1 = np.ones(n, bool)
-        best1, bound1, proven1 = total, total, True
-        methods.append("all")
+        (x, best), method = _dp(w, s, min(U, total), tol, minimise), "dp"
     else:
-        bound1 = U
-        by_w = np.argsort(w, kind="stable")
-        x1 = _greedy1(w, U, by_w)
-        x1, proven1 = _improve1(w, x1, U, rng, deadline_h=min(deadline, time.perf_counter() + 0.4), by_w=by_w)
-        best1 = int(w[x1].sum())
-        methods.append("greedy+exchange")
-        if not proven1 and n <= _MITM_LIMIT:
-            x1 = _mitm1(w, U)
-            best1, proven1 = int(w[x1].sum()), True
-            methods.append("mitm")
-        elif not proven1 and n <= exact_limit and time.perf_counter() < deadline:
-            budget = (deadline - time.perf_counter()) * (0.5 if minimise else 1.0)
-            res = _MilpChild().solve(1, w, s, 0, U, budget)
-            methods.append("milp")
-            if res is not None:
-                xm, opt = res
-                if best1 <= int(w[xm].sum()) <= U:
-                    x1, best1 = xm, int(w[xm].sum())
-                # HiGHS proved its answer optimal: ours is at least as good
-                proven1 = (opt and int(w[xm].sum()) <= best1) or best1 == U
-        if proven1:
-            bound1 = best1
-    if not minimise:
-        return _Core(x1, best1, bound1, int(s[x1].sum()), proven1, True, "+".join(methods))
+        return None
+    return _Core(x, best, best, int(s[x].sum()), True, True, method)
 
-    # ---- stage 2 -----------------------------------------------------------------
-    L_lo = _band_low(best1, tol)
-    L_use = L_lo
-    if not proven1:
-        L_hi = _band_low(bound1, tol)
-        if L_hi <= best1:
-            L_use = L_hi  # surely inside the true band, whatever the true best is
+
+def _stage1(w: np.ndarray, s: np.ndarray, U: int, minimise: bool, exact_limit: int, deadline: float,
+            rng: np.random.Generator, methods: list[str]) -> tuple[np.ndarray, int, int, bool]:
+    """Stage 1 (maximise Σ value ≤ U): (chosen, best, bound, proven); appends the methods used."""
+    n, total = len(w), int(w.sum())
+    if total <= U:
+        methods.append("all")
+        return np.ones(n, bool), total, total, True
+    by_w = np.argsort(w, kind="stable")
+    x1 = _greedy1(w, U, by_w)
+    x1, proven1 = _improve1(w, x1, U, rng, deadline_h=min(deadline, time.perf_counter() + 0.4), by_w=by_w)
+    best1 = int(w[x1].sum())
+    methods.append("greedy+exchange")
+    if not proven1 and n <= _MITM_LIMIT:
+        x1 = _mitm1(w, U)
+        best1, proven1 = int(w[x1].sum()), True
+        methods.append("mitm")
+    elif not proven1 and n <= exact_limit and time.perf_counter() < deadline:
+        budget = (deadline - time.perf_counter()) * (0.5 if minimise else 1.0)
+        res = _MilpChild().solve(1, w, s, 0, U, budget)
+        methods.append("milp")
+        if res is not None:
+            xm, opt = res
+            if best1 <= int(w[xm].sum()) <= U:
+                x1, best1 = xm, int(w[xm].sum())
+            # HiGHS proved its answer optimal: ours is at least as good
+            proven1 = (opt and int(w[xm].sum()) <= best1) or best1 == U
+    return x1, best1, best1 if proven1 else U, proven1
+
+
+def _stage2(w: np.ndarray, s: np.ndarray, U: int, L_lo: int, L_use: int, x1: np.ndarray, exact_limit: int,
+            deadline: float, rng: np.random.Generator, methods: list[str]) -> tuple[np.ndarray, int, bool]:
+    """Stage 2 (minimise Σ significance with L_use ≤ Σ value ≤ U): (chosen, lower bound, proven)."""
     by_ratio = np.lexsort((-w, s / w))            # significance per value, then the larger value first
     lb = _cover_lower_bound(w, s, L_lo, by_ratio)
     # started now so that its imports overlap the heuristics; closed if they prove optimality
-    child = _MilpChild() if n <= exact_limit and time.perf_counter() < deadline else None
+    child = _MilpChild() if len(w) <= exact_limit and time.perf_counter() < deadline else None
     try:
         x2 = _greedy2(w, s, L_use, U, x1, by_ratio)
         x2, whole = _improve2(w, s, x2, L_use, U, lb, rng,
@@ -465,499 +454,26 @@ def _solve_reduced(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise:
         if child is not None:
             child.close()
     x2 = _polish(w, s, x2, U)
-    if proven2:
-        lb = int(s[x2].sum())
+    return x2, int(s[x2].sum()) if proven2 else lb, proven2
+
+
+def _solve_reduced(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool,
+                   exact_limit: int, deadline: float) -> _Core:
+    exact = _exact_small(w, s, U, tol, minimise)
+    if exact is not None:
+        return exact
+    methods: list[str] = []
+    rng = np.random.default_rng(7542)
+    x1, best1, bound1, proven1 = _stage1(w, s, U, minimise, exact_limit, deadline, rng, methods)
+    if not minimise:
+        return _Core(x1, best1, bound1, int(s[x1].sum()), proven1, True, "+".join(methods))
+    L_lo = _band_low(best1, tol)
+    L_use = L_lo
+    if not proven1:
+        L_hi = _band_low(bound1, tol)
+        if L_hi <= best1:
+            L_use = L_hi  # surely inside the true band, whatever the true best is
+    x2, lb, proven2 = _stage2(w, s, U, L_lo, L_use, x1, exact_limit, deadline, rng, methods)
     return _Core(x2, best1, bound1, lb, proven1, proven2, "+".join(methods))
 
 
-# ---- exact methods ---------------------------------------------------------------
-def _subset_sums(w: np.ndarray) -> np.ndarray:
-    sums = np.zeros(1, np.int64)
-    for wi in w:
-        sums = np.concatenate((sums, sums + wi))
-    return sums
-
-
-def _bits(index: int, n: int) -> np.ndarray:
-    return np.array([(index >> j) & 1 == 1 for j in range(n)], dtype=bool)
-
-
-def _enumerate(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> tuple[np.ndarray, int]:
-    n = len(w)
-    sums = _subset_sums(w)
-    sigs = _subset_sums(s)
-    ok = sums <= U
-    best = int(sums[ok].max())
-    if not minimise:
-        idx = int(np.flatnonzero(sums == best)[0])
-        return _bits(idx, n), best
-    band = ok & (sums >= _band_low(best, tol))
-    cand = np.flatnonzero(band)
-    # minimal significance, then largest value
-    order = np.lexsort((-sums[cand], sigs[cand]))
-    idx = int(cand[order[0]])
-    return _bits(idx, n), best
-
-
-def _dp(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> tuple[np.ndarray, int]:
-    """0/1 knapsack over sums 0..U: dp[x] = least significance reaching exactly x."""
-    n = len(w)
-    dp = np.full(U + 1, _INF, dtype=np.int32)
-    dp[0] = 0
-    choose = np.zeros((n, (U + 8) // 8), dtype=np.uint8)
-    mark = np.zeros(U + 1, dtype=bool)
-    sv = s if minimise else np.zeros_like(s)
-    for i in range(n):
-        wi = int(w[i])
-        cand = dp[: U + 1 - wi] + np.int32(sv[i])
-        better = cand < dp[wi:]
-        np.minimum(dp[wi:], cand, out=dp[wi:])
-        mark[:wi] = False
-        mark[wi:] = better
-        choose[i] = np.packbits(mark)
-    reach = np.flatnonzero(dp < _INF)
-    best = int(reach[-1])
-    if minimise:
-        lo = _band_low(best, tol)
-        seg = dp[lo: best + 1]
-        m = seg.min()
-        xsum = lo + int(np.flatnonzero(seg == m)[-1])  # least significance, then most value
-    else:
-        xsum = best
-    x = np.zeros(n, bool)
-    rest = xsum
-    for i in range(n - 1, -1, -1):
-        if rest == 0:
-            break
-        if (choose[i, rest >> 3] >> (7 - (rest & 7))) & 1:
-            x[i] = True
-            rest -= int(w[i])
-    assert rest == 0
-    return x, best
-
-
-def _mitm1(w: np.ndarray, U: int) -> np.ndarray:
-    """Exact stage 1 by meet in the middle (≤ 40 items)."""
-    n = len(w)
-    h = n // 2
-    a, b = _subset_sums(w[:h]), _subset_sums(w[h:])
-    bo = np.argsort(b, kind="stable")
-    bs = b[bo]
-    okA = np.flatnonzero(a <= U)
-    j = np.searchsorted(bs, U - a[okA], side="right") - 1
-    tot = a[okA] + bs[j]
-    k = int(np.argmax(tot))
-    ia, ib = int(okA[k]), int(bo[j[k]])
-    return np.concatenate((_bits(ia, h), _bits(ib, n - h)))
-
-
-# ---- stage 1 heuristics ----------------------------------------------------------
-def _greedy1(w: np.ndarray, U: int, by_w: np.ndarray | None = None) -> np.ndarray:
-    """Largest first while they fit, then the largest that fits the rest (`by_w`: argsort of w)."""
-    n = len(w)
-    order = np.argsort(-w, kind="stable") if by_w is None else by_w[::-1]
-    ws = w[order]
-    cum = np.cumsum(ws)
-    k = int(np.searchsorted(cum, U, side="right"))
-    x = np.zeros(n, bool)
-    x[order[:k]] = True
-    r = U - (int(cum[k - 1]) if k else 0)
-    neg = -ws
-    pos = k
-    while r > 0 and pos < n:
-        j = max(pos, int(np.searchsorted(neg, -r, side="left")))
-        if j >= n:
-            break
-        x[order[j]] = True
-        r -= int(ws[j])
-        pos = j + 1
-    return x
-
-
-def _pool(idx: np.ndarray, size: int, rng: np.random.Generator, prefer: np.ndarray | None = None) -> np.ndarray:
-    if len(idx) <= size:
-        return idx
-    if prefer is None:
-        return rng.choice(idx, size, replace=False)
-    half = size // 2
-    best = idx[np.argpartition(prefer, half)[:half]]
-    others = np.setdiff1d(idx, best, assume_unique=True)
-    return np.concatenate((best, rng.choice(others, size - half, replace=False)))
-
-
-def _improve1(w: np.ndarray, x: np.ndarray, U: int, rng: np.random.Generator,
-              deadline_h: float, by_w: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
-    """Close the residual U − Σ by exchanging items: additions and 1-for-1 swaps over
-    all items, then a large-neighbourhood search. The flag is True when the answer
-    is proven optimal (residual 0, or the whole problem solved exactly)."""
-    x = x.copy()
-    r = U - int(w[x].sum())
-    if by_w is None:                              # once: the unchosen in value order is a filter of it
-        by_w = np.argsort(w, kind="stable")
-    for _ in range(50):
-        if r == 0:
-            return x, True
-        inn = np.flatnonzero(x)
-        oo = by_w[~x[by_w]]
-        if len(oo) == 0:
-            return x, True
-        ows = w[oo]
-        # add one
-        j = int(np.searchsorted(ows, r, side="right")) - 1
-        if j >= 0:
-            x[oo[j]] = True
-            r -= int(ows[j])
-            continue
-        if len(inn) == 0:
-            return x, False
-        idx = np.searchsorted(ows, w[inn] + r, side="right") - 1
-        valid = idx >= 0
-        delta = np.where(valid, ows[np.maximum(idx, 0)] - w[inn], 0)
-        k = int(np.argmax(delta))
-        if delta[k] <= 0:
-            break
-        x[inn[k]] = False
-        x[oo[idx[k]]] = True
-        r -= int(delta[k])
-    x, r = _pair_moves(w, x, r, rng, by_w)
-    # large-neighbourhood search: free a random handful of items (half chosen, half
-    # not) and re-solve that sub-problem exactly by meet in the middle
-    rounds = 0
-    while r > 0 and time.perf_counter() < deadline_h and rounds < 60:
-        rounds += 1
-        inn, out = np.flatnonzero(x), np.flatnonzero(~x)
-        ki = min(len(inn), _LNS1_SIZE // 2)
-        ko = min(len(out), _LNS1_SIZE - ki)
-        ki = min(len(inn), _LNS1_SIZE - ko)
-        sub = np.concatenate((rng.choice(inn, ki, replace=False) if ki else inn[:0],
-                              rng.choice(out, ko, replace=False) if ko else out[:0]))
-        now = int(w[sub[:ki]].sum())
-        y = _mitm1(w[sub], now + r)
-        got = int(w[sub][y].sum())
-        if got > now:
-            x[sub] = y
-            r -= got - now
-        if len(sub) == len(w):
-            return x, True  # the whole problem was solved exactly
-    return x, r == 0
-
-
-_PAIR_SAMPLE = 512          # chosen × unchosen items tried per move of `_pair_moves`
-
-
-def _pair_moves(w: np.ndarray, x: np.ndarray, r: int, rng: np.random.Generator, by_w: np.ndarray,
-                tries: int = 8) -> tuple[np.ndarray, int]:
-    """Close a residual r > 0 that no addition or 1-for-1 swap closes by 2-for-1 moves: take
-    one chosen item out and two unchosen in (w_a + w_b − w_i ∈ (0, r]), or two out and one in
-    (w_a − w_i − w_j ∈ (0, r]), over random samples of the chosen and unchosen items, each
-    time the move that gains the most. With many items of varied values the gap of a cent
-    or two left by the exchanges is usually closed at once (the answer is then proven)."""
-    for _ in range(tries):
-        if r <= 0:
-            break
-        inn, out = np.flatnonzero(x), np.flatnonzero(~x)
-        if len(inn) == 0 or len(out) < 2:
-            break
-        si = rng.choice(inn, min(len(inn), _PAIR_SAMPLE), replace=False)
-        so = rng.choice(out, min(len(out), _PAIR_SAMPLE), replace=False)
-        best = (0, -1, -1, -1, -1)            # (gain, out1, in-from-out b, in1, in2)
-        # one out (i), two in (a, b): b = the largest unchosen with w_b ≤ w_i − w_a + r
-        oo = by_w[~x[by_w]]                      # the unchosen, by value (`by_w`: argsort of w)
-        ows = w[oo]
-        t = w[si][:, None] - w[so][None, :] + r
-        k = np.searchsorted(ows, t, side="right") - 1
-        gain = np.where(k >= 0, w[so][None, :] + ows[np.maximum(k, 0)] - w[si][:, None], 0)
-        gain = np.where((gain > 0) & (oo[np.maximum(k, 0)] != so[None, :]), gain, 0)
-        p = int(np.argmax(gain))
-        if gain.flat[p] > best[0]:
-            a, b = divmod(p, gain.shape[1])
-            best = (int(gain.flat[p]), int(si[a]), int(oo[k[a, b]]), int(so[b]), -1)
-        # two out (i, j), one in (a): j = the smallest chosen with w_j ≥ w_a − w_i − r
-        io = by_w[x[by_w]]
-        iws = w[io]
-        t = w[so][:, None] - w[si][None, :] - r
-        k = np.searchsorted(iws, t, side="left")
-        ok = k < len(io)
-        kk = np.minimum(k, len(io) - 1)
-        gain = np.where(ok, w[so][:, None] - w[si][None, :] - iws[kk], 0)
-        gain = np.where((gain > 0) & (gain <= r) & (io[kk] != si[None, :]), gain, 0)
-        p = int(np.argmax(gain))
-        if gain.flat[p] > best[0]:
-            a, b = divmod(p, gain.shape[1])
-            best = (int(gain.flat[p]), int(si[b]), -1, int(so[a]), int(io[kk[a, b]]))
-        if best[0] <= 0:
-            continue
-        gain, i_out, b_in, a_in, j_out = best
-        x = x.copy()
-        x[i_out] = False
-        x[a_in] = True
-        if b_in >= 0:
-            x[b_in] = True
-        if j_out >= 0:
-            x[j_out] = False
-        r -= gain
-    return x, r
-
-
-# ---- stage 2 heuristics and bound ---------------------------------------------------
-def _cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int, order: np.ndarray | None = None) -> int:
-    """Certified lower bound on min Σ s·x subject to Σ w·x ≥ L, x ∈ {0,1}.
-
-    Lagrangian dual of the LP relaxation (Dantzig): for any λ ≥ 0,
-    λ·L − Σ max(0, λ·w_i − s_i) ≤ optimum; λ = the critical ratio s_c/w_c makes it
-    the LP value. Computed exactly with integers, then rounded up (integer objective).
-    """
-    if L <= 0:
-        return 0
-    if order is None:   # any order by s/w gives the same LP value (ties are interchangeable)
-        order = np.argsort(s / w, kind="stable")
-    cum = np.cumsum(w[order])
-    c = int(np.searchsorted(cum, L, side="left"))
-    if c >= len(w):
-        return int(s.sum())  # cannot even cover; any bound ≤ optimum is fine
-    p, q = int(s[order[c]]), int(w[order[c]])  # λ = p / q
-    terms = p * w - q * s
-    pos = terms[terms > 0]
-    num = p * L - sum(pos.tolist())  # bound = num / q
-    return max(0, -((-num) // q))
-
-
-def _greedy2(w: np.ndarray, s: np.ndarray, L: int, U: int, fallback: np.ndarray,
-             order: np.ndarray | None = None) -> np.ndarray:
-    n = len(w)
-    x = np.zeros(n, bool)
-    if L <= 0:
-        return x
-    if order is None:
-        order = np.lexsort((-w, s / w))
-    cum = np.cumsum(w[order])
-    c = int(np.searchsorted(cum, L, side="left"))
-    if c >= n:
-        return fallback.copy()
-    x[order[:c]] = True
-    P = int(cum[c - 1]) if c else 0
-    d, R = L - P, U - P
-    rest = order[c:]
-    wr = w[rest]
-    fit = (wr >= d) & (wr <= R)
-    if fit.any():
-        cand = rest[fit]
-        k = int(np.lexsort((-w[cand], s[cand]))[0])
-        x[cand[k]] = True
-        return x
-    # no single item closes the band: fill U − P with the other items as in stage 1
-    sub = np.asarray(rest)
-    y = _greedy1(w[sub], R)
-    y, _ = _improve1(w[sub], y, R, np.random.default_rng(21), deadline_h=time.perf_counter() + 0.2)
-    if int(w[sub][y].sum()) >= d:
-        x[sub] = y
-        return x
-    return fallback.copy()
-
-
-def _improve2(w: np.ndarray, s: np.ndarray, x: np.ndarray, L: int, U: int, lb: int,
-              rng: np.random.Generator, deadline_h: float) -> tuple[np.ndarray, bool]:
-    """Lower the significance by moves that keep L ≤ Σ w ≤ U: drops and 1-for-1
-    swaps over all items, then a large-neighbourhood search. The flag is True when
-    the whole problem was enumerated (the answer is then exact)."""
-    x = x.copy()
-    S = int(w[x].sum())
-    sig = int(s[x].sum())
-    levels = np.unique(s)
-    for _ in range(200):
-        if sig <= lb or time.perf_counter() > deadline_h:
-            return x, False
-        inn, out = np.flatnonzero(x), np.flatnonzero(~x)
-        best: tuple[int, int, int] | None = None  # (gain, in, out)
-        # drop one
-        can = inn[(S - w[inn] >= L) & (s[inn] > 0)]
-        if len(can):
-            k = can[int(np.argmax(s[can]))]
-            best = (int(s[k]), int(k), -1)
-        # swap one for one with a less significant item
-        for b in levels:
-            ob = out[s[out] == b]
-            if len(ob) == 0:
-                continue
-            ia = inn[s[inn] > b]
-            if len(ia) == 0:
-                continue
-            oo = ob[np.argsort(w[ob], kind="stable")]
-            ows = w[oo]
-            lo = np.searchsorted(ows, w[ia] + (L - S), side="left")
-            hi = np.searchsorted(ows, w[ia] + (U - S), side="right")
-            okk = hi > lo
-            if not okk.any():
-                continue
-            gains = np.where(okk, s[ia] - b, -1)
-            k = int(np.argmax(gains))
-            if best is None or gains[k] > best[0]:
-                best = (int(gains[k]), int(ia[k]), int(oo[hi[k] - 1]))
-        if best is None or best[0] <= 0:
-            break
-        _, i, o = best
-        x[i] = False
-        S -= int(w[i])
-        sig -= int(s[i])
-        if o >= 0:
-            x[o] = True
-            S += int(w[o])
-            sig += int(s[o])
-    # large-neighbourhood search: free a few dozen items (the chosen ones with the
-    # most significance per value, the unchosen with the least, and some at random)
-    # and re-solve that sub-problem exactly by meet in the middle
-    rounds = 0
-    while sig > lb and time.perf_counter() < deadline_h and rounds < 80:
-        rounds += 1
-        inn, out = np.flatnonzero(x), np.flatnonzero(~x)
-        ki = min(len(inn), _LNS2_SIZE // 2)
-        ko = min(len(out), _LNS2_SIZE - ki)
-        ki = min(len(inn), _LNS2_SIZE - ko)
-        pi = _pool(inn, ki, rng, prefer=-(s[inn] / w[inn]))
-        po = _pool(out, ko, rng, prefer=s[out] / w[out])
-        sub = rng.permutation(np.concatenate((pi, po)))
-        fw = S - int(w[pi].sum())
-        fs = sig - int(s[pi].sum())
-        y = _mitm2(w[sub], s[sub], L - fw, U - fw)
-        if y is not None and fs + int(s[sub][y].sum()) < sig:
-            x[sub] = y
-            S = fw + int(w[sub][y].sum())
-            sig = fs + int(s[sub][y].sum())
-        if len(sub) == len(w):
-            return x, True  # the whole problem was solved exactly
-    return x, False
-
-
-def _mitm2(w: np.ndarray, s: np.ndarray, lo: int, hi: int) -> np.ndarray | None:
-    """Exact min Σ s subject to lo ≤ Σ w ≤ hi over ≤ ~32 items, by meet in the middle
-    (then the largest Σ w among the least significant); None when infeasible."""
-    n = len(w)
-    h = n // 2
-    sa, ga = _subset_sums(w[:h]), _subset_sums(s[:h])
-    sb, gb = _subset_sums(w[h:]), _subset_sums(s[h:])
-    best: tuple[int, int, int, int] | None = None  # (sig, -sum, ia, ib)
-    for g in np.unique(gb):
-        if best is not None and g + int(ga.min()) > best[0]:
-            break
-        idx = np.flatnonzero(gb == g)
-        idx = idx[np.argsort(sb[idx], kind="stable")]
-        sbs = sb[idx]
-        left = np.searchsorted(sbs, lo - sa, side="left")
-        right = np.searchsorted(sbs, hi - sa, side="right")
-        ok = np.flatnonzero(right > left)
-        if len(ok) == 0:
-            continue
-        tot = ga[ok] + g
-        top = sa[ok] + sbs[right[ok] - 1]
-        k = int(np.lexsort((-top, tot))[0])
-        cand = (int(tot[k]), -int(top[k]), int(ok[k]), int(idx[right[ok[k]] - 1]))
-        if best is None or cand[:2] < best[:2]:
-            best = cand
-    if best is None:
-        return None
-    return np.concatenate((_bits(best[2], h), _bits(best[3], n - h)))
-
-
-def _polish(w: np.ndarray, s: np.ndarray, x: np.ndarray, U: int) -> np.ndarray:
-    """Add items of significance 0 that still fit: more value, same significance."""
-    free = np.flatnonzero(~x & (s == 0))
-    if len(free) == 0:
-        return x
-    x = x.copy()
-    r = U - int(w[x].sum())
-    for i in free[np.argsort(-w[free], kind="stable")]:
-        wi = int(w[i])
-        if wi <= r:
-            x[i] = True
-            r -= wi
-    return x
-
-
-# ---------------------------------------------------------------------------------
-# scipy milp (HiGHS) in a child process that can be killed
-# ---------------------------------------------------------------------------------
-def _child_main() -> None:
-    """Entry point of the solver process. It imports scipy first (while the parent
-    is still busy with its heuristics), then reads a pickled request on stdin and
-    writes a pickled (x, proven) on stdout. HiGHS prints to the C-level stdout, so
-    the answer goes to a duplicate of the original descriptor and fds 1 and 2 go to
-    /dev/null."""
-    out = os.fdopen(os.dup(1), "wb")
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    answer: tuple[Any, bool] = (None, False)
-    try:
-        from scipy.optimize import Bounds, LinearConstraint, milp
-        req = pickle.load(sys.stdin.buffer)
-        w, s = req["w"], req["s"]
-        wf = w.astype(float)
-        if req["stage"] == 1:
-            c, lo = -wf, 0.0
-        else:
-            c, lo = s.astype(float), float(req["L"])
-        r = milp(c, constraints=LinearConstraint(wf[None, :], lo, float(req["U"])),
-                 integrality=np.ones(len(w)), bounds=Bounds(0, 1),
-                 options={"mip_rel_gap": 0, "time_limit": max(0.05, req["limit"]), "presolve": True})
-        answer = (None if r.x is None else (r.x > 0.5), r.status == 0)
-    finally:
-        pickle.dump(answer, out)
-        out.close()
-
-
-class _MilpChild:
-    """scipy `milp` (HiGHS, mip_rel_gap=0) in a separate Python process, started
-    early so that its imports overlap the parent's heuristics, and killed when its
-    budget is spent (HiGHS does not always honour its own time limit)."""
-
-    def __init__(self) -> None:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        try:
-            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                [sys.executable, "-c", "from valuation.partition.selection import _child_main; _child_main()"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        except OSError:
-            self.proc = None
-
-    def solve(self, stage: int, w: np.ndarray, s: np.ndarray, L: int, U: int,
-              budget: float) -> tuple[np.ndarray | None, bool] | None:
-        """(x, proven) or None when it failed or ran out of time."""
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return None
-        if budget <= 0.2:
-            _kill(proc)
-            return None
-        req = pickle.dumps({"stage": stage, "w": w, "s": s, "L": L, "U": U,
-                            "limit": max(0.05, budget - 1.0)})
-        try:
-            data, _ = proc.communicate(req, timeout=budget)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            return None
-        except OSError:
-            _kill(proc)
-            return None
-        if proc.returncode != 0:
-            return None
-        try:
-            x, proven = pickle.loads(data)
-        except (pickle.UnpicklingError, EOFError, ValueError, TypeError):
-            return None
-        if x is None or len(x) != len(w):
-            return None
-        return np.asarray(x, dtype=bool), bool(proven)
-
-    def close(self) -> None:
-        if self.proc is not None:
-            _kill(self.proc)
-            self.proc = None
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    try:
-        proc.communicate(timeout=5)
-    except (subprocess.TimeoutExpired, OSError, ValueError):
-        pass

@@ -10,7 +10,7 @@
 - The deduction (`valuation.partition.survey_costs`, NORMAM-10 0303 c 2 I; Lei 7.542 art. 16 §2 I)
   flows into the statement of the exploration/removal contract on the same wreck whose
   holder is not the surveyor (`contracts.surveyor_organisation_id`): see
-  `survey_inputs_for`, which `valuation.partition.workflow` reads.
+  `survey_inputs_for`, which `valuation.partition.statements` reads.
 - Inspection expenses (travel, food, lodging of the inspectors) and the inspectors'
   insurance are the authorised party's costs (NORMAM-10 0306): tracked per contract.
 
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.db import access
 from valuation.db.access import Principal, require
 from valuation.partition.survey_costs import CostLine, survey_deduction
 
@@ -104,7 +105,7 @@ _CONTRACT_SQL = (
 
 def _scoped_contract(db: Store | Tx, user: Principal, code: str) -> dict[str, Any]:
     row = db.fetch_one(_CONTRACT_SQL, [code]) if isinstance(code, str) else None
-    if row is None or (user.role == "explorer" and row["organisation_id"] != user.organisation_id):
+    if row is None or not access.organisation_cleared(user, row["organisation_id"]):
         raise NotFound(f"Contrato {code} não encontrado.", what="contract", key=code)
     return row
 
@@ -129,7 +130,7 @@ def _money(form: Form, key: str, label: str, *, required: bool = True) -> Decima
 def list_survey_contracts(store: Store, user: Principal) -> pd.DataFrame:
     """Survey contracts the user may see, with the state of their cost sheets."""
     _reader(user)
-    scope, params = ("TRUE", []) if user.role == "dpc" else ("c.organisation_id = ?", [user.organisation_id])
+    scope, params = access.contract_scope(user, "c")
     return store.fetch_df(
         f"""SELECT c.code, o.name AS organisation_name, w.code AS wreck_code, w.name AS wreck_name, c.status,
                    s.filed_on, s.reported_on, count(l.line_no) AS lines,
@@ -210,7 +211,8 @@ def file_cost_sheet(store: Store, user: Principal, code: str, lines: Sequence[Ma
         if name is not None:
             key = name.casefold()
             if key in seen:
-                problems.append(Problem(f"lines[{i}].line", f"Linha {i + 1}: descrição repetida (linha {seen[key] + 1})."))
+                problems.append(Problem(f"lines[{i}].line",
+                                        f"Linha {i + 1}: descrição repetida (linha {seen[key] + 1})."))
             seen[key] = i
         if name is not None and planned is not None:
             clean.append((name, planned))
@@ -243,21 +245,10 @@ def file_cost_sheet(store: Store, user: Principal, code: str, lines: Sequence[Ma
     return store.write(user.username, run)
 
 
-def record_actual_costs(store: Store, user: Principal, code: str, actuals: Sequence[Mapping[str, Any]], *,
-                        reported_on: date | str, now: datetime | None = None) -> int:
-    """Record the final report's actual cost per line (NORMAM-10 0301 c).
-    `actuals`: [{"line_no": n, "actual": amount}] for sheet lines, or [{"line": text, "actual": amount}]
-    for a cost outside the sheet (planned at zero). Returns the number of lines written."""
-    _reader(user)
-    problems: list[Problem] = []
-    head = Form({"reported_on": reported_on}, allowed=("reported_on",))
-    day = head.date("reported_on", "Data do relatório final")
-    problems += head.problems
-    c = _scoped_contract(store, user, code)
-    if not isinstance(actuals, Sequence) or isinstance(actuals, (str, bytes)) or not actuals:
-        problems.append(Problem("actuals", "Custos reais: informe ao menos uma linha."))
-        actuals = []
-    existing = {r["line_no"]: r for r in _lines(store, c["id"])}
+def _actual_rows(actuals: Sequence[Any], existing: Mapping[int, Mapping[str, Any]], problems: list[Problem]
+                 ) -> tuple[list[tuple[int, Decimal]], list[tuple[str, Decimal]]]:
+    """The final report's rows as (sheet line updates, new lines outside the sheet); a row names
+    its sheet line by number or by description. Problems are appended to `problems`."""
     names = {r["line"].casefold(): r["line_no"] for r in existing.values()}
     updates: list[tuple[int, Decimal]] = []
     inserts: list[tuple[str, Decimal]] = []
@@ -273,12 +264,29 @@ def record_actual_costs(store: Store, user: Principal, code: str, actuals: Seque
         else:
             name = f.text("line", f"Linha {i + 1}: descrição", max_len=200)
             if name is not None and name.casefold() in names:
-                n = names[name.casefold()]
                 if amount is not None:
-                    updates.append((n, amount))
+                    updates.append((names[name.casefold()], amount))
             elif name is not None and amount is not None:
                 inserts.append((name, amount))
         problems += [Problem(f"actuals[{i}].{p.path}", p.message) for p in f.problems]
+    return updates, inserts
+
+
+def record_actual_costs(store: Store, user: Principal, code: str, actuals: Sequence[Mapping[str, Any]], *,
+                        reported_on: date | str, now: datetime | None = None) -> int:
+    """Record the final report's actual cost per line (NORMAM-10 0301 c).
+    `actuals`: [{"line_no": n, "actual": amount}] for sheet lines, or [{"line": text, "actual": amount}]
+    for a cost outside the sheet (planned at zero). Returns the number of lines written."""
+    _reader(user)
+    problems: list[Problem] = []
+    head = Form({"reported_on": reported_on}, allowed=("reported_on",))
+    day = head.date("reported_on", "Data do relatório final")
+    problems += head.problems
+    c = _scoped_contract(store, user, code)
+    if not isinstance(actuals, Sequence) or isinstance(actuals, (str, bytes)) or not actuals:
+        problems.append(Problem("actuals", "Custos reais: informe ao menos uma linha."))
+        actuals = []
+    updates, inserts = _actual_rows(actuals, {r["line_no"]: r for r in _lines(store, c["id"])}, problems)
     head_row = store.fetch_one("SELECT * FROM survey_cost_sheets WHERE contract_id = ?", [c["id"]])
     if head_row is None:
         problems.append(Problem("contract", f"Contrato {code}: a planilha de custos ainda não foi entregue."))
@@ -310,7 +318,7 @@ def approve_overrun(store: Store, user: Principal, code: str, line_no: int, amou
                     now: datetime | None = None) -> SheetLine:
     """dpc approves spending above the sheet on one line, with its reason (rules.md §5):
     at most actual − planned; 0 withdraws an approval."""
-    require(user, "manage_partition")
+    require(user, "approve_survey_overruns")
     f = Form({"amount": _money_text(amount), "reason": reason}, allowed=("amount", "reason"))
     value = f.decimal("amount", "Excesso aprovado", minimum=Decimal(0))
     why = f.text("reason", "Motivo da aprovação", max_len=1000)
@@ -383,7 +391,7 @@ def inspection_counts(store: Store, user: Principal) -> dict[str, int]:
     """Contract code → number of inspection expenses recorded, for the contracts the user may see
     that have any (dpc all; an explorer its own)."""
     require(user, "record_inspection_expenses")
-    scope, params = ("TRUE", []) if user.role != "explorer" else ("c.organisation_id = ?", [user.organisation_id])
+    scope, params = access.contract_scope(user, "c")
     rows = store.fetch(f"SELECT c.code, count(*) AS n FROM inspection_expenses e JOIN contracts c "
                        f"ON c.id = e.contract_id WHERE {scope} GROUP BY c.code", params)
     return {r["code"]: int(r["n"]) for r in rows}
