@@ -287,4 +287,5 @@ def test_the_agreement_from_the_slots_equals_the_one_from_the_entries(world: Wor
     assert agreement(s, world.members["cult1"], rnd.id) is first
     consensus_sql.compute_round_consensus(s, rnd.id, force=True)          # rewritten: computed again
     again = agreement(s, world.members["cult1"], rnd.id)
-    assert again is not first and again.alpha_votes == pytest.approx(first.alpha_votes, abs=1e-12)   # same data, sums may run in another order
+    # same data; the float sums may run in another order
+    assert again is not first and again.alpha_votes == pytest.approx(first.alpha_votes, abs=1e-12)
