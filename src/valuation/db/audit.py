@@ -44,6 +44,7 @@ import duckdb
 
 from valuation.core.errors import InputError, Problem, StoreError
 from valuation.db.access import Principal, require
+from valuation.db.paging import check_page
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -260,7 +261,7 @@ def audit_key() -> bytes | None:
 
 def head_seal(row_count: int, head_id: int, head_hash: str, key: bytes) -> str:
     """HMAC-SHA256 (hex) that binds the anchor to a key kept outside the database file."""
-    message = f"valuation-audit-head:{int(row_count)}:{int(head_id)}:{head_hash}".encode("utf-8")
+    message = f"valuation-audit-head:{int(row_count)}:{int(head_id)}:{head_hash}".encode()
     return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
@@ -409,7 +410,8 @@ def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
         return (f"Registro(s) de auditoria removido(s): falta(m) o(s) número(s) "
                 f"{prev_id + 1} a {rid - 1} antes do registro {rid}.")
     if row["prev_hash"] != prev_hash:
-        return f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado ou removido)."
+        return (f"Cadeia rompida no registro {rid}: o hash anterior não confere "
+                "(registro anterior alterado ou removido).")
     if row_hash(row) != row["hash"]:
         return f"Registro de auditoria {rid} foi alterado: o hash não confere."
     if row["action"] == RESTORE_ACCEPTED_ACTION:
@@ -492,10 +494,7 @@ def page_audit(store: Any, user: Principal, *, entity: str | None = None, actor:
                page: int = 1, page_size: int = 50, filters: AuditFilter | None = None) -> pd.DataFrame:
     """Newest first, paginated in SQL (admin only)."""
     require(user, "read_audit")
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        raise InputError(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page_size", f"Itens por página: de 1 a {MAX_PAGE_SIZE}."))
+    check_page(page, page_size, MAX_PAGE_SIZE)
     where, params = _where(_merge(filters, entity, actor))
     return store.fetch_df(f"SELECT {_LOG_COLUMNS} FROM audit_log{where} ORDER BY id DESC LIMIT ? OFFSET ?",
                           [*params, page_size, (page - 1) * page_size])
@@ -526,10 +525,12 @@ def log_period(store: Any, user: Principal) -> tuple[date, date]:
 
     require(user, "read_audit")
     row = store.fetch_one('SELECT min("at") AS first, max("at") AS last FROM audit_log')
-    today = brasilia(store.now()).date()
-    if row is None or row["first"] is None:
-        return today, today
-    return brasilia(row["first"]).date(), max(today, brasilia(row["last"]).date())
+    now = brasilia(store.now())
+    first, last = (brasilia(row["first"]), brasilia(row["last"])) if row else (None, None)
+    assert now is not None
+    if first is None or last is None:
+        return now.date(), now.date()
+    return first.date(), max(now.date(), last.date())
 
 
 def check_chain(store: Any, user: Principal, *, progress: Callable[[int, int], None] | None = None,

@@ -92,6 +92,13 @@ INT32_MAX = 2_147_483_647    # items.quantity is INTEGER
 _TEXT = pd.ArrowDtype(pa.string())
 WEIGHT_TYPE = pa.decimal128(12, 2)    # items.weight_g DECIMAL(12,2)
 DEPTH_TYPE = pa.decimal128(7, 2)      # items.depth_m DECIMAL(7,2)
+MAX_DEPTH_M = 11_000                  # metres: deeper than the deepest ocean trench (~10 935 m)
+EARLIEST_RECOVERY = date(1000, 1, 1)  # as registry.wrecks.MIN_CASUALTY_YEAR: earlier is a typing error
+# RE2 classes: control, format (zero-width…), line/paragraph separators, spaces other than U+0020, fillers.
+_INVISIBLE = r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\x{00A0}\x{1680}\x{2000}-\x{200A}\x{202F}\x{205F}\x{3000}\x{115F}\x{1160}" \
+             r"\x{3164}\x{FFA0}]"
+# Letters that pass for Latin ones (Cyrillic а, Greek ο …) and full-width forms (Ａ, １).
+_LOOK_ALIKE = r"[\p{Greek}\p{Cyrillic}\p{Armenian}\p{Cherokee}\x{FF00}-\x{FFEF}]"
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,7 +125,7 @@ class ParsedItems:
 
 def parse_items(data: bytes, file_name: str, *, today: date,
                 existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray] = (),
-                progress: Progress | None = None) -> ParsedItems:
+                progress: Progress | None = None, not_before: date | None = None) -> ParsedItems:
     """Parse and validate an items file (CSV or XLSX); all or nothing.
 
     Raises InputError whose problems name every bad cell (`linha N, coluna X`), sorted by
@@ -126,7 +133,8 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     or one problem per missing/duplicated column; or one for an empty, unreadable or
     unsupported file. `existing_codes`: the item codes already in the contract, or a
     function telling, for the file's code column (Arrow strings), which are (a boolean
-    array) — the store looks them up in the database.
+    array) — the store looks them up in the database. `not_before`: the wreck's casualty date
+    (no recovery before it; never before `EARLIEST_RECOVERY`).
     """
     if progress:
         progress(0.0, "lendo o arquivo")
@@ -157,10 +165,16 @@ def parse_items(data: bytes, file_name: str, *, today: date,
                          "valor numa coluna sem nome no cabeçalho (separador dentro de um campo sem aspas?)",
                          df.iloc[:, pos], order=len(COLUMNS) + pos)
 
-    # item_code: unique within the file and the contract.
-    codes = text["item_code"]
+    # item_code: one spelling per code (NFC), nothing invisible, no look-alike letters; unique.
+    codes = text["item_code"] = _nfc(text["item_code"])
     code_arr = _arrow_text(codes)
     has_code = ~blank["item_code"]
+    problems.add(has_code & _np(pc.match_substring_regex(code_arr, _INVISIBLE)), "item_code",
+                 "código com caractere de controle ou invisível (quebra de linha, tabulação, espaço de largura zero…)",
+                 codes)
+    problems.add(has_code & _np(pc.match_substring_regex(code_arr, _LOOK_ALIKE)), "item_code",
+                 "código com letra de outro alfabeto ou de largura dupla, parecida com uma latina (use só letras "
+                 "latinas e algarismos comuns)", codes)
     first_line = _first_lines(code_arr, lines)
     repeated = has_code & (first_line != lines)
     problems.add(repeated, "item_code", _concat("código repetido no arquivo (primeira ocorrência na linha ",
@@ -187,11 +201,22 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     depth = parse_decimal(text["depth_m"], convention=convention, precision=7, scale=2)
     _number_problems(problems, "depth_m", text["depth_m"], depth, "profundidade em metros", "99999,99")
 
+    depth_ok = depth.ok & ~depth.negative
+    problems.add(depth_ok & _np(pc.greater(depth.values, pa.scalar(MAX_DEPTH_M, depth.values.type))), "depth_m",
+                 f"mais fundo que o ponto mais profundo dos oceanos (máximo {MAX_DEPTH_M:,} m)".replace(",", "."),
+                 text["depth_m"])
+
     dates = parse_dates(text["recovered_on"])
     problems.add(dates.invalid, "recovered_on", "deve ser uma data dd/mm/aaaa ou aaaa-mm-dd", text["recovered_on"])
     problems.add(dates.impossible, "recovered_on", "data inexistente", text["recovered_on"])
     future = dates.ok & dates.after(today)
     problems.add(future, "recovered_on", f"data no futuro (hoje é {today:%d/%m/%Y})", text["recovered_on"])
+    floor = max(not_before or EARLIEST_RECOVERY, EARLIEST_RECOVERY)
+    early = dates.ok & ~future & _np(pc.less(dates.values, pa.scalar(floor, pa.date32())))
+    reason = (f"anterior ao sinistro do naufrágio ({floor:%d/%m/%Y}): nada se resgata antes de afundar"
+              if not_before is not None and not_before >= EARLIEST_RECOVERY else
+              f"anterior a {floor:%d/%m/%Y}: data impossível para um bem resgatado")
+    problems.add(early, "recovered_on", reason, text["recovered_on"])
 
     problems.raise_if_any()
     if progress:
@@ -271,6 +296,12 @@ def _map_columns(meta: TableMeta) -> tuple[dict[str, int], tuple[str, ...]]:
 
 def _np(mask: pa.Array) -> np.ndarray:
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _nfc(col: pd.Series) -> pd.Series:
+    """The column in Unicode NFC: a decomposed accent and a composed one are the same text."""
+    arr = pc.utf8_normalize(_arrow_text(col), "NFC")
+    return pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())), index=col.index)
 
 
 def _arrow_text(col: pd.Series) -> pa.Array:

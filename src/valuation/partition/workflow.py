@@ -58,6 +58,7 @@ from valuation.core.forms import Form
 from valuation.core.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
 from valuation.core.money import format_brl, format_count, format_share
 from valuation.db.access import Principal, require
+from valuation.db.paging import check_page
 from valuation.db.search import fold
 from valuation.partition.documents import (
     PDF_ITEM_LIMIT,
@@ -744,8 +745,7 @@ def pool_items(store: Store, user: Principal, code: str, *, pool: str = "histori
     significance, must_keep, lock), by value descending; and the number of matching items."""
     require(user, "manage_partition")
     _check_pool(pool)
-    if not isinstance(page, int) or page < 1 or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page", f"Página: inteiros positivos, até {MAX_PAGE_SIZE} itens por página."))
+    check_page(page, page_size, MAX_PAGE_SIZE)
     c = _contract(store, user, code)
     where = ["iv.contract_id = ?", "iv.historical = ?"]
     params: list[Any] = [c["id"], pool == "historical"]
@@ -1519,8 +1519,7 @@ def statement_items(store: Store, user: Principal, statement_id: int, *, page: i
                     page_size: int = 50) -> tuple[tuple[StatementItem, ...], int]:
     """One page of the adjudicated items (by value, descending) and their number."""
     _readable(store, user, statement_id)
-    if not isinstance(page, int) or page < 1 or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page", f"Página: inteiros positivos, até {MAX_PAGE_SIZE} itens por página."))
+    check_page(page, page_size, MAX_PAGE_SIZE)
     total = int(store.scalar("SELECT count(*) FROM statement_items WHERE statement_id = ?", [statement_id]))
     return _items(store, statement_id, page_size, (page - 1) * page_size), total
 
