@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -77,8 +78,12 @@ PLAIN_TYPES = {"text", "code", "json", "arrow_data_frame", "dataframe", "table",
                "selectbox", "multiselect", "text_input", "text_area", "date_input", "number_input",
                "time_input", "imgs", "image", "plotly_chart", "vega_lite_chart", "deck_gl_json_chart", "pdf",
                "download_button", "file_uploader"}
-# …but their label and help are Markdown all the same.
-ALWAYS_MARKDOWN = {"label", "help"}
+# …but their label, help and (st.image) caption are Markdown all the same.
+ALWAYS_MARKDOWN = {"label", "help", "caption"}
+# Bare addresses and shortcodes are found in the text *after* backslash escapes are resolved
+# (remark's autolink-literal, Streamlit's icon/emoji replacement): an escaped `http\://…` is still a
+# link and `\:material/warning\:` still an icon. `ui.safe.md` breaks them with a WORD JOINER.
+UNESCAPED_PIECES = ("http://127.0.0.1:9", ":material/warning:")
 
 VIEWS = [(role, spec.key) for role in access.ROLES for spec in PAGES
          if spec.exists() and spec.key in access.PAGES_BY_ROLE[role]]
@@ -152,7 +157,8 @@ def _strings(msg: Message, kind: str, where: str) -> Iterator[tuple[str, str]]:
     """(field path, text) of every string in a proto message that Streamlit renders as Markdown."""
     for field, value in msg.ListFields():
         name = field.name
-        values = [value] if isinstance(value, (str, bytes, Message)) or not hasattr(value, "__iter__") else value
+        scalar = isinstance(value, (str, bytes, Message, int, float, bool))
+        values = [value] if scalar else list(value)         # a repeated field
         for v in values:
             if isinstance(v, Message):
                 yield from _strings(v, kind, f"{where}.{name}")
@@ -202,7 +208,8 @@ def injections(at: AppTest) -> list[str]:
                     found.append(f"{kind}: user text with HTML tags in the figure")
                 continue
             for where, text in _strings(proto, kind, kind):
-                if any(_verbatim(piece, text) for piece in PIECES):
+                resolved = re.sub(r"\\(.)", r"\1", text)
+                if any(_verbatim(piece, text) for piece in PIECES) or any(p in resolved for p in UNESCAPED_PIECES):
                     found.append(f"{where}: {text[:160]!r}")
     return sorted(set(found))
 
@@ -227,10 +234,14 @@ def test_the_checker_sees_an_unescaped_payload_and_not_an_escaped_one(tmp_path: 
         f"p = {PAYLOAD!r}\n"
         "st.text(p)\nst.caption(md(p))\nst.subheader(f'Item {md(p)}')\n"
         "st.selectbox('Escolha', [p])\n"
+        "import io\nfrom PIL import Image\nbuf = io.BytesIO()\nImage.new('RGB', (4, 4)).save(buf, 'PNG')\n"
+        "st.image(buf.getvalue(), caption=md(p))\n"
         "import plotly.graph_objects as go\nimport html\n"
         "st.plotly_chart(go.Figure(go.Bar(x=[1], y=[1], customdata=[html.escape(p)], hovertemplate='%{customdata}')))\n"
         "with st.expander(md(p)):\n    st.markdown(f'**{md(p)}**')\n"
         "if st.session_state.get('raw'):\n    st.subheader(f'Item {p}')\n    st.tabs([p])\n"
+        "    st.image(buf.getvalue(), caption='foto ' + p)\n"
+        "    import re\n    st.markdown('escaped only: ' + re.sub(r'([:\\[\\]()!<>*$])', r'\\\\\\1', p))\n"
         "    st.plotly_chart(go.Figure(go.Bar(x=[1], y=[1], customdata=[p], hovertemplate='%{customdata}')))\n",
         encoding="utf-8")
     at = AppTest.from_file(str(script)).run()
@@ -240,3 +251,5 @@ def test_the_checker_sees_an_unescaped_payload_and_not_an_escaped_one(tmp_path: 
     leaks = injections(at)
     assert any("heading" in x or "subheader" in x for x in leaks) and any("tab" in x for x in leaks), leaks
     assert any("plotly_chart" in x for x in leaks), leaks
+    assert any("imgs" in x or "image" in x for x in leaks), leaks
+    assert any("escaped only" in x for x in leaks), leaks    # backslashes alone leave links and icons

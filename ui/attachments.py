@@ -79,7 +79,7 @@ def may_attach(user: Principal, owner_kind: str, kind: str | None = None) -> boo
 
 def _caption(a: records.Attachment) -> str:
     label = a.caption or a.name
-    return ("★ " if a.principal else "") + label
+    return ("★ " if a.principal else "") + md(label)      # st.image renders its caption as Markdown
 
 
 def _download(store: Any, user: Principal, a: records.Attachment, *, key: str, label: str = "Baixar") -> None:
@@ -179,7 +179,8 @@ def upload_form(store: Any, user: Principal, owner_kind: str, owner_id: int, kin
     if not kinds:
         return
     with st.form(key, clear_on_submit=True):
-        kind = st.selectbox("Tipo de documento", kinds, format_func=KIND_LABELS.get) if len(kinds) > 1 else kinds[0]
+        kind = st.selectbox("Tipo de documento", kinds, format_func=lambda k: KIND_LABELS.get(k, k)) \
+            if len(kinds) > 1 else kinds[0]
         accepted = accepted_text(_type_keys(kinds))
         files = st.file_uploader(f"Arquivos ({accepted}; até {megabytes(MAX_FILE_BYTES)} cada)",
                                  type=_types_for(kinds), accept_multiple_files=True, key=f"{key}_files")
@@ -239,7 +240,9 @@ def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "
     labels = {i: f"{c} — {text(d)}" + (f" · {counts[i]} foto(s)" if counts.get(i) else "")
               for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
     with st.expander("Detalhe do item e fotos", expanded=False):
-        item_id = st.selectbox("Item da página", ids, format_func=labels.get, key=f"{key}_item")
+        item_id = st.selectbox("Item da página", ids, format_func=lambda i: labels.get(i, str(i)), key=f"{key}_item")
+        if item_id is None:
+            return
         item_card.facts(store, user, int(item_id))
         gallery(store, user, "item", int(item_id), key=f"{key}_{item_id}")
 
@@ -269,7 +272,9 @@ def event_reports(store: Any, user: Principal, events: pd.DataFrame, *, key: str
               + (f" · {text(r.get('contract_code'))}" if not pd.isna(r.get("contract_code")) else "")
               + (f" · {counts[int(r['id'])]} arquivo(s)" if counts.get(int(r["id"])) else "")
               for r in events.to_dict("records")}
-    event_id = st.selectbox("Evento", ids, format_func=titles.get, key=f"{key}_event")
+    event_id = st.selectbox("Evento", ids, format_func=lambda i: titles.get(i, str(i)), key=f"{key}_event")
+    if event_id is None:
+        return
     file_list(store, user, "deadline_event", int(event_id), key=f"{key}_{event_id}")
     if may_attach(user, "deadline_event", "report"):
         upload_form(store, user, "deadline_event", int(event_id), ("report",), key=f"{key}_up_{event_id}")
