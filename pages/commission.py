@@ -24,6 +24,7 @@ from ui.fmt import (
     yes_no,
 )
 from ui.forms import save
+from ui.safe import md
 from valuation.attachments.photo_sheet import round_photo_sheet
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.consensus import DECIDED_BY_LABELS
@@ -134,7 +135,7 @@ tabs = dict(zip(tab_names, st.tabs(tab_names)))
 def item_panel(row: pd.Series, ov: RoundOverview) -> None:
     """The selected item: the member's form and own trail; after the close, the (anonymous) entries."""
     item_id = int(row["item_id"])
-    st.subheader(f"{row['item_code']} — {row['description']}")
+    st.subheader(f"{md(row['item_code'])} — {md(row['description'])}")
     item_card.show(store, user, item_id, key=f"cm_card_{rid}_{item_id}")
     hist = my_item_history(store, user, rid, item_id) if is_member else None
     in_force = hist[hist["in_force"]] if hist is not None and len(hist) else None

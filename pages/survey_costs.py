@@ -4,6 +4,8 @@ with their reason, the variance per line, where the deduction goes (0303 c 2 I),
 expenses and inspectors' insurance per contract (0306)."""
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -12,6 +14,7 @@ from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br
 from ui.forms import save
+from ui.safe import md
 from valuation.core.money import format_brl
 from valuation.db import access
 from valuation.partition import survey_sheets
@@ -48,7 +51,8 @@ with tab_sheet:
         m[3].metric("Entregue em", date_br(sheet.filed_on) if sheet.filed_on else "não entregue")
         for w in sheet.winners:
             st.info(f"Naufrágio explorado/removido por outro concessionário: o aceito é deduzido no demonstrativo "
-                    f"de {w['code']} ({w['organisation_name']}) e creditado a esta empresa (NORMAM-10 0303 c 2 I).")
+                    f"de {md(w['code'])} ({md(w['organisation_name'])}) e creditado a esta empresa "
+                    "(NORMAM-10 0303 c 2 I).")
         if sheet.lines:
             lines = pd.DataFrame([{"Nº": ln.line_no, "Linha": ln.line, "Previsto": ln.planned, "Real": ln.actual,
                                    "Excesso aprovado": ln.approved_overrun, "Motivo": ln.overrun_reason or "—",
@@ -57,7 +61,7 @@ with tab_sheet:
                          hide_index=True, width="stretch")
             fig = go.Figure()
             names = [f"Linha {ln.line_no}" for ln in sheet.lines]
-            full = [ln.line for ln in sheet.lines]
+            full = [html.escape(ln.line) for ln in sheet.lines]   # plotly reads tags in hover text
             for label, attr in (("Previsto", "planned"), ("Real", "actual"), ("Aceito", "accepted")):
                 fig.add_bar(name=label, x=names, y=[float(getattr(ln, attr) or 0) for ln in sheet.lines],
                             customdata=full, hovertemplate="%{customdata}<br>R$ %{y:,.2f}<extra>" + label + "</extra>")
@@ -68,12 +72,12 @@ with tab_sheet:
             fig.update_layout(barmode="group", title="Previsto, real e aceito por linha da planilha",
                               yaxis_title="Valor", margin={"l": 10, "r": 10, "t": 40, "b": 10})
             show(fig)
-            st.caption(" · ".join(f"Linha {ln.line_no}: {ln.line}" for ln in sheet.lines))
+            st.caption(" · ".join(f"Linha {ln.line_no}: {md(ln.line)}" for ln in sheet.lines))
         if sheet.reported_on is None:
             with st.expander("Entregar (ou substituir) a planilha de custos", expanded=not sheet.lines):
-                start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or ["", "", ""],
-                                      "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines]
-                                      or ["", "", ""]})
+                blank_rows = ["", "", ""]
+                start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or blank_rows,
+                                      "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines] or blank_rows})
                 grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch", key=f"plan_{code}")
                 filed_on = st.date_input("Data de entrega (com o requerimento)", value=session.today(),
                                          format="DD/MM/YYYY", key=f"filed_{code}")

@@ -4,6 +4,7 @@ by the test modules that count).
 
     FUZZ.count("compute:consensus", outcome="refused")
     KILLS.count("demo", outcome="none")          # the kill left nothing of the write / all of it
+    MATRIX.count("inventory", outcome="refused") # a call as explorer A with explorer B's ids
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class _Tally:
 
 FUZZ = _Tally()
 KILLS = _Tally()
+MATRIX = _Tally()     # store calls made as one company with another company's identifiers
 
 
 def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None:
@@ -45,3 +47,4 @@ def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
     _report(terminalreporter, FUZZ, "hostile input", "generated inputs ran")
     _report(terminalreporter, KILLS, "kills", "SIGKILLs sent")
+    _report(terminalreporter, MATRIX, "cross-company calls", "store calls with another company's identifiers")

@@ -33,6 +33,11 @@ from ui.session import SEEN_KEY, USER_KEY
 from valuation.core.errors import AccessDenied, ValuationError
 from valuation.db import access
 
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import MATRIX  # noqa: E402  (the calls are counted in the run's summary)
+
+pytest_plugins = ["fuzz_report"]
+
 # -- what each role may not read (markers from conftest's construction) ----------------------------------
 A_ITEMS = ("Moeda de prata de 8 reales", "Moeda de ouro de 4 escudos", "Prato de faiança portuguesa",
            "Canhão de bronze", "Botija de azeite", "Astrolábio náutico", "A1-00")
@@ -82,8 +87,9 @@ def _rounds(world: Any) -> dict[str, int]:
     return {code: open_round(world.store, pres, code).id for code in ("A-1", "B-1")}
 
 
-def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict[str, int]) -> Any:
-    f = FOREIGN[role]
+def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict[str, int],
+              foreign: dict[str, str] | None = None) -> Any:
+    f = foreign or FOREIGN[role]
     ids = world.ids
     ann = str(p.annotation)
     module = inspect.getmodule(fn)
@@ -97,7 +103,8 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
         "reason": "motivo de teste de acesso", "currency": "USD", "brl": "5.10", "days": ["sábado"],
         "new_password": "senha-nova-123", "active": False, "role": "dpc", "fmt": "csv", "file_name": "x.csv",
         "historical": False, "amount": Decimal("10.00"), "significance": None, "must_keep": None,
-        "source": "catalogo", "event_id": 1, "raw": "5", "round_id": rounds.get("B-1" if role == "explorer_a" else "A-1", 1),
+        "source": "catalogo", "event_id": 1, "raw": "10",
+        "round_id": rounds.get("B-1" if role == "explorer_a" else "A-1", 1),
     }
     if p.name == "code":
         return f["office"] if "office" in module.__name__ else f["contract"]
@@ -116,7 +123,7 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
     target = getattr(module, ann.split("|")[0].strip(), None)
     if dataclasses.is_dataclass(target):      # every required field filled the same way (another company's ids)
         kwargs = {x.name: _argument(world, fn, inspect.Parameter(x.name, inspect.Parameter.KEYWORD_ONLY,
-                                                                 annotation=str(x.type)), role, rounds)
+                                                                 annotation=str(x.type)), role, rounds, f)
                   for x in dataclasses.fields(target)
                   if x.default is dataclasses.MISSING and x.default_factory is dataclasses.MISSING}
         return target(**kwargs)
@@ -133,11 +140,11 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
     raise Unfillable(p.name)
 
 
-def _call(world: Any, fn: Any, role: str, rounds: dict[str, int]) -> Any:
+def _call(world: Any, fn: Any, role: str, rounds: dict[str, int], foreign: dict[str, str] | None = None) -> Any:
     args = {}
     for p in list(inspect.signature(fn).parameters.values())[2:]:
         if p.default is inspect.Parameter.empty:
-            args[p.name] = _argument(world, fn, p, role, rounds)
+            args[p.name] = _argument(world, fn, p, role, rounds, foreign)
     return fn(world.store, world.principal(role), **args)
 
 
@@ -218,6 +225,44 @@ def test_every_store_function_refuses_or_scopes_for_admin_explorers_and_commissi
         outcomes[role] = "scoped"
     assert set(outcomes) == set(ROLES), outcomes
 
+
+
+# -- every explorer, with every identifier of the other companies -------------------------------------------
+# Each explorer's foreign identifiers, all of them: the other companies' contracts, their wrecks and the
+# wreck nobody holds, the other organisations, the first and last of the other companies' items. Variant i
+# takes the i-th of each list (cycling), so every identifier is passed to every function at least once.
+OTHERS = {
+    "explorer_a": {"contract": ["B-1"], "wreck": ["w2", "w4"], "org": ["org_b", "org_c"],
+                   "item": ["B1-001", "B1-004"], "office": ["CPRJ"]},
+    "explorer_b": {"contract": ["A-1", "A-2"], "wreck": ["w1", "w3", "w4"], "org": ["org_a", "org_c"],
+                   "item": ["A1-001", "A1-006"], "office": ["CPBA", "CPSP"]},
+}
+
+
+def _variants(role: str) -> list[dict[str, str]]:
+    lists = OTHERS[role]
+    return [{k: v[i % len(v)] for k, v in lists.items()} for i in range(max(len(v) for v in lists.values()))]
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_store_function_as_each_explorer_with_every_other_companys_ids(world: Any, name: str) -> None:
+    fn = FUNCTIONS[name]
+    for role in OTHERS:
+        for foreign in _variants(role):
+            try:
+                result = _call(world, fn, role, world.rounds, foreign)
+            except Unfillable as exc:
+                pytest.fail(f"{name}: cannot fill the parameter {exc}")
+            except ValuationError as exc:      # refused, not found, bad input: the message leaks nothing
+                leaked = [m for m in FORBIDDEN[role] if m.casefold() in str(exc).casefold()]
+                assert not leaked, (name, role, foreign, leaked, str(exc))
+                MATRIX.count(name.split(".", 1)[0], outcome="denied" if isinstance(exc, AccessDenied) else
+                             "not found" if type(exc).__name__ == "NotFound" else "refused")
+                continue
+            shown = _text(result)
+            leaked = [m for m in FORBIDDEN[role] if m.casefold() in shown.casefold()]
+            assert not leaked, f"{name} as {role} with {foreign} returned {leaked}"
+            MATRIX.count(name.split(".", 1)[0], outcome="scoped")
 
 def test_discovery_reaches_every_module_and_the_markers_are_real(small_world: Any) -> None:
     """The markers occur in the data (so their absence above means something), and discovery found

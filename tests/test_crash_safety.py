@@ -28,6 +28,10 @@ from valuation.cli.main import build_parser, main
 from valuation.db import audit
 from valuation.db.store import Store
 
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import KILLS as KILL_TALLY  # noqa: E402  (the kills are counted in the run's summary)
+
+pytest_plugins = ["fuzz_report"]
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX SIGKILL")
 
 ROWS = 300_000
@@ -140,7 +144,9 @@ def test_sigkill_in_the_middle_of_a_large_write(base: tuple[Path, int], tmp_path
     outcome = {(0, 0): "none", (ROWS, 1): "all"}.get((items, audited), f"PARTIAL {items} items, {audited} audit")
     print(f"crash-safety: killed {name}: {outcome} of the write is in the file")
     assert outcome in allowed, (name, outcome)
-    with Store(path) as s:                      # the file is fully usable afterwards: the next write continues the chain
+    KILL_TALLY.count("bulk write", outcome=outcome)
+    # the file is fully usable afterwards: the next write continues the chain
+    with Store(path) as s:
         s.write("after", lambda tx: tx.audit("touch", "test", "after-crash", None, {}))
         assert audit.verify_chain(s)[0]
 
@@ -253,3 +259,4 @@ def test_sigkill_in_the_middle_of_the_import_command(base: tuple[Path, int], tmp
                                                            f"PARTIAL {items} items, {imports} imports, {audited} audit")
     print(f"crash-safety: import killed {name}: {outcome} of it is in the file")
     assert outcome in allowed, (name, outcome)
+    KILL_TALLY.count("import command", outcome=outcome)

@@ -13,13 +13,17 @@ The number of generated inputs is printed at the end of the run (tests/fuzz_repo
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import inspect
 import io
 import json
 import re
+import struct
 import subprocess
 import sys
+import warnings
+import zipfile
 from collections.abc import Callable, Mapping
 from datetime import date
 from decimal import Decimal
@@ -45,6 +49,16 @@ EXAMPLES = Path("/work/shared/spec/examples")
 TODAY = date(2025, 6, 30)
 _HEALTH = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large,
            HealthCheck.filter_too_much, HealthCheck.large_base_example]
+
+
+# Generated inputs per property (issue 14: at least 10 000 per run in all; the summary prints the total).
+N_COMPUTE = 800          # × 6 compute kinds, in-process
+N_ACCESSOR = 3000        # valuation.core.forms.Form accessors
+N_IMPORTER = 200         # × 5 parsers, CSV and raw bytes
+N_SPREADSHEET = 30       # × 5 parsers, generated workbooks
+N_ARCHIVE = 120          # × 5 parsers, hostile XLSX archives
+N_FORM = 60              # × each store form, with the no-partial-write check
+N_STORE_IMPORT = 40      # × each store import, with the no-partial-write check
 
 
 def fuzz_settings(n: int) -> settings:
@@ -225,7 +239,7 @@ def test_compute_answers_or_refuses_clearly(kind: str) -> None:
     seeds = COMPUTE_SEEDS.get(kind) or [{}]
     keys = _keys(seeds)
 
-    @fuzz_settings(40)
+    @fuzz_settings(N_COMPUTE)
     @given(doc=st.one_of(mutated(seeds, keys), mutated(seeds, keys), json_like(keys)))
     def prop(doc: Any) -> None:
         outcome, result = _outcome(lambda: run(copy.deepcopy(doc)))
@@ -391,7 +405,7 @@ def test_importers_answer_or_refuse_clearly(name: str) -> None:
     kwargs = _parser_kwargs(fn)
     tables = _csv_seeds(fn)
 
-    @fuzz_settings(40)
+    @fuzz_settings(N_IMPORTER)
     @given(case=st.one_of(csv_bytes(tables), csv_bytes(tables),
                           st.tuples(st.binary(max_size=3000), st.sampled_from(FILE_NAMES))))
     def prop(case: tuple[bytes, str]) -> None:
@@ -410,7 +424,7 @@ def test_importers_on_hostile_spreadsheets(name: str) -> None:
     cell = st.one_of(scalars().filter(lambda v: not isinstance(v, (int, Decimal)) or abs(v) < 10**15),
                      st.dates(), st.datetimes())
 
-    @fuzz_settings(12)
+    @fuzz_settings(N_SPREADSHEET)
     @given(table=st.sampled_from(tables), cells=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 12), cell),
                                                          max_size=8))
     def prop(table: list[list[str]], cells: list[tuple[int, int, Any]]) -> None:
@@ -427,6 +441,118 @@ def test_importers_on_hostile_spreadsheets(name: str) -> None:
             return
         outcome, _ = _outcome(lambda: fn(data, "planilha.xlsx", **kwargs))
         FUZZ.count(f"importer:{name}:xlsx", outcome=outcome)
+
+    prop()
+
+
+# -- hostile XLSX archives: bombs, lying headers, climbing names, encryption, foreign compression … -------
+_MB = 1024 * 1024
+ARCHIVE_OPS = ("truncate", "flip", "bomb", "lying_size", "traversal", "nested_zip", "long_cell", "huge_ref",
+               "encrypted", "lzma", "duplicate", "drop_part", "entities", "many_parts", "empty_zip", "not_xml")
+_LAUGHS = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+           + b"".join(b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10)
+                      for i in range(1, 10))
+           + b']><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="1" uniqueCount="1">'
+           b"<si><t>&lol9;</t></si></sst>")
+
+
+@functools.lru_cache(maxsize=64)
+def _base_xlsx(table: tuple[tuple[str, ...], ...]) -> bytes:
+    return _xlsx([list(r) for r in table])
+
+
+def _parts(data: bytes) -> list[tuple[str, bytes]]:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return [(i.filename, z.read(i)) for i in z.infolist()]
+
+
+def _zip(parts: list[tuple[str, bytes]], method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # duplicate names are the point of one case
+        with zipfile.ZipFile(buf, "w", method) as z:
+            for name, body in parts:
+                z.writestr(name, body)
+    return buf.getvalue()
+
+
+def _patch_headers(data: bytes, patch: Callable[[bytearray, int, bool], None]) -> bytes:
+    """Apply `patch(buffer, offset, central)` to every local (PK\\3\\4) and central (PK\\1\\2) header."""
+    b = bytearray(data)
+    for sig, central in ((b"PK\x03\x04", False), (b"PK\x01\x02", True)):
+        at = b.find(sig)
+        while at >= 0:
+            patch(b, at, central)
+            at = b.find(sig, at + 4)
+    return bytes(b)
+
+
+@st.composite
+def hostile_archives(draw: Any, tables: list[list[list[str]]]) -> tuple[bytes, str]:
+    table = draw(st.sampled_from(tables))
+    base = _base_xlsx(tuple(tuple(str(c) for c in r) for r in table))
+    parts = _parts(base)
+    sheet = next((i for i, (n, _) in enumerate(parts) if n.startswith("xl/worksheets/")), 0)
+    op = draw(st.sampled_from(ARCHIVE_OPS))
+    if op == "truncate":
+        data = base[: draw(st.integers(0, len(base) - 1))]
+    elif op == "flip":
+        b = bytearray(base)
+        for _ in range(draw(st.integers(1, 8))):
+            b[draw(st.integers(0, len(b) - 1))] ^= draw(st.integers(1, 255))
+        data = bytes(b)
+    elif op == "bomb":
+        name = draw(st.sampled_from(["xl/sharedStrings.xml", parts[sheet][0], "xl/styles.xml", "docProps/x.bin"]))
+        body = b"<si><t>" + b"A" * draw(st.sampled_from([int(1.5 * _MB), 3 * _MB])) + b"</t></si>"
+        data = _zip([(n, d) for n, d in parts if n != name] + [(name, body)])
+    elif op == "lying_size":
+        size = draw(st.sampled_from([0, 1, 2**31 - 1, 2**32 - 1, 7]))
+        data = _patch_headers(base, lambda b, at, central: struct.pack_into("<I", b, at + (24 if central else 22),
+                                                                              size))
+    elif op == "traversal":
+        name = draw(st.sampled_from(["../../../tmp/evil.xml", "/etc/passwd", "xl/../../x.xml", "C:\\x.xml"]))
+        data = _zip(parts + [(name, b"<x/>")])
+    elif op == "nested_zip":
+        data = _zip([(n, base if i == sheet else d) for i, (n, d) in enumerate(parts)])
+    elif op == "long_cell":
+        data = _base_xlsx(tuple(tuple(str(c) for c in r) for r in table) + (("Z" * 4_100,),))
+    elif op == "huge_ref":
+        ref = draw(st.sampled_from([b"XFD1", b"A9999999", b"ZZZZ1", b"A0"]))
+        data = _zip([(n, re.sub(rb'r="A1"', b'r="' + ref + b'"', d, count=1) if i == sheet else d)
+                     for i, (n, d) in enumerate(parts)])
+    elif op == "encrypted":
+        data = _patch_headers(base, lambda b, at, central: struct.pack_into(
+            "<H", b, at + (8 if central else 6), struct.unpack_from("<H", b, at + (8 if central else 6))[0] | 1))
+    elif op == "lzma":
+        data = _zip(parts, draw(st.sampled_from([zipfile.ZIP_LZMA, zipfile.ZIP_BZIP2, zipfile.ZIP_STORED])))
+    elif op == "duplicate":
+        data = _zip(parts + [parts[sheet]])
+    elif op == "drop_part":
+        drop = draw(st.integers(0, len(parts) - 1))
+        data = _zip([p for i, p in enumerate(parts) if i != drop])
+    elif op == "entities":
+        data = _zip([(n, d) for n, d in parts if n != "xl/sharedStrings.xml"] + [("xl/sharedStrings.xml", _LAUGHS)])
+    elif op == "many_parts":
+        data = _zip(parts + [(f"xl/media/p{i}.bin", b"x") for i in range(draw(st.integers(50, 400)))])
+    elif op == "empty_zip":
+        data = _zip([])
+    else:
+        data = _zip([(n, draw(st.binary(max_size=200)) if i == sheet else d) for i, (n, d) in enumerate(parts)])
+    return data, draw(st.sampled_from(["planilha.xlsx", "PLANILHA.XLSX", "planilha.xlsm", "planilha.csv"]))
+
+
+@pytest.mark.parametrize("name", sorted(PARSERS))
+def test_importers_on_hostile_archives(name: str) -> None:
+    fn = PARSERS[name]
+    kwargs = _parser_kwargs(fn)
+    tables = _csv_seeds(fn)
+
+    @fuzz_settings(N_ARCHIVE)
+    @given(case=hostile_archives(tables))
+    def prop(case: tuple[bytes, str]) -> None:
+        data, file_name = case
+        outcome, _ = _outcome(lambda: fn(data, file_name, **kwargs))
+        FUZZ.count(f"importer:{name}:archive", outcome=outcome)
 
     prop()
 
@@ -502,7 +628,7 @@ def test_store_forms_refuse_clearly_and_write_nothing(small_world: Any, name: st
 
     key = st.sampled_from(keys) if keys else st.text()
 
-    @fuzz_settings(30)
+    @fuzz_settings(N_FORM)
     @given(data=st.one_of(mutated(seeds, keys, True), mutated(seeds, keys, True),
                           st.dictionaries(key, json_like(keys, forms_safe=True), max_size=8),
                           st.dictionaries(key, scalars(forms_safe=True), max_size=8)
@@ -550,8 +676,9 @@ def test_store_imports_refuse_clearly_and_write_nothing(small_world: Any, name: 
     tables = [t for f in PARSERS.values() for t in _csv_seeds(f)] or [[["a"], ["1"]]]
     del parser_mod
 
-    @fuzz_settings(25)
-    @given(case=st.one_of(csv_bytes(tables), st.tuples(st.binary(max_size=2000), st.sampled_from(FILE_NAMES))))
+    @fuzz_settings(N_STORE_IMPORT)
+    @given(case=st.one_of(csv_bytes(tables), st.tuples(st.binary(max_size=2000), st.sampled_from(FILE_NAMES)),
+                          hostile_archives(tables)))
     def prop(case: tuple[bytes, str]) -> None:
         data, file_name = case
         before = snapshot(world.store)
@@ -583,7 +710,7 @@ def _accessor_args(name: str) -> dict[str, Any]:
     return args
 
 
-@fuzz_settings(100)
+@fuzz_settings(N_ACCESSOR)
 @given(name=st.sampled_from(ACCESSORS), value=scalars(forms_safe=True) | json_like([], forms_safe=True),
        required=st.booleans())
 def test_form_accessors_record_problems_and_never_raise(name: str, value: Any, required: bool) -> None:

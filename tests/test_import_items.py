@@ -444,7 +444,7 @@ _text = st.text(_TEXT_CHARS, min_size=1, max_size=12).map(str.strip).filter(bool
 @st.composite
 def _good_row(draw, i: int):
     weight = draw(st.one_of(st.none(), st.decimals(min_value=0, max_value=Decimal("99999999.99"), places=2)))
-    depth = draw(st.one_of(st.none(), st.decimals(min_value=0, max_value=Decimal("99999.99"), places=2)))
+    depth = draw(st.one_of(st.none(), st.decimals(min_value=0, max_value=Decimal("11000"), places=2)))
     return {
         "item_code": f"G-{i}", "description": draw(_text), "category": draw(st.sampled_from(["moeda", "louça"])),
         "material": draw(_text), "quantity": draw(st.integers(1, 999)), "weight_g": weight,

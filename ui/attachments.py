@@ -70,7 +70,7 @@ def _bytes(store: Any, user: Principal, attachment_id: int, variant: str) -> byt
 
 def _caption(a: records.Attachment) -> str:
     label = a.caption or a.name
-    return ("★ " if a.principal else "") + label
+    return ("★ " if a.principal else "") + md(label)      # st.image renders its caption as Markdown
 
 
 def _download(store: Any, user: Principal, a: records.Attachment, *, key: str, label: str = "Baixar") -> None:
@@ -232,7 +232,7 @@ def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "
     labels = {i: f"{c} — {text(d)}" + (f" · {counts[i]} foto(s)" if counts.get(i) else "")
               for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
     with st.expander("Detalhe do item e fotos", expanded=False):
-        item_id = st.selectbox("Item da página", ids, format_func=lambda i: labels[i], key=f"{key}_item")
+        item_id = st.selectbox("Item da página", ids, format_func=lambda i: labels.get(i, str(i)), key=f"{key}_item")
         if item_id is None:
             return
         item_card.facts(store, user, int(item_id))
@@ -264,7 +264,7 @@ def event_reports(store: Any, user: Principal, events: pd.DataFrame, *, key: str
               + (f" · {text(r.get('contract_code'))}" if not pd.isna(r.get("contract_code")) else "")
               + (f" · {counts[int(r['id'])]} arquivo(s)" if counts.get(int(r["id"])) else "")
               for r in events.to_dict("records")}
-    event_id = st.selectbox("Evento", ids, format_func=lambda i: titles[i], key=f"{key}_event")
+    event_id = st.selectbox("Evento", ids, format_func=lambda i: titles.get(i, str(i)), key=f"{key}_event")
     if event_id is None:
         return
     file_list(store, user, "deadline_event", int(event_id), key=f"{key}_{event_id}")

@@ -6,6 +6,7 @@ Every page draws through `show(fig, ...)`: one place decides how charts look.
 """
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from datetime import date
 from typing import Any
@@ -65,6 +66,35 @@ def today_line(fig: Any, day: date, *, label: str = "hoje") -> Any:
     return fig
 
 
+# Trace attributes that carry data (names, descriptions, codes): plotly reads <a>, <b>, <br> … in them.
+_DATA_TEXT = ("x", "y", "text", "hovertext", "customdata", "labels", "parents", "ids", "name", "legendgroup")
+
+
+def _escaped(value: Any) -> Any:
+    if isinstance(value, str):
+        return html.escape(value, quote=False)
+    if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and not isinstance(value, (int, float))):
+        items = value.tolist() if hasattr(value, "tolist") else list(value)
+        if isinstance(items, list):
+            return [_escaped(v) for v in items]
+    return value
+
+
+def plain_data(fig: Any) -> Any:
+    """`fig` with every text that came from data HTML-escaped (templates and titles keep their markup):
+    a user-written name or description never becomes a link or a tag in a chart. Returns it."""
+    for trace in fig.data:
+        for attr in _DATA_TEXT:
+            old = trace[attr] if attr in trace else None
+            if old is None or isinstance(old, (int, float)):
+                continue
+            new = _escaped(old)
+            if new != (old.tolist() if hasattr(old, "tolist") else list(old) if isinstance(old, tuple) else old):
+                trace[attr] = new
+    return fig
+
+
 def show(fig: Any, **kwargs: Any) -> None:
-    """st.plotly_chart with the product's config (pt-BR locale, no logo, local map outlines)."""
-    st.plotly_chart(fig, width="stretch", config=CONFIG, **kwargs)
+    """st.plotly_chart with the product's config (pt-BR locale, no logo, local map outlines); text from
+    data is shown as text (`plain_data`)."""
+    st.plotly_chart(plain_data(fig), width="stretch", config=CONFIG, **kwargs)

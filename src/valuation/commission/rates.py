@@ -33,6 +33,7 @@ from valuation.commission.fx import BRL, is_currency_code
 from valuation.commission.sheet import as_mask
 from valuation.core.errors import InputError, Problem
 from valuation.db.access import Principal, require
+from valuation.db.paging import check_page
 from valuation.importing.tabular import (
     decimal_convention,
     default_convention,
@@ -324,10 +325,7 @@ def list_rates(store: Store, user: Principal, currency: str | None = None, *, st
                end: date | None = None, page: int = 1, page_size: int = 50) -> pd.DataFrame:
     """One page of rates, newest first. Columns: currency, day, brl, source, recorded_by, recorded_at."""
     require(user, "read_rates")
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        raise InputError(Problem("page", "Página: deve ser um número inteiro a partir de 1."))
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page_size", f"Itens por página: de 1 a {MAX_PAGE_SIZE}."))
+    check_page(page, page_size, MAX_PAGE_SIZE)
     where: list[str] = ["TRUE"]
     params: list[Any] = []
     if currency:

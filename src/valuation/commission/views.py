@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -27,10 +27,11 @@ from valuation.commission.decisions import (
 )
 from valuation.commission.rounds import fetch_round
 from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
+from valuation.core import money
 from valuation.core.errors import InputError, NotFound, Problem
-from valuation.core.money import to_cents
 from valuation.core.problems import problems_frame  # re-exported for the pages (the one definition)
 from valuation.db.access import COMMISSION_BODY_LABELS, Principal, require
+from valuation.db.paging import check_page
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 
 if TYPE_CHECKING:
@@ -169,21 +170,9 @@ def round_template(store: Store, user: Principal, round_id: int, fmt: str = "csv
 
 
 def parse_brl(text: object, field: str = "value_brl", label: str = "Valor (R$)") -> Decimal:
-    """A money amount typed in a form ('1.234,56', '1234.56', 'R$ 10'), ≥ 0, at most 2 places."""
-    if isinstance(text, (bool, float)):
-        raise InputError(Problem(field, f"{label}: informe um número decimal exato."))
-    s = str(text if text is not None else "").strip().replace("R$", "").replace(" ", "")
-    if not s:
-        raise InputError(Problem(field, f"{label}: informe o valor."))
-    if "," in s:
-        s = s.replace(".", "").replace(",", ".")
-    try:
-        value = Decimal(s)
-    except InvalidOperation:
-        raise InputError(Problem(field, f"{label}: deve ser um número (ex.: 1.234,56).")) from None
-    if not value.is_finite() or value < 0 or value > MAX_VALUE_BRL or value != to_cents(value):
-        raise InputError(Problem(field, f"{label}: um número ≥ 0 com até 2 casas decimais."))
-    return value
+    """A money amount typed in a form ('1.234,56', '1234.56', 'R$ 10'), ≥ 0, at most 2 places; mixed
+    separators ('1001.76,41') are refused, never guessed (`core.money.parse_brl`)."""
+    return money.parse_brl(text, path=field, label=label, minimum=Decimal(0), maximum=MAX_VALUE_BRL)
 
 
 def override_decision(store: Store, user: Principal, round_id: int, item_code: str, *, historical: bool | None,
@@ -278,9 +267,7 @@ def decisions_page(store: Store, user: Principal, contract_code: str, *, histori
     code or description holds it — and how many decisions the filter keeps. The columns of
     `decisions.published_decisions`."""
 
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1 or isinstance(page_size, bool) \
-            or not isinstance(page_size, int) or not 1 <= page_size <= 500:
-        raise InputError(Problem("page", "Página a partir de 1, com 1 a 500 decisões."))
+    check_page(page, page_size)
     cid = published_contract(store, user, contract_code)
     clauses: list[str] = ["TRUE"]
     params: list[Any] = [cid]

@@ -405,8 +405,8 @@ def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
         return (f"Registro(s) de auditoria removido(s): falta(m) o(s) número(s) "
                 f"{prev_id + 1} a {rid - 1} antes do registro {rid}.")
     if row["prev_hash"] != prev_hash:
-        return (f"Cadeia rompida no registro {rid}: o hash anterior não confere (registro anterior alterado "
-                "ou removido).")
+        return (f"Cadeia rompida no registro {rid}: o hash anterior não confere "
+                "(registro anterior alterado ou removido).")
     if row_hash(row) != row["hash"]:
         return f"Registro de auditoria {rid} foi alterado: o hash não confere."
     if row["action"] == RESTORE_ACCEPTED_ACTION:

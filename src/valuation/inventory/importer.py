@@ -59,6 +59,14 @@ REQUIRED_COLUMNS: tuple[str, ...] = tuple(f.key for f in ITEM_FIELDS if f.requir
 HEADER_ALIASES: dict[str, tuple[str, ...]] = {f.key: f.headers for f in ITEM_FIELDS}
 _ALIAS_TO_COLUMN = {alias: column for column, aliases in HEADER_ALIASES.items() for alias in aliases}
 
+MAX_DEPTH_M = 11_000                  # metres: deeper than the deepest ocean trench (~10 935 m)
+EARLIEST_RECOVERY = date(1000, 1, 1)  # as registry.wrecks.MIN_CASUALTY_YEAR: earlier is a typing error
+# RE2 classes: control, format (zero-width…), line/paragraph separators, spaces other than U+0020, fillers.
+_INVISIBLE = r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\x{00A0}\x{1680}\x{2000}-\x{200A}\x{202F}\x{205F}\x{3000}\x{115F}\x{1160}" \
+             r"\x{3164}\x{FFA0}]"
+# Letters that pass for Latin ones (Cyrillic а, Greek ο …) and full-width forms (Ａ, １).
+_LOOK_ALIKE = r"[\p{Greek}\p{Cyrillic}\p{Armenian}\p{Cherokee}\x{FF00}-\x{FFEF}]"
+
 
 @dataclass(frozen=True, eq=False)
 class ParsedItems:
@@ -84,7 +92,7 @@ class ParsedItems:
 
 def parse_items(data: bytes, file_name: str, *, today: date,
                 existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray] = (),
-                progress: Progress | None = None) -> ParsedItems:
+                progress: Progress | None = None, not_before: date | None = None) -> ParsedItems:
     """Parse and validate an items file (CSV or XLSX); all or nothing.
 
     Raises InputError whose problems name every bad cell (`linha N, coluna X`), sorted by
@@ -92,7 +100,8 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     or one problem per missing/duplicated column; or one for an empty, unreadable or
     unsupported file. `existing_codes`: the item codes already in the contract, or a
     function telling, for the file's code column (Arrow strings), which are (a boolean
-    array) — the store looks them up in the database.
+    array) — the store looks them up in the database. `not_before`: the wreck's casualty date
+    (no recovery before it; never before `EARLIEST_RECOVERY`).
     """
     if progress:
         progress(0.0, "lendo o arquivo")
@@ -110,10 +119,12 @@ def parse_items(data: bytes, file_name: str, *, today: date,
                       index=df.index)
     text = {name: cols.get(name, empty) for name in COLUMNS}
     _unnamed_problems(problems, df, meta, set(positions.values()))
+    text["item_code"] = _nfc(text["item_code"])
     _code_problems(problems, text["item_code"], lines, existing_codes)
     numeric = [text[f.key] for f in ITEM_FIELDS if f.kind in ("integer", "decimal")]
     convention = decimal_convention(numeric, default=default_convention(meta.separator))
     values = {f.key: _checked(problems, f, text[f.key], convention, today) for f in ITEM_FIELDS}
+    _physical_problems(problems, text, values, today, not_before)
     problems.raise_if_any()
     if progress:
         progress(0.95, "montando as linhas para gravação")
@@ -139,9 +150,16 @@ def _unnamed_problems(problems: _Problems, df: pd.DataFrame, meta: TableMeta, na
 
 def _code_problems(problems: _Problems, codes: pd.Series, lines: np.ndarray,
                    existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray]) -> None:
-    """item_code: unique within the file and the contract (its empty cells: `_checked`)."""
+    """item_code (already NFC: one spelling per code): nothing invisible, no look-alike letters,
+    unique within the file and the contract (its empty cells: `_checked`)."""
     code_arr = _arrow_text(codes)
     has_code = (codes != "").to_numpy(dtype=bool)
+    problems.add(has_code & _np(pc.match_substring_regex(code_arr, _INVISIBLE)), "item_code",
+                 "código com caractere de controle ou invisível (quebra de linha, tabulação, espaço de largura zero…)",
+                 codes)
+    problems.add(has_code & _np(pc.match_substring_regex(code_arr, _LOOK_ALIKE)), "item_code",
+                 "código com letra de outro alfabeto ou de largura dupla, parecida com uma latina (use só letras "
+                 "latinas e algarismos comuns)", codes)
     first_line = _first_lines(code_arr, lines)
     repeated = has_code & (first_line != lines)
     problems.add(repeated, "item_code", _concat("código repetido no arquivo (primeira ocorrência na linha ",
@@ -171,6 +189,25 @@ def _checked(problems: _Problems, f: ItemField, raw: pd.Series, convention: Deci
         problems.add(dates.ok & dates.after(today), f.key, f"data no futuro (hoje é {today:%d/%m/%Y})", raw)
         return dates
     return raw
+
+
+
+def _physical_problems(problems: _Problems, text: dict[str, pd.Series], values: dict[str, Any],
+                       today: date, not_before: date | None) -> None:
+    """Bounds of the physical world: no depth beyond the deepest ocean, no recovery before the
+    wreck's casualty (or before EARLIEST_RECOVERY), each saying why."""
+    depth = values["depth_m"]
+    depth_ok = depth.ok & ~depth.negative
+    problems.add(depth_ok & _np(pc.greater(depth.values, pa.scalar(MAX_DEPTH_M, depth.values.type))), "depth_m",
+                 f"mais fundo que o ponto mais profundo dos oceanos (máximo {MAX_DEPTH_M:,} m)".replace(",", "."),
+                 text["depth_m"])
+    dates = values["recovered_on"]
+    floor = max(not_before or EARLIEST_RECOVERY, EARLIEST_RECOVERY)
+    early = dates.ok & ~dates.after(today) & _np(pc.less(dates.values, pa.scalar(floor, pa.date32())))
+    reason = (f"anterior ao sinistro do naufrágio ({floor:%d/%m/%Y}): nada se resgata antes de afundar"
+              if not_before is not None and not_before >= EARLIEST_RECOVERY else
+              f"anterior a {floor:%d/%m/%Y}: data impossível para um bem resgatado")
+    problems.add(early, "recovered_on", reason, text["recovered_on"])
 
 
 def _integer_problems(problems: _Problems, name: str, raw: pd.Series, blank: np.ndarray,
@@ -247,6 +284,12 @@ def _map_columns(meta: TableMeta) -> tuple[dict[str, int], tuple[str, ...]]:
 
 def _np(mask: pa.Array) -> np.ndarray:
     return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _nfc(col: pd.Series) -> pd.Series:
+    """The column in Unicode NFC: a decomposed accent and a composed one are the same text."""
+    arr = pc.utf8_normalize(_arrow_text(col), "NFC")
+    return pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())), index=col.index)
 
 
 def _arrow_text(col: pd.Series) -> pa.Array:

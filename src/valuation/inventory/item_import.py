@@ -149,7 +149,7 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
             progress(min(0.9, 0.9 * fraction), text)
 
     parsed = parse_items(data, name, today=today, existing_codes=_codes_taken(store, int(contract["id"])),
-                         progress=parse_progress)
+                         progress=parse_progress, not_before=_casualty_date(store, int(contract["id"])))
     if progress:
         progress(0.92, f"gravando {_thousands(parsed.row_count)} itens")
 
@@ -168,6 +168,19 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
     if progress:
         progress(1.0, f"{_thousands(result.rows)} itens importados")
     return result
+
+
+def _casualty_date(store: Store, contract_id: int) -> date | None:
+    """The first day the contract's wreck can have been lying on the bottom (its casualty date, or the
+    first day of the casualty's month or year when only those are known)."""
+    row = store.fetch_one("SELECT w.casualty_year AS y, w.casualty_month AS m, w.casualty_day AS d FROM contracts c "
+                          "JOIN wrecks w ON w.id = c.wreck_id WHERE c.id = ?", [contract_id])
+    if row is None or row["y"] is None:
+        return None
+    try:
+        return date(int(row["y"]), int(row["m"] or 1), int(row["d"] or 1))
+    except ValueError:
+        return None
 
 
 def _codes_taken(store: Store, contract_id: int) -> Callable[[Any], Any]:

@@ -25,7 +25,7 @@ from valuation.core.errors import (
     Problem,
 )
 from valuation.db.access import Principal, require
-from valuation.db.paging import MAX_PAGE_SIZE
+from valuation.db.paging import MAX_PAGE_SIZE, check_page
 from valuation.db.search import fold
 from valuation.partition.pools import (
     POOLS,
@@ -141,8 +141,7 @@ def pool_items(store: Store, user: Principal, code: str, *, pool: str = "histori
     significance, must_keep, lock), by value descending; and the number of matching items."""
     require(user, "choose_items")
     _check_pool(pool)
-    if not isinstance(page, int) or page < 1 or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page", f"Página: inteiros positivos, até {MAX_PAGE_SIZE} itens por página."))
+    check_page(page, page_size, MAX_PAGE_SIZE)
     c = _contract(store, user, code)
     where = ["iv.contract_id = ?", "iv.historical = ?"]
     params: list[Any] = [c["id"], pool == "historical"]

@@ -13,13 +13,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import (
-    InputError,
     NotFound,
-    Problem,
 )
 from valuation.db import access
 from valuation.db.access import Principal, require
-from valuation.db.paging import MAX_PAGE_SIZE
+from valuation.db.paging import MAX_PAGE_SIZE, check_page
 from valuation.partition.documents import (
     PDF_ITEM_LIMIT,
     StatementDoc,
@@ -171,8 +169,7 @@ def statement_items(store: Store, user: Principal, statement_id: int, *, page: i
                     page_size: int = 50) -> tuple[tuple[StatementItem, ...], int]:
     """One page of the adjudicated items (by value, descending) and their number."""
     _readable(store, user, statement_id)
-    if not isinstance(page, int) or page < 1 or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputError(Problem("page", f"Página: inteiros positivos, até {MAX_PAGE_SIZE} itens por página."))
+    check_page(page, page_size, MAX_PAGE_SIZE)
     total = int(store.scalar("SELECT count(*) FROM statement_items WHERE statement_id = ?", [statement_id]))
     return _items(store, statement_id, page_size, (page - 1) * page_size), total
 
