@@ -2,10 +2,9 @@
 oldest first; DPC records deliveries to the Naval Authority (per item, per lot or in bulk)."""
 from __future__ import annotations
 
-import plotly.express as px
 import streamlit as st
 
-from ui import session
+from ui import figures, session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
@@ -41,10 +40,11 @@ pending = summary[summary["undelivered"] > 0]
 if len(pending):
     long = pending.melt(id_vars=["contract_code"], value_vars=list(bands), var_name="faixa", value_name="itens")
     long["faixa"] = long["faixa"].map(bands)
-    fig = px.bar(long, x="contract_code", y="itens", color="faixa", category_orders={"faixa": list(bands.values())},
-                 color_discrete_sequence=["#fdd49e", "#fdbb84", "#fc8d59", "#e34a33", "#b30000"],  # older = darker
-                 labels={"contract_code": "Contrato", "itens": "Itens não entregues", "faixa": "Idade"},
-                 title="Não entregues por idade")
+    fig = figures.bar(long, x="contract_code", y="itens", color="faixa",
+                      category_orders={"faixa": list(bands.values())},
+                      color_discrete_sequence=["#fdd49e", "#fdbb84", "#fc8d59", "#e34a33", "#b30000"],  # older = darker
+                      labels={"contract_code": "Contrato", "itens": "Itens não entregues", "faixa": "Idade"},
+                      title="Não entregues por idade")
     pt_br(fig, counts=("y",), legend="Idade", height=320)
     fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 10})
     show(fig)

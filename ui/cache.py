@@ -1,0 +1,135 @@
+"""What every page view would recompute, kept per database revision (issue 17).
+
+    frame = cache.per_revision(store, user, "deadlines", as_of, office,
+                               compute=lambda: engine.compute_deadlines(store, user, as_of=as_of, office=office))
+
+The key is (the file, the store's revision, today's date in Brasília, name, the user, the
+arguments): `Store.revision`
+changes with every transaction the Store commits and is new for every Store opened, and the
+service's process is the only writer of its file — so a value computed at revision r is right
+for as long as the revision is r, and the first view after any write computes afresh (nothing to
+invalidate by hand, no time-to-live); the day is in the key for what reads "today" (a value of
+yesterday is never shown the next morning). The user is the whole `Principal`: a value is never shared
+between two people, whatever the row scopes decide.
+
+Two sessions that miss the same key at once compute it once: the second waits for the first.
+Entries of older revisions are dropped as soon as a newer one is stored; at most `MAX_ENTRIES`
+are kept (least recently used first out). A DataFrame is handed out as a shallow copy (pandas'
+copy-on-write: a page that adds or changes a column changes its own copy only); any other value is
+shared and must be treated as read-only (a plotly figure: build it whole inside `compute`).
+
+`clear()` empties the cache; `stats` counts hits and misses (the benchmarks print them).
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+from valuation.core import clock
+
+T = TypeVar("T")
+MAX_ENTRIES = 512
+
+_lock = threading.Lock()
+_entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_pending: dict[tuple[Any, ...], threading.Event] = {}
+_newest: dict[str, int] = {}   # store path → newest revision stored
+stats = {"hits": 0, "misses": 0}
+
+
+def _handout(value: Any) -> Any:
+    copy = getattr(value, "copy", None)
+    if copy is not None and type(value).__name__ == "DataFrame":
+        return copy(deep=False)
+    return value
+
+
+def _drop_older(path: str, revision: int) -> None:
+    """Called under the lock: forget every entry of `path` older than `revision`."""
+    if _newest.get(path, -1) >= revision:
+        return
+    _newest[path] = revision
+    for key in [k for k in _entries if k[0] == path and k[1] < revision]:
+        del _entries[key]
+
+
+def per_revision(store: Any, user: Hashable, name: str, *args: Hashable, compute: Callable[[], T]) -> T:
+    """`compute()` once per (store revision, user, name, args); see the module docstring."""
+    revision = store.revision            # read before computing: the value is at least this fresh
+    key = (str(store.path), revision, clock.today_brasilia(), name, user, args)
+    while True:
+        with _lock:
+            if key in _entries:
+                _entries.move_to_end(key)
+                stats["hits"] += 1
+                return _handout(_entries[key])
+            waiting = _pending.get(key)
+            if waiting is None:
+                _pending[key] = threading.Event()
+                stats["misses"] += 1
+                break
+        waiting.wait(timeout=60)         # another session computes it; then read it (or compute)
+    try:
+        value = compute()
+        with _lock:
+            _drop_older(key[0], revision)
+            if _newest.get(key[0], -1) <= revision:   # a newer revision's value is never displaced
+                _entries[key] = value
+                while len(_entries) > MAX_ENTRIES:
+                    _entries.popitem(last=False)
+        return _handout(value)
+    finally:
+        with _lock:
+            _pending.pop(key).set()
+
+
+def clear() -> None:
+    with _lock:
+        _entries.clear()
+        _newest.clear()
+        stats.update(hits=0, misses=0)
+
+
+# -- what the pages read through it (each a drop-in for the function it names) ---------------------------
+def deadlines(store: Any, user: Any, *, as_of: Any, office: str | None = None) -> Any:
+    """`deadlines.engine.compute_deadlines` (Prazos: the whole engine over every contract in scope)."""
+    from valuation.deadlines import engine
+
+    return per_revision(store, user, "deadlines", as_of, office,
+                        compute=lambda: engine.compute_deadlines(store, user, as_of=as_of, office=office))
+
+
+def inventory_summary(store: Any, user: Any, flt: Any) -> Any:
+    """`inventory.queries.summarise` (Inventário: the totals and the four charts' groups)."""
+    from valuation.inventory import queries
+
+    return per_revision(store, user, "inventory.summary", flt, compute=lambda: queries.summarise(store, user, flt))
+
+
+def inventory_count(store: Any, user: Any, flt: Any) -> int:
+    from valuation.inventory import queries
+
+    return per_revision(store, user, "inventory.count", flt, compute=lambda: queries.count_items(store, user, flt))
+
+
+def inventory_contracts(store: Any, user: Any) -> Any:
+    from valuation.inventory import queries
+
+    return per_revision(store, user, "inventory.contracts", compute=lambda: queries.readable_contracts(store, user))
+
+
+def inventory_options(store: Any, user: Any, *, contract_code: str | None = None) -> Any:
+    from valuation.inventory import queries
+
+    return per_revision(store, user, "inventory.options", contract_code,
+                        compute=lambda: queries.filter_options(store, user, contract_code=contract_code))
+
+
+def wreck_list(store: Any, user: Any, **filters: Any) -> Any:
+    """`registry.wrecks.list_wrecks` with the registry's filters (Naufrágios: the table and the map)."""
+    from valuation.registry import wrecks
+
+    return per_revision(store, user, "wrecks", *sorted(filters.items()),
+                        compute=lambda: wrecks.list_wrecks(store, user, **filters))
