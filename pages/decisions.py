@@ -27,13 +27,12 @@ if not codes:
     st.stop()
 code = st.selectbox("Contrato", codes, key="dec_contract", format_func=lambda c: f"{c} — "
                     f"{count_br(sum(1 for r in published if r.contract_code == c))} rodada(s) publicada(s)")
-try:
-    df = cm.published_decisions(store, user, code)
+try:  # issue 17: totals and one page in SQL; the whole contract's rows only for the download
+    t = cv.decisions_summary(store, user, code)
 except (AccessDenied, NotFound) as exc:
     st.error(str(exc))
     st.stop()
 
-t = cv.decision_totals(df)
 m = st.columns(3)
 m[0].metric("Itens decididos", count_br(t.items))
 m[1].metric("Históricos", count_br(t.historical), help="art. 20 §3: de valor artístico, histórico ou arqueológico")
@@ -47,24 +46,30 @@ st.caption(f"{count_br(t.must_keep)} item(ns) que a Comissão propõe manter com
 a, b, c = st.columns(3)
 group = a.radio("Grupo", ["todos", "históricos", "demais"], horizontal=True, key="dec_group")
 search = b.text_input("Buscar (código ou descrição)", key="dec_search")
-view = df
-if group != "todos":
-    view = view[view["historical"] == (group == "históricos")]
-if search.strip():
-    s = search.strip().lower()
-    view = view[[s in f"{x} {y}".lower() for x, y in zip(view["item_code"].tolist(), view["description"].tolist())]]
-pages = max(1, -(-len(view) // PAGE_SIZE))
-page = c.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1, key="dec_page")
-shown = pd.DataFrame(view.iloc[(int(page) - 1) * PAGE_SIZE: int(page) * PAGE_SIZE]).copy()
+historical = None if group == "todos" else group == "históricos"
+page_box = c.empty()   # the page number is asked once the selection's size is known
+last = int(st.session_state.get("dec_page") or 1)
+shown, selected = cv.decisions_page(store, user, code, historical=historical, search=search, page=max(1, last),
+                                    page_size=PAGE_SIZE)
+pages = max(1, -(-selected // PAGE_SIZE))
+if last > pages:   # the filter shrank the selection: back to its last page
+    st.session_state["dec_page"] = last = pages
+    shown, selected = cv.decisions_page(store, user, code, historical=historical, search=search, page=last,
+                                        page_size=PAGE_SIZE)
+page = page_box.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, step=1,
+                             key="dec_page")
+shown = pd.DataFrame(shown).copy()
 for col in ("historical", "must_keep"):
     shown[col] = [yes_no(bool(v)) for v in shown[col].tolist()]
 if len(shown):
     st.dataframe(for_display(shown, money=("value_brl",), dates=("decided_at", "published_at"),
                              counts=("significance", "round_number"),
-                             only=list(cv.DECISION_LABELS), rename=cv.DECISION_LABELS), hide_index=True, width="stretch")
+                             only=list(cv.DECISION_LABELS), rename=cv.DECISION_LABELS),
+                 hide_index=True, width="stretch")
 else:
     st.info("Nenhuma decisão na seleção.")
-st.caption(f"{count_br(len(view))} item(ns) na seleção; página {count_br(int(page))} de {count_br(pages)}.")
-st.download_button("Baixar XLSX (todas as decisões do contrato)", data=lambda: cv.decisions_xlsx(df, code),
+st.caption(f"{count_br(selected)} item(ns) na seleção; página {count_br(int(page))} de {count_br(pages)}.")
+st.download_button("Baixar XLSX (todas as decisões do contrato)",
+                   data=lambda: cv.decisions_xlsx(cm.published_decisions(store, user, code), code),
                    file_name=f"decisoes_{code.replace('/', '-')}.xlsx", key="dec_xlsx",
                    mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
