@@ -51,7 +51,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -394,7 +394,7 @@ def _greedy_baselines(args: argparse.Namespace, con: Any) -> dict[str, Any]:
                         params=[cid, limit]).to_arrow_table()
         items = _sel_items(table)
         target = to_cents(share * sum((it.value for it in items), Decimal(0)))
-        g = timed(lambda: greedy_fill(items, target), args.repeat)
+        g = timed(lambda items=items, target=target: greedy_fill(items, target), args.repeat)
         out[f"{key}_greedy_s"] = g.median
         out[f"{key}_greedy"] = g.details(items=len(items), value=str(g.result))
     return out
@@ -757,6 +757,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
     import logging
 
     from tests.ui_support import page_as
+    from ui import cache as ui_cache
     from ui.registry import PAGES
     from valuation.db import access
 
@@ -783,11 +784,16 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
                     PEAKS.end(f"page {spec.key} ({role})")
                     continue
 
-                def ok(_: Any) -> None:
-                    ensure(not at.exception, f"{spec.key} as {role}: {_exception_text(at)}")
+                def ok(_: Any, at: Any = at, key: str = spec.key, role: str = role) -> None:
+                    ensure(not at.exception, f"{key} as {role}: {_exception_text(at)}")
 
                 t = timed(at.run, args.repeat, after=ok)
                 row[role] = t.median
+
+                def cold(at: Any = at) -> None:   # the first view after a write: nothing kept (ui/cache)
+                    ui_cache.clear()
+                    at.run()
+                row[f"{role}_cold"] = timed(cold, args.repeat, after=ok).median
                 row[f"{role}_details"] = t.details(contract=code if picked else None,
                                                    errors=[e.value for e in at.error],
                                                    title=[x.value for x in at.title])
@@ -839,7 +845,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
 
         say("import: a CSV of new items into the treasure contract")
         data = gen.import_csv(args.import_rows, "CAMP-2026-09")
-        base = timed(lambda: _read_csv_baseline(data), args.repeat)
+        base = timed(lambda data=data: _read_csv_baseline(data), args.repeat)
         t, state = _import_runs(store, users["explorer"], data, "campanha_2026_09.csv", args.repeat)
         res["import_s"] = t.median
         res["import_rows"] = int(state["rows"])
@@ -947,15 +953,21 @@ def table(result: dict[str, Any]) -> str:
 
 
 def pages_table(pages: dict[str, dict[str, Any]]) -> str:
-    lines = ["| page | title | DPC | explorer | target | | peak RSS |", "|---|---|---:|---:|---|---|---:|"]
+    lines = ["| page | title | DPC | explorer | | DPC, first view after a write | explorer, first view | "
+             "| peak RSS |", "|---|---|---:|---:|---|---:|---:|---|---:|"]
+    roles = ("dpc", "explorer")
+
+    def mark(times: list[float], errors: bool) -> str:
+        return "**error**" if errors else "met" if times and max(times) <= PAGE_TARGET_S else "**missed**"
+
     for key, row in pages.items():
-        times = [row[r] for r in ("dpc", "explorer") if r in row]
-        errors = [r for r in ("dpc", "explorer") if f"{r}_error" in row]
-        mark = "**error**" if errors else "met" if max(times) <= PAGE_TARGET_S else "**missed**"
-        cells = [_secs(row[r]) if r in row else "raised" if f"{r}_error" in row else "—" for r in ("dpc", "explorer")]
-        peak = max((row[f"{r}_peak_mb"] for r in ("dpc", "explorer") if f"{r}_peak_mb" in row), default=0)
-        lines.append(f"| `pages/{key}.py` | {row['title']} | {cells[0]} | {cells[1]} | ≤ {PAGE_TARGET_S} s | {mark} "
-                     f"| {peak:,.0f} MB |")
+        errors = any(f"{r}_error" in row for r in roles)
+        cells = [_secs(row[r]) if r in row else "raised" if f"{r}_error" in row else "—" for r in roles]
+        cold = [_secs(row[f"{r}_cold"]) if f"{r}_cold" in row else "—" for r in roles]
+        peak = max((row[f"{r}_peak_mb"] for r in roles if f"{r}_peak_mb" in row), default=0)
+        lines.append(f"| `pages/{key}.py` | {row['title']} | {cells[0]} | {cells[1]} "
+                     f"| {mark([row[r] for r in roles if r in row], errors)} | {cold[0]} | {cold[1]} "
+                     f"| {mark([row[r + '_cold'] for r in roles if r + '_cold' in row], errors)} | {peak:,.0f} MB |")
     return "\n".join(lines)
 
 
@@ -980,13 +992,16 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         table(result),
         "",
         f"Every page (AppTest server time of `at.run()` after two warm-up runs, median of {d['repeat']}; "
-        "the treasure contract chosen where the page has a contract selector):",
+        "the treasure contract chosen where the page has a contract selector; target ≤ "
+        f"{PAGE_TARGET_S} s). The first columns are a view of the page again (another user's click, a widget "
+        "changed elsewhere): what the page reads through `ui/cache.py` is kept until the next write; the "
+        "*first view after a write* is the same run with that cache emptied first:",
         "",
         pages_table(d["pages"]),
         "",
         "Peak RSS of the measuring process by phase (VmHWM reset at each phase's start; the pages' peaks are in "
-        "their table, each including what the pages before it left allocated): " + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items()
-                                      if not k.startswith("page ")) + ".",
+        "their table, each including what the pages before it left allocated): "
+        + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items() if not k.startswith("page ")) + ".",
         "",
         f"Build (not in the figures): main file {d['build']['main_build_s']} s, deadline file "
         f"{d['build']['deadlines_build_s']} s, large import file {d['build']['big_csv_s']} s, decisions + "
@@ -1049,7 +1064,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.phase_json.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
         return result
 
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     mach = machine()
     say(f"N = {args.items:,}; building the files in a child process")
     build = child("build", args)

@@ -133,3 +133,33 @@ def wreck_list(store: Any, user: Any, **filters: Any) -> Any:
 
     return per_revision(store, user, "wrecks", *sorted(filters.items()),
                         compute=lambda: wrecks.list_wrecks(store, user, **filters))
+
+
+def custody_summary(store: Any, user: Any, *, as_of: Any) -> Any:
+    """`inventory.custody.custody_summary` (Entrega e custódia: every item against its deliveries)."""
+    from valuation.inventory import custody
+
+    return per_revision(store, user, "custody.summary", as_of,
+                        compute=lambda: custody.custody_summary(store, user, as_of=as_of))
+
+
+def custody_count(store: Any, user: Any, *, contract_code: str | None = None, lot: str | None = None) -> int:
+    from valuation.inventory import custody
+
+    return per_revision(store, user, "custody.count", contract_code, lot,
+                        compute=lambda: custody.count_undelivered(store, user, contract_code=contract_code, lot=lot))
+
+
+def custody_items(store: Any, user: Any, *, as_of: Any, contract_code: str | None = None, lot: str | None = None,
+                  page: int = 1, page_size: int = 50) -> Any:
+    from valuation.inventory import custody
+
+    return per_revision(store, user, "custody.items", as_of, contract_code, lot, page, page_size,
+                        compute=lambda: custody.undelivered_items(store, user, as_of=as_of, contract_code=contract_code,
+                                                                  lot=lot, page=page, page_size=page_size))
+
+
+def custody_recent(store: Any, user: Any) -> Any:
+    from valuation.inventory import custody
+
+    return per_revision(store, user, "custody.recent", compute=lambda: custody.recent_deliveries(store, user))
