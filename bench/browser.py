@@ -42,6 +42,7 @@ LOGIN_TARGET_S = 2.0
 PAGE_TARGET_S = 1.0
 ROLES = ("dpc", "explorer", "commission", "commission_president", "admin")
 LOGIN_FORM = live.LOGIN_FORM
+BEGIN, END = "<!-- browser:begin (written by bench/browser.py --readme) -->", "<!-- browser:end -->"
 
 
 def settle(page: Any, path: str | None, *, absent: str | None = None, timeout_s: float = 60) -> float:
@@ -180,6 +181,36 @@ def print_table(summary: dict[str, Any], label: str) -> None:
         print(f"  {name}: {secs:.2f} s")
 
 
+def markdown(summary: dict[str, Any], info: dict[str, Any]) -> str:
+    """The run as bench/README.md shows it (between BEGIN and END)."""
+    m, lg = info["machine"], summary["login"]
+    lines = [BEGIN, f"Run of {info['date']} — `python bench/browser.py --db {info['label'] or info['db']}` "
+             f"({info['passes']} passes per role; {info['chromium']}). Load average at the start "
+             f"{', '.join(map(str, m['load_avg']))}, at the end {', '.join(map(str, m.get('load_avg_end', [])))}.",
+             "", "| what | roles | median | first visit | worst | server (script run) | target | |",
+             "|---|---|---:|---:|---:|---:|---|---|",
+             f"| login → first page settled | all | {lg['median_s']:.2f} s | — | {lg['max_s']:.2f} s | — "
+             f"| ≤ {lg['target_s']} s | {'met' if lg['met'] else '**missed**'} |"]
+    for key, p in summary["pages"].items():
+        server = "—" if p["server_median_s"] != p["server_median_s"] else f"{p['server_median_s']:.2f} s"
+        lines.append(f"| `{key}` | {', '.join(p['roles'])} | {p['median_s']:.2f} s | {p['first_median_s']:.2f} s "
+                     f"| {p['max_s']:.2f} s | {server} | ≤ {p['target_s']} s | {'met' if p['met'] else '**missed**'} |")
+    for name, secs in summary["interactions"].items():
+        lines.append(f"| {name} | | {secs:.2f} s | | | | ≤ {PAGE_TARGET_S} s "
+                     f"| {'met' if secs <= PAGE_TARGET_S else '**missed**'} |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def write_readme(path: Path, block: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db", required=True, help="the database to serve (copied to --scratch first)")
@@ -191,6 +222,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--treasure", default=None, help="the contract code to pick in the inventory (1M file)")
     ap.add_argument("--no-copy", action="store_true", help="serve --db itself (it must not be in use)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--readme", type=Path, default=None, help="write the table into this README (bench/README.md)")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -235,6 +267,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print("requests that would leave the machine:", blocked[:5])
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.readme is not None:
+        write_readme(args.readme, markdown(summary, info))
     return out
 
 

@@ -125,7 +125,7 @@ with tabs["Consultar"]:
     pages = max(1, -(-t["items"] // size))
     page = p2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
     order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
-    rows = inv.page_items(store, user, flt, page=int(page), page_size=int(size), order=order)
+    rows = cache.inventory_page(store, user, flt, page=int(page), page_size=int(size), order=order)
     rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
     if len(rows):
         st.dataframe(for_display(rows, money=("value_brl",), dates=("recovered_on", "delivered_on"),
@@ -137,7 +137,7 @@ with tabs["Consultar"]:
     attachments_ui.item_detail(store, user, rows)
 
 with tabs["Exportar"]:
-    n = cache.inventory_count(store, user, flt)
+    n = int(summary.totals["items"])   # the same selection, counted by the summary above
     st.write(f"A seleção dos filtros tem **{count_br(n)}** itens.")
     st.caption(f"XLSX até {count_br(inv.XLSX_MAX_ROWS)} linhas: a planilha é montada célula a célula e, acima disso, "
                f"levaria muitos segundos e muita memória. CSV (`;`, vírgula decimal, abre no Excel) vai até "

@@ -139,3 +139,32 @@ def test_the_registry_page_shows_a_write_on_its_next_run(small_world: Any) -> No
     at.run()
     assert not at.exception
     assert "Renomeado pelo teste" in texts(at)
+
+
+def test_the_frames_of_a_tuple_are_copies_too(small_world: Any) -> None:
+    store, user = small_world.store, small_world.principal("dpc")
+    frame = pd.DataFrame({"a": [1, 2]})
+    got, n = cache.per_revision(store, user, "t", compute=lambda: (frame, 2))
+    got.loc[0, "a"] = 99
+    again, _ = cache.per_revision(store, user, "t", compute=lambda: (frame, 2))
+    assert again["a"].tolist() == [1, 2] and n == 2
+
+
+def test_the_selection_page_shows_a_new_lock(small_world: Any) -> None:
+    from tests.partition_support import prepare, ready_a1
+    from valuation.partition import workflow as P
+
+    prepare(small_world)
+    ready_a1(small_world)
+    small_world.store.close()
+    dpc = small_world.principal("dpc")
+    at = page_as(small_world.path, dpc, "selection")
+    assert not at.exception
+    before = at.dataframe[0].value if at.dataframe else None
+    store = open_shared(small_world.path)
+    P.set_locks(store, dpc, "A-1", {small_world.ids["A1-004"]: "keep"})
+    at.run()
+    assert not at.exception
+    assert "Travas entregar / manter" in texts(at)
+    locks = {m.label: m.value for m in at.metric}["Travas entregar / manter"]
+    assert locks == "0 / 1", (locks, before)

@@ -15,7 +15,8 @@ between two people, whatever the row scopes decide.
 Two sessions that miss the same key at once compute it once: the second waits for the first.
 Entries of older revisions are dropped as soon as a newer one is stored; at most `MAX_ENTRIES`
 are kept (least recently used first out). A DataFrame is handed out as a shallow copy (pandas'
-copy-on-write: a page that adds or changes a column changes its own copy only); any other value is
+copy-on-write: a page that adds or changes a column changes its own copy only), also inside a tuple;
+any other value is
 shared and must be treated as read-only (a plotly figure: build it whole inside `compute`).
 
 `clear()` empties the cache; `stats` counts hits and misses (the benchmarks print them).
@@ -40,6 +41,8 @@ stats = {"hits": 0, "misses": 0}
 
 
 def _handout(value: Any) -> Any:
+    if type(value) is tuple:   # (frame, count) and the like
+        return tuple(_handout(v) for v in value)
     copy = getattr(value, "copy", None)
     if copy is not None and type(value).__name__ == "DataFrame":
         return copy(deep=False)
@@ -108,10 +111,13 @@ def inventory_summary(store: Any, user: Any, flt: Any) -> Any:
     return per_revision(store, user, "inventory.summary", flt, compute=lambda: queries.summarise(store, user, flt))
 
 
-def inventory_count(store: Any, user: Any, flt: Any) -> int:
+def inventory_page(store: Any, user: Any, flt: Any, *, page: int, page_size: int, order: str) -> Any:
+    """`inventory.queries.page_items` (Inventário: the table's page)."""
     from valuation.inventory import queries
 
-    return per_revision(store, user, "inventory.count", flt, compute=lambda: queries.count_items(store, user, flt))
+    return per_revision(store, user, "inventory.page", flt, page, page_size, order,
+                        compute=lambda: queries.page_items(store, user, flt, page=page, page_size=page_size,
+                                                           order=order))
 
 
 def inventory_contracts(store: Any, user: Any) -> Any:
@@ -163,3 +169,29 @@ def custody_recent(store: Any, user: Any) -> Any:
     from valuation.inventory import custody
 
     return per_revision(store, user, "custody.recent", compute=lambda: custody.recent_deliveries(store, user))
+
+
+def selection_contracts(store: Any, user: Any) -> Any:
+    """`partition.workflow.statement_contracts` (Escolha da União: the contract selector)."""
+    from valuation.partition import workflow
+
+    return per_revision(store, user, "selection.contracts", compute=lambda: workflow.statement_contracts(store, user))
+
+
+def pool_summary(store: Any, user: Any, code: str, pool: str) -> Any:
+    """`partition.workflow.pool_summary` (Escolha da União: totals, target, the run in use)."""
+    from valuation.partition import workflow
+
+    return per_revision(store, user, "selection.summary", code, pool,
+                        compute=lambda: workflow.pool_summary(store, user, code, pool))
+
+
+def pool_items(store: Any, user: Any, code: str, *, pool: str, page: int, page_size: int, search: str | None,
+               locked_only: bool) -> Any:
+    """`partition.workflow.pool_items` (Escolha da União: the locks' table, one page)."""
+    from valuation.partition import workflow
+
+    return per_revision(store, user, "selection.items", code, pool, page, page_size, search, locked_only,
+                        compute=lambda: workflow.pool_items(store, user, code, pool=pool, page=page,
+                                                            page_size=page_size, search=search,
+                                                            locked_only=locked_only))

@@ -12,8 +12,8 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
+from valuation.core import clock  # not valuation.exports: it loads fpdf (~1 s) on a page's first import
 from valuation.core.money import format_brl, format_date_br
-from valuation.exports import brasilia_time
 
 BLANK = "—"
 
@@ -125,7 +125,7 @@ def date_br(v: object) -> str:
     if isinstance(v, datetime):
         if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
             return format_date_br(v.date())  # a DATE read as a midnight datetime
-        return brasilia_time(v).strftime("%d/%m/%Y %H:%M")
+        return clock.brasilia(v).strftime("%d/%m/%Y %H:%M")  # type: ignore[union-attr]  # v is not None
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)
