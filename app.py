@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import run_timing, session
+from ui import run_timing, session, warmup
 from ui.registry import PAGES
 from ui.safe import md
 from valuation.db import access
@@ -14,6 +14,7 @@ from valuation.db import access
 # Streamlit inlines an SVG as a data URI, so no request leaves the machine.
 ICON = Path(__file__).resolve().parent / "static" / "anchor.svg"
 started = run_timing.start()  # bench/load.py reads these timings (VALUATION_RUN_LOG); off otherwise
+warmup.start()   # the pages' imports, once per process, in the background (issue 17)
 st.set_page_config(page_title="Naufrágios e bens resgatados", page_icon=str(ICON), layout="wide")
 
 user = session.current_user()
