@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import session
+from ui import cache, session
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.commission import views as cv
 from valuation.commission import workflow as cm
@@ -28,7 +28,7 @@ if not codes:
 code = st.selectbox("Contrato", codes, key="dec_contract", format_func=lambda c: f"{c} — "
                     f"{count_br(sum(1 for r in published if r.contract_code == c))} rodada(s) publicada(s)")
 try:  # issue 17: totals and one page in SQL; the whole contract's rows only for the download
-    t = cv.decisions_summary(store, user, code)
+    t = cache.decisions_summary(store, user, code)
 except (AccessDenied, NotFound) as exc:
     st.error(str(exc))
     st.stop()
@@ -49,13 +49,13 @@ search = b.text_input("Buscar (código ou descrição)", key="dec_search")
 historical = None if group == "todos" else group == "históricos"
 page_box = c.empty()   # the page number is asked once the selection's size is known
 last = int(st.session_state.get("dec_page") or 1)
-shown, selected = cv.decisions_page(store, user, code, historical=historical, search=search, page=max(1, last),
-                                    page_size=PAGE_SIZE)
+shown, selected = cache.decisions_page(store, user, code, historical=historical, search=search, page=max(1, last),
+                                       page_size=PAGE_SIZE)
 pages = max(1, -(-selected // PAGE_SIZE))
 if last > pages:   # the filter shrank the selection: back to its last page
     st.session_state["dec_page"] = last = pages
-    shown, selected = cv.decisions_page(store, user, code, historical=historical, search=search, page=last,
-                                        page_size=PAGE_SIZE)
+    shown, selected = cache.decisions_page(store, user, code, historical=historical, search=search, page=last,
+                                           page_size=PAGE_SIZE)
 page = page_box.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, step=1,
                              key="dec_page")
 shown = pd.DataFrame(shown).copy()

@@ -195,3 +195,21 @@ def pool_items(store: Any, user: Any, code: str, *, pool: str, page: int, page_s
                         compute=lambda: workflow.pool_items(store, user, code, pool=pool, page=page,
                                                             page_size=page_size, search=search,
                                                             locked_only=locked_only))
+
+
+def decisions_summary(store: Any, user: Any, code: str) -> Any:
+    """`commission.views.decisions_summary` (Decisões publicadas: the totals)."""
+    from valuation.commission import views
+
+    return per_revision(store, user, "decisions.summary", code,
+                        compute=lambda: views.decisions_summary(store, user, code))
+
+
+def decisions_page(store: Any, user: Any, code: str, *, historical: bool | None, search: str, page: int,
+                   page_size: int) -> Any:
+    """`commission.views.decisions_page` (Decisões publicadas: one page and the selection's size)."""
+    from valuation.commission import views
+
+    return per_revision(store, user, "decisions.page", code, historical, search, page, page_size,
+                        compute=lambda: views.decisions_page(store, user, code, historical=historical,
+                                                             search=search, page=page, page_size=page_size))
