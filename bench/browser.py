@@ -184,8 +184,9 @@ def print_table(summary: dict[str, Any], label: str) -> None:
 def markdown(summary: dict[str, Any], info: dict[str, Any]) -> str:
     """The run as bench/README.md shows it (between BEGIN and END)."""
     m, lg = info["machine"], summary["login"]
-    lines = [BEGIN, f"Run of {info['date']} — `python bench/browser.py --db {info['label'] or info['db']}` "
-             f"({info['passes']} passes per role; {info['chromium']}). Load average at the start "
+    lines = [BEGIN, f"Run of {info['date']} — `python bench/browser.py --db {info['db']}` "
+             f"({info['label'] or 'no label'}; "
+             f"{info['passes']} passes per role; {info['chromium']}). Load average at the start "
              f"{', '.join(map(str, m['load_avg']))}, at the end {', '.join(map(str, m.get('load_avg_end', [])))}.",
              "", "| what | roles | median | first visit | worst | server (script run) | target | |",
              "|---|---|---:|---:|---:|---:|---|---|",
