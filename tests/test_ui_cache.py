@@ -168,3 +168,21 @@ def test_the_selection_page_shows_a_new_lock(small_world: Any) -> None:
     assert "Travas entregar / manter" in texts(at)
     locks = {m.label: m.value for m in at.metric}["Travas entregar / manter"]
     assert locks == "0 / 1", (locks, before)
+
+
+def test_the_frames_kept_are_bounded_in_bytes(small_world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, user = small_world.store, small_world.principal("dpc")
+    one = pd.DataFrame({"a": range(1000)})
+    monkeypatch.setattr(cache, "MAX_BYTES", int(cache.size_of(one) * 2.5))
+    calls = {"a": 0, "b": 0, "c": 0}
+
+    def make(name: str) -> Any:
+        def compute() -> pd.DataFrame:
+            calls[name] += 1
+            return one
+        return compute
+    for name in ("a", "b", "c"):          # three frames where two and a half fit: "a" goes
+        cache.per_revision(store, user, name, compute=make(name))
+    for name in ("c", "b", "a"):
+        cache.per_revision(store, user, name, compute=make(name))
+    assert calls == {"a": 2, "b": 1, "c": 1}

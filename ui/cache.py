@@ -14,7 +14,8 @@ between two people, whatever the row scopes decide.
 
 Two sessions that miss the same key at once compute it once: the second waits for the first.
 Entries of older revisions are dropped as soon as a newer one is stored; at most `MAX_ENTRIES`
-are kept (least recently used first out). A DataFrame is handed out as a shallow copy (pandas'
+are kept, and frames of at most `MAX_BYTES` in all (least recently used first out; the newest
+entry always stays). A DataFrame is handed out as a shallow copy (pandas'
 copy-on-write: a page that adds or changes a column changes its own copy only), also inside a tuple;
 any other value is
 shared and must be treated as read-only (a plotly figure: build it whole inside `compute`).
@@ -32,11 +33,13 @@ from valuation.core import clock
 
 T = TypeVar("T")
 MAX_ENTRIES = 512
+MAX_BYTES = 256 * 2**20   # the frames kept, by pandas' shallow memory_usage (least recently used out first)
 
 _lock = threading.Lock()
 _entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
 _pending: dict[tuple[Any, ...], threading.Event] = {}
 _newest: dict[str, int] = {}   # store path → newest revision stored
+_sizes: dict[tuple[Any, ...], int] = {}
 stats = {"hits": 0, "misses": 0}
 
 
@@ -49,13 +52,28 @@ def _handout(value: Any) -> Any:
     return value
 
 
+def size_of(value: Any) -> int:
+    """Bytes of the DataFrames in `value` (itself or the items of a tuple), shallow; 0 for the rest."""
+    if type(value) is tuple:
+        return sum(size_of(v) for v in value)
+    if type(value).__name__ == "DataFrame":
+        return int(value.memory_usage(index=True, deep=False).sum())
+    return 0
+
+
+def _forget(key: tuple[Any, ...]) -> None:
+    """Called under the lock."""
+    _entries.pop(key, None)
+    _sizes.pop(key, None)
+
+
 def _drop_older(path: str, revision: int) -> None:
     """Called under the lock: forget every entry of `path` older than `revision`."""
     if _newest.get(path, -1) >= revision:
         return
     _newest[path] = revision
     for key in [k for k in _entries if k[0] == path and k[1] < revision]:
-        del _entries[key]
+        _forget(key)
 
 
 def per_revision(store: Any, user: Hashable, name: str, *args: Hashable, compute: Callable[[], T]) -> T:
@@ -80,8 +98,9 @@ def per_revision(store: Any, user: Hashable, name: str, *args: Hashable, compute
             _drop_older(key[0], revision)
             if _newest.get(key[0], -1) <= revision:   # a newer revision's value is never displaced
                 _entries[key] = value
-                while len(_entries) > MAX_ENTRIES:
-                    _entries.popitem(last=False)
+                _sizes[key] = size_of(value)
+                while len(_entries) > 1 and (len(_entries) > MAX_ENTRIES or sum(_sizes.values()) > MAX_BYTES):
+                    _forget(next(iter(_entries)))
         return _handout(value)
     finally:
         with _lock:
@@ -91,6 +110,7 @@ def per_revision(store: Any, user: Hashable, name: str, *args: Hashable, compute
 def clear() -> None:
     with _lock:
         _entries.clear()
+        _sizes.clear()
         _newest.clear()
         stats.update(hits=0, misses=0)
 
