@@ -114,7 +114,7 @@ def test_the_deadline_events_list_their_reports(small_world):
     from valuation.deadlines import events as deadline_events
 
     w.store._clock = lambda: __import__("datetime").datetime(2025, 4, 20, 12, 0)   # a known "today"
-    event = deadline_events.record_event(w.store, exp, {"kind": "monthly_report_delivered", "contract_code": "A-1",
+    event = deadline_events.record_event(w.store, exp, {"kind": "relatório_mensal_entregue", "contract_code": "A-1",
                                                         "event_date": __import__("datetime").date(2025, 4, 8),
                                                         "reference": "2025-03"})
     records.attach(w.store, exp, "deadline_event", event, "report", [records.Upload("relatorio_2025-03.pdf", F.pdf())])
@@ -173,7 +173,7 @@ def test_an_explorer_attaches_its_monthly_report_to_the_deadline_it_meets(small_
 
     with Store(w.path) as s:
         event = s.fetch_one("SELECT id, kind, reference FROM deadline_events ORDER BY id DESC LIMIT 1")
-        assert (event["kind"], event["reference"]) == ("monthly_report_delivered", "2025-06")
+        assert (event["kind"], event["reference"]) == ("relatório_mensal_entregue", "2025-06")
         [report] = records.list_attachments(s, exp, "deadline_event", int(event["id"]))
         assert (report.name, report.kind, report.media_type) == ("relatorio_junho.pdf", "report", "application/pdf")
         frame = compute_deadlines(s, exp, as_of=date(2025, 7, 20))
