@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import session
+from ui import run_timing, session, warmup
 from ui.registry import PAGES
 from ui.safe import md
 from valuation.db import access
@@ -13,6 +13,8 @@ from valuation.db import access
 # The tab icon is the app's own file (a material icon name would be fetched from fonts.gstatic.com):
 # Streamlit inlines an SVG as a data URI, so no request leaves the machine.
 ICON = Path(__file__).resolve().parent / "static" / "anchor.svg"
+started = run_timing.start()  # bench/load.py reads these timings (VALUATION_RUN_LOG); off otherwise
+warmup.start()   # the pages' imports, once per process, in the background (issue 17)
 st.set_page_config(page_title="Naufrágios e bens resgatados", page_icon=str(ICON), layout="wide")
 
 user = session.current_user()
@@ -42,4 +44,5 @@ else:
             st.rerun()
     nav = st.navigation(sections, expanded=True)
 session.cookie_bridge()  # under the service: the session cookie (issue 13)
-nav.run()
+with run_timing.recorded(started, nav.url_path, user):
+    nav.run()

@@ -752,6 +752,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
     import logging
 
     from tests.ui_support import page_as
+    from ui import cache as ui_cache
     from ui.registry import PAGES
     from valuation.db import access
 
@@ -783,6 +784,11 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
 
                 t = timed(at.run, args.repeat, after=ok)
                 row[role] = t.median
+
+                def cold(at: Any = at) -> None:   # the first view after a write: nothing kept (ui/cache)
+                    ui_cache.clear()
+                    at.run()
+                row[f"{role}_cold"] = timed(cold, args.repeat, after=ok).median
                 row[f"{role}_details"] = t.details(contract=code if picked else None,
                                                    errors=[e.value for e in at.error],
                                                    title=[x.value for x in at.title])
@@ -893,11 +899,26 @@ def machine() -> dict[str, Any]:
             "load_avg_start": [round(x, 2) for x in os.getloadavg()]}
 
 
-def measure_comparables(args: argparse.Namespace) -> dict[str, Any]:
-    """Issue 16: one item's comparables over the main file's N published decisions, beside a
-    pandas group-by baseline (bench/comparables_bench.py says exactly what is timed)."""
+def phase_comparables(args: argparse.Namespace) -> dict[str, Any]:
     main_path, _ = paths(args)
     out = cb.measure(main_path, args.repeat, say=say)
+    out["peak_rss_mb"] = round(own_peak_rss_mb(), 1)
+    return out
+
+
+def measure_comparables(args: argparse.Namespace) -> dict[str, Any]:
+    """Issue 16: one item's comparables over the main file's N published decisions, beside a
+    pandas group-by baseline (bench/comparables_bench.py says exactly what is timed) — in a child
+    process: the baseline's frame of every published decision (~1.2 GB at N = 1 000 000) was the
+    measuring process's peak."""
+    from valuation.db.shared import close_shared
+
+    close_shared()   # the pages' Store holds the main file (one process per DuckDB file)
+    out = child("comparables", args)
+    out.pop("wall_s", None)
+    details = out.setdefault("details", {})
+    if isinstance(details, dict):
+        details["process_peak_rss_mb"] = out.pop("peak_rss_mb", None)
     say(f"comparables_s = {out['comparables_s']:.4f} ({out['comparables_ratio']:,.0f}× the pandas baseline)")
     return out
 
@@ -942,15 +963,21 @@ def table(result: dict[str, Any]) -> str:
 
 
 def pages_table(pages: dict[str, dict[str, Any]]) -> str:
-    lines = ["| page | title | DPC | explorer | target | | peak RSS |", "|---|---|---:|---:|---|---|---:|"]
+    lines = ["| page | title | DPC | explorer | | DPC, first view after a write | explorer, first view | "
+             "| peak RSS |", "|---|---|---:|---:|---|---:|---:|---|---:|"]
+    roles = ("dpc", "explorer")
+
+    def mark(times: list[float], errors: bool) -> str:
+        return "**error**" if errors else "met" if times and max(times) <= PAGE_TARGET_S else "**missed**"
+
     for key, row in pages.items():
-        times = [row[r] for r in ("dpc", "explorer") if r in row]
-        errors = [r for r in ("dpc", "explorer") if f"{r}_error" in row]
-        mark = "**error**" if errors else "met" if max(times) <= PAGE_TARGET_S else "**missed**"
-        cells = [_secs(row[r]) if r in row else "raised" if f"{r}_error" in row else "—" for r in ("dpc", "explorer")]
-        peak = max((row[f"{r}_peak_mb"] for r in ("dpc", "explorer") if f"{r}_peak_mb" in row), default=0)
-        lines.append(f"| `pages/{key}.py` | {row['title']} | {cells[0]} | {cells[1]} | ≤ {PAGE_TARGET_S} s | {mark} "
-                     f"| {peak:,.0f} MB |")
+        errors = any(f"{r}_error" in row for r in roles)
+        cells = [_secs(row[r]) if r in row else "raised" if f"{r}_error" in row else "—" for r in roles]
+        cold = [_secs(row[f"{r}_cold"]) if f"{r}_cold" in row else "—" for r in roles]
+        peak = max((row[f"{r}_peak_mb"] for r in roles if f"{r}_peak_mb" in row), default=0)
+        lines.append(f"| `pages/{key}.py` | {row['title']} | {cells[0]} | {cells[1]} "
+                     f"| {mark([row[r] for r in roles if r in row], errors)} | {cold[0]} | {cold[1]} "
+                     f"| {mark([row[r + '_cold'] for r in roles if r + '_cold' in row], errors)} | {peak:,.0f} MB |")
     return "\n".join(lines)
 
 
@@ -975,7 +1002,10 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         table(result),
         "",
         f"Every page (AppTest server time of `at.run()` after two warm-up runs, median of {d['repeat']}; "
-        "the treasure contract chosen where the page has a contract selector):",
+        "the treasure contract chosen where the page has a contract selector; target ≤ "
+        f"{PAGE_TARGET_S} s). The first columns are a view of the page again (another user's click, a widget "
+        "changed elsewhere): what the page reads through `ui/cache.py` is kept until the next write; the "
+        "*first view after a write* is the same run with that cache emptied first:",
         "",
         pages_table(d["pages"]),
         "",
@@ -1020,7 +1050,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--pool-items", type=int, default=POOL_ITEMS, help="items of the whole-pool selection")
     ap.add_argument("--no-profile-pages", dest="profile_pages", action="store_false",
                     help="do not profile the pages over their target")
-    ap.add_argument("--phase", choices=("build", "decide", "naive", "import_big"), help=argparse.SUPPRESS)
+    ap.add_argument("--phase", choices=("build", "decide", "naive", "import_big", "comparables"),
+                    help=argparse.SUPPRESS)
     ap.add_argument("--phase-json", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--round-id", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -1039,7 +1070,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args.out = Path(args.out).resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.phase:
-        phases = {"build": phase_build, "decide": phase_decide, "naive": phase_naive, "import_big": phase_import_big}
+        phases = {"build": phase_build, "decide": phase_decide, "naive": phase_naive, "import_big": phase_import_big,
+                  "comparables": phase_comparables}
         result = phases[args.phase](args)
         args.phase_json.write_text(json.dumps(result, indent=2, default=str), encoding="utf-8")
         return result

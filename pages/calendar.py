@@ -7,10 +7,9 @@ como o calendário em vigor naquele dia o define.
 """
 from __future__ import annotations
 
-import plotly.express as px
 import streamlit as st
 
-from ui import session
+from ui import figures, session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, date_br, for_display
 from ui.forms import save
@@ -54,8 +53,8 @@ m2.metric("Dias de semana sem expediente", count_br(int((closed["kind"] != calen
 m3.metric("Feriados municipais", count_br(int((closed["kind"] == "local").sum())))
 
 months["Mês"] = [MONTHS[m - 1] for m in months["month"]]
-fig = px.bar(months, x="Mês", y="business_days", text="business_days",
-             labels={"business_days": "Dias úteis", "Mês": "Mês"})
+fig = figures.bar(months, x="Mês", y="business_days", text="business_days",
+                  labels={"business_days": "Dias úteis", "Mês": "Mês"})
 fig.update_traces(marker_color="#2e5f8a", textposition="outside",
                   hovertemplate="%{x}: %{y} dias úteis<extra></extra>")
 show(pt_br(fig, counts=("y",), height=320))

@@ -2,10 +2,9 @@
 oldest first; DPC records deliveries to the Naval Authority (per item, per lot or in bulk)."""
 from __future__ import annotations
 
-import plotly.express as px
 import streamlit as st
 
-from ui import session
+from ui import cache, figures, session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
@@ -28,7 +27,7 @@ st.caption("Art. 23: todo bem recuperado deve ser entregue à Autoridade Naval t
 if flash := st.session_state.pop("custody_flash", None):
     st.success(flash)
 
-summary = custody.custody_summary(store, user, as_of=today)
+summary = cache.custody_summary(store, user, as_of=today)  # issue 17: the cache.* reads, per revision
 bands = {column: label for column, _, label in custody.AGE_BANDS}
 m = st.columns(4)
 m[0].metric("Bens resgatados", count_br(summary["items"].sum()) if len(summary) else "0")
@@ -41,10 +40,11 @@ pending = summary[summary["undelivered"] > 0]
 if len(pending):
     long = pending.melt(id_vars=["contract_code"], value_vars=list(bands), var_name="faixa", value_name="itens")
     long["faixa"] = long["faixa"].map(bands)
-    fig = px.bar(long, x="contract_code", y="itens", color="faixa", category_orders={"faixa": list(bands.values())},
-                 color_discrete_sequence=["#fdd49e", "#fdbb84", "#fc8d59", "#e34a33", "#b30000"],  # older = darker
-                 labels={"contract_code": "Contrato", "itens": "Itens não entregues", "faixa": "Idade"},
-                 title="Não entregues por idade")
+    fig = figures.bar(long, x="contract_code", y="itens", color="faixa",
+                      category_orders={"faixa": list(bands.values())},
+                      color_discrete_sequence=["#fdd49e", "#fdbb84", "#fc8d59", "#e34a33", "#b30000"],  # older = darker
+                      labels={"contract_code": "Contrato", "itens": "Itens não entregues", "faixa": "Idade"},
+                      title="Não entregues por idade")
     pt_br(fig, counts=("y",), legend="Idade", height=320)
     fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 10})
     show(fig)
@@ -63,11 +63,15 @@ st.subheader("Não entregues — os mais antigos primeiro")
 f1, f2, f3 = st.columns(3)
 contract = f1.selectbox("Contrato", [""] + pending["contract_code"].tolist(), format_func=lambda c: c or "Todos")
 lot = f2.text_input("Lote", key="list_lot")
-total = custody.count_undelivered(store, user, contract_code=contract or None, lot=lot.strip() or None)
+if lot.strip():
+    total = cache.custody_count(store, user, contract_code=contract or None, lot=lot.strip())
+else:   # the summary has counted them already (the same rows: the user's contracts, no delivery)
+    total = int(summary["undelivered"].sum() if not contract else
+                summary.loc[summary["contract_code"] == contract, "undelivered"].sum())
 pages = max(1, -(-total // 50))
 page = f3.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
-rows = custody.undelivered_items(store, user, as_of=today, contract_code=contract or None, lot=lot.strip() or None,
-                                 page=int(page), page_size=50)
+rows = cache.custody_items(store, user, as_of=today, contract_code=contract or None, lot=lot.strip() or None,
+                          page=int(page), page_size=50)
 if len(rows):
     st.dataframe(for_display(rows.drop(columns=["id"]), dates=("recovered_on",), counts=("quantity", "age_days"),
                              rename={"contract_code": "Contrato", "item_code": "Código do item",
@@ -117,7 +121,7 @@ if allowed(user, "record_deliveries"):
             st.rerun()
 
 st.subheader("Últimos registros de entrega")
-recent = custody.recent_deliveries(store, user)
+recent = cache.custody_recent(store, user)
 if len(recent):
     st.dataframe(for_display(recent, dates=("delivered_on", "recorded_at"), counts=("items",),
                              rename={"contract_code": "Contrato", "delivered_on": "Entregue em",

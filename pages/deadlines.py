@@ -13,12 +13,11 @@ import functools
 from datetime import date
 
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui import attachments as attachments_ui  # issue 16: the reports of the events
-from ui import session
+from ui import cache, figures, session
 from ui.charts import pt_br, show, today_line
 from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
 from ui.forms import save
@@ -77,10 +76,10 @@ def office_chart(by_office: pd.DataFrame) -> None:
         return
     long = busy.melt(id_vars=["office_code"], value_vars=["overdue", "due_soon"], var_name="state", value_name="n")
     long["Situação"] = [HEADINGS[s] for s in long["state"]]
-    fig = px.bar(long, x="office_code", y="n", color="Situação", barmode="group",
-                 color_discrete_map={"Vencidos": STATE_COLOURS["vencido"],
-                                     "Vencem em breve": STATE_COLOURS["vence em breve"]},
-                 labels={"office_code": "Capitania/Delegacia/Agência", "n": "Prazos"})
+    fig = figures.bar(long, x="office_code", y="n", color="Situação", barmode="group",
+                      color_discrete_map={"Vencidos": STATE_COLOURS["vencido"],
+                                          "Vencem em breve": STATE_COLOURS["vence em breve"]},
+                      labels={"office_code": "Capitania/Delegacia/Agência", "n": "Prazos"})
     fig.update_traces(hovertemplate="%{x}: %{y} prazo(s)<extra></extra>")
     show(pt_br(fig, counts=("y",), legend="Situação", height=340))
 
@@ -127,9 +126,9 @@ def timeline_tab(frame: pd.DataFrame, as_of: date) -> None:
     tl["from"] = [date_br(d) for d in tl["start"]]
     tl["due"] = [views.due_text(d, m) for d, m in zip(part["due"], part["moved_from"])]
     tl["why"] = part["reason"].to_numpy()
-    fig = px.timeline(tl, x_start="start", x_end="finish", y="task", color="state_pt",
-                      color_discrete_map=STATE_COLOURS, custom_data=["from", "due", "state_pt", "why"],
-                      labels={"task": "Prazo", "state_pt": "Situação"})
+    fig = figures.timeline(tl, x_start="start", x_end="finish", y="task", color="state_pt",
+                           color_discrete_map=STATE_COLOURS, custom_data=["from", "due", "state_pt", "why"],
+                           labels={"task": "Prazo", "state_pt": "Situação"})
     fig.update_yaxes(autorange="reversed", title_text="")
     fig.update_xaxes(title_text="Período do prazo (do início ao vencimento)")
     fig.update_traces(hovertemplate="<b>%{y}</b><br>de %{customdata[0]} a %{customdata[1]}<br>"
@@ -362,7 +361,7 @@ as_of: date = c1.date_input("Data de referência", value=session.today(), format
 codes = list_offices(store, user)["code"].tolist()
 office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
 try:
-    df = engine.compute_deadlines(store, user, as_of=as_of, office=office)
+    df = cache.deadlines(store, user, as_of=as_of, office=office)  # issue 17: once per database revision
 except ValuationError as exc:  # AccessDenied and an as-of out of range included: the message says why
     st.error(str(exc))
     st.stop()

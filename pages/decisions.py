@@ -3,13 +3,14 @@ of each item among the published rounds, totals of historical and other items, X
 An explorer sees only its own contracts (the store scopes the rows)."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from ui import session
+from ui import cache, session
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.commission.decisions import published_decisions
 from valuation.commission.rounds import list_rounds, reads_published_only
-from valuation.commission.views import DECISION_LABELS, decisions_page, decisions_summary, decisions_xlsx
+from valuation.commission.views import DECISION_LABELS, decisions_xlsx
 from valuation.core.errors import AccessDenied, NotFound
 
 PAGE_SIZE = 100
@@ -28,8 +29,8 @@ if not codes:
     st.stop()
 code = st.selectbox("Contrato", codes, key="dec_contract", format_func=lambda c: f"{c} — "
                     f"{count_br(sum(1 for r in published if r.contract_code == c))} rodada(s) publicada(s)")
-try:
-    t = decisions_summary(store, user, code)
+try:  # issue 17: totals and one page in SQL; the whole contract's rows only for the download
+    t = cache.decisions_summary(store, user, code)
 except (AccessDenied, NotFound) as exc:
     st.error(str(exc))
     st.stop()
@@ -47,11 +48,19 @@ st.caption(f"{count_br(t.must_keep)} item(ns) que a Comissão propõe manter com
 a, b, c = st.columns(3)
 group = a.radio("Grupo", list(GROUPS), horizontal=True, key="dec_group")
 search = b.text_input("Buscar (código ou descrição)", key="dec_search")
-_, selected = decisions_page(store, user, code, historical=GROUPS[group], search=search, page_size=1)
+historical = GROUPS[group]
+page_box = c.empty()   # the page number is asked once the selection's size is known
+last = int(st.session_state.get("dec_page") or 1)
+shown, selected = cache.decisions_page(store, user, code, historical=historical, search=search, page=max(1, last),
+                                       page_size=PAGE_SIZE)
 pages = max(1, -(-selected // PAGE_SIZE))
-page = c.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1, key="dec_page")
-shown, _ = decisions_page(store, user, code, historical=GROUPS[group], search=search, page=int(page),
-                          page_size=PAGE_SIZE)
+if last > pages:   # the filter shrank the selection: back to its last page
+    st.session_state["dec_page"] = last = pages
+    shown, selected = cache.decisions_page(store, user, code, historical=historical, search=search, page=last,
+                                           page_size=PAGE_SIZE)
+page = page_box.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, step=1,
+                             key="dec_page")
+shown = pd.DataFrame(shown).copy()
 for col in ("historical", "must_keep"):
     shown[col] = [yes_no(bool(v)) for v in shown[col].tolist()]
 if len(shown):

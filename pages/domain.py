@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import plotly.express as px
 import streamlit as st
 
-from ui import session
+from ui import figures, session
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display, is_blank
 from ui.forms import blanks_to_none, save
@@ -57,9 +56,10 @@ m[2].metric("Incertos (data do sinistro)", count_br(int(counts.get("uncertain", 
 
 by_office = df.groupby(["office_code", "owner_pt"]).size().reset_index(name="n")
 by_office["Domínio"] = [o[:1].upper() + o[1:] for o in by_office["owner_pt"]]
-fig = px.bar(by_office, x="office_code", y="n", color="Domínio",
-             color_discrete_map={"União": "#2e5f8a", "Particular (responsável)": "#e67e22", "Incerto": "#8e44ad"},
-             labels={"office_code": "Capitania/Delegacia/Agência", "n": "Naufrágios"})
+fig = figures.bar(by_office, x="office_code", y="n", color="Domínio",
+                  color_discrete_map={"União": "#2e5f8a", "Particular (responsável)": "#e67e22",
+                                      "Incerto": "#8e44ad"},
+                  labels={"office_code": "Capitania/Delegacia/Agência", "n": "Naufrágios"})
 fig.update_traces(hovertemplate="%{x}: %{y} naufrágio(s)<extra></extra>")
 show(pt_br(fig, counts=("y",), legend="Domínio", height=360))
 

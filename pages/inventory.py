@@ -2,11 +2,10 @@
 filters/search/pagination and charts computed in DuckDB, XLSX/CSV exports of the selection."""
 from __future__ import annotations
 
-import plotly.express as px
 import streamlit as st
 
 from ui import attachments as attachments_ui  # issue 16: item photos
-from ui import session
+from ui import cache, figures, session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -23,11 +22,11 @@ st.title("Inventário de bens resgatados")
 st.caption("Todo bem resgatado é registrado e entregue à Autoridade Naval (Lei 7.542/1986, art. 23). "
            "Filtros, busca e gráficos são calculados no banco: a tabela mostra uma página por vez.")
 
-contracts = inv.readable_contracts(store, user)
+contracts = cache.inventory_contracts(store, user)  # issue 17: the cache.* reads, once per database revision
 with st.expander("Filtros (valem para a consulta e para a exportação)", expanded=True):
     c1, c2, c3, c4 = st.columns(4)
     contract = c1.selectbox("Contrato", [""] + [c["code"] for c in contracts], format_func=lambda c: c or "Todos")
-    options = inv.filter_options(store, user, contract_code=contract or None)
+    options = cache.inventory_options(store, user, contract_code=contract or None)
     search = c2.text_input("Buscar (código, descrição, material, lote, observações)")
     category = c3.selectbox("Categoria", [""] + options["category"], format_func=lambda c: c or "Todas")
     material = c4.selectbox("Material", [""] + options["material"], format_func=lambda c: c or "Todos")
@@ -91,7 +90,7 @@ if may_import:  # runs before the listing, so the counts below include what was 
                 st.caption("Nenhuma importação registrada.")
 
 with tabs["Consultar"]:
-    summary = inv.summarise(store, user, flt)
+    summary = cache.inventory_summary(store, user, flt)
     t = summary.totals
     m = st.columns(5)
     m[0].metric("Itens", count_br(t["items"]))
@@ -111,8 +110,8 @@ with tabs["Consultar"]:
     charts = [(title, df) for title, df in charts if len(df)]
     for i in range(0, len(charts), 2):
         for col, (title, df) in zip(st.columns(2), charts[i:i + 2]):
-            fig = px.bar(df, x="label", y="items", labels={"label": "", "items": "Itens"}, title=title,
-                         hover_data={"quantity": ":,d"} if "quantity" in df.columns else None)
+            fig = figures.bar(df, x="label", y="items", labels={"label": "", "items": "Itens", "quantity": "Peças"},
+                              title=title, hover_data={"quantity": ":,d"} if "quantity" in df.columns else None)
             pt_br(fig, counts=("y",), height=300)
             if title == MONTHS_TITLE:
                 fig.update_xaxes(type="date", tickformat="%m/%Y", hoverformat="%m/%Y")
@@ -125,7 +124,7 @@ with tabs["Consultar"]:
     pages = max(1, -(-t["items"] // size))
     page = p2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
     order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
-    rows = inv.page_items(store, user, flt, page=int(page), page_size=int(size), order=order)
+    rows = cache.inventory_page(store, user, flt, page=int(page), page_size=int(size), order=order)
     rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
     if len(rows):
         shown = fields.display_formats()
@@ -138,7 +137,7 @@ with tabs["Consultar"]:
     attachments_ui.item_detail(store, user, rows)
 
 with tabs["Exportar"]:
-    n = inv.count_items(store, user, flt)
+    n = int(summary.totals["items"])   # the same selection, counted by the summary above
     st.write(f"A seleção dos filtros tem **{count_br(n)}** itens.")
     st.caption(f"XLSX até {count_br(inv.XLSX_MAX_ROWS)} linhas: a planilha é montada célula a célula e, acima disso, "
                f"levaria muitos segundos e muita memória. CSV (`;`, vírgula decimal, abre no Excel) vai até "

@@ -1,9 +1,9 @@
 """Visão geral: the figures the user's role may see (scoped by the store)."""
 from __future__ import annotations
 
-import plotly.express as px
 import streamlit as st
 
+from ui import figures as plots
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br
@@ -40,11 +40,11 @@ def chart(key: str, counts: dict[str, int]) -> None:
             f"{counted.lower()}<extra></extra>"
     if key in HORIZONTAL:
         pairs = sorted(zip(values, labels))
-        fig = px.bar(x=[v for v, _ in pairs], y=[c for _, c in pairs], orientation="h",
-                     labels={"x": counted, "y": axis})
+        fig = plots.bar(x=[v for v, _ in pairs], y=[c for _, c in pairs], orientation="h",
+                        labels={"x": counted, "y": axis})
         pt_br(fig, counts=("x",), height=max(300, 28 * len(pairs) + 80))
     else:
-        fig = px.bar(x=labels, y=values, labels={"x": axis, "y": counted})
+        fig = plots.bar(x=labels, y=values, labels={"x": axis, "y": counted})
         pt_br(fig, counts=("y",), height=320)
     fig.update_traces(hovertemplate=hover, marker_color="#2e5f8a")
     show(fig)

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import session
+from ui import cache, session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
 from ui.forms import save, show_problems
@@ -31,7 +31,7 @@ def status_line(status: str, gap: object) -> str:
     return f"Situação: **{choice.STATUS_PT.get(status, status)}** · lacuna certificada: **{choice.percent(gap, 4)}**"
 
 
-contracts = statement_reads.statement_contracts(store, user)
+contracts = cache.selection_contracts(store, user)  # issue 17: the cache.* reads, per revision
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
     st.stop()
@@ -42,7 +42,7 @@ code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0,
                     format_func=lambda k: f"{k} — {count_br(decided[k])} bem(ns) com decisão")
 pool = st.radio("Grupo", choice.POOLS, format_func=choice.POOL_LABELS.get, horizontal=True)
 try:
-    summary = choice.pool_summary(store, user, code, pool)
+    summary = cache.pool_summary(store, user, code, pool)
 except InputError as exc:
     show_problems(exc, title="Não é possível calcular a escolha:")
     st.stop()
@@ -70,11 +70,13 @@ with tab_locks:
     a, b, c = st.columns([2, 1, 1])
     search = a.text_input("Buscar item (código ou descrição)")
     only = b.checkbox("Só itens travados")
-    df, total = choice.pool_items(store, user, code, pool=pool, page=1, page_size=1, search=search, locked_only=only)
+    df, total = cache.pool_items(store, user, code, pool=pool, page=1, page_size=PAGE_SIZE, search=search,
+                                 locked_only=only)
     pages = max(1, -(-total // PAGE_SIZE))
     page = c.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
-    df, total = choice.pool_items(store, user, code, pool=pool, page=int(page), page_size=PAGE_SIZE,
-                                  search=search, locked_only=only)
+    if int(page) != 1:
+        df, total = cache.pool_items(store, user, code, pool=pool, page=int(page), page_size=PAGE_SIZE,
+                                     search=search, locked_only=only)
     # the item id is the (hidden) index: the editor hands it back with each row, never shows it
     view = pd.DataFrame({
         "Item": df["item_code"].tolist(),

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import plotly.express as px
 import streamlit as st
 
-from ui import session
+from ui import cache, figures, session
 from ui.charts import show
 from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
 from ui.forms import blanks_to_none, save
@@ -43,9 +42,10 @@ def whole(v: object) -> int | None:
 
 
 def wreck_map_chart(mapped: pd.DataFrame) -> None:
-    fig = px.scatter_geo(mapped, lat="lat", lon="lon", hover_name="name", color="Casco",
-                         hover_data={"code": True, "office_code": True, "lat": False, "lon": False, "Casco": False},
-                         labels={"code": "Código", "office_code": "OM"}, height=560)
+    fig = figures.scatter_geo(mapped, lat="lat", lon="lon", hover_name="name", color="Casco",
+                              hover_data={"code": True, "office_code": True, "lat": False, "lon": False,
+                                          "Casco": False},
+                              labels={"code": "Código", "office_code": "OM"}, height=560)
     fig.update_geos(projection_type="mercator", lataxis_range=[-35, 6], lonaxis_range=[-55, -28], resolution=50,
                     showcountries=True, showland=True, landcolor="#efe9dc", showocean=True, oceancolor="#dcecf7")
     fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0}, legend_title_text="Casco", separators=",.",
@@ -169,7 +169,8 @@ hull = c2.selectbox("Casco", [""] + list(wrecks.HULL_MATERIALS), format_func=lam
 century = c3.selectbox("Século do sinistro", [0] + list(range(16, 22)),
                        format_func=lambda c: f"séc. {c}" if c else "Todos")
 search = c4.text_input("Buscar (nome, código, bandeira)")
-df = wrecks.list_wrecks(store, user, state=state or None, hull=hull or None, century=century or None, search=search)
+df = cache.wreck_list(store, user, state=state or None, hull=hull or None, century=century or None,  # issue 17
+                      search=search)
 
 st.metric("Naufrágios listados", count_br(len(df)))
 mapped = df[df["lat"].notna()].copy() if len(df) else df

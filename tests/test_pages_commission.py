@@ -244,3 +244,26 @@ def test_the_president_decides_overrides_publishes_and_reopens_on_the_page(small
     widget(at.button, "Abrir rodada").click()
     at.run()
     assert any("Rodada 2 aberta com 3 itens" in m.value for m in at.success), [e.value for e in at.error]
+
+
+def _decisions_page(small_world: Any, **state: Any) -> Any:
+    at = page_as(small_world.path, small_world.principal("explorer_a"), "decisions")
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception and not at.error
+    return at
+
+
+def test_decisions_group_search_and_pages(small_world: Any) -> None:
+    run_round(small_world, until="published")
+    at = _decisions_page(small_world, dec_group="demais")
+    assert set(at.dataframe[0].value["Item"]) == {"A1-006"}
+    assert {m.label: m.value for m in at.metric}["Itens decididos"] == "5"   # the totals stay the contract's
+    at = _decisions_page(small_world, dec_search="a1-00")
+    assert len(at.dataframe[0].value) == 5
+    at = _decisions_page(small_world, dec_search="A1-003")
+    assert set(at.dataframe[0].value["Item"]) == {"A1-003"}
+    assert "1 item(ns) na seleção; página 1 de 1." in texts(at)
+    at = _decisions_page(small_world, dec_search="A1-00", dec_page=3)   # beyond the one page there is
+    assert "página 1 de 1." in texts(at) and len(at.dataframe[0].value) == 5

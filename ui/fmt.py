@@ -12,8 +12,8 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
+from valuation.core import clock  # not valuation.exports: it loads fpdf (~1 s) on a page's first import
 from valuation.core.money import format_brl, format_count, format_date_br, format_datetime_br
-from valuation.exports import brasilia_time
 
 BLANK = "—"
 
@@ -126,7 +126,7 @@ def date_br(v: object) -> str:
     if isinstance(v, datetime):
         if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
             return format_date_br(v.date())  # a DATE read as a midnight datetime
-        return format_datetime_br(brasilia_time(v))
+        return format_datetime_br(clock.brasilia(v))
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)

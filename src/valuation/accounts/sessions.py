@@ -91,7 +91,7 @@ def _check(store: Any, row: dict[str, Any] | None, now: datetime) -> tuple[Princ
     if (clock.stored(now) - row["last_seen"]).total_seconds() >= TOUCH_SECONDS:
         store.write(row["username"], lambda tx: tx.execute(
             "UPDATE sessions SET last_seen = ? WHERE id = ? AND revoked_at IS NULL",
-            [clock.stored(now), row["session_id"]]))
+            [clock.stored(now), row["session_id"]]), bookkeeping=True)  # no page shows it: cached pages stay
     return login.principal_from_row(row), None
 
 

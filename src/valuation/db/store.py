@@ -14,6 +14,11 @@ Facts this design rests on (architecture.md, measured with duckdb 2.0):
   function. Writes in this process are also serialised by a lock, which keeps the
   audit chain linear (the file has one writer process anyway).
 - Bulk inserts from a DataFrame/Arrow table (`Tx.insert_frame`), never row by row.
+- `revision` changes with every transaction this Store commits (and is new for every Store
+  opened: a number no other Store of the process had), and the Store's process is the one writer
+  of its file: what a page computed at revision r stays right while the revision is r
+  (ui/cache.py). A write that only keeps books no page shows (a session's last_seen) says
+  `bookkeeping=True`.
 
 Migrations: `migrations/NNN_name.sql`, applied in order at start-up inside a
 transaction each, recorded in `schema_migrations` with their sha256. An applied
@@ -22,6 +27,7 @@ migration whose file changed is refused: never edit an applied migration.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import threading
 import time
@@ -50,6 +56,7 @@ _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
 _LOCK_PROGRAM = re.compile(r"held in (.+?) \(PID")
 RETRY_PAUSE_S = 0.05  # back-off between retries of a conflicting write (times the attempt number)
+_REVISIONS = itertools.count(1)  # one sequence for every Store of the process: `Store.revision`
 
 SCHEMA_MIGRATIONS_DDL = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -207,6 +214,7 @@ class Store:
         self._cursor_lock = threading.Lock()
         self._local = threading.local()
         self._closed = False
+        self._revision = next(_REVISIONS)
         self.applied_now: list[int] = []  # versions applied by this open
         # An audited write committed through this Store: the audit anchor's table exists (it
         # is only ever created, by that write; the file is held by this process meanwhile).
@@ -270,6 +278,11 @@ class Store:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def revision(self) -> int:
+        """Changes with every data-changing commit; unique to this Store in the process (module docstring)."""
+        return self._revision
+
     def shutdown(self) -> None:
         """Wait for the write in progress (writes hold the write lock), CHECKPOINT, close."""
         if self._closed:
@@ -327,10 +340,11 @@ class Store:
 
     # -- writes ------------------------------------------------------------------
     @contextmanager
-    def transaction(self, actor: str) -> Iterator[Tx]:
+    def transaction(self, actor: str, *, bookkeeping: bool = False) -> Iterator[Tx]:
         """BEGIN … COMMIT on a cursor of its own; ROLLBACK and re-raise on any error.
 
-        One writer at a time in this process; not re-entrant (a nested call is a bug).
+        One writer at a time in this process; not re-entrant (a nested call is a bug). The commit
+        counts in `revision` unless `bookkeeping` (it changes nothing any page shows).
         """
         if self.read_only:
             raise StoreError(f"the database {self.path} is open read-only")
@@ -349,6 +363,8 @@ class Store:
                     cur.execute("COMMIT")
                     if tx.audited:
                         self.audit_head_seen = True
+                    if not bookkeeping:
+                        self._revision = next(_REVISIONS)
                 except BaseException:
                     _rollback(cur)
                     raise
@@ -356,7 +372,7 @@ class Store:
                 cur.close()
                 self._local.in_tx = False
 
-    def write(self, actor: str, fn: Callable[[Tx], T], *, retries: int = 3) -> T:
+    def write(self, actor: str, fn: Callable[[Tx], T], *, retries: int = 3, bookkeeping: bool = False) -> T:
         """Run `fn(tx)` in a transaction; retry it whole on write-write conflicts.
 
         `fn` must not swallow DuckDB errors (a later COMMIT would silently roll back).
@@ -365,7 +381,7 @@ class Store:
         attempt = 0
         while True:
             try:
-                with self.transaction(actor) as tx:
+                with self.transaction(actor, bookkeeping=bookkeeping) as tx:
                     return fn(tx)
             except duckdb.TransactionException as exc:
                 if attempt >= retries:
@@ -419,6 +435,7 @@ class Store:
                         cur.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
                                     [mig.version, mig.name, mig.sha256, self.now()])
                         cur.execute("COMMIT")
+                        self._revision = next(_REVISIONS)
                     except duckdb.Error as exc:
                         _rollback(cur)
                         raise StoreError(f"migration {mig.version:03d}_{mig.name} failed on "

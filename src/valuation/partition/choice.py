@@ -155,6 +155,16 @@ def pool_items(store: Store, user: Principal, code: str, *, pool: str = "histori
     # Without a search the count needs no item row (a million-row join less).
     counted = base if search and search.strip() else base.replace("JOIN items i ON i.id = iv.item_id ", "", 1)
     total = int(store.scalar(f"SELECT count(*) {counted}", params))
+    cut = page * page_size - 1
+    if counted != base and total > cut:
+        # Issue 17: the page's lowest value first (a top-N of one column, no item row), then only the
+        # items worth at least that are joined to their codes; the ties at the cut stay in, so the
+        # order by (value, code) and the page are exactly those of the whole join.
+        lowest = store.scalar(f"SELECT iv.value_brl {counted} ORDER BY iv.value_brl DESC LIMIT 1 OFFSET ?",
+                              [*params, cut])
+        if lowest is not None:
+            base += " AND iv.value_brl >= ?"
+            params = [*params, lowest]
     df = store.fetch_df(
         f"SELECT iv.item_id, i.item_code, i.description, iv.value_brl, iv.significance, iv.must_keep, l.lock "
         f"{base} ORDER BY iv.value_brl DESC, i.item_code LIMIT ? OFFSET ?",

@@ -1,0 +1,277 @@
+"""A bounded load run against the real service (issue 17): one Chromium, K browser contexts — K people
+of different roles — each clicking through its role's pages without pause, on the demo.
+
+    .venv/bin/python bench/load.py --db /tmp/x/demo.duckdb                   # K = 1, 4, 8; 60 s each
+    .venv/bin/python bench/load.py --db … --k 8 --seconds 120 --json out.json
+
+For each K a fresh copy of the database is served by a fresh `uvicorn service.asgi:app` (as
+scripts/start.sh) with the script-run log on (`ui/run_timing.py`). One login warms the service
+up (imports, first queries; untimed). Then the K contexts log in (`ROTA`: dpc, explorer,
+commission, president, then a second dpc, explorer and commission member, and the admin — each a
+different demo login) and, once all are in, click the sidebar link of their next page as soon as
+the current one is settled (bench/live.py; quiet window 100 ms), for `--seconds`.
+
+Reported per K, over the runs that ended inside the window:
+- server time: the script run of each page view as the service measured it (`wall_s`: from the
+  first line of app.py to the end of the page, in the script's thread), p50/p95/max, and its
+  thread's CPU time — wall far above CPU is time spent waiting (for the GIL, for DuckDB);
+- client time: click to settled in the browser, p50/p95;
+- errors (an exception box, a page that did not settle within 60 s) and logouts (the login form
+  or the "Entrar" page shown to someone who had logged in);
+- the service process's CPU (psutil, all its threads, in cores: 1.0 = one core busy) and RSS,
+  sampled every 0.5 s.
+
+Target at K = 8: server p95 ≤ 1.0 s, no error, no logout.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import live  # noqa: E402  (bench/ is not a package: its folder is on sys.path)
+
+ROTA: tuple[tuple[str, str], ...] = (
+    ("dpc", "dpc.prado"), ("explorer", "exp.salvamar"), ("commission", "cf.rocha"),
+    ("commission_president", "cmg.tavares"), ("dpc", "dpc.reis"), ("explorer", "exp.arqueonautica"),
+    ("commission", "minc.ferraz"), ("admin", "admin"),
+)
+P95_TARGET_S = 1.0
+QUIET_MS = 100
+VIEW_TIMEOUT_S = 60
+
+
+@dataclass
+class Person:
+    role: str
+    user: str
+    views: list[tuple[float, str, float]] = field(default_factory=list)   # (end time, page, client s)
+    errors: list[str] = field(default_factory=list)
+    logouts: list[str] = field(default_factory=list)   # what the login form said, and where
+
+
+class Sampler(threading.Thread):
+    """psutil samples every `every` s: (time, the service's CPU in cores since the last sample, its RSS
+    in MB, the browser's CPU in cores — Chromium and Playwright's driver: this script's child processes)."""
+
+    def __init__(self, pid: int, every: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        import psutil
+
+        self.psutil = psutil
+        self.proc = psutil.Process(pid)
+        self.every = every
+        self.samples: list[tuple[float, float, float, float]] = []
+        self.stop_event = threading.Event()
+        self._browser: dict[int, Any] = {}
+
+    def _browser_cpu(self) -> float:
+        total = 0.0
+        for child in self.psutil.Process().children(recursive=True):
+            if child.pid == self.proc.pid:
+                continue
+            known = self._browser.setdefault(child.pid, child)
+            try:
+                total += known.cpu_percent(None) / 100
+            except self.psutil.Error:
+                self._browser.pop(child.pid, None)
+        return total
+
+    def run(self) -> None:
+        self.proc.cpu_percent(None)
+        self._browser_cpu()
+        while not self.stop_event.wait(self.every):
+            try:
+                cpu = self.proc.cpu_percent(None) / 100
+                rss = self.proc.memory_info().rss / 2**20
+            except self.psutil.Error:   # the process ended
+                return
+            self.samples.append((time.time(), cpu, rss, self._browser_cpu()))
+
+
+async def settle(page: Any, path: str | None, *, absent: str | None = None) -> dict[str, Any]:
+    return await page.evaluate(live.WAIT_JS, live.settle_args(path, absent=absent, timeout_s=VIEW_TIMEOUT_S,
+                                                               quiet_ms=QUIET_MS))
+
+
+async def login(page: Any, base: str, user: str, password: str) -> None:
+    await page.goto(base)
+    await page.locator(live.LOGIN_FORM).wait_for()
+    await page.get_by_label("Usuário").fill(user)
+    await page.get_by_label("Senha").fill(password)
+    await page.get_by_role("button", name="Entrar").click()
+    got = await settle(page, None, absent=live.LOGIN_FORM)
+    if got["ms"] is None:
+        raise RuntimeError(f"{user} could not log in: {got['why']}")
+
+
+async def person(browser: Any, base: str, who: Person, password: str, start: asyncio.Event,
+                 ready: list[int], end_at: list[float]) -> None:
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
+    await context.add_init_script(live.INIT_JS)
+    page = await context.new_page()
+    page.set_default_timeout(VIEW_TIMEOUT_S * 1000)
+    try:
+        await login(page, base, who.user, password)
+        ready[0] += 1
+        await start.wait()
+        pages = live.role_pages(who.role)
+        i = 1   # the login opened the first page
+        while time.time() < end_at[0]:
+            title, key = pages[i % len(pages)]
+            i += 1
+            await page.get_by_role("link", name=title, exact=True).first.click()
+            got = await settle(page, "" if key == pages[0][1] else key)
+            if await page.locator(live.LOGIN_FORM).count():
+                said = await page.locator('[data-testid="stAlert"]').all_inner_texts()
+                who.logouts.append(f"{key} at {time.time() - end_at[0]:+.0f} s from the end: "
+                                   f"{' / '.join(said) or 'no message'}")
+                await login(page, base, who.user, password)
+                continue
+            if got["ms"] is None:
+                who.errors.append(f"{key}: not settled in {VIEW_TIMEOUT_S} s ({got['why']})")
+                continue
+            if await page.locator(live.EXCEPTION_BOX).count():
+                who.errors.append(f"{key}: exception box")
+            who.views.append((time.time(), key, got["ms"] / 1000))
+    except Exception as exc:  # noqa: BLE001 - reported, not raised: the other people go on
+        who.errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+    finally:
+        await context.close()
+
+
+def pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return round(values[0], 3)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 3)
+
+
+async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: dict[str, str]) -> dict[str, Any]:
+    from playwright.async_api import async_playwright
+
+    copy = scratch / f"load-k{k}.duckdb"
+    for suffix in ("", ".wal"):
+        src, dst = Path(str(db) + suffix), Path(str(copy) + suffix)
+        if src.exists():
+            shutil.copyfile(src, dst)
+        else:
+            dst.unlink(missing_ok=True)
+    run_log = scratch / f"load-k{k}.runs.jsonl"
+    run_log.unlink(missing_ok=True)
+    people = [Person(role, user) for role, user in (ROTA * (k // len(ROTA) + 1))[:k]]
+    load_start = [round(x, 2) for x in os.getloadavg()]
+    with live.serve(copy, port, run_log=run_log) as svc:
+        sampler = Sampler(svc.pid)
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(executable_path=live.CHROMIUM, args=live.CHROMIUM_ARGS, headless=True)
+            try:
+                warm = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
+                await warm.add_init_script(live.INIT_JS)
+                wp = await warm.new_page()
+                await login(wp, svc.base, "dpc.prado", pw["dpc.prado"])
+                await warm.close()
+                rss_before = sampler.proc.memory_info().rss / 2**20
+                start, ready, end_at = asyncio.Event(), [0], [float("inf")]
+                tasks = [asyncio.create_task(person(browser, svc.base, who, pw[who.user], start, ready, end_at))
+                         for who in people]
+                while ready[0] < k and not all(t.done() for t in tasks):
+                    await asyncio.sleep(0.2)
+                t0 = time.time()
+                end_at[0] = t0 + seconds
+                sampler.start()
+                start.set()
+                await asyncio.gather(*tasks)
+                t1 = time.time()
+            finally:
+                sampler.stop_event.set()
+                await browser.close()
+        runs = [json.loads(line) for line in run_log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    in_window = [r for r in runs if t0 <= r["t"] <= t1 and r["role"] is not None]
+    walls = [r["wall_s"] for r in in_window]
+    cpus = [r["cpu_s"] for r in in_window]
+    client = [v[2] for who in people for v in who.views]
+    samples = [s for s in sampler.samples if s[0] <= end_at[0]]
+    by_page: dict[str, list[float]] = {}
+    for r in in_window:
+        by_page.setdefault(live.run_page(r) or "?", []).append(r["wall_s"])
+    errors = [f"{who.user}: {e}" for who in people for e in who.errors]
+    logouts = [f"{who.user}: {x}" for who in people for x in who.logouts]
+    peak_rss = max((s[2] for s in sampler.samples), default=rss_before)
+    return {
+        "k": k, "seconds": round(t1 - t0, 1), "views": len(client), "runs": len(in_window),
+        "server_p50_s": pct(walls, 50), "server_p95_s": pct(walls, 95), "server_max_s": max(walls, default=None),
+        "server_cpu_p50_s": pct(cpus, 50), "server_cpu_p95_s": pct(cpus, 95),
+        "client_p50_s": pct(client, 50), "client_p95_s": pct(client, 95),
+        "errors": errors, "logouts": len(logouts), "logout_details": logouts,
+        "cpu_cores_mean": round(statistics.fmean(s[1] for s in samples), 2) if samples else None,
+        "cpu_cores_max": round(max(s[1] for s in samples), 2) if samples else None,
+        "browser_cpu_cores_mean": round(statistics.fmean(s[3] for s in samples), 2) if samples else None,
+        "rss_mb_before": round(rss_before, 1), "rss_mb_peak": round(peak_rss, 1),
+        "rss_mb_per_session": round((peak_rss - rss_before) / k, 1),
+        "by_page_p95_s": {key: pct(v, 95) for key, v in sorted(by_page.items(), key=lambda kv: -max(kv[1]))},
+        "by_page_n": {key: len(v) for key, v in by_page.items()},
+        "people": [{"role": w.role, "user": w.user, "views": len(w.views), "errors": w.errors, "logouts": w.logouts}
+                   for w in people],
+        "load_avg_start": load_start, "load_avg_end": [round(x, 2) for x in os.getloadavg()],
+        "met": (pct(walls, 95) or 0) <= P95_TARGET_S and not errors and not logouts,
+    }
+
+
+def print_row(r: dict[str, Any]) -> None:
+    print(f"K={r['k']}: {r['views']} views in {r['seconds']} s; server p50 {r['server_p50_s']} s, "
+          f"p95 {r['server_p95_s']} s (max {r['server_max_s']}; CPU p95 {r['server_cpu_p95_s']} s); client p50 "
+          f"{r['client_p50_s']} s, p95 {r['client_p95_s']} s; errors {len(r['errors'])}, logouts {r['logouts']}; "
+          f"CPU {r['cpu_cores_mean']} cores (max {r['cpu_cores_max']}; browser {r['browser_cpu_cores_mean']}); "
+          f"RSS {r['rss_mb_before']} → "
+          f"{r['rss_mb_peak']} MB ({r['rss_mb_per_session']} MB/session); load {r['load_avg_start']} → "
+          f"{r['load_avg_end']}", flush=True)
+    slow = list(r["by_page_p95_s"].items())[:5]
+    print("   slowest pages (server p95): " + ", ".join(f"{k} {v}" for k, v in slow), flush=True)
+    for e in r["errors"][:5]:
+        print("   error:", e, flush=True)
+    for e in r["logout_details"][:5]:
+        print("   logout:", e, flush=True)
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--db", required=True, help="the demo database (copied for every K)")
+    ap.add_argument("--k", default="1,4,8")
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--port", type=int, default=8672)
+    ap.add_argument("--scratch", default="/tmp/valuation-bench-load")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    scratch = Path(args.scratch)
+    scratch.mkdir(parents=True, exist_ok=True)
+    pw = live.passwords()
+    info = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "machine": live.machine(),
+            "chromium": live.chromium_version(), "seconds": args.seconds}
+    results = []
+    for k in (int(x) for x in args.k.split(",")):
+        results.append(asyncio.run(one_k(k, Path(args.db), args.port, args.seconds, scratch, pw)))
+        print_row(results[-1])
+    if args.json:
+        Path(args.json).write_text(json.dumps({**info, "runs": results}, indent=1, ensure_ascii=False),
+                                   encoding="utf-8")
+    return results
+
+
+if __name__ == "__main__":
+    main()
