@@ -92,7 +92,8 @@ BAD = [
     ("domain-status without suspensions", "domain-status", "domain-wooden-hull", ("suspensions",), "<absent>",
      "suspensions: is required"),
     # enumerations
-    ("hull timber", "domain-status", "domain-wooden-hull", ("hull",), "timber", "hull: must be one of wood, steel, other"),
+    ("hull timber", "domain-status", "domain-wooden-hull", ("hull",), "timber",
+     "hull: must be one of wood, steel, other"),
     ("hull in Portuguese", "domain-status", "domain-wooden-hull", ("hull",), "madeira",
      "hull: must be one of wood, steel, other"),
     ("lock in capitals", "selection", "selection-basic", ("items", 0, "lock"), "GIVE", "items[0].lock: must be one of"),

@@ -75,7 +75,8 @@ def test_the_fast_path_reads_what_the_general_reader_reads(data: bytes) -> None:
 
 
 def test_the_fast_path_takes_an_ordinary_excel_file() -> None:
-    text = "sep=;\r\nCódigo;Descrição;Peso (g)\r\nA-1;Moeda de ouro;1.234,56\r\n\r\n;;\r\nA-2;\"Prato; fragmento\";7\r\n"
+    text = ("sep=;\r\nCódigo;Descrição;Peso (g)\r\nA-1;Moeda de ouro;1.234,56\r\n\r\n;;\r\n"
+            "A-2;\"Prato; fragmento\";7\r\n")
     data = text.encode("cp1252")
     fast = csv_fast.read_csv_arrow(data)
     assert fast is not None and fast.encoding == "cp1252" and fast.separator == ";"

@@ -21,14 +21,8 @@ from hypothesis import strategies as st
 
 from valuation.core.errors import InputError
 from valuation.importing import tabular
-from valuation.importing.tabular import (
-    decimal_convention,
-    normalise_header,
-    parse_dates,
-    parse_decimal,
-    read_table,
-    sniff_separator,
-)
+from valuation.importing.cells import decimal_convention, parse_dates, parse_decimal
+from valuation.importing.tabular import normalise_header, read_table, sniff_separator
 from valuation.inventory.importer import COLUMNS, MAX_PROBLEMS, parse_items
 
 TODAY = date(2025, 6, 30)

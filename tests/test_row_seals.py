@@ -16,10 +16,9 @@ from typing import Any
 
 import duckdb
 import pytest
-
-from tests.db_copies import copy_database
 from conftest import NOW
 
+from tests.db_copies import copy_database
 from valuation.accounts import login, users
 from valuation.cli.main import main
 from valuation.db import seals
@@ -68,11 +67,13 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
     "a decision removed": ("SELECT max(id) FROM decisions", lambda i: f"DELETE FROM decisions WHERE id = {i}",
                            "decisions"),
     "a decision added": ("SELECT max(id) + 1 FROM decisions",
-                         lambda i: f"INSERT INTO decisions SELECT {i}, round_id, item_id, historical, 1.00, significance, "
+                         lambda i: f"INSERT INTO decisions SELECT {i}, round_id, item_id, historical, 1.00, "
+                                   f"significance, "
                                    f"must_keep, basis, NULL, decided_by, decided_at FROM decisions LIMIT 1",
                          "decisions"),
     "an assessment value": ("SELECT min(id) + 11 FROM assessment_log",
-                            lambda i: f"UPDATE assessment_log SET amount = amount + 1 WHERE id = {i}", "assessment_log"),
+                            lambda i: f"UPDATE assessment_log SET amount = amount + 1 WHERE id = {i}",
+                            "assessment_log"),
     "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
                       lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
 }

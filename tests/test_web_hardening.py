@@ -10,7 +10,7 @@ import logging
 import subprocess
 import sys
 import tomllib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +209,9 @@ def test_no_password_or_hash_is_logged_printed_shown_or_audited(small_world: Any
                                           "password": new_password})
     users.reset_password(s, admin, new_id, reset_to)
     with pytest.raises(login.AuthenticationFailed):
-        login.authenticate(s, "novo.dpc", new_password, now=datetime(2025, 6, 30, 12, tzinfo=timezone.utc))      # the old one: refused
-    login.authenticate(s, "novo.dpc", reset_to, now=datetime(2025, 6, 30, 12, tzinfo=timezone.utc))
+        # the old one: refused
+        login.authenticate(s, "novo.dpc", new_password, now=datetime(2025, 6, 30, 12, tzinfo=UTC))
+    login.authenticate(s, "novo.dpc", reset_to, now=datetime(2025, 6, 30, 12, tzinfo=UTC))
     s.close()
 
     username = small_world.username("dpc")
@@ -313,7 +314,7 @@ def test_every_spreadsheet_export_neutralises_formulas_in_user_text(small_world:
             elif p.name == "year":
                 kwargs["year"] = 2024
             elif p.name == "flt":
-                kwargs["flt"] = getattr(mod, "ItemFilter")()
+                kwargs["flt"] = mod.ItemFilter()
             elif p.name == "fmt":
                 kwargs["fmt"] = None
             else:

@@ -195,7 +195,8 @@ def selection_contracts(store: Any, user: Any) -> Any:
     """`partition.statement_reads.statement_contracts` (Escolha da União: the contract selector)."""
     from valuation.partition import statement_reads
 
-    return per_revision(store, user, "selection.contracts", compute=lambda: statement_reads.statement_contracts(store, user))
+    return per_revision(store, user, "selection.contracts",
+                        compute=lambda: statement_reads.statement_contracts(store, user))
 
 
 def pool_summary(store: Any, user: Any, code: str, pool: str) -> Any:

@@ -34,14 +34,8 @@ from valuation.commission.sheet import as_mask
 from valuation.core.errors import InputError, Problem
 from valuation.db.access import Principal, require
 from valuation.db.paging import check_page
-from valuation.importing.tabular import (
-    decimal_convention,
-    default_convention,
-    normalise_header,
-    parse_dates,
-    parse_decimal,
-    read_table,
-)
+from valuation.importing.cells import decimal_convention, default_convention, parse_dates, parse_decimal
+from valuation.importing.tabular import normalise_header, read_table
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx

@@ -31,14 +31,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.core.errors import InputError, Problem
-from valuation.importing.tabular import (
-    MAX_PROBLEMS,
-    claim_cells,
-    more_problems,
-    normalise_header,
-    parse_dates,
-    with_value,
-)
+from valuation.importing.cells import MAX_PROBLEMS, claim_cells, more_problems, parse_dates, with_value
+from valuation.importing.tabular import normalise_header
 
 FIELDS: tuple[str, ...] = ("item_code", "historical", "amount", "currency", "price_date", "significance",
                            "must_keep", "source", "source_note")

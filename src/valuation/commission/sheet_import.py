@@ -40,16 +40,14 @@ from valuation.commission.sheet import (
 )
 from valuation.core.errors import InputError, Problem
 from valuation.db.access import Principal, require
-from valuation.importing.tabular import (
+from valuation.importing.cells import (
     DecimalConvention,
-    TableMeta,
     decimal_convention,
     default_convention,
-    normalise_header,
     parse_dates,
     parse_decimal,
-    read_table,
 )
+from valuation.importing.tabular import TableMeta, normalise_header, read_table
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx

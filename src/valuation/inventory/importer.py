@@ -35,22 +35,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.core.errors import InputError, Problem
-from valuation.importing.tabular import (
+from valuation.importing.cells import (
     MAX_PROBLEMS,
     DecimalColumn,
     DecimalConvention,
-    Progress,
-    TableMeta,
     claim_cells,
     decimal_convention,
     default_convention,
     more_problems,
-    normalise_header,
     parse_dates,
     parse_decimal,
-    read_table,
     with_value,
 )
+from valuation.importing.tabular import Progress, TableMeta, normalise_header, read_table
 from valuation.inventory.fields import INT32_MAX, ITEM_FIELDS, KEYS, ItemField
 
 COLUMNS: tuple[str, ...] = KEYS

@@ -1,0 +1,238 @@
+"""Vectorised parsers for the cells of an upload (issue 12: split from `tabular`, which reads the
+table): numbers with a decimal comma or point (`parse_decimal`, `decimal_convention`), dates
+(`parse_dates`), and the helpers the importers share to name bad cells (`claim_cells`,
+`with_value`, `more_problems`). Pure functions, no database, no clock.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from valuation.core.errors import Problem
+
+DecimalConvention = Literal["comma", "point"]
+
+
+# Forms valid with a decimal comma (pt-BR) and with a decimal point, sign removed.
+_COMMA_FORM = r"^(?:\d{1,3}(?:\.\d{3})+(?:,\d+)?|\d*,\d+|\d+)$"
+_POINT_FORM = r"^(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d*\.\d+|\d+)$"
+# The only forms valid both ways with different values: one separator, three digits after.
+_AMBIGUOUS_FORM = r"^\d{1,3}[.,]\d{3}$"
+
+
+def _strings(values: pd.Series | pa.Array | pa.ChunkedArray | Iterable[str]) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        arr = values
+    elif isinstance(values, pd.Series):
+        arr = pa.array(values.array, from_pandas=True)
+    else:
+        arr = pa.array(list(values), type=pa.string())
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.type != pa.string():
+        arr = pc.cast(arr, pa.string())
+    return pc.fill_null(pc.utf8_trim_whitespace(arr), "")
+
+
+def _np(mask: pa.Array) -> np.ndarray:
+    return pc.fill_null(mask, False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _body(s: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """(value without a leading '-', whether it had one)."""
+    neg = _np(pc.starts_with(s, "-"))
+    return pc.if_else(pa.array(neg), pc.utf8_slice_codeunits(s, 1), s), neg
+
+
+def decimal_convention(columns: Iterable[pd.Series | pa.Array], *,
+                       default: DecimalConvention | None) -> DecimalConvention | None:
+    """The file's decimal separator, from the values that admit only one reading:
+    'comma' or 'point' when they all agree, `default` when none decides, None when the
+    file shows both (ambiguous values then become errors)."""
+    comma_only = point_only = False
+    for values in columns:
+        body, _ = _body(_strings(values))
+        comma = _np(pc.match_substring_regex(body, _COMMA_FORM))
+        point = _np(pc.match_substring_regex(body, _POINT_FORM))
+        comma_only |= bool((comma & ~point).any())
+        point_only |= bool((point & ~comma).any())
+    if comma_only and point_only:
+        return None
+    if comma_only:
+        return "comma"
+    if point_only:
+        return "point"
+    return default
+
+
+def default_convention(separator: str | None) -> DecimalConvention:
+    """The custom of the source: `;` or TAB CSV → decimal comma (Excel pt-BR); `,` CSV
+    and XLSX cells (rendered by `cell_text`) → decimal point."""
+    return "comma" if separator in (";", "\t") else "point"
+
+
+@dataclass(frozen=True)
+class DecimalColumn:
+    """An exact decimal column (Arrow decimal128, null where blank or bad) and, per cell,
+    what was wrong. Exactly one of the masks is true for a bad cell."""
+
+    values: pa.Array
+    blank: np.ndarray
+    invalid: np.ndarray        # not a number in any accepted form
+    ambiguous: np.ndarray      # '1.234' / '1,234' in a file that shows both conventions
+    too_precise: np.ndarray    # more (non-zero) decimal places than `scale`
+    too_large: np.ndarray      # more integer digits than precision − scale
+
+    @property
+    def ok(self) -> np.ndarray:
+        return ~(self.blank | self.invalid | self.ambiguous | self.too_precise | self.too_large)
+
+    @property
+    def negative(self) -> np.ndarray:
+        return _np(pc.less(self.values, pa.scalar(0, self.values.type)))
+
+
+def parse_decimal(values: pd.Series | pa.Array | Iterable[str], *, convention: DecimalConvention | None,
+                  precision: int, scale: int) -> DecimalColumn:
+    """Read pt-BR or international number strings into decimal128(precision, scale), exactly.
+
+    `convention` settles `1.234`/`1,234` (see `decimal_convention`); None leaves them
+    ambiguous. Trailing zeros beyond `scale` are fine ('1,500' with scale 2); other
+    extra places are reported, never rounded away.
+    """
+    s = _strings(values)
+    blank = _np(pc.equal(s, ""))
+    body, neg = _body(s)
+    comma_ok = _np(pc.match_substring_regex(body, _COMMA_FORM))
+    point_ok = _np(pc.match_substring_regex(body, _POINT_FORM))
+    amb = _np(pc.match_substring_regex(body, _AMBIGUOUS_FORM))
+    comma_norm = pc.replace_substring(pc.replace_substring(body, ".", ""), ",", ".")
+    point_norm = pc.replace_substring(body, ",", "")
+    use_comma = (comma_ok & ~point_ok) | (amb & (convention == "comma"))
+    norm = pc.if_else(pa.array(use_comma), comma_norm, point_norm)
+    invalid = ~blank & ~comma_ok & ~point_ok
+    ambiguous = amb & (convention is None)
+    # Canonical digits: '.5' → '0.5', '007.50' → '7.5', '3.' never reaches here.
+    norm = pc.replace_substring_regex(norm, r"^\.", "0.")
+    norm = pc.replace_substring_regex(norm, r"(\.\d*?)0+$", r"\1")
+    norm = pc.replace_substring_regex(norm, r"\.$", "")
+    norm = pc.replace_substring_regex(norm, r"^0+(\d)", r"\1")
+    dot = pc.find_substring(norm, ".").to_numpy(zero_copy_only=False)
+    length = pc.utf8_length(norm).to_numpy(zero_copy_only=False)
+    int_len = np.where(dot >= 0, dot, length)
+    frac_len = np.where(dot >= 0, length - dot - 1, 0)
+    bad_form = blank | invalid | ambiguous
+    too_precise = ~bad_form & (frac_len > scale)
+    too_large = ~bad_form & ~too_precise & (int_len > precision - scale)
+    ok = ~(bad_form | too_precise | too_large)
+    signed = pc.if_else(pa.array(neg), pc.binary_join_element_wise("-", norm, ""), norm)
+    chosen = pc.if_else(pa.array(ok), signed, pa.scalar(None, signed.type))
+    decimals = pc.cast(chosen, pa.decimal128(precision, scale))
+    return DecimalColumn(decimals, blank, invalid, ambiguous, too_precise, too_large)
+
+
+# -- dates ----------------------------------------------------------------------------
+_TIME = r"(?:[ T]+\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?"
+_BR_DATE = r"^(?P<d>\d{1,2})[/.-](?P<m>\d{1,2})[/.-](?P<y>\d{4})" + _TIME + "$"
+_ISO_DATE = r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})" + _TIME + "$"
+_MONTH_DAYS = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+
+
+@dataclass(frozen=True)
+class DateColumn:
+    """Arrow date32 values (null where blank or bad) and what was wrong per cell."""
+
+    values: pa.Array
+    blank: np.ndarray
+    invalid: np.ndarray        # not dd/mm/aaaa nor aaaa-mm-dd
+    impossible: np.ndarray     # right form, no such day (31/02/2025)
+
+    @property
+    def ok(self) -> np.ndarray:
+        return ~(self.blank | self.invalid | self.impossible)
+
+    def after(self, day: date) -> np.ndarray:
+        """Cells holding a date later than `day`."""
+        return _np(pc.greater(self.values, pa.scalar(day, pa.date32())))
+
+
+def parse_dates(values: pd.Series | pa.Array | Iterable[str]) -> DateColumn:
+    """Read `dd/mm/aaaa` (or `-`/`.`) and ISO `aaaa-mm-dd` strings, optionally with a time
+    of day (ignored), into date32; impossible days (31/02/2025) are told apart from bad forms."""
+    s = _strings(values)
+    blank = _np(pc.equal(s, ""))
+    y = np.zeros(len(s), dtype=np.int64)
+    m = np.zeros(len(s), dtype=np.int64)
+    d = np.zeros(len(s), dtype=np.int64)
+    matched = np.zeros(len(s), dtype=bool)
+    for pattern in (_BR_DATE, _ISO_DATE):
+        parts = pc.extract_regex(s, pattern)
+        hit = _np(parts.is_valid()) & ~matched
+        if hit.any():
+            for name, target in (("y", y), ("m", m), ("d", d)):
+                field = pc.fill_null(parts.field(name), "0")
+                nums = pc.cast(pc.if_else(pc.equal(field, ""), "0", field), pa.int64()).to_numpy(zero_copy_only=False)
+                target[hit] = nums[hit]
+            matched |= hit
+    invalid = ~blank & ~matched
+    leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+    month_ok = (m >= 1) & (m <= 12)
+    dim = np.where(month_ok, _MONTH_DAYS[np.clip(m, 1, 12) - 1], 0) + ((m == 2) & leap)
+    real = month_ok & (d >= 1) & (d <= dim) & (y >= 1)
+    impossible = matched & ~real
+    ok = matched & real
+    yy = np.where(ok, y, 1970)
+    mm = np.where(ok, m, 1)
+    dd = np.where(ok, d, 1)
+    days = ((yy - 1970).astype("datetime64[Y]").astype("datetime64[M]") + (mm - 1)).astype("datetime64[D]") + (dd - 1)
+    arr = pa.array(days.astype("datetime64[D]"), type=pa.date32(), mask=~ok)
+    return DateColumn(arr, blank, invalid, impossible)
+
+
+# -- reporting bad cells (shared by the importers) ---------------------------------------
+MAX_PROBLEMS = 1_000   # problems listed in full; the rest are counted in one last entry
+VALUE_SHOWN = 60       # characters of a bad value quoted in a message
+
+
+def claim_cells(seen: dict[str, np.ndarray], field: str, mask: np.ndarray,
+                message: str | np.ndarray) -> tuple[np.ndarray, str | np.ndarray]:
+    """A cell is reported once: the first check that flags it wins. Records `mask` as seen for
+    `field` and returns the cells not flagged before (and their messages, when per cell)."""
+    mask = np.asarray(mask, dtype=bool)
+    before = seen.get(field)
+    if before is None:
+        seen[field] = mask.copy()
+        return mask, message
+    if isinstance(message, np.ndarray):
+        message = message[~before[mask]]
+    mask = mask & ~before
+    seen[field] = before | mask
+    return mask, message
+
+
+def with_value(message: str, value: object) -> str:
+    """`message (valor: "…")` quoting at most VALUE_SHOWN characters of the bad value."""
+    text = "" if value is None or value is pd.NA else str(value)
+    if not text:
+        return message
+    text = text.replace("\n", "\\n")
+    if len(text) > VALUE_SHOWN:
+        text = text[:VALUE_SHOWN] + "…"
+    return f'{message} (valor: "{text}")'
+
+
+def more_problems(total: int) -> list[Problem]:
+    """The closing '… e mais K problemas' entry when more than MAX_PROBLEMS were found."""
+    if total <= MAX_PROBLEMS:
+        return []
+    rest = total - MAX_PROBLEMS
+    return [Problem("", f"… e mais {rest:,} problema{'s' if rest > 1 else ''}".replace(",", "."))]
