@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.partition_support import prepare
-from valuation.partition import workflow as P
+from valuation.partition import choice
 
 REFERENCE = ("SELECT iv.item_id, i.item_code FROM item_valuation iv JOIN items i ON i.id = iv.item_id "
              "JOIN contracts c ON c.id = iv.contract_id WHERE c.code = 'A-1' AND iv.historical "
@@ -28,9 +28,9 @@ def test_every_page_is_the_plain_join_s_page(small_world: Any, page_size: int) -
     dpc = small_world.principal("dpc")
     got: list[str] = []
     for page in range(1, 4 // page_size + 2):
-        df, total = P.pool_items(store, dpc, "A-1", page=page, page_size=page_size)
+        df, total = choice.pool_items(store, dpc, "A-1", page=page, page_size=page_size)
         assert total == 4
         got += df["item_code"].tolist()
     assert got == expected
-    searched, n = P.pool_items(store, dpc, "A-1", page=1, page_size=page_size, search="a1-00")
+    searched, n = choice.pool_items(store, dpc, "A-1", page=1, page_size=page_size, search="a1-00")
     assert n == 4 and searched["item_code"].tolist() == expected[:page_size]

@@ -152,7 +152,7 @@ def test_the_frames_of_a_tuple_are_copies_too(small_world: Any) -> None:
 
 def test_the_selection_page_shows_a_new_lock(small_world: Any) -> None:
     from tests.partition_support import prepare, ready_a1
-    from valuation.partition import workflow as P
+    from valuation.partition import choice
 
     prepare(small_world)
     ready_a1(small_world)
@@ -162,7 +162,7 @@ def test_the_selection_page_shows_a_new_lock(small_world: Any) -> None:
     assert not at.exception
     before = at.dataframe[0].value if at.dataframe else None
     store = open_shared(small_world.path)
-    P.set_locks(store, dpc, "A-1", {small_world.ids["A1-004"]: "keep"})
+    choice.set_locks(store, dpc, "A-1", {small_world.ids["A1-004"]: "keep"})
     at.run()
     assert not at.exception
     assert "Travas entregar / manter" in texts(at)
