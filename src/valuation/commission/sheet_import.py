@@ -47,7 +47,7 @@ from valuation.importing.cells import (
     parse_dates,
     parse_decimal,
 )
-from valuation.importing.tabular import TableMeta, normalise_header, read_table
+from valuation.importing.tabular import TableMeta, map_header, normalise_header, read_table
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -138,20 +138,7 @@ def _header(meta: TableMeta) -> tuple[dict[str, int], list[str]]:
     """(field → column position, the named columns ignored); InputError for a missing
     item_code, a field named twice, or neither a vote nor a value column."""
     where = f"linha {meta.header_line}"
-    positions: dict[str, int] = {}
-    ignored: list[str] = []
-    errors: list[Problem] = []
-    for pos, title in enumerate(meta.header):
-        if not title:
-            continue
-        field = _ALIAS_TO_FIELD.get(normalise_header(title))
-        if field is None:
-            ignored.append(title)
-        elif field in positions:
-            errors.append(Problem(where, f'as colunas "{meta.header[positions[field]]}" e "{title}" '
-                                         f"indicam o mesmo campo ({field})"))
-        else:
-            positions[field] = pos
+    positions, ignored, errors = map_header(meta, _ALIAS_TO_FIELD)
     if "item_code" not in positions:
         errors.append(Problem(where, 'coluna obrigatória ausente: "item_code" (nomes aceitos: codigo, '
                                      'codigo_do_item, item_code, …)'))

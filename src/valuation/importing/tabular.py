@@ -48,7 +48,7 @@ import io
 import re
 import unicodedata
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -178,6 +178,27 @@ class TableMeta:
     header_line: int              # line of the file (CSV) or sheet row (XLSX) holding the header
     sheet: str | None             # XLSX only: the sheet read (the first one)
     blank_rows: int               # blank records skipped
+
+
+def map_header(meta: TableMeta, aliases: Mapping[str, str]) -> tuple[dict[str, int], list[str], list[Problem]]:
+    """Field → column position of a table's header, by `aliases` (a `normalise_header` key → field);
+    the named columns that are not ours; a problem (on the header's line) for each field that two
+    columns name. Unnamed columns are skipped."""
+    positions: dict[str, int] = {}
+    ignored: list[str] = []
+    problems: list[Problem] = []
+    for pos, title in enumerate(meta.header):
+        if not title:
+            continue
+        field = aliases.get(normalise_header(title))
+        if field is None:
+            ignored.append(title)
+        elif field in positions:
+            problems.append(Problem("", f'as colunas "{meta.header[positions[field]]}" e "{title}" '
+                                        f"indicam o mesmo campo ({field})", line=meta.header_line))
+        else:
+            positions[field] = pos
+    return positions, ignored, problems
 
 
 def read_table(data: bytes, file_name: str, *, progress: Progress | None = None) -> tuple[pd.DataFrame, TableMeta]:

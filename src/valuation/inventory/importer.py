@@ -47,7 +47,7 @@ from valuation.importing.cells import (
     parse_decimal,
     with_value,
 )
-from valuation.importing.tabular import Progress, TableMeta, normalise_header, read_table
+from valuation.importing.tabular import Progress, TableMeta, map_header, read_table
 from valuation.inventory.fields import INT32_MAX, ITEM_FIELDS, KEYS, ItemField
 
 COLUMNS: tuple[str, ...] = KEYS
@@ -255,20 +255,7 @@ def _number_problems(problems: _Problems, name: str, raw: pd.Series, col: Decima
 def _map_columns(meta: TableMeta) -> tuple[dict[str, int], tuple[str, ...]]:
     """Canonical column → position; the named columns that are not ours. InputError for a
     missing required column or two columns naming the same field."""
-    positions: dict[str, int] = {}
-    ignored: list[str] = []
-    errors: list[Problem] = []
-    for pos, title in enumerate(meta.header):
-        if not title:
-            continue
-        column = _ALIAS_TO_COLUMN.get(normalise_header(title))
-        if column is None:
-            ignored.append(title)
-        elif column in positions:
-            errors.append(Problem("", f'as colunas "{meta.header[positions[column]]}" e "{title}" '
-                                      f"indicam o mesmo campo ({column})", line=meta.header_line))
-        else:
-            positions[column] = pos
+    positions, ignored, errors = map_header(meta, _ALIAS_TO_COLUMN)
     for column in REQUIRED_COLUMNS:
         if column not in positions:
             names = ", ".join(HEADER_ALIASES[column][:4])
