@@ -132,6 +132,21 @@ def test_a_recovery_on_the_casualty_year_is_accepted(small_world: Any) -> None:
     assert result.rows == 1
 
 
+def test_a_casualty_known_to_its_century_bounds_recoveries_by_the_centurys_first_day(small_world: Any) -> None:
+    """A wreck whose casualty the registry knows only as "século XVII" (1668, precision century) may
+    have sunk on 01/01/1601: a recovery of 1650 is possible, one of 1600 is not."""
+    w = small_world
+    w.store.write("fixture", lambda tx: tx.execute(
+        "UPDATE wrecks SET casualty_precision = 'century', casualty_month = NULL, casualty_day = NULL "
+        "WHERE id = ?", [w.ids["w1"]]))
+    ok = inv.import_items(w.store, w.principal("dpc"), "A-1", items_csv(item("A1-902", day="01/06/1650")), "a.csv",
+                          today=TODAY)
+    assert ok.rows == 1
+    problems = refused(w, items_csv(item("A1-903", day="31/12/1600")))
+    assert any(path.endswith("coluna recovered_on") and "01/01/1601" in message for path, message in problems), \
+        problems
+
+
 def test_the_parser_alone_refuses_year_1() -> None:
     from valuation.inventory.importer import parse_items
 

@@ -171,14 +171,18 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
 
 
 def _casualty_date(store: Store, contract_id: int) -> date | None:
-    """The first day the contract's wreck can have been lying on the bottom (its casualty date, or the
-    first day of the casualty's month or year when only those are known)."""
-    row = store.fetch_one("SELECT w.casualty_year AS y, w.casualty_month AS m, w.casualty_day AS d FROM contracts c "
-                          "JOIN wrecks w ON w.id = c.wreck_id WHERE c.id = ?", [contract_id])
+    """The first day the contract's wreck can have been lying on the bottom: the earliest date its
+    casualty can be, at the precision the registry knows it (`registry.domain.status.casualty_bounds`:
+    a century's first day, a year's or month's first day, the day)."""
+    from valuation.registry.domain.status import casualty_bounds
+
+    row = store.fetch_one("SELECT w.casualty_year AS y, w.casualty_month AS m, w.casualty_day AS d, "
+                          "w.casualty_precision AS p FROM contracts c JOIN wrecks w ON w.id = c.wreck_id "
+                          "WHERE c.id = ?", [contract_id])
     if row is None or row["y"] is None:
         return None
     try:
-        return date(int(row["y"]), int(row["m"] or 1), int(row["d"] or 1))
+        return casualty_bounds(int(row["y"]), row["m"], row["d"], row["p"])[0]
     except ValueError:
         return None
 
