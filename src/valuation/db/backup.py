@@ -347,12 +347,9 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
             con.execute("CHECKPOINT").fetchall()
         finally:
             con.close()
-        try:
-            _compare_digests(manifest["tables"], digests)
-        except InputError as exc:
-            raise InputError(list(exc.problems) + list(file_problems)) from None
-        if file_problems:
-            raise InputError(file_problems)
+        problems = _digest_problems(manifest["tables"], digests) + list(file_problems)
+        if problems:
+            raise InputError(problems)
         if not audit_state.get("ok"):
             _broken_chain(tmp, source, audit_state, accept=accept_broken_chain, actor=actor)
         # -- attached files (issue 16): into the new database's files folder, before it gets its name --
@@ -475,7 +472,8 @@ def _check_migrations(con: duckdb.DuckDBPyConnection, parquet: str, version: int
                                            f"program's up to version {version}: refused"))
 
 
-def _compare_digests(expected: dict[str, Any], digests: dict[str, TableDigest]) -> None:
+def _digest_problems(expected: dict[str, Any], digests: dict[str, TableDigest]) -> list[Problem]:
+    """A problem for each table whose restored content differs from the manifest's digest."""
     problems = []
     for table in sorted(set(expected) | set(digests)):
         want, got = expected.get(table), digests.get(table)
@@ -484,8 +482,7 @@ def _compare_digests(expected: dict[str, Any], digests: dict[str, TableDigest]) 
         elif (got.rows, got.digest) != (want.get("rows"), want.get("digest")):
             problems.append(Problem("--from", f"table {table}: restored content differs from the manifest "
                                               f"({got.rows} rows, expected {want.get('rows')})"))
-    if problems:
-        raise InputError(problems)
+    return problems
 
 
 BROKEN_CHAIN_OPTION = "--accept-broken-chain"
