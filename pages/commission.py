@@ -25,6 +25,7 @@ from ui.fmt import (
 )
 from ui.forms import save
 from ui.safe import md
+from ui.tabs import LazyTabs
 from valuation.attachments.photo_sheet import round_photo_sheet
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.consensus import DECIDED_BY_LABELS
@@ -129,7 +130,7 @@ m[4].metric("Método · quórum", f"{rnd.method_label} · {rnd.quorum}",
 tab_names = ["Itens"] + (["Planilha"] if is_member and is_open else []) + (["Presidência"] if is_president else []) \
     + (["Andamento"] if not is_member and allowed(user, "follow_round_progress") and is_open else []) \
     + (["Concordância", "Ata"] if not is_open else [])
-tabs = dict(zip(tab_names, st.tabs(tab_names)))
+tabs = LazyTabs("commission", tab_names)   # issue 17: only the open tab runs
 
 
 def item_panel(row: pd.Series, ov: RoundOverview) -> None:
@@ -222,57 +223,61 @@ def progress_table() -> None:
         hide_index=True, width="stretch")
 
 
-if "Andamento" in tabs:
+if tabs.is_open("Andamento"):
     with tabs["Andamento"]:
         st.markdown("**Andamento da rodada**: quantos itens cada membro já avaliou.")
         progress_table()
         st.caption("Enquanto a rodada está aberta, os valores e votos de cada membro não aparecem para ninguém além "
                    "do próprio membro; a DPC os vê no encerramento, como os membros.")
 
-with tabs["Itens"]:
-    overview = round_overview(store, user, rid, page=1, page_size=1)
-    a, b = st.columns(2)
-    size = a.selectbox("Itens por página", PAGE_SIZES, key="cm_size")
-    pages = max(1, -(-overview.total_items // size))
-    page = b.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1, key=f"cm_page_{rid}")
-    ov = round_overview(store, user, rid, page=int(page), page_size=int(size))
-    df = ov.items
-    view = pd.DataFrame({"Código": df["item_code"], "Descrição": df["description"]})
-    if is_member:
-        view["Meu voto"] = [vote_label(v) for v in df["my_historical"].tolist()]
-        view["Meu valor"] = [money_in(a_, c) for a_, c in zip(df["my_amount"].tolist(), df["my_currency"].tolist())]
-        view["Meu valor (R$)"] = df["my_value_brl"].tolist()
-    if ov.visibility == "progress":
-        view["Membros que avaliaram"] = df["entries"].tolist()
-    if ov.visibility in ("anonymous", "full"):
-        view["Votos sim / não"] = [f"{f} / {g}" for f, g in zip(df["votes_for"].tolist(), df["votes_against"].tolist())]
-        view["Mediana (R$)"] = df["median_brl"].tolist()
-        view["Dispersão"] = [percent_br(v) for v in df["spread"].tolist()]
-        view["Consenso"] = [vote_label(h) if d != "undecided" else DECIDED_BY_LABELS["undecided"]
-                            for h, d in zip(df["historical"].tolist(), df["decided_by"].tolist())]
-        view["Valor (R$)"] = df["value_brl"].tolist()
-        view["Sinalizado"] = [yes_no(bool(f)) for f in df["flagged"].tolist()]
-        outside = comparables_ui.flag_column(store, user, rid, df["item_id"].tolist())
-        if outside is not None:
-            view["Fora dos comparáveis"] = outside
-    st.dataframe(for_display(view, money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)"),
-                             counts=("Membros que avaliaram",)), hide_index=True, width="stretch")
-    if ov.visibility == "own":
-        st.caption("Rodada aberta: você vê apenas as suas avaliações. A mediana e a dispersão anônimas aparecem "
-                   "depois do encerramento.")
-    elif ov.visibility == "progress":
-        st.caption("Rodada aberta: a DPC acompanha o andamento — quantos membros avaliaram cada item e, na aba "
-                   "Andamento, quantos itens cada membro avaliou. Os valores e votos aparecem no encerramento, "
-                   "como para os membros (independência das avaliações).")
-    row = None
-    if len(df) and ov.visibility != "progress":
-        codes = df["item_code"].tolist()
-        sel = st.selectbox("Item", range(len(codes)), key=f"cm_item_{rid}_{page}",
-                           format_func=lambda k: f"{codes[k]} — {df['description'].iloc[k]}")
-        row = df.iloc[sel]
-        item_panel(row, ov)
+if tabs.is_open("Itens"):
+    with tabs["Itens"]:
+        overview = round_overview(store, user, rid, page=1, page_size=1)
+        a, b = st.columns(2)
+        size = a.selectbox("Itens por página", PAGE_SIZES, key="cm_size")
+        pages = max(1, -(-overview.total_items // size))
+        page = b.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1,
+                              key=f"cm_page_{rid}")
+        ov = round_overview(store, user, rid, page=int(page), page_size=int(size))
+        df = ov.items
+        view = pd.DataFrame({"Código": df["item_code"], "Descrição": df["description"]})
+        if is_member:
+            view["Meu voto"] = [vote_label(v) for v in df["my_historical"].tolist()]
+            view["Meu valor"] = [money_in(a_, c) for a_, c in zip(df["my_amount"].tolist(), df["my_currency"].tolist())]
+            view["Meu valor (R$)"] = df["my_value_brl"].tolist()
+        if ov.visibility == "progress":
+            view["Membros que avaliaram"] = df["entries"].tolist()
+        if ov.visibility in ("anonymous", "full"):
+            view["Votos sim / não"] = [f"{f} / {g}" for f, g in zip(df["votes_for"].tolist(),
+                                                                      df["votes_against"].tolist())]
+            view["Mediana (R$)"] = df["median_brl"].tolist()
+            view["Dispersão"] = [percent_br(v) for v in df["spread"].tolist()]
+            view["Consenso"] = [vote_label(h) if d != "undecided" else DECIDED_BY_LABELS["undecided"]
+                                for h, d in zip(df["historical"].tolist(), df["decided_by"].tolist())]
+            view["Valor (R$)"] = df["value_brl"].tolist()
+            view["Sinalizado"] = [yes_no(bool(f)) for f in df["flagged"].tolist()]
+            outside = comparables_ui.flag_column(store, user, rid, df["item_id"].tolist())
+            if outside is not None:
+                view["Fora dos comparáveis"] = outside
+        st.dataframe(for_display(view, money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)"),
+                                 counts=("Membros que avaliaram",)), hide_index=True, width="stretch")
+        if ov.visibility == "own":
+            st.caption("Rodada aberta: você vê apenas as suas avaliações. A mediana e a dispersão anônimas aparecem "
+                       "depois do encerramento.")
+        elif ov.visibility == "progress":
+            st.caption("Rodada aberta: a DPC acompanha o andamento — quantos membros avaliaram cada item e, na aba "
+                       "Andamento, quantos itens cada membro avaliou. Os valores e votos aparecem no encerramento, "
+                       "como para os membros (independência das avaliações).")
+        row = None
+        if len(df) and ov.visibility != "progress":
+            codes = df["item_code"].tolist()
+            sel = st.selectbox("Item", range(len(codes)), key=f"cm_item_{rid}_{page}",
+                               format_func=lambda k: f"{codes[k]} — {df['description'].iloc[k]}")
+            row = df.iloc[sel]
+            st.session_state[f"cm_last_item_{rid}"] = str(row["item_code"])   # the override form's default
+            item_panel(row, ov)
 
-if "Planilha" in tabs:
+if tabs.is_open("Planilha"):
     with tabs["Planilha"]:
         st.caption("Baixe a planilha com os itens da rodada (já com as suas avaliações), preencha e envie. Colunas: "
                    "Código, Histórico (sim, não ou vazio), Valor (ex.: 1.234,56), Moeda, Data do preço (dd/mm/aaaa), "
@@ -307,7 +312,7 @@ if "Planilha" in tabs:
                     st.success(f"{count_br(res.rows)} avaliação(ões) gravada(s): {count_br(res.new)} nova(s), "
                                f"{count_br(res.corrections)} correção(ões).{ignored}")
 
-if "Presidência" in tabs:
+if tabs.is_open("Presidência"):
     with tabs["Presidência"]:
         if not is_open:
             comparables_ui.round_flags(store, user, rid)
@@ -327,7 +332,7 @@ if "Presidência" in tabs:
             with st.form("cm_override"):
                 st.markdown("**Decisão divergente do consenso (um item, com motivo)**")
                 o1, o2, o3 = st.columns(3)
-                o_code = o1.text_input("Código do item", value="" if row is None else str(row["item_code"]))
+                o_code = o1.text_input("Código do item", value=st.session_state.get(f"cm_last_item_{rid}", ""))
                 o_hist = o2.radio("Classificação", [True, False], format_func=lambda h: VOTES[h], horizontal=True)
                 o_value = o3.text_input("Valor (R$)", placeholder="ex.: 1.234,56")
                 o4, o5 = st.columns(2)
@@ -346,7 +351,7 @@ if "Presidência" in tabs:
         else:
             st.info("Rodada publicada: uma mudança exige nova rodada (abra-a acima, com os itens sinalizados).")
 
-if "Concordância" in tabs:
+if tabs.is_open("Concordância"):
     with tabs["Concordância"]:
         try:
             ag = agreement(store, user, rid)
@@ -385,7 +390,7 @@ if "Concordância" in tabs:
             else:
                 st.caption("Nenhum item sinalizado nesta rodada.")
 
-if "Ata" in tabs:
+if tabs.is_open("Ata"):
     with tabs["Ata"]:
         if is_open:
             st.info("A ata só é lavrada depois do encerramento da rodada.")

@@ -21,6 +21,7 @@ from ui import cache, figures, session
 from ui.charts import pt_br, show, today_line
 from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
 from ui.forms import save
+from ui.tabs import LazyTabs
 from valuation.core import law
 from valuation.core.errors import ValuationError
 from valuation.db.access import allowed
@@ -374,26 +375,27 @@ for col, (state, label) in zip(m, METRICS.items()):
 names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor", "Recursos"]
 names += ["Cancelamento automático", "Tribunal Marítimo", "Remoções e saldos", "Registrar", "Exportar"] if manage \
     else ["Registrar entrega", "Exportar"]
-tabs = dict(zip(names, st.tabs(names)))
-with tabs["Vencidos e a vencer"]:
-    lists_tab(df)
-with tabs["Linha do tempo"]:
-    timeline_tab(df, as_of)
-with tabs["Mapa de calor"]:
-    heatmap_tab(df, as_of)
-with tabs["Recursos"]:
-    appeals_tab(df)
-if manage:
-    with tabs["Cancelamento automático"]:
-        cancellation_tab(df, as_of)
-    with tabs["Tribunal Marítimo"]:
-        court_tab(df)
-    with tabs["Remoções e saldos"]:
-        removals_tab(df)
-with tabs["Registrar" if manage else "Registrar entrega"]:
+tabs = LazyTabs("deadlines", names)   # issue 17: only the open tab runs
+
+
+def register_tab() -> None:
     event_form(df, as_of)
     if manage and not df.empty:
         waiver_form(df)
     recent_events()
-with tabs["Exportar"]:
-    export_tab(df, as_of, office, codes)
+
+
+RENDERERS = {
+    "Vencidos e a vencer": lambda: lists_tab(df),
+    "Linha do tempo": lambda: timeline_tab(df, as_of),
+    "Mapa de calor": lambda: heatmap_tab(df, as_of),
+    "Recursos": lambda: appeals_tab(df),
+    "Cancelamento automático": lambda: cancellation_tab(df, as_of),
+    "Tribunal Marítimo": lambda: court_tab(df),
+    "Remoções e saldos": lambda: removals_tab(df),
+    "Registrar": register_tab,
+    "Registrar entrega": register_tab,
+    "Exportar": lambda: export_tab(df, as_of, office, codes),
+}
+with tabs.panel():
+    RENDERERS[tabs.current]()

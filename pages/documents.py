@@ -7,6 +7,7 @@ import streamlit as st
 
 from ui import attachments, session
 from ui.fmt import count_br
+from ui.tabs import LazyTabs
 from valuation.attachments import records
 from valuation.attachments.kinds import (
     MAX_ARCHIVE_BYTES,
@@ -33,31 +34,33 @@ st.caption("Os arquivos ficam com o registro a que pertencem e só são entregue
 
 contracts = list_contracts(store, user)
 names = ["Contratos", "Fotos em lote"] + (["Naufrágios"] if dpc else [])
-tabs = dict(zip(names, st.tabs(names)))
+tabs = LazyTabs("documents", names)   # issue 17: only the open tab runs
 
-with tabs["Contratos"]:
-    if contracts.empty:
-        st.info("Nenhum contrato.")
-    else:
-        ids = [int(i) for i in contracts["id"]]
-        held = records.counts(store, user, "contract", ids)
-        labels = {i: f"{c} — {o}" + (f" · {count_br(held[i])} arquivo(s)" if held.get(i) else "")
-                  for i, c, o in zip(ids, contracts["code"], contracts["organisation_name"])}
-        first = next((k for k, i in enumerate(ids) if held.get(i)), 0)   # open on a contract with files
-        cid = st.selectbox("Contrato", ids, index=first, format_func=labels.get, key="docs_contract")
-        attachments.file_list(store, user, "contract", int(cid), key=f"docs_c_{cid}")
-        kinds = ("authorisation", "co_signature", "edital", "cost_sheet") if dpc else ("cost_sheet",)
-        st.markdown("**Anexar documento**" if dpc else "**Anexar planilha de custos**")
-        attachments.upload_form(store, user, "contract", int(cid), kinds, key=f"docs_c_up_{cid}")
+if tabs.is_open("Contratos"):
+    with tabs["Contratos"]:
+        if contracts.empty:
+            st.info("Nenhum contrato.")
+        else:
+            ids = [int(i) for i in contracts["id"]]
+            held = records.counts(store, user, "contract", ids)
+            labels = {i: f"{c} — {o}" + (f" · {count_br(held[i])} arquivo(s)" if held.get(i) else "")
+                      for i, c, o in zip(ids, contracts["code"], contracts["organisation_name"])}
+            first = next((k for k, i in enumerate(ids) if held.get(i)), 0)   # open on a contract with files
+            cid = st.selectbox("Contrato", ids, index=first, format_func=labels.get, key="docs_contract")
+            attachments.file_list(store, user, "contract", int(cid), key=f"docs_c_{cid}")
+            kinds = ("authorisation", "co_signature", "edital", "cost_sheet") if dpc else ("cost_sheet",)
+            st.markdown("**Anexar documento**" if dpc else "**Anexar planilha de custos**")
+            attachments.upload_form(store, user, "contract", int(cid), kinds, key=f"docs_c_up_{cid}")
 
-with tabs["Fotos em lote"]:
-    with_items = contracts[contracts["items"] > 0]["code"].tolist() if not contracts.empty else []
-    if not with_items:
-        st.info("Nenhum contrato com bens resgatados.")
-    else:
-        attachments.bulk_photos(store, user, with_items)
+if tabs.is_open("Fotos em lote"):
+    with tabs["Fotos em lote"]:
+        with_items = contracts[contracts["items"] > 0]["code"].tolist() if not contracts.empty else []
+        if not with_items:
+            st.info("Nenhum contrato com bens resgatados.")
+        else:
+            attachments.bulk_photos(store, user, with_items)
 
-if "Naufrágios" in tabs:
+if tabs.is_open("Naufrágios"):
     with tabs["Naufrágios"]:
         wrecks = list_wrecks(store, user)
         wl = {int(i): f"{c} — {n}" for i, c, n in zip(wrecks["id"], wrecks["code"], wrecks["name"])}

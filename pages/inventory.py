@@ -8,6 +8,7 @@ from ui import attachments as attachments_ui  # issue 16: item photos
 from ui import cache, figures, session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
+from ui.tabs import LazyTabs
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.db.access import allowed
 from valuation.inventory import fields, item_import
@@ -42,9 +43,9 @@ flt = inv.ItemFilter(contract_code=contract or None, search=search or None, cate
 
 may_import = allowed(user, "import_items")
 names = ["Consultar", "Importar", "Exportar"] if may_import else ["Consultar", "Exportar"]
-tabs = dict(zip(names, st.tabs(names)))
+tabs = LazyTabs("inventory", names)   # issue 17: only the open tab runs
 
-if may_import:  # runs before the listing, so the counts below include what was just imported
+if tabs.is_open("Importar"):
     with tabs["Importar"]:
         targets = [c["code"] for c in contracts if c["importable"]]
         if not targets:
@@ -89,66 +90,72 @@ if may_import:  # runs before the listing, so the counts below include what was 
             else:
                 st.caption("Nenhuma importação registrada.")
 
-with tabs["Consultar"]:
-    summary = cache.inventory_summary(store, user, flt)
-    t = summary.totals
-    m = st.columns(5)
-    m[0].metric("Itens", count_br(t["items"]))
-    m[1].metric("Peças (quantidade)", count_br(t["quantity"]))
-    m[2].metric("Entregues", count_br(t["delivered"]))
-    m[3].metric("Não entregues (art. 23)", count_br(t["undelivered"]))
-    m[4].metric("Valor decidido", brl_fit(t["value_brl"], 5) if t["valued"] else "—",
-                help=(f"{brl(t['value_brl'])} — " if t["valued"] else "")
-                + f"{count_br(t['valued'])} itens com valor decidido pela Comissão")
-    bands = summary.by_value_band
-    unvalued = bands[bands["label"] == inv.NO_VALUE] if len(bands) else bands
-    bands = bands[bands["label"] != inv.NO_VALUE] if len(bands) else bands  # one bar would dwarf the others
-    band_title = "Por faixa de valor decidido" + (
-        f" ({count_br(unvalued['items'].sum())} itens ainda sem valor)" if len(unvalued) else "")
-    charts = [("Por categoria", summary.by_category), ("Por material", summary.by_material),
-              (MONTHS_TITLE, summary.by_month), (band_title, bands)]
-    charts = [(title, df) for title, df in charts if len(df)]
-    for i in range(0, len(charts), 2):
-        for col, (title, df) in zip(st.columns(2), charts[i:i + 2]):
-            fig = figures.bar(df, x="label", y="items", labels={"label": "", "items": "Itens", "quantity": "Peças"},
-                              title=title, hover_data={"quantity": ":,d"} if "quantity" in df.columns else None)
-            pt_br(fig, counts=("y",), height=300)
-            if title == MONTHS_TITLE:
-                fig.update_xaxes(type="date", tickformat="%m/%Y", hoverformat="%m/%Y")
-            fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 10})
-            with col:
-                show(fig)
+if tabs.is_open("Consultar"):
+    with tabs["Consultar"]:
+        summary = cache.inventory_summary(store, user, flt)
+        t = summary.totals
+        m = st.columns(5)
+        m[0].metric("Itens", count_br(t["items"]))
+        m[1].metric("Peças (quantidade)", count_br(t["quantity"]))
+        m[2].metric("Entregues", count_br(t["delivered"]))
+        m[3].metric("Não entregues (art. 23)", count_br(t["undelivered"]))
+        m[4].metric("Valor decidido", brl_fit(t["value_brl"], 5) if t["valued"] else "—",
+                    help=(f"{brl(t['value_brl'])} — " if t["valued"] else "")
+                    + f"{count_br(t['valued'])} itens com valor decidido pela Comissão")
+        bands = summary.by_value_band
+        unvalued = bands[bands["label"] == inv.NO_VALUE] if len(bands) else bands
+        bands = bands[bands["label"] != inv.NO_VALUE] if len(bands) else bands  # one bar would dwarf the others
+        band_title = "Por faixa de valor decidido" + (
+            f" ({count_br(unvalued['items'].sum())} itens ainda sem valor)" if len(unvalued) else "")
+        charts = [("Por categoria", summary.by_category), ("Por material", summary.by_material),
+                  (MONTHS_TITLE, summary.by_month), (band_title, bands)]
+        charts = [(title, df) for title, df in charts if len(df)]
+        for i in range(0, len(charts), 2):
+            for col, (title, df) in zip(st.columns(2), charts[i:i + 2]):
+                fig = figures.bar(df, x="label", y="items", labels={"label": "", "items": "Itens", "quantity": "Peças"},
+                                  title=title, hover_data={"quantity": ":,d"} if "quantity" in df.columns else None)
+                pt_br(fig, counts=("y",), height=300)
+                if title == MONTHS_TITLE:
+                    fig.update_xaxes(type="date", tickformat="%m/%Y", hoverformat="%m/%Y")
+                fig.update_layout(margin={"l": 10, "r": 10, "t": 40, "b": 10})
+                with col:
+                    show(fig)
 
-    p1, p2, p3 = st.columns(3)
-    size = p1.selectbox("Itens por página", [25, 50, 100, 250, 500], index=1)
-    pages = max(1, -(-t["items"] // size))
-    page = p2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
-    order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
-    rows = cache.inventory_page(store, user, flt, page=int(page), page_size=int(size), order=order)
-    rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
-    if len(rows):
-        shown = fields.display_formats()
-        st.dataframe(for_display(rows, money=("value_brl",), dates=(*shown.dates, "delivered_on"),
-                                 numbers=shown.numbers, counts=shown.counts,
-                                 only=[c for c in inv.COLUMN_LABELS if c in rows.columns], rename=inv.COLUMN_LABELS),
-                     hide_index=True, width="stretch")
-    else:
-        st.info("Nenhum bem resgatado na seleção dos filtros.")
-    attachments_ui.item_detail(store, user, rows)
+        p1, p2, p3 = st.columns(3)
+        size = p1.selectbox("Itens por página", [25, 50, 100, 250, 500], index=1)
+        pages = max(1, -(-t["items"] // size))
+        page = p2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
+        order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
+        rows = cache.inventory_page(store, user, flt, page=int(page), page_size=int(size), order=order)
+        rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
+        if len(rows):
+            shown = fields.display_formats()
+            st.dataframe(for_display(rows, money=("value_brl",), dates=(*shown.dates, "delivered_on"),
+                                     numbers=shown.numbers, counts=shown.counts,
+                                     only=[c for c in inv.COLUMN_LABELS if c in rows.columns],
+                                     rename=inv.COLUMN_LABELS),
+                         hide_index=True, width="stretch")
+        else:
+            st.info("Nenhum bem resgatado na seleção dos filtros.")
+        attachments_ui.item_detail(store, user, rows)
 
-with tabs["Exportar"]:
-    n = int(summary.totals["items"])   # the same selection, counted by the summary above
-    st.write(f"A seleção dos filtros tem **{count_br(n)}** itens.")
-    st.caption(f"XLSX até {count_br(inv.XLSX_MAX_ROWS)} linhas: a planilha é montada célula a célula e, acima disso, "
-               f"levaria muitos segundos e muita memória. CSV (`;`, vírgula decimal, abre no Excel) vai até "
-               f"{count_br(inv.CSV_MAX_ROWS)} linhas; para mais, filtre por contrato, categoria ou período. Células de "
-               "texto que começam com =, +, -, @ são neutralizadas (não viram fórmulas).")
-    stamp = today.strftime("%Y%m%d")
-    x1, x2 = st.columns(2)
-    x1.download_button("Baixar XLSX", data=lambda: inv.export_items(store, user, flt, "xlsx"),
-                       file_name=f"inventario_{stamp}.xlsx", disabled=n == 0 or n > inv.XLSX_MAX_ROWS,
-                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
-    x2.download_button("Baixar CSV", data=lambda: inv.export_items(store, user, flt, "csv"),
-                       file_name=f"inventario_{stamp}.csv", mime="text/csv", disabled=n == 0 or n > inv.CSV_MAX_ROWS)
-    if n > inv.XLSX_MAX_ROWS:
-        st.info(f"Seleção acima de {count_br(inv.XLSX_MAX_ROWS)} itens: use o CSV.")
+if tabs.is_open("Exportar"):
+    with tabs["Exportar"]:
+        n = int(cache.inventory_summary(store, user, flt).totals["items"])   # the selection of the filters
+        st.write(f"A seleção dos filtros tem **{count_br(n)}** itens.")
+        st.caption(f"XLSX até {count_br(inv.XLSX_MAX_ROWS)} linhas: a planilha é montada célula a célula e, "
+                   "acima disso, "
+                   f"levaria muitos segundos e muita memória. CSV (`;`, vírgula decimal, abre no Excel) vai até "
+                   f"{count_br(inv.CSV_MAX_ROWS)} linhas; para mais, filtre por contrato, categoria ou período. "
+                   "Células de "
+                   "texto que começam com =, +, -, @ são neutralizadas (não viram fórmulas).")
+        stamp = today.strftime("%Y%m%d")
+        x1, x2 = st.columns(2)
+        x1.download_button("Baixar XLSX", data=lambda: inv.export_items(store, user, flt, "xlsx"),
+                           file_name=f"inventario_{stamp}.xlsx", disabled=n == 0 or n > inv.XLSX_MAX_ROWS,
+                           mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        x2.download_button("Baixar CSV", data=lambda: inv.export_items(store, user, flt, "csv"),
+                           file_name=f"inventario_{stamp}.csv", mime="text/csv",
+                           disabled=n == 0 or n > inv.CSV_MAX_ROWS)
+        if n > inv.XLSX_MAX_ROWS:
+            st.info(f"Seleção acima de {count_br(inv.XLSX_MAX_ROWS)} itens: use o CSV.")

@@ -7,6 +7,7 @@ it answers with the login form, in Portuguese, and after the login opens that pa
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,21 @@ from ui.registry import PAGES
 from valuation.db import access
 
 pytestmark = pytest.mark.browser
+
+
+def open_each_tab(page: Any, where: str) -> None:
+    """Click every tab after the first, as a person does, and check each once its run has drawn it
+    (ui/tabs.LazyTabs: a click is a script run that draws that tab only)."""
+    from playwright.sync_api import expect
+
+    tabs = page.get_by_role("tab")
+    labels = [t.strip() for t in tabs.all_inner_texts()]
+    for label in labels[1:]:
+        tab = page.get_by_role("tab", name=label, exact=True).first
+        tab.click()
+        expect(tab).to_have_attribute("aria-selected", "true")
+        wait_idle(page)
+        check_page(page, f"{where}, aba {label}")
 
 
 def test_every_page_of_every_role_offline(full_demo_db: Path, tmp_path: Path) -> None:
@@ -56,6 +72,7 @@ def test_every_page_of_every_role_offline(full_demo_db: Path, tmp_path: Path) ->
                 try:
                     open_from_sidebar(page, spec.title, spec.key if i else None)
                     check_page(page, f"{role}/{spec.key}")
+                    open_each_tab(page, f"{role}/{spec.key}")
                 except AssertionError as exc:
                     problems.append(str(exc).splitlines()[0])
                 except Exception as exc:  # a page that never finished drawing

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.commission_support import ROUND_PLAN, run_round
-from tests.ui_support import page_as, texts
+from tests.ui_support import open_tab, page_as, texts
 from valuation.commission import views as cv
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.entries import round_entries
@@ -62,8 +62,12 @@ def test_the_page_shows_dpc_the_progress_of_an_open_round(small_world: Any) -> N
     small_world.store.close()
     at = page_as(small_world.path, small_world.principal("dpc"), "commission")
     assert not at.exception
-    shown = texts(at)
+    shown = texts(at)                                         # the Itens tab, open first …
     frames = [d.value for d in at.dataframe]
+    open_tab(at, "commission", "Andamento")                   # … and the Andamento tab
+    assert not at.exception
+    shown += "\n" + texts(at)
+    frames += [d.value for d in at.dataframe]
     cells = " ".join(str(v) for f in frames for c in f.columns for v in f[c].tolist())
     headers = {str(c) for f in frames for c in f.columns}
     # no value, vote or median of any member: neither the amounts of the plan nor their columns

@@ -30,7 +30,7 @@ from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 
 from tests.db_copies import copy_database
-from tests.ui_support import ROOT
+from tests.ui_support import ROOT, each_tab
 from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
@@ -221,9 +221,11 @@ def test_no_user_text_reaches_a_page_as_markdown(hostile_demo: Path, role: str, 
     at.session_state[SEEN_KEY] = datetime.now()
     at.switch_page(f"pages/{key}.py")
     at.run()
-    assert not at.exception, f"{role}/{key}: {at.exception[0].message}"
-    leaks = injections(at)
-    assert not leaks, f"{role}/{key}: user text rendered as Markdown:\n" + "\n".join(leaks[:20])
+    for tab in each_tab(at, key):   # every tab of the page, opened in turn (only the open one is drawn)
+        where = f"{role}/{key}" if tab is None else f"{role}/{key}, aba {tab}"
+        assert not at.exception, f"{where}: {at.exception[0].message}"
+        leaks = injections(at)
+        assert not leaks, f"{where}: user text rendered as Markdown:\n" + "\n".join(leaks[:20])
 
 
 def test_the_checker_sees_an_unescaped_payload_and_not_an_escaped_one(tmp_path: Path) -> None:

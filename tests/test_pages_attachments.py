@@ -13,7 +13,7 @@ import pytest
 from tests import attachments_support as F
 from tests.commission_support import enter, full_panel, item_ids
 from tests.test_comparables import _published_peers
-from tests.ui_support import page_as, page_direct, refused, texts
+from tests.ui_support import open_tab, page_as, page_direct, refused, texts
 from valuation.attachments import records
 from valuation.commission.rounds import close_round, open_round
 from valuation.db import access
@@ -79,12 +79,14 @@ def test_the_president_sees_the_items_outside_their_comparables_with_the_reason(
     w.store.close()
     at = page_as(w.path, panel["pres"], "commission")
     assert not at.exception and not at.error
+    items = at.dataframe[0].value                                           # the Itens tab, open first
+    open_tab(at, "commission", "Presidência")
+    assert not at.exception and not at.error
     assert "**Fora da faixa dos comparáveis** (1)" in texts(at)
     table = next(df.value for df in at.dataframe if "Mediana dos comparáveis" in df.value.columns)
     assert table["Código"].tolist() == ["A1-001"] and table["Mediana dos comparáveis"].tolist() == ["R$ 1.050,00"]
     reasons = [t.value for t in at.text]
     assert any(r.startswith("A1-001 — Consenso R$ 9.000,00 acima do limite superior R$ 1.437,50") for r in reasons)
-    items = at.dataframe[0].value
     assert items.loc[items["Código"] == "A1-001", "Fora dos comparáveis"].tolist() == ["sim"]
     member = page_as(w.path, panel["navy1"], "commission")
     assert "Fora dos comparáveis" not in member.dataframe[0].value.columns    # the reason is the president's
@@ -119,11 +121,12 @@ def test_the_deadline_events_list_their_reports(small_world):
                                                         "reference": "2025-03"})
     records.attach(w.store, exp, "deadline_event", event, "report", [records.Upload("relatorio_2025-03.pdf", F.pdf())])
     w.store.close()
-    at = page_as(w.path, exp, "deadlines")
+    at = open_tab(page_as(w.path, exp, "deadlines"), "deadlines", "Registrar entrega")
     assert not at.exception, [e.value for e in at.exception]
     assert "Relatórios dos eventos" in texts(at) and "relatorio_2025-03.pdf" in cells(at)
     assert any(b.label == "Baixar arquivo" for b in at.get("download_button"))
-    other = page_as(w.path, w.principal("explorer_b"), "deadlines")
+    other = open_tab(page_as(w.path, w.principal("explorer_b"), "deadlines"), "deadlines", "Registrar entrega")
+    assert not other.exception and "Últimos eventos" in texts(other)          # the same tab, drawn
     assert "relatorio_2025-03.pdf" not in cells(other)
 
 
@@ -159,7 +162,7 @@ def test_an_explorer_attaches_its_monthly_report_to_the_deadline_it_meets(small_
         "UPDATE contracts SET starts_on = DATE '2025-01-06', expires_on = DATE '2026-01-05' WHERE code = 'A-1'"))
     w.store.close()
     exp = w.principal("explorer_a")
-    at = page_as(w.path, exp, "deadlines")
+    at = open_tab(page_as(w.path, exp, "deadlines"), "deadlines", "Registrar entrega")
     at.date_input[0].set_value(date(2025, 7, 20))
     next(d for d in at.date_input if d.label == "Data do evento").set_value(date(2025, 7, 14))
     next(t for t in at.text_input if t.label == "Mês de referência (AAAA-MM)").set_value("2025-06")
@@ -207,7 +210,7 @@ def test_a_zip_with_unmatched_names_is_refused_on_the_page_with_the_list(small_w
     w = small_world
     w.store.close()
     exp = w.principal("explorer_a")
-    at = page_as(w.path, exp, "documents")
+    at = open_tab(page_as(w.path, exp, "documents"), "documents", "Fotos em lote")
     archive = F.zip_of([("A1-001.jpg", F.jpeg()), ("A1-999.jpg", F.jpeg()), ("outro/ZZ.jpg", F.jpeg())])
     next(f for f in at.get("file_uploader") if f.label == "Arquivo ZIP de fotos").set_value(
         ("fotos.zip", archive, "application/zip"))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.commission_support import ROUND_PLAN, run_round
-from tests.ui_support import page_as, page_direct, refused, texts
+from tests.ui_support import each_tab, open_tab, page_as, page_direct, refused, texts
 from valuation.commission.rounds import get_round, open_round
 from valuation.commission.sheet_import import import_assessments
 from valuation.core.money import format_brl
@@ -49,8 +49,10 @@ def test_pages_render_for_their_roles_and_refuse_the_others(small_world: Any, ke
         user = small_world.principal(role_key)
         if access.may_view_page(user, key):
             at = page_as(small_world.path, user, key)
-            assert not at.exception, (role_key, [e.value for e in at.exception])
-            assert not refused(at) and not at.error, (role_key, [e.value for e in at.error])
+            assert not refused(at), role_key
+            for tab in each_tab(at, key):   # every tab renders (only the open one is drawn)
+                assert not at.exception, (role_key, tab, [e.value for e in at.exception])
+                assert not at.error, (role_key, tab, [e.value for e in at.error])
         else:
             at = page_direct(small_world.path, user, key)
             assert refused(at), role_key
@@ -67,9 +69,11 @@ def test_before_the_close_a_member_sees_only_own_values(small_world: Any) -> Non
     others = {format_brl(Decimal(v)) for _, values in ROUND_PLAN.values() for k, v in enumerate(values)
               if k != me} - own
     assert own <= shown                       # the member's own values are listed
-    assert not others & shown                 # nobody else's
-    assert "Mediana (R$)" not in shown and "Concordância" not in texts(at)
     assert "Rodada aberta: você vê apenas as suas avaliações" in texts(at)
+    for tab in each_tab(at, "commission"):    # in no tab (only the open one is drawn) …
+        shown = cells(at) | set(texts(at).split("\n"))
+        assert not others & shown, tab        # … nobody else's
+        assert "Mediana (R$)" not in shown and "Concordância" not in texts(at), tab
 
 
 def test_after_the_close_a_member_sees_the_anonymous_median(small_world: Any) -> None:
@@ -118,7 +122,7 @@ def test_a_member_enters_a_value_with_the_form(small_world: Any) -> None:
 
 def test_the_president_closes_the_round_on_the_page(small_world: Any) -> None:
     panel, round_id = run_round(small_world, until="open")
-    at = page_as(small_world.path, panel["pres"], "commission")
+    at = open_tab(page_as(small_world.path, panel["pres"], "commission"), "commission", "Presidência")
     assert not at.exception
     progress = at.dataframe[-1].value
     assert set(progress["Itens avaliados"]) == {str(len(ROUND_PLAN))}     # counts only, never values
@@ -186,7 +190,7 @@ def test_a_sheet_is_all_or_nothing_and_the_template_round_trips(small_world: Any
                     "A1-002;sim;abc;BRL;10/03/2025;4;não;catalogo;\n"
                     "A1-999;não;10,00;BRL;10/03/2025;;;catalogo;\n"
                     "A1-003;talvez;10,00;USD;10/03/2025;;;avaliacao_externa;\n")
-    at = page_as(small_world.path, member, "commission")
+    at = open_tab(page_as(small_world.path, member, "commission"), "commission", "Planilha")
     widget(at.file_uploader, "Planilha preenchida (CSV ou XLSX)").set_value(("ruim.csv", bad.encode(), "text/csv"))
     at.run()
     widget(at.button, "Importar avaliações").click()
@@ -218,7 +222,7 @@ def test_a_sheet_is_all_or_nothing_and_the_template_round_trips(small_world: Any
 def test_the_president_decides_overrides_publishes_and_reopens_on_the_page(small_world: Any) -> None:
     panel, round_id = run_round(small_world, until="closed")
     s = small_world.store
-    at = page_as(small_world.path, panel["pres"], "commission")
+    at = open_tab(page_as(small_world.path, panel["pres"], "commission"), "commission", "Presidência")
     widget(at.button, "Adotar o consenso dos itens decididos").click()
     at.run()
     assert any("5 decisão(ões) registrada(s); 1 item(ns) sem decisão" in m.value for m in at.success)

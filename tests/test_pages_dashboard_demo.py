@@ -18,7 +18,7 @@ import openpyxl
 import pandas as pd
 import pypdf
 import pytest
-from ui_support import page_as, texts
+from ui_support import each_tab, open_tab, page_as, texts
 
 from tests.db_copies import copy_database
 from valuation.db.access import Principal
@@ -100,21 +100,23 @@ def charts(at) -> list[dict]:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("username, key", [(u, k) for u, keys in VIEWS.items() for k in keys])
 def test_pages_read_in_portuguese_on_the_full_demo(demo, username, key):
     at = page_as(demo, principal(demo, username), key, timeout=120)
-    assert not at.exception, [e.message for e in at.exception]
-    for fig in charts(at):
-        assert fig["layout"].get("separators") == ",.", f"{key}: chart without pt-BR separators"
-        words = chart_texts(fig)
-        assert not [w for w in words if ENGLISH.match(w.strip())], f"{key}: English chart text {words}"
-        assert not [m for w in words for m in RAW.findall(w)], f"{key}: raw identifiers in a chart {words}"
-        for axis in ("xaxis", "yaxis"):
-            fmt = fig["layout"].get(axis, {}).get("tickformat", "")
-            assert "%b" not in fmt and "%B" not in fmt, f"{key}: month names in ticks"
-    shown = seen(at)
-    raw = sorted({m for t in shown for m in RAW.findall(t)})
-    assert not raw, f"{username}/{key} shows raw identifiers: {raw}"
-    blanks = sorted({t for t in shown if t.strip() in BLANKS})
-    assert not blanks, f"{username}/{key} shows blank markers: {blanks}"
-    assert "rules.md" not in "\n".join(shown) and "cli.md" not in "\n".join(shown)
+    for tab in each_tab(at, key):   # every tab of the page, opened in turn (only the open one is drawn)
+        where = key if tab is None else f"{key}, aba {tab}"
+        assert not at.exception, (where, [e.message for e in at.exception])
+        for fig in charts(at):
+            assert fig["layout"].get("separators") == ",.", f"{where}: chart without pt-BR separators"
+            words = chart_texts(fig)
+            assert not [w for w in words if ENGLISH.match(w.strip())], f"{where}: English chart text {words}"
+            assert not [m for w in words for m in RAW.findall(w)], f"{where}: raw identifiers in a chart {words}"
+            for axis in ("xaxis", "yaxis"):
+                fmt = fig["layout"].get(axis, {}).get("tickformat", "")
+                assert "%b" not in fmt and "%B" not in fmt, f"{where}: month names in ticks"
+        shown = seen(at)
+        raw = sorted({m for t in shown for m in RAW.findall(t)})
+        assert not raw, f"{username}/{where} shows raw identifiers: {raw}"
+        blanks = sorted({t for t in shown if t.strip() in BLANKS})
+        assert not blanks, f"{username}/{where} shows blank markers: {blanks}"
+        assert "rules.md" not in "\n".join(shown) and "cli.md" not in "\n".join(shown)
 
 
 FOREIGN = "Delta Ocean Research LLC"
@@ -293,11 +295,12 @@ def test_deadline_charts_read_at_a_glance_on_the_demo(demo):
     timeline opens on the contract of the pending deadline nearest to the reference day and draws
     a 'hoje' line on it."""
     dpc = principal(demo, "dpc.prado")
-    at = page_as(demo, dpc, "deadlines", timeout=120)
-    figs = charts(at)
-    heat = next(t for f in figs for t in f["data"] if t["type"] == "heatmap")
+    at = open_tab(page_as(demo, dpc, "deadlines", timeout=120), "deadlines", "Mapa de calor")
+    heat = next(t for f in charts(at) for t in f["data"] if t["type"] == "heatmap")
     assert heat["y"] == ["seg", "ter", "qua", "qui", "sex", "sáb", "dom"]
     assert heat["colorbar"]["title"]["text"] == "Prazos no dia" and heat["colorbar"]["tickformat"] == ",d"
+    open_tab(at, "deadlines", "Linha do tempo")
+    figs = charts(at)
     gantt = next(f for f in figs if any(t.get("orientation") == "h" and t["type"] == "bar" for t in f["data"]))
     assert any(a["text"].startswith("hoje") for a in gantt["layout"]["annotations"])
     assert gantt["layout"]["xaxis"]["tickformat"] == "%d/%m/%Y"
@@ -311,7 +314,7 @@ def test_deadline_charts_read_at_a_glance_on_the_demo(demo):
 @pytest.mark.parametrize("kind", engine.EVENT_KINDS, ids=lambda k: k.key)
 def test_every_event_form_asks_for_its_subject_and_reference_by_name(small_world, kind):
     small_world.store.close()
-    at = page_as(small_world.path, small_world.principal("dpc"), "deadlines")
+    at = open_tab(page_as(small_world.path, small_world.principal("dpc"), "deadlines"), "deadlines", "Registrar")
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
     assert not at.exception, [e.message for e in at.exception]
     labels = {w.label for k in ("selectbox", "text_input", "number_input", "date_input") for w in getattr(at, k)}
@@ -324,7 +327,7 @@ def test_every_event_form_asks_for_its_subject_and_reference_by_name(small_world
 
 def test_dpc_records_a_wreck_map_sent_on_the_page(small_world):
     small_world.store.close()
-    at = page_as(small_world.path, small_world.principal("dpc"), "deadlines")
+    at = open_tab(page_as(small_world.path, small_world.principal("dpc"), "deadlines"), "deadlines", "Registrar")
     at.date_input[0].set_value(date(2025, 3, 1)).run()
     kind = engine.EVENT_KIND_BY_KEY["mapa_de_naufrágios_enviado"]
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()

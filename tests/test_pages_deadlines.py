@@ -8,7 +8,7 @@ from datetime import date, datetime
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from ui_support import ROOT, fresh_app, page_as, refused, texts
+from ui_support import ROOT, each_tab, fresh_app, open_tab, page_as, refused, texts
 
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
@@ -62,6 +62,9 @@ def test_page_renders_for_allowed_roles(world, key, role):
     assert at.title[0].value == {"deadlines": "Prazos", "calendar": "Calendário de dias úteis",
                                  "domain": "Domínio dos naufrágios"}[key]
     assert at.dataframe, "the page shows its table"
+    for tab in each_tab(at, key):   # and every tab renders (only the open one is drawn)
+        assert not at.exception, (tab, [e.value for e in at.exception])
+        assert not at.error, (tab, [e.value for e in at.error])
 
 
 @pytest.mark.parametrize("key, role", [(k, r) for k in ALLOWED for r in ROLES if r not in ALLOWED[k]])
@@ -77,8 +80,11 @@ def test_page_refuses_other_roles(world, key, role):
 def test_deadlines_page_scopes_the_explorer(world):
     at = page_as(world.path, world.principal("explorer_a"), "deadlines")
     cells = all_cells(at)
-    assert "A-1" in cells and "B-1" not in cells and "Beta Salvatagem" not in cells
+    assert "A-1" in cells
     labels = [t.label for t in at.tabs]
+    for tab in each_tab(at, "deadlines"):   # no tab shows the other company's contract
+        cells = all_cells(at) + "\n" + texts(at)
+        assert "B-1" not in cells and "Beta Salvatagem" not in cells, tab
     assert "Tribunal Marítimo" not in labels and "Registrar entrega" in labels
     dpc = page_as(world.path, world.principal("dpc"), "deadlines")
     assert "B-1" in all_cells(dpc) and "Tribunal Marítimo" in [t.label for t in dpc.tabs]
@@ -86,7 +92,7 @@ def test_deadlines_page_scopes_the_explorer(world):
 
 
 def test_explorer_records_a_report_delivery_on_the_page(world):
-    at = page_as(world.path, world.principal("explorer_a"), "deadlines")
+    at = open_tab(page_as(world.path, world.principal("explorer_a"), "deadlines"), "deadlines", "Registrar entrega")
     at.date_input[0].set_value(AS_OF)
     form_dates = [d for d in at.date_input if d.label == "Data do evento"]
     form_dates[0].set_value(date(2025, 7, 14))

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from tests.db_copies import copy_database
-from tests.ui_support import ROOT, page_as
+from tests.ui_support import ROOT, each_tab, page_as
 from ui.forms import named
 from valuation.db import access
 from valuation.db.access import Principal
@@ -83,20 +83,22 @@ def test_my_pages_read_in_portuguese_on_the_demo(demo: Path, username: str) -> N
             continue
         at = page_as(demo, user, key, timeout=120)
         views += 1
-        assert not at.exception, (key, at.exception)
-        texts = seen(at)
-        raw = sorted({m for t in texts for m in RAW.findall(t)})
-        assert not raw, (key, raw)
-        blanks = sorted({t for t in texts if t.strip() in BLANKS})
-        assert not blanks, (key, blanks)
-        cells = [str(m.value) for m in at.metric] + [str(x) for d in at.dataframe for c in d.value.columns
-                                                      for x in d.value[c].head(200).tolist()]
-        numbers = sorted({t for t in cells if ENGLISH_NUMBER.match(t.strip())})
-        assert not numbers, (key, numbers)
-        # a headline amount fits its card (at most 15 characters, 'R$ 1.484.623,16'; larger ones compact)
-        cut = [m.value for m in at.metric if "…" in str(m.value) or (str(m.value).startswith("R$")
-                                                                      and len(str(m.value)) > 15)]
-        assert not cut, (key, cut)
+        for tab in each_tab(at, key):   # every tab of the page, opened in turn (only the open one is drawn)
+            where = (key, tab)
+            assert not at.exception, (where, at.exception)
+            texts = seen(at)
+            raw = sorted({m for t in texts for m in RAW.findall(t)})
+            assert not raw, (where, raw)
+            blanks = sorted({t for t in texts if t.strip() in BLANKS})
+            assert not blanks, (where, blanks)
+            cells = [str(m.value) for m in at.metric] + [str(x) for d in at.dataframe for c in d.value.columns
+                                                          for x in d.value[c].head(200).tolist()]
+            numbers = sorted({t for t in cells if ENGLISH_NUMBER.match(t.strip())})
+            assert not numbers, (where, numbers)
+            # a headline amount fits its card (at most 15 characters, 'R$ 1.484.623,16'; larger ones compact)
+            cut = [m.value for m in at.metric if "…" in str(m.value) or (str(m.value).startswith("R$")
+                                                                          and len(str(m.value)) > 15)]
+            assert not cut, (where, cut)
     assert views >= 1
 
 

@@ -7,7 +7,8 @@ A page view fails on an exception, a raw snake_case identifier or a blank marker
 NaT, <NA>, empty) anywhere a user reads — the checks of ../shared/tools/pages_on_demo.py
 --strict (`tests/ui_support.page_problems`). One session per (database, role), logged in as that
 role's first demo user, walks through the pages the navigation offers it, in registry order,
-as a person clicking the sidebar would; each page view is its own test.
+as a person clicking the sidebar would; each page view is its own test, and opens every tab of
+its page in turn (only the open tab is drawn: ui/tabs.py).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.ui_support import ROOT, page_problems, refused
+from tests.ui_support import ROOT, open_tab, page_problems, refused
 from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
@@ -86,6 +87,11 @@ def test_every_page_for_every_role_on_full_data(databases: dict[str, Path], db: 
     assert not refused(at), f"{role} is offered {key} but the page refuses"
     problems = page_problems(at)
     assert not problems, f"{db}/{role}/{key}: " + "; ".join(problems)
+    labels = [t.label for t in at.tabs]   # ui/tabs.LazyTabs draws the open tab only: open every other one
+    for label in labels[1:]:
+        open_tab(at, key, label)
+        problems = page_problems(at)
+        assert not problems, f"{db}/{role}/{key}, aba {label}: " + "; ".join(problems)
 
 
 def test_the_views_cover_every_role_and_every_registered_page() -> None:

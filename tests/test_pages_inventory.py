@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import ITEMS
 
-from tests.ui_support import page_as, page_direct, refused, texts
+from tests.ui_support import each_tab, open_tab, page_as, page_direct, refused, texts
 from valuation.db import access
 from valuation.db.store import Store
 
@@ -35,6 +35,8 @@ def test_page_renders_or_refuses(small_world, role, page):
         assert not at.exception, at.exception
         assert not refused(at)
         assert at.title
+        for tab in each_tab(at, page):   # every tab renders (only the open one is drawn)
+            assert not at.exception, (tab, at.exception)
     else:
         at = page_direct(small_world.path, user, page)
         assert not at.exception, at.exception
@@ -54,7 +56,8 @@ def test_inventory_shows_the_role_scope(small_world, key, items, may_import):
 
 def test_inventory_upload_refused_then_accepted(small_world):
     at = page_as(small_world.path, small_world.principal("explorer_a"), "inventory")
-    before = int(metric(at, "Itens"))
+    before = int(metric(at, "Itens"))                                          # the Consultar tab's count
+    open_tab(at, "inventory", "Importar")
     assert widget(at.selectbox, "Contrato vigente").options == ["A-1"]         # not the survey A-2
     at.file_uploader[0].set_value(("com_erros.csv", (SAMPLES / "itens_galeao_santo_antonio_com_erros.csv")
                                    .read_bytes(), "text/csv"))
@@ -64,12 +67,15 @@ def test_inventory_upload_refused_then_accepted(small_world):
     assert any("nada foi gravado" in e.value and "13, 74, 150" in e.value for e in at.error)
     table = at.table[0].value
     assert table["Linha"].tolist() == ["13", "74", "150"]
+    open_tab(at, "inventory", "Consultar")
     assert int(metric(at, "Itens")) == before
+    open_tab(at, "inventory", "Importar")
     at.file_uploader[0].set_value(("itens.csv", (SAMPLES / "itens_galeao_santo_antonio.csv").read_bytes(), "text/csv"))
     at.run()
     widget(at.button, "Importar").click().run()
     assert not at.exception and not at.error
     assert any("200 itens gravados no contrato A-1" in s.value for s in at.success)
+    open_tab(at, "inventory", "Consultar")
     assert int(metric(at, "Itens")) == before + 200
 
 

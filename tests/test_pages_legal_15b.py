@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from ui_support import page_as, texts
+from ui_support import open_tab, page_as, texts
 
 from valuation.db.store import Store
 from valuation.deadlines import events
@@ -64,7 +64,8 @@ def test_appeals_show_on_the_dashboard_and_in_the_explorers_view(small_world):
 def test_the_explorer_files_its_own_appeal_on_the_page(small_world):
     _appeal(small_world)
     small_world.store.close()
-    at = page_as(small_world.path, small_world.principal("explorer_b"), "deadlines")
+    at = open_tab(page_as(small_world.path, small_world.principal("explorer_b"), "deadlines"), "deadlines",
+                  "Registrar entrega")
     kind = v.EVENT_KIND_BY_KEY[v.APPEAL_FILED]
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
     decision = next(s for s in at.selectbox if s.label == "Decisão")

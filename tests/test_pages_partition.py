@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from tests.partition_support import A1_NET, issued_a1, prepare
-from tests.ui_support import page_as, page_direct, refused, texts
+from tests.ui_support import each_tab, open_tab, page_as, page_direct, refused, texts
 from valuation.core.money import format_brl
 from valuation.db import access
 
@@ -39,6 +39,8 @@ def test_page_renders_for_its_roles(world, role, page):
     at = page_as(world.path, world.principal(ROLE_KEYS[role]), page)
     assert not at.exception, at.exception
     assert not refused(at) and at.title
+    for tab in each_tab(at, page):   # every tab renders (only the open one is drawn)
+        assert not at.exception, (tab, at.exception)
 
 
 @pytest.mark.parametrize("role, page", REFUSED)
@@ -71,6 +73,7 @@ def test_selection_page_compares_two_alternatives(world):
     metrics = {m.label: m for m in at.metric}
     # headline amounts never cut: compact on the card, the full amount in its help
     assert metrics["Alvo"].value == format_brl(Decimal("13600.00")) == metrics["Alvo"].help
+    open_tab(at, "selection", "Comparar alternativas")
     next(t for t in at.text_input if t.key == "keep_B").set_value("A1-006")
     next(b for b in at.button if b.label == "Calcular A e B").click().run()
     assert not at.exception, at.exception

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -40,6 +41,33 @@ def page_as(db_path: Path | str, user: Principal | None, key: str, *, timeout: f
     at.switch_page(f"pages/{key}.py")
     at.run()
     return at
+
+
+def open_tab(at: AppTest, page: str, label: str) -> AppTest:
+    """Open the tab `label` of `page` as a click on it does (ui/tabs.LazyTabs draws the open tab only)
+    and run the page again."""
+    from ui.tabs import tabs_key
+
+    names = [t.label for t in at.tabs]
+    assert label in names, f"no tab {label!r} on {page}: {names}"
+    at.session_state[tabs_key(page, names)] = label
+    at.run()
+    return at
+
+
+def each_tab(at: AppTest, page: str) -> Iterator[str | None]:
+    """Walk the tabs of `page` as a user clicking each in turn: yields the open tab's label once per
+    tab, `at` holding that tab's run (the first tab is the one the page opens on); a page without
+    tabs yields None once. For checks that must read all of a page (ui/tabs.LazyTabs draws the open
+    tab only)."""
+    labels = [t.label for t in at.tabs]
+    if not labels:
+        yield None
+        return
+    yield labels[0]
+    for label in labels[1:]:
+        open_tab(at, page, label)
+        yield label
 
 
 def page_direct(db_path: Path | str, user: Principal | None, key: str, *, timeout: float = 60) -> AppTest:
