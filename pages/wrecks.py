@@ -46,8 +46,12 @@ def wreck_map_chart(mapped: pd.DataFrame) -> None:
                               hover_data={"code": True, "office_code": True, "lat": False, "lon": False,
                                           "Casco": False},
                               labels={"code": "Código", "office_code": "OM"}, height=560)
-    fig.update_geos(projection_type="mercator", lataxis_range=[-35, 6], lonaxis_range=[-55, -28], resolution=50,
-                    showcountries=True, showland=True, landcolor="#efe9dc", showocean=True, oceancolor="#dcecf7")
+    # The 1:50m outlines of South America alone (static/topojson/south-america_50m.json, 169 KB), not of the
+    # whole world (1.1 MB, drawn in full on every view: the map took a second to settle; bench/README.md); east
+    # of 30° W the outlines end, and the sea there is the background's colour.
+    fig.update_geos(scope="south america", projection_type="mercator", lataxis_range=[-35, 6],
+                    lonaxis_range=[-55, -28], resolution=50, showcountries=True, showland=True, landcolor="#efe9dc",
+                    showocean=True, oceancolor="#dcecf7", bgcolor="#dcecf7")
     fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0}, legend_title_text="Casco", separators=",.",
                       legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})
     show(fig)

@@ -28,8 +28,8 @@ def test_dpc_logs_in_and_opens_each_page(small_world):
             body = page.inner_text("body")
             assert "Acesso negado" not in body, key
             assert "Traceback" not in body and "Error" not in page.title(), key
-        # the map outlines come from the app itself (no CDN on a closed network)
-        outline = page.request.get(f"{base}/app/static/topojson/world_50m.json")
+        # the wreck map's outlines come from the app itself (no CDN on a closed network)
+        outline = page.request.get(f"{base}/app/static/topojson/south-america_50m.json")
         assert outline.ok and outline.json()["type"] == "Topology"
 
 
