@@ -239,3 +239,36 @@ def test_sessions_headers_errors_feeds_and_the_scheduled_digest(small_world: Any
     assert token not in logs and session_cookie["value"] not in logs and "ocorrência" not in logs
     assert re.search(r"incident [0-9A-F]{4}: uncaught", logs)
     assert os.path.exists(db) and not link_path(db).exists()
+
+
+def test_the_login_page_fetches_the_first_pages_front_end_code(small_world: Any, tmp_path: Path) -> None:
+    """ui/front_end_warmup.py: while the login form is shown (nobody logged in yet), the browser imports
+    the chart and table modules of Streamlit's front end, from this origin, and no error shows."""
+    from playwright.sync_api import sync_playwright
+
+    from ui.front_end_warmup import module_paths
+
+    small_world.store.close()
+    db = tmp_path / "warm.duckdb"
+    shutil.copyfile(small_world.path, db)
+    wanted = module_paths()
+    assert any("/PlotlyChart." in p for p in wanted) and any("/DataFrame." in p for p in wanted)
+    with sync_playwright() as p, running_service(db) as svc:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(locale="pt-BR").new_page()
+            fetched: list[str] = []
+            page.on("requestfinished", lambda r: fetched.append(r.url))
+            page.goto(svc.base)
+            page.get_by_label("Usuário").wait_for()
+            for _ in range(80):
+                if all(any(u.endswith("/" + w) for u in fetched) for w in wanted):
+                    break
+                page.wait_for_timeout(250)
+            missing = [w for w in wanted if not any(u.endswith("/" + w) for u in fetched)]
+            assert not missing, f"not fetched on the login page: {missing}"
+            assert all(u.startswith(svc.base) for u in fetched if "/static/js/" in u)
+            assert page.get_by_role("button", name="Sair").count() == 0      # still the login page
+            assert page.locator('[data-testid="stException"]').count() == 0
+        finally:
+            browser.close()

@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import settings
+from ui import front_end_warmup, settings
 from ui.registry import ROOT
 from valuation.accounts import login, sessions
 from valuation.core import clock
@@ -232,6 +232,7 @@ def login_page() -> None:
                    "administrador do sistema.")
         if settings.oidc_configured():
             _oidc_block()
+    front_end_warmup.mount()   # issue 17: the first page's chart and table code, fetched while the person types
 
 
 def _oidc_block() -> None:

@@ -1,0 +1,39 @@
+"""Front-end warm-up on the login page (issue 17).
+
+In a browser that has not opened the dashboard before, the first page after the login waited ~0.8 s
+for Streamlit's chart and table code (the Plotly chunk alone is the largest of its front end) to be
+fetched and compiled (bench/README.md, login). Under the service, the login page mounts
+service/assets/front_end_warmup.js with the paths of those modules, which imports them while the
+person types; Streamlit's own import of the same URL then finds them loaded. Under `streamlit run`
+and AppTest (no service, no served component) nothing is mounted.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import streamlit as st
+
+COMPONENT = "valuation_service.front_end_warmup"
+# The front-end modules the first pages draw with: Visão geral's charts and every page's tables.
+MODULES = ("PlotlyChart", "DataFrame")
+
+
+@functools.lru_cache(maxsize=1)
+def module_paths() -> tuple[str, ...]:
+    """The served paths (`static/js/<name>.<hash>.js`) of MODULES in the installed Streamlit."""
+    folder = Path(st.__file__).resolve().parent / "static" / "static" / "js"
+    found: list[str] = []
+    for name in MODULES:
+        found += sorted(f"static/js/{p.name}" for p in folder.glob(f"{name}.*.js"))
+    return tuple(found)
+
+
+def mount() -> None:
+    """Mount the warm-up on the current page (the login page), under the service only."""
+    from ui.session import service
+
+    if service() is None or not module_paths():
+        return
+    renderer = st.components.v2.component(COMPONENT, js="front_end_warmup.js")
+    renderer(data={"modules": list(module_paths())}, key="valuation_front_end_warmup", height=0)
