@@ -126,6 +126,19 @@ import comparables_bench as cb  # noqa: E402  issue 16: one item's comparables (
 
 KEYS = KEYS[:-1] + cb.KEYS + KEYS[-1:]
 LABELS.update(cb.LABELS)
+# What the user feels (bench/browser.py on the N-item file, bench/load.py on a fresh demo database), each
+# run in a child process by `measure_live`; absent with --no-live (the smoke test), "not run" in the table.
+LIVE_KEYS: tuple[str, ...] = ("browser_login_s", "browser_wrecks_s", "browser_pages_slowest_s",
+                              "load_k1_server_p95_s", "load_k4_server_p95_s", "load_k8_server_p95_s")
+LABELS.update({
+    "browser_login_s": "browser: login → first page settled (Chromium, N-item file)",
+    "browser_wrecks_s": "browser: wreck registry with its map, click → settled",
+    "browser_pages_slowest_s": "browser: slowest other page, click → settled (median)",
+    "load_k1_server_p95_s": "load, 1 person clicking without pause: server time p95 (demo)",
+    "load_k4_server_p95_s": "load, 4 people: server time p95 (demo)",
+    "load_k8_server_p95_s": "load, 8 people: server time p95 (demo), no error, no logout",
+})
+BROWSER_LOGIN_TARGET_S, BROWSER_PAGE_TARGET_S, LOAD_P95_TARGET_S = 2.0, 1.0, 1.0
 # key → (baseline key in the result, what the baseline is, True when "value is N× faster")
 BASELINES: dict[str, tuple[str, str]] = {
     "consensus_full_s": ("consensus_aggregate_s", "GROUP BY over the 6 N entry rows, not written"),
@@ -171,6 +184,25 @@ def targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
         "peak_rss_mb": ("≤ 1024 MB", le("peak_rss_mb", 1024)),
         "items": ("1 000 000", None),
         **cb.targets(r),
+        **live_targets(r),
+    }
+
+
+def live_targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
+    def le(key: str, limit: float, *, clean: bool = True) -> bool | None:
+        return None if r.get(key) is None else r[key] <= limit and clean
+
+    k8 = r.get("details", {}).get("load", {}).get("8", {})
+    clean = not k8.get("errors") and not k8.get("logouts")
+    return {
+        "browser_login_s": (f"≤ {BROWSER_LOGIN_TARGET_S} s", le("browser_login_s", BROWSER_LOGIN_TARGET_S)),
+        "browser_wrecks_s": (f"≤ {BROWSER_PAGE_TARGET_S} s", le("browser_wrecks_s", BROWSER_PAGE_TARGET_S)),
+        "browser_pages_slowest_s": (f"≤ {BROWSER_PAGE_TARGET_S} s",
+                                    le("browser_pages_slowest_s", BROWSER_PAGE_TARGET_S)),
+        "load_k1_server_p95_s": ("reported", None),
+        "load_k4_server_p95_s": ("reported", None),
+        "load_k8_server_p95_s": (f"≤ {LOAD_P95_TARGET_S} s, no error, no logout",
+                                 le("load_k8_server_p95_s", LOAD_P95_TARGET_S, clean=clean)),
     }
 
 
@@ -923,6 +955,57 @@ def measure_comparables(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _run_script(cmd: list[str], what: str) -> None:
+    say(f"{what}: {' '.join(Path(c).name if c.endswith('.py') else c for c in cmd[1:])}")
+    done = subprocess.run(cmd, cwd=ROOT, check=False, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchError(f"{what} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+
+
+def measure_live(args: argparse.Namespace) -> dict[str, Any]:
+    """What the user feels: bench/browser.py (Debian's Chromium, every role's pages, the login) against
+    the service serving a copy of the N-item file, and bench/load.py (K people clicking without pause)
+    against a fresh demo database (`db init --demo`, as the README's start command) — each its own
+    child process, with the service its own (`uvicorn service.asgi:app`)."""
+    from valuation.db.shared import close_shared
+
+    close_shared()   # the service must own its file: nothing here may hold the main file
+    main_path, _ = paths(args)
+    out = Path(args.out)
+    browser_json, load_json = out / "browser.json", out / "load.json"
+    _run_script([sys.executable, str(HERE / "browser.py"), "--db", str(main_path), "--treasure", gen.TREASURE_CODE,
+                 "--label", f"N = {args.items:,}".replace(",", " "), "--passes", str(args.browser_passes),
+                 "--scratch", str(out / "browser"), "--json", str(browser_json)], "browser (child process)")
+    demo = out / "demo.duckdb"
+    for suffix in ("", ".wal"):
+        Path(str(demo) + suffix).unlink(missing_ok=True)
+    _run_script([sys.executable, "-m", "valuation", "db", "init", "--db", str(demo), "--demo"], "demo database")
+    _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), "--k", args.load_k,
+                 "--seconds", str(args.load_seconds),
+                 "--scratch", str(out / "load"), "--json", str(load_json)], "load (child process)")
+    browser = json.loads(browser_json.read_text(encoding="utf-8"))
+    load = json.loads(load_json.read_text(encoding="utf-8"))
+    pages = browser["pages"]
+    others = {k: p["median_s"] for k, p in pages.items() if k != "wrecks"}
+    by_k = {str(r["k"]): r for r in load["runs"]}
+    res: dict[str, Any] = {
+        "browser_login_s": browser["login"]["median_s"],
+        "browser_wrecks_s": pages["wrecks"]["median_s"] if "wrecks" in pages else None,
+        "browser_pages_slowest_s": max(others.values()) if others else None,
+        **{f"load_k{k}_server_p95_s": by_k[str(k)]["server_p95_s"] if str(k) in by_k else None for k in (1, 4, 8)},
+    }
+    slowest = max(others, key=lambda k: others[k]) if others else None
+    say(f"browser: login {res['browser_login_s']} s, wrecks {res['browser_wrecks_s']} s, slowest other "
+        f"{slowest} {res['browser_pages_slowest_s']} s; load p95 "
+        + ", ".join(f"K={k} {r['server_p95_s']} s" for k, r in by_k.items()))
+    details = {"browser": {k: browser[k] for k in ("date", "chromium", "passes", "login", "pages", "interactions",
+                                                   "machine")},
+               "browser_slowest_page": slowest,
+               "load": {k: {x: v for x, v in r.items() if x != "people"} for k, r in by_k.items()},
+               "load_machine": load.get("machine"), "load_seconds": load.get("seconds")}
+    return {**res, "details": details}
+
+
 def _fmt(key: str, value: Any) -> str:
     if key == "comparables_ratio":
         return f"{value:,.0f}×"
@@ -954,11 +1037,31 @@ def table(result: dict[str, Any]) -> str:
     met = targets(result)
     lines = ["| figure | what | value | target | | baseline, same run (× = baseline ÷ value) |",
              "|---|---|---:|---|---|---|"]
-    for key in KEYS:
+    for key in KEYS + LIVE_KEYS:
         text, ok = met[key]
+        if result.get(key) is None:
+            lines.append(f"| `{key}` | {LABELS[key]} | not run | {text} | | |")
+            continue
         mark = "" if ok is None else ("met" if ok else "**missed**")
         lines.append(f"| `{key}` | {LABELS[key]} | {_fmt(key, result[key])} | {text} | {mark} | "
                      f"{_baseline_cell(key, result)} |")
+    return "\n".join(lines)
+
+
+def load_table(load: dict[str, dict[str, Any]]) -> str:
+    lines = ["| K | views | server p50 | server p95 | server max | script CPU p95 | client p50 | client p95 "
+             "| errors | logouts | service CPU (cores, mean / max) | browser CPU | service RSS (MB) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|"]
+    for k, r in load.items():
+        lines.append(f"| {k} | {r['views']} | {r['server_p50_s']:.2f} s | {r['server_p95_s']:.2f} s "
+                     f"| {r['server_max_s']:.2f} s | {r['server_cpu_p95_s']:.3f} s | {r['client_p50_s']:.2f} s "
+                     f"| {r['client_p95_s']:.2f} s | {len(r['errors'])} | {r['logouts']} "
+                     f"| {r['cpu_cores_mean']} / {r['cpu_cores_max']} | {r['browser_cpu_cores_mean']} "
+                     f"| {r['rss_mb_before']:.0f} → {r['rss_mb_peak']:.0f} ({r['rss_mb_per_session']} per session) |")
+    lines.append("")
+    for k, r in load.items():
+        slow = list(r["by_page_p95_s"].items())[:5]
+        lines.append(f"- K = {k}, slowest pages (server p95): " + ", ".join(f"`{p}` {v:.2f} s" for p, v in slow))
     return "\n".join(lines)
 
 
@@ -979,6 +1082,41 @@ def pages_table(pages: dict[str, dict[str, Any]]) -> str:
                      f"| {mark([row[r] for r in roles if r in row], errors)} | {cold[0]} | {cold[1]} "
                      f"| {mark([row[r + '_cold'] for r in roles if r + '_cold' in row], errors)} | {peak:,.0f} MB |")
     return "\n".join(lines)
+
+
+def browser_table(browser: dict[str, Any]) -> str:
+    lines = ["| page | roles | click → settled, median | first visit | worst | server (script run), median |",
+             "|---|---|---:|---:|---:|---:|"]
+    for key, p in browser["pages"].items():
+        server = "—" if p["server_median_s"] != p["server_median_s"] else _secs(p["server_median_s"])
+        lines.append(f"| `{key}` | {', '.join(p['roles'])} | {_secs(p['median_s'])} | {_secs(p['first_median_s'])} "
+                     f"| {_secs(p['max_s'])} | {server} |")
+    for name, secs in browser.get("interactions", {}).items():
+        lines.append(f"| {name} | | {_secs(secs)} | | | |")
+    return "\n".join(lines)
+
+
+def live_section(d: dict[str, Any]) -> list[str]:
+    if "browser" not in d:
+        return ["The browser and load runs were not run (`--no-live`).", ""]
+    b = d["browser"]
+    return [
+        f"In the browser ({b['chromium']}, bench/browser.py, {b['passes']} passes per role over a copy of the "
+        f"N-item file served by `uvicorn service.asgi:app`): login → first page median "
+        f"{_secs(b['login']['median_s'])} (worst {_secs(b['login']['max_s'])}; credentials typed at "
+        f"{b['login'].get('typing_ms_per_key')} ms per key; pasted at once, with no time for the login page to "
+        f"fetch the first page's code: {_secs(b['login'].get('pasted_median_s', float('nan')))}); every page "
+        "from the click on its sidebar link to settled:",
+        "",
+        browser_table(b),
+        "",
+        f"Under load (bench/load.py on a fresh demo database, {d.get('load_seconds')} s per K, one Chromium with "
+        "K contexts of different roles clicking through their pages without pause; server time = the script run "
+        "of each page view as the service logged it):",
+        "",
+        load_table(d["load"]),
+        "",
+    ]
 
 
 BEGIN, END = "<!-- bench:begin (written by bench/run.py) -->", "<!-- bench:end -->"
@@ -1009,6 +1147,7 @@ def write_readme(path: Path, result: dict[str, Any]) -> None:
         "",
         pages_table(d["pages"]),
         "",
+        *live_section(d),
         "Peak RSS of the measuring process by phase (VmHWM reset at each phase's start; the pages' peaks are in "
         "their table, each including what the pages before it left allocated): "
         + ", ".join(f"{k} {v:,.0f} MB" for k, v in d["peaks_mb"].items() if not k.startswith("page ")) + ".",
@@ -1048,6 +1187,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--big-import-repeat", type=int, default=1, help="runs of the large import")
     ap.add_argument("--exact-items", type=int, default=EXACT_ITEMS, help="items of the exact selection")
     ap.add_argument("--pool-items", type=int, default=POOL_ITEMS, help="items of the whole-pool selection")
+    ap.add_argument("--no-live", dest="live", action="store_false",
+                    help="skip the browser and the load runs (bench/browser.py, bench/load.py)")
+    ap.add_argument("--browser-passes", type=int, default=3, help="passes over every role's pages in the browser")
+    ap.add_argument("--load-k", default="1,4,8", help="the K of the load runs")
+    ap.add_argument("--load-seconds", type=float, default=60, help="seconds of each load run")
     ap.add_argument("--no-profile-pages", dest="profile_pages", action="store_false",
                     help="do not profile the pages over their target")
     ap.add_argument("--phase", choices=("build", "decide", "naive", "import_big", "comparables"),
@@ -1091,9 +1235,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     say(f"import_1m_s = {big['import_1m_s']:.2f}, peak {big['import_1m_rss_mb']:.0f} MB")
     rest = measure_rest(args)
     comparables = measure_comparables(args)
+    live = measure_live(args) if args.live else {"details": {}}
 
     details = rest.pop("details")
     details["comparables"] = comparables.pop("details")
+    details.update(live.pop("details"))
     baselines = {k: rest.pop(k) for k in list(rest) if k.endswith("_read_csv_s")}
     baselines.update({k: naive[k] for k in ("consensus_aggregate_s", "selection_large_greedy_s",
                                             "selection_600k_greedy_s")})
@@ -1102,6 +1248,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {"items": args.items, **figures,
                               "naive_view_s": naive["naive_view_s"], **rest, **comparables,
                               **{k: big[k] for k in ("import_1m_s", "import_1m_rows", "import_1m_rss_mb")},
+                              **live,
                               "peak_rss_mb": PEAKS.peak()}
     mach["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     details.update({
@@ -1112,9 +1259,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "deadline_contracts": args.contracts, "total_s": round(time.perf_counter() - _T0, 1),
         "peaks_mb": PEAKS.phases,
     })
-    result = {k: result[k] for k in KEYS} | {
+    result = {k: result[k] for k in KEYS} | {k: result.get(k) for k in LIVE_KEYS} | {
         "baselines": baselines,
-        "targets": {k: {"target": t, "met": ok} for k, (t, ok) in targets(result).items()}, "details": details}
+        "targets": {k: {"target": t, "met": ok} for k, (t, ok) in targets({**result, "details": details}).items()},
+        "details": details}
     text = json.dumps(result, indent=2, default=str)
     (args.out / "last.json").write_text(text, encoding="utf-8")
     if args.json is not None:

@@ -35,7 +35,7 @@ def outcome(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("bench")
     env_before = os.environ.get("VALUATION_DB")
     returned = run.main(["--items", str(ITEMS), "--contracts", str(CONTRACTS), "--import-rows", str(IMPORT_ROWS),
-                         "--repeat", "1",
+                         "--repeat", "1", "--no-live",   # the browser and load runs: bench/browser.py, load.py
                          "--out", str(tmp / "work"), "--json", str(tmp / "figures.json"),
                          "--readme", str(tmp / "README.md")])
     return run, returned, json.loads((tmp / "figures.json").read_text(encoding="utf-8")), tmp, env_before
@@ -76,12 +76,16 @@ def test_the_measured_data_is_the_data_built(outcome):
 
 def test_targets_and_the_markdown_table(outcome):
     run, _, data, tmp, _ = outcome
-    assert set(data["targets"]) == set(run.KEYS)
+    assert set(data["targets"]) == set(run.KEYS) | set(run.LIVE_KEYS)
     assert all(t["met"] in (True, False, None) for t in data["targets"].values())
     text = (tmp / "README.md").read_text(encoding="utf-8")
     assert run.BEGIN in text and run.END in text
     for key in run.KEYS:
         assert f"`{key}`" in text
+    for key in run.LIVE_KEYS:   # --no-live: in the table, said not run, never a made-up figure
+        assert data[key] is None and data["targets"][key]["met"] is None
+        assert f"| `{key}` | {run.LABELS[key]} | not run |" in text
+    assert "were not run (`--no-live`)" in text
     assert data["details"]["machine"]["duckdb"] in text
 
 
