@@ -202,6 +202,9 @@ def test_a_consensus_far_outside_its_comparables_is_flagged_at_the_close_with_th
                              "decisões publicadas de outros contratos (Q1 R$ 1.000,00, mediana R$ 1.050,00, "
                              "Q3 R$ 1.175,00).")
     assert cp.flagged_ids(w.store, w.principal("dpc"), rnd.id) == {codes["A1-001"]}
+    assert cp.flagged_ids(w.store, w.principal("dpc"), rnd.id, [codes["A1-001"], codes["A1-002"]]) == {codes["A1-001"]}
+    assert cp.flagged_ids(w.store, w.principal("dpc"), rnd.id, [codes["A1-002"]]) == set()      # a page without it
+    assert cp.flagged_ids(w.store, w.principal("dpc"), rnd.id, []) == set()
     assert cp.flagged_ids(w.store, panel["navy1"], rnd.id) == set()          # the reason is the president's
     with pytest.raises(AccessDenied):
         cp.round_flags(w.store, panel["navy1"], rnd.id)

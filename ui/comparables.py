@@ -65,5 +65,5 @@ def flag_column(store: Any, user: Principal, round_id: int, item_ids: list[int])
     """'sim'/'não' per item for the items table (president and DPC); None for others."""
     if not allowed(user, "read_comparable_flags"):
         return None
-    flagged = cp.flagged_ids(store, user, round_id)
+    flagged = cp.flagged_ids(store, user, round_id, item_ids)   # the page's items only
     return [yes_no(int(i) in flagged) for i in item_ids]

@@ -274,10 +274,18 @@ def flag_reason(row: dict[str, Any]) -> str:
             f"Q3 {_brl(Decimal(row['q3_brl']))}).")
 
 
-def flagged_ids(store: Store, user: Principal, round_id: int) -> set[int]:
-    """Ids of the round's items with a comparable flag (president and dpc; empty for others)."""
+def flagged_ids(store: Store, user: Principal, round_id: int, item_ids: list[int] | None = None) -> set[int]:
+    """Ids of the round's items with a comparable flag (president and dpc; empty for others) — among
+    `item_ids` when given (a page of the items table: not the round's every flag, which at a million
+    items were 0.34 s of the page)."""
     if not allowed(user, "read_comparable_flags"):
         return set()
-    return {int(r["item_id"]) for r in store.fetch("SELECT item_id FROM comparable_flags WHERE round_id = ?",
-                                                    [round_id])}
+    if item_ids is None:
+        rows = store.fetch("SELECT item_id FROM comparable_flags WHERE round_id = ?", [round_id])
+    elif not item_ids:
+        return set()
+    else:
+        rows = store.fetch("SELECT item_id FROM comparable_flags WHERE round_id = ? "
+                           "AND item_id IN (SELECT unnest(?::BIGINT[]))", [round_id, [int(i) for i in item_ids]])
+    return {int(r["item_id"]) for r in rows}
 
