@@ -22,6 +22,10 @@ Reported per K, over the runs that ended inside the window:
   sampled every 0.5 s.
 
 Target at K = 8: server p95 ≤ 1.0 s, no error, no logout.
+
+`--pin` (a diagnostic, not the target's figure): the service's threads on core 0 and this script, the
+Playwright driver and Chromium (started after, they inherit it) on core 1 — what the server does when
+the clients' browsers do not take its core, as on the users' own machines.
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -162,7 +167,8 @@ def pct(values: list[float], q: float) -> float | None:
     return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 3)
 
 
-async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: dict[str, str]) -> dict[str, Any]:
+async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: dict[str, str],
+                pin: bool = False) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     copy = scratch / f"load-k{k}.duckdb"
@@ -177,6 +183,10 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
     people = [Person(role, user) for role, user in (ROTA * (k // len(ROTA) + 1))[:k]]
     load_start = [round(x, 2) for x in os.getloadavg()]
     with live.serve(copy, port, run_log=run_log) as svc:
+        own = os.sched_getaffinity(0)
+        if pin:   # every thread of the service on core 0; this thread (and what it starts) on core 1
+            subprocess.run(["taskset", "-a", "-cp", "0", str(svc.pid)], check=True, capture_output=True)
+            os.sched_setaffinity(0, {1})
         sampler = Sampler(svc.pid)
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=live.CHROMIUM, args=live.CHROMIUM_ARGS, headless=True)
@@ -201,6 +211,7 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
             finally:
                 sampler.stop_event.set()
                 await browser.close()
+                os.sched_setaffinity(0, own)
         runs = [json.loads(line) for line in run_log.read_text(encoding="utf-8").splitlines() if line.strip()]
     in_window = [r for r in runs if t0 <= r["t"] <= t1 and r["role"] is not None]
     walls = [r["wall_s"] for r in in_window]
@@ -214,7 +225,7 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
     logouts = [f"{who.user}: {x}" for who in people for x in who.logouts]
     peak_rss = max((s[2] for s in sampler.samples), default=rss_before)
     return {
-        "k": k, "seconds": round(t1 - t0, 1), "views": len(client), "runs": len(in_window),
+        "k": k, "pinned": pin, "seconds": round(t1 - t0, 1), "views": len(client), "runs": len(in_window),
         "server_p50_s": pct(walls, 50), "server_p95_s": pct(walls, 95), "server_max_s": max(walls, default=None),
         "server_cpu_p50_s": pct(cpus, 50), "server_cpu_p95_s": pct(cpus, 95),
         "client_p50_s": pct(client, 50), "client_p95_s": pct(client, 95),
@@ -257,7 +268,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--port", type=int, default=8672)
     ap.add_argument("--scratch", default="/tmp/valuation-bench-load")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--pin", action="store_true", help="the service on core 0, the browser on core 1 (diagnostic)")
     args = ap.parse_args(argv)
+    if args.pin and len(os.sched_getaffinity(0)) < 2:
+        ap.error("--pin needs two cores")
     scratch = Path(args.scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     pw = live.passwords()
@@ -265,7 +279,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             "chromium": live.chromium_version(), "seconds": args.seconds}
     results = []
     for k in (int(x) for x in args.k.split(",")):
-        results.append(asyncio.run(one_k(k, Path(args.db), args.port, args.seconds, scratch, pw)))
+        results.append(asyncio.run(one_k(k, Path(args.db), args.port, args.seconds, scratch, pw, args.pin)))
         print_row(results[-1])
     if args.json:
         Path(args.json).write_text(json.dumps({**info, "runs": results}, indent=1, ensure_ascii=False),
