@@ -248,10 +248,12 @@ def _decided_value(path: str, value: object, problems: list[Problem]) -> Decimal
 # The decision in force of each item among a contract's published rounds (parameter: the
 # contract id): the newest per item first (a GROUP BY of ids), then the rows — twice as fast
 # as a window over every published decision of a million-item contract.
-PUBLISHED_SQL = """WITH latest AS (SELECT max(d.id) AS id FROM decisions d JOIN assessment_rounds r ON r.id = d.round_id
-                       WHERE r.contract_id = ? AND r.status = 'publicada' GROUP BY d.item_id)
-       SELECT d.item_id, i.item_code, i.description, d.historical, d.value_brl, d.significance, d.must_keep,
-              d.basis, r.number AS round_number, d.decided_at, r.published_at
+LATEST_SQL = """WITH latest AS (SELECT max(d.id) AS id FROM decisions d JOIN assessment_rounds r ON r.id = d.round_id
+                       WHERE r.contract_id = ? AND r.status = 'publicada' GROUP BY d.item_id)"""
+PUBLISHED_COLUMNS = """d.item_id, i.item_code, i.description, d.historical, d.value_brl, d.significance, d.must_keep,
+              d.basis, r.number AS round_number, d.decided_at, r.published_at"""
+PUBLISHED_SQL = f"""{LATEST_SQL}
+       SELECT {PUBLISHED_COLUMNS}
        FROM latest JOIN decisions d ON d.id = latest.id JOIN assessment_rounds r ON r.id = d.round_id
        JOIN items i ON i.id = d.item_id"""
 

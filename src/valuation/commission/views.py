@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from valuation.commission.decisions import (
-    PUBLISHED_SQL,
+    LATEST_SQL,
+    PUBLISHED_COLUMNS,
     DecisionInput,
     DecisionsResult,
     published_contract,
@@ -249,11 +250,11 @@ def decisions_summary(store: Store, user: Principal, contract_code: str) -> Deci
     """`decision_totals` of a contract's published decisions, summed in SQL (no frame of a
     million rows): what the decisions page shows above its table."""
     cid = published_contract(store, user, contract_code)
-    row = store.fetch_one(
-        f"SELECT count(*) AS items, count(*) FILTER (WHERE p.historical) AS historical, "
+    row = store.fetch_one(   # the decisions in force alone: no item or round column is summed
+        f"{LATEST_SQL} SELECT count(*) AS items, count(*) FILTER (WHERE p.historical) AS historical, "
         f"coalesce(sum(p.value_brl) FILTER (WHERE p.historical), 0) AS hv, "
         f"coalesce(sum(p.value_brl) FILTER (WHERE NOT p.historical), 0) AS ov, "
-        f"count(*) FILTER (WHERE p.must_keep) AS keep FROM ({PUBLISHED_SQL}) p", [cid]) or {}
+        f"count(*) FILTER (WHERE p.must_keep) AS keep FROM latest JOIN decisions p ON p.id = latest.id", [cid]) or {}
     items, hist = int(row.get("items") or 0), int(row.get("historical") or 0)
     return DecisionTotals(items=items, historical=hist, historical_value=Decimal(row.get("hv") or 0) + Decimal("0.00"),
                           other=items - hist, other_value=Decimal(row.get("ov") or 0) + Decimal("0.00"),
@@ -272,16 +273,26 @@ def decisions_page(store: Store, user: Principal, contract_code: str, *, histori
     clauses: list[str] = ["TRUE"]
     params: list[Any] = [cid]
     if historical is not None:
-        clauses.append("p.historical = ?")
+        clauses.append("d.historical = ?")
         params.append(bool(historical))
     text = (search or "").strip().lower()
     if text:
-        clauses.append("contains(lower(p.item_code || ' ' || p.description), ?)")
+        clauses.append("contains(lower(i.item_code || ' ' || i.description), ?)")
         params.append(text)
     where = " AND ".join(clauses)
-    total = int(store.scalar(f"SELECT count(*) FROM ({PUBLISHED_SQL}) p WHERE {where}", params))
-    rows = store.fetch_df(f"SELECT * FROM ({PUBLISHED_SQL}) p WHERE {where} ORDER BY p.item_code LIMIT ? OFFSET ?",
-                          [*params, page_size, (page - 1) * page_size])
+    # The count joins the items only to search their text; the page is chosen on (id, code) alone and
+    # its 100 rows read afterwards — not every decision's columns sorted (0.23 → 0.10 s at 1M items).
+    items = "JOIN items i ON i.id = d.item_id" if text else ""
+    total = int(store.scalar(f"{LATEST_SQL} SELECT count(*) FROM latest JOIN decisions d ON d.id = latest.id "
+                             f"{items} WHERE {where}", params))
+    rows = store.fetch_df(
+        f"""{LATEST_SQL}, page AS (SELECT d.id, i.item_code FROM latest JOIN decisions d ON d.id = latest.id
+                                   JOIN items i ON i.id = d.item_id WHERE {where}
+                                   ORDER BY i.item_code LIMIT ? OFFSET ?)
+            SELECT {PUBLISHED_COLUMNS}
+            FROM page JOIN decisions d ON d.id = page.id JOIN assessment_rounds r ON r.id = d.round_id
+            JOIN items i ON i.id = d.item_id ORDER BY page.item_code""",
+        [*params, page_size, (page - 1) * page_size])
     return rows, total
 
 
