@@ -34,6 +34,10 @@ measurements):
    deleted after each run, untimed), and every page through AppTest as DPC and as the
    treasure contract's explorer (`tests/ui_support.page_as`; one warm-up run, then
    `at.run()` timed; a page over its target is profiled with pyinstrument).
+7. what the user feels (children, unless `--no-live`): bench/browser.py — Debian's Chromium against
+   `uvicorn service.asgi:app` serving a copy of the main file: the login and every role's pages,
+   `--browser-passes` times — and bench/load.py — K people (`--load-k`, default 1, 4, 8) clicking
+   through their pages without pause for `--load-seconds`, on a fresh demo database (`db init --demo`).
 
 Each figure is the median of `--repeat` runs (default 3); every run is in `details`.
 """
