@@ -36,18 +36,16 @@ def tabs_key(page: str, names: Sequence[str]) -> str:
 class LazyTabs:
     """A page's tabs, of which only the open one is drawn."""
 
-    def __init__(self, page: str, names: Sequence[str], *, default: str | None = None) -> None:
+    def __init__(self, page: str, names: Sequence[str]) -> None:
         if not names or len(set(names)) != len(names):
             raise ValueError("tabs need distinct, non-empty names")
         self.names = list(names)
-        self.key = tabs_key(page, self.names)
-        containers = st.tabs(self.names, key=self.key, on_change="rerun",
-                             default=default if default in self.names else None)
+        containers = st.tabs(self.names, key=tabs_key(page, self.names), on_change="rerun")
         self._tabs = dict(zip(self.names, containers))
 
     @property
     def current(self) -> str:
-        """The label of the open tab (the first, or `default`, until the user picks another)."""
+        """The label of the open tab (the first until the user picks another)."""
         for name, tab in self._tabs.items():
             if tab.open:
                 return name
@@ -63,6 +61,6 @@ class LazyTabs:
         """Whether `name` is one of the page's tabs and the open one: draw its content only then."""
         return name in self._tabs and self.current == name
 
-    def panel(self, name: str | None = None) -> Any:
-        """The container of the open tab (or of `name`: drawing into a closed tab is harmless)."""
-        return self._tabs[self.current if name is None else name]
+    def panel(self) -> Any:
+        """The container of the open tab."""
+        return self._tabs[self.current]
