@@ -30,12 +30,11 @@ from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 
 from tests.db_copies import copy_database
-from tests.ui_support import ROOT, each_tab
+from tests.ui_support import ROOT, each_tab, first_user
 from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
 from valuation.db.shared import close_shared
-from valuation.db.store import Store
 
 PAYLOAD = ("![x](http://127.0.0.1:9/t.png) [a](javascript:alert(1)) <img src=x onerror=alert(1)> "
            ":material/warning: **bold** $x$ ")
@@ -125,19 +124,9 @@ def hostile_demo(full_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -
         close_shared()
 
 
-def _first_user(path: Path, role: str) -> access.Principal:
-    with Store(path, migrate=False) as store:
-        row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
-                              "WHERE role = ? AND active ORDER BY id LIMIT 1", [role])
-    assert row is not None, f"the database has no active {role}"
-    return access.Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
-                            role=row["role"], organisation_id=row["organisation_id"],
-                            commission_body=row["commission_body"])
-
-
 def _session(path: Path, role: str) -> AppTest:
     if role not in _sessions:
-        user = _first_user(path, role)
+        user = first_user(path, role)
         assert user.full_name.startswith(PAYLOAD)
         os.environ["VALUATION_DB"] = str(path)
         close_shared()

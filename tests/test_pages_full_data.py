@@ -20,11 +20,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from tests.ui_support import ROOT, open_tab, page_problems, refused
+from tests.ui_support import ROOT, each_tab, first_user, page_problems, refused
 from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
-from valuation.db.store import Store
 
 DATABASES = ("demo", "bench100k")
 VIEWS = [(db, role, spec.key) for db in DATABASES for role in access.ROLES for spec in PAGES
@@ -47,23 +46,12 @@ def databases(full_demo_db: Path, bench_db: Path):
         _sessions.clear()
 
 
-def _first_user(path: Path, role: str) -> access.Principal:
-    """The role's first active demo user (the README lists them), as the login would give it."""
-    with Store(path, migrate=False) as store:
-        row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
-                              "WHERE role = ? AND active ORDER BY id LIMIT 1", [role])
-    assert row is not None, f"the database has no active {role}"
-    return access.Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
-                          role=row["role"], organisation_id=row["organisation_id"],
-                          commission_body=row["commission_body"])
-
-
 def _session(databases: dict[str, Path], db: str, role: str) -> AppTest:
     """The (database, role) session: app.py run once as that role's user, kept for its pages."""
     key = (db, role)
     if key not in _sessions:
         path = databases[db]
-        user = _first_user(path, role)
+        user = first_user(path, role)
         os.environ["VALUATION_DB"] = str(path)
         st.cache_resource.clear()
         st.cache_data.clear()
@@ -85,13 +73,9 @@ def test_every_page_for_every_role_on_full_data(databases: dict[str, Path], db: 
     at.switch_page(f"pages/{key}.py")
     at.run()
     assert not refused(at), f"{role} is offered {key} but the page refuses"
-    problems = page_problems(at)
-    assert not problems, f"{db}/{role}/{key}: " + "; ".join(problems)
-    labels = [t.label for t in at.tabs]   # ui/tabs.LazyTabs draws the open tab only: open every other one
-    for label in labels[1:]:
-        open_tab(at, key, label)
+    for label in each_tab(at, key):   # ui/tabs.LazyTabs draws the open tab only: every tab in turn
         problems = page_problems(at)
-        assert not problems, f"{db}/{role}/{key}, aba {label}: " + "; ".join(problems)
+        assert not problems, f"{db}/{role}/{key}" + (f", aba {label}" if label else "") + ": " + "; ".join(problems)
 
 
 def test_the_views_cover_every_role_and_every_registered_page() -> None:

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db.access import Principal
 from valuation.db.shared import close_shared
+from valuation.db.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 REFUSAL = "Acesso negado"
@@ -41,6 +42,16 @@ def page_as(db_path: Path | str, user: Principal | None, key: str, *, timeout: f
     at.switch_page(f"pages/{key}.py")
     at.run()
     return at
+
+
+def first_user(path: Path | str, role: str) -> Principal:
+    """The role's first active demo user (the README lists them), as the login would give it."""
+    with Store(path, migrate=False) as store:
+        row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
+                              "WHERE role = ? AND active ORDER BY id LIMIT 1", [role])
+    assert row is not None, f"the database has no active {role}"
+    return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"], role=row["role"],
+                     organisation_id=row["organisation_id"], commission_body=row["commission_body"])
 
 
 def open_tab(at: AppTest, page: str, label: str) -> AppTest:
