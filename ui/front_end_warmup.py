@@ -30,10 +30,9 @@ def module_paths() -> tuple[str, ...]:
 
 
 def mount() -> None:
-    """Mount the warm-up on the current page (the login page), under the service only."""
-    from ui.session import service
-
-    if service() is None or not module_paths():
+    """Mount the warm-up on the current page (the login page); the caller mounts it under the service only
+    (its component is served there)."""
+    if not module_paths():
         return
     renderer = st.components.v2.component(COMPONENT, js="front_end_warmup.js")
     renderer(data={"modules": list(module_paths())}, key="valuation_front_end_warmup", height=0)

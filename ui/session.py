@@ -232,7 +232,8 @@ def login_page() -> None:
                    "administrador do sistema.")
         if settings.oidc_configured():
             _oidc_block()
-    front_end_warmup.mount()   # issue 17: the first page's chart and table code, fetched while the person types
+    if service() is not None:   # issue 17: the first page's chart and table code, fetched while the person types
+        front_end_warmup.mount()
 
 
 def _oidc_block() -> None:
