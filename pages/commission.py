@@ -85,7 +85,8 @@ if flash:
 
 
 def done(saved: object, message: str) -> None:
-    """After a write that went through: show `message` on the page as it is now (rerun)."""
+    """After a write that went through: show `message` on the page as it is now (rerun) — once, above the
+    tabs: the writes here pass `success=None` to `save`, which would otherwise state it in the tab too."""
     if saved is not None:
         st.session_state["commission_flash"] = message
         st.rerun()
@@ -108,7 +109,7 @@ if is_president and not any(r.status == "aberta" for r in rounds):
             f"Todos os itens do contrato ({count_br(by_code[code].items)})" if i == 0
             else f"Itens sinalizados da rodada {numbers[i]} ({count_br(flagged[i])})"))
         if st.button("Abrir rodada", type="primary", key="cm_open"):
-            new = save(open_round, store, user, code, from_round=source or None, success="Rodada aberta.")
+            new = save(open_round, store, user, code, from_round=source or None, success=None)
             done(new, "" if new is None else f"Rodada {new.number} aberta com {count_br(new.item_count)} itens.")
 
 if not rounds:
@@ -178,7 +179,7 @@ def item_panel(row: pd.Series, ov: RoundOverview) -> None:
                       significance=significance, must_keep=True if keep else (False if vote is True else None),
                       source=source if has_value else None,
                       source_note=(note.strip() or None) if has_value else None,
-                      success=message, labels=FORM_LABELS), message)
+                      success=None, labels=FORM_LABELS), message)
     if hist is not None:
         st.markdown("**Minhas avaliações deste item** (a primeira linha é a que vale; correções nunca apagam)")
         if len(hist):
@@ -322,10 +323,10 @@ if tabs.is_open("Presidência"):
                                key="cm_close_sure")
             if st.button("Encerrar rodada", type="primary", disabled=not sure, key="cm_close"):
                 message = f"Rodada {rnd.number} encerrada: o consenso de cada item foi calculado e gravado."
-                done(save(close_round, store, user, rid, success=message), message)
+                done(save(close_round, store, user, rid, success=None), message)
         elif rnd.status in ("encerrada", "decidida"):
             if st.button("Adotar o consenso dos itens decididos", key="cm_adopt"):
-                res = save(record_decisions, store, user, rid, success="Decisões registradas.")
+                res = save(record_decisions, store, user, rid, success=None)
                 done(res, "" if res is None else f"{count_br(res.written)} decisão(ões) registrada(s); "
                      f"{count_br(res.skipped)} item(ns) sem decisão (sem quórum, empate sem voto do presidente ou "
                      f"sem valor).")
@@ -343,11 +344,11 @@ if tabs.is_open("Presidência"):
                 if st.form_submit_button("Registrar decisão"):
                     message = f"Decisão do item {o_code.strip()} registrada."
                     done(save(override_decision, store, user, rid, o_code, historical=o_hist, value=o_value,
-                              significance=o_sig, must_keep=o_keep, reason=o_reason, success=message,
+                              significance=o_sig, must_keep=o_keep, reason=o_reason, success=None,
                               labels=OVERRIDE_LABELS), message)
             if rnd.status == "decidida" and st.button("Publicar decisões", type="primary", key="cm_publish"):
                 message = f"Decisões da rodada {rnd.number} publicadas: a empresa já as vê."
-                done(save(publish_round, store, user, rid, success=message), message)
+                done(save(publish_round, store, user, rid, success=None), message)
         else:
             st.info("Rodada publicada: uma mudança exige nova rodada (abra-a acima, com os itens sinalizados).")
 

@@ -68,8 +68,8 @@ def test_member_enters_a_value_then_the_president_closes(small_world: Any) -> No
             expect(close).to_be_enabled()
             close.click()
             expect(status_metric(pres)).to_have_text("Encerrada")
-            # the click's run writes the message in the tab, then reruns: the page states it once, above the
-            # tabs (which change with the round: ui/tabs.LazyTabs), once that run has drawn and the stale one is gone
+            # the page states it once, above the tabs (which change with the round: ui/tabs.LazyTabs), after
+            # the rerun that follows the write (pages/commission.py `done`)
             expect(pres.get_by_text("Rodada 1 encerrada")).to_have_count(1)
             body = pres.inner_text("body")
             assert "Traceback" not in body and "Acesso negado" not in body

@@ -50,11 +50,11 @@ def blanks_to_none(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}
 
 
-def save(create: Callable[..., T], *args: Any, success: str, labels: Mapping[str, str] | None = None,
+def save(create: Callable[..., T], *args: Any, success: str | None, labels: Mapping[str, str] | None = None,
          title: str | None = None, **kwargs: Any) -> T | None:
     """Run one store write; show every problem (nothing was written; under `title` when given), the
     refusal or the conflict (not found, already recorded), else `success` (`{result}` is the write's
-    result)."""
+    result; None: the caller states the outcome itself, as a page that reruns after the write does)."""
     try:
         result = create(*args, **kwargs)
     except InputError as exc:
@@ -65,6 +65,7 @@ def save(create: Callable[..., T], *args: Any, success: str, labels: Mapping[str
     except (AccessDenied, ValuationError) as exc:   # refused (access, audit seal), not found, conflict: nothing written
         st.error(md(exc))
     else:
-        st.success(success.format(result=result))
+        if success is not None:
+            st.success(success.format(result=result))
         return result
     return None
