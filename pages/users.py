@@ -14,6 +14,7 @@ from valuation.db.access import (
     COMMISSION_BODY_LABELS,
     ROLE_LABELS,
     ROLES,
+    answers_for_offices,
 )
 
 # the new-user form's labels, for problems that name a field
@@ -85,7 +86,7 @@ if len(df):
     except ValuationError as exc:
         st.error(str(exc))
 
-if len(df) and df.loc[df["id"] == pick, "role"].iloc[0] == "dpc":   # issue 13: whose digest is whose
+if len(df) and answers_for_offices(df.loc[df["id"] == pick, "role"].iloc[0]):   # issue 13: whose digest is whose
     all_offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
     with st.form("user_offices"):
         chosen = st.multiselect("Capitanias pelas quais responde (resumo diário de prazos)", list(all_offices),

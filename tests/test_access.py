@@ -265,8 +265,61 @@ def test_admin_overview_has_no_wreck_data(small_world):
 
 def test_every_permission_names_its_action_in_portuguese():
     """`require` says what was refused by the action's label, never by its key."""
-    assert set(access.PERMISSIONS) == set(access._ACTION_LABELS)
-    assert all(label and "_" not in label for label in access._ACTION_LABELS.values())
+    assert set(access.PERMISSIONS) == set(access.ACTION_LABELS)
+    assert all(label and "_" not in label for label in access.ACTION_LABELS.values())
+
+
+def test_each_permission_is_one_record_of_one_table():
+    """Key, roles and label of an action are one row of PERMISSION_TABLE: no key twice (the derived
+    dicts would keep only the last), no role that does not exist, no action without a role."""
+    keys = [p.key for p in access.PERMISSION_TABLE]
+    assert len(keys) == len(set(keys)) == len(access.PERMISSIONS)
+    assert all(p.roles and set(p.roles) <= set(access.ROLES) for p in access.PERMISSION_TABLE)
+    assert all(access.PERMISSIONS[p.key] == p.roles and access.ACTION_LABELS[p.key] == p.label
+               for p in access.PERMISSION_TABLE)
+
+
+def test_own_company_helpers_answer_from_the_users_organisation(small_world):
+    """An explorer's own rows are its organisation's; another company's row, or a row without one,
+    is nobody's own; dpc owns none but is cleared for all; `chosen_organisation` ignores what an
+    explorer asks for. The SQL twin selects exactly the contracts of CONTRACTS held by the company."""
+    w = small_world
+    alfa, beta, dpc = w.principal("explorer_a"), w.principal("explorer_b"), w.principal("dpc")
+    org_a, org_b = w.ids["org_a"], w.ids["org_b"]
+    assert access.own_organisation(alfa, org_a) and not access.own_organisation(alfa, org_b)
+    assert not access.own_organisation(alfa, None) and not access.own_organisation(dpc, None)
+    assert access.organisation_cleared(dpc, org_b) and not access.organisation_cleared(alfa, org_b)
+    missing = NotFound("Contrato X não encontrado.", what="contract", key="X")
+    access.require_own(alfa, org_a, missing)
+    for org in (org_b, None):
+        with pytest.raises(NotFound) as caught:
+            access.require_own(alfa, org, missing)
+        assert caught.value is missing
+    assert access.chosen_organisation(alfa, org_b, any_with="read_all_deadlines") == org_a
+    assert access.chosen_organisation(dpc, org_b, any_with="read_all_deadlines") == org_b
+    assert access.chosen_organisation(dpc, None, any_with="read_all_deadlines") is None
+    for user, org in ((alfa, "org_a"), (beta, "org_b")):
+        sql, params = access.own_scope(user, "c")
+        got = {r["code"] for r in w.store.fetch(f"SELECT c.code FROM contracts c WHERE {sql}", params)}
+        assert got == {k for k, c in CONTRACTS.items() if c[3] == org}
+    assert access.own_scope(dpc, "c") == ("FALSE", [])
+
+
+def test_user_predicates_select_the_users_by_role_and_company(small_world):
+    """`users_allowed` / `users_with_roles` / `users_of_organisation` over the real users table."""
+    w = small_world
+
+    def names(sql: str, params: list[Any]) -> set[str]:
+        return {r["username"] for r in w.store.fetch(f"SELECT u.username FROM users u WHERE {sql}", params)}
+
+    assert names(*access.users_allowed("manage_users")) == {w.username("admin")}
+    assert names(*access.users_with_roles(access.COMMISSION_ROLES)) == {
+        w.username(k) for k in ("commission", "commission_culture", "commission_president")}
+    assert names(*access.users_of_organisation(w.ids["org_b"])) == {w.username("explorer_b")}
+    assert names(*access.users_with_roles(())) == set()
+    assert [r for r in access.ROLES if access.presides(r)] == ["commission_president"]
+    assert [r for r in access.ROLES if access.answers_for_offices(r)] == ["dpc"]
+    assert all(access.is_role(r) for r in access.ROLES) and not access.is_role("root") and not access.is_role(None)
 
 
 def test_attachment_scopes_follow_the_roles():

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +103,193 @@ def test_module_level_imports_have_no_cycle() -> None:
         if start not in seen:
             visit(start, [start])
     assert not cycles, cycles[:5]
+
+
+# -- access decided in one place (issue 22): no role or own-company check outside db/access.py ---------
+# A role is only ever an access fact, so no code outside access compares one (in Python or in SQL).
+# An organisation id is also a business fact (the surveyor, the requester, the holder: Lei 7.542
+# art. 16 §2, NORMAM-10 0303), so what belongs to access is the *user's* organisation: a Principal's
+# `organisation_id` is read only by access (compared, bound into SQL or substituted for the one asked),
+# and so is a user row's (the `users` table) when compared with a value in SQL.
+ACCESS_FILE = PACKAGE_DIR / "db" / "access.py"
+REPO_DIR = PACKAGE_DIR.parents[1]
+NOT_PRODUCT = ("tests", "bench")          # fixtures and measurement harnesses build principals of every role
+ROLE, ORGANISATION = "role", "organisation_id"
+_SQL_TEST = r"(?:^|\(|\b(?:WHERE|AND|OR|ON|NOT|WHEN|HAVING)\s)\s*"
+_SQL_COMPARED = r"\s*(?:=|<>|!=|\bNOT\s+IN\b|\bIN\b)"
+
+
+def _product_files() -> list[Path]:
+    """Every Python file of the product: the package, the pages, the UI, the service, app.py."""
+    files = [p for p in REPO_DIR.glob("*.py")]
+    for top in sorted(REPO_DIR.iterdir()):
+        if top.is_dir() and not top.name.startswith((".", "_")) and top.name not in NOT_PRODUCT:
+            files += [p for p in top.rglob("*.py") if "__pycache__" not in p.parts and ".venv" not in p.parts]
+    return sorted(p for p in files if p.resolve() != ACCESS_FILE.resolve())
+
+
+def _role_values() -> tuple[frozenset[str], frozenset[str]]:
+    """(the roles' names, the names of access's constants that hold roles: ROLES, COMMISSION_ROLES…)."""
+    from dataclasses import fields
+
+    from valuation.db import access
+
+    assert {ROLE, ORGANISATION} <= {f.name for f in fields(access.Principal)}  # a rename must reach this test
+    roles = frozenset(access.ROLES)
+    holders = {n for n, v in vars(access).items() if (isinstance(v, str) and v in roles) or (
+        isinstance(v, tuple | frozenset | set) and v and all(isinstance(x, str) and x in roles for x in v))}
+    return roles, frozenset(holders)
+
+
+def _mentions_principal(annotation: ast.expr | None) -> bool:
+    return annotation is not None and re.search(r"\bPrincipal\b", ast.unparse(annotation)) is not None
+
+
+def _principal_sources(trees: dict[Path, ast.Module]) -> tuple[frozenset[str], frozenset[str]]:
+    """(functions that return a Principal, attributes annotated Principal), across the product."""
+    makers, attrs = {"Principal"}, set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _mentions_principal(node.returns):
+                makers.add(node.name)
+            elif isinstance(node, ast.ClassDef):
+                attrs |= {s.target.id for s in node.body if isinstance(s, ast.AnnAssign)
+                          and isinstance(s.target, ast.Name) and _mentions_principal(s.annotation)}
+    return frozenset(makers), frozenset(attrs)
+
+
+def _bound_principals(scope: ast.AST, makers: frozenset[str]) -> set[str]:
+    """Names that hold a Principal in `scope`: parameters annotated so, and names assigned a Principal."""
+    names: set[str] = set()
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        a = scope.args
+        names |= {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs) if _mentions_principal(p.annotation)}
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    for stmt in body:
+        for node in [stmt, *_walk_here(stmt)]:
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and (
+                    _mentions_principal(node.annotation)):
+                names.add(node.target.id)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                fn = node.value.func
+                if (fn.id if isinstance(fn, ast.Name) else getattr(fn, "attr", None)) in makers:
+                    names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _walk_here(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes under `node` in its own scope: a nested function or class, but not what is inside it."""
+    for child in ast.iter_child_nodes(node):
+        yield child
+        if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            yield from _walk_here(child)
+
+
+def _mentions_role(node: ast.AST, roles: frozenset[str], holders: frozenset[str]) -> bool:
+    """Does the expression name a role: a role's name, access's role constants, or a `role` name,
+    attribute, key or `.get("role")`?"""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in roles:
+            return True
+        if isinstance(n, ast.Name) and (n.id in holders or ROLE in n.id.lower().split("_")):
+            return True
+        if isinstance(n, ast.Attribute) and (n.attr in holders or ROLE in n.attr.lower().split("_")):
+            return True
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and n.slice.value == ROLE:
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get" and any(
+                isinstance(a, ast.Constant) and a.value == ROLE for a in n.args):
+            return True
+    return False
+
+
+def _is_presence_test(node: ast.Compare) -> bool:
+    """`x is None` / `x is not None`: whether a value is given, not what it is."""
+    return all(isinstance(op, ast.Is | ast.IsNot) for op in node.ops) and all(
+        isinstance(c, ast.Constant) and c.value is None for c in node.comparators)
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    return {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+
+
+def _texts(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, text) of each string literal but the docstrings; an f-string's fields read as {}."""
+    skip = _docstrings(tree)
+    parts = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip | parts:
+            yield n.lineno, n.value
+        elif isinstance(n, ast.JoinedStr):
+            yield n.lineno, "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in n.values)
+
+
+def _users_aliases(trees: dict[Path, ast.Module]) -> frozenset[str]:
+    """The aliases the product's SQL gives the `users` table (FROM users u, JOIN users AS u…)."""
+    found = {"users"}
+    for tree in trees.values():
+        for _, text in _texts(tree):
+            for m in re.finditer(r"(?i)\b(?:FROM|JOIN)\s+users(?:\s+(?:AS\s+)?(\w+))?", text):
+                if m[1] and m[1].upper() not in {"WHERE", "JOIN", "LEFT", "INNER", "ON", "ORDER", "GROUP", "USING",
+                                                 "LIMIT", "SET", "AND", "OR"}:
+                    found.add(m[1])
+    return frozenset(found)
+
+
+def _sql_offences(tree: ast.Module, roles: frozenset[str], users: frozenset[str]) -> Iterator[tuple[int, str]]:
+    quoted = "|".join(re.escape(r) for r in sorted(roles))
+    role_sql = re.compile(rf"(?i){_SQL_TEST}(?:[\w{{}}]+\.)?{ROLE}{_SQL_COMPARED}|'(?:{quoted})'")
+    aliased = "|".join(re.escape(a) for a in sorted(users))
+    user_org = re.compile(rf"(?i){_SQL_TEST}(?:{aliased})\.{ORGANISATION}{_SQL_COMPARED}\s*(?:\?|'|\d|\()")
+    bare_org = re.compile(rf"(?i){_SQL_TEST}{ORGANISATION}{_SQL_COMPARED}\s*(?:\?|'|\d|\()")
+    on_users = re.compile(r"(?i)\b(?:FROM|JOIN|UPDATE)\s+users\b")
+    for line, text in _texts(tree):
+        if m := role_sql.search(text):
+            yield line, f"SQL compares a role: {m[0].strip()!r}"
+        if m := user_org.search(text) or (on_users.search(text) and bare_org.search(text)):
+            yield line, f"SQL compares a user's organisation: {m[0].strip()!r}"
+
+
+def _python_offences(tree: ast.Module, roles: frozenset[str], holders: frozenset[str], makers: frozenset[str],
+                     principal_attrs: frozenset[str]) -> Iterator[tuple[int, str]]:
+    dict_values = {id(v) for n in ast.walk(tree) if isinstance(n, ast.Dict) for v in n.values}
+
+    def visit(scope: ast.AST, principals: set[str]) -> Iterator[tuple[int, str]]:
+        principals = principals | _bound_principals(scope, makers)
+        for node in _walk_here(scope):
+            if isinstance(node, ast.Compare) and not _is_presence_test(node) and any(
+                    _mentions_role(x, roles, holders) for x in (node.left, *node.comparators)):
+                yield node.lineno, f"compares a role: {ast.unparse(node)}"
+            elif isinstance(node, ast.MatchValue) and _mentions_role(node.value, roles, holders):
+                yield node.value.lineno, f"matches a role: {ast.unparse(node.value)}"
+            elif isinstance(node, ast.Attribute) and node.attr in (ROLE, ORGANISATION) and (
+                    (isinstance(node.value, ast.Name) and node.value.id in principals)
+                    or (isinstance(node.value, ast.Attribute) and node.value.attr in principal_attrs)) and not (
+                    node.attr == ROLE and id(node) in dict_values):   # reported as data, not decided on
+                yield node.lineno, f"reads the user's {node.attr}: {ast.unparse(node)}"
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                yield from visit(node, principals)
+
+    yield from visit(tree, set())
+
+
+def access_offences(files: list[Path]) -> list[str]:
+    """Each role comparison and each check of the user's organisation in `files` (path:line: what)."""
+    trees = {p: ast.parse(p.read_text(encoding="utf-8")) for p in files}
+    roles, holders = _role_values()
+    makers, principal_attrs = _principal_sources(trees)
+    users = _users_aliases(trees)
+    out = []
+    for path, tree in trees.items():
+        found = [*_python_offences(tree, roles, holders, makers, principal_attrs), *_sql_offences(tree, roles, users)]
+        out += [f"{path.relative_to(REPO_DIR)}:{line}: {what}" for line, what in sorted(set(found))]
+    return out
+
+
+def test_only_access_compares_a_role_or_checks_the_users_organisation() -> None:
+    """The one place that decides whether a user may see a record is valuation.db.access (README
+    "Architecture"): anything else asks it (`require`, the scopes, `own_organisation`…)."""
+    offences = access_offences(_product_files())
+    assert not offences, "\n".join(["role or own-company check outside db/access.py:", *offences])

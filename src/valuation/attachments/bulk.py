@@ -45,7 +45,7 @@ from valuation.attachments.records import (
     stage,
 )
 from valuation.core.errors import InputError, NotFound, Problem
-from valuation.db.access import Principal, needs_organisation, require
+from valuation.db.access import Principal, organisation_cleared, require
 from valuation.db.blobs import BlobStore, sha256_hex
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ def match_codes(names: list[str], codes: dict[str, str]) -> tuple[list[str | Non
 
 def _contract(store: Store | Tx, user: Principal, contract_code: str) -> dict[str, Any]:
     row = store.fetch_one("SELECT id, code, organisation_id FROM contracts WHERE code = ?", [contract_code])
-    foreign = row is not None and needs_organisation(user.role) and row["organisation_id"] != user.organisation_id
+    foreign = row is not None and not organisation_cleared(user, row["organisation_id"])
     if row is None or foreign:
         raise NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
     require(user, "attach_photos")

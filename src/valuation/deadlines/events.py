@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, allowed, contract_scope, require
+from valuation.db.access import Principal, allowed, chosen_organisation, contract_scope, own_organisation, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.appeals import decision_exists
 from valuation.deadlines.engine import require_schema
@@ -89,9 +89,9 @@ def _organisation(store: Store, user: Principal, f: Form, kind: EventKind | None
     existing company."""
     org_id = f.integer("organisation_id", FIELD_LABELS["organisation_id"], required=False, minimum=1)
     if not allowed(user, "manage_deadlines"):
-        if org_id is not None and org_id != user.organisation_id:
+        if org_id is not None and not own_organisation(user, org_id):
             f.fail("organisation_id", f"{FIELD_LABELS['organisation_id']}: não encontrada ({org_id}).")
-        return user.organisation_id
+        return chosen_organisation(user, org_id, any_with="manage_deadlines")
     if org_id is not None and store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org_id]) == 0:
         f.fail("organisation_id", f"{FIELD_LABELS['organisation_id']}: não encontrada ({org_id}).")
     if kind is not None and kind.key == EXCURSION_NOTIFIED and org_id is None and f.ok("organisation_id"):

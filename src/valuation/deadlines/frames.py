@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from valuation.db.access import Principal, allowed
+from valuation.db.access import Principal, allowed, chosen_organisation
 from valuation.deadlines.engine import compute_deadlines
 from valuation.deadlines.rows import ONE, fmt
 from valuation.deadlines.vocabulary import PENDING_STATES, STATES
@@ -114,7 +114,7 @@ def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | N
     if office:
         name = f"Prazos — {office}"
     elif not allowed(user, "read_all_deadlines") or organisation_id is not None:
-        org = organisation_id if allowed(user, "read_all_deadlines") else user.organisation_id
+        org = chosen_organisation(user, organisation_id, any_with="read_all_deadlines")
         row = store.fetch_one("SELECT name FROM organisations WHERE id = ?", [org])
         name = f"Prazos — {row['name'] if row else org}"
     else:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, allowed, contract_scope, require
+from valuation.db.access import Principal, allowed, chosen_organisation, contract_scope, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.params import Normam
@@ -220,7 +220,7 @@ def scope(user: Principal, office: str | None, contract_code: str | None, organi
         clauses.append("c.code = ?")
         params.append(contract_code)
     whole = allowed(user, "read_all_deadlines")
-    org = organisation_id if whole else user.organisation_id
+    org = chosen_organisation(user, organisation_id, any_with="read_all_deadlines")
     if org is not None:
         clauses.append("c.organisation_id = ?")
         params.append(org)

@@ -129,10 +129,10 @@ def statement_contracts(store: Store, user: Principal) -> pd.DataFrame:
     have an issued statement."""
     require(user, "read_statements")
     if not access.allowed(user, "issue_statements"):
+        own, params = access.own_scope(user, "c")
         return store.fetch_df(
             "SELECT DISTINCT c.code, w.name AS wreck_name FROM statements s JOIN contracts c ON c.id = s.contract_id "
-            "JOIN wrecks w ON w.id = c.wreck_id WHERE s.status = 'emitido' AND c.organisation_id = ? ORDER BY c.code",
-            [user.organisation_id])
+            f"JOIN wrecks w ON w.id = c.wreck_id WHERE s.status = 'emitido' AND {own} ORDER BY c.code", params)
     return store.fetch_df(
         "SELECT c.code, o.name AS organisation_name, w.name AS wreck_name, c.status, c.modality, "
         "(SELECT count(*) FROM item_valuation iv WHERE iv.contract_id = c.id) AS decided, "
