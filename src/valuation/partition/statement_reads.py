@@ -56,7 +56,10 @@ _HEAD_COLS = ("s.id, s.contract_id, s.status, s.number, s.version, s.supersedes,
               "s.created_by, s.created_at")
 
 
-def _load_doc(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
+def load_statement(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
+    """The stored statement `statement_id` with its lines, survey lines and first `item_limit` items
+    (NotFound when there is none). No access check: `get_statement` checks for a user; `statements`
+    reads the draft it issues."""
     h = db.fetch_one(
         f"SELECT {_HEAD_COLS}, c.code AS contract_code, c.kind AS contract_kind, "
         "p.number || ' v' || p.version AS supersedes_label, "
@@ -162,7 +165,7 @@ def next_version(store: Store, user: Principal, code: str) -> tuple[str, int] | 
 def get_statement(store: Store, user: Principal, statement_id: int, *, item_limit: int = 50) -> StatementDoc:
     """One statement with its lines, survey lines and its first `item_limit` adjudicated items."""
     _readable(store, user, statement_id)
-    return _load_doc(store, statement_id, item_limit=item_limit)
+    return load_statement(store, statement_id, item_limit=item_limit)
 
 
 def statement_items(store: Store, user: Principal, statement_id: int, *, page: int = 1,
@@ -181,11 +184,11 @@ def statement_pdf(store: Store, user: Principal, statement_id: int) -> bytes:
     if row["status"] == "emitido":
         return bytes(store.scalar("SELECT pdf FROM statements WHERE id = ?", [statement_id]))
     require(user, "read_statement_drafts")  # unreachable through _readable; kept as the rule's statement
-    return render_pdf(_load_doc(store, statement_id, item_limit=PDF_ITEM_LIMIT))
+    return render_pdf(load_statement(store, statement_id, item_limit=PDF_ITEM_LIMIT))
 
 
 def statement_xlsx(store: Store, user: Principal, statement_id: int) -> bytes:
     """The statement as XLSX, with every adjudicated item (rendered from the stored rows)."""
     _readable(store, user, statement_id)
-    doc = _load_doc(store, statement_id, item_limit=0)
+    doc = load_statement(store, statement_id, item_limit=0)
     return render_xlsx(doc, _items(store, statement_id, 1_048_000, 0))
