@@ -5,7 +5,13 @@
   db/ knows a capability);
 - no capability imports `cli/` or `demo/` (they are callers);
 - the module-level imports have no cycle (a function-level import is a deliberate late binding and
-  is not counted).
+  is not counted);
+- no private name crosses a module: no `from m import _x`, no `m._x` of an imported module `m`, and a
+  private module (`_x.py`) is imported only inside its own package — in src/, ui/, service/, pages/
+  and app.py (tests may reach a private where they must: swapping the password hasher, forcing a
+  solver path);
+- no cycle between capabilities (folders of the package), counting every import: a function-level
+  import, a TYPE_CHECKING one too, is still one capability knowing the other.
 """
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ from pathlib import Path
 from tests.package_modules import PACKAGE_DIR, source_files
 
 CALLERS = ("cli", "demo", "__main__")
+ROOT = PACKAGE_DIR.parent.parent
+GLUE = ("ui", "service", "pages")
 
 
 def _module(path: Path) -> str:
@@ -82,6 +90,74 @@ def test_no_capability_imports_the_cli_or_the_demo() -> None:
     bad = [f"{m} -> {d}" for m, deps in _graph(top_level_only=False).items() if _layer(m) not in CALLERS
            for d in deps if _layer(d) in CALLERS]
     assert not bad
+
+
+# -- private names stay in their module -----------------------------------------------------------
+def _project_files() -> dict[str, Path]:
+    """Module name → file, for the package and the Streamlit/ASGI glue around it."""
+    files = {_module(p): p for p in source_files()}
+    for folder in GLUE:
+        for p in sorted((ROOT / folder).rglob("*.py")):
+            rel = p.relative_to(ROOT).with_suffix("")
+            files[".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)] = p
+    files["app"] = ROOT / "app.py"
+    return files
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_crossings(me: str, path: Path, modules: set[str]) -> Iterator[str]:
+    """`from m import _x`, `m._x` of an imported project module and a private module imported from
+    outside its package, as 'file:line what'."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = me.split(".") if path.name == "__init__.py" else me.split(".")[:-1]
+    bound: dict[str, str] = {}                        # local name → project module it is bound to
+    where = path.relative_to(ROOT)
+
+    def private_module(module: str) -> bool:          # valuation.exports._values from outside exports
+        parts = module.split(".")
+        return any(_private(part) and ".".join(parts[:i]) != ".".join(package[:i])
+                   for i, part in enumerate(parts))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            if base not in modules and not any(f"{base}.{a.name}" in modules for a in node.names):
+                continue
+            if base != me and private_module(base):
+                yield f"{where}:{node.lineno} from {base} import …"
+            for a in node.names:
+                if f"{base}.{a.name}" in modules:
+                    bound[a.asname or a.name] = f"{base}.{a.name}"
+                    if private_module(f"{base}.{a.name}"):
+                        yield f"{where}:{node.lineno} from {base} import {a.name}"
+                elif _private(a.name) and base != me:
+                    yield f"{where}:{node.lineno} from {base} import {a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in modules:
+                    bound[a.asname or a.name] = a.name
+                    if private_module(a.name):
+                        yield f"{where}:{node.lineno} import {a.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            owner = ast.unparse(node.value)
+            module = bound.get(owner, owner if owner in modules else None)
+            if module is not None and module != me:
+                yield f"{where}:{node.lineno} {owner}.{node.attr}"
+
+
+def test_no_private_name_is_used_across_modules() -> None:
+    """A name that starts with `_` is its module's own: another module that needs it needs a seam,
+    a public name with its docstring (issue 22). Dunder names (`__version__`) are not private."""
+    files = _project_files()
+    modules = set(files)
+    crossings = [c for me, path in sorted(files.items()) for c in _private_crossings(me, path, modules)]
+    assert not crossings, crossings
 
 
 def test_module_level_imports_have_no_cycle() -> None:
