@@ -10,12 +10,12 @@ import streamlit as st
 from ui import session
 from ui.fmt import date_br, for_display
 from ui.forms import save
-from valuation.commission.consensus import METHODS
 from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.clock import brasilia
-from valuation.partition.rubric import ACTIVITIES
+from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.policies import fields
 from valuation.policies import values as policies
+from valuation.policies.defaults import CONSENSUS_METHODS as METHODS
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 from valuation.policies.law_values import law_values
 

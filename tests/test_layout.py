@@ -160,6 +160,50 @@ def test_no_private_name_is_used_across_modules() -> None:
     assert not crossings, crossings
 
 
+# -- capabilities form no cycle ---------------------------------------------------------------------
+# Cycles another branch of issue 22 removes (h22-rules: the domain code and the deadline rules); an entry
+# that no longer closes a cycle fails the test too, so that it is deleted when that branch lands.
+PENDING_CYCLES: frozenset[frozenset[str]] = frozenset({frozenset({"deadlines", "registry"})})
+
+
+def _capability_cycles() -> dict[frozenset[str], list[str]]:
+    """Each set of folders that import one another in a ring (a strongly connected component of the
+    folder graph over every import), with the module imports that close it."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for module, deps in _graph(top_level_only=False).items():
+        for dep in deps:
+            if _layer(module) != _layer(dep):
+                edges.setdefault((_layer(module), _layer(dep)), []).append(f"{module} -> {dep}")
+    folders = sorted({f for edge in edges for f in edge})
+    reach = {f: {b for (a, b) in edges if a == f} for f in folders}
+    changed = True
+    while changed:                                   # transitive closure: a dozen folders, a few passes
+        changed = False
+        for f in folders:
+            more = set().union(*(reach[g] for g in reach[f])) - reach[f]
+            if more:
+                reach[f] |= more
+                changed = True
+    rings: dict[frozenset[str], list[str]] = {}
+    for f in folders:
+        ring = frozenset({f} | {g for g in reach[f] if f in reach[g]})
+        if len(ring) > 1 and ring not in rings:
+            rings[ring] = sorted(w for (a, b), why in edges.items() if a in ring and b in ring for w in why)
+    return rings
+
+
+def test_no_cycle_between_capabilities() -> None:
+    """A capability (a folder of the package) never depends, through any chain of imports, on one that
+    depends on it. Every import counts — a function-level one and a TYPE_CHECKING one too: a late
+    import only postpones the binding, the two capabilities still cannot be read, tested or moved
+    apart. What both need moves below both (core/, or the lower of the two)."""
+    rings = _capability_cycles()
+    new = {" <-> ".join(sorted(ring)): why for ring, why in rings.items() if ring not in PENDING_CYCLES}
+    assert not new, new
+    gone = [sorted(ring) for ring in PENDING_CYCLES if ring not in rings]
+    assert not gone, f"no longer a cycle, delete it from PENDING_CYCLES: {gone}"
+
+
 def test_module_level_imports_have_no_cycle() -> None:
     graph = _graph(top_level_only=True)
     seen: dict[str, int] = {}  # 1 on the path, 2 done

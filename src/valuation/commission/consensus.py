@@ -60,14 +60,12 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core import law
-from valuation.policies.defaults import ConsensusPolicy
+from valuation.policies.defaults import CONSENSUS_METHODS, ConsensusPolicy
 
 Body = Literal["navy", "culture"]
 DecidedBy = Literal["majority", "president", "undecided"]
 DECIDED_BY_LABELS: dict[str, str] = {"majority": "maioria", "president": "voto do presidente (empate)",
                                      "undecided": "sem decisão"}
-METHODS: tuple[str, ...] = ("median", "mean", "trimmed_mean")
-BODIES: tuple[str, ...] = ("navy", "culture")
 
 # -- legal bases (pt-BR: shown to users) ----------------------------------------------
 BASIS_COMMISSION = (f"{law.L7542} art. 20 §3 (comissão de peritos classifica e atribui valores, considerando os "
@@ -168,8 +166,8 @@ def consensus_value(values_brl: Sequence[Decimal], method: str) -> Fraction | No
 
     Independent of the order of `values_brl`. None when there is no value.
     """
-    if method not in METHODS:
-        raise ConsensusError(f"unknown consensus method {method!r} (one of {', '.join(METHODS)})")
+    if method not in CONSENSUS_METHODS:
+        raise ConsensusError(f"unknown consensus method {method!r} (one of {', '.join(CONSENSUS_METHODS)})")
     if not values_brl:
         return None
     ordered = sorted(values_brl)
@@ -251,7 +249,7 @@ def check_panel(members: Sequence[Member]) -> dict[str, Member]:
 
 
 def _check_policy(policy: ConsensusPolicy) -> None:
-    if policy.method not in METHODS:
+    if policy.method not in CONSENSUS_METHODS:
         raise ConsensusError(f"unknown consensus method {policy.method!r}")
     if isinstance(policy.quorum, bool) or not isinstance(policy.quorum, int) or policy.quorum < 1:
         raise ConsensusError("quorum must be a positive integer")

@@ -29,11 +29,11 @@ from valuation.core.errors import (
     Problem,
 )
 from valuation.core.forms import Form
-from valuation.core.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
+from valuation.core.law import DIFFICULTY_ACTIVITIES, HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
 from valuation.core.money import MAX_AMOUNT, format_brl, format_share
 from valuation.db import access
 from valuation.db.access import Principal, require
-from valuation.partition.rubric import ACTIVITIES, suggested_other_share
+from valuation.partition.rubric import suggested_other_share
 from valuation.partition.rules import (
     COMPENSATION_FORMS,
     HISTORICAL_PAYMENTS,
@@ -81,7 +81,7 @@ MIN_CORRECTION_REASON = 10
 class Difficulty:
     """The rubric of art. 21 §1 in force for a contract."""
 
-    scores: tuple[int, ...]            # in the order of valuation.partition.rubric.ACTIVITIES
+    scores: tuple[int, ...]            # in the order of valuation.core.law.DIFFICULTY_ACTIVITIES
     weights: tuple[Decimal, ...]
     suggested_share: Decimal
     note: str | None
@@ -144,13 +144,13 @@ def difficulty_weights(db: Db) -> tuple[Decimal, ...]:
     shipped = DEFAULT_BY_KEY["difficulty_weights"].value
     assert isinstance(shipped, (list, tuple))
     default = tuple(Decimal(w) for w in shipped)
-    if not isinstance(v, (list, tuple)) or len(v) != len(ACTIVITIES):
+    if not isinstance(v, (list, tuple)) or len(v) != len(DIFFICULTY_ACTIVITIES):
         return default
     try:
         ws = tuple(Decimal(str(w)) for w in v if not isinstance(w, bool))
     except (InvalidOperation, ValueError):
         return default
-    if len(ws) != len(ACTIVITIES) or any(not w.is_finite() or w < 0 for w in ws) or sum(ws) == 0:
+    if len(ws) != len(DIFFICULTY_ACTIVITIES) or any(not w.is_finite() or w < 0 for w in ws) or sum(ws) == 0:
         return default
     return ws
 
@@ -281,10 +281,11 @@ def record_difficulty(store: Store, user: Principal, code: str, scores: Sequence
     require(user, "manage_terms")
     problems: list[Problem] = []
     clean: list[int] = []
-    if not isinstance(scores, Sequence) or isinstance(scores, (str, bytes)) or len(scores) != len(ACTIVITIES):
-        raise InputError(Problem("scores", f"Rubrica: informe as {len(ACTIVITIES)} notas ("
-                                           f"{', '.join(ACTIVITIES)})."))
-    for name, s in zip(ACTIVITIES, scores):
+    if (not isinstance(scores, Sequence) or isinstance(scores, (str, bytes))
+            or len(scores) != len(DIFFICULTY_ACTIVITIES)):
+        raise InputError(Problem("scores", f"Rubrica: informe as {len(DIFFICULTY_ACTIVITIES)} notas ("
+                                           f"{', '.join(DIFFICULTY_ACTIVITIES)})."))
+    for name, s in zip(DIFFICULTY_ACTIVITIES, scores):
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 4:
             problems.append(Problem(f"scores.{name}", f"Nota de {name}: um inteiro de 0 a 4."))
         else:
