@@ -21,12 +21,11 @@ from typing import Any
 
 from valuation.core.calendar import MONTH_NAMES, POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.errors import InputError, Problem
-from valuation.core.law import DIFFICULTY_ACTIVITIES
+from valuation.core.law import COMMISSION_SIZE, DIFFICULTY_ACTIVITIES
 from valuation.policies.defaults import CONSENSUS_METHODS, DEFAULT_BY_KEY
 
 METHOD_LABELS: dict[str, str] = {"median": "Mediana", "mean": "Média",
                                  "trimmed_mean": "Média aparada (sem o maior e o menor valor)"}
-COMMISSION_SIZE = 6                  # NORMAM-10 0303 c 1 I: three Navy and three Culture members
 MAX_DUE_SOON_DAYS = 365
 MAX_SPREAD_PERCENT = Decimal("1000")
 MAX_WEIGHT = Decimal("100")
@@ -97,7 +96,7 @@ def _method(raw: object) -> str:
 
 
 def _quorum(raw: object) -> int:
-    return _integer("quorum", raw, 1, COMMISSION_SIZE, "membros que votam")
+    return _integer("quorum", raw, 1, COMMISSION_SIZE.value, "membros que votam")
 
 
 def _spread(raw: object) -> Decimal:
@@ -291,7 +290,7 @@ def display(key: str, value: Any) -> str:
     if key == "consensus_method":
         return METHOD_LABELS.get(value, str(value))
     if key == "quorum":
-        return f"{value} de {COMMISSION_SIZE} membros votantes"
+        return f"{value} de {COMMISSION_SIZE.value} membros votantes"
     if key == "spread_threshold":
         return f"{_percent(Decimal(value))} da mediana"
     if key == "selection_tolerance":
