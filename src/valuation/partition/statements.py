@@ -35,6 +35,7 @@ from valuation.core.errors import (
     NotFound,
     Problem,
 )
+from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.db.access import Principal, require
 from valuation.partition.choice import save_selection
 from valuation.partition.documents import (
@@ -197,9 +198,9 @@ def _insert_statement(tx: Tx, data: StatementData, user: Principal, moment: date
                historical_items, other_items, historical_total, historical_reward, adjudicated_value, cash_balance,
                unpaid_residual, other_total, other_payment, gross, survey_deduction, survey_uncovered, net,
                surveyor_organisation_id, warnings_json, blockers_json, created_by, created_at)
-           VALUES (?, ?, 'rascunho', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [new_id, data.contract_id, data.as_of, res.cancelled, stable_json(data.terms), data.fingerprint,
-         data.historical_items, data.other_items, res.historical_total, res.historical_reward,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [new_id, data.contract_id, STATEMENT_DRAFT, data.as_of, res.cancelled, stable_json(data.terms),
+         data.fingerprint, data.historical_items, data.other_items, res.historical_total, res.historical_reward,
          res.adjudicated_value, res.cash_balance, res.unpaid_residual, res.other_total, res.other_payment,
          res.gross, res.survey_deduction, res.survey_uncovered, res.net, data.surveyor_organisation_id,
          stable_json(list(data.warnings)), stable_json(list(data.blockers)), user.username, moment])
@@ -259,7 +260,7 @@ def _issuable_draft(tx: Tx, user: Principal, draft_id: int) -> dict[str, Any]:
                      [draft_id])
     if d is None:
         raise NotFound(f"Demonstrativo {draft_id} não encontrado.", what="statement", key=draft_id)
-    if d["status"] != "rascunho":
+    if d["status"] != STATEMENT_DRAFT:
         raise ConflictError("Este demonstrativo já foi emitido e não se altera. Para corrigi-lo, gere um novo "
                             "rascunho e emita-o como nova versão.")
     code = tx.scalar("SELECT code FROM contracts WHERE id = ?", [d["contract_id"]])
@@ -278,8 +279,8 @@ def _numbering(tx: Tx, contract_id: int, reason: str | None, moment: datetime
                ) -> tuple[str, int, dict[str, Any] | None, str | None]:
     """(number, version, the issued version it replaces, correction reason) of the next issue:
     'DP-YYYY/NNNN' v1 for a contract's first, v n+1 of the same number (with its reason) after."""
-    prev = tx.fetch_one("SELECT id, number, version FROM statements WHERE contract_id = ? AND status = 'emitido' "
-                        "ORDER BY version DESC LIMIT 1", [contract_id])
+    prev = tx.fetch_one("SELECT id, number, version FROM statements WHERE contract_id = ? AND status = ? "
+                        "ORDER BY version DESC LIMIT 1", [contract_id, STATEMENT_ISSUED])
     if prev is None:
         return _next_number(tx, moment.year), 1, None, None
     if not reason or len(reason) < MIN_CORRECTION_REASON:
@@ -317,7 +318,7 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         number, version, prev, why = _numbering(tx, d["contract_id"], reason, moment)
         supersedes = None if prev is None else int(prev["id"])
         new_id = int(tx.scalar("SELECT nextval('seq_statements')"))
-        doc = replace(load_statement(tx, draft_id, item_limit=PDF_ITEM_LIMIT), id=new_id, status="emitido",
+        doc = replace(load_statement(tx, draft_id, item_limit=PDF_ITEM_LIMIT), id=new_id, status=STATEMENT_ISSUED,
                       number=number, version=version,
                       supersedes_label=f"{prev['number']} v{prev['version']}" if prev else None,
                       correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None,
@@ -326,9 +327,10 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         sha = hashlib.sha256(pdf).hexdigest()
         tx.execute(f"INSERT INTO statements (id, contract_id, status, number, version, supersedes, draft_id, "
                    f"correction_reason, {_COPIED_COLS}, pdf, pdf_sha256, created_by, created_at) "
-                   f"SELECT ?, contract_id, 'emitido', ?, ?, ?, id, ?, {_COPIED_COLS}, ?, ?, ?, ? FROM statements "
+                   f"SELECT ?, contract_id, ?, ?, ?, ?, id, ?, {_COPIED_COLS}, ?, ?, ?, ? FROM statements "
                    "WHERE id = ?",
-                   [new_id, number, version, supersedes, why, pdf, sha, user.username, moment, draft_id])
+                   [new_id, STATEMENT_ISSUED, number, version, supersedes, why, pdf, sha, user.username, moment,
+                    draft_id])
         _copy_draft(tx, new_id, draft_id)
         tx.audit("statement_issued", "statement", new_id, None,
                  {"number": number, "version": version, "supersedes": supersedes, "draft": draft_id,
