@@ -11,11 +11,14 @@
   and app.py (tests may reach a private where they must: swapping the password hasher, forcing a
   solver path);
 - no cycle between capabilities (folders of the package), counting every import: a function-level
-  import, a TYPE_CHECKING one too, is still one capability knowing the other.
+  import, a TYPE_CHECKING one too, is still one capability knowing the other;
+- every error class derives from ValuationError and is drawn, under its parent, in core/errors.py.
 """
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -158,6 +161,71 @@ def test_no_private_name_is_used_across_modules() -> None:
     modules = set(files)
     crossings = [c for me, path in sorted(files.items()) for c in _private_crossings(me, path, modules)]
     assert not crossings, crossings
+
+
+# -- one error tree ---------------------------------------------------------------------------------
+_TREE_LINE = re.compile(r"^(?P<indent>[ │├└─]*?)(?P<name>[A-Z]\w*)(?:\s+(?P<module>[a-z_]+\.[a-z_.]+):)?")
+
+
+def _drawn_tree() -> dict[str, tuple[str | None, str | None]]:
+    """class → (drawn parent, module named beside it) from core/errors.py's docstring."""
+    doc = ast.get_docstring(ast.parse((PACKAGE_DIR / "core" / "errors.py").read_text(encoding="utf-8"))) or ""
+    tree: dict[str, tuple[str | None, str | None]] = {}
+    stack: list[tuple[int, str]] = []
+    for line in doc.splitlines():
+        m = _TREE_LINE.match(line.strip("\n")[4:]) if line.startswith("    ") else None
+        if not m or not (line[4:].startswith("ValuationError") or "──" in line):
+            continue
+        column = len(m["indent"])
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        tree[m["name"]] = (stack[-1][1] if stack else None, m["module"])
+        stack.append((column, m["name"]))
+    return tree
+
+
+def _error_classes() -> dict[str, tuple[str, str]]:
+    """Every exception class defined in the package and its glue: name → (first base, module)."""
+    bases: dict[str, tuple[str, str]] = {}
+    for me, path in _project_files().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.bases:
+                first = node.bases[0]
+                bases[node.name] = (first.attr if isinstance(first, ast.Attribute) else getattr(first, "id", ""), me)
+
+    def is_error(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        builtin = getattr(builtins, name, None)
+        if isinstance(builtin, type):
+            return issubclass(builtin, BaseException)
+        return name in bases and name not in seen and is_error(bases[name][0], seen | {name})
+
+    return {name: base for name, base in bases.items() if is_error(name)}
+
+
+def test_every_error_class_is_rooted_and_drawn_in_the_error_tree() -> None:
+    """Issue 22: every error the code raises on purpose derives from ValuationError (callers catch one
+    root, the CLI and the pages report it), and core/errors.py draws each one under its parent, with
+    the module that defines it."""
+    drawn, code = _drawn_tree(), _error_classes()
+    assert drawn.get("ValuationError") == (None, None) and len(drawn) > 6, drawn
+    problems = []
+    for name, (base, module) in sorted(code.items()):
+        chain, at = [name], name
+        while at in code and at != "ValuationError":
+            at = code[at][0]
+            chain.append(at)
+        if name != "ValuationError" and chain[-1] != "ValuationError":
+            problems.append(f"{module}.{name} is not a ValuationError ({' < '.join(chain)})")
+        if name not in drawn:
+            problems.append(f"{module}.{name} is not drawn in core/errors.py")
+        elif name != "ValuationError":
+            parent, where = drawn[name]
+            if parent != base:
+                problems.append(f"{name} is drawn under {parent}, its base is {base}")
+            if (where or "core.errors") != module.removeprefix("valuation."):
+                problems.append(f"{name} is drawn as {where or 'core.errors'}'s, it is defined in {module}")
+    problems += [f"{name} is drawn but defined nowhere" for name in drawn if name not in code]
+    assert not problems, problems
 
 
 # -- capabilities form no cycle ---------------------------------------------------------------------

@@ -60,6 +60,7 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core import law
+from valuation.core.errors import InputError
 from valuation.policies.defaults import CONSENSUS_METHODS, ConsensusPolicy
 
 Body = Literal["navy", "culture"]
@@ -79,8 +80,9 @@ BASIS_PANEL = ("NORMAM-10 0303 c 1 I (3 membros da Marinha/DPHCM + 3 do Ministé
                "membro da MB)")
 
 
-class ConsensusError(ValueError):
-    """The panel or an item cannot be decided as given (unknown member, two presidents…)."""
+class ConsensusError(InputError):
+    """The panel or an item cannot be decided as given (unknown member, two presidents…): bad input
+    to the rule, so an InputError (one problem, for the input as a whole)."""
 
 
 @dataclass(frozen=True)
@@ -313,7 +315,7 @@ def decide_item(item: ItemInput, members: Sequence[Member], rates: RateTable,
     """The Commission's decision on one item (rules 1–6 above; Lei 7.542 art. 20 §3,
     art. 21 §2; Lei 2.180 arts. 70–71 by analogy).
 
-    Raises ConsensusError (a ValueError) for an impossible panel or item, and
+    Raises ConsensusError (an InputError) for an impossible panel or item, and
     fx.NoRateError when a foreign value has no rate on or before its price date.
     """
     _check_policy(policy)

@@ -26,7 +26,6 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core import jsonin, law
-from valuation.core.errors import InputError, Problem
 from valuation.core.jsonin import BAD, Reader, join
 from valuation.core.money import amount_str
 from valuation.policies.defaults import CONSENSUS_METHODS, ConsensusPolicy
@@ -267,10 +266,8 @@ def run(doc: Any) -> dict[str, Any]:
     table = _rates(r, top)
     items = _items(r, top, members, table, members_ok)
     r.done()
-    try:
-        decisions = decide_items(items, list(members.values()), table, policy)
-    except ValueError as exc:  # ConsensusError / FxError: validated above, translated here all the same
-        raise InputError(Problem("", str(exc))) from exc
+    decisions = decide_items(items, list(members.values()), table, policy)  # validated above; ConsensusError
+    # and FxError would still be InputErrors (core/errors.py), reported as such
     return {
         "policy": {"method": policy.method, "quorum": policy.quorum,
                    "spread_threshold": str(policy.spread_threshold)},
