@@ -60,7 +60,12 @@ _HEAD_COLS = ("s.id, s.contract_id, s.status, s.number, s.version, s.supersedes,
 def load_statement(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
     """The stored statement `statement_id` with its lines, survey lines and first `item_limit` items
     (NotFound when there is none). No access check: `get_statement` checks for a user; `statements`
-    reads the draft it issues."""
+    reads the draft it issues.
+
+    The amounts are the row's own (`statements.gross`, `.net`, the lines' `amount`): written once, when
+    the draft is stored (`statements.create_draft`: `statement_lines.build_statement` over
+    `statements.gather_inputs`, i.e. `rules.partition` over the SQL sums of `pools.aggregates`), and
+    copied unchanged into the issued row."""
     h = db.fetch_one(
         f"SELECT {_HEAD_COLS}, c.code AS contract_code, c.kind AS contract_kind, "
         "p.number || ' v' || p.version AS supersedes_label, "

@@ -191,6 +191,8 @@ def _ensure_choices(store: Store, user: Principal, c: dict[str, Any], now: datet
 
 
 def _insert_statement(tx: Tx, data: StatementData, user: Principal, moment: datetime) -> int:
+    """The draft's row (its amounts: `data.result`, what `rules.partition` returned), lines, survey
+    lines and adjudicated items; an issue copies them (`_copy_draft`)."""
     res = data.result
     new_id = int(tx.scalar("SELECT nextval('seq_statements')"))
     tx.execute(
