@@ -10,12 +10,13 @@ import streamlit as st
 from ui import session
 from ui.fmt import date_br, for_display
 from ui.forms import save
-from valuation.commission.consensus import METHODS
 from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.clock import brasilia
-from valuation.partition.rubric import ACTIVITIES
+from valuation.core.law import COMMISSION_SIZE
+from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.policies import fields
 from valuation.policies import values as policies
+from valuation.policies.defaults import CONSENSUS_METHODS as METHODS
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 from valuation.policies.law_values import law_values
 
@@ -69,7 +70,7 @@ def widget(key: str, current: object) -> object:
         return st.radio(label, METHODS, index=METHODS.index(current), format_func=fields.METHOD_LABELS.get,
                         horizontal=True)
     if key == "quorum":
-        return st.number_input(f"{label} (membros que votam, de 6)", min_value=1, max_value=fields.COMMISSION_SIZE,
+        return st.number_input(f"{label} (membros que votam, de 6)", min_value=1, max_value=COMMISSION_SIZE.value,
                                value=int(current), step=1)
     if key in ("spread_threshold", "selection_tolerance"):
         unit = "da mediana" if key == "spread_threshold" else "da recompensa"

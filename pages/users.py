@@ -9,8 +9,8 @@ from ui.fmt import count_br, for_display, yes_no
 from ui.forms import blanks_to_none, save, show_problems
 from valuation.accounts import users
 from valuation.core.errors import InputError, ValuationError
+from valuation.core.law import COMMISSION_BODIES
 from valuation.db.access import (
-    COMMISSION_BODIES,
     COMMISSION_BODY_LABELS,
     ROLE_LABELS,
     ROLES,

@@ -21,6 +21,7 @@ from typing import Any
 import pypdf
 import pytest
 
+from valuation.accounts.login import principal_from_row
 from valuation.commission.decisions import published_decisions, record_decisions
 from valuation.commission.minutes import round_minutes_pdf
 from valuation.commission.rounds import close_round, open_round, publish_round, round_overview
@@ -49,7 +50,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, dict[str, i
 
 
 def principal(store: Store, username: str) -> Any:
-    return cd._principal(store, username)
+    return principal_from_row(store.fetch_one("SELECT * FROM users WHERE username = ?", [username]))
 
 
 def rounds(store: Store) -> dict[tuple[str, int], dict[str, Any]]:

@@ -15,7 +15,7 @@ import pytest
 from tests.commission_support import enter, full_panel, item_ids, run_round
 from valuation.commission import comparables as cp
 from valuation.commission.rounds import close_round, open_round, publish_round
-from valuation.core.errors import AccessDenied, NotFound
+from valuation.core.errors import AccessDenied, ConflictError, NotFound
 from valuation.db.store import Store
 
 MIGRATION = Path(__file__).resolve().parent.parent / "src/valuation/db/migrations/012_attachments.sql"
@@ -231,6 +231,37 @@ def test_the_policies_set_the_factor_and_the_minimum_count(small_world):
                             (cp.OutlierPolicy(Decimal("1.5"), 6), 1)):
         n = w.store.write("fixture", lambda tx, p=policy: cp.flag_round(tx, rnd.id, p))
         assert n == flagged, policy
+
+
+def test_the_outlier_policy_is_the_one_in_force_a_scheduled_value_waits_for_its_day(small_world):
+    """Issue 22: the factor and the minimum count are read through policies.values, so a value DPC
+    schedules for a later day does not flag today's close (the latest row written used to apply)."""
+    from valuation.policies import values as policies
+
+    w = small_world
+    dpc = w.principal("dpc")
+    today = w.store.now().date()
+    later = today + timedelta(days=90)
+    reason = "Portaria DPC de revisão da faixa dos comparáveis"
+    policies.set_policy(w.store, dpc, "comparables_outlier_factor", "3", reason, effective_from=later)
+    policies.set_policy(w.store, dpc, "comparables_min_count", "7", reason, effective_from=later)
+    assert cp.outlier_policy(w.store) == cp.OutlierPolicy(Decimal("1.5"), 5)
+    assert cp.outlier_policy(w.store, as_of=later) == cp.OutlierPolicy(Decimal("3"), 7)
+    _published_peers(w, ["900.00", "1000.00", "1000.00", "1100.00", "1200.00", "1300.00"])
+    panel = full_panel(w)
+    rnd = open_round(w.store, panel["pres"], "A-1")
+    for member in panel.values():
+        enter(w.store, member, rnd.id, item_ids(w)["A1-001"], historical=True, amount="1700")
+    close_round(w.store, panel["pres"], rnd.id)
+    assert len(cp.round_flags(w.store, panel["pres"], rnd.id)) == 1          # k = 1.5 today: 1 700 > 1 437,50
+
+
+def test_an_unreadable_outlier_policy_stops_the_close_instead_of_being_ignored(small_world):
+    w = small_world
+    w.store.write("fixture", lambda tx: tx.execute(
+        "INSERT INTO policies (key, value_json, set_by) VALUES ('comparables_min_count', '\"muitos\"', 'dpc.silva')"))
+    with pytest.raises(ConflictError, match="Política de comparáveis ilegível no banco de dados"):
+        cp.outlier_policy(w.store)
 
 
 def test_the_migration_backfill_writes_what_publication_writes(small_world):

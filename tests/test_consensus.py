@@ -218,7 +218,7 @@ def test_bad_panel(members):
     item({"n1": "yes"}),
 ])
 def test_bad_item(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ConsensusError):
         decide_item(bad, PANEL, BRL_ONLY)
 
 

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from valuation.commission.fx import FxError, NoRateError, Rate, RateTable
+from valuation.core.errors import InputError
 
 D = Decimal
 MAR = lambda day: date(2025, 3, day)  # noqa: E731
@@ -45,7 +46,7 @@ def test_rate_on_or_before(currency, price_date, want_date, want_brl):
 def test_no_rate_on_or_before_is_an_error(currency, price_date, known):
     with pytest.raises(NoRateError) as info:
         TABLE.rate_for(currency, price_date)
-    assert isinstance(info.value, ValueError)
+    assert isinstance(info.value, InputError)      # rooted in the error tree (core/errors.py), not a ValueError
     assert info.value.known_currency is known
     assert str(info.value) == f"no {currency} rate on or before {price_date.isoformat()}"
 
@@ -71,7 +72,7 @@ def test_conversion_is_exact():
 
 @pytest.mark.parametrize("currency, brl", [("usd", "5"), ("US", "5"), ("BRL", "1"), ("USD", "0"), ("USD", "-1")])
 def test_bad_rates_are_refused(currency, brl):
-    with pytest.raises(ValueError):
+    with pytest.raises(FxError):
         Rate(currency, MAR(1), D(brl))
 
 

@@ -5,11 +5,19 @@
   db/ knows a capability);
 - no capability imports `cli/` or `demo/` (they are callers);
 - the module-level imports have no cycle (a function-level import is a deliberate late binding and
-  is not counted).
+  is not counted);
+- no private name crosses a module: no `from m import _x`, no `m._x` of an imported module `m`, and a
+  private module (`_x.py`) is imported only inside its own package — in src/, ui/, service/, pages/
+  and app.py (tests may reach a private where they must: swapping the password hasher, forcing a
+  solver path);
+- no cycle between capabilities (folders of the package), counting every import: a function-level
+  import, a TYPE_CHECKING one too, is still one capability knowing the other;
+- every error class derives from ValuationError and is drawn, under its parent, in core/errors.py.
 """
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +25,8 @@ from pathlib import Path
 from tests.package_modules import PACKAGE_DIR, source_files
 
 CALLERS = ("cli", "demo", "__main__")
+ROOT = PACKAGE_DIR.parent.parent
+GLUE = ("ui", "service", "pages")
 
 
 def _module(path: Path) -> str:
@@ -83,6 +93,183 @@ def test_no_capability_imports_the_cli_or_the_demo() -> None:
     bad = [f"{m} -> {d}" for m, deps in _graph(top_level_only=False).items() if _layer(m) not in CALLERS
            for d in deps if _layer(d) in CALLERS]
     assert not bad
+
+
+# -- private names stay in their module -----------------------------------------------------------
+def _project_files() -> dict[str, Path]:
+    """Module name → file, for the package and the Streamlit/ASGI glue around it."""
+    files = {_module(p): p for p in source_files()}
+    for folder in GLUE:
+        for p in sorted((ROOT / folder).rglob("*.py")):
+            rel = p.relative_to(ROOT).with_suffix("")
+            files[".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)] = p
+    files["app"] = ROOT / "app.py"
+    return files
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_crossings(me: str, path: Path, modules: set[str]) -> Iterator[str]:
+    """`from m import _x`, `m._x` of an imported project module and a private module imported from
+    outside its package, as 'file:line what'."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = me.split(".") if path.name == "__init__.py" else me.split(".")[:-1]
+    bound: dict[str, str] = {}                        # local name → project module it is bound to
+    where = path.relative_to(ROOT)
+
+    def private_module(module: str) -> bool:          # valuation.exports._values from outside exports
+        parts = module.split(".")
+        return any(_private(part) and ".".join(parts[:i]) != ".".join(package[:i])
+                   for i, part in enumerate(parts))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            if base not in modules and not any(f"{base}.{a.name}" in modules for a in node.names):
+                continue
+            if base != me and private_module(base):
+                yield f"{where}:{node.lineno} from {base} import …"
+            for a in node.names:
+                if f"{base}.{a.name}" in modules:
+                    bound[a.asname or a.name] = f"{base}.{a.name}"
+                    if private_module(f"{base}.{a.name}"):
+                        yield f"{where}:{node.lineno} from {base} import {a.name}"
+                elif _private(a.name) and base != me:
+                    yield f"{where}:{node.lineno} from {base} import {a.name}"
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in modules:
+                    bound[a.asname or a.name] = a.name
+                    if private_module(a.name):
+                        yield f"{where}:{node.lineno} import {a.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            owner = ast.unparse(node.value)
+            module = bound.get(owner, owner if owner in modules else None)
+            if module is not None and module != me:
+                yield f"{where}:{node.lineno} {owner}.{node.attr}"
+
+
+def test_no_private_name_is_used_across_modules() -> None:
+    """A name that starts with `_` is its module's own: another module that needs it needs a seam,
+    a public name with its docstring (issue 22). Dunder names (`__version__`) are not private."""
+    files = _project_files()
+    modules = set(files)
+    crossings = [c for me, path in sorted(files.items()) for c in _private_crossings(me, path, modules)]
+    assert not crossings, crossings
+
+
+# -- one error tree ---------------------------------------------------------------------------------
+_TREE_LINE = re.compile(r"^(?P<indent>[ │├└─]*?)(?P<name>[A-Z]\w*)(?:\s+(?P<module>[a-z_]+\.[a-z_.]+):)?")
+
+
+def _drawn_tree() -> dict[str, tuple[str | None, str | None]]:
+    """class → (drawn parent, module named beside it) from core/errors.py's docstring."""
+    doc = ast.get_docstring(ast.parse((PACKAGE_DIR / "core" / "errors.py").read_text(encoding="utf-8"))) or ""
+    tree: dict[str, tuple[str | None, str | None]] = {}
+    stack: list[tuple[int, str]] = []
+    for line in doc.splitlines():
+        m = _TREE_LINE.match(line.strip("\n")[4:]) if line.startswith("    ") else None
+        if not m or not (line[4:].startswith("ValuationError") or "──" in line):
+            continue
+        column = len(m["indent"])
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        tree[m["name"]] = (stack[-1][1] if stack else None, m["module"])
+        stack.append((column, m["name"]))
+    return tree
+
+
+def _error_classes() -> dict[str, tuple[str, str]]:
+    """Every exception class defined in the package and its glue: name → (first base, module)."""
+    bases: dict[str, tuple[str, str]] = {}
+    for me, path in _project_files().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.bases:
+                first = node.bases[0]
+                bases[node.name] = (first.attr if isinstance(first, ast.Attribute) else getattr(first, "id", ""), me)
+
+    def is_error(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        builtin = getattr(builtins, name, None)
+        if isinstance(builtin, type):
+            return issubclass(builtin, BaseException)
+        return name in bases and name not in seen and is_error(bases[name][0], seen | {name})
+
+    return {name: base for name, base in bases.items() if is_error(name)}
+
+
+def test_every_error_class_is_rooted_and_drawn_in_the_error_tree() -> None:
+    """Issue 22: every error the code raises on purpose derives from ValuationError (callers catch one
+    root, the CLI and the pages report it), and core/errors.py draws each one under its parent, with
+    the module that defines it."""
+    drawn, code = _drawn_tree(), _error_classes()
+    assert drawn.get("ValuationError") == (None, None) and len(drawn) > 6, drawn
+    problems = []
+    for name, (base, module) in sorted(code.items()):
+        chain, at = [name], name
+        while at in code and at != "ValuationError":
+            at = code[at][0]
+            chain.append(at)
+        if name != "ValuationError" and chain[-1] != "ValuationError":
+            problems.append(f"{module}.{name} is not a ValuationError ({' < '.join(chain)})")
+        if name not in drawn:
+            problems.append(f"{module}.{name} is not drawn in core/errors.py")
+        elif name != "ValuationError":
+            parent, where = drawn[name]
+            if parent != base:
+                problems.append(f"{name} is drawn under {parent}, its base is {base}")
+            if (where or "core.errors") != module.removeprefix("valuation."):
+                problems.append(f"{name} is drawn as {where or 'core.errors'}'s, it is defined in {module}")
+    problems += [f"{name} is drawn but defined nowhere" for name in drawn if name not in code]
+    assert not problems, problems
+
+
+# -- capabilities form no cycle ---------------------------------------------------------------------
+# Cycles another branch of issue 22 removes (h22-rules: the domain code and the deadline rules); an entry
+# that no longer closes a cycle fails the test too, so that it is deleted when that branch lands.
+PENDING_CYCLES: frozenset[frozenset[str]] = frozenset({frozenset({"deadlines", "registry"})})
+
+
+def _capability_cycles() -> dict[frozenset[str], list[str]]:
+    """Each set of folders that import one another in a ring (a strongly connected component of the
+    folder graph over every import), with the module imports that close it."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for module, deps in _graph(top_level_only=False).items():
+        for dep in deps:
+            if _layer(module) != _layer(dep):
+                edges.setdefault((_layer(module), _layer(dep)), []).append(f"{module} -> {dep}")
+    folders = sorted({f for edge in edges for f in edge})
+    reach = {f: {b for (a, b) in edges if a == f} for f in folders}
+    changed = True
+    while changed:                                   # transitive closure: a dozen folders, a few passes
+        changed = False
+        for f in folders:
+            more = set().union(*(reach[g] for g in reach[f])) - reach[f]
+            if more:
+                reach[f] |= more
+                changed = True
+    rings: dict[frozenset[str], list[str]] = {}
+    for f in folders:
+        ring = frozenset({f} | {g for g in reach[f] if f in reach[g]})
+        if len(ring) > 1 and ring not in rings:
+            rings[ring] = sorted(w for (a, b), why in edges.items() if a in ring and b in ring for w in why)
+    return rings
+
+
+def test_no_cycle_between_capabilities() -> None:
+    """A capability (a folder of the package) never depends, through any chain of imports, on one that
+    depends on it. Every import counts — a function-level one and a TYPE_CHECKING one too: a late
+    import only postpones the binding, the two capabilities still cannot be read, tested or moved
+    apart. What both need moves below both (core/, or the lower of the two)."""
+    rings = _capability_cycles()
+    new = {" <-> ".join(sorted(ring)): why for ring, why in rings.items() if ring not in PENDING_CYCLES}
+    assert not new, new
+    gone = [sorted(ring) for ring in PENDING_CYCLES if ring not in rings]
+    assert not gone, f"no longer a cycle, delete it from PENDING_CYCLES: {gone}"
 
 
 def test_module_level_imports_have_no_cycle() -> None:

@@ -341,6 +341,6 @@ def test_two_for_one_moves_close_a_residual_the_swaps_cannot(w, chosen, U, after
 
     w = np.array(w, dtype=np.int64)
     x = np.array(chosen)
-    x2, proven = sel_mod._improve1(w, x, U, np.random.default_rng(1), deadline_h=0.0)   # no LNS
+    x2, proven = search_mod.improve1(w, x, U, np.random.default_rng(1), deadline_h=0.0)   # no LNS
     assert proven and int(w[x2].sum()) == U
     assert {int(v) for v in w[x2]} == after

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.accounts import throttle
 from valuation.accounts.passwords import (
-    _dummy_hash,
+    dummy_hash,
     hash_password,
     needs_rehash,
     verify_password,
@@ -111,7 +111,7 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime, c
     row = store.fetch_one(f"SELECT {_USER_COLUMNS} FROM users WHERE username = ?", [uname]) if uname else None
     waiting = throttle.blocking(store, pairs, at)
     if waiting is not None or row is None:
-        verify_password(_dummy_hash(), plain)            # the same argon2 work as a real check
+        verify_password(dummy_hash(), plain)            # the same argon2 work as a real check
         right = False
     else:
         right = verify_password(row["password_hash"], plain)
@@ -138,7 +138,7 @@ def _succeed(store: Store, uname: str, client: str | None, pairs: list[tuple[str
         if audited:
             tx.audit("login", "user", row["id"], None, {"username": uname, "client": throttle.client_key(client)})
 
-    _write_audited(store, uname, run)
+    write_audited(store, uname, run)
 
 
 def _refuse(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime,
@@ -159,10 +159,10 @@ def _refuse(store: Store, uname: str, client: str | None, pairs: list[tuple[str,
             tx.audit("login_throttle", "login_throttle", event["key"], None,
                      {"scope": event["scope"], "failures": event["failures"], "blocked_until": event["until"]})
 
-    _write_audited(store, actor, run)
+    write_audited(store, actor, run)
 
 
-def _write_audited(store: Store, actor: str, run: Any) -> None:
+def write_audited(store: Store, actor: str, run: Any) -> None:
     """`run(tx)` in one write; when the audit chain refuses every write (its seal does not verify:
     `db.audit.AuditSealError`, the admin is alerted), `run(tx, audited=False)` instead — the
     throttle keeps counting and the admin can still log in to see the alert, while nothing
@@ -199,7 +199,7 @@ def principal_for_email(store: Store, email: str, *, client: str | None = None) 
         if audited:
             tx.audit("login_sso", "user", row["id"], None, {"email": address, "client": throttle.client_key(client)})
 
-    _write_audited(store, row["username"], run)
+    write_audited(store, row["username"], run)
     return principal_from_row(row)
 
 

@@ -21,8 +21,8 @@ from valuation.accounts.login import USERNAME_PATTERN, normalise_username
 from valuation.accounts.passwords import hash_password, password_problem
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.core.law import COMMISSION_BODIES
 from valuation.db.access import (
-    COMMISSION_BODIES,
     ROLES,
     Principal,
     answers_for_offices,

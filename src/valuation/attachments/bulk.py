@@ -36,13 +36,13 @@ from valuation.attachments.kinds import (
 )
 from valuation.attachments.records import (
     Upload,
-    _principal_roots,
-    _write_principal,
     audit_entry,
     insert_rows,
     new_rows,
     prepare,
+    principal_roots,
     stage,
+    write_principal,
 )
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.db.access import Principal, organisation_cleared, require
@@ -189,14 +189,14 @@ def attach_photo_zip(store: Store, user: Principal, contract_code: str, data: by
 
         def write(tx: Tx) -> BulkResult:
             _contract(tx, user, contract["code"])
-            had = _principal_roots(tx, sorted(set(owner_ids)))
+            had = principal_roots(tx, sorted(set(owner_ids)))
             new = new_rows(tx, user, "item", owner_ids, "photo", prepared, files, batch=batch)
             insert_rows(tx, new)
             principals = 0
             for row in new:
                 if row["owner_id"] not in had:
                     had[row["owner_id"]] = row["root_id"]
-                    _write_principal(tx, user, row["owner_id"], row["root_id"])
+                    write_principal(tx, user, row["owner_id"], row["root_id"])
                     principals += 1
             tx.audit("attachment_bulk_upload", "contract", contract["id"], None,
                      {"archive": file_name, "sha256": batch, "items": len(set(owner_ids)),

@@ -130,6 +130,11 @@ COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # 3 
 COMMISSION_PRESIDENT_BODY = "navy"  # "A presidência da Comissão caberá a um dos membros da MB"
 TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de qualidade do presidente), por analogia")
 
+# --- The concessionaire's share of the other recovered items (art. 21 §1) ----------------------
+# The activities whose difficulty and technical complexity the Naval Authority assesses, in the law's order
+# (the difficulty rubric scores each: valuation.partition.rubric).
+DIFFICULTY_ACTIVITIES: tuple[str, ...] = ("localização", "exploração", "remoção", "preservação", "restauração")
+
 CASUALTY_TYPES: tuple[str, ...] = (
     # Lei 2.180/1954 art. 14 a, plus "fortuna do mar" (Lei 7.542 art. 1)
     "naufrágio", "encalhe", "colisão", "abalroação", "água aberta", "explosão",

@@ -36,7 +36,6 @@ from valuation.core.errors import AccessDenied
 
 ROLES: tuple[str, ...] = ("commission", "commission_president", "dpc", "explorer", "admin")
 COMMISSION_ROLES: tuple[str, ...] = ("commission", "commission_president")
-COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")
 ROLE_LABELS: dict[str, str] = {
     "commission": "Comissão",
     "commission_president": "Presidente da Comissão",

@@ -106,6 +106,11 @@ NORMAM_KEYS: tuple[str, ...] = ("monthly_report_business_day", "removal_monthly_
 CALENDAR_KEYS: tuple[str, ...] = ("policy_days", "early_closing_days")
 
 
+# How the Commission's values combine into the value attributed to an item (policy `consensus_method`;
+# valuation.commission.consensus implements each, valuation.policies.fields names them in pt-BR).
+CONSENSUS_METHODS: tuple[str, ...] = ("median", "mean", "trimmed_mean")
+
+
 @dataclass(frozen=True)
 class ConsensusPolicy:
     method: str = "median"
