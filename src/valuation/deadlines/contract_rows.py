@@ -13,6 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.co_signature import MISSING_TEXT, co_signature_missing, needs_co_signature
 from valuation.deadlines import rules as dl
 from valuation.deadlines.appeals import appeal_events, decision_label
 from valuation.deadlines.rows import ParameterBook, Rows, Scope, fmt, months, rule
@@ -34,7 +35,6 @@ from valuation.deadlines.vocabulary import (
     RULE_LABELS,
     month_key,
 )
-from valuation.registry.co_signatures import MISSING_TEXT, annotate
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -43,14 +43,22 @@ Events = dict[tuple[str, int, str | None], tuple[date, date]]
 
 
 def contracts(store: Store, sc: Scope, as_of: date) -> list[dict[str, Any]]:
-    """The contracts in scope, with their co-signature state on `as_of` (valuation.registry.co_signatures)."""
+    """The contracts in scope, each with `co_signature_missing` on `as_of` (Lei 7.542 art. 20 §1:
+    `valuation.core.co_signature`; the co-signatures the registry records, the items the Commission
+    classified as historical)."""
     rows = store.fetch(
         "SELECT c.id, c.code, c.kind, c.act, c.status, c.organisation_id, o.name AS organisation, c.wreck_id, "
         "w.code AS wreck_code, w.name AS wreck_name, c.office_code, c.signed_on, c.starts_on, c.expires_on, "
-        "c.work_ended_on, c.cancelled_on, c.historical_share FROM contracts c "
-        "JOIN organisations o ON o.id = c.organisation_id "
-        f"JOIN wrecks w ON w.id = c.wreck_id WHERE {sc.contract_sql} ORDER BY c.code", sc.contract_params)
-    return annotate(store, rows, as_of)
+        "c.work_ended_on, c.cancelled_on, c.historical_share, s.signed_on AS co_signed_on, "
+        "EXISTS (SELECT 1 FROM item_valuation v WHERE v.contract_id = c.id AND v.historical) AS historical_items "
+        "FROM contracts c JOIN organisations o ON o.id = c.organisation_id "
+        "JOIN wrecks w ON w.id = c.wreck_id LEFT JOIN co_signatures s ON s.contract_id = c.id "
+        f"WHERE {sc.contract_sql} ORDER BY c.code", sc.contract_params)
+    for c in rows:
+        required = needs_co_signature(c["kind"], c["act"], c["signed_on"], c["historical_share"],
+                                      bool(c["historical_items"]))
+        c["co_signature_missing"] = co_signature_missing(required, c["co_signed_on"], as_of)
+    return rows
 
 
 def contract_events(store: Store, sc: Scope) -> Events:

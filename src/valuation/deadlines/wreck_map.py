@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from valuation.core.casualty import casualty_text
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.positions import Coordinate, format_coordinate
 from valuation.db.access import Principal, require
@@ -32,7 +33,6 @@ from valuation.deadlines.rows import ParameterBook
 from valuation.deadlines.views import due_text
 from valuation.deadlines.vocabulary import CURRENT_EVENTS, WRECK_MAP_SENT
 from valuation.exports import PdfReport, to_xlsx_bytes
-from valuation.registry.domain.queries import casualty_text
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd

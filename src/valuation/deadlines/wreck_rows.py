@@ -4,7 +4,7 @@ owner's balance after a disposal on the owner's account (art. 13 §2).
 
 Each count uses the office's calendar in force on the day its period starts (the casualty for the
 five years, the notice for the edital, …). The removal orders' running periods are suspensions of
-ground II in `wreck_suspensions` (valuation.registry.removal_orders), counted as every other one.
+ground II in `wreck_suspensions` (recorded by valuation.registry.removal_orders), counted as every other one.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.casualty import casualty_bounds, is_wooden
 from valuation.core.law import years_text
 from valuation.deadlines import rules as dl
 from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt, rule
@@ -29,8 +30,6 @@ from valuation.deadlines.vocabulary import (
     CURRENT_EVENTS,
     RULE_LABELS,
 )
-from valuation.registry.domain.status import casualty_bounds, is_wooden
-from valuation.registry.removal_orders import NOTICE_LABELS
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -183,7 +182,7 @@ def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_o
         if o["notice"] == "edital" and o["published_on"] is not None and o["published_on"] <= as_of:
             d, steps = rule(dl.removal_edital, o["published_on"], book.cal(office, o["published_on"]))
             rows.add(f"removal_edital:r{o['id']}", "removal_edital", RULE_LABELS["removal_edital"] + what, d, steps,
-                     subject, o["published_on"], closed_by=NOTICE_LABELS["edital"])
+                     subject, o["published_on"], closed_by=law.REMOVAL_NOTICE_LABELS["edital"])
         overdue = ("o responsável não cumpriu: a Autoridade Naval pode assumir a remoção por sua conta "
                    f"({law.REMOVAL_TAKEOVER})")
         d, steps = rule(dl.removal_start, o["starts_by"], book.cal(office, o["ordered_on"]))
