@@ -50,6 +50,7 @@ from valuation.db.access import Principal
 from valuation.deadlines.contract_rows import add_contract_rows
 from valuation.deadlines.event_rows import add_event_rows, add_found_rows, add_wreck_map_rows
 from valuation.deadlines.rows import DUE, ParameterBook, Rows, scope
+from valuation.deadlines.states import PENDING_STATES, STATE_LABELS, STATES
 from valuation.deadlines.vocabulary import (
     COLUMNS,
     CONTRACT_RULES,
@@ -59,10 +60,7 @@ from valuation.deadlines.vocabulary import (
     DEADLINE_MET,
     EVENT_KIND_BY_KEY,
     EVENT_KINDS,
-    PENDING_STATES,
     RULE_LABELS,
-    STATE_LABELS,
-    STATES,
     WRECK_RULES,
     EventKind,
     month_key,

@@ -21,7 +21,8 @@ from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.params import Normam
-from valuation.deadlines.vocabulary import CLOSED_LABEL, COLUMNS, PERIOD_RULES, STATE_LABELS
+from valuation.deadlines.states import CLOSED_LABEL, STATE_LABELS
+from valuation.deadlines.vocabulary import COLUMNS, PERIOD_RULES
 from valuation.policies.defaults import NORMAM_KEYS
 from valuation.policies.values import PolicyTimeline, timelines
 
@@ -163,7 +164,7 @@ class Rows:
             state = "waived" if waived else ("met" if met_on is not None else "suspended")
             suspended = suspended or "prazo suspenso, sem data final"
         else:
-            state = dl.deadline_state(due, self.as_of, met_on, waived, self.due_soon_days)
+            state = dl.deadline_state(due, self.as_of, met_on, waived, due_soon_days=self.due_soon_days)
         late, state_pt = False, None
         if state == "met" and rule_name in PERIOD_RULES:
             reason = f"encerrado em {fmt(met_on)}" + (f" ({o.closed_by})" if o.closed_by else "")

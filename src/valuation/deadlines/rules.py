@@ -40,8 +40,10 @@ from valuation.deadlines.counting import (
     move_forward,
 )
 from valuation.deadlines.lapse import LapseCount, five_year_lapse, lapse_count, lapse_start, owner_balance
+from valuation.deadlines.states import STATES
 
-DEADLINE_STATES: tuple[str, ...] = ("upcoming", "due_soon", "overdue", "met", "waived")
+# the states `deadline_state` answers (a suspension is the engine's: valuation.deadlines.rows)
+DEADLINE_STATES: tuple[str, ...] = tuple(s for s in STATES if s != "suspended")
 _Param = law.LegalValue[int]
 
 
@@ -304,10 +306,11 @@ def appeal_decision(received: date, extended: bool, cal: BusinessCalendar) -> De
                        "recebimento dos autos pelo órgão competente")
 
 
-def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_reason: str | None = None,
-                   due_soon_days: int = 15) -> str:
+def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_reason: str | None = None, *,
+                   due_soon_days: int) -> str:
     """State of a deadline on `as_of` (rules.md §7): waived, met (on or before as_of),
-    overdue (as_of after due), due_soon (due within `due_soon_days` days, a policy), upcoming."""
+    overdue (as_of after due), due_soon (due within `due_soon_days` days: the policy, whose default
+    is `valuation.policies.defaults`), upcoming."""
     if waived_reason:
         return "waived"
     if met_on is not None and met_on <= as_of:

@@ -17,13 +17,13 @@ from valuation.core.calendar import WEEKDAY_NAMES
 from valuation.core.money import format_date_br
 from valuation.deadlines import rules as dl
 from valuation.deadlines.appeals import decision_label
+from valuation.deadlines.states import PENDING_STATES
 from valuation.deadlines.vocabulary import (
     APPEAL_EVENT_KINDS,
     APPEAL_RULES,
     CONTRACT_RULES,
     DEADLINE_MET,
     EVENT_KIND_BY_KEY,
-    PENDING_STATES,
     RULE_LABELS,
     WRECK_RULES,
 )

@@ -48,17 +48,6 @@ APPEAL_RULES: tuple[str, ...] = ("appeal", "appeal_decision")
 # Periods the law lets run rather than acts someone owes: "met" reads "closed", never late.
 PERIOD_RULES: frozenset[str] = frozenset({"preference_notice", "owner_reclaim", "found_unclaimed", "found_proceeds",
                                           "appeal", "owner_balance", "removal_edital"})
-STATES: tuple[str, ...] = ("overdue", "due_soon", "upcoming", "suspended", "met", "waived")
-STATE_LABELS: dict[str, str] = {
-    "upcoming": "a vencer",
-    "due_soon": "vence em breve",
-    "overdue": "vencido",
-    "met": "cumprido",
-    "waived": "dispensado",
-    "suspended": "suspenso",
-}
-CLOSED_LABEL = "encerrado"  # state_pt of a 'met' period that closed (PERIOD_RULES, a lapse that ran out)
-PENDING_STATES: tuple[str, ...] = ("overdue", "due_soon", "upcoming", "suspended")
 
 COLUMNS: tuple[str, ...] = (
     "key", "rule", "label_pt", "contract_code", "organisation", "wreck", "wreck_name", "office_code", "uf",

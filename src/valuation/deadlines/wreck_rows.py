@@ -16,8 +16,8 @@ from valuation.core.casualty import casualty_bounds, is_wooden
 from valuation.core.law import years_text
 from valuation.deadlines import rules as dl
 from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt, rule
+from valuation.deadlines.states import CLOSED_LABEL
 from valuation.deadlines.vocabulary import (
-    CLOSED_LABEL,
     COURT_DECIDED,
     COURT_DEFENCE_FILED,
     COURT_EVENT_KINDS,

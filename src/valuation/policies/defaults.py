@@ -114,11 +114,5 @@ class ConsensusPolicy:
 
 
 @dataclass(frozen=True)
-class CalendarPolicy:
-    policy_days: tuple[str, ...] = ("carnival_monday", "carnival_tuesday", "corpus_christi")
-    due_soon_days: int = 15
-
-
-@dataclass(frozen=True)
 class DifficultyWeights:
     weights: tuple[int, ...] = field(default=(1, 1, 1, 1, 1))
