@@ -98,7 +98,7 @@ def _one_contract(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Ev
     # Final report: surveys (0301 c) and removals or demolitions (0302 b 3) only (0303: monthly reports alone)
     if ended is not None and c["kind"] in FINAL_REPORT_KINDS:
         normam = book.normam(ended)
-        d, steps = rule(dl.final_report, ended, book.cal(office, ended), normam.final_report_days)
+        d, steps = rule(dl.final_report, ended, book.cal(office, ended), normam["final_report_days"])
         hit = events.get((FINAL_REPORT_DELIVERED, cid, None))
         rows.add(f"final_report:{code}", "final_report", RULE_LABELS["final_report"], d, steps, subject, ended,
                  hit[0] if hit else None, suspended=suspended)
@@ -113,7 +113,7 @@ def _one_contract(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Ev
     if c["expires_on"] is not None and ended is None:  # extension request before expiry (0304)
         begin = c["starts_on"] or c["signed_on"] or c["expires_on"]
         d, steps = rule(dl.extension_request, c["expires_on"], book.cal(office, begin),
-                        book.normam(begin).extension_request_days)
+                        book.normam(begin)["extension_request_days"])
         ref = c["expires_on"].isoformat()
         hit = events.get((EXTENSION_REQUESTED, cid, ref))
         rows.add(f"extension_request:{code}:{ref}", "extension_request", RULE_LABELS["extension_request"], d, steps,
@@ -128,7 +128,7 @@ def _owes_monthly(book: ParameterBook, c: dict[str, Any]) -> bool:
         return True
     start = c["starts_on"]
     return start is not None and dl.removal_monthly_reports(start, c["expires_on"],
-                                                            book.normam(start).removal_monthly_report_min_days)
+                                                            book.normam(start)["removal_monthly_report_min_days"])
 
 
 def _monthly_rows(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Events, as_of: date,
@@ -141,7 +141,7 @@ def _monthly_rows(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Ev
     reported: list[date] = []
     owed: list[date] = []
     for month in (months(date(begin.year, begin.month, 1), last) if begin <= last else ()):
-        n = book.normam(month).monthly_report_business_day   # in force on the first day of the month reported
+        n = book.normam(month)["monthly_report_business_day"]   # in force on the first day of the month reported
         d, steps = rule(dl.monthly_report, month, book.cal(c["office_code"], month), n)
         ref = month_key(month)
         hit = events.get((MONTHLY_REPORT_DELIVERED, c["id"], ref))
@@ -174,7 +174,7 @@ def _cancellation(book: ParameterBook, office: str, owed: list[date], reported: 
     first_missing = next(m for m in owed if m not in done)
     window = tuple(m for m in reported if m > first_missing)
     cal = book.cal(office, first_missing)
-    n = book.normam(first_missing).monthly_report_business_day
+    n = book.normam(first_missing)["monthly_report_business_day"]
     key = (cal, first_missing, owed[-1], window, n)
     if key not in _cancel_memo:
         if len(_cancel_memo) >= _MEMO_LIMIT:

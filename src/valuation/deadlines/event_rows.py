@@ -41,7 +41,7 @@ def add_wreck_map_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope,
             continue
         for year in (as_of.year - 1, as_of.year):
             start = date(year + 1, 1, 1)
-            d, steps = rule(dl.wreck_map, year, book.cal(code, start), book.normam(start).wreck_map_day)
+            d, steps = rule(dl.wreck_map, year, book.cal(code, start), book.normam(start)["wreck_map_day"])
             rows.add(f"wreck_map:{code}:{year}", "wreck_map", f"Mapa anual de naufrágios de {year}", d, steps,
                      rows.subject(code), start, sent.get((code, str(year))))
 
@@ -77,7 +77,7 @@ def add_event_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, *, 
         if name == "tourism_notice":
             excursion = date.fromisoformat(e["reference"])
             d, steps = rule(dl.tourism_notice, excursion, book.cal(office, day),
-                            book.normam(day).tourism_notice_business_days)
+                            book.normam(day)["tourism_notice_business_days"])
             rows.add(f"tourism_notice:e{e['id']}", name, f"{RULE_LABELS[name]} ({fmt(excursion)})", d, steps,
                      subject, day, day)
             continue
