@@ -50,18 +50,15 @@ from valuation.db.access import Principal
 from valuation.deadlines.contract_rows import add_contract_rows
 from valuation.deadlines.event_rows import add_event_rows, add_found_rows, add_wreck_map_rows
 from valuation.deadlines.rows import DUE, ParameterBook, Rows, scope
+from valuation.deadlines.rule_specs import CONTRACT_RULES, COURT_RULES, RULE_LABELS, WRECK_RULES
 from valuation.deadlines.states import PENDING_STATES, STATE_LABELS, STATES
 from valuation.deadlines.vocabulary import (
     COLUMNS,
-    CONTRACT_RULES,
-    COURT_RULES,
     CURRENT_EVENTS,
     CURRENT_WAIVERS,
     DEADLINE_MET,
     EVENT_KIND_BY_KEY,
     EVENT_KINDS,
-    RULE_LABELS,
-    WRECK_RULES,
     EventKind,
     month_key,
 )

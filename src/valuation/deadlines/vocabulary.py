@@ -1,5 +1,6 @@
-"""The words of the deadline engine: its rules, states and event kinds with their pt-BR labels,
-the columns of its frames and the SQL of the current rows of its append-only tables.
+"""The words of the deadline engine: its event kinds with their pt-BR labels, the columns of its frames
+and the SQL of the current rows of its append-only tables. The rules are the table of
+`valuation.deadlines.rule_specs`, the states that of `valuation.deadlines.states`.
 
 Stored codes are Portuguese, as the law names the facts (README "Decisions"; migration 014): the
 event kinds (`relatório_mensal_entregue`, …); rule names (`monthly_report`, …) are the identifiers
@@ -12,42 +13,6 @@ from dataclasses import dataclass
 from datetime import date
 
 from valuation.core import law
-from valuation.core.law import years_text
-
-RULE_LABELS: dict[str, str] = {
-    "monthly_report": "Relatório mensal de atividades",
-    "final_report": "Relatório final",
-    "extension_request": "Pedido de prorrogação",
-    "start_of_operations": "Início das operações",
-    "automatic_cancellation": "Cancelamento automático",
-    "preference_notice": "Edital de preferência",
-    "owner_reclaim": "Reclamação pelo responsável",
-    "found_unclaimed": "Coisa achada não reclamada",
-    "found_proceeds": "Produto da venda de coisa achada",
-    "five_year_lapse": f"Prazo de {years_text(law.LAPSE_YEARS.value)} do responsável",
-    "tourism_notice": "Comunicação de turismo subaquático",
-    "wreck_map": "Mapa anual de embarcações naufragadas",
-    "court_inquiry_opening": "Abertura do inquérito",
-    "court_inquiry_report": "Relatório do inquérito",
-    "court_prior_defence": "Defesa prévia",
-    "court_private_representation": "Representação da parte ao Tribunal Marítimo",
-    "appeal": "Pedido de reconsideração ou recurso",
-    "appeal_decision": "Decisão do recurso",
-    "owner_balance": "Saldo à disposição do responsável",
-    "removal_edital": "Edital da determinação de remoção",
-    "removal_start": "Início da remoção determinada",
-    "removal_end": "Término da remoção determinada",
-}
-COURT_RULES: tuple[str, ...] = ("court_inquiry_opening", "court_inquiry_report", "court_prior_defence",
-                                "court_private_representation")
-CONTRACT_RULES: tuple[str, ...] = ("monthly_report", "final_report", "extension_request", "start_of_operations",
-                                   "automatic_cancellation")
-WRECK_RULES: tuple[str, ...] = ("five_year_lapse", *COURT_RULES)
-REMOVAL_RULES: tuple[str, ...] = ("removal_edital", "removal_start", "removal_end")
-APPEAL_RULES: tuple[str, ...] = ("appeal", "appeal_decision")
-# Periods the law lets run rather than acts someone owes: "met" reads "closed", never late.
-PERIOD_RULES: frozenset[str] = frozenset({"preference_notice", "owner_reclaim", "found_unclaimed", "found_proceeds",
-                                          "appeal", "owner_balance", "removal_edital"})
 
 COLUMNS: tuple[str, ...] = (
     "key", "rule", "label_pt", "contract_code", "organisation", "wreck", "wreck_name", "office_code", "uf",
@@ -136,11 +101,6 @@ COURT_EVENT_KINDS: tuple[str, ...] = (COURT_INQUIRY_OPENED, COURT_STEPS_CONCLUDE
                                       COURT_REPRESENTATION_FILED, COURT_DECIDED)
 APPEAL_EVENT_KINDS: tuple[str, ...] = (DECISION_NOTIFIED, APPEAL_FILED, APPEAL_RECEIVED, APPEAL_EXTENDED,
                                        APPEAL_DECIDED)
-EVENT_RULES: dict[str, str] = {  # rule keyed by the event that starts it ("rule:e{event id}")
-    NOTICE_PUBLISHED: "preference_notice",
-    RECOVERY_FOR_OWNER: "owner_reclaim",
-    EXCURSION_NOTIFIED: "tourism_notice",
-}
 # Kinds recorded once per subject and reference (a second one is a correction, not a new event).
 ONCE_KINDS: frozenset[str] = frozenset({MONTHLY_REPORT_DELIVERED, FINAL_REPORT_DELIVERED, WRECK_MAP_SENT,
                                         *APPEAL_EVENT_KINDS})

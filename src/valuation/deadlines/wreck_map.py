@@ -115,7 +115,7 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
     rows = pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
     start = date(year + 1, 1, 1)   # the map's period: the parameter and calendar in force on 1 January
     book = ParameterBook.load(store)
-    deadline = dl.wreck_map(year, book.cal(office, start), book.normam(start)["wreck_map_day"])
+    deadline, _ = book.deadline("wreck_map", year, office, start)
     sent_on = store.scalar(f"SELECT min(event_date) FROM {CURRENT_EVENTS} e WHERE kind = ? "
                            "AND office_code = ? AND reference = ?", [WRECK_MAP_SENT, office, str(year)])
     negative = not records
