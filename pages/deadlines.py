@@ -25,7 +25,7 @@ from ui.tabs import LazyTabs
 from valuation.core import law
 from valuation.core.errors import ValuationError
 from valuation.db.access import allowed
-from valuation.deadlines import appeals, engine, events, frames, rule_specs, views, vocabulary, wreck_map
+from valuation.deadlines import appeals, engine, events, frames, views, vocabulary, wreck_map
 from valuation.deadlines.rules import days_text
 from valuation.registry.contracts import list_contracts
 from valuation.registry.offices import list_offices
@@ -186,7 +186,7 @@ def court_tab(frame: pd.DataFrame) -> None:
 
 
 def appeals_tab(frame: pd.DataFrame) -> None:
-    part = rows_of(frame, rule_specs.APPEAL_RULES)
+    part = rows_of(frame, vocabulary.APPEAL_RULES)
     st.caption(f"Pedido de reconsideração ou recurso em {days_text(law.APPEAL_DAYS.value)} da ciência ou da "
                f"divulgação oficial da decisão, sem efeito suspensivo (Lei 7.542/1986 art. 33; Lei 9.784/1999 "
                f"art. 59); decisão em {days_text(law.APPEAL_DECISION_DAYS.value)} do recebimento dos autos, "
@@ -199,7 +199,7 @@ def appeals_tab(frame: pd.DataFrame) -> None:
 
 
 def removals_tab(frame: pd.DataFrame) -> None:
-    part = rows_of(frame, rule_specs.REMOVAL_TAB_RULES)
+    part = rows_of(frame, (*vocabulary.REMOVAL_RULES, "owner_balance"))
     st.caption("Determinações de remoção ou demolição com os prazos fixados pela Autoridade "
                f"Naval ({law.REMOVAL_ORDER}); "
                f"edital de {days_text(law.REMOVAL_EDITAL_DAYS.value)} (art. 9 §2); sem cumprimento, a Autoridade "

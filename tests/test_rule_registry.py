@@ -42,7 +42,7 @@ from valuation.deadlines.rule_specs import (
     SUBJECTS,
 )
 from valuation.deadlines.states import CLOSED_LABEL, DIGEST_STATES, STATE_HEADINGS, STATES
-from valuation.deadlines.vocabulary import COURT_PARTIES_NOTIFIED, DEADLINE_MET, RECOVERY_FOR_OWNER
+from valuation.deadlines.vocabulary import COURT_PARTIES_NOTIFIED, DEADLINE_MET, EVENT_RULES, RECOVERY_FOR_OWNER
 from valuation.inventory import found_things
 from valuation.jobs.digest_mail import digest_mails
 from valuation.policies.defaults import DEFAULTS, NORMAM_KEYS
@@ -115,11 +115,12 @@ def _names(path: Path) -> set[str]:
 
 
 def test_each_entry_names_the_builder_subject_and_group_it_has() -> None:
-    """A rule's `source` module names it, or (a rule an event starts) builds every EVENT_RULES entry."""
+    """A rule's `source` module names it, or (a rule an event kind `starts`) builds every EVENT_RULES entry."""
     named = {source: _names(DEADLINES_DIR / f"{source}.py") for source in SOURCES}
     wrong = [s.key for s in RULES if s.source not in SOURCES or not (
-        s.key in named[s.source] or (s.started_by is not None and "EVENT_RULES" in named[s.source]))]
+        s.key in named[s.source] or (s.key in EVENT_RULES.values() and "EVENT_RULES" in named[s.source]))]
     assert not wrong, f"rules whose entry's `source` module never names them: {wrong}"
+    assert all(SPECS[rule].subject == "event" for rule in EVENT_RULES.values()), "an event starts a rule of the table"
     assert {s.source for s in RULES} == set(SOURCES)
     assert {s.subject for s in RULES} == set(SUBJECTS), "every subject is some rule's, and only those"
     assert {s.group for s in RULES} == set(GROUPS), "every group is some rule's, and only those"

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from valuation.core import law
 from valuation.deadlines import rules as dl
 from valuation.deadlines.rows import ParameterBook, Rows, Scope, fmt
-from valuation.deadlines.rule_specs import EVENT_RULES, RULE_LABELS
+from valuation.deadlines.rule_specs import RULE_LABELS
 from valuation.deadlines.vocabulary import (
     CURRENT_EVENTS,
+    EVENT_RULES,
     EXCURSION_NOTIFIED,
     WRECK_MAP_SENT,
 )

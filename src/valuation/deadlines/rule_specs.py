@@ -7,7 +7,8 @@ A new rule kind is
   2. one `RuleSpec` below: key, pt-BR label, the function, what its deadline key names (`subject`),
      the list it is shown in (`group`), the NORMAM-10 parameters it takes (`normam`: policy keys of
      `valuation.policies.defaults`, a new one declared there), its `compute deadline` fields (`cli`,
-     also a row of cli.md's table), the event kind that starts it (`started_by`);
+     also a row of cli.md's table); a rule an event starts: that event kind's `starts`
+     (valuation.deadlines.vocabulary.EVENT_KINDS);
   3. the lines of the row builder named by `source` that gather its inputs from the store
      (`book.deadline(key, input, office, day)` computes it with the calendar and the NORMAM values
      in force on `day`) and add its row.
@@ -25,7 +26,6 @@ from valuation.core import law
 from valuation.core.jsonin import Conv, boolean, integer, iso_date, iso_month
 from valuation.core.law import years_text
 from valuation.deadlines import rules as dl
-from valuation.deadlines.vocabulary import EXCURSION_NOTIFIED, NOTICE_PUBLISHED, RECOVERY_FOR_OWNER
 
 REQUIRED: Any = object()   # an `Input` without a default: the field must be given
 
@@ -65,7 +65,6 @@ class RuleSpec:
     gates: tuple[str, ...] = ()          # NORMAM-10 parameters that decide whether the rule applies at all
     cli: tuple[Input, ...] | None = None  # the `compute deadline` fields; None: not a CLI rule
     suspensions: bool = False            # the CLI also reads `suspensions` (art. 6 sole paragraph)
-    started_by: str | None = None        # the deadline event kind that starts it (key 'rule:e{event id}')
 
 
 def _date(name: str) -> tuple[Input, ...]:
@@ -87,15 +86,15 @@ RULES: tuple[RuleSpec, ...] = (
              "contract_rows", normam=("monthly_report_business_day",)),
     # -- started by an event or a record (Lei 7.542 arts. 12 §1, 16 §4, 29 §§2–3) ---------------------------------
     RuleSpec("preference_notice", "Edital de preferência", dl.preference_notice, "event", "event", "event_rows",
-             period=True, cli=_date("published"), started_by=NOTICE_PUBLISHED),
+             period=True, cli=_date("published")),
     RuleSpec("owner_reclaim", "Reclamação pelo responsável", dl.owner_reclaim, "event", "event", "event_rows",
-             period=True, cli=_date("recovered"), started_by=RECOVERY_FOR_OWNER),
+             period=True, cli=_date("recovered")),
     RuleSpec("found_unclaimed", "Coisa achada não reclamada", dl.found_unclaimed, "found", "found", "event_rows",
              period=True, cli=_date("collected")),
     RuleSpec("found_proceeds", "Produto da venda de coisa achada", dl.found_proceeds, "found", "found", "event_rows",
              period=True, cli=_date("sold")),
     RuleSpec("tourism_notice", "Comunicação de turismo subaquático", dl.tourism_notice, "event", "event", "event_rows",
-             normam=("tourism_notice_business_days",), cli=_date("excursion"), started_by=EXCURSION_NOTIFIED),
+             normam=("tourism_notice_business_days",), cli=_date("excursion")),
     # -- offices (NORMAM-10 0404) -------------------------------------------------------------------------------
     RuleSpec("wreck_map", "Mapa anual de embarcações naufragadas", dl.wreck_map, "office", "office", "event_rows",
              normam=("wreck_map_day",), cli=(Input("year", integer(minimum=1, maximum=9998)),)),
@@ -130,7 +129,6 @@ SPECS: dict[str, RuleSpec] = {s.key: s for s in RULES}
 RULE_LABELS: dict[str, str] = {s.key: s.label for s in RULES}
 CLI_RULES: dict[str, RuleSpec] = {s.key: s for s in RULES if s.cli is not None}   # cli.md, deadline
 PERIOD_RULES: frozenset[str] = frozenset(s.key for s in RULES if s.period)
-EVENT_RULES: dict[str, str] = {s.started_by: s.key for s in RULES if s.started_by}  # event kind → rule
 
 
 def rules_of(*, subject: str | None = None, group: str | None = None) -> tuple[str, ...]:

@@ -14,6 +14,10 @@ from datetime import date
 
 from valuation.core import law
 
+# re-exported: the Prazos page's appeal and removal tabs read them here (defined by valuation.deadlines.rule_specs)
+from valuation.deadlines.rule_specs import APPEAL_RULES as APPEAL_RULES
+from valuation.deadlines.rule_specs import REMOVAL_RULES as REMOVAL_RULES
+
 COLUMNS: tuple[str, ...] = (
     "key", "rule", "label_pt", "contract_code", "organisation", "wreck", "wreck_name", "office_code", "uf",
     "naval_district", "start", "due", "raw_due", "moved_from", "state", "state_pt", "met_on", "late", "reason",
@@ -53,7 +57,8 @@ class EventKind:
     """A kind of deadline event: what it is about (`subject`: contract, wreck or office), what its
     `reference` holds (None, 'month' YYYY-MM, 'year' YYYY, 'date' YYYY-MM-DD, 'expiry', 'key',
     'decision' a decision of the contract, 'text', 'text?' optional text) and whether an explorer
-    may record it for its own contracts."""
+    may record it for its own contracts; `starts` names the rule (valuation.deadlines.rule_specs)
+    whose deadline each event of the kind starts."""
 
     key: str
     label: str
@@ -61,6 +66,7 @@ class EventKind:
     reference: str | None = None
     explorer: bool = False
     reference_label: str = "Referência"
+    starts: str | None = None   # the deadline rule each such event starts (key 'rule:e{event id}')
 
 
 _ART = "Lei 2.180"
@@ -79,11 +85,12 @@ EVENT_KINDS: tuple[EventKind, ...] = (
     EventKind(APPEAL_EXTENDED, f"Prazo de decisão do recurso prorrogado ({law.L9784} art. 59 §2)", "contract",
               "decision", False, "Decisão"),
     EventKind(APPEAL_DECIDED, "Recurso decidido", "contract", "decision", False, "Decisão"),
-    EventKind(NOTICE_PUBLISHED, "Edital de preferência publicado", "wreck", "text?", False, "Veículo/observação"),
+    EventKind(NOTICE_PUBLISHED, "Edital de preferência publicado", "wreck", "text?", False, "Veículo/observação",
+              starts="preference_notice"),
     EventKind(RECOVERY_FOR_OWNER, "Resgate por conta do responsável (art. 12)", "wreck", "text?", False,
-              "Bens resgatados"),
+              "Bens resgatados", starts="owner_reclaim"),
     EventKind(EXCURSION_NOTIFIED, "Excursão de turismo subaquático comunicada", "wreck", "date", False,
-              "Data da excursão"),
+              "Data da excursão", starts="tourism_notice"),
     EventKind(WRECK_MAP_SENT, "Mapa anual de naufrágios enviado", "office", "year", False, "Ano do mapa"),
     EventKind(COURT_INQUIRY_OPENED, f"Inquérito instaurado ({_ART} art. 33)", "wreck"),
     EventKind(COURT_STEPS_CONCLUDED, "Diligências do inquérito concluídas (art. 37)", "wreck"),
@@ -101,6 +108,7 @@ COURT_EVENT_KINDS: tuple[str, ...] = (COURT_INQUIRY_OPENED, COURT_STEPS_CONCLUDE
                                       COURT_REPRESENTATION_FILED, COURT_DECIDED)
 APPEAL_EVENT_KINDS: tuple[str, ...] = (DECISION_NOTIFIED, APPEAL_FILED, APPEAL_RECEIVED, APPEAL_EXTENDED,
                                        APPEAL_DECIDED)
+EVENT_RULES: dict[str, str] = {k.key: k.starts for k in EVENT_KINDS if k.starts}   # event kind → the rule it starts
 # Kinds recorded once per subject and reference (a second one is a correction, not a new event).
 ONCE_KINDS: frozenset[str] = frozenset({MONTHLY_REPORT_DELIVERED, FINAL_REPORT_DELIVERED, WRECK_MAP_SENT,
                                         *APPEAL_EVENT_KINDS})
