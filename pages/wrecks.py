@@ -10,12 +10,12 @@ from ui.charts import show
 from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
-from valuation.core.casualty import casualty_text
 from valuation.core.law import CASUALTY_TYPES, PREFERENCE_EQUAL_TERMS
 from valuation.core.positions import DATUMS
 from valuation.db.access import allowed
 from valuation.registry import co_signatures, offices, preference, wrecks
 from valuation.registry.contracts import list_contracts
+from valuation.registry.domain.queries import casualty_text
 
 if TYPE_CHECKING:
     import pandas as pd
