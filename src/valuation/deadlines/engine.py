@@ -1,8 +1,10 @@
 """The deadline engine over the database: every deadline of rules.md §7 the user may read, with its state.
 
 The rules themselves are the pure functions of `valuation.deadlines.rules` (one per rule, each
-returning `Deadline(rule, due, basis, moved_from, steps)`); the engine gathers their inputs from the
-store and states where each deadline stands on `as_of`. The work is split by subject:
+returning `Deadline(rule, due, basis, moved_from, steps)`), listed with their labels and NORMAM-10
+parameters in the one table `valuation.deadlines.rule_specs.RULES`; the engine gathers their inputs
+from the store and states where each deadline stands on `as_of`. The work is split by subject (each
+rule's entry names its builder, `source`):
 
     contract_rows   monthly and final reports, start of operations, extension request, automatic
                     cancellation, appeals against the contract's decisions (explorers: their own)
