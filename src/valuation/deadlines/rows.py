@@ -47,6 +47,7 @@ class ParameterBook:
     calendars: CalendarBook
     lines: Mapping[str, PolicyTimeline]
     _normam: dict[tuple[int, ...], Normam] = field(default_factory=dict)
+    _params: dict[tuple[str, date], tuple[Any, ...]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: Store) -> ParameterBook:
@@ -66,8 +67,11 @@ class ParameterBook:
 
     def parameters(self, rule_key: str, day: date) -> tuple[Any, ...]:
         """The NORMAM-10 values rule `rule_key` takes (its `RuleSpec.normam`), in force on `day`."""
-        normam = self.normam(day)
-        return tuple(normam[k] for k in SPECS[rule_key].normam)
+        hit = self._params.get((rule_key, day))
+        if hit is None:
+            normam = self.normam(day)
+            hit = self._params[(rule_key, day)] = tuple(normam[k] for k in SPECS[rule_key].normam)
+        return hit
 
     def deadline(self, rule_key: str, arg: Any, office: str, day: date) -> tuple[Any, str]:
         """Rule `rule_key` (valuation.deadlines.rule_specs) on `arg`, with the office's calendar and the
