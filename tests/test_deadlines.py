@@ -247,7 +247,7 @@ def test_five_year_lapse_suspension_from_casualty_day_counts_days_after_it():
     (D(2025, 7, 1), D(2025, 6, 1), None, None, 30, "due_soon"),
 ])
 def test_deadline_state(due, as_of, met_on, waived, soon, state):
-    assert dl.deadline_state(due, as_of, met_on, waived, soon) == state
+    assert dl.deadline_state(due, as_of, met_on, waived, due_soon_days=soon) == state
     assert state in dl.DEADLINE_STATES
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from valuation.core import ids, law
 from valuation.core.calendar import BusinessCalendar
+from valuation.core.casualty import casualty_bounds
 from valuation.core.errors import ConflictError
 from valuation.core.positions import DATUMS
 from valuation.db.audit import verify_chain
@@ -30,7 +31,7 @@ from valuation.demo.base import (
     content_digest,
     seed_demo,
 )
-from valuation.registry.domain.status import casualty_bounds, domain_status_range
+from valuation.registry.domain.status import domain_status_range
 
 TODAY = date(2026, 11, 30)
 

@@ -8,13 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from valuation.core.calendar import BusinessCalendar
+from valuation.core.casualty import casualty_bounds, is_wooden
 from valuation.deadlines.rules import five_year_lapse
-from valuation.registry.domain.status import (
-    casualty_bounds,
-    domain_status,
-    domain_status_range,
-    is_wooden,
-)
+from valuation.registry.domain.status import domain_status, domain_status_range
 
 D = date
 NAT = BusinessCalendar(None)

@@ -63,7 +63,7 @@ def test_a_removal_lasting_over_the_normam_minimum_owes_monthly_reports() -> Non
     assert dl.removal_monthly_reports(D(2025, 1, 1), D(2025, 3, 15)) is True       # 73 days
     assert dl.removal_monthly_reports(D(2025, 1, 1), D(2025, 3, 15), revised(90)) is False
     assert dl.removal_monthly_reports(None, D(2025, 3, 15)) is False
-    assert params.DEFAULT.removal_monthly_report_min_days.value == 60
+    assert params.DEFAULT["removal_monthly_report_min_days"].value == 60
 
 
 # -- removal orders (Lei 7.542 arts. 5, 9 §2, 10) -----------------------------------------------------------------

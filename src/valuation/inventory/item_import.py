@@ -172,9 +172,9 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
 
 def _casualty_date(store: Store, contract_id: int) -> date | None:
     """The first day the contract's wreck can have been lying on the bottom: the earliest date its
-    casualty can be, at the precision the registry knows it (`registry.domain.status.casualty_bounds`:
+    casualty can be, at the precision the registry knows it (`core.casualty.casualty_bounds`:
     a century's first day, a year's or month's first day, the day)."""
-    from valuation.registry.domain.status import casualty_bounds
+    from valuation.core.casualty import casualty_bounds
 
     row = store.fetch_one("SELECT w.casualty_year AS y, w.casualty_month AS m, w.casualty_day AS d, "
                           "w.casualty_precision AS p FROM contracts c JOIN wrecks w ON w.id = c.wreck_id "

@@ -22,7 +22,7 @@ from typing import Any
 from valuation.core.calendar import MONTH_NAMES, POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.errors import InputError, Problem
 from valuation.core.law import COMMISSION_SIZE, DIFFICULTY_ACTIVITIES
-from valuation.policies.defaults import CONSENSUS_METHODS, DEFAULT_BY_KEY
+from valuation.policies.defaults import CONSENSUS_METHODS, DEFAULT_BY_KEY, DEFAULTS
 
 METHOD_LABELS: dict[str, str] = {"median": "Mediana", "mean": "Média",
                                  "trimmed_mean": "Média aparada (sem o maior e o menor valor)"}
@@ -32,14 +32,8 @@ MAX_WEIGHT = Decimal("100")
 _NUMBER = re.compile(r"^\s*[0-9]{1,7}([.,][0-9]+)?\s*$")  # ASCII digits only (\d takes any script)
 _DAY_MONTH = re.compile(r"\s*([0-9]{1,2})\s*/\s*([0-9]{1,2})\s*")
 MAX_EARLY_CLOSING_DAYS = 12
-# (low, high, unit) of the whole-number NORMAM parameters
-NORMAM_RANGES: dict[str, tuple[int, int, str]] = {
-    "monthly_report_business_day": (1, 15, "º dia útil do mês seguinte"),
-    "removal_monthly_report_min_days": (1, 3650, "dias de duração"),
-    "final_report_days": (1, 365, "dias após o término dos trabalhos"),
-    "extension_request_days": (1, 365, "dias antes do vencimento"),
-    "tourism_notice_business_days": (1, 60, "dias úteis antes da excursão"),
-}
+# (low, high, unit) of the whole-number NORMAM parameters (declared with them: defaults.DEFAULTS)
+NORMAM_RANGES: dict[str, tuple[int, int, str]] = {p.key: p.bounds for p in DEFAULTS if p.normam and p.bounds}
 
 
 
