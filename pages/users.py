@@ -86,7 +86,7 @@ if len(df):
         st.error(str(exc))
 
 if len(df) and df.loc[df["id"] == pick, "role"].iloc[0] == "dpc":   # issue 13: whose digest is whose
-    all_offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
+    all_offices = users.office_choices(store, user)
     with st.form("user_offices"):
         chosen = st.multiselect("Capitanias pelas quais responde (resumo diário de prazos)", list(all_offices),
                                 default=users.user_offices(store, user, int(pick)),
