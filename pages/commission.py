@@ -19,6 +19,7 @@ from ui.fmt import (
     for_display,
     money_in,
     number_br,
+    option_label,
     percent_br,
     rate_br,
     yes_no,
@@ -147,7 +148,7 @@ def item_panel(row: pd.Series, ov: RoundOverview) -> None:
         mine_vote = row["my_historical"] if isinstance(row["my_historical"], bool) else None
         currencies = known_currencies(store, user)
         with st.form(f"cm_entry_{rid}_{item_id}"):
-            vote = st.radio("Voto", list(VOTES), format_func=VOTES.get, horizontal=True,
+            vote = st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
                             index=list(VOTES).index(mine_vote))
             c1, c2, c3 = st.columns(3)
             amount = c1.text_input("Valor", value="" if pd.isna(row["my_amount"]) else
@@ -293,7 +294,8 @@ if tabs.is_open("Planilha"):
                            mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
         upload = st.file_uploader("Planilha preenchida (CSV ou XLSX)", type=["csv", "txt", "xlsx"], key="cm_upload")
         # Not ui.forms.save: a refused sheet lists its problems as a table (line, column, reason).
-        if st.button("Importar avaliações", type="primary", disabled=upload is None, key="cm_import"):
+        if st.button("Importar avaliações", type="primary", disabled=upload is None, key="cm_import") \
+                and upload is not None:
             with st.status("Conferindo e gravando a planilha…") as status:
                 try:
                     res = import_assessments(store, user, rid, upload.getvalue(), upload.name)
@@ -326,9 +328,9 @@ if tabs.is_open("Presidência"):
                 done(save(close_round, store, user, rid, success=None), message)
         elif rnd.status in ("encerrada", "decidida"):
             if st.button("Adotar o consenso dos itens decididos", key="cm_adopt"):
-                res = save(record_decisions, store, user, rid, success=None)
-                done(res, "" if res is None else f"{count_br(res.written)} decisão(ões) registrada(s); "
-                     f"{count_br(res.skipped)} item(ns) sem decisão (sem quórum, empate sem voto do presidente ou "
+                adopted = save(record_decisions, store, user, rid, success=None)
+                done(adopted, "" if adopted is None else f"{count_br(adopted.written)} decisão(ões) registrada(s); "
+                     f"{count_br(adopted.skipped)} item(ns) sem decisão (sem quórum, empate sem voto do presidente ou "
                      f"sem valor).")
             with st.form("cm_override"):
                 st.markdown("**Decisão divergente do consenso (um item, com motivo)**")

@@ -19,7 +19,7 @@ import streamlit as st
 from ui import attachments as attachments_ui  # issue 16: the reports of the events
 from ui import cache, figures, session
 from ui.charts import pt_br, show, today_line
-from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
+from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text, yes_no
 from ui.forms import save
 from ui.tabs import LazyTabs
 from valuation.core import law
@@ -88,7 +88,7 @@ def office_chart(by_office: pd.DataFrame) -> None:
 def explain(frame: pd.DataFrame) -> None:
     ordered = views.pending_first(frame).head(PICK_LIMIT)
     titles = {r["key"]: views.row_title(r) for r in ordered.to_dict("records")}
-    key = st.selectbox("Explicar um prazo", list(titles), format_func=titles.get)
+    key = st.selectbox("Explicar um prazo", list(titles), format_func=option_label(titles))
     row = frame[frame["key"] == key].iloc[0]
     st.text(f"{views.key_text(key)}\nSituação: {row['state_pt']} — {row['reason']}\n"
             f"Vencimento: {views.due_text(row['due'], row['moved_from'])}\nFundamento: {row['basis']}\n\n"
@@ -245,13 +245,14 @@ def reference_widget(kind: engine.EventKind, frame: pd.DataFrame, as_of: date, c
     if kind.reference == "decision":
         found = appeals.appealable_decisions(store, user, contract) if contract else None
         labels = dict(zip(found["reference"], found["label"])) if found is not None else {}
-        return st.selectbox(label, list(labels), format_func=labels.get, placeholder="Nenhuma decisão no contrato",
+        return st.selectbox(label, list(labels), format_func=option_label(labels),
+                            placeholder="Nenhuma decisão no contrato",
                             help="Decisões da Comissão, demonstrativos de partilha emitidos e cancelamento.")
     if kind.reference == "key":
         pending = views.pending_first(frame[frame["state"].isin(engine.PENDING_STATES)]).head(PICK_LIMIT) \
             if not frame.empty else frame
         titles = {r["key"]: views.row_title(r) for r in pending.to_dict("records")}
-        return st.selectbox(label, list(titles), format_func=titles.get)
+        return st.selectbox(label, list(titles), format_func=option_label(titles))
     return st.text_input(label + ("" if kind.reference == "text" else " (opcional)"))
 
 
@@ -268,7 +269,7 @@ def event_form(frame: pd.DataFrame, as_of: date) -> None:
         if kind.key == vocabulary.EXCURSION_NOTIFIED:
             orgs = list_organisations(store, user)
             names = dict(zip(orgs["id"], orgs["name"]))
-            org = st.selectbox("Empresa", orgs["id"].tolist(), format_func=names.get,
+            org = st.selectbox("Empresa", orgs["id"].tolist(), format_func=option_label(names),
                                help="Quem comunicou a excursão (NORMAM-10 0307).")
         note = st.text_input("Observação")
         report = attachments_ui.report_uploader(key="event_report") if attachments_ui.may_attach(
@@ -292,7 +293,7 @@ def waiver_form(frame: pd.DataFrame) -> None:
         return
     titles = {r["key"]: views.row_title(r) for r in pending.to_dict("records")}
     with st.form("waiver"):
-        key = st.selectbox("Dispensar ou suspender o prazo", list(titles), format_func=titles.get)
+        key = st.selectbox("Dispensar ou suspender o prazo", list(titles), format_func=option_label(titles))
         reason = st.text_input("Motivo", help=f"Obrigatório, de {events.MIN_REASON} a {events.MAX_REASON} caracteres.")
         if not st.form_submit_button("Dispensar prazo"):
             return
@@ -350,7 +351,7 @@ def export_tab(frame: pd.DataFrame, as_of: date, office: str | None, codes: list
         if not frame.empty else frame
     if not orgs.empty:
         names = dict(zip(orgs["organisation_id"], orgs["organisation"]))
-        pick = st.selectbox("Calendário de uma empresa", list(names), format_func=names.get)
+        pick = st.selectbox("Calendário de uma empresa", list(names), format_func=option_label(names))
         org_feed = functools.partial(frames.deadlines_ics, store, user, as_of=as_of, organisation_id=int(pick))
         st.download_button("Baixar calendário da empresa (.ics)", org_feed, file_name=f"prazos-empresa-{pick}.ics",
                            mime="text/calendar")
