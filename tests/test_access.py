@@ -25,6 +25,7 @@ from valuation.accounts import users
 from valuation.core.errors import AccessDenied, NotFound
 from valuation.db import access, audit_log
 from valuation.db.access import position_cleared
+from valuation.deadlines import feeds
 from valuation.inventory import queries as items
 from valuation.inventory.queries import ItemFilter
 from valuation.oversight import overview
@@ -63,6 +64,8 @@ CALLS: dict[str, tuple[Callable[[World, Any], Any], set[str]]] = {
     "list_users": (lambda w, p: users.list_users(w.store, p), {"admin"}),
     "get_user": (lambda w, p: users.get_user(w.store, p, w.ids["dpc.silva"]), {"admin"}),
     "organisation_choices": (lambda w, p: users.organisation_choices(w.store, p), {"admin"}),
+    "office_choices": (lambda w, p: users.office_choices(w.store, p), {"admin"}),
+    "feed_office_choices": (lambda w, p: feeds.office_choices(w.store, p), {"dpc", "explorer_a", "explorer_b"}),
     "create_user": (lambda w, p: users.create_user(w.store, p, {"username": "novo", "full_name": "N", "role": "dpc",
                                                                  "password": "senha-longa-9"}), {"admin"}),
     "set_role": (lambda w, p: users.set_role(w.store, p, w.ids["com.navy"], "commission", commission_body="culture"),

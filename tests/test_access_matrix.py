@@ -28,7 +28,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.package_modules import store_functions
-from tests.ui_support import ROOT, each_tab, page_direct, refused, texts
+from tests.ui_support import ROOT, each_tab, glue_files, page_direct, refused, texts
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.core.errors import AccessDenied, ValuationError
 from valuation.db import access
@@ -298,13 +298,9 @@ def test_a_page_reached_by_url_without_the_role_is_refused(small_world: Any, rol
 
 
 # -- caches never cross users ------------------------------------------------------------------------------
-def _glue_files() -> list[Path]:
-    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
-
-
 def _cached_functions() -> list[tuple[Path, ast.FunctionDef, str]]:
     found = []
-    for path in _glue_files():
+    for path in glue_files():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue

@@ -69,7 +69,7 @@ def test_member_enters_a_value_then_the_president_closes(small_world: Any) -> No
             close.click()
             expect(status_metric(pres)).to_have_text("Encerrada")
             # the page states it once, above the tabs (which change with the round: ui/tabs.LazyTabs), after
-            # the rerun that follows the write (pages/commission.py `done`)
+            # the rerun that follows the write (page_tabs/commission/view.py `done`)
             expect(pres.get_by_text("Rodada 1 encerrada")).to_have_count(1)
             body = pres.inner_text("body")
             assert "Traceback" not in body and "Acesso negado" not in body

@@ -17,14 +17,19 @@ def test_the_modules_are_the_pages_imports(tmp_path: Path) -> None:
     (tmp_path / "ui" / "b.py").write_text("from valuation.exports import to_ics\nthis is not python(\n",
                                           encoding="utf-8")
     (tmp_path / "ui" / "c.py").write_text("from valuation.exports import to_ics\n", encoding="utf-8")
+    (tmp_path / "page_tabs" / "a").mkdir(parents=True)   # a page's tabs (page_tabs/<page>/<tab>.py)
+    (tmp_path / "page_tabs" / "a" / "t.py").write_text("from valuation.commission.minutes import round_minutes_pdf\n",
+                                                        encoding="utf-8")
     got = warmup.modules(tmp_path)
     assert got == ["plotly.graph_objects", "valuation.deadlines", "valuation.deadlines.engine",
-                   "valuation.deadlines.views", "valuation.exports", "valuation.exports.to_ics"]
+                   "valuation.deadlines.views", "valuation.commission.minutes",
+                   "valuation.commission.minutes.round_minutes_pdf", "valuation.exports", "valuation.exports.to_ics"]
 
 
 def test_the_real_pages_bring_the_heavy_modules() -> None:
     got = warmup.modules()
     assert "valuation.exports" in got and "plotly.graph_objects" in got
+    assert "valuation.commission.minutes" in got, "the modules a page's tab imports (page_tabs/) are warmed too"
     assert not [m for m in got if m.split(".")[0] not in warmup.PREFIXES]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.ui_support import ROOT, fresh_app, page_direct, refused, texts
+from tests.ui_support import ROOT, fresh_app, glue_files, page_direct, refused, texts
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.accounts import login, users
 
@@ -47,7 +47,7 @@ def test_streamlit_configuration_is_hardened(section: str, key: str, check: Any)
 def test_the_page_uploads_respect_the_configured_limit() -> None:
     """No uploader raises the limit for itself (a per-widget max_upload_size above the server's)."""
     limit = _config()["server"]["maxUploadSize"]
-    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]:
+    for path in glue_files():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "file_uploader":
                 for kw in node.keywords:
@@ -85,7 +85,7 @@ def _html_sinks(path: Path) -> list[str]:
 
 
 def test_no_html_is_rendered_from_anything_but_constants() -> None:
-    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    files = glue_files()
     assert len(files) > 3
     bad = [b for f in files for b in _html_sinks(f)]
     assert not bad, bad

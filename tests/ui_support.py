@@ -25,6 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 REFUSAL = "Acesso negado"
 
 
+def glue_files() -> list[Path]:
+    """The Streamlit side's sources — app.py, the pages, their tabs (page_tabs/) and ui/ — which the checks of
+    what page code may do (HTML, uploads, caches) read."""
+    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "page_tabs").rglob("*.py")),
+            *sorted((ROOT / "ui").glob("*.py"))]
+
+
 def fresh_app(db_path: Path | str, *, timeout: float = 60) -> AppTest:
     os.environ["VALUATION_DB"] = str(db_path)
     close_shared()   # the previous test's process-wide Store

@@ -78,6 +78,12 @@ def organisation_choices(store: Any, user: Principal) -> list[dict[str, Any]]:
     return store.fetch("SELECT id, name FROM organisations ORDER BY name")
 
 
+def office_choices(store: Any, user: Principal) -> dict[str, str]:
+    """code → name of every office, by code: the offices a DPC user may answer for (admin only)."""
+    require(user, "manage_users")
+    return {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
+
+
 def _role_problems(store: Any, role: str | None, organisation_id: Any, commission_body: Any) -> list[Problem]:
     problems: list[Problem] = []
     if needs_organisation(role):
