@@ -50,15 +50,16 @@ import duckdb
 
 from valuation.core.errors import ConflictError, InputError, Problem, StoreError
 from valuation.db import backup_files as attached
+from valuation.db import safe_files
+from valuation.db.backup_manifest import DUCKDB_FILES as DUCKDB_FILES  # re-exported: the format is read there
+from valuation.db.backup_manifest import FORMAT, MANIFEST, read_manifest
+from valuation.db.backup_manifest import FORMATS as FORMATS
 from valuation.db.store import Store
 
-MANIFEST = "manifest.json"
-FORMAT = "valuation-backup/2"
-FORMATS = ("valuation-backup/1", FORMAT)      # 1: EXPORT DATABASE; its schema.sql/load.sql are never read
-DUCKDB_FILES = ("schema.sql", "load.sql")     # listed by format 1 only
 _TABLE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _NEXTVAL = re.compile(r"^nextval\('([A-Za-z_][A-Za-z0-9_]*)'\)$")
 _CHUNK = 1 << 20
+DB_MODE = 0o600          # a restored database file; its backup folder is 0700, the files in it 0600
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
     _remove_tree(staging)
-    staging.mkdir()
+    staging.mkdir(mode=0o700)
     cur = store.cursor()
     try:
         cur.execute("BEGIN TRANSACTION")   # one snapshot for the files, the digests and the head
@@ -222,6 +223,9 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
         manifest[attached.MANIFEST_KEY] = attached.copy_into_backup(store.path, attached_digests, staging)
         # -- end of the attached files step --
         manifest["files"] = {p.name: _file_sha256(p) for p in sorted(staging.iterdir()) if p.is_file()}
+        for p in staging.iterdir():
+            if p.is_file():
+                os.chmod(p, 0o600)
         (staging / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         if dest.exists():
             dest.rmdir()   # empty (checked above)
@@ -256,49 +260,6 @@ def _parquet_type(sql_type: str) -> str:
 def _remove_tree(path: Path) -> None:
     if path.exists():
         shutil.rmtree(path)   # the staging copy holds the files/ folder of the attachments too
-
-
-def read_manifest(source: str | Path) -> dict[str, Any]:
-    """The manifest of a backup directory, after checking every file it lists (InputError otherwise)."""
-    source = Path(source)
-    if not source.is_dir():
-        raise InputError(Problem("--from", f"{source} is not a directory"))
-    try:
-        manifest = json.loads((source / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError(Problem("--from", f"{source} is not a valuation backup (no {MANIFEST})")) from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(Problem("--from", f"{source / MANIFEST} is unreadable: {exc}")) from exc
-    if not isinstance(manifest, dict) or manifest.get("format") not in FORMATS:
-        raise InputError(Problem("--from", f"{source / MANIFEST}: not a {FORMAT} manifest"))
-    files = manifest.get("files")
-    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()) \
-            or not isinstance(manifest.get("tables"), dict):
-        raise InputError(Problem("--from", f"{source / MANIFEST}: files or tables missing"))
-    problems = []
-    for name in DUCKDB_FILES if manifest["format"] == FORMATS[0] else ():
-        if name not in files:
-            problems.append(Problem("--from", f"{name} is not listed in {MANIFEST}"))
-    for name, expected in sorted(files.items()):
-        path = source / name
-        if Path(name).name != name or name == MANIFEST:
-            problems.append(Problem("--from", f"{MANIFEST} lists an invalid file name {name!r}"))
-        elif not path.is_file():
-            problems.append(Problem("--from", f"{name} is missing from the backup"))
-        elif _file_sha256(path) != expected:
-            problems.append(Problem("--from", f"{name} was altered or corrupted (sha256 differs from {MANIFEST})"))
-    expected = {f"{t}.parquet" for t in manifest["tables"] if isinstance(t, str)}
-    if manifest["format"] == FORMATS[0]:
-        expected |= set(DUCKDB_FILES)
-    for name in sorted(set(files) - expected):
-        problems.append(Problem("--from", f"{MANIFEST} lists {name}, which is not the Parquet file of a table: "
-                                          f"a backup holds nothing else"))
-    listed = set(files) | {MANIFEST} | ({attached.FILES_DIR} if (source / attached.FILES_DIR).is_dir() else set())
-    for extra in sorted(p.name for p in source.iterdir() if p.name not in listed):
-        problems.append(Problem("--from", f"{extra} is in the backup directory but not in {MANIFEST}"))
-    if problems:
-        raise InputError(problems)
-    return manifest
 
 
 def _advance_sequences(cur: duckdb.DuckDBPyConnection, minimum: dict[str, int]) -> dict[str, int]:
@@ -355,6 +316,8 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
         # -- attached files (issue 16): into the new database's files folder, before it gets its name --
         files_summary = attached.restore_files(source, manifest, target)
         # -- end of the attached files step --
+        safe_files.check_entry(tmp)
+        os.chmod(tmp, DB_MODE)                             # explicit, whatever the umask (issue 24, item 2)
         _move_into_place(tmp, target)
     except duckdb.Error as exc:
         _unlink_db(tmp)

@@ -23,7 +23,8 @@ from typing import Any
 import duckdb
 
 from valuation.core.errors import InputError, Problem, StoreError
-from valuation.db.blobs import FILES_DIR, BlobStore, blob_path, file_sha256, files_root
+from valuation.db import safe_files
+from valuation.db.blobs import FILES_DIR, BlobStore, blob_path, files_root
 
 MANIFEST_KEY = "attachment_files"
 _DIGEST_SQL = """
@@ -49,18 +50,19 @@ def _list_digest(digests: list[str]) -> str:
 
 
 def copy_into_backup(db_path: str, digests: list[str], dest: Path) -> dict[str, Any]:
-    """Copy the referenced files into `dest/files`, each checked; the manifest entry."""
+    """Copy the referenced files into `dest/files` (copies, never links: issue 24 item 4), each
+    checked while it is copied; the manifest entry."""
     blobs = BlobStore.for_database(db_path)
     target = BlobStore(dest / FILES_DIR)
     problems = []
     total = 0
     for sha in digests:
-        state = blobs.check(sha)
-        if state is not None:
-            problems.append(f"{sha} ({'ausente' if state == 'missing' else 'alterado'})")
-            continue
-        target.place(sha, blobs.path(sha))
-        total += blobs.path(sha).stat().st_size
+        try:
+            total += target.place(sha, blobs.path(sha), mode=0o600)
+        except FileNotFoundError:
+            problems.append(f"{sha} (ausente)")
+        except StoreError:
+            problems.append(f"{sha} (alterado)")
     if problems:
         raise StoreError("backup recusado: arquivo(s) anexado(s) com problema no disco: " + ", ".join(problems[:10])
                          + (f" e mais {len(problems) - 10}" if len(problems) > 10 else "")
@@ -68,23 +70,31 @@ def copy_into_backup(db_path: str, digests: list[str], dest: Path) -> dict[str, 
     return {"count": len(digests), "bytes": total, "digest": _list_digest(digests), "sha256": digests}
 
 
-def backup_listing(source: Path) -> set[str]:
-    """Relative paths of every file under `source/files` ('ab/cd/<sha>')."""
+def backup_listing(source: Path) -> tuple[set[str], list[str]]:
+    """(relative paths of the regular files under `source/files` ('ab/cd/<sha>'), problems: every
+    entry that is a link, FIFO, device or socket), never following a link (issue 24, item 2)."""
     root = source / FILES_DIR
-    if not root.is_dir():
-        return set()
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+    try:
+        safe_files.check_entry(root, folder=True)
+    except FileNotFoundError:
+        return set(), []
+    except safe_files.UnsafeEntry as exc:
+        return set(), [str(exc)]
+    files, problems = safe_files.scan(root)
+    return set(files), [f"{FILES_DIR}/{p}" for p in problems]
 
 
 def check_backup(source: Path, manifest: dict[str, Any], restored: duckdb.DuckDBPyConnection) -> list[Problem]:
     """Problems of the backup's files against its manifest and the restored tables."""
     entry = manifest.get(MANIFEST_KEY) or {"sha256": []}
-    listed = entry.get("sha256")
+    listed = entry.get("sha256") if isinstance(entry, dict) else None
     if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
         return [Problem("--from", f"manifest.json: {MANIFEST_KEY} is malformed")]
-    problems: list[Problem] = []
+    present, unsafe = backup_listing(source)
+    problems = [Problem("--from", f"{p}: a backup holds regular files only (refused)") for p in unsafe]
     if entry.get("digest") not in (None, _list_digest(sorted(listed))):
         problems.append(Problem("--from", f"manifest.json: {MANIFEST_KEY} list does not match its digest"))
+    problems += _counts_problems(entry, listed)
     root = source / FILES_DIR
     expected: set[str] = set()
     for sha in listed:
@@ -93,12 +103,14 @@ def check_backup(source: Path, manifest: dict[str, Any], restored: duckdb.DuckDB
         except StoreError:
             problems.append(Problem("--from", f"manifest.json lists an invalid file digest {sha!r}"))
             continue
-        expected.add(str(path.relative_to(root)))
-        if not path.is_file():
-            problems.append(Problem("--from", f"files/{sha[:2]}/{sha[2:4]}/{sha} is missing from the backup"))
-        elif file_sha256(path) != sha:
-            problems.append(Problem("--from", f"files/{sha[:2]}/{sha[2:4]}/{sha} was altered or corrupted"))
-    for extra in sorted(backup_listing(source) - expected):
+        rel = str(path.relative_to(root))
+        expected.add(rel)
+        if rel not in present:
+            if not any(rel in p for p in unsafe):
+                problems.append(Problem("--from", f"files/{rel} is missing from the backup"))
+        elif not safe_files.intact(path, sha):
+            problems.append(Problem("--from", f"files/{rel} was altered or corrupted"))
+    for extra in sorted(present - expected):
         problems.append(Problem("--from", f"files/{extra} is in the backup but not in manifest.json"))
     missing = sorted(set(referenced_digests(restored)) - set(listed))
     for sha in missing[:20]:
@@ -106,15 +118,27 @@ def check_backup(source: Path, manifest: dict[str, Any], restored: duckdb.DuckDB
     return problems
 
 
+def _counts_problems(entry: dict[str, Any], listed: list[str]) -> list[Problem]:
+    """The entry's count and bytes, when given, agree with its list and the files (issue 24, item 11)."""
+    count = entry.get("count")
+    if count is not None and (isinstance(count, bool) or count != len(listed)):
+        return [Problem("--from", f"manifest.json: {MANIFEST_KEY} count {count!r} differs from the "
+                                  f"{len(listed)} file(s) it lists")]
+    return []
+
+
 def restore_files(source: Path, manifest: dict[str, Any], target_db: Path) -> dict[str, int]:
-    """Copy the backup's files into the files folder of the new database `target_db`."""
+    """Copy the backup's files into the files folder of the new database `target_db`: copies with
+    explicit modes, written only through real folders (a link there is refused, never followed)."""
     listed = (manifest.get(MANIFEST_KEY) or {}).get("sha256") or []
     target = BlobStore(files_root(target_db))
     total = 0
-    for sha in listed:
-        path = blob_path(source / FILES_DIR, sha)
-        target.place(sha, path)
-        total += path.stat().st_size
+    try:
+        for sha in listed:
+            total += target.place(sha, blob_path(source / FILES_DIR, sha))
+    except safe_files.UnsafeEntry as exc:
+        raise InputError(Problem("--db", f"{target.root}: {exc}: a restore writes only through real folders "
+                                         "(refused)")) from exc
     return {"count": len(listed), "bytes": total}
 
 

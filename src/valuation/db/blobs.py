@@ -14,13 +14,13 @@ The folder is not served by the web server: files reach a user only through
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import secrets
 import shutil
 from pathlib import Path
 
 from valuation.core.errors import StoreError
+from valuation.db import safe_files
 
 FILES_DIR = "files"
 STAGING_DIR = ".staging"
@@ -93,22 +93,17 @@ class BlobStore:
     def staging(self) -> Staging:
         return Staging(self)
 
-    def place(self, sha: str, source: Path) -> None:
-        """Put the file `source` (whose sha256 is `sha`, checked by the caller) at its place;
-        an intact file already there is kept, an altered one is repaired."""
-        final = self.path(sha)
-        final.parent.mkdir(parents=True, exist_ok=True, mode=0o750)
-        if final.is_file() and file_sha256(final) == sha:
-            return
-        tmp = final.with_name(f".{sha}.{secrets.token_hex(6)}.tmp")
-        try:
-            os.link(source, tmp)              # same file system: no second copy of the bytes
-        except OSError:
-            shutil.copyfile(source, tmp)
-        with tmp.open("rb") as fh:
-            os.fsync(fh.fileno())             # on disk before its name is
-        os.chmod(tmp, 0o640)
-        os.replace(tmp, final)
+    def place(self, sha: str, source: Path, *, mode: int = safe_files.FILE_MODE) -> int:
+        """Put a copy of the regular file `source` (whose sha256 must be `sha`, checked while it is
+        copied) at its place; an intact file already there is kept, an altered one is repaired.
+        Never a hard link (issue 24, item 4: a backup sharing inodes with the live store is damaged
+        with it) and never through a symbolic link, at the source or in this folder (item 2): the
+        folders are created level by level with explicit modes. Returns the file's size."""
+        final = blob_path(self.root, sha)
+        safe_files.make_dirs(self.root, (sha[:2], sha[2:4]))
+        if safe_files.intact(final, sha):
+            return final.stat().st_size
+        return safe_files.copy_checked(source, final, sha, mode=mode)
 
 
 class Staging:
