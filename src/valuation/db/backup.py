@@ -180,12 +180,7 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
     into place once complete, so a failed backup leaves no half-written `dest`.
     """
     dest = Path(dest)
-    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-        raise ConflictError(f"{dest} already exists and is not an empty directory; choose a new --to directory")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
-    _remove_tree(staging)
-    staging.mkdir(mode=0o700)
+    staging = _staging_for(dest)
     cur = store.cursor()
     try:
         cur.execute("BEGIN TRANSACTION")   # one snapshot for the files, the digests and the head
@@ -230,10 +225,29 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
         if dest.exists():
             dest.rmdir()   # empty (checked above)
         staging.rename(dest)
+    except OSError as exc:                  # a full disk, a folder removed meanwhile: a refusal, not a crash
+        _remove_tree(staging)
+        raise StoreError(f"backup to {dest} failed: {exc.strerror or exc}") from exc
     except BaseException:
         _remove_tree(staging)
         raise
     return manifest
+
+
+def _staging_for(dest: Path) -> Path:
+    """The new, empty staging folder beside `dest` (checked to be a new or empty folder whose parent
+    can be created); a folder that cannot be created is a refusal naming --to (issue 24, item 17)."""
+    try:
+        if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+            raise ConflictError(f"{dest} already exists and is not an empty directory; choose a new --to directory")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
+        _remove_tree(staging)
+        staging.mkdir(mode=0o700)
+    except OSError as exc:
+        raise InputError(Problem("--to", f"{dest}: the backup folder cannot be created there "
+                                         f"({exc.strerror or type(exc).__name__})")) from exc
+    return staging
 
 
 def _write_tables(cur: duckdb.DuckDBPyConnection, folder: Path) -> None:
@@ -319,9 +333,9 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
         safe_files.check_entry(tmp)
         os.chmod(tmp, DB_MODE)                             # explicit, whatever the umask (issue 24, item 2)
         _move_into_place(tmp, target)
-    except duckdb.Error as exc:
+    except (duckdb.Error, OSError) as exc:
         _unlink_db(tmp)
-        raise StoreError(f"restore from {source} failed: {exc}") from exc
+        raise StoreError(f"restore from {source} failed: {getattr(exc, 'strerror', None) or exc}") from exc
     except BaseException:
         _unlink_db(tmp)
         raise

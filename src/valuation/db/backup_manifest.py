@@ -56,6 +56,8 @@ def _parse(source: Path) -> Any:
         raise InputError(Problem("--from", f"{source} is not a valuation backup (no {MANIFEST})")) from exc
     except safe_files.UnsafeEntry as exc:
         raise InputError(Problem("--from", f"{exc}: a backup holds regular files only (refused)")) from exc
+    except safe_files.TooLarge as exc:
+        raise InputError(Problem("--from", f"{exc} for a backup's manifest (refused before reading it)")) from exc
     except OSError as exc:
         raise _unreadable(source, exc.strerror or str(exc)) from exc
     try:

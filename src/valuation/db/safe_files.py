@@ -32,6 +32,10 @@ class UnsafeEntry(StoreError):
     """An entry that is not a real folder or a regular file (a link, FIFO, device or socket)."""
 
 
+class TooLarge(StoreError):
+    """A file larger than the caller allows (`read_regular`)."""
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "is a symbolic link"
@@ -112,12 +116,12 @@ def read_regular(path: Path, *, max_bytes: int) -> bytes:
     try:
         size = os.fstat(fd).st_size
         if size > max_bytes:
-            raise UnsafeEntry(f"{path.name} has {size} bytes, more than the {max_bytes} a backup's manifest may have")
+            raise TooLarge(f"{path.name} has {size} bytes, more than the {max_bytes} bytes allowed")
         chunks, total = [], 0
         while chunk := os.read(fd, CHUNK):
             total += len(chunk)
             if total > max_bytes:
-                raise UnsafeEntry(f"{path.name} is larger than the {max_bytes} bytes a backup's manifest may have")
+                raise TooLarge(f"{path.name} is larger than the {max_bytes} bytes allowed")
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
