@@ -50,6 +50,7 @@ import duckdb
 
 from valuation.core.errors import ConflictError, InputError, Problem, StoreError
 from valuation.db import backup_files as attached
+from valuation.db import backup_manifest as manifest_values
 from valuation.db import safe_files
 from valuation.db.backup_manifest import DUCKDB_FILES as DUCKDB_FILES  # re-exported: the format is read there
 from valuation.db.backup_manifest import FORMAT, MANIFEST, read_manifest
@@ -276,17 +277,23 @@ def _remove_tree(path: Path) -> None:
         shutil.rmtree(path)   # the staging copy holds the files/ folder of the attachments too
 
 
-def _advance_sequences(cur: duckdb.DuckDBPyConnection, minimum: dict[str, int]) -> dict[str, int]:
-    """Move every sequence past the largest id its columns hold (and at least to `minimum`)."""
-    needed: dict[str, int] = {name: int(v) for name, v in minimum.items() if isinstance(v, int)}
+def _advance_sequences(cur: duckdb.DuckDBPyConnection, claimed: Any) -> dict[str, int]:
+    """Move every sequence past the largest id its columns hold, and to the manifest's value when that
+    is further (ids consumed by rolled-back writes are never reused) — after checking that value
+    against the data (issue 24, item 11: a sequence of 10^15 made the restore run forever)."""
+    current = _sequences(cur)
+    implied = dict(current)
     for seq, table, column in _sequence_columns(cur):
         top = cur.execute(f"SELECT max({_ident(column)}) FROM {_ident(table)}").fetchall()[0][0]
-        if top is not None:
-            needed[seq] = max(needed.get(seq, 0), int(top) + 1)
-    current = _sequences(cur)
-    for seq, want in sorted(needed.items()):
-        have = current.get(seq)
-        if have is not None and have < want:
+        if top is not None and seq in implied:
+            implied[seq] = max(implied[seq], int(top) + 1)
+    problems = manifest_values.sequence_problems(claimed, implied)
+    if problems:
+        raise InputError(problems)
+    wanted = {seq: max(implied[seq], int((claimed or {}).get(seq, 0))) for seq in implied}
+    for seq, want in sorted(wanted.items()):
+        have = current[seq]
+        if have < want:
             cur.execute(f"SELECT max(nextval({_literal(seq)})) FROM range(?)", [want - have]).fetchall()
     return _sequences(cur)
 
@@ -315,14 +322,15 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
         con = _sandboxed(tmp, source)
         try:
             _load_tables(con, source, manifest, version)
-            sequences = _advance_sequences(con, manifest.get("sequences") or {})
+            sequences = _advance_sequences(con, manifest.get("sequences"))
             digests = table_digests(con)
             audit_state = _audit_state(con)
             file_problems = attached.check_backup(source, manifest, con)   # attached files, checked
             con.execute("CHECKPOINT").fetchall()
         finally:
             con.close()
-        problems = _digest_problems(manifest["tables"], digests) + list(file_problems)
+        problems = _digest_problems(manifest["tables"], digests) + list(file_problems) \
+            + manifest_values.audit_problems(manifest.get("audit"), audit_state)
         if problems:
             raise InputError(problems)
         if not audit_state.get("ok"):

@@ -94,9 +94,9 @@ def check_backup(source: Path, manifest: dict[str, Any], restored: duckdb.DuckDB
     problems = [Problem("--from", f"{p}: a backup holds regular files only (refused)") for p in unsafe]
     if entry.get("digest") not in (None, _list_digest(sorted(listed))):
         problems.append(Problem("--from", f"manifest.json: {MANIFEST_KEY} list does not match its digest"))
-    problems += _counts_problems(entry, listed)
     root = source / FILES_DIR
     expected: set[str] = set()
+    total = 0
     for sha in listed:
         try:
             path = blob_path(root, sha)
@@ -110,6 +110,10 @@ def check_backup(source: Path, manifest: dict[str, Any], restored: duckdb.DuckDB
                 problems.append(Problem("--from", f"files/{rel} is missing from the backup"))
         elif not safe_files.intact(path, sha):
             problems.append(Problem("--from", f"files/{rel} was altered or corrupted"))
+        else:
+            total += path.stat().st_size
+    if not problems:
+        problems += _counts_problems(entry, listed, total)
     for extra in sorted(present - expected):
         problems.append(Problem("--from", f"files/{extra} is in the backup but not in manifest.json"))
     missing = sorted(set(referenced_digests(restored)) - set(listed))
@@ -118,12 +122,15 @@ def check_backup(source: Path, manifest: dict[str, Any], restored: duckdb.DuckDB
     return problems
 
 
-def _counts_problems(entry: dict[str, Any], listed: list[str]) -> list[Problem]:
+def _counts_problems(entry: dict[str, Any], listed: list[str], total: int) -> list[Problem]:
     """The entry's count and bytes, when given, agree with its list and the files (issue 24, item 11)."""
-    count = entry.get("count")
+    count, size = entry.get("count"), entry.get("bytes")
     if count is not None and (isinstance(count, bool) or count != len(listed)):
-        return [Problem("--from", f"manifest.json: {MANIFEST_KEY} count {count!r} differs from the "
+        return [Problem("--from", f"manifest.json: {MANIFEST_KEY} count {str(count)[:20]!r} differs from the "
                                   f"{len(listed)} file(s) it lists")]
+    if size is not None and (isinstance(size, bool) or size != total):
+        return [Problem("--from", f"manifest.json: {MANIFEST_KEY} bytes {str(size)[:20]!r} differ from the "
+                                  f"{total} bytes of the files it lists")]
     return []
 
 

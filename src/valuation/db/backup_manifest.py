@@ -109,6 +109,7 @@ def read_manifest(source: str | Path) -> dict[str, Any]:
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()) \
             or not isinstance(manifest.get("tables"), dict):
         raise InputError(Problem("--from", f"{source / MANIFEST}: files or tables missing"))
+    problems += table_entry_problems(manifest["tables"])
     for name in DUCKDB_FILES if manifest["format"] == FORMATS[0] else ():
         if name not in files:
             problems.append(Problem("--from", f"{name} is not listed in {MANIFEST}"))
@@ -140,3 +141,61 @@ def _file_problems(source: Path, name: str, expected: str) -> list[Problem]:
     if found != expected:
         return [Problem("--from", f"{name} was altered or corrupted (sha256 differs from {MANIFEST})")]
     return []
+
+
+# -- the manifest's values against the restored data (issue 24, item 11) ------------------------------
+SEQUENCE_MARGIN = 1_200_000   # ids a sequence may be ahead of its data: rolled-back writes consume ids
+                              # (DuckDB sequences are not transactional); the largest import is 1 100 000 rows
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def sequence_problems(claimed: Any, implied: dict[str, int]) -> list[Problem]:
+    """Problems of the manifest's `sequences` against `implied` (per sequence of the schema, one past
+    the largest id its columns hold, or its start value when they are empty)."""
+    if claimed is None:
+        return []
+    if not isinstance(claimed, dict):
+        return [Problem("--from", f"{MANIFEST}: sequences is not a mapping of sequence names to numbers")]
+    problems = []
+    for name, value in sorted(claimed.items(), key=lambda kv: str(kv[0])):
+        label = str(name)[:80]
+        if name not in implied:
+            problems.append(Problem("--from", f"{MANIFEST}: sequence {label!r} is not part of the schema: refused"))
+        elif not _is_int(value) or value < 1:
+            problems.append(Problem("--from", f"{MANIFEST}: sequence {label} = {str(value)[:40]!r} is not a positive "
+                                              "integer: refused"))
+        elif value > implied[name] + SEQUENCE_MARGIN:
+            problems.append(Problem("--from", f"{MANIFEST}: sequence {label} = {value} is more than {SEQUENCE_MARGIN} "
+                                              f"past what its data implies ({implied[name]}): refused"))
+    return problems
+
+
+def table_entry_problems(tables: dict[Any, Any]) -> list[Problem]:
+    """Each entry of the manifest's `tables` is {"rows": n ≥ 0, "digest": text}."""
+    problems = []
+    for name, entry in tables.items():
+        ok = isinstance(entry, dict) and _is_int(entry.get("rows")) and entry["rows"] >= 0 \
+            and isinstance(entry.get("digest"), str)
+        if not ok:
+            problems.append(Problem("--from", f"{MANIFEST}: the entry of table {str(name)[:80]} is not "
+                                              "{rows, digest}: refused"))
+    return problems
+
+
+def audit_problems(claimed: Any, restored: dict[str, Any]) -> list[Problem]:
+    """The manifest's audit head (rows, newest id and hash) is the restored chain's."""
+    keys = ("rows", "head_id", "head_hash")
+    if not isinstance(claimed, dict) or any(claimed.get(k) != restored.get(k) for k in keys):
+        return [Problem("--from", f"{MANIFEST}: the audit head it records ({_head(claimed)}) differs from the "
+                                  f"restored chain ({_head(restored)}): refused")]
+    return []
+
+
+def _head(state: Any) -> str:
+    if not isinstance(state, dict):
+        return "none"
+    return f"{str(state.get('rows'))[:20]} rows, newest {str(state.get('head_id'))[:20]} " \
+           f"{str(state.get('head_hash'))[:12]}"
