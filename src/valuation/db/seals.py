@@ -11,7 +11,13 @@ list of its columns (`SEALED`; a column added later is not sealed). The write fu
   reported by `verify` even when done inside a write;
 - `users` (roles, organisation, body, active, e-mail, password hash): every row whose digest
   changed during this transaction is sealed again (a change behind the application's back, made
-  between two writes, is left unsealed and stays visible).
+  between two writes, is left unsealed and stays visible);
+- the content of an issued statement (issue 24, item 5: `STATEMENT_CONTENT`, one seal per issued
+  statement, its row_id the statement's id): the digests of its `statement_lines`,
+  `statement_survey_lines` and `statement_items`, sealed with the header in the write that issues it,
+  so an issued statement is one sealed whole. A database sealed before this seal existed gets the
+  content of every issued statement sealed by its next write (`baseline_alone`: only while no such
+  seal exists at all — the Store looks that up once per open, `SealState`).
 
 The digests go to `row_seals` (tbl, row_id, digest, audit_id) and, per table, their count and the
 digest of the sorted `row_id:digest` lines go into `seals_json` of the transaction's last audit row
@@ -43,6 +49,14 @@ class Sealed:
     where: str = "true"               # which rows are sealed
     append_only: bool = True
     extra: tuple[tuple[str, str], ...] = ()   # (name, SQL expression) digested with the columns
+    source: str = ""                  # the table whose rows are sealed, when `table` is a name of its own
+    subject: str = "Tabela {table}, registro {id}"   # how the verification message names a row
+    baseline_alone: bool = False      # sealed in full at the first write that finds no seal of it (a seal
+                                      # added by a later version, for a database sealed before it)
+
+    @property
+    def rows_from(self) -> str:
+        return self.source or self.table
 
     def digest_sql(self, alias: str = "r") -> str:
         parts = [f"{c} := {alias}.{c}" for c in self.columns] + [f"{n} := {e.format(alias=alias)}"
@@ -69,7 +83,42 @@ SEALED: tuple[Sealed, ...] = (
     Sealed("users", ("id", "username", "full_name", "email", "role", "organisation_id", "commission_body",
                      "password_hash", "active"), "usuário (perfil e acesso)", append_only=False),
 )
+
+
+# Issue 24, item 5: an issued statement is one sealed whole — besides its header and PDF (above), the
+# digest of its lines, survey-cost lines and adjudicated items, one seal per statement (row_id = its id).
+STATEMENT_CONTENT = "statement_content"
+_CONTENT_ROWS = (("lines", "statement_lines", ("line_no", "section", "key", "label", "amount", "detail", "basis"),
+                  "line_no"),
+                 ("survey_lines", "statement_survey_lines", ("line_no", "survey_contract", "line", "planned", "actual",
+                                                             "approved_overrun", "overrun_reason", "accepted",
+                                                             "variance"), "line_no"),
+                 ("items", "statement_items", ("item_id", "grp", "value_brl", "significance"), "item_id"))
+
+
+def _rows_digest(table: str, columns: tuple[str, ...], order: str) -> str:
+    """SQL: the sha256 of the JSON lines of `table`'s rows of one statement ({alias}.id), in `order`."""
+    fields = ", ".join(f'"{c}" := x."{c}"' for c in columns)
+    return (f"(SELECT sha256(coalesce(string_agg(CAST(to_json(struct_pack({fields})) AS VARCHAR), chr(10) "
+            f"ORDER BY x.{order}), '')) FROM {table} x WHERE x.statement_id = {{alias}}.id)")
+
+
+_HEADER = SEALED[0]
+SEALED += (Sealed(STATEMENT_CONTENT, ("id",), "linhas, custos de pesquisa e bens adjudicados (statement_lines, "
+                  "statement_survey_lines, statement_items)", where=_HEADER.where, source=_HEADER.table,
+                  extra=tuple((name, _rows_digest(t, cols, order)) for name, t, cols, order in _CONTENT_ROWS),
+                  subject="Demonstrativo emitido nº {id}", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
+
+
+@dataclass
+class SealState:
+    """What a Store keeps between its writes: the `baseline_alone` tables that have no seal yet
+    (looked up once per open; a table leaves the set when a committed write sealed it)."""
+    fresh: set[str]
+
+    def committed(self, sealed: set[str]) -> None:
+        self.fresh -= sealed
 
 
 def _has_seals(cur: Any) -> bool:
@@ -79,44 +128,64 @@ def _has_seals(cur: Any) -> bool:
 
 def _dirty_sql(s: Sealed) -> str:
     """(id, digest) of the rows of a mutable table whose content differs from their latest seal."""
-    return (f"SELECT r.id, {s.digest_sql()} AS d FROM {s.table} r LEFT JOIN (SELECT row_id, arg_max(digest, audit_id) "
-            f"AS d FROM {SEALS_TABLE} WHERE tbl = '{s.table}' GROUP BY row_id) z ON z.row_id = r.id "
-            f"WHERE ({s.where}) AND z.d IS DISTINCT FROM {s.digest_sql()}")
+    return (f"SELECT r.id, {s.digest_sql()} AS d FROM {s.rows_from} r LEFT JOIN (SELECT row_id, "
+            f"arg_max(digest, audit_id) AS d FROM {SEALS_TABLE} WHERE tbl = '{s.table}' GROUP BY row_id) z "
+            f"ON z.row_id = r.id WHERE ({s.where}) AND z.d IS DISTINCT FROM {s.digest_sql()}")
 
 
-_APPEND_ONLY = tuple(s for s in SEALED if s.append_only)
-_MUTABLE = tuple(s for s in SEALED if not s.append_only)
+def _append_only() -> tuple[Sealed, ...]:
+    return tuple(s for s in SEALED if s.append_only)
 
 
-def enabled(cur: Any) -> bool:
-    """Does this database seal rows (migration 017 applied)? The Store asks once per open."""
-    return _has_seals(cur)
+def _mutable() -> tuple[Sealed, ...]:
+    return tuple(s for s in SEALED if not s.append_only)
 
 
-def begin(cur: Any) -> dict[str, Any]:
+def enabled(cur: Any) -> SealState | None:
+    """The seal state of this database (None when it does not seal rows: migration 017 not applied).
+    The Store asks once per open."""
+    if not _has_seals(cur):
+        return None
+    alone = [s.table for s in SEALED if s.baseline_alone]
+    found = {r[0] for r in cur.execute(f"SELECT DISTINCT tbl FROM {SEALS_TABLE} WHERE list_contains(?, tbl)",
+                                       [alone]).fetchall()} if alone else set()
+    return SealState(fresh=set(alone) - found)
+
+
+def begin(cur: Any, state: SealState | None = None) -> dict[str, Any]:
     """What `finish` compares with: the max id of each append-only table and the rows of the others
     that already differ from their seal (changed behind the application's back: left unsealed)."""
-    parts = [f"(SELECT coalesce(max(id), 0) FROM {s.table})" for s in _APPEND_ONLY]
+    appended = _append_only()
+    parts = [f"(SELECT coalesce(max(id), 0) FROM {s.rows_from})" for s in appended]
     row = cur.execute(f"SELECT {', '.join(parts)}, (SELECT count(*) FROM (SELECT 1 FROM {SEALS_TABLE} LIMIT 1))"
                       ).fetchall()[0]
-    marks: dict[str, Any] = {s.table: int(v) for s, v in zip(_APPEND_ONLY, row)}
+    marks: dict[str, Any] = {s.table: int(v) for s, v in zip(appended, row)}
     marks["_baseline"] = bool(row[-1])
-    for s in _MUTABLE:
+    marks["_fresh"] = set(state.fresh) if state is not None else set()
+    for s in _mutable():
         marks[s.table] = {int(i): d for i, d in cur.execute(_dirty_sql(s)).fetchall()} if marks["_baseline"] else {}
     return marks
+
+
+def _floor(s: Sealed, marks: dict[str, Any]) -> int:
+    """The id above which an append-only table's rows are sealed now (0: every row, the baseline)."""
+    if not marks["_baseline"] or s.table in marks["_fresh"]:
+        return 0
+    return int(marks[s.table])
 
 
 def _pending(cur: Any, marks: dict[str, Any]) -> dict[str, list[tuple[int, str]] | int]:
     """Per table, what to seal: (id, digest) pairs for the mutable tables, the lower id bound for the
     append-only ones (0 for the baseline of a database without seals: every row)."""
     out: dict[str, Any] = {}
-    floors = {s.table: (marks[s.table] if marks["_baseline"] else 0) for s in _APPEND_ONLY}
-    parts = [f"(SELECT count(*) FROM {s.table} r WHERE r.id > {int(floors[s.table])} AND ({s.where}))"
-             for s in _APPEND_ONLY]
-    for s, n in zip(_APPEND_ONLY, cur.execute(f"SELECT {', '.join(parts)}").fetchall()[0]):
+    appended = _append_only()
+    floors = {s.table: _floor(s, marks) for s in appended}
+    parts = [f"(SELECT count(*) FROM {s.rows_from} r WHERE r.id > {int(floors[s.table])} AND ({s.where}))"
+             for s in appended]
+    for s, n in zip(appended, cur.execute(f"SELECT {', '.join(parts)}").fetchall()[0]):
         if n:
             out[s.table] = floors[s.table]
-    for s in _MUTABLE:
+    for s in _mutable():
         before = marks[s.table]
         changed = [(int(i), d) for i, d in cur.execute(_dirty_sql(s)).fetchall() if before.get(int(i)) != d]
         if changed:
@@ -124,14 +193,15 @@ def _pending(cur: Any, marks: dict[str, Any]) -> dict[str, list[tuple[int, str]]
     return out
 
 
-def finish(tx: Any, marks: dict[str, Any] | None) -> None:
-    """Seal what this transaction wrote (see the module docstring); called just before COMMIT."""
+def finish(tx: Any, marks: dict[str, Any] | None) -> set[str]:
+    """Seal what this transaction wrote (see the module docstring); called just before COMMIT.
+    Returns the tables it sealed rows of (for `SealState.committed` once the COMMIT succeeded)."""
     if marks is None:
-        return
+        return set()
     cur = tx.cur
     pending = _pending(cur, marks)
     if not pending:
-        return
+        return set()
     from valuation.db import audit
 
     target = tx.last_audit_id
@@ -139,14 +209,16 @@ def finish(tx: Any, marks: dict[str, Any] | None) -> None:
         row = audit.append(cur, at=tx.store.now(), actor=tx.actor, action=SEALED_ACTION, entity=SEALS_TABLE,
                            entity_id=None, before=None, after={"tables": sorted(pending)})
         target = int(row["id"])
+    by_table = {s.table: s for s in SEALED}
     for table, what in pending.items():
-        s = BY_TABLE[table]
+        s = by_table[table]
         if isinstance(what, int):
-            cur.execute(f"INSERT INTO {SEALS_TABLE} SELECT ?, r.id, {s.digest_sql()}, ? FROM {table} r "
+            cur.execute(f"INSERT INTO {SEALS_TABLE} SELECT ?, r.id, {s.digest_sql()}, ? FROM {s.rows_from} r "
                         f"WHERE r.id > ? AND ({s.where})", [table, target, what]).fetchall()
         else:
             cur.executemany(f"INSERT INTO {SEALS_TABLE} VALUES (?, ?, ?, ?)", [[table, i, d, target] for i, d in what])
     audit.attach_seals(cur, target, json.dumps(aggregates(cur, target), sort_keys=True, separators=(",", ":")))
+    return set(pending)
 
 
 _AGGREGATE_SQL = (f"SELECT audit_id, tbl, count(*) AS n, sha256(string_agg(CAST(row_id AS VARCHAR) || ':' || digest, "
@@ -177,15 +249,20 @@ def verify(db: Any) -> tuple[bool, str]:
         if recorded.get(audit_id) != found.get(audit_id):
             return False, (f"Os selos de conteúdo registrados pelo registro de auditoria {audit_id} não conferem "
                            f"com a tabela {SEALS_TABLE}: ela foi alterada fora da aplicação.")
+    notes = ""
     for s in SEALED:
+        if s.baseline_alone and not db.scalar(f"SELECT count(*) FROM (SELECT 1 FROM {SEALS_TABLE} WHERE tbl = ? "
+                                              "LIMIT 1)", [s.table]):
+            notes += f" {s.subject.split(' nº')[0]}: conteúdo ainda não selado (a próxima gravação o sela)."
+            continue
         bad = db.fetch_one(
-            f"WITH cur AS (SELECT r.id, {s.digest_sql()} AS d FROM {s.table} r WHERE {s.where}), "
+            f"WITH cur AS (SELECT r.id, {s.digest_sql()} AS d FROM {s.rows_from} r WHERE {s.where}), "
             f"seal AS (SELECT row_id, arg_max(digest, audit_id) AS d FROM {SEALS_TABLE} WHERE tbl = ? GROUP BY row_id) "
             "SELECT coalesce(cur.id, seal.row_id) AS id, cur.d AS now, seal.d AS sealed FROM cur FULL JOIN seal "
             "ON cur.id = seal.row_id WHERE cur.d IS DISTINCT FROM seal.d ORDER BY 1 LIMIT 1", [s.table])
         if bad is not None:
             why = ("foi removido" if bad["now"] is None else "não tem selo (incluído fora da aplicação)"
                    if bad["sealed"] is None else "foi alterado (não confere com o selo registrado na cadeia)")
-            return False, f"Tabela {s.table}, registro {bad['id']} ({s.label}): {why}."
+            return False, f"{s.subject.format(table=s.table, id=bad['id'])} ({s.label}): {why}."
     n = int(db.scalar(f"SELECT count(*) FROM {SEALS_TABLE}"))
-    return True, f" Conteúdo protegido confere ({n} selo{'s' if n != 1 else ''} de linhas)."
+    return True, f" Conteúdo protegido confere ({n} selo{'s' if n != 1 else ''} de linhas).{notes}"

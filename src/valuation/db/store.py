@@ -220,6 +220,7 @@ class Store:
         # is only ever created, by that write; the file is held by this process meanwhile).
         self.audit_head_seen = False
         self._sealing: bool | None = None   # row seals (migration 017): known at the first write
+        self._seal_state: seals.SealState | None = None
         if (must_exist or read_only) and not Path(self.path).is_file():
             raise StoreError(f"there is no database at {self.path}; create it with: "
                              f"python -m valuation db init --db {self.path}")
@@ -257,7 +258,8 @@ class Store:
         if self._sealing is None:
             cur = self.cursor()
             try:
-                self._sealing = seals.enabled(cur)
+                self._seal_state = seals.enabled(cur)
+                self._sealing = self._seal_state is not None
             finally:
                 cur.close()
         return self._sealing
@@ -356,11 +358,13 @@ class Store:
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
-                    marks = seals.begin(cur) if self._seals_enabled() else None
+                    marks = seals.begin(cur, self._seal_state) if self._seals_enabled() else None
                     tx = Tx(cur, actor, self)
                     yield tx
-                    seals.finish(tx, marks)      # digests of the sealed rows written here, into the chain
+                    sealed = seals.finish(tx, marks)      # digests of the sealed rows written here, into the chain
                     cur.execute("COMMIT")
+                    if sealed and self._seal_state is not None:
+                        self._seal_state.committed(sealed)
                     if tx.audited:
                         self.audit_head_seen = True
                     if not bookkeeping:
