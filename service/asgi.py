@@ -73,6 +73,16 @@ def _register_cookie_bridge() -> None:
     Runtime.instance().bidi_component_registry.register_from_manifest(manifest, ASSETS.parent)
 
 
+def _clean_partial_copies(*folders: Path) -> None:
+    """Copies left by a backup or restore killed before this start (issue 24, item 15); /saude counts them."""
+    from valuation.db import leftovers
+
+    for folder in folders:
+        removed = leftovers.clean(folder)
+        if removed:
+            log.warning("removed %d partial copy(ies) left by killed backups or restores in %s", len(removed), folder)
+
+
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from anyio import to_thread
@@ -86,6 +96,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
 
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)
+    _clean_partial_copies(settings.backup_dir, Path(db_path).resolve().parent)
     store = await to_thread.run_sync(lambda: open_shared(db_path))   # migrations applied here
     _register_cookie_bridge()
     cli_bridge.install()

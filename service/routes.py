@@ -3,7 +3,8 @@
     POST /sessao                 redeem a login ticket (request body) for the HttpOnly session cookie
     POST /sessao/sair            revoke the cookie's session and delete the cookie
     GET  /calendario/<token>.ics a user's calendar subscription (text/calendar, ETag, Cache-Control)
-    GET  /saude                  readiness: schema version, last job outcomes, last night's audit check
+    GET  /saude                  readiness: schema version, last job outcomes, last night's audit check,
+                                 partial copies left by killed backups and restores
     POST /servico/cli            the command line's batch commands (loopback + bearer token only)
 
 The cookie routes accept only same-origin requests (Origin / Sec-Fetch-Site), so another site
@@ -99,6 +100,7 @@ async def calendar_feed(request: Request) -> Response:
 
 
 def health_doc(svc: state.ServiceState) -> dict[str, Any]:
+    from valuation.jobs.maintenance import partial_copies
     from valuation.jobs.runs import audit_verified_recently, last_outcomes
 
     store = svc.store
@@ -109,6 +111,7 @@ def health_doc(svc: state.ServiceState) -> dict[str, Any]:
         "jobs": {name: {"outcome": r["outcome"], "ended_at": r["ended_at"].isoformat(timespec="seconds") + "Z"
                         if r["ended_at"] else None} for name, r in sorted(outcomes.items())},
         "audit_verified_last_night": audit_verified_recently(store, store.now()),
+        "partial_copies": partial_copies(svc.settings.backup_dir, store.path),
     }
 
 

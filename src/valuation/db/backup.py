@@ -51,7 +51,7 @@ import duckdb
 from valuation.core.errors import ConflictError, InputError, Problem, StoreError
 from valuation.db import backup_files as attached
 from valuation.db import backup_manifest as manifest_values
-from valuation.db import safe_files
+from valuation.db import leftovers, safe_files
 from valuation.db.backup_manifest import DUCKDB_FILES as DUCKDB_FILES  # re-exported: the format is read there
 from valuation.db.backup_manifest import FORMAT, MANIFEST, read_manifest
 from valuation.db.backup_manifest import FORMATS as FORMATS
@@ -242,6 +242,7 @@ def _staging_for(dest: Path) -> Path:
         if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
             raise ConflictError(f"{dest} already exists and is not an empty directory; choose a new --to directory")
         dest.parent.mkdir(parents=True, exist_ok=True)
+        leftovers.clean(dest.parent)        # copies left by killed runs (issue 24, item 15)
         staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
         _remove_tree(staging)
         staging.mkdir(mode=0o700)
@@ -313,6 +314,7 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
         raise ConflictError(f"{target} already exists: restore never overwrites a database; choose a new --db path")
     if not target.parent.is_dir():
         raise StoreError(f"the folder of {target} does not exist")
+    leftovers.clean(target.parent)          # files left by killed restores (issue 24, item 15)
     manifest = read_manifest(source)
     version = _schema_version_of(manifest)
     tmp = target.with_name(f".{target.name}.restoring-{os.getpid()}")

@@ -42,6 +42,14 @@ def prune(backup_dir: Path, keep: int) -> list[Path]:
     return old
 
 
+def partial_copies(backup_dir: Path, db_path: str | Path) -> dict[str, int]:
+    """For /saude (issue 24, item 15): partial copies of killed backups and restores removed by this
+    process, and those left now in the backup folder and beside the database (stale or running)."""
+    from valuation.db import leftovers
+
+    return leftovers.census(backup_dir, Path(db_path).resolve().parent)
+
+
 def verify_audit(store: Any) -> str:
     from valuation.db.audit import chain_head, verify_chain
 
