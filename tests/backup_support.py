@@ -4,8 +4,10 @@ consistent with what it changed — the restore must then catch the change by so
 alone cannot forge."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,12 +56,51 @@ def rewrite_table(folder: Path, table: str, select: str, *, digests: bool = True
     write_manifest(folder, doc)
 
 
+@functools.cache
+def _schema() -> dict[str, list[tuple[str, str]]]:
+    """Columns and types of every table of the current schema (built once by the migrations)."""
+    from valuation.db.audit import HEAD_DDL
+    from valuation.db.store import Store
+
+    with tempfile.TemporaryDirectory() as scratch:
+        db = Path(scratch) / "schema.duckdb"
+        Store(db).close()
+        con = duckdb.connect(str(db))
+        try:
+            con.execute(HEAD_DDL)
+            return {t: backup._columns(con, t) for t in backup._tables(con)}
+        finally:
+            con.close()
+
+
 def _parquet_digest(path: Path, table: str) -> dict[str, Any]:
-    """The manifest's (rows, digest) of a table as it would restore from `path`."""
+    """The manifest's (rows, digest) of a table as the restore would load it from `path`: with the
+    schema's columns and types (HUGEINT travels as text and is cast back)."""
+    cols = _schema()[table]
     con = duckdb.connect()
     try:
-        con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet('{path}')")
+        values = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in cols)
+        con.execute(f"CREATE TABLE {table} AS SELECT {values} FROM read_parquet('{path}')")
         d = backup.table_digests(con)[table]
     finally:
         con.close()
     return {"rows": d.rows, "digest": d.digest}
+
+
+def plant_session(folder: Path, user_id: int, token: str, at: str) -> None:
+    """A live session of `user_id` whose cookie is `token` (last seen at `at`, 'YYYY-MM-DD HH:MM:SS' UTC),
+    as a sessions.parquet that the manifest lists with its digest and hash."""
+    from valuation.accounts import sessions
+
+    path = folder / "sessions.parquet"
+    con = duckdb.connect()
+    try:
+        con.execute(f"COPY (SELECT 7::BIGINT AS id, '{sessions.token_hash(token)}' AS token_sha256, "
+                    f"{int(user_id)}::BIGINT AS user_id, TIMESTAMP '{at}' AS created_at, "
+                    f"TIMESTAMP '{at}' AS last_seen, NULL::TIMESTAMP AS revoked_at, "
+                    f"NULL::VARCHAR AS revoked_reason) TO '{path}' (FORMAT parquet)")
+    finally:
+        con.close()
+    doc = manifest(folder)
+    doc["tables"]["sessions"] = _parquet_digest(path, "sessions")
+    write_manifest(folder, doc)

@@ -95,12 +95,19 @@ def test_round_trip_reproduces_every_table_and_the_chain_then_continues_it(small
     proc = subprocess.run([PY, "-m", "valuation", "db", "restore", "--from", str(moved), "--db", str(restored)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    assert _compare(original, restored) == []
+    # the original holds one row more: the backup's own record in its chain (issue 24), after the snapshot
+    assert _compare(original, restored) == ["audit_head: 1 rows of a not in b", "audit_head: 1 rows of b not in a",
+                                            "audit_log: 1 rows of a not in b"]
     with Store(original, read_only=True) as a, Store(restored, read_only=True) as b:
-        assert backup.table_digests(a) == backup.table_digests(b)
-        assert audit.verify_chain(b)[0] and audit.chain_head(a) == audit.chain_head(b)
-        assert audit.read_anchor(a) == audit.read_anchor(b)
+        digests_a, digests_b = backup.table_digests(a), backup.table_digests(b)
+        assert {t: d for t, d in digests_a.items() if not t.startswith("audit_")} == \
+            {t: d for t, d in digests_b.items() if not t.startswith("audit_")}
+        record = a.fetch_one("SELECT id, prev_hash, action FROM audit_log ORDER BY id DESC LIMIT 1")
         head = audit.chain_head(b)
+        assert audit.verify_chain(b)[0] and audit.verify_chain(a)[0]
+        assert record["action"] == "backup_taken" and (record["id"], record["prev_hash"]) == (head["id"] + 1,
+                                                                                             head["hash"])
+        assert summary["vouch"]["head_id"] == head["id"] and summary["recorded"] is True
     proc = subprocess.run([PY, "-m", "valuation", "audit", "verify", "--db", str(restored)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and json.loads(proc.stdout)["ok"] is True

@@ -285,13 +285,22 @@ def register_cli(subparsers: Any) -> None:
 def cmd_backup(args: Any) -> int:
     from valuation.db.shared import using
 
-    with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
+    # the service's own Store when it runs the command; otherwise opened for writing (not migrated) so that
+    # the backup can be recorded in the live chain (issue 24, item 1)
+    with using(args.db, migrate=False, must_exist=True) as store:
         manifest = backup.backup(store, args.to)
     audit = manifest["audit"]
+    vouch = manifest["vouch"]
     _print_json({"to": str(args.to), "schema_version": manifest["schema_version"],
-                 "tables": {t: d["rows"] for t, d in manifest["tables"].items()}, "audit": audit})
+                 "tables": {t: d["rows"] for t, d in manifest["tables"].items()}, "audit": audit,
+                 "vouch": {"head_id": vouch["head_id"], "digest": vouch["digest"], "sealed": bool(vouch["seal"])},
+                 "recorded": manifest["recorded"]})
     if not audit.get("ok"):
         print(f"warning: the audit chain of {args.db} does not verify: {audit.get('message')}", file=sys.stderr)
+    elif not manifest["recorded"]:
+        print(f"warning: the backup was not recorded in the audit chain of {args.db} (the chain's seal key "
+              f"{'is missing' if vouch['seal'] is None else 'refused the write'}); its vouch is in its manifest",
+              file=sys.stderr)
     return 0
 
 

@@ -412,8 +412,9 @@ def _broken(row: Mapping[str, Any], prev_id: int, prev_hash: str) -> str | None:
     if row_hash(row) != row["hash"]:
         return f"Registro de auditoria {rid} foi alterado: o hash não confere."
     if row["action"] == RESTORE_ACCEPTED_ACTION:
-        return (f"Registro {rid}: esta cópia foi restaurada de um backup cuja cadeia não conferia "
-                f"(--accept-broken-chain); o que veio antes dele não está garantido.")
+        return (f"Registro {rid}: esta cópia foi restaurada de um backup que a cadeia de auditoria não garantia "
+                f"(cadeia rompida, ou conteúdo fora do que o backup atestava; --accept-broken-chain); o que veio "
+                f"antes dele não está garantido.")
     if row["action"] == ANCHOR_MISSING_ACTION:
         return (f"Registro {rid}: a âncora da cadeia tinha sido removida fora da aplicação "
                 f"antes dele; registros do fim podem ter sido apagados.")

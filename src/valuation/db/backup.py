@@ -51,10 +51,13 @@ import duckdb
 from valuation.core.errors import ConflictError, InputError, Problem, StoreError
 from valuation.db import backup_files as attached
 from valuation.db import backup_manifest as manifest_values
+from valuation.db import backup_vouch as vouching
 from valuation.db import leftovers, safe_files
 from valuation.db.backup_manifest import DUCKDB_FILES as DUCKDB_FILES  # re-exported: the format is read there
 from valuation.db.backup_manifest import FORMAT, MANIFEST, read_manifest
 from valuation.db.backup_manifest import FORMATS as FORMATS
+from valuation.db.backup_vouch import EPHEMERAL_TABLES as EPHEMERAL_TABLES  # re-exported (tests, docs)
+from valuation.db.backup_vouch import vouch_digest as vouch_digest
 from valuation.db.store import Store
 
 _TABLE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -174,11 +177,13 @@ def _audit_state(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
             "ok": ok, "first_bad_id": bad, "message": message}
 
 
-def backup(store: Store, dest: str | Path) -> dict[str, Any]:
-    """Write a consistent Parquet copy of `store` into the new directory `dest`; returns the manifest.
+def backup(store: Store, dest: str | Path, *, actor: str = "cli") -> dict[str, Any]:
+    """Write a consistent Parquet copy of `store` into the new directory `dest`; returns the manifest
+    (with `recorded`: whether the backup was recorded in the live chain by `actor`).
 
     `dest` must not exist or be an empty directory. The copy is written beside it and renamed
-    into place once complete, so a failed backup leaves no half-written `dest`.
+    into place once complete, so a failed backup leaves no half-written `dest`. Sessions and login
+    throttles are never copied; the manifest's vouch covers every other table (db/backup_vouch.py).
     """
     dest = Path(dest)
     staging = _staging_for(dest)
@@ -187,7 +192,7 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
         cur.execute("BEGIN TRANSACTION")   # one snapshot for the files, the digests and the head
         try:
             _write_tables(cur, staging)
-            digests = table_digests(cur)
+            digests = {t: d for t, d in table_digests(cur).items() if t not in vouching.EPHEMERAL_TABLES}
             manifest: dict[str, Any] = {
                 "format": FORMAT,
                 "created_at": store.now().isoformat(timespec="seconds"),
@@ -198,6 +203,7 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
                 "sequences": _sequences(cur),
                 "audit": _audit_state(cur),
             }
+            manifest["vouch"] = vouching.make(FORMAT, manifest["tables"], manifest["audit"])
             attached_digests = attached.referenced_digests(cur)   # files step (below): same snapshot
         except BaseException:
             try:
@@ -232,6 +238,7 @@ def backup(store: Store, dest: str | Path) -> dict[str, Any]:
     except BaseException:
         _remove_tree(staging)
         raise
+    manifest["recorded"] = vouching.record(store, manifest["vouch"], manifest["audit"], dest, actor)
     return manifest
 
 
@@ -255,6 +262,8 @@ def _staging_for(dest: Path) -> Path:
 def _write_tables(cur: duckdb.DuckDBPyConnection, folder: Path) -> None:
     """One Parquet file per table, `<table>.parquet`, inside the caller's snapshot transaction."""
     for table in _tables(cur):
+        if table in vouching.EPHEMERAL_TABLES:
+            continue                       # never backed up, never restored (issue 24, item 1)
         if not _TABLE_NAME.match(table):
             raise StoreError(f"table {table!r}: not a name this backup can store")
         target = _literal(str(folder / f"{table}.parquet"))
@@ -323,7 +332,7 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
         Store(tmp, migrate_to=version).close()              # the schema, from the project's own migrations
         con = _sandboxed(tmp, source)
         try:
-            _load_tables(con, source, manifest, version)
+            ignored = _load_tables(con, source, manifest, version)
             sequences = _advance_sequences(con, manifest.get("sequences"))
             digests = table_digests(con)
             audit_state = _audit_state(con)
@@ -335,8 +344,13 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
             + manifest_values.audit_problems(manifest.get("audit"), audit_state)
         if problems:
             raise InputError(problems)
+        restored = {t: {"rows": d.rows, "digest": d.digest} for t, d in digests.items()}
+        unvouched, vouch = vouching.check(manifest.get("vouch"), restored, audit_state)
         if not audit_state.get("ok"):
             _broken_chain(tmp, source, audit_state, accept=accept_broken_chain, actor=actor)
+        elif unvouched is not None:
+            _broken_chain(tmp, source, {"message": unvouched, "first_bad_id": None}, accept=accept_broken_chain,
+                          actor=actor, what="the backup's vouch does not cover what it restores")
         # -- attached files (issue 16): into the new database's files folder, before it gets its name --
         files_summary = attached.restore_files(source, manifest, target)
         # -- end of the attached files step --
@@ -351,7 +365,8 @@ def restore(source: str | Path, db_path: str | Path, *, accept_broken_chain: boo
         raise
     return {"db": str(target), "from": str(source), "schema_version": manifest.get("schema_version"),
             "tables": {t: d.rows for t, d in digests.items()}, "sequences": sequences, "audit": audit_state,
-            "accepted_broken_chain": bool(accept_broken_chain and not audit_state.get("ok")),
+            "accepted_broken_chain": bool(accept_broken_chain and (not audit_state.get("ok") or unvouched)),
+            "vouch": {**vouch, "ok": unvouched is None}, "not_restored": ignored,
             "attachment_files": files_summary}
 
 
@@ -407,8 +422,10 @@ def _load_order(con: duckdb.DuckDBPyConnection, tables: list[str]) -> list[str]:
     return ordered
 
 
-def _load_tables(con: duckdb.DuckDBPyConnection, source: Path, manifest: dict[str, Any], version: int) -> None:
-    """Each table of the manifest, from `<table>.parquet` only, into the schema built by the migrations."""
+def _load_tables(con: duckdb.DuckDBPyConnection, source: Path, manifest: dict[str, Any],
+                 version: int) -> dict[str, int]:
+    """Each table of the manifest, from `<table>.parquet` only, into the schema built by the migrations;
+    the ephemeral tables (sessions, throttles) are never loaded: returns their ignored row counts."""
     from valuation.db.audit import HEAD_DDL, HEAD_TABLE
 
     wanted = manifest["tables"]
@@ -419,15 +436,18 @@ def _load_tables(con: duckdb.DuckDBPyConnection, source: Path, manifest: dict[st
     problems = [Problem("--from", f"table {t!r} is not part of schema version {version}: refused")
                 for t in sorted(set(names) - known)] + \
                [Problem("--from", f"table {t} of schema version {version} is missing from the backup")
-                for t in sorted(known - set(names) - {"schema_migrations"})]
+                for t in sorted(known - set(names) - {"schema_migrations", *vouching.EPHEMERAL_TABLES})]
     files = manifest["files"]
     for table in sorted(set(names) & known):
         if f"{table}.parquet" not in files:
             problems.append(Problem("--from", f"{table}.parquet is not listed in {MANIFEST}"))
     if problems or len(names) != len(wanted):
         raise InputError(problems or [Problem("--from", f"{MANIFEST}: a table name is not text")])
-    for table in _load_order(con, sorted(set(names) & known)):
+    ignored = {t: int(con.execute(f"SELECT count(*) FROM read_parquet({_literal(str(source / (t + '.parquet')))})"
+                                  ).fetchall()[0][0]) for t in sorted(set(names) & set(vouching.EPHEMERAL_TABLES))}
+    for table in _load_order(con, sorted(set(names) & known - set(vouching.EPHEMERAL_TABLES))):
         _load_table(con, source / f"{table}.parquet", table, version)
+    return ignored
 
 
 def _load_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, version: int) -> None:
@@ -444,7 +464,11 @@ def _load_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, version:
         con.execute("DELETE FROM schema_migrations")
     cols = ", ".join(_ident(c) for c, _ in schema)
     values = ", ".join(f"CAST({_ident(c)} AS {t})" if t in _AS_TEXT else _ident(c) for c, t in schema)
-    con.execute(f"INSERT INTO {_ident(table)} ({cols}) SELECT {values} FROM {parquet}").fetchall()
+    try:
+        con.execute(f"INSERT INTO {_ident(table)} ({cols}) SELECT {values} FROM {parquet}").fetchall()
+    except duckdb.ConstraintException as exc:     # a key twice, a row whose parent is missing: a bad backup
+        raise InputError(Problem("--from", f"{table}.parquet violates a constraint of the schema "
+                                           f"({str(exc).splitlines()[0][:200]}): refused")) from exc
 
 
 def _check_migrations(con: duckdb.DuckDBPyConnection, parquet: str, version: int) -> None:
@@ -462,7 +486,7 @@ def _check_migrations(con: duckdb.DuckDBPyConnection, parquet: str, version: int
 def _digest_problems(expected: dict[str, Any], digests: dict[str, TableDigest]) -> list[Problem]:
     """A problem for each table whose restored content differs from the manifest's digest."""
     problems = []
-    for table in sorted(set(expected) | set(digests)):
+    for table in sorted((set(expected) | set(digests)) - set(vouching.EPHEMERAL_TABLES)):
         want, got = expected.get(table), digests.get(table)
         if want is None or got is None:
             problems.append(Problem("--from", f"table {table}: present on one side only"))
@@ -475,14 +499,15 @@ def _digest_problems(expected: dict[str, Any], digests: dict[str, TableDigest]) 
 BROKEN_CHAIN_OPTION = "--accept-broken-chain"
 
 
-def _broken_chain(tmp: Path, source: Path, state: dict[str, Any], *, accept: bool, actor: str) -> None:
-    """Refuse a backup whose audit chain does not verify; with `accept`, record that it was accepted
-    (a permanent row that `audit verify` keeps reporting)."""
+def _broken_chain(tmp: Path, source: Path, state: dict[str, Any], *, accept: bool, actor: str,
+                  what: str = "the audit chain of this backup does not verify") -> None:
+    """Refuse a backup whose audit chain does not verify, or whose vouch does not cover what it restores;
+    with `accept`, record that it was accepted (a permanent row that `audit verify` keeps reporting)."""
     from valuation.db import audit
 
     where = f" (registro {state.get('first_bad_id')})" if state.get("first_bad_id") is not None else ""
     if not accept:
-        raise InputError(Problem("--from", f"the audit chain of this backup does not verify{where}: "
+        raise InputError(Problem("--from", f"{what}{where}: "
                                            f"{state.get('message')} Restore refused; to restore it anyway, and "
                                            f"have that recorded in the restored chain, use {BROKEN_CHAIN_OPTION}"))
     with Store(tmp) as store:

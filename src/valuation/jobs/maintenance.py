@@ -24,7 +24,7 @@ def dated_backup(store: Any, backup_dir: Path, *, keep: int, local_now: datetime
     dest = backup_dir / f"{local_now:%Y-%m-%d}"
     if dest.exists():
         dest = backup_dir / f"{local_now:%Y-%m-%d-%H%M%S}"
-    manifest = backup(store, dest)
+    manifest = backup(store, dest, actor="agenda")
     removed = prune(backup_dir, keep)
     rows = sum(t["rows"] for t in manifest["tables"].values())
     return (f"Cópia em {dest} ({len(manifest['tables'])} tabelas, {rows} linhas); "

@@ -37,6 +37,7 @@ ACTION_LABELS: dict[str, str] = {
     "load_started": "Início de carga de dados", "load_complete": "Carga de dados concluída",
     "rows_sealed": "Conteúdo de tabelas protegidas registrado na cadeia",
     "restore_broken_chain_accepted": "Restauração aceitou cadeia de auditoria rompida",
+    "backup_taken": "Cópia de segurança gravada (conteúdo atestado)",
     "create": "Cadastro", "set_role": "Perfil alterado", "activate": "Usuário reativado",
     "deactivate": "Usuário desativado", "unlock": "Usuário desbloqueado", "reset_password": "Senha redefinida",
     "demo.seed": "Carga dos dados de demonstração", "bench.seed": "Carga dos dados de teste de desempenho",
@@ -86,6 +87,7 @@ ACTION_LABELS: dict[str, str] = {
 }
 
 ENTITY_LABELS: dict[str, str] = {
+    "backup": "Cópia de segurança",
     "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
     "organisation": "Empresa", "organisations": "Empresas", "wreck": "Naufrágio", "wrecks": "Naufrágios",
     "wreck_suspensions": f"Suspensões do prazo de {years_text(law.LAPSE_YEARS.value)}",
@@ -150,6 +152,8 @@ FIELD_LABELS: dict[str, str] = {
     "finder_contact": "Contato de quem achou", "wreck_id": "Naufrágio nº", "wreck_code": "Naufrágio",
     "contract_id": "Contrato nº", "state": "Situação", "voided_by_event": "Anulado pelo evento nº",
     "waiver_id": "Dispensa nº", "revoked": "Revogação", "effective_from": "Vigência",
+    "head_id": "Último registro da cadeia na cópia", "digest": "Resumo do conteúdo (sha256)",
+    "sealed": "Atestado selado com a chave",
     "rows_found": "Registros encontrados", "last_id": "Último registro", "last_hash": "Último hash",
     # registry: wrecks, organisations, owners
     "code": "Código", "vessel_type": "Tipo de embarcação", "flag": "Bandeira", "hull_material": "Material do casco",
@@ -189,7 +193,7 @@ MONEY_FIELDS = frozenset(("amount", "value_brl", "planned", "actual", "approved_
                           "union_costs", "balance"))
 SHARE_FIELDS = frozenset(("suggested_share", "compensation_share", "historical_share", "other_share", "tolerance",
                           "spread_threshold", "gap"))
-HASH_FIELDS = frozenset(("sha256", "pdf_sha256", "last_hash"))
+HASH_FIELDS = frozenset(("sha256", "pdf_sha256", "last_hash", "digest"))
 DATETIME_FIELDS = frozenset(("locked_until", "recorded_at", "blocked_until"))
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
