@@ -104,7 +104,7 @@ def detail_panel(rows) -> None:
     row = rows.loc[rows["id"] == pick].iloc[0]
     st.markdown(f"**{md(at.action_label(row['action']))}** · {md(at.subject(row['entity'], row['entity_id']))} · "
                 f"{md(row['actor'])} · {date_br(clock.brasilia(row['at'].to_pydatetime()))}")
-    changes = at.changes(str(row["action"]), row["before_json"], row["after_json"])
+    changes = at.changes(str(row["action"]), row["before_json"], row["after_json"], entity=row["entity"])
     if changes:
         import pandas as pd
 

@@ -24,8 +24,11 @@ together with the anchor (it looks like a new database) — compare with a head 
 elsewhere (`chain_head`, the backup manifest). See SECURITY.md.
 
 Wreck positions never enter the log (rules.md §8: the admin, who reads the log,
-is not cleared for positions): `redact_position` replaces them. The admin reads the log
-through `valuation.db.audit_log` (filters, pages, exports).
+is not cleared for positions), nor the free texts that may describe a spot (issue 24: a wreck's
+notes and signalling, a found thing's place and notes): `append` redacts every row (`redact`), and
+the row keeps `sigilo`, an HMAC of the masked values under the database's own secret
+(`audit_secret`), so the chain still covers them. The admin reads the log through
+`valuation.db.audit_log` (filters, pages, exports), which masks them again when read.
 """
 from __future__ import annotations
 
@@ -111,10 +114,76 @@ def attach_seals(cur: duckdb.DuckDBPyConnection, row_id: int, seals_json: str) -
 
 
 def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A copy of `record` with wreck-position fields replaced by 'sigilosa'."""
+    """A copy of `record` with wreck-position fields replaced by 'sigilosa' (what a reader sees; the
+    log itself is redacted by `append`, with a digest of what it masks)."""
     if record is None:
         return None
-    return {k: ("sigilosa" if k in POSITION_FIELDS and v is not None else v) for k, v in record.items()}
+    return {k: (MASK if k in POSITION_FIELDS and v is not None else v) for k, v in record.items()}
+
+
+# -- confidential values (issue 24, item 3) -----------------------------------------------------------
+MASK = "sigilosa"
+SIGILO_KEY = "sigilo"                  # the HMAC of what a row masks; never shown
+SECRET_TABLE = "audit_secret"          # migration 018: the database's own key for those HMACs
+# Free texts that may describe a spot, by the entity of the audit row (positions are masked under any entity).
+CONFIDENTIAL_TEXT: dict[str, frozenset[str]] = {
+    "wreck": frozenset({"notes", "signalling"}),
+    "wrecks": frozenset({"notes", "signalling"}),
+    "found_thing": frozenset({"place", "notes"}),
+}
+
+
+def masked_fields(entity: object) -> frozenset[str]:
+    """The keys whose values never reach the log's text for an audit row of `entity`."""
+    return frozenset(POSITION_FIELDS) | CONFIDENTIAL_TEXT.get(str(entity), frozenset())
+
+
+def _mask(value: Any, fields: frozenset[str], path: str, found: dict[str, Any]) -> Any:
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            key = f"{path}.{k}" if path else str(k)
+            if k in fields and v is not None and v != MASK:
+                found[key] = v
+                out[k] = MASK
+            else:
+                out[k] = _mask(v, fields, key, found)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_mask(v, fields, f"{path}.{i}", found) for i, v in enumerate(value)]
+    return value
+
+
+def _secret(cur: duckdb.DuckDBPyConnection, *, create: bool) -> bytes:
+    rows = cur.execute(f"SELECT secret FROM {SECRET_TABLE} WHERE singleton = 1").fetchall()
+    if rows:
+        return str(rows[0][0]).encode("ascii")
+    if not create:
+        raise StoreError("this database has no audit secret yet (nothing was masked)")
+    import secrets
+
+    secret = secrets.token_hex(32)
+    cur.execute(f"INSERT INTO {SECRET_TABLE} VALUES (1, ?, current_timestamp)", [secret]).fetchall()
+    return secret.encode("ascii")
+
+
+def confidential_digest(cur: duckdb.DuckDBPyConnection, values: Mapping[str, Any], *, create: bool = False) -> str:
+    """HMAC-SHA256 (hex), under the database's audit secret, of the canonical JSON of masked `values`
+    ({path: value}): what an audit row keeps of the values it masks."""
+    message = canonical_json(dict(values)).encode("utf-8")
+    return hmac.new(_secret(cur, create=create), message, hashlib.sha256).hexdigest()
+
+
+def redact(cur: duckdb.DuckDBPyConnection, entity: object, record: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """`record` as the log keeps it: positions (any entity) and the entity's confidential free texts read
+    "sigilosa", at any depth; when anything was masked, `sigilo` holds the HMAC of the masked values."""
+    if record is None:
+        return None
+    found: dict[str, Any] = {}
+    out = _mask(dict(record), masked_fields(entity), "", found)
+    if found:
+        out[SIGILO_KEY] = confidential_digest(cur, found, create=True)
+    return out
 
 
 class AuditSealError(StoreError):
@@ -205,7 +274,7 @@ def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: 
     else:
         count, link_id, link_hash, next_id = 0, 0, GENESIS, 1
     row = _insert_row(cur, row_id=next_id, prev_hash=link_hash, at=at, actor=actor, action=action, entity=entity,
-                      entity_id=entity_id, before=before, after=after)
+                      entity_id=entity_id, before=redact(cur, entity, before), after=redact(cur, entity, after))
     _write_anchor(cur, row_count=count + 1, head_id=row["id"], head_hash=row["hash"], at=at,
                   create=anchor is None)
     return row

@@ -4,7 +4,9 @@
 after) texts; `summary(...)` is the same on one line ("Situação: aberta → encerrada; …").
 Field keys never reach the reader: every key the product writes has a label here (an
 unknown key is shown as words, never as a snake_case identifier). Wreck positions read
-"sigilosa" whatever the row holds (the admin is not cleared for positions). Timestamps are
+"sigilosa" whatever the row holds (the admin is not cleared for positions), and so do the free
+texts of a confidential record (`changes(entity=…)`: a wreck's notes and signalling, a found
+thing's place and notes; issue 24). Timestamps are
 stored in UTC and shown in Brasília time (`brasilia`).
 """
 from __future__ import annotations
@@ -383,20 +385,32 @@ def _load(text: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"": value}
 
 
-def changes(action: str, before_json: object, after_json: object) -> list[tuple[str, str, str]]:
+def changes(action: str, before_json: object, after_json: object, *,
+            entity: object = None) -> list[tuple[str, str, str]]:
     """(field label, before, after) for every field present on either side, in the stored order;
-    unchanged fields of an edit are left out."""
+    unchanged fields of an edit are left out. The free texts of a confidential record of `entity`
+    (a wreck's notes and signalling, a found thing's place and notes) read "sigilosa" whatever the row
+    holds (issue 24: rows written before the log redacted them); the row's `sigilo` digest is not shown."""
+    from valuation.db.audit import CONFIDENTIAL_TEXT, SIGILO_KEY
+
     before, after = _load(before_json), _load(after_json)
-    keys = list(dict.fromkeys([*before, *after]))
+    hidden = CONFIDENTIAL_TEXT.get(str(entity), frozenset())
+    keys = [k for k in dict.fromkeys([*before, *after]) if k != SIGILO_KEY]
     out = []
     for key in keys:
-        b = value_text(action, key, before[key]) if key in before else None
-        a = value_text(action, key, after[key]) if key in after else None
+        b = _shown(action, key, before[key], hidden) if key in before else None
+        a = _shown(action, key, after[key], hidden) if key in after else None
         b, a = b or BLANK, a or BLANK
         if b == a:
             continue  # unchanged, or blank on both sides
         out.append((_label(action, key), b, a))
     return out
+
+
+def _shown(action: str, key: str, value: object, hidden: frozenset[str]) -> str:
+    if key in hidden:
+        return BLANK if value is None else MASKED
+    return value_text(action, key, value)
 
 
 def _label(action: str, key: str) -> str:
@@ -409,11 +423,11 @@ def _label(action: str, key: str) -> str:
     return field_label(key)
 
 
-def summary(action: str, before_json: object, after_json: object, *, limit: int = 6) -> str:
+def summary(action: str, before_json: object, after_json: object, *, limit: int = 6, entity: object = None) -> str:
     """The change on one line: 'Situação: aberta → encerrada; Itens: 240' (a field without a value
     before shows its new value only)."""
     parts = []
-    rows = changes(action, before_json, after_json)
+    rows = changes(action, before_json, after_json, entity=entity)
     for label, b, a in rows[:limit]:
         parts.append(f"{label}: {a}" if b == BLANK else f"{label}: {b} → {a}")
     if len(rows) > limit:
@@ -440,7 +454,8 @@ def readable(rows: Any, *, with_hash: bool = False) -> Any:
     for r in rows.to_dict("records"):
         row = {"Nº": int(r["id"]), "Data e hora (Brasília)": brasilia(pd.Timestamp(r["at"]).to_pydatetime()),
                "Usuário": r["actor"], "Ação": action_label(r["action"]), "Objeto": subject(r["entity"], r["entity_id"]),
-               "Alteração": summary(str(r["action"]), r["before_json"], r["after_json"], limit=50 if with_hash else 6)}
+               "Alteração": summary(str(r["action"]), r["before_json"], r["after_json"], limit=50 if with_hash else 6,
+                                    entity=r["entity"])}
         if with_hash:
             row["Hash"] = r["hash"]
         out.append(row)

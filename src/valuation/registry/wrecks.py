@@ -30,7 +30,6 @@ from valuation.core.positions import (
     parse_coordinate,
 )
 from valuation.db.access import Principal, allowed, contract_scope, position_scope, require
-from valuation.db.audit import redact_position
 from valuation.db.search import search_clause
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -265,7 +264,7 @@ def create_wreck(store: Any, user: Principal, data: Mapping[str, Any]) -> int:
         cols = list(rec)
         new_id = tx.scalar(f"INSERT INTO wrecks ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
                            "RETURNING id", [rec[c] for c in cols])
-        tx.audit("create", "wreck", new_id, None, redact_position(rec))
+        tx.audit("create", "wreck", new_id, None, rec)     # redacted by the log itself (db.audit.redact)
         return int(new_id)
 
     return store.write(user.username, insert)
