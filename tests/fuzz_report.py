@@ -5,6 +5,10 @@ by the test modules that count).
     FUZZ.count("compute:consensus", outcome="refused")
     KILLS.count("demo", outcome="none")          # the kill left nothing of the write / all of it
     MATRIX.count("inventory", outcome="refused") # a call as explorer A with explorer B's ids
+    TAMPER.count("backup:planted:wrecks", outcome="refused")   # a backup folder or a stored file tampered with
+
+Import it as the modules that count already do (`from fuzz_report import …`, `pytest_plugins =
+["fuzz_report"]`): `tests.fuzz_report` would be a second module with tallies of its own.
 """
 from __future__ import annotations
 
@@ -28,6 +32,8 @@ class _Tally:
 FUZZ = _Tally()
 KILLS = _Tally()
 MATRIX = _Tally()     # store calls made as one company with another company's identifiers
+TAMPER = _Tally()     # issue 24: backup folders tampered with (planted rows, links, manifest values and shapes),
+                      # stored data edited behind the application's back, audit text read, inodes compared
 
 
 def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None:
@@ -48,3 +54,4 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
     _report(terminalreporter, FUZZ, "hostile input", "generated inputs ran")
     _report(terminalreporter, KILLS, "kills", "SIGKILLs sent")
     _report(terminalreporter, MATRIX, "cross-company calls", "store calls with another company's identifiers")
+    _report(terminalreporter, TAMPER, "tampering", "tampered backups, stored edits and audit-text reads checked")

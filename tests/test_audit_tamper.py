@@ -31,6 +31,11 @@ from valuation.cli.main import main
 from valuation.db import audit
 from valuation.db.store import Store
 
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
+
 N = 8          # rows in the log built by `audited_db`
 K = 4          # "a middle row"
 KEY_ENV = audit.AUDIT_KEY_ENV
@@ -185,6 +190,7 @@ def test_tampering_is_reported_at_the_first_broken_row(audited_db: Path, capsys:
     tamper, first_bad, word = TAMPERINGS[name]
     tamper(audited_db)
     rc, doc, err = verify(audited_db, capsys)
+    TAMPER.count(f"store:audit-log:{name}", outcome="detected" if rc == 1 else "missed")
     assert rc == 1 and doc["ok"] is False, doc
     assert doc["first_bad_id"] == first_bad, (name, doc)
     assert word in doc["message"], doc["message"]

@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from tests.fuzz_report import FUZZ
 from valuation.cli.main import main
 
-pytest_plugins = ("tests.fuzz_report",)
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -35,7 +37,7 @@ def db(small_world: Any) -> Path:
 @pytest.mark.parametrize("to", ["/proc/x", "/proc/self/x", "/dev/null/x", "/sys/x/y"])
 def test_a_backup_folder_that_cannot_be_created_is_refused_cleanly(db: Path, capsys, to: str) -> None:
     rc, out, err = cli(capsys, "db", "backup", "--db", str(db), "--to", to)
-    FUZZ.count("backup:to", outcome="refused" if rc == 2 else "internal error")
+    TAMPER.count("backup:to", outcome="refused" if rc == 2 else "internal error")
     assert "internal error" not in err and "Traceback" not in err, err
     assert rc == 2 and out == "" and "--to" in err and "cannot be created" in err, err
 
@@ -58,7 +60,7 @@ def test_a_hostile_manifest_is_refused_cleanly(db: Path, tmp_path: Path, capsys,
     assert cli(capsys, "db", "backup", "--db", str(db), "--to", str(tmp_path / "b"))[0] == 0
     (tmp_path / "b" / "manifest.json").write_text(text, encoding="utf-8")
     rc, out, err = cli(capsys, "db", "restore", "--from", str(tmp_path / "b"), "--db", str(tmp_path / "r.duckdb"))
-    FUZZ.count("restore:manifest-shape", outcome="refused" if rc == 2 else "internal error")
+    TAMPER.count("restore:manifest-shape", outcome="refused" if rc == 2 else "internal error")
     assert "internal error" not in err and "Traceback" not in err, err
     assert rc == 2 and out == "" and "manifest.json" in err, err
     assert not (tmp_path / "r.duckdb").exists()

@@ -13,14 +13,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests import attachments_support as F
-from tests.fuzz_report import FUZZ
 from valuation.attachments import records
 from valuation.db.backup import backup, restore
 from valuation.db.blobs import files_root
 from valuation.db.store import Store
 
-pytest_plugins = ("tests.fuzz_report",)
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
 
 
 def _attach(world: Any) -> int:
@@ -55,7 +59,7 @@ def test_a_live_file_damaged_in_place_leaves_the_earlier_backup_restorable(small
     live, copied = _inodes(files_root(w.path)), _inodes(tmp_path / "earlier" / "files")
     assert set(live) == set(copied) == set(manifest["attachment_files"]["sha256"])
     for name in live:
-        FUZZ.count("backup:inode", outcome="separate" if live[name][:2] != copied[name][:2] else "shared")
+        TAMPER.count("backup:inode", outcome="separate" if live[name][:2] != copied[name][:2] else "shared")
     shared = sorted(n for n in live if live[n][:2] == copied[n][:2])
     assert shared == [], f"backup shares {len(shared)} inode(s) with the live store"
     assert all(n == 1 for _d, _i, n in copied.values())
@@ -78,7 +82,7 @@ def test_the_restored_files_do_not_share_inodes_with_the_backup(small_world: Any
     restore(tmp_path / "b", tmp_path / "r" / "one.duckdb")
     restored, kept = _inodes(tmp_path / "r" / "files"), _inodes(tmp_path / "b" / "files")
     for name in restored:
-        FUZZ.count("restore:inode", outcome="separate" if restored[name][:2] != kept[name][:2] else "shared")
+        TAMPER.count("restore:inode", outcome="separate" if restored[name][:2] != kept[name][:2] else "shared")
     assert not [n for n in restored if restored[n][:2] == kept[n][:2]]
     for p in (tmp_path / "r" / "files").rglob("*"):                        # explicit modes, whatever the umask
         mode = os.stat(p).st_mode & 0o777

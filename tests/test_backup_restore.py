@@ -20,6 +20,11 @@ from valuation.db import audit, backup
 from valuation.db.store import Store
 from valuation.registry.owners import create_owner
 
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
+
 PY = sys.executable
 OWNER = {"name": "Dono Novo", "doc_kind": "desconhecido", "nationality": "brasileira", "whereabouts_known": False}
 
@@ -183,6 +188,7 @@ def test_a_damaged_backup_is_refused_and_creates_nothing(small_world: Any, tmp_p
     damage(b)
     target = tmp_path / "r.duckdb"
     rc, out, err = cli(capsys, "db", "restore", "--from", str(b), "--db", str(target))
+    TAMPER.count("backup:damaged", outcome="refused" if rc == 2 else "restored")
     assert rc == 2 and word in err and "Traceback" not in err, err
     assert not target.exists() and not any(p.name.startswith(".r.duckdb") for p in tmp_path.iterdir())
 

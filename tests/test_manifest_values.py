@@ -19,14 +19,16 @@ import pytest
 
 from tests import attachments_support as F
 from tests import backup_support as B
-from tests.fuzz_report import FUZZ
 from valuation.attachments import records
 from valuation.core.errors import InputError
 from valuation.db import backup
 from valuation.db.backup_manifest import SEQUENCE_MARGIN
 from valuation.db.store import Store
 
-pytest_plugins = ("tests.fuzz_report",)
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
 
 
 @pytest.fixture
@@ -87,7 +89,7 @@ def test_a_manifest_value_the_data_contradicts_is_refused(folder: Path, tmp_path
     target = tmp_path / "r.duckdb"
     with pytest.raises(InputError) as refused:
         backup.restore(folder, target)
-    FUZZ.count(f"restore:manifest-values:{path[0]}", outcome="refused")
+    TAMPER.count(f"restore:manifest-values:{path[0]}", outcome="refused")
     assert word in str(refused.value), str(refused.value)
     assert not target.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".r.duckdb")]
 
@@ -98,7 +100,7 @@ def test_a_sequence_ahead_of_the_data_within_the_margin_is_kept(folder: Path, tm
     ahead = _top(folder, "seq_owners") + SEQUENCE_MARGIN - 1
     B.edit_manifest(folder, _set(("sequences", "seq_owners"), ahead))
     summary = backup.restore(folder, tmp_path / "r.duckdb")
-    FUZZ.count("restore:manifest-values:sequences", outcome="accepted")
+    TAMPER.count("restore:manifest-values:sequences", outcome="accepted")
     assert summary["sequences"]["seq_owners"] == ahead
     with Store(tmp_path / "r.duckdb") as s:
         assert s.scalar("SELECT nextval('seq_owners')") == ahead

@@ -24,12 +24,15 @@ from typing import Any
 import pytest
 
 from tests import attachments_support as F
-from tests.fuzz_report import KILLS
 from tests.service_support import CLI_ENV, running_service
 from valuation.attachments import records
 from valuation.cli.main import main
 
-pytest_plugins = ("tests.fuzz_report",)
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import KILLS  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
+
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = {
     "backup": "import sys; from valuation.db.store import Store; from valuation.db.backup import backup\n"

@@ -21,13 +21,15 @@ import pytest
 
 from tests import attachments_support as F
 from tests import backup_support as B
-from tests.fuzz_report import FUZZ
 from valuation.attachments import records
 from valuation.core.errors import InputError
 from valuation.db.backup import backup, restore
 from valuation.db.blobs import files_root
 
-pytest_plugins = ("tests.fuzz_report",)
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
 
 
 @pytest.fixture
@@ -72,7 +74,7 @@ def _refused(folder: Path, tmp_path: Path, word: str, host: Path, target_dir: Pa
     assert (host.stat().st_mode, host.read_bytes(), host.stat().st_nlink) == before       # the host file untouched
     assert not (target_dir / "restored.duckdb").exists()
     assert not any(p.stat().st_ino == host.stat().st_ino for p in target_dir.rglob("*") if p.is_file())
-    FUZZ.count(f"restore:links:{word.split()[0]}", outcome="refused")
+    TAMPER.count(f"restore:links:{word.split()[0]}", outcome="refused")
 
 
 def test_a_linked_blob_named_by_a_host_files_digest_is_refused(folder: Path, tmp_path: Path, host: Path) -> None:

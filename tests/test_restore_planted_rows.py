@@ -30,14 +30,17 @@ import pytest
 
 from tests import backup_support as B
 from tests import partition_support as P
-from tests.fuzz_report import FUZZ
 from valuation.accounts import sessions
 from valuation.cli.main import main
 from valuation.core.errors import InputError
 from valuation.db import audit, backup
 from valuation.db.store import Store
 
-pytest_plugins = ("tests.fuzz_report",)
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
+
 NOW = datetime(2025, 6, 30, 12, 0, tzinfo=UTC)
 STAMP = f"{NOW:%Y-%m-%d %H:%M:%S}"
 TOKEN = "t" * 43                                  # a token whose hash the attacker puts in sessions.parquet
@@ -75,8 +78,8 @@ def test_a_planted_session_and_throttle_are_never_restored(world_backup: tuple[A
     B.plant_session(folder, world.ids["dpc.silva"], TOKEN, STAMP)
     _plant_throttle(folder)
     summary = backup.restore(folder, tmp_path / "r.duckdb")
-    FUZZ.count("restore:planted:sessions", outcome="not restored")
-    FUZZ.count("restore:planted:login_throttle", outcome="not restored")
+    TAMPER.count("restore:planted:sessions", outcome="not restored")
+    TAMPER.count("restore:planted:login_throttle", outcome="not restored")
     assert summary["not_restored"] == {"login_throttle": 1, "sessions": 1}
     with Store(tmp_path / "r.duckdb") as s:
         assert s.scalar("SELECT count(*) FROM sessions") == 0
@@ -125,7 +128,7 @@ def test_a_planted_row_of_record_is_refused(world_backup: tuple[Any, Path], tmp_
     target = tmp_path / "r.duckdb"
     with pytest.raises(InputError) as refused:
         backup.restore(folder, target)
-    FUZZ.count(f"restore:planted:{table}", outcome="refused")
+    TAMPER.count(f"restore:planted:{table}", outcome="refused")
     assert "vouch" in str(refused.value), str(refused.value)
     assert not target.exists()
 
@@ -163,7 +166,7 @@ def test_no_tampered_table_restores(small_world: Any, tmp_path: Path) -> None:
         text = str(refused.value)
         why = "vouch" if "vouch" in text else "constraint" if "constraint" in text else "chain or seal" \
             if ("audit" in text or "chain" in text or "seal" in text or "selo" in text) else "other"
-        FUZZ.count(f"restore:tampered:{table}", outcome=f"refused ({why})")
+        TAMPER.count(f"restore:tampered:{table}", outcome=f"refused ({why})")
         assert why != "other", (table, text)
         assert not (tmp_path / f"r-{table}.duckdb").exists(), table
         shutil.rmtree(folder)
@@ -227,4 +230,4 @@ def test_with_the_key_a_recomputed_or_stripped_vouch_is_refused(small_world: Any
         B.write_manifest(folder, doc)
         with pytest.raises(InputError, match="vouch"):
             backup.restore(folder, tmp_path / f"{name}.duckdb")
-        FUZZ.count(f"restore:planted:vouch-{name}", outcome="refused")
+        TAMPER.count(f"restore:planted:vouch-{name}", outcome="refused")

@@ -25,6 +25,11 @@ from valuation.db import seals
 from valuation.db.audit import verify_chain
 from valuation.db.store import Store
 
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
+
 
 @pytest.fixture
 def demo(tmp_path: Path, full_demo_db: Path) -> Path:
@@ -92,6 +97,7 @@ def test_a_row_changed_behind_the_applications_back_is_named(demo: Path, capsys,
     row_id = int(_first(demo, pick))
     raw(demo, tamper(row_id))
     rc, doc = verify(demo, capsys)
+    TAMPER.count(f"store:row-seals:{table}", outcome="detected" if rc == 1 else "missed")
     assert rc == 1, doc
     assert f"Tabela {table}, registro {row_id}" in doc["message"], doc["message"]
     with Store(demo) as s:                                    # an ordinary write afterwards launders nothing

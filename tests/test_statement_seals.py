@@ -19,13 +19,15 @@ import duckdb
 import pytest
 
 from tests import partition_support as P
-from tests.fuzz_report import FUZZ
 from valuation.cli.main import main
 from valuation.db import seals
 from valuation.db.store import Store
 from valuation.partition import statements
 
-pytest_plugins = ("tests.fuzz_report",)
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import TAMPER  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
 
 
 @pytest.fixture
@@ -89,7 +91,7 @@ def test_the_content_of_an_issued_statement_is_sealed(issued: tuple[Path, int], 
     assert verify(path, capsys)[0] == 0
     raw(path, TAMPERINGS[name](sid))
     rc, doc = verify(path, capsys)
-    FUZZ.count("seals:statement-content", outcome="detected" if rc == 1 else "missed")
+    TAMPER.count("seals:statement-content", outcome="detected" if rc == 1 else "missed")
     assert rc == 1, doc
     assert f"Demonstrativo emitido nº {sid}" in doc["message"], doc["message"]
     with Store(path) as s:                                   # a later write by the application launders nothing
