@@ -34,6 +34,7 @@ from valuation.accounts import sessions
 from valuation.cli.main import main
 from valuation.core.errors import InputError
 from valuation.db import audit, backup
+from valuation.db import backup_vouch as vouching
 from valuation.db.store import Store
 
 pytest.register_assert_rewrite("fuzz_report")
@@ -208,6 +209,10 @@ def test_the_backup_is_recorded_in_the_live_chain_with_its_vouch(small_world: An
     s.close()
     summary = backup.restore(tmp_path / "b", tmp_path / "r.duckdb")
     assert summary["vouch"]["digest"] == after["digest"]
+    with Store(small_world.path, read_only=True) as live:     # what a restore drill checks
+        found = vouching.find_record(live, summary["vouch"]["digest"])
+        assert found is not None and (found["actor"], found["folder"]) == ("agenda", "b")
+        assert vouching.find_record(live, "0" * 64) is None
 
 
 def test_with_the_key_a_recomputed_or_stripped_vouch_is_refused(small_world: Any, tmp_path: Path,

@@ -1,39 +1,48 @@
 # Over 500 lines on purpose: the backup format is written and read here, each side checked against the other.
-"""Backup and restore of the DuckDB store as Parquet files (issue 8; issue 14 item 4).
+"""Backup and restore of the DuckDB store as Parquet files (issue 8; issue 14 item 4; issue 24).
 
     db backup  --db PATH --to DIR        a consistent copy: one Parquet file per table and a manifest
     db restore --from DIR --db NEWPATH [--accept-broken-chain]
                                          a new database file from such a copy (never over an existing file)
 
-A backup directory holds `<table>.parquet` for every table (written by `COPY … TO`) and our
-`manifest.json`: per table its row count and content digest, the sha256 of every file, the
-sequences, the schema version, and the audit chain's head and verification at backup time. The
-files, the digests and the head are read in one transaction, so the copy is consistent even when
-taken from the dashboard's own process.
+A backup directory holds `<table>.parquet` for every table but the ephemeral ones (sessions and
+login throttles are never backed up: db/backup_vouch.py), `files/` with the attached files (copies,
+never links: db/backup_files.py) and our `manifest.json`: per table its row count and content
+digest, the sha256 of every file, the sequences, the schema version, the audit chain's head and
+verification, and the vouch (one digest over every table and the head, HMAC-sealed under the audit
+key). The files, the digests, the head and the vouch are read in one transaction, so the copy is
+consistent even when taken from the dashboard's own process, which keeps writing meanwhile (no
+write lock is held); the backup is then recorded in the live chain (`backup_taken`).
 
 Restore runs nothing from the folder (issue 14: a `schema.sql`/`load.sql` with a `COPY … TO` wrote a
-host file, `read_text` read a system file, `INSTALL httpfs` was attempted). It builds the schema of
-the backup's version from the project's own migrations in a temporary file next to NEWPATH, then
-loads each table the schema knows only from `<table>.parquet`, by name, after checking its columns
-and types against the schema; a table the schema does not know, or a file whose columns differ, is
-refused. The connection that reads the Parquet files may read only the backup folder (DuckDB's
-`allowed_directories`, external access off, no extension install or autoload). Then every sequence
-moves past the largest id its column holds, every table's content digest is compared with the
-manifest, the audit chain is verified (head anchor and row seals included), and only then does the
-file get its name — refusing if NEWPATH appeared meanwhile. A backup whose chain does not verify is
-refused unless `--accept-broken-chain` is given; then the restored chain gets a permanent
+host file, `read_text` read a system file, `INSTALL httpfs` was attempted) and reads only regular
+files in it, never through a link (issue 24: db/safe_files.py, db/backup_manifest.py). It builds the
+schema of the backup's version from the project's own migrations in a temporary file next to NEWPATH,
+then loads each table the schema knows only from `<table>.parquet`, by name, after checking its
+columns and types against the schema; a table the schema does not know, or a file whose columns
+differ, is refused; the ephemeral tables are never loaded. The connection that reads the Parquet
+files may read only the backup folder (DuckDB's `allowed_directories`, external access off, no
+extension install or autoload). Then every sequence moves past the largest id its column holds (and
+to the manifest's value, which must be within SEQUENCE_MARGIN of it), every table's content digest
+and the audit head are compared with the manifest, the audit chain is verified (head anchor and row
+seals included), the vouch must cover the restored tables, and only then does the file get its name
+(mode 0600) — refusing if NEWPATH appeared meanwhile. A backup whose chain does not verify, or whose
+vouch does not cover what it restores (formats 1 and 2 have none), is refused unless
+`--accept-broken-chain` is given; then the restored chain gets a permanent
 `restore_broken_chain_accepted` row that `audit verify` keeps reporting (nothing is laundered).
 Backups of format 1 (DuckDB's EXPORT DATABASE: schema.sql and load.sql beside the Parquet files)
-restore the same way; their two SQL files are checked against the manifest and never read.
+restore the same way; their two SQL files are checked against the manifest and never read. Copies
+left by killed runs (`.NAME.partial-PID`, `.NAME.restoring-PID`) are removed by the next run in
+that folder (db/leftovers.py).
 
 Content digest of a table: sha256 over its column names and types, then the sorted
 sha256 of each row's JSON (`to_json`), so it depends on content, not on row order.
 
-What a backup does not protect: the directory is not encrypted and an attacker who can
-rewrite it can rewrite the manifest too (the content then restores as rewritten, but never runs
-code, and the audit chain and row seals of the restored file still have to verify); keep backups
-where the database's users cannot write, and keep the audit head printed by `db backup` elsewhere
-(SECURITY.md).
+What a backup does not protect: the directory is not encrypted, and without VALUATION_AUDIT_KEY
+whoever can rewrite it can recompute the manifest and the vouch too (the content then restores as
+rewritten, but never runs code nor plants a session, and the chain and row seals still have to
+verify); keep backups where the database's users cannot write, and compare the vouch's digest with
+the `backup_taken` row of the live chain (SECURITY.md).
 """
 from __future__ import annotations
 

@@ -117,3 +117,12 @@ def record(store: Any, vouch: Mapping[str, Any], audit_state: Mapping[str, Any],
     except StoreError:
         return False
     return True
+
+
+def find_record(store: Any, digest: str) -> dict[str, Any] | None:
+    """The live chain's `backup_taken` row whose vouch digest is `digest` (id, at, actor, folder), or None:
+    a restore drill proves with it that a backup is the one this database recorded."""
+    rows = store.fetch("SELECT id, \"at\", actor, entity_id AS folder FROM audit_log WHERE action = ? AND entity = ? "
+                       "AND json_extract_string(after_json, '$.digest') = ? ORDER BY id DESC LIMIT 1",
+                       [VOUCH_ACTION, VOUCH_ENTITY, digest])
+    return rows[0] if rows else None
