@@ -15,7 +15,9 @@ this one (tests/test_layout.py checks the drawing against the code):
      ├── ConflictError          the change conflicts with stored state (immutable record, duplicate)
      ├── StoreError             the DuckDB store cannot serve the request
      │    ├── StoreLocked       another process holds the database file (.path, .holder)
-     │    └── AuditSealError    db.audit: a write refused, the audit chain's seal does not verify
+     │    ├── AuditSealError    db.audit: a write refused, the audit chain's seal does not verify
+     │    ├── UnsafeEntry       db.safe_files: a link, FIFO, device or socket where a regular file must be
+     │    └── TooLarge          db.safe_files: a file larger than its reader allows
      ├── MailNotConfigured      jobs.mail: no SMTP server configured, nothing sent
      └── JobFailed              jobs.maintenance: a scheduled job ran and found something wrong
 

@@ -220,6 +220,12 @@ def _seal_refusal(anchor: Mapping[str, Any] | None, key: bytes | None) -> str | 
     return SEAL_STRIPPED if key is not None else None
 
 
+def may_extend(store: Any) -> bool:
+    """May this process append to the chain of `store` now (its anchor's seal is honest under the
+    configured key, or there is no anchor yet)? Asked before an optional write (a backup's record)."""
+    return _seal_refusal(_read_anchor(store), audit_key()) is None
+
+
 def _refuse_write(message: str) -> None:
     for hook in list(SEAL_ALERT_HOOKS):
         try:

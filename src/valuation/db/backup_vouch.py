@@ -109,7 +109,7 @@ def record(store: Any, vouch: Mapping[str, Any], audit_state: Mapping[str, Any],
 
     if getattr(store, "read_only", True) or not audit_state.get("ok"):
         return False
-    if audit._seal_refusal(audit.read_anchor(store), audit.audit_key()) is not None:
+    if not audit.may_extend(store):
         return False
     after = {"head_id": vouch.get("head_id"), "digest": vouch.get("digest"), "sealed": bool(vouch.get("seal"))}
     try:
