@@ -1,0 +1,57 @@
+"""A tiny pytest plugin: counts the generated inputs the hostile-input tests ran and the SIGKILLs the
+crash tests sent, and prints the figures at the end of the session (loaded with `pytest_plugins`
+by the test modules that count).
+
+    FUZZ.count("compute:consensus", outcome="refused")
+    KILLS.count("demo", outcome="none")          # the kill left nothing of the write / all of it
+    MATRIX.count("inventory", outcome="refused") # a call as explorer A with explorer B's ids
+    TAMPER.count("backup:planted:wrecks", outcome="refused")   # a backup folder or a stored file tampered with
+
+Import it as the modules that count already do (`from fuzz_report import …`, `pytest_plugins =
+["tests.support.fuzz_report"]`): `tests.support.fuzz_report` would be a second module with tallies of its own.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.by_target: Counter[str] = Counter()
+        self.by_outcome: Counter[str] = Counter()
+
+    def count(self, target: str, *, outcome: str) -> None:
+        self.by_target[target] += 1
+        self.by_outcome[outcome] += 1
+
+    def total(self) -> int:
+        return sum(self.by_target.values())
+
+
+FUZZ = _Tally()
+KILLS = _Tally()
+MATRIX = _Tally()     # store calls made as one company with another company's identifiers
+TAMPER = _Tally()     # issue 24: backup folders tampered with (planted rows, links, manifest values and shapes),
+                      # stored data edited behind the application's back, audit text read, inodes compared
+
+
+def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None:
+    if not tally.total():
+        return
+    groups: Counter[str] = Counter()
+    for target, n in tally.by_target.items():
+        groups[target.split(":", 1)[0]] += n
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(tally.by_outcome.items()))
+    per_group = ", ".join(f"{k} {v}" for k, v in sorted(groups.items()))
+    terminalreporter.write_sep("-", title)
+    terminalreporter.write_line(f"{title}: {tally.total()} {what} ({per_group}); outcomes: {outcomes}")
+    for target, n in sorted(tally.by_target.items()):
+        terminalreporter.write_line(f"  {target}: {n}")
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
+    _report(terminalreporter, FUZZ, "hostile input", "generated inputs ran")
+    _report(terminalreporter, KILLS, "kills", "SIGKILLs sent")
+    _report(terminalreporter, MATRIX, "cross-company calls", "store calls with another company's identifiers")
+    _report(terminalreporter, TAMPER, "tampering", "tampered backups, stored edits and audit-text reads checked")
