@@ -47,6 +47,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-dev-shm-usage", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 QUIET_MS = 300
 NO_SCHEDULE = {"VALUATION_DIGEST_AT": "off", "VALUATION_BACKUP_AT": "off", "VALUATION_AUDIT_AT": "off",
+               "VALUATION_BACKUP_EVERY": "off",
                "VALUATION_JOB_RETRY_SECONDS": "0"}
 # Whom each role logs in as (README "Demo logins"); exp.salvamar holds the bench's 1M-item contract.
 ACCOUNTS: dict[str, tuple[str, ...]] = {

@@ -1,4 +1,5 @@
-"""Tarefas (admin): the scheduled jobs, their last runs and a "run now" button (issue 13, item 3)."""
+"""Tarefas (admin): the scheduled jobs, their last runs and a "run now" button (issue 13, item 3), and the
+recovery point: the newest proven backup and whether it is older than the recovery point (issue 24)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -6,7 +7,7 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import date_br, for_display
-from ui.jobs_view import job_settings, local, next_runs
+from ui.jobs_view import job_settings, local, next_runs, recovery_notice
 from ui.safe import md
 from valuation.jobs.runs import (
     JOB_LABELS,
@@ -16,6 +17,7 @@ from valuation.jobs.runs import (
     last_outcomes,
     recent_runs,
     run_job,
+    schedule_text,
 )
 
 user = session.guard("jobs")
@@ -29,14 +31,14 @@ if svc is None:
     st.info("O painel não está rodando como serviço (scripts/start.sh): nada é agendado aqui, e "
             "“Executar agora” roda a tarefa nesta página, até terminar.")
 
+recovery_notice(store, cfg)
 last = last_outcomes(store)
 upcoming = next_runs()
 for name, job in JOBS.items():
-    at = cfg.times.get(name)
     with st.container(border=True):
         a, b, c = st.columns([3, 3, 2], vertical_alignment="center")
         a.markdown(f"**{job.label}**")
-        a.caption("Não agendada." if at is None else f"Todo dia às {at:%H:%M}.")
+        a.caption(schedule_text(name, cfg))
         row = last.get(name)
         if row is None:
             b.write("Ainda não executada.")

@@ -4,7 +4,8 @@
     POST /sessao/sair            revoke the cookie's session and delete the cookie
     GET  /calendario/<token>.ics a user's calendar subscription (text/calendar, ETag, Cache-Control)
     GET  /saude                  readiness: schema version, last job outcomes, last night's audit check,
-                                 partial copies left by killed backups and restores
+                                 partial copies left by killed backups and restores, the recovery point
+                                 (the newest proven backup's age, and whether it is late: issue 24)
     POST /servico/cli            the command line's batch commands (loopback + bearer token only)
 
 The cookie routes accept only same-origin requests (Origin / Sec-Fetch-Site), so another site
@@ -100,6 +101,7 @@ async def calendar_feed(request: Request) -> Response:
 
 
 def health_doc(svc: state.ServiceState) -> dict[str, Any]:
+    from valuation.jobs.drill import recovery_point
     from valuation.jobs.maintenance import partial_copies
     from valuation.jobs.runs import audit_verified_recently, last_outcomes
 
@@ -112,6 +114,7 @@ def health_doc(svc: state.ServiceState) -> dict[str, Any]:
                         if r["ended_at"] else None} for name, r in sorted(outcomes.items())},
         "audit_verified_last_night": audit_verified_recently(store, store.now()),
         "partial_copies": partial_copies(svc.settings.backup_dir, store.path),
+        "backups": recovery_point(store, svc.settings, store.now()).as_json(),
     }
 
 

@@ -3,6 +3,12 @@
 time zone. One instance of a job at a time. A run missed while the service was down (a restart
 at 07:05 for a 07:00 digest) is caught up at start-up when today's time passed less than
 `MISFIRE_GRACE_S` ago and no run of that job started since then.
+
+The hourly backup (issue 24) runs every `settings.every["backup_hourly"]` minutes (an interval trigger,
+the first one that long after start), and at start-up at once when the newest backup in the folder is
+older than that interval; every backup job that succeeds is followed by the restore drill in the same
+worker. Every `drill.CHECK_MINUTES` the recovery point is checked (`drill.check_recovery_point`: an
+e-mail to the admins when the newest proven backup is late).
 """
 from __future__ import annotations
 
@@ -12,10 +18,12 @@ from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
 
 from valuation.core import clock
 from valuation.db.store import Store
-from valuation.jobs.runs import JOBS, run_job
+from valuation.jobs import backups, drill
+from valuation.jobs.runs import BACKUP_JOBS, JOBS, run_job
 from valuation.jobs.settings import JobSettings
 
 log = logging.getLogger("valuation.service")
@@ -27,6 +35,7 @@ class JobScheduler:
         self.store = store
         self.settings = settings
         self.stop = threading.Event()
+        self.started = store.now()
         self._scheduler = BackgroundScheduler(timezone=settings.tz, job_defaults={
             "coalesce": True, "max_instances": 1, "misfire_grace_time": MISFIRE_GRACE_S})
 
@@ -38,8 +47,16 @@ class JobScheduler:
             self._scheduler.add_job(self._run, CronTrigger(hour=at.hour, minute=at.minute, second=at.second,
                                                            timezone=self.settings.tz),
                                     args=[name, "schedule", "agenda"], id=name, name=JOBS[name].label)
+        for name, minutes in self.settings.every.items():
+            if minutes is not None:
+                self._scheduler.add_job(self._run, IntervalTrigger(minutes=minutes, timezone=self.settings.tz),
+                                        args=[name, "schedule", "agenda"], id=name, name=JOBS[name].label)
+        self.started = self.store.now()
+        self._scheduler.add_job(self._check, IntervalTrigger(minutes=drill.CHECK_MINUTES, timezone=self.settings.tz),
+                                id="recovery_point_check", name="Ponto de recuperação")
         self._scheduler.start()
         self._catch_up()
+        self._catch_up_hourly()
         log.info("scheduler started: %s", ", ".join(f"{j.id} {j.next_run_time}" for j in self._scheduler.get_jobs()))
 
     def _catch_up(self) -> None:
@@ -58,6 +75,26 @@ class JobScheduler:
             self._scheduler.add_job(self._run, "date", run_date=now, args=[name, "schedule", "agenda"],
                                     id=f"{name}-catch-up", misfire_grace_time=None)
 
+    def _catch_up_hourly(self) -> None:
+        minutes = self.settings.every.get("backup_hourly")
+        if minutes is None:
+            return
+        found = backups.found(self.settings.backup_dir)
+        if found and self.store.now() - found[-1].taken_at < timedelta(minutes=minutes):
+            return
+        log.info("no backup in the last %d min: taking the hourly backup now", minutes)
+        self._scheduler.add_job(self._run, "date", run_date=clock.now_utc().astimezone(self.settings.tz),
+                                args=["backup_hourly", "schedule", "agenda"], id="backup_hourly-catch-up",
+                                misfire_grace_time=None)
+
+    def _check(self) -> None:
+        if self.stop.is_set():
+            return
+        try:
+            drill.check_recovery_point(self.store, self.settings, since=self.started, now=self.store.now())
+        except Exception:       # a check that fails is logged; the next one runs in CHECK_MINUTES
+            log.exception("recovery point check failed")
+
     def run_now(self, name: str, started_by: str) -> None:
         """Run `name` at once in a worker thread (the Tarefas page's button); returns immediately."""
         if name not in JOBS:
@@ -72,7 +109,10 @@ class JobScheduler:
     def _run(self, name: str, trigger: str, started_by: str) -> None:
         if self.stop.is_set():
             return
-        run_job(self.store, name, self.settings, trigger=trigger, started_by=started_by, stop=self.stop)
+        ok = run_job(self.store, name, self.settings, trigger=trigger, started_by=started_by, stop=self.stop)
+        if ok and name in BACKUP_JOBS and not self.stop.is_set():
+            run_job(self.store, "restore_drill", self.settings, trigger=trigger, started_by=started_by,
+                    stop=self.stop)
 
     def shutdown(self) -> None:
         """Interrupt retry pauses, then wait for the running jobs to end."""

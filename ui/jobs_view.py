@@ -39,3 +39,19 @@ def audit_failure_notice(store: Any) -> None:
     if alert is not None:
         st.error(f"A verificação da cadeia de auditoria de {date_br(local(alert['ended_at'], job_settings()))} "
                  f"falhou. {md(alert['message'] or '')} Veja a página Tarefas.", icon=":material/gpp_bad:")
+
+
+def recovery_notice(store: Any, cfg: JobSettings) -> None:
+    """On Tarefas: the newest proven backup against the recovery point (an error when it is late)."""
+    import streamlit as st
+
+    from valuation.jobs.drill import describe, recovery_point
+
+    point = recovery_point(store, cfg, store.now())
+    text = describe(point, cfg.tz)
+    if point.unproven:
+        text += f" {point.unproven} cópia(s) mais recente(s) ainda sem prova de restauração."
+    if point.late:
+        st.error(text, icon=":material/history:")
+    else:
+        st.success(text, icon=":material/verified:")

@@ -38,7 +38,7 @@ def _prepare(world: Any) -> None:
 
 
 def _settings(world: Any, tmp_path: Path, env: dict[str, str] | None = None) -> JobSettings:
-    return JobSettings.from_env(str(world.path), {"VALUATION_JOB_RETRY_SECONDS": "0",
+    return JobSettings.from_env(str(world.path), {"VALUATION_JOB_RETRY_SECONDS": "0", "VALUATION_BACKUP_EVERY": "off",
                                                   "VALUATION_BACKUP_DIR": str(tmp_path / "copias"), **(env or {})})
 
 
@@ -108,18 +108,17 @@ def test_without_smtp_the_digest_fails_plainly(small_world: Any, tmp_path: Path)
         "E-mail não configurado (VALUATION_SMTP_HOST): nenhuma mensagem foi enviada."}
 
 
-def test_the_nightly_backup_goes_into_dated_folders_keeping_n(small_world: Any, tmp_path: Path) -> None:
-    cfg = _settings(small_world, tmp_path, {"VALUATION_BACKUP_KEEP": "2"})
-    for old in ("2020-01-01", "2020-01-02"):
-        (cfg.backup_dir / old).mkdir(parents=True)
-        (cfg.backup_dir / old / "manifest.json").write_text("{}")
-    (cfg.backup_dir / "notas").mkdir()                                       # not ours: never removed
-    assert runs.run_job(small_world.store, "backup", cfg)
+def test_the_nightly_backup_goes_into_dated_folders(small_world: Any, tmp_path: Path) -> None:
+    cfg = _settings(small_world, tmp_path)
+    (cfg.backup_dir / "notas").mkdir(parents=True)                          # not ours: never removed
     assert runs.run_job(small_world.store, "backup", cfg)
     today = f"{datetime.now(cfg.tz):%Y-%m-%d}"
-    kept = sorted(p.name for p in cfg.backup_dir.iterdir())
-    assert kept[0] == today and kept[1].startswith(today + "-") and kept[2] == "notas" and len(kept) == 3
     assert (cfg.backup_dir / today / "manifest.json").is_file()
+    assert runs.run_job(small_world.store, "backup", cfg)
+    kept = sorted(p.name for p in cfg.backup_dir.iterdir() if not p.name.startswith("."))
+    # a second one that day is AAAA-MM-DD-HHMMSS; the schedule keeps the newest of each hour (test_retention_schedule)
+    assert len(kept) == 2 and kept[0].startswith(today + "-") and kept[1] == "notas"
+    assert "1 cópia antiga removida" in runs.recent_runs(small_world.store)[0]["message"]
 
 
 def test_the_settings_refuse_bad_values(small_world: Any) -> None:
@@ -128,7 +127,10 @@ def test_the_settings_refuse_bad_values(small_world: Any) -> None:
     assert cfg.tz.key == "America/Sao_Paulo" and cfg.smtp.port == 25
     assert JobSettings.from_env("x", {"VALUATION_SMTP_SECURITY": "starttls"}).smtp.port == 587
     for env in ({"VALUATION_DIGEST_AT": "25:00"}, {"VALUATION_SMTP_SECURITY": "ssl3"}, {"VALUATION_TZ": "Marte/Base"},
-                {"VALUATION_BACKUP_KEEP": "sete"}):
+                {"VALUATION_BACKUP_KEEP": "sete"}, {"VALUATION_BACKUP_EVERY": "0"},
+                {"VALUATION_BACKUP_EVERY": "90"}, {"VALUATION_BACKUP_KEEP_WEEKLY": "-1"},
+                {"VALUATION_BACKUP_KEEP_HOURLY": "0", "VALUATION_BACKUP_KEEP_DAILY": "0",
+                 "VALUATION_BACKUP_KEEP_WEEKLY": "0"}, {"VALUATION_RPO_MINUTES": "0"}):
         with pytest.raises(InputError):
             JobSettings.from_env("x", env)
 
@@ -207,17 +209,17 @@ def test_the_service_catches_up_a_run_missed_while_it_was_down(small_world: Any,
     scheduler.start()
     try:
         deadline = time.monotonic() + 60
-        while not any(r["outcome"] == "ok" for r in runs.recent_runs(small_world.store)) \
-                and time.monotonic() < deadline:
+        while not any(r["job"] == "restore_drill" and r["outcome"] != "running"
+                      for r in runs.recent_runs(small_world.store)) and time.monotonic() < deadline:
             time.sleep(0.2)
     finally:
         scheduler.shutdown()
     assert [(r["job"], r["trigger"], r["outcome"]) for r in runs.recent_runs(small_world.store)] == [
-        ("backup", "schedule", "ok")]
+        ("restore_drill", "schedule", "ok"), ("backup", "schedule", "ok")]     # every backup is then proven
     again = JobScheduler(small_world.store, cfg)                      # a second restart: it already ran
     again.start()
     again.shutdown()
-    assert len(runs.recent_runs(small_world.store)) == 1
+    assert len(runs.recent_runs(small_world.store)) == 2
 
 
 def test_the_admin_assigns_offices_to_a_dpc_user(small_world: Any) -> None:

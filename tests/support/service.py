@@ -98,6 +98,7 @@ class Service:
 
 
 NO_SCHEDULE = {"VALUATION_DIGEST_AT": "off", "VALUATION_BACKUP_AT": "off", "VALUATION_AUDIT_AT": "off",
+               "VALUATION_BACKUP_EVERY": "off",
                "VALUATION_JOB_RETRY_SECONDS": "0"}
 
 

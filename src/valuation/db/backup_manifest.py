@@ -73,6 +73,16 @@ def _parse(source: Path) -> Any:
     return doc
 
 
+def peek(source: Path) -> dict[str, Any] | None:
+    """The parsed manifest of `source` without checking the files it lists (the jobs list their backup
+    folders with it: db/backup folder names, times, vouch digests), or None when it cannot be read as one."""
+    try:
+        doc = _parse(source)
+    except InputError:
+        return None
+    return doc if isinstance(doc, dict) and doc.get("format") in FORMATS else None
+
+
 def _top_level(source: Path) -> tuple[set[str], list[Problem]]:
     """The names in the folder, and a problem for each that is not a regular file or the real files/."""
     names, problems = set(), []

@@ -2,7 +2,8 @@
 
 A backup is written into `.<name>.partial-<pid>/` beside its folder and a restore into
 `.<name>.restoring-<pid>` (and its `.wal`) beside the new file; both are renamed or removed when the
-run ends, but a SIGKILL leaves a full copy behind. `clean(folder)` removes the ones whose process is
+run ends, but a SIGKILL leaves a full copy behind; so does a restore drill's scratch folder
+`.<name>.drilling-<pid>/` (jobs/drill.py), counted as a restore. `clean(folder)` removes the ones whose process is
 gone (never one of a live process, which may be running now): every backup and restore cleans its own
 folder before it starts, and the service cleans its backup folder and its database's folder at
 start-up. `REMOVED` counts what this process removed; `/saude` reports it with what is left
@@ -18,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<kind>partial|restoring)-(?P<pid>\d{1,10})(?P<wal>\.wal)?$")
+_NAME = re.compile(r"^\.(?P<name>.+)\.(?P<kind>partial|restoring|drilling)-(?P<pid>\d{1,10})(?P<wal>\.wal)?$")
 _lock = threading.Lock()
 REMOVED = {"backup": 0, "restore": 0}
 

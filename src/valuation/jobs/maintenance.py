@@ -1,45 +1,15 @@
-"""The nightly maintenance jobs: a dated backup (keeping the newest N) and the audit-chain check."""
+"""The nightly audit-chain check and what /saude reads of the backup folder (the backups themselves:
+jobs/backups.py)."""
 from __future__ import annotations
 
-import re
-import shutil
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from valuation.core.errors import ValuationError
 
-DATED = re.compile(r"^\d{4}-\d{2}-\d{2}(-\d{6})?$")
-
 
 class JobFailed(ValuationError):
     """A job ran and found something wrong (the message says what, in Portuguese)."""
-
-
-def dated_backup(store: Any, backup_dir: Path, *, keep: int, local_now: datetime) -> str:
-    """`db backup` into backup_dir/AAAA-MM-DD (a second run that day adds -HHMMSS); keeps the newest `keep`."""
-    from valuation.db.backup import backup
-
-    backup_dir.mkdir(parents=True, exist_ok=True)
-    dest = backup_dir / f"{local_now:%Y-%m-%d}"
-    if dest.exists():
-        dest = backup_dir / f"{local_now:%Y-%m-%d-%H%M%S}"
-    manifest = backup(store, dest, actor="agenda")
-    removed = prune(backup_dir, keep)
-    rows = sum(t["rows"] for t in manifest["tables"].values())
-    return (f"Cópia em {dest} ({len(manifest['tables'])} tabelas, {rows} linhas); "
-            f"{len(removed)} cópia{'s' if len(removed) != 1 else ''} antiga{'s' if len(removed) != 1 else ''} "
-            f"removida{'s' if len(removed) != 1 else ''}.")
-
-
-def prune(backup_dir: Path, keep: int) -> list[Path]:
-    """Remove the oldest dated backups beyond `keep` (only folders this job names and that hold a manifest)."""
-    found = sorted(p for p in backup_dir.iterdir()
-                   if p.is_dir() and DATED.match(p.name) and (p / "manifest.json").is_file())
-    old = found[:-keep] if keep > 0 else found
-    for p in old:
-        shutil.rmtree(p)
-    return old
 
 
 def partial_copies(backup_dir: Path, db_path: str | Path) -> dict[str, int]:

@@ -48,9 +48,21 @@ def _digest(store: Any, settings: JobSettings) -> str:
 
 
 def _backup(store: Any, settings: JobSettings) -> str:
-    from valuation.jobs.maintenance import dated_backup
+    from valuation.jobs.backups import take
 
-    return dated_backup(store, settings.backup_dir, keep=settings.backup_keep, local_now=_local_now(settings))
+    return take(store, settings, nightly=True)
+
+
+def _backup_hourly(store: Any, settings: JobSettings) -> str:
+    from valuation.jobs.backups import take
+
+    return take(store, settings, nightly=False)
+
+
+def _drill(store: Any, settings: JobSettings) -> str:
+    from valuation.jobs.drill import drill
+
+    return drill(store, settings)
 
 
 def _audit(store: Any, settings: JobSettings) -> str:
@@ -62,11 +74,16 @@ def _audit(store: Any, settings: JobSettings) -> str:
 JOBS: dict[str, Job] = {j.name: j for j in (
     Job("digest", "Resumo diário de prazos por e-mail", _digest),
     Job("backup", "Cópia de segurança noturna", _backup),
+    Job("backup_hourly", "Cópia de segurança de hora em hora", _backup_hourly),
+    Job("restore_drill", "Prova de restauração da cópia mais recente", _drill),
     Job("audit_verify", "Verificação noturna da cadeia de auditoria", _audit),
 )}
+BACKUP_JOBS = ("backup", "backup_hourly")   # each successful one is followed by the restore drill
 SEAL_ALERT = "audit_seal"   # not a runnable job: the record of a write refused for the audit seal
+RECOVERY_ALERT = "recovery_point"   # not a runnable job either: jobs/drill.check_recovery_point
 JOB_LABELS: dict[str, str] = {**{name: j.label for name, j in JOBS.items()},
-                              SEAL_ALERT: "Alerta: selo da cadeia de auditoria"}
+                              SEAL_ALERT: "Alerta: selo da cadeia de auditoria",
+                              RECOVERY_ALERT: "Alerta: ponto de recuperação"}
 OUTCOME_LABELS: dict[str, str] = {"running": "em execução", "ok": "concluída", "failed": "falhou"}
 TRIGGER_LABELS: dict[str, str] = {"schedule": "agenda", "manual": "executada agora", "alert": "alerta"}
 
@@ -160,6 +177,17 @@ def record_seal_alert(store: Any, settings: JobSettings, message: str) -> None:
 
 
 # -- what the pages and /saude read ---------------------------------------------------------------------
+def schedule_text(name: str, settings: JobSettings) -> str:
+    """pt-BR: when job `name` runs (Tarefas)."""
+    if name == "restore_drill":
+        return "Depois de cada cópia de segurança (de hora em hora e noturna)."
+    every = settings.every.get(name)
+    if every is not None:
+        return f"A cada {every} min." if every % 60 else f"A cada {every // 60} h."
+    at = settings.times.get(name)
+    return "Não agendada." if at is None else f"Todo dia às {at:%H:%M}."
+
+
 def recent_runs(store: Any, limit: int = 50) -> list[dict[str, Any]]:
     return store.fetch("SELECT id, job, trigger, attempt, started_at, ended_at, outcome, message, started_by "
                        "FROM job_runs ORDER BY id DESC LIMIT ?", [limit])

@@ -5,7 +5,13 @@
     VALUATION_BACKUP_AT           nightly backup (default 02:00)
     VALUATION_AUDIT_AT            nightly audit-chain verification (default 03:00)
     VALUATION_BACKUP_DIR          where dated backup folders go (default: backups/ beside the database)
-    VALUATION_BACKUP_KEEP         how many dated backups to keep (default 7)
+    VALUATION_BACKUP_EVERY        minutes between the hourly backups, 1 to 1440 or "off" (default 60);
+                                  at most VALUATION_RPO_MINUTES
+    VALUATION_BACKUP_KEEP_HOURLY / _DAILY / _WEEKLY   the retention schedule (default 24 / 7 / 4;
+                                  jobs/retention.py); VALUATION_BACKUP_KEEP is the daily count's old name
+    VALUATION_BACKUP_MIRROR       a second folder (a mounted share) that gets a copy of every backup;
+                                  it must exist — it is never created, so an unmounted share is a failure
+    VALUATION_RPO_MINUTES         the recovery point: the newest proven backup may be this old (default 60)
     VALUATION_JOB_RETRY_SECONDS   pause before the one retry of a failed job (default 60)
     VALUATION_BASE_URL            the dashboard's address, for links in e-mails (default http://127.0.0.1:8501)
     VALUATION_SMTP_HOST           SMTP server; without it no e-mail is sent and the digest job fails plainly
@@ -25,6 +31,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from valuation.core.errors import InputError, Problem
+from valuation.jobs.retention import Schedule
 
 SECURITY_MODES = ("none", "starttls", "tls")
 _AT = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$")
@@ -51,10 +58,13 @@ class JobSettings:
     tz: ZoneInfo
     times: dict[str, time | None]          # job name → time of day (None: not scheduled)
     backup_dir: Path
-    backup_keep: int
+    retention: Schedule
     retry_seconds: float
     base_url: str
     smtp: SmtpSettings
+    every: dict[str, int | None] = field(default_factory=dict)   # job name → minutes between runs
+    mirror: Path | None = None
+    rpo_minutes: int = 60
 
     @staticmethod
     def from_env(db_path: str, env: Mapping[str, str] | None = None) -> JobSettings:
@@ -76,10 +86,42 @@ class JobSettings:
                             password=env.get("VALUATION_SMTP_PASSWORD") or None,
                             sender=env.get("VALUATION_SMTP_FROM", "valuation@localhost"))
         backup_dir = Path(env.get("VALUATION_BACKUP_DIR") or Path(db_path).resolve().parent / "backups")
-        return JobSettings(db_path=db_path, tz=tz, times=times, backup_dir=backup_dir,
-                           backup_keep=max(1, _int(env, "VALUATION_BACKUP_KEEP", 7)),
+        rpo = _int(env, "VALUATION_RPO_MINUTES", 60)
+        if not 1 <= rpo <= 10080:
+            raise InputError(Problem("VALUATION_RPO_MINUTES", f"must be 1 to 10080 minutes, got {rpo}"))
+        every = _every(env, "VALUATION_BACKUP_EVERY", 60)
+        if every is not None and every > rpo:
+            raise InputError(Problem("VALUATION_BACKUP_EVERY", f"{every} minutes between backups cannot keep "
+                                                               f"the recovery point of {rpo} minutes "
+                                                               "(VALUATION_RPO_MINUTES)"))
+        mirror = env.get("VALUATION_BACKUP_MIRROR") or None
+        return JobSettings(db_path=db_path, tz=tz, times=times, backup_dir=backup_dir, retention=_schedule(env),
                            retry_seconds=max(0.0, float(_int(env, "VALUATION_JOB_RETRY_SECONDS", 60))),
-                           base_url=env.get("VALUATION_BASE_URL", "http://127.0.0.1:8501").rstrip("/"), smtp=smtp)
+                           base_url=env.get("VALUATION_BASE_URL", "http://127.0.0.1:8501").rstrip("/"), smtp=smtp,
+                           every={"backup_hourly": every}, mirror=None if mirror is None else Path(mirror),
+                           rpo_minutes=rpo)
+
+
+def _schedule(env: Mapping[str, str]) -> Schedule:
+    daily_default = _int(env, "VALUATION_BACKUP_KEEP", 7)
+    counts = {rule: _int(env, f"VALUATION_BACKUP_KEEP_{rule.upper()}", default)
+              for rule, default in (("hourly", 24), ("daily", daily_default), ("weekly", 4))}
+    for rule, count in counts.items():
+        if not 0 <= count <= 1000:
+            raise InputError(Problem(f"VALUATION_BACKUP_KEEP_{rule.upper()}", f"must be 0 to 1000, got {count}"))
+    if not any(counts.values()):
+        raise InputError(Problem("VALUATION_BACKUP_KEEP_HOURLY", "a schedule that keeps no backup at all"))
+    return Schedule(**counts)
+
+
+def _every(env: Mapping[str, str], name: str, default: int) -> int | None:
+    text = env.get(name, str(default)).strip()
+    if text.lower() in ("off", "desligado"):
+        return None
+    minutes = _int(env, name, default)
+    if not 1 <= minutes <= 1440:
+        raise InputError(Problem(name, f"must be 1 to 1440 minutes or off, got {minutes}"))
+    return minutes
 
 
 def _at(env: Mapping[str, str], name: str, default: str) -> time | None:
