@@ -120,7 +120,8 @@ def measure(source: Path, work: Path, *, contract: str, actor: str, split: int =
     env = {"VALUATION_BACKUP_EVERY": "60", "VALUATION_BACKUP_DIR": str(backups), "VALUATION_BACKUP_MIRROR": str(mirror)}
     port = _free_port()
     with live.serve(db, port, env=env) as svc:
-        proven = _wait_proven(svc.base)["backups"]["newest_proven"]
+        health = _wait_proven(svc.base)["backups"]
+        proven = health["newest_proven"]
         _cli("import", "items", str(second), "--db", str(db), "--contract", contract, "--actor", actor)  # the bridge
         lost_at = time.time()
         _lose_the_disk(db, backups)
@@ -141,6 +142,7 @@ def measure(source: Path, work: Path, *, contract: str, actor: str, split: int =
             "backup_restored": newest, "backup_proven": proven["folder"], "audit_verify_ok": bool(verified.get("ok")),
             "restored_tables": len(restored.get("tables", {})),
             "backup_age_at_loss_s": round(lost_at - taken, 1),
+            "saude_older_than_recovery_point": health["older_than_recovery_point"],
             "rto_s": {"stop": round(stopped - stopping, 2), "restore": round(rebuilt - stopped, 2),
                       "start": round(started - rebuilt, 2), "total": round(started - stopping, 2)}}
 

@@ -130,7 +130,8 @@ def test_the_settings_refuse_bad_values(small_world: Any) -> None:
                 {"VALUATION_BACKUP_KEEP": "sete"}, {"VALUATION_BACKUP_EVERY": "0"},
                 {"VALUATION_BACKUP_EVERY": "90"}, {"VALUATION_BACKUP_KEEP_WEEKLY": "-1"},
                 {"VALUATION_BACKUP_KEEP_HOURLY": "0", "VALUATION_BACKUP_KEEP_DAILY": "0",
-                 "VALUATION_BACKUP_KEEP_WEEKLY": "0"}, {"VALUATION_RPO_MINUTES": "0"}):
+                 "VALUATION_BACKUP_KEEP_WEEKLY": "0"}, {"VALUATION_RPO_MINUTES": "0"},
+                {"VALUATION_BACKUP_DIR": "/srv/copias", "VALUATION_BACKUP_MIRROR": "/srv/copias/"}):
         with pytest.raises(InputError):
             JobSettings.from_env("x", env)
 

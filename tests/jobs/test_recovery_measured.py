@@ -34,4 +34,5 @@ def test_a_lost_disk_loses_only_the_writes_after_the_hourly_backup(small_world: 
     assert (figures["written_before_backup"], figures["written_after_backup"]) == (120, 80)
     assert (figures["kept"], figures["lost"]) == (120, 80)
     assert figures["backup_restored"] == figures["backup_proven"] and figures["audit_verify_ok"] is True
+    assert figures["saude_older_than_recovery_point"] is False         # /saude, once the backup was proven
     assert figures["backup_age_at_loss_s"] >= 0 and figures["rto_s"]["total"] > 0

@@ -25,6 +25,7 @@ import fcntl
 import os
 import re
 import shutil
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -76,6 +77,35 @@ def _taken_at(doc: dict[str, Any]) -> datetime | None:
     return at.astimezone(UTC).replace(tzinfo=None) if at.tzinfo else at
 
 
+# a manifest is read once per (path, inode, size, mtime): /saude and Tarefas list the folder on every request
+_read: dict[tuple[str, int, int, int], tuple[datetime, str | None] | None] = {}
+_read_lock = threading.Lock()
+
+
+def _facts(folder: Path) -> tuple[datetime, str | None] | None:
+    """(taken at, vouch digest) of the backup `folder`, or None when its manifest cannot be read."""
+    try:
+        st = os.lstat(folder / MANIFEST)
+    except OSError:
+        return None
+    key = (str(folder), st.st_ino, st.st_size, st.st_mtime_ns)
+    with _read_lock:
+        if key in _read:
+            return _read[key]
+    doc = peek(folder)
+    at = None if doc is None else _taken_at(doc)
+    facts = None
+    if doc is not None and at is not None:
+        vouch = doc.get("vouch")
+        digest = vouch.get("digest") if isinstance(vouch, dict) and isinstance(vouch.get("digest"), str) else None
+        facts = (at, digest)
+    with _read_lock:
+        if len(_read) > 1000:
+            _read.clear()
+        _read[key] = facts
+    return facts
+
+
 def found(folder: Path) -> list[Found]:
     """Our finished backups in `folder`, oldest first (none when the folder is missing)."""
     out = []
@@ -86,13 +116,10 @@ def found(folder: Path) -> list[Found]:
     for entry in entries:
         if not DATED.match(entry.name) or not entry.is_dir(follow_symlinks=False):
             continue
-        doc = peek(Path(entry.path))
-        at = None if doc is None else _taken_at(doc)
-        if doc is None or at is None:
+        facts = _facts(Path(entry.path))
+        if facts is None:
             continue                    # not finished, or damaged: never ours to remove
-        vouch = doc.get("vouch")
-        digest = vouch.get("digest") if isinstance(vouch, dict) and isinstance(vouch.get("digest"), str) else None
-        out.append(Found(entry.name, Path(entry.path), at, digest))
+        out.append(Found(entry.name, Path(entry.path), *facts))
     return sorted(out, key=lambda f: (f.taken_at, f.name))
 
 

@@ -95,6 +95,8 @@ class JobSettings:
                                                                f"the recovery point of {rpo} minutes "
                                                                "(VALUATION_RPO_MINUTES)"))
         mirror = env.get("VALUATION_BACKUP_MIRROR") or None
+        if mirror is not None and Path(mirror).resolve() == backup_dir.resolve():
+            raise InputError(Problem("VALUATION_BACKUP_MIRROR", "must be another folder than VALUATION_BACKUP_DIR"))
         return JobSettings(db_path=db_path, tz=tz, times=times, backup_dir=backup_dir, retention=_schedule(env),
                            retry_seconds=max(0.0, float(_int(env, "VALUATION_JOB_RETRY_SECONDS", 60))),
                            base_url=env.get("VALUATION_BASE_URL", "http://127.0.0.1:8501").rstrip("/"), smtp=smtp,
