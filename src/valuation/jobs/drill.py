@@ -59,7 +59,7 @@ def _prove(store: Any, found: backups.Found) -> dict[str, Any]:
     record = find_record(store, found.digest or "")
     if record is None:
         raise _fail(f"A cópia {found.name} não está registrada na cadeia de auditoria deste banco (nenhum "
-                    "registro backup_taken com a sua assinatura): não pode ser provada.")
+                    "registro de cópia com a sua assinatura): não pode ser provada.")
     scratch = found.path.parent / f".{found.name}.drilling-{os.getpid()}"
     shutil.rmtree(scratch, ignore_errors=True)
     os.mkdir(scratch, 0o700)
@@ -90,12 +90,14 @@ def drill(store: Any, settings: JobSettings) -> str:
     with backups.exclusive(settings.backup_dir):
         found = backups.found(settings.backup_dir)
         proven = backups.proofs(store)
-        pending = [b for b in found if b.digest is not None and (b.name, b.digest) not in proven]
+        pending = [b for b in found if b.digest is None or (b.name, b.digest) not in proven]
         if not pending:
             if not found:
                 raise _fail(f"Nenhuma cópia em {settings.backup_dir} para provar.")
             return f"Nada a provar: a cópia mais recente ({found[-1].name}) já foi provada."
         target = pending[-1]
+        if target.digest is None:
+            raise _fail(f"A cópia {target.name} não tem a assinatura das cópias atuais: não pode ser provada.")
         facts = _prove(store, target)
         store.write("agenda", lambda tx: tx.audit(backups.PROOF_ACTION, "backup", target.name, None, facts))
     skipped = len(pending) - 1
