@@ -96,7 +96,8 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
 
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)
-    _clean_partial_copies(settings.backup_dir, Path(db_path).resolve().parent)
+    _clean_partial_copies(settings.backup_dir, Path(db_path).resolve().parent,
+                          *(() if settings.mirror is None else (settings.mirror,)))
     store = await to_thread.run_sync(lambda: open_shared(db_path))   # migrations applied here
     _register_cookie_bridge()
     cli_bridge.install()

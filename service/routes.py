@@ -113,7 +113,7 @@ def health_doc(svc: state.ServiceState) -> dict[str, Any]:
         "jobs": {name: {"outcome": r["outcome"], "ended_at": r["ended_at"].isoformat(timespec="seconds") + "Z"
                         if r["ended_at"] else None} for name, r in sorted(outcomes.items())},
         "audit_verified_last_night": audit_verified_recently(store, store.now()),
-        "partial_copies": partial_copies(svc.settings.backup_dir, store.path),
+        "partial_copies": partial_copies(svc.settings.backup_dir, store.path, svc.settings.mirror),
         "backups": recovery_point(store, svc.settings, store.now()).as_json(),
     }
 

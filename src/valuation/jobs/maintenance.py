@@ -12,12 +12,13 @@ class JobFailed(ValuationError):
     """A job ran and found something wrong (the message says what, in Portuguese)."""
 
 
-def partial_copies(backup_dir: Path, db_path: str | Path) -> dict[str, int]:
-    """For /saude (issue 24, item 15): partial copies of killed backups and restores removed by this
-    process, and those left now in the backup folder and beside the database (stale or running)."""
+def partial_copies(backup_dir: Path, db_path: str | Path, mirror: Path | None = None) -> dict[str, int]:
+    """For /saude (issue 24, item 15): partial copies of killed backups, restores and drills removed by
+    this process, and those left now in the backup folder, its mirror and beside the database (stale or
+    running)."""
     from valuation.db import leftovers
 
-    return leftovers.census(backup_dir, Path(db_path).resolve().parent)
+    return leftovers.census(backup_dir, Path(db_path).resolve().parent, *(() if mirror is None else (mirror,)))
 
 
 def verify_audit(store: Any) -> str:
