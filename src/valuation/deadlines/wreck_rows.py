@@ -12,6 +12,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.archaeology import SITE_BASIS, site_moots_lapse
 from valuation.core.casualty import casualty_bounds, is_wooden
 from valuation.core.law import years_text
 from valuation.deadlines import rules as dl
@@ -60,8 +61,9 @@ def add_wreck_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_
     where, params = ("WHERE w.office_code = ?", [sc.office]) if sc.office else ("", [])
     wrecks = store.fetch(
         "SELECT w.id, w.code, w.name, w.office_code, w.hull_material, w.casualty_year, w.casualty_month, "
-        "w.casualty_day, w.casualty_precision, w.owner_declared_lost, w.owner_licence_requested, w.court_known_on "
-        f"FROM wrecks w {where} ORDER BY w.code", params)
+        "w.casualty_day, w.casualty_precision, w.owner_declared_lost, w.owner_licence_requested, w.court_known_on, "
+        "s.registered_on AS site_registered_on "
+        f"FROM wrecks w LEFT JOIN archaeological_sites s ON s.wreck_id = w.id {where} ORDER BY w.code", params)
     suspensions = _suspensions(store, court_suspends)
     events = _court_events(store)
     by_id: dict[int, tuple[dict[str, Any], date]] = {}
@@ -107,6 +109,9 @@ def _lapse_row(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subj
     # the earliest event wins (arts. 3 I, 6, 7): a declaration after the lapse ended changes nothing
     moot = (f"o responsável declarou a coisa perdida em {fmt(declared)} (art. 3 I): domínio da União"
             if declared is not None and declared <= as_of and (d.due is None or declared <= d.due) else None)
+    site = w.get("site_registered_on")
+    if moot is None and site_moots_lapse(site, d.due, as_of):   # Constituição art. 20 X; Lei 3.924/1961
+        moot = f"sítio arqueológico registrado em {fmt(site)}: bem da União ({SITE_BASIS})"
     published: date = law.LAW_PUBLISHED.value
     since = max(d.due + ONE, published) if d.due is not None else as_of
     timely = requested is not None and (d.due is None or requested <= d.due)

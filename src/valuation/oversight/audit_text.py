@@ -83,6 +83,9 @@ ACTION_LABELS: dict[str, str] = {
     "record_balance_paid": "Saldo entregue ao responsável",
     "record_co_signature": "Coassinatura do Ministério da Cultura registrada",
     "seed_legal_demo": "Carga dos registros legais de demonstração",
+    # issue 25: sites (Constituição art. 20 X), cessions (Lei 7.542 art. 8), cargo (arts. 13 §1, 14), salvage
+    "record_archaeological_site": "Sítio arqueológico registrado",
+    "seed_wreck_law_demo": "Carga dos registros de demonstração de sítios, cessões, cargas e salvamento",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -100,6 +103,7 @@ ENTITY_LABELS: dict[str, str] = {
     "row_seals": "Selos de conteúdo",
     "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
     "owner_balance": "Saldo do responsável",
+    "archaeological_site": "Sítio arqueológico",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -176,6 +180,8 @@ FIELD_LABELS: dict[str, str] = {
     "paid_on": "Entregue em", "signed_on": "Assinada em", "signatory": "Signatário", "basis": "Referência legal",
     "co_signatures": "Coassinaturas", "removal_orders": "Determinações de remoção",
     "owner_balances": "Saldos do responsável", "policies": "Políticas",
+    # issue 25
+    "authority": "Órgão", "archaeological_sites": "Sítios arqueológicos",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
