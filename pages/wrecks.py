@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from page_tabs.wrecks import site
+from page_tabs.wrecks import parties, site
 from page_tabs.wrecks.view import WreckView
 from ui import cache, figures, session
 from ui.charts import show
@@ -83,11 +83,12 @@ def detail(df: pd.DataFrame) -> None:
 
 
 # issue 25: the wreck's responsible parties (Lei 7.542 arts. 8, 13 §1, 14) and its archaeological site
-WRECK_TABS = {"Sítio arqueológico": site.render}
+WRECK_TABS = {"Sítio arqueológico": site.render, "Responsáveis e carga": parties.render}
 
 
 def wreck_tabs(w: dict[str, object]) -> None:
-    tabs = LazyTabs("wrecks", list(WRECK_TABS))   # only the open tab runs (issue 17)
+    names = [n for n in WRECK_TABS if n != "Responsáveis e carga" or allowed(user, "read_owners")]
+    tabs = LazyTabs("wrecks", names)   # only the open tab runs (issue 17)
     with tabs.panel():
         WRECK_TABS[tabs.current](WreckView(user=user, store=store, wreck=w))
 

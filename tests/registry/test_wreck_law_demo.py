@@ -41,17 +41,39 @@ def _shown(at) -> str:
     return texts(at) + "\n" + "\n".join(str(t.value) for t in at.text)
 
 
-def _wreck_page(db: Path, code: str):
-    with Store(db, read_only=True) as s:
-        wreck_id = s.scalar("SELECT id FROM wrecks WHERE code = ?", [code])
-    at = page_as(db, first_user(db, "dpc"), "wrecks")
-    next(s for s in at.selectbox if s.label == "Naufrágio").set_value(wreck_id).run()
-    return at
-
-
-def test_the_wrecks_page_shows_the_site(full_demo_db: Path, tmp_path: Path):
+def test_the_wrecks_page_shows_the_site_and_the_parties(full_demo_db: Path, tmp_path: Path):
     db = copy_database(full_demo_db, tmp_path / "demo.duckdb")
-    at = open_tab(_wreck_page(db, "ES-003"), "wrecks", "Sítio arqueológico")
+    with Store(db, read_only=True) as s:   # before the page opens the file (one configuration per process)
+        ids = {r["code"]: r["id"] for r in s.fetch("SELECT id, code FROM wrecks WHERE code IN ('ES-003', 'RJ-002')")}
+    dpc = first_user(db, "dpc")
+    at = page_as(db, dpc, "wrecks")
+    next(s for s in at.selectbox if s.label == "Naufrágio").set_value(ids["ES-003"]).run()
+    at = open_tab(at, "wrecks", "Sítio arqueológico")
     shown = _shown(at)
     assert not at.exception, at.exception
     assert "IPHAN nº CNSA ES-00087, registrado em 12/08/2019" in shown and "Constituição Federal art. 20 X" in shown
+    # the same page: the responsible parties of RJ-002, vessel and cargo (arts. 8, 13 §1, 14)
+    next(s for s in at.selectbox if s.label == "Naufrágio").set_value(ids["RJ-002"]).run()
+    at = open_tab(at, "wrecks", "Responsáveis e carga")
+    assert not at.exception, at.exception
+    frames = [df for df in (e.value for e in at.dataframe) if "Papel" in df.columns]
+    assert frames and "Petróleo Atlântico S.A. ◀ responsável" in set(frames[0]["Responsável"])
+    assert any("art. 13 §1" in str(v) for v in frames[0]["Fundamento"])
+
+
+def test_the_demo_cessions_and_cargo(demo_status):
+    """ES-002: ceded to its insurer on 10/11/2022, communicated 25/11/2022; the insurer's request of 14/03/2023
+    counts (art. 8 §2). AP-001: a cession never communicated, void against the Authority. RJ-002: the cargo's
+    responsible declared it lost on 22/04/2024 — the cargo is the União's, the vessel stays private (arts. 13
+    §1, 14)."""
+    store, dpc, df = demo_status
+    es = df.loc["ES-002"]
+    assert es["owner_name"] == "Seguradora Marítima Capixaba S.A. (cessionário, Lei 7.542 art. 8)"
+    assert es["licence_requested"] == D(2023, 3, 14) and es["owner"] == "private", es["steps"]
+    ap = store.scalar("SELECT id FROM wrecks WHERE code = 'AP-001'")
+    from valuation.registry.parties import responsible_parties
+    rows = responsible_parties(store, dpc, int(ap), DEMO_TODAY)["rows"]
+    assert rows[0]["responsible"] and rows[0]["name"] == "Pesqueira Oiapoque Ltda."
+    assert "nula perante ela (Lei 7.542/1986 art. 8 §2)" in rows[1]["role"]
+    rj = df.loc["RJ-002"]
+    assert (rj["owner"], rj["cargo_owner_pt"], rj["cargo_since"]) == ("private", "União", D(2024, 4, 22))

@@ -154,7 +154,7 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("record_co_signature", ("dpc",), "registrar a coassinatura do Ministério da Cultura"),
     # issue 25: the registry's records of Lei 7.542 arts. 8, 13 §1 and 14, and of Constituição art. 20 X
     Permission("manage_archaeological_sites", ("dpc",), "registrar sítios arqueológicos"),
-    Permission("manage_cessions", ("dpc",), "registrar cessões dos direitos do responsável"),
+    Permission("manage_cessions", ("dpc",), "registrar cessões e pedidos dos responsáveis"),
     Permission("manage_cargo", ("dpc",), "registrar a carga e o seu responsável"),
     # explorers read only their own organisation's row
     Permission("read_representative_cpf", ("dpc", "explorer"), "consultar o CPF do representante"),

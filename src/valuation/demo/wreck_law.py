@@ -5,7 +5,16 @@
 - archaeological sites (Constituição art. 20 X; Lei 3.924/1961): the Vapor Bahía Blanca (ES-003, 1908),
   private under art. 32 (its owner asked in time, 15/06/1987), is the União's from its registration
   (12/08/2019) whatever that request; the Galeão Santo Antônio de Pádua (BA-001, wooden hull of 1686) was
-  the União's from 29/09/1986 by art. 32 §1 — its registration of 2014 changes nothing (the earliest event).
+  the União's from 29/09/1986 by art. 32 §1 — its registration of 2014 changes nothing (the earliest event);
+- cessions of the owner's rights (Lei 7.542 art. 8): Pesca Capixaba ceded the Pesqueiro Netuno II (ES-002) to
+  its insurer, Seguradora Marítima Capixaba, on 10/11/2022, communicated on 25/11/2022 — the insurer is the
+  responsible from then on, and its licence request of 14/03/2023 counts; Pesqueira Oiapoque ceded the
+  Lagosteiro Estrela do Norte (AP-001) to Recuperadora Amapá on 10/06/2026 without communicating it — void
+  against the Authority (art. 8 §2): the removal order's notices still go to Pesqueira Oiapoque;
+- a vessel and its cargo (arts. 13 §1 and 14): the AHTS Atlântica Aurora (RJ-002) carried subsea equipment of
+  Petróleo Atlântico S.A., who declared it lost on 22/04/2024 — the cargo is the União's from then, while the
+  vessel stays private (its owner asked in time, 10/05/2023); the vessel's owner then asked to remove the
+  cargo (art. 14 I, 02/09/2024), which does not count for the cargo's five years.
 
 Refuses nothing: it does nothing when its records exist already (idempotent).
 """
@@ -14,6 +23,7 @@ from __future__ import annotations
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING
 
+from valuation.core import ids
 from valuation.demo.constants import DEMO_ACTOR
 
 if TYPE_CHECKING:
@@ -30,6 +40,30 @@ SITES: dict[str, tuple[str, str, date, str]] = {
 }
 
 
+# key → (name, doc_kind, doc_number, nationality, whereabouts_known, address): the new parties
+NEW_OWNERS: dict[str, tuple[str, str, str, str, bool, str]] = {
+    "seguradora": ("Seguradora Marítima Capixaba S.A.", "CNPJ", "275910340001" + ids.cnpj_check_digits("275910340001"),
+                   "brasileira", True, "Av. Nossa Senhora dos Navegantes 675, Enseada do Suá, Vitória-ES"),
+    "recuperadora": ("Recuperadora Amapá Ltda.", "CNPJ", "158320470001" + ids.cnpj_check_digits("158320470001"),
+                     "brasileira", True, "Rua São José 1450, Centro, Macapá-AP"),
+    "petroleo": ("Petróleo Atlântico S.A.", "CNPJ", "331274060001" + ids.cnpj_check_digits("331274060001"),
+                 "brasileira", True, "Av. República do Chile 330, Centro, Rio de Janeiro-RJ"),
+}
+# wreck → (cedent: the wreck's owner, cessionary key, ceded_on, communicated_on, act)
+CESSIONS: tuple[tuple[str, str, date, date | None, str], ...] = (
+    ("ES-002", "seguradora", _D(2022, 11, 10), _D(2022, 11, 25),
+     "Termo de abandono e cessão de direitos à seguradora (perda total), 1º Ofício de Vitória"),
+    ("AP-001", "recuperadora", _D(2026, 6, 10), None, "Contrato particular de cessão de direitos sobre o casco"),
+)
+CARGO = ("RJ-002", "Equipamentos submarinos: 2 manifolds e 3 km de umbilicais", "petroleo", _D(2024, 4, 22))
+# wreck → (part, requester: a new owner key or 'owner' for the wreck's owner, day, note)
+REQUESTS: tuple[tuple[str, str, str, date, str], ...] = (
+    ("ES-002", "embarcação", "seguradora", _D(2023, 3, 14), "Pedido de licença para remoção do casco (art. 4)."),
+    ("RJ-002", "carga", "owner", _D(2024, 9, 2),
+     "Pedido de remoção da carga pelo responsável pela embarcação (art. 14 I)."),
+)
+
+
 def _at(day: date, hour: int = 10) -> datetime:
     return datetime.combine(day, time(hour, 0))
 
@@ -37,11 +71,12 @@ def _at(day: date, hour: int = 10) -> datetime:
 def seed_wreck_law_demo(store: Store) -> dict[str, int]:
     """Insert the records listed in the module docstring; returns the rows added per kind."""
     if store.scalar("SELECT count(*) FROM archaeological_sites"):
-        return {"archaeological_sites": 0}
+        return {"archaeological_sites": 0, "cessions": 0, "wreck_cargoes": 0, "licence_requests": 0}
     counts: dict[str, int] = {}
 
     def write(tx: Tx) -> None:
         counts["archaeological_sites"] = _sites(tx)
+        counts.update(_parties(tx))
         tx.audit("seed_wreck_law_demo", "demo", None, None, dict(counts))
 
     store.write(DEMO_ACTOR, write)
@@ -56,3 +91,26 @@ def _sites(tx: Tx) -> int:
         tx.cur.executemany("INSERT INTO archaeological_sites (wreck_id, authority, number, registered_on, note, "
                            "recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     return len(rows)
+
+
+def _parties(tx: Tx) -> dict[str, int]:
+    wrecks = {r["code"]: (r["id"], r["owner_id"]) for r in tx.fetch("SELECT id, code, owner_id FROM wrecks")}
+    if not all(code in wrecks for code in ("ES-002", "AP-001", "RJ-002")):
+        return {"cessions": 0, "wreck_cargoes": 0, "licence_requests": 0}
+    people = {key: int(tx.scalar(
+        "INSERT INTO owners (name, doc_kind, doc_number, nationality, whereabouts_known, address) "
+        "VALUES (?, ?, ?, ?, ?, ?) RETURNING id", list(row))) for key, row in NEW_OWNERS.items()}
+    for code, to, ceded, communicated, act in CESSIONS:
+        wreck_id, owner = wrecks[code]
+        tx.execute("INSERT INTO cessions (wreck_id, part, cedent_id, cessionary_id, ceded_on, communicated_on, act, "
+                   "recorded_by, recorded_at) VALUES (?, 'embarcação', ?, ?, ?, ?, ?, ?, ?)",
+                   [wreck_id, owner, people[to], ceded, communicated, act, DEMO_ACTOR, _at(communicated or ceded)])
+    code, description, holder, lost = CARGO
+    tx.execute("INSERT INTO wreck_cargoes (wreck_id, description, owner_id, declared_lost, recorded_by, recorded_at) "
+               "VALUES (?, ?, ?, ?, ?, ?)", [wrecks[code][0], description, people[holder], lost, DEMO_ACTOR, _at(lost)])
+    for code, part, who, day, note in REQUESTS:
+        wreck_id, owner = wrecks[code]
+        tx.execute("INSERT INTO licence_requests (wreck_id, part, requester_id, requested_on, note, recorded_by, "
+                   "recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   [wreck_id, part, owner if who == "owner" else people[who], day, note, DEMO_ACTOR, _at(day)])
+    return {"owners": len(people), "cessions": len(CESSIONS), "wreck_cargoes": 1, "licence_requests": len(REQUESTS)}

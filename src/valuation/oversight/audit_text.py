@@ -85,6 +85,9 @@ ACTION_LABELS: dict[str, str] = {
     "seed_legal_demo": "Carga dos registros legais de demonstração",
     # issue 25: sites (Constituição art. 20 X), cessions (Lei 7.542 art. 8), cargo (arts. 13 §1, 14), salvage
     "record_archaeological_site": "Sítio arqueológico registrado",
+    "record_cession": "Cessão dos direitos do responsável registrada",
+    "record_cession_communicated": "Comunicação de cessão à Autoridade Naval registrada",
+    "record_cargo": "Carga e seu responsável registrados", "record_licence_request": "Pedido de responsável registrado",
     "seed_wreck_law_demo": "Carga dos registros de demonstração de sítios, cessões, cargas e salvamento",
 }
 
@@ -103,7 +106,8 @@ ENTITY_LABELS: dict[str, str] = {
     "row_seals": "Selos de conteúdo",
     "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
     "owner_balance": "Saldo do responsável",
-    "archaeological_site": "Sítio arqueológico",
+    "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
+    "licence_request": "Pedido de responsável",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -181,7 +185,11 @@ FIELD_LABELS: dict[str, str] = {
     "co_signatures": "Coassinaturas", "removal_orders": "Determinações de remoção",
     "owner_balances": "Saldos do responsável", "policies": "Políticas",
     # issue 25
-    "authority": "Órgão", "archaeological_sites": "Sítios arqueológicos",
+    "authority": "Órgão", "archaeological_sites": "Sítios arqueológicos", "cedent_id": "Cedente nº",
+    "cessionary_id": "Cessionário nº", "ceded_on": "Cedida em", "communicated_on": "Comunicada em",
+    "requester_id": "Requerente nº", "requested_on": "Pedido em", "cessions": "Cessões", "part": "Coisas",
+    "declared_lost": "Declarada perdida em",
+    "wreck_cargoes": "Cargas", "licence_requests": "Pedidos de responsáveis",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",

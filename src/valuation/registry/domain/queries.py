@@ -22,12 +22,14 @@ from valuation.core.archaeology import SiteRegistration
 from valuation.core.casualty import casualty_bounds, casualty_text
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br as fmt
+from valuation.core.responsible import vessel_and_cargo
 from valuation.db.access import Principal, require
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.rules import lapse_start
 from valuation.deadlines.vocabulary import COURT_DECIDED, CURRENT_EVENTS
 from valuation.policies.values import policy_in_force
 from valuation.registry.domain.status import PRIVATE, UNION, domain_status_range
+from valuation.registry.parties import facts
 from valuation.registry.sites import registrations
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -50,7 +52,7 @@ COLUMNS: tuple[str, ...] = (
     "wreck_id", "code", "name", "office_code", "uf", "naval_district", "hull_material", "casualty", "precision",
     "earliest", "latest", "owner", "owner_pt", "since", "since_max", "lapse_due", "differs", "owner_name",
     "declared_lost", "licence_requested", "suspensions", "court_pending", "basis", "steps", "lapse_suspended",
-    "site",
+    "site", "cargo", "cargo_owner_pt", "cargo_since",
 )
 
 
@@ -104,6 +106,8 @@ def _status(w: dict[str, Any], susp: list[dict[str, Any]], decided: date | None,
                             for p, o in result.outcomes)
     else:
         steps = "\n".join(result.latest.steps)
+    if w.get("request_steps"):   # the responsible, the requests that do not count (Lei 7.542 arts. 8, 14)
+        steps += "\n" + "\n".join(w["request_steps"])
     since_max = result.since_max if result.differs and result.since_max != result.since_min else None
     stopped = result.owner == PRIVATE and any(o.lapse_suspended for _, o in result.outcomes)
     label = SUSPENDED_LABEL if stopped else OWNER_LABELS[result.owner]
@@ -125,7 +129,10 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
     owner_pt then reads "suspenso", never "União");
     court_pending (text, when the policy applies); basis (articles); steps (the
     explanation; for a range, the outcome at each bound and threshold); site (the registration as
-    an archaeological site, Constituição art. 20 X, or '').
+    an archaeological site, Constituição art. 20 X, or ''); owner_name (the responsible the Authority
+    deals with on as_of: the cessionário of a communicated cession, Lei 7.542 art. 8 §2); cargo (text,
+    '' without cargo), cargo_owner_pt and cargo_since (the cargo's own domain: its responsible's
+    declaration and request, the same five years, arts. 13 §1 and 14).
     """
     import pandas as pd
 
@@ -146,6 +153,19 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
         "AND wreck_id IS NOT NULL GROUP BY wreck_id", [COURT_DECIDED])}
     book = calendar_book(store)
     sites = registrations(store)
-    rows = [_row(w, suspensions.get(w["id"], []), decided.get(w["id"]), book, as_of, court_policy, sites.get(w["id"]))
-            for w in wrecks]
+    parties = facts(store)
+    names = {int(r["id"]): r["name"] for r in store.fetch("SELECT id, name FROM owners")}
+    rows = []
+    for w in wrecks:
+        susp, day, site = suspensions.get(w["id"], []), decided.get(w["id"]), sites.get(w["id"])
+        vessel, cargo = vessel_and_cargo(w, parties.get(w["id"]), names, as_of)
+        row = list(_row(vessel, susp, day, book, as_of, court_policy, site))
+        if cargo is None:
+            row += ["", "", None]
+        else:   # the cargo's own five years, declaration and request (arts. 13 §1, 14; README "Decisions")
+            c = dict(zip(COLUMNS, _status(cargo, susp, day, book, as_of, court_policy, site)))
+            row += [cargo["cargo"], c["owner_pt"], c["since"]]
+            i = COLUMNS.index("steps")
+            row[i] = f"{row[i]}\n\nCarga ({cargo['cargo']}):\n{c['steps']}"
+        rows.append(tuple(row))
     return pd.DataFrame(rows, columns=list(COLUMNS), dtype=object)
