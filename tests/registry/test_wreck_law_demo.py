@@ -4,6 +4,7 @@ art. 8), vessel and cargo (arts. 13 §1 and 14)."""
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,22 @@ def test_the_demo_cessions_and_cargo(demo_status):
     assert "nula perante ela (Lei 7.542/1986 art. 8 §2)" in rows[1]["role"]
     rj = df.loc["RJ-002"]
     assert (rj["owner"], rj["cargo_owner_pt"], rj["cargo_since"]) == ("private", "União", D(2024, 4, 22))
+
+
+def test_the_demo_salvage_award_and_its_page(demo_status, full_demo_db: Path, tmp_path: Path):
+    """DPC-RM-2016/04 (modality IV): the award of R$ 1.845.000,00 with the factors the Authority recorded
+    (Lei 7.203/1984 art. 10), shown on Termos do contrato."""
+    from valuation.partition.salvage import current_assessment, factor_rows
+
+    store, _, _ = demo_status
+    cid = store.scalar("SELECT id FROM contracts WHERE code = 'DPC-RM-2016/04'")
+    a = current_assessment(store, int(cid))
+    assert a is not None and a["award"] == "1845000.00" and a["act"] == "Portaria nº 27/2019-DPC"
+    assert a["value_saved"] is None or Decimal(a["value_saved"]) >= Decimal(a["award"])
+    assert [label for label, _ in factor_rows(a)][:2] == ["Remuneração fixada pela Autoridade Naval", "Resultado útil"]
+    db = copy_database(full_demo_db, tmp_path / "terms.duckdb")
+    at = page_as(db, first_user(db, "dpc"), "contract_terms")
+    next(s for s in at.selectbox if s.label == "Contrato").set_value("DPC-RM-2016/04").run()
+    assert not at.exception, at.exception
+    shown = _shown(at) + "\n".join(str(df.value.to_dict()) for df in at.dataframe)
+    assert "Lei 7.203/1984 art. 10" in shown and "Portaria nº 27/2019-DPC" in shown

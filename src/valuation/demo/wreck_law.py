@@ -14,7 +14,9 @@
 - a vessel and its cargo (arts. 13 §1 and 14): the AHTS Atlântica Aurora (RJ-002) carried subsea equipment of
   Petróleo Atlântico S.A., who declared it lost on 22/04/2024 — the cargo is the União's from then, while the
   vessel stays private (its owner asked in time, 10/05/2023); the vessel's owner then asked to remove the
-  cargo (art. 14 I, 02/09/2024), which does not count for the cargo's five years.
+  cargo (art. 14 I, 02/09/2024), which does not count for the cargo's five years;
+- the salvage award of the Cargueiro Tijuca's removal (DPC-RM-2016/04, modality IV, art. 21 IV) with the
+  factors the Authority weighed (Lei 7.203/1984 art. 10), printed by the contract's statements.
 
 Refuses nothing: it does nothing when its records exist already (idempotent).
 """
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from valuation.core import ids
 from valuation.demo.constants import DEMO_ACTOR
+from valuation.partition.pools import aggregates
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -64,6 +67,21 @@ REQUESTS: tuple[tuple[str, str, str, date, str], ...] = (
 )
 
 
+# contract → (act, assessed_on, expenses, factors): the award is the contract's own (its terms)
+SALVAGE = ("DPC-RM-2016/04", "Portaria nº 27/2019-DPC", _D(2019, 10, 15), "612400.00", {
+    "success": "Carga de lingotes de cobre e estanho removida integralmente (1.500 volumes); casco aliviado e "
+               "canal de acesso desobstruído.",
+    "efforts": "Mergulho saturado a 34 m em visibilidade quase nula; corte e içamento de 14 porões sem perda de "
+               "carga.",
+    "danger": "Casco abalroado em 1961, em colapso progressivo sobre o canal de navegação do Porto do Rio.",
+    "time_spent": "Operações de 09/01/2017 a 30/08/2019 (32 meses, 410 dias de mar).",
+    "risk": "Risco de desabamento das anteparas durante o corte; dois incidentes de descompressão sem vítimas.",
+    "equipment": "Balsa-guindaste de 300 t, sistema de mergulho saturado e ROV de inspeção (valor estimado R$ 42 "
+                 "milhões).",
+    "damage_avoided": "Remoção do óleo residual dos tanques (38 m³) e fim do obstáculo à navegação no canal.",
+})
+
+
 def _at(day: date, hour: int = 10) -> datetime:
     return datetime.combine(day, time(hour, 0))
 
@@ -71,12 +89,14 @@ def _at(day: date, hour: int = 10) -> datetime:
 def seed_wreck_law_demo(store: Store) -> dict[str, int]:
     """Insert the records listed in the module docstring; returns the rows added per kind."""
     if store.scalar("SELECT count(*) FROM archaeological_sites"):
-        return {"archaeological_sites": 0, "cessions": 0, "wreck_cargoes": 0, "licence_requests": 0}
+        return {"archaeological_sites": 0, "cessions": 0, "wreck_cargoes": 0, "licence_requests": 0,
+                "salvage_assessments": 0}
     counts: dict[str, int] = {}
 
     def write(tx: Tx) -> None:
         counts["archaeological_sites"] = _sites(tx)
         counts.update(_parties(tx))
+        counts["salvage_assessments"] = _salvage(tx)
         tx.audit("seed_wreck_law_demo", "demo", None, None, dict(counts))
 
     store.write(DEMO_ACTOR, write)
@@ -114,3 +134,19 @@ def _parties(tx: Tx) -> dict[str, int]:
                    "recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                    [wreck_id, part, owner if who == "owner" else people[who], day, note, DEMO_ACTOR, _at(day)])
     return {"owners": len(people), "cessions": len(CESSIONS), "wreck_cargoes": 1, "licence_requests": len(REQUESTS)}
+
+
+def _salvage(tx: Tx) -> int:
+    code, act, day, expenses, factors = SALVAGE
+    c = tx.fetch_one("SELECT id, salvage_award FROM contracts WHERE code = ? AND modality = 'IV'", [code])
+    if c is None or c["salvage_award"] is None:
+        return 0
+    agg = aggregates(tx, int(c["id"]))
+    saved = agg.o_total if agg.o_n else None
+    if saved is not None and c["salvage_award"] > saved:   # never an award above the value saved (art. 10 §1)
+        return 0
+    tx.execute("INSERT INTO salvage_assessments (contract_id, award, useful_result, value_saved, expenses, success, "
+               "efforts, danger, time_spent, risk, equipment, damage_avoided, act, assessed_on, recorded_by, "
+               "recorded_at) VALUES (?, ?, true, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               [c["id"], c["salvage_award"], saved, expenses, *factors.values(), act, day, DEMO_ACTOR, _at(day)])
+    return 1

@@ -88,6 +88,7 @@ ACTION_LABELS: dict[str, str] = {
     "record_cession": "Cessão dos direitos do responsável registrada",
     "record_cession_communicated": "Comunicação de cessão à Autoridade Naval registrada",
     "record_cargo": "Carga e seu responsável registrados", "record_licence_request": "Pedido de responsável registrado",
+    "salvage_assessed": "Remuneração por assistência e salvamento fixada com os fatores",
     "seed_wreck_law_demo": "Carga dos registros de demonstração de sítios, cessões, cargas e salvamento",
 }
 
@@ -190,6 +191,9 @@ FIELD_LABELS: dict[str, str] = {
     "requester_id": "Requerente nº", "requested_on": "Pedido em", "cessions": "Cessões", "part": "Coisas",
     "declared_lost": "Declarada perdida em",
     "wreck_cargoes": "Cargas", "licence_requests": "Pedidos de responsáveis",
+    "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
+    "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
+    "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
