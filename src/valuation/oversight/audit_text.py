@@ -186,7 +186,8 @@ FIELD_LABELS: dict[str, str] = {
     "co_signatures": "Coassinaturas", "removal_orders": "Determinações de remoção",
     "owner_balances": "Saldos do responsável", "policies": "Políticas",
     # issue 25
-    "authority": "Órgão", "archaeological_sites": "Sítios arqueológicos", "cedent_id": "Cedente nº",
+    "authority": "Órgão", "archaeological_sites": "Sítios arqueológicos", "owners": "Responsáveis",
+    "cedent_id": "Cedente nº",
     "cessionary_id": "Cessionário nº", "ceded_on": "Cedida em", "communicated_on": "Comunicada em",
     "requester_id": "Requerente nº", "requested_on": "Pedido em", "cessions": "Cessões", "part": "Coisas",
     "declared_lost": "Declarada perdida em",
