@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pandas as pd
 import streamlit as st
 
 from ui import session
@@ -12,7 +13,7 @@ from ui.fmt import date_br, number_br
 from ui.forms import save
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.core.money import format_brl, format_share
-from valuation.partition import terms
+from valuation.partition import salvage, terms
 from valuation.partition.documents import (
     MODALITY_LABELS,
     PAYMENT_LABELS,
@@ -150,3 +151,35 @@ if c["status"] == "cancelado":
 
     if ok and save(save_compensation, success="Compensação gravada.") is not None:
         st.rerun()
+
+
+def salvage_form(code: str) -> None:
+    """Modality IV: the award with the factors the Authority weighed (art. 21 IV; Lei 7.203/1984 art. 10)."""
+    labels = salvage.LABELS
+    st.subheader("Remuneração por assistência e salvamento (art. 21 IV)")
+    st.caption("Lei 7.203/1984 art. 10: remuneração eqüitativa pelo resultado útil, que não excede o valor das coisas "
+               "salvas (§1); sem resultado útil, o reembolso das despesas quando evitados danos a terceiros ou ao meio "
+               "ambiente (§2). Registre cada fator que a Autoridade Naval considerou: o demonstrativo os imprime.")
+    current = salvage.contract_assessment(store, user, code)
+    if current:
+        st.dataframe(pd.DataFrame(salvage.factor_rows(current), columns=["Fator", "Registro da Autoridade Naval"]),
+                     hide_index=True, width="stretch")
+    with st.form(f"salvage_{code}", clear_on_submit=True):
+        a, b, c3 = st.columns(3)
+        data: dict[str, object] = {
+            "award": a.text_input(labels["award"], placeholder="ex.: 1.234,56"),
+            "expenses": b.text_input(labels["expenses"], placeholder="ex.: 1.234,56"),
+            "useful_result": c3.checkbox(labels["useful_result"], value=True),
+            "act": a.text_input(labels["act"], placeholder="Portaria nº 12/2026-DPC"),
+            "assessed_on": b.date_input(labels["assessed_on"], value=None, format="DD/MM/YYYY"),
+        }
+        for key, label in salvage.FACTORS.items():
+            data[key] = st.text_area(label, height=68)
+        if st.form_submit_button("Gravar remuneração e fatores"):
+            save(salvage.record_salvage_assessment, store, user, code,
+                 {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}, labels=labels,
+                 success="Remuneração gravada com os fatores; o valor passa a ser o da modalidade IV.")
+
+
+if c["modality"] == "IV":
+    salvage_form(code)

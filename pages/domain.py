@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 PAGE_SIZE = 100
 SHOWN = {"code": "Código", "name": "Embarcação", "office_code": "OM", "casualty": "Sinistro", "owner_pt": "Domínio",
          "since": "Da União desde", "since_max": "… ou até", "lapse_due": "Último dia p/ licença",
-         "owner_name": "Responsável", "suspensions": "Suspensões (art. 6)"}
+         "owner_name": "Responsável", "suspensions": "Suspensões (art. 6)",
+         "site": "Sítio arqueológico (CF art. 20 X)", "cargo_owner_pt": "Carga: domínio (arts. 13 §1 e 14)",
+         "cargo_since": "Carga: da União desde"}
 
 user = session.guard("domain")
 store = session.store()
@@ -67,7 +69,8 @@ pages = max(1, -(-len(df) // PAGE_SIZE))
 page = int(st.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)) \
     if pages > 1 else 1
 shown = df.iloc[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
-st.dataframe(for_display(shown, dates=["since", "since_max", "lapse_due"], only=list(SHOWN), rename=SHOWN),
+st.dataframe(for_display(shown, dates=["since", "since_max", "lapse_due", "cargo_since"], only=list(SHOWN),
+                         rename=SHOWN),
              hide_index=True, width="stretch")
 
 names = dict(zip(shown["code"], shown["name"]))
@@ -76,6 +79,9 @@ row = df[df["code"] == code].iloc[0]
 st.subheader(f"{md(row['code'])} — {row['owner_pt']}")
 if not is_blank(row["suspensions"]):
     st.text("Suspensões do prazo (art. 6 parágrafo único):\n" + row["suspensions"])
+if not is_blank(row["site"]):
+    st.text(f"Sítio arqueológico registrado: {row['site']} — bem da União (Constituição Federal art. 20 X; "
+            "Lei 3.924/1961), qualquer que seja o prazo de 5 anos do art. 6.")
 if not is_blank(row["court_pending"]):
     st.text(f"Tribunal Marítimo (política, Lei 2.180 art. 20): {row['court_pending']}")
 st.text(f"Fundamento: {row['basis']}\n\n{row['steps']}")

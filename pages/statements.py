@@ -29,6 +29,7 @@ from valuation.partition.documents import (
     payment_rows,
     statement_parts,
 )
+from valuation.partition.salvage import factor_rows
 
 PAGE_SIZE = 50
 user = session.guard("statements")
@@ -81,6 +82,11 @@ def lines_table(doc: StatementDoc) -> None:
     parts = statement_parts(doc)
     st.markdown(f"**Valor bruto: {brl_nb(parts.gross)}**")
     amount_lines(parts.gross_lines)
+    factors = factor_rows(doc.terms.get("salvage_assessment"))   # modality IV (Lei 7.203/1984 art. 10)
+    if factors:
+        st.markdown("**Fatores da remuneração por assistência e salvamento** (art. 21 IV; Lei 7.203/1984 art. 10)")
+        st.dataframe(pd.DataFrame(factors, columns=["Fator", "Registro da Autoridade Naval"]), hide_index=True,
+                     width="stretch")
     st.markdown(f"**Deduções: {brl_nb(parts.deductions)}**")
     if parts.deduction_lines:
         amount_lines(parts.deduction_lines)

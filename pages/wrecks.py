@@ -5,11 +5,14 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from page_tabs.wrecks import parties, site
+from page_tabs.wrecks.view import WreckView
 from ui import cache, figures, session
 from ui.charts import show
 from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
+from ui.tabs import LazyTabs
 from valuation.core.law import CASUALTY_TYPES, PREFERENCE_EQUAL_TERMS
 from valuation.core.positions import DATUMS
 from valuation.db.access import allowed
@@ -76,6 +79,18 @@ def detail(df: pd.DataFrame) -> None:
     contracts_of(int(choice))
     if allowed(user, "read_preference"):
         ranking(int(choice))
+    wreck_tabs(w)
+
+
+# issue 25: the wreck's responsible parties (Lei 7.542 arts. 8, 13 §1, 14) and its archaeological site
+WRECK_TABS = {"Sítio arqueológico": site.render, "Responsáveis e carga": parties.render}
+
+
+def wreck_tabs(w: dict[str, object]) -> None:
+    names = [n for n in WRECK_TABS if n != "Responsáveis e carga" or allowed(user, "read_owners")]
+    tabs = LazyTabs("wrecks", names)   # only the open tab runs (issue 17)
+    with tabs.panel():
+        WRECK_TABS[tabs.current](WreckView(user=user, store=store, wreck=w))
 
 
 CONTRACTS = {"code": "Contrato", "kind": "Tipo", "organisation_name": "Empresa", "requested_on": "Pedido em",

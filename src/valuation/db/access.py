@@ -152,6 +152,10 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("manage_owner_balances", ("dpc",), "registrar saldos do responsável"),
     Permission("read_preference", ("dpc",), "consultar a preferência entre pedidos"),
     Permission("record_co_signature", ("dpc",), "registrar a coassinatura do Ministério da Cultura"),
+    # issue 25: the registry's records of Lei 7.542 arts. 8, 13 §1 and 14, and of Constituição art. 20 X
+    Permission("manage_archaeological_sites", ("dpc",), "registrar sítios arqueológicos"),
+    Permission("manage_cessions", ("dpc",), "registrar cessões e pedidos dos responsáveis"),
+    Permission("manage_cargo", ("dpc",), "registrar a carga e o seu responsável"),
     # explorers read only their own organisation's row
     Permission("read_representative_cpf", ("dpc", "explorer"), "consultar o CPF do representante"),
     # issue 16 (attached files): the owner row decides which rows (attachment_owner_scope, may_attach)

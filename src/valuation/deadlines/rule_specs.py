@@ -110,6 +110,9 @@ RULES: tuple[RuleSpec, ...] = (
     # -- the owner's five years (Lei 7.542 arts. 6–7) -----------------------------------------------------------
     RuleSpec("five_year_lapse", f"Prazo de {years_text(law.LAPSE_YEARS.value)} do responsável", dl.five_year_lapse,
              "wreck", "lapse", "wreck_rows", cli=_date("casualty_date"), suspensions=True),
+    # -- the cargo's responsible's own five years (Lei 7.542 arts. 6–7, 13 §1, 14 II; issue 25) -------------------
+    RuleSpec("cargo_lapse", f"Prazo de {years_text(law.LAPSE_YEARS.value)} do responsável pela carga", dl.cargo_lapse,
+             "wreck", "lapse", "wreck_rows"),
     # -- appeals against the contract's decisions (Lei 7.542 art. 33; Lei 9.784 art. 59) ------------------------
     RuleSpec("appeal", "Pedido de reconsideração ou recurso", dl.appeal, "decision", "appeal", "contract_rows",
              period=True, cli=_date("notified")),

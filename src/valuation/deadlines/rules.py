@@ -323,6 +323,16 @@ def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_re
     return "upcoming"
 
 
+def cargo_lapse(casualty_date: date, suspensions: Iterable[Interval], cal: BusinessCalendar) -> Deadline:
+    """Last day on which the cargo's responsible may still request a licence for the cargo (Lei 7.542
+    arts. 4, 6 and 7, read for the cargo's own responsible: arts. 13 §1 and 14 II): the same count as
+    `five_year_lapse` — the casualty and the suspensions are the wreck's — under its own key, because the
+    cargo's right runs apart from the vessel's (README "Decisions")."""
+    d = five_year_lapse(casualty_date, suspensions, cal)
+    return Deadline("cargo_lapse", d.due, d.basis + f"; {law.L7542} arts. 13 §1 e 14 II", d.moved_from,
+                    ("Prazo do responsável pela carga, contado como o do responsável pela embarcação", *d.steps))
+
+
 __all__ = [
     "ART66", "DEADLINE_STATES", "ONE_DAY", "Deadline", "Interval", "LapseCount", "Window", "add_months", "add_years",
     "appeal", "appeal_decision", "automatic_cancellation", "court_inquiry_opening", "court_inquiry_report",
@@ -331,4 +341,5 @@ __all__ = [
     "lapse_count", "lapse_start", "merge_intervals", "monthly_report", "months_text", "move_back", "move_forward",
     "owner_balance", "owner_reclaim", "preference_notice", "removal_edital", "removal_end", "removal_monthly_reports",
     "removal_start", "start_of_operations", "tourism_notice", "wreck_map",
+    "cargo_lapse",
 ]

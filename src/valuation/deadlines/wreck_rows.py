@@ -12,8 +12,11 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.archaeology import SITE_BASIS, site_moots_lapse
 from valuation.core.casualty import casualty_bounds, is_wooden
 from valuation.core.law import years_text
+from valuation.core.responsible import vessel_and_cargo
+from valuation.deadlines import parties as party_facts
 from valuation.deadlines import rules as dl
 from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt
 from valuation.deadlines.rule_specs import RULE_LABELS
@@ -60,10 +63,12 @@ def add_wreck_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_
     where, params = ("WHERE w.office_code = ?", [sc.office]) if sc.office else ("", [])
     wrecks = store.fetch(
         "SELECT w.id, w.code, w.name, w.office_code, w.hull_material, w.casualty_year, w.casualty_month, "
-        "w.casualty_day, w.casualty_precision, w.owner_declared_lost, w.owner_licence_requested, w.court_known_on "
-        f"FROM wrecks w {where} ORDER BY w.code", params)
+        "w.casualty_day, w.casualty_precision, w.owner_declared_lost, w.owner_licence_requested, w.court_known_on, "
+        "w.owner_id, s.registered_on AS site_registered_on "
+        f"FROM wrecks w LEFT JOIN archaeological_sites s ON s.wreck_id = w.id {where} ORDER BY w.code", params)
     suspensions = _suspensions(store, court_suspends)
     events = _court_events(store)
+    parties, names = party_facts.load(store)   # cessions and cargo (Lei 7.542 arts. 8, 13 §1, 14)
     by_id: dict[int, tuple[dict[str, Any], date]] = {}
     for w in wrecks:
         try:
@@ -75,15 +80,20 @@ def add_wreck_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_
         subject = rows.subject(w["office_code"], wreck=(w["id"], w["code"], w["name"]))
         decided = events.get((COURT_DECIDED, w["id"]))
         decided_on = decided[0] if decided and decided[0] <= as_of else None
-        _lapse_row(rows, book, w, subject, earliest, latest, suspensions.get(w["id"], []), as_of,
+        vessel, cargo = vessel_and_cargo(w, parties.get(w["id"]), names, as_of)
+        _lapse_row(rows, book, vessel, subject, earliest, latest, suspensions.get(w["id"], []), as_of,
                    court_suspends, decided_on)
+        if cargo is not None:   # the cargo's own five years: its responsible's declaration and request
+            _lapse_row(rows, book, cargo, subject, earliest, latest, suspensions.get(w["id"], []), as_of,
+                       court_suspends, decided_on, rule="cargo_lapse")
         _court_rows(rows, book, w, subject, earliest, events, as_of, decided_on)
     _removal_rows(rows, book, store, sc, as_of)
-    _balance_rows(rows, book, store, by_id, as_of)
+    _balance_rows(rows, book, store, by_id, as_of, (parties, names))
 
 
 def _lapse_row(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subject, earliest: date, latest: date,
-               suspensions: list[Suspension], as_of: date, court_suspends: bool, decided_on: date | None) -> None:
+               suspensions: list[Suspension], as_of: date, court_suspends: bool, decided_on: date | None,
+               rule: str = "five_year_lapse") -> None:
     """Five-year lapse (arts. 6 and 7), for casualties outside art. 32 (every casualty before 29/09/1966,
     the wooden hulls of 1501–1800 of §1 included)."""
     lo, hi = law.ART32_WOODEN_HULL_YEARS.value
@@ -98,8 +108,9 @@ def _lapse_row(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subj
         intervals.append((w["court_known_on"], decided_on))  # no end while pending: the clock is stopped
         if decided_on is None:
             running.append(f"processo pendente no Tribunal Marítimo ({law.COURT_PENDING_SUSPENDS})")
-    d = dl.five_year_lapse(latest, intervals, book.cal(w["office_code"], dl.lapse_start(latest)))
-    steps = list(d.steps)
+    count = dl.cargo_lapse if rule == "cargo_lapse" else dl.five_year_lapse
+    d = count(latest, intervals, book.cal(w["office_code"], dl.lapse_start(latest)))
+    steps = list(d.steps) + list(w.get("request_steps") or ())   # the responsible; requests that do not count
     if w["casualty_precision"] != "day":
         steps.insert(0, f"Data do sinistro conhecida até {_PRECISION_PT[w['casualty_precision']]}: contado do último "
                         f"dia possível, {fmt(latest)} (o mais favorável ao responsável)")
@@ -107,11 +118,14 @@ def _lapse_row(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subj
     # the earliest event wins (arts. 3 I, 6, 7): a declaration after the lapse ended changes nothing
     moot = (f"o responsável declarou a coisa perdida em {fmt(declared)} (art. 3 I): domínio da União"
             if declared is not None and declared <= as_of and (d.due is None or declared <= d.due) else None)
+    site = w.get("site_registered_on")
+    if moot is None and site_moots_lapse(site, d.due, as_of):   # Constituição art. 20 X; Lei 3.924/1961
+        moot = f"sítio arqueológico registrado em {fmt(site)}: bem da União ({SITE_BASIS})"
     published: date = law.LAW_PUBLISHED.value
     since = max(d.due + ONE, published) if d.due is not None else as_of
     timely = requested is not None and (d.due is None or requested <= d.due)
     late = f"; pedido de licença em {fmt(requested)}, fora do prazo" if requested is not None and not timely else ""
-    rows.add(f"five_year_lapse:{w['code']}", "five_year_lapse", RULE_LABELS["five_year_lapse"], d, "\n".join(steps),
+    rows.add(f"{rule}:{w['code']}", rule, RULE_LABELS[rule], d, "\n".join(steps),
              subject, latest, requested if timely else None, moot=moot,
              suspended=("prazo suspenso (art. 6 parágrafo único): " + "; ".join(running)) if running else None,
              lapses=(since, f"{CLOSED_LABEL} — União desde {fmt(since)}",
@@ -197,7 +211,7 @@ def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_o
 
 # -- the owner's balance (Lei 7.542 art. 13 §2) ------------------------------------------------------------------
 def _balance_rows(rows: Rows, book: ParameterBook, store: Store, wrecks: dict[int, tuple[dict[str, Any], date]],
-                  as_of: date) -> None:
+                  as_of: date, holders: tuple[dict[int, Any], dict[int, str]] = ({}, {})) -> None:
     if not store.has_table("owner_balances"):
         return
     from valuation.core.money import format_brl
@@ -210,6 +224,10 @@ def _balance_rows(rows: Rows, book: ParameterBook, store: Store, wrecks: dict[in
         d, steps = book.deadline("owner_balance", latest, w["office_code"], latest)
         steps = f"Alienação em {fmt(b['disposed_on'])}: produto {format_brl(b['proceeds'])} − despesas da União " \
                 f"{format_brl(b['union_costs'])} (art. 13 II) = saldo {format_brl(b['balance'])}\n" + steps
+        party = holders[0].get(b["wreck_id"])   # the cessionário of a communicated cession (art. 8 §2)
+        holder = party.responsible("embarcação", as_of) if party is not None else None
+        if holder in holders[1]:
+            steps = f"À disposição de {holders[1][holder]} (o responsável perante a Autoridade Naval)\n" + steps
         paid = b["paid_on"] if b["paid_on"] is not None and b["paid_on"] <= as_of else None
         union_on = d.due + ONE if d.due is not None else as_of
         rows.add(f"owner_balance:b{b['id']}", "owner_balance",

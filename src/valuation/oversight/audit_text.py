@@ -86,6 +86,13 @@ ACTION_LABELS: dict[str, str] = {
     "record_balance_paid": "Saldo entregue ao responsável",
     "record_co_signature": "Coassinatura do Ministério da Cultura registrada",
     "seed_legal_demo": "Carga dos registros legais de demonstração",
+    # issue 25: sites (Constituição art. 20 X), cessions (Lei 7.542 art. 8), cargo (arts. 13 §1, 14), salvage
+    "record_archaeological_site": "Sítio arqueológico registrado",
+    "record_cession": "Cessão dos direitos do responsável registrada",
+    "record_cession_communicated": "Comunicação de cessão à Autoridade Naval registrada",
+    "record_cargo": "Carga e seu responsável registrados", "record_licence_request": "Pedido de responsável registrado",
+    "salvage_assessed": "Remuneração por assistência e salvamento fixada com os fatores",
+    "seed_wreck_law_demo": "Carga dos registros de demonstração de sítios, cessões, cargas e salvamento",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -104,6 +111,8 @@ ENTITY_LABELS: dict[str, str] = {
     "row_seals": "Selos de conteúdo",
     "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
     "owner_balance": "Saldo do responsável",
+    "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
+    "licence_request": "Pedido de responsável",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -182,6 +191,16 @@ FIELD_LABELS: dict[str, str] = {
     "paid_on": "Entregue em", "signed_on": "Assinada em", "signatory": "Signatário", "basis": "Referência legal",
     "co_signatures": "Coassinaturas", "removal_orders": "Determinações de remoção",
     "owner_balances": "Saldos do responsável", "policies": "Políticas",
+    # issue 25
+    "authority": "Órgão", "archaeological_sites": "Sítios arqueológicos", "owners": "Responsáveis",
+    "cedent_id": "Cedente nº",
+    "cessionary_id": "Cessionário nº", "ceded_on": "Cedida em", "communicated_on": "Comunicada em",
+    "requester_id": "Requerente nº", "requested_on": "Pedido em", "cessions": "Cessões", "part": "Coisas",
+    "declared_lost": "Declarada perdida em",
+    "wreck_cargoes": "Cargas", "licence_requests": "Pedidos de responsáveis",
+    "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
+    "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
+    "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",

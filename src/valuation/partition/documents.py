@@ -19,6 +19,7 @@ from typing import Any
 from valuation.core.money import format_brl, format_count, format_date_br, format_share
 from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
+from valuation.partition.salvage import factor_rows
 
 PDF_ITEM_LIMIT = 300
 
@@ -235,6 +236,7 @@ def _terms_rows(doc: StatementDoc) -> list[tuple[str, object]]:
         rows.append(("Soma em dinheiro (art. 21 I)", format_brl(Decimal(t["fixed_amount"]))))
     if t.get("salvage_award") is not None:
         rows.append(("Valor por assistência e salvamento (art. 21 IV)", format_brl(Decimal(t["salvage_award"]))))
+        rows += factor_rows(t.get("salvage_assessment"))   # the factors the Authority weighed (Lei 7.203/1984 art. 10)
     if t.get("value_fixed"):
         rows.append(("Valor fixado (art. 21 §3)", VALUE_FIXED_LABELS.get(t["value_fixed"], t["value_fixed"])))
     if doc.cancelled:

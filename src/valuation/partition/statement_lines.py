@@ -255,7 +255,7 @@ def _snapshot(inputs: StatementInputs) -> dict[str, Any]:
         "modality": terms.modality, "historical_share": str(terms.historical_share),
         "historical_payment": terms.historical_payment, "other_share": _text(terms.other_share),
         "fixed_amount": _text(terms.fixed_amount), "salvage_award": _text(terms.salvage_award),
-        "value_fixed": c["value_fixed"],
+        "value_fixed": c["value_fixed"], "salvage_assessment": c.get("salvage_assessment"),
         "compensation": None if comp is None else {
             "share": str(comp.share), "form": comp.form, "sale_proceeds": _text(comp.sale_proceeds),
             "reason": comp.reason},

@@ -54,6 +54,7 @@ from valuation.partition.pools import (
     run_from_row,
     stored_locks,
 )
+from valuation.partition.salvage import current_assessment
 from valuation.partition.statement_lines import StatementData, StatementInputs, build_statement
 from valuation.partition.statement_reads import load_statement
 from valuation.partition.survey_sheets import (
@@ -158,6 +159,8 @@ def gather_inputs(db: Db, c: dict[str, Any]) -> StatementInputs:
         if target is not None and target > 0 and n > 0:
             row = by_fp.get((pool, pool_fingerprint(pool, agg, target, look.locks[pool])))
             runs[pool] = None if row is None else run_from_row(row, current=True)
+    if c.get("modality") == "IV":   # the factors the Authority recorded (Lei 7.203/1984 art. 10), printed
+        c = {**c, "salvage_assessment": current_assessment(db, int(c["id"]))}
     return StatementInputs(contract=c, agg=agg, comp=look.comp, terms=terms, targets=targets, runs=runs,
                            survey=look.survey, inspection=look.inspection, names=look.names)
 

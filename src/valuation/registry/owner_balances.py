@@ -22,6 +22,7 @@ from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import MAX_AMOUNT, format_date_br, parse_amount
 from valuation.db.access import Principal, require
+from valuation.registry.parties import responsible_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,8 +131,13 @@ def list_owner_balances(store: Store, user: Principal, *, wreck_id: int | None =
     proceeds, union_costs, balance, paid_on, note (dpc only)."""
     require(user, "manage_owner_balances")
     where, params = ("WHERE b.wreck_id = ?", [wreck_id]) if wreck_id is not None else ("", [])
-    return store.fetch_df(
+    df = store.fetch_df(
         "SELECT b.id, b.wreck_id, w.code AS wreck_code, w.name AS wreck_name, ow.name AS owner_name, b.disposed_on, "
         "b.proceeds, b.union_costs, b.balance, b.paid_on, b.note FROM owner_balances b JOIN "
         "wrecks w ON w.id = b.wreck_id "
         f"LEFT JOIN owners ow ON ow.id = w.owner_id {where} ORDER BY b.disposed_on DESC, b.id DESC", params)
+    if len(df):   # held for the responsible the Authority deals with: a communicated cession's cessionário (art. 8)
+        today = store.now().date()
+        holders = [responsible_name(store, int(w), today) for w in df["wreck_id"]]
+        df["owner_name"] = [h["name"] if h else n for h, n in zip(holders, df["owner_name"])]
+    return df

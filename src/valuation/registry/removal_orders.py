@@ -28,6 +28,7 @@ from valuation.core.forms import Form, excerpt
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
+from valuation.registry.parties import responsible_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,6 +94,12 @@ def _validate(store: Store, data: Mapping[str, Any]) -> dict[str, Any]:
                            "starts_by": f.date("starts_by", LABELS["starts_by"]),
                            "ends_by": f.date("ends_by", LABELS["ends_by"]),
                            "reason": f.text("reason", LABELS["reason"], max_len=1000)}
+    if wreck is not None and rec["ordered_on"] is not None:   # notice to the cessionário of a communicated
+        # cession (Lei 7.542 art. 8 §2)
+        holder = responsible_name(store, int(wreck["id"]), rec["ordered_on"])
+        wreck = {**wreck, "owner_id": holder["id"] if holder else None,
+                 "whereabouts_known": holder["whereabouts_known"] if holder else None,
+                 "nationality": holder["nationality"] if holder else None}
     today = store.now().date()
     for key in ("ordered_on", "notified_on", "published_on"):
         if rec[key] is not None and rec[key] > today:

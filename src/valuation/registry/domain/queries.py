@@ -18,15 +18,19 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.archaeology import SiteRegistration
 from valuation.core.casualty import casualty_bounds, casualty_text
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br as fmt
+from valuation.core.responsible import vessel_and_cargo
 from valuation.db.access import Principal, require
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.rules import lapse_start
 from valuation.deadlines.vocabulary import COURT_DECIDED, CURRENT_EVENTS
 from valuation.policies.values import policy_in_force
 from valuation.registry.domain.status import PRIVATE, UNION, domain_status_range
+from valuation.registry.parties import facts
+from valuation.registry.sites import registrations
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -48,6 +52,7 @@ COLUMNS: tuple[str, ...] = (
     "wreck_id", "code", "name", "office_code", "uf", "naval_district", "hull_material", "casualty", "precision",
     "earliest", "latest", "owner", "owner_pt", "since", "since_max", "lapse_due", "differs", "owner_name",
     "declared_lost", "licence_requested", "suspensions", "court_pending", "basis", "steps", "lapse_suspended",
+    "site", "cargo", "cargo_owner_pt", "cargo_since",
 )
 
 
@@ -61,8 +66,13 @@ def _suspensions_text(susp: list[dict[str, Any]], court_policy: bool) -> str:
 
 
 def _row(w: dict[str, Any], susp: list[dict[str, Any]], decided: date | None, book: CalendarBook, as_of: date,
-         court_policy: bool) -> tuple[Any, ...]:
-    """One wreck's row of COLUMNS."""
+         court_policy: bool, site: SiteRegistration | None = None) -> tuple[Any, ...]:
+    """One wreck's row of COLUMNS (`site`: its registration as an archaeological site, Constituição art. 20 X)."""
+    return (*_status(w, susp, decided, book, as_of, court_policy, site), site.text() if site is not None else "")
+
+
+def _status(w: dict[str, Any], susp: list[dict[str, Any]], decided: date | None, book: CalendarBook, as_of: date,
+            court_policy: bool, site: SiteRegistration | None) -> tuple[Any, ...]:
     # a 'tribunal' suspension counts only under the policy (Lei 2.180 art. 20; rules.md §1)
     intervals = [(s["starts_on"], s["ends_on"]) for s in susp if s["ground"] != "tribunal" or court_policy]
     court: tuple[date, date | None] | None = None
@@ -88,7 +98,7 @@ def _row(w: dict[str, Any], susp: list[dict[str, Any]], decided: date | None, bo
     # the calendar in force when the five years start (a later change of the policy days rewrites nothing)
     cal = book.at(w["office_code"], lapse_start(latest))
     result = domain_status_range(as_of, earliest, latest, w["hull_material"], w["owner_declared_lost"],
-                                 w["owner_licence_requested"], intervals, cal, court)
+                                 w["owner_licence_requested"], intervals, cal, court, site)
     basis = "; ".join(dict.fromkeys(b for _, o in result.outcomes for b in o.basis))
     if result.differs:
         steps = "\n\n".join(f"Se o sinistro foi em {fmt(p)}: {OWNER_LABELS[o.owner]}"
@@ -96,6 +106,8 @@ def _row(w: dict[str, Any], susp: list[dict[str, Any]], decided: date | None, bo
                             for p, o in result.outcomes)
     else:
         steps = "\n".join(result.latest.steps)
+    if w.get("request_steps"):   # the responsible, the requests that do not count (Lei 7.542 arts. 8, 14)
+        steps += "\n" + "\n".join(w["request_steps"])
     since_max = result.since_max if result.differs and result.since_max != result.since_min else None
     stopped = result.owner == PRIVATE and any(o.lapse_suspended for _, o in result.outcomes)
     label = SUSPENDED_LABEL if stopped else OWNER_LABELS[result.owner]
@@ -116,7 +128,11 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
     for a private wreck whose five years are stopped by a suspension still running:
     owner_pt then reads "suspenso", never "União");
     court_pending (text, when the policy applies); basis (articles); steps (the
-    explanation; for a range, the outcome at each bound and threshold).
+    explanation; for a range, the outcome at each bound and threshold); site (the registration as
+    an archaeological site, Constituição art. 20 X, or ''); owner_name (the responsible the Authority
+    deals with on as_of: the cessionário of a communicated cession, Lei 7.542 art. 8 §2); cargo (text,
+    '' without cargo), cargo_owner_pt and cargo_since (the cargo's own domain: its responsible's
+    declaration and request, the same five years, arts. 13 §1 and 14).
     """
     import pandas as pd
 
@@ -136,5 +152,20 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
         f"SELECT wreck_id, min(event_date) AS day FROM {CURRENT_EVENTS} e WHERE kind = ? "
         "AND wreck_id IS NOT NULL GROUP BY wreck_id", [COURT_DECIDED])}
     book = calendar_book(store)
-    rows = [_row(w, suspensions.get(w["id"], []), decided.get(w["id"]), book, as_of, court_policy) for w in wrecks]
+    sites = registrations(store)
+    parties = facts(store)
+    names = {int(r["id"]): r["name"] for r in store.fetch("SELECT id, name FROM owners")}
+    rows = []
+    for w in wrecks:
+        susp, day, site = suspensions.get(w["id"], []), decided.get(w["id"]), sites.get(w["id"])
+        vessel, cargo = vessel_and_cargo(w, parties.get(w["id"]), names, as_of)
+        row = list(_row(vessel, susp, day, book, as_of, court_policy, site))
+        if cargo is None:
+            row += ["", "", None]
+        else:   # the cargo's own five years, declaration and request (arts. 13 §1, 14; README "Decisions")
+            c = dict(zip(COLUMNS, _status(cargo, susp, day, book, as_of, court_policy, site)))
+            row += [cargo["cargo"], c["owner_pt"], c["since"]]
+            i = COLUMNS.index("steps")
+            row[i] = f"{row[i]}\n\nCarga ({cargo['cargo']}):\n{c['steps']}"
+        rows.append(tuple(row))
     return pd.DataFrame(rows, columns=list(COLUMNS), dtype=object)

@@ -19,6 +19,10 @@ União's, a later event changes nothing.
   progress, an Authority order) the clock is stopped: no due date, the lapse cannot
   complete and the things stay private (`lapse_suspended`).
 
+- A site registered as an archaeological site → União from the registration (Constituição art. 20 X;
+  Lei 3.924/1961; `valuation.core.archaeology`), whatever the five years: a timely request or a
+  suspension still running does not keep it private.
+
 Events after `as_of` have not happened yet. The Maritime Court suspension
 (Lei 2.180 art. 20) is a policy (default off): pass `court_pending` to apply it.
 """
@@ -29,6 +33,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from valuation.core import law
+from valuation.core.archaeology import SiteRegistration, site_acquisition
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.casualty import is_wooden
 from valuation.core.money import format_date_br as fmt
@@ -197,18 +202,33 @@ def _declaration(declared: date | None, steps: list[str]) -> _Event | None:
     return _Event(declared, (_B_LOSS,), "declaração de perda (art. 3 I)")
 
 
+def _site(site: SiteRegistration | None, as_of: date, steps: list[str]) -> _Event | None:
+    """Constituição art. 20 X; Lei 3.924/1961 (valuation.core.archaeology): a registered archaeological
+    site is the União's, whatever the five years of art. 6."""
+    if site is not None and site.registered_on > as_of:
+        steps.append(f"Registro como sítio arqueológico em {fmt(site.registered_on)}: posterior à data de "
+                     "referência, desconsiderado")
+    acquired = site_acquisition(site, as_of)
+    if acquired is None:
+        return None
+    steps.extend(acquired.steps)
+    return _Event(acquired.day, (acquired.basis,), "registro como sítio arqueológico (Constituição art. 20 X)")
+
+
 def domain_status(as_of: date, casualty_date: date, hull: str | None, owner_declared_lost: date | None,
                   owner_licence_requested: date | None, suspensions: Iterable[Interval],
                   calendar: BusinessCalendar,
-                  court_pending: tuple[date, date | None] | None = None) -> DomainStatus:
+                  court_pending: tuple[date, date | None] | None = None,
+                  site: SiteRegistration | None = None) -> DomainStatus:
     """Owner of a wreck's things on `as_of` (Lei 7.542 arts. 3 I, 6, 7, 32; rules.md §1):
     the União acquires on the earliest event that happened by `as_of` (module docstring).
 
     `suspensions`: inclusive intervals of art. 6 sole paragraph, end None while still
     running. `court_pending`: the interval during which the Maritime Court had not decided
     the casualty (end None: still pending); applied only when given (policy
-    `court_pending_suspends_lapse`, Lei 2.180 art. 20). ValueError when the casualty is
-    after `as_of`."""
+    `court_pending_suspends_lapse`, Lei 2.180 art. 20). `site`: the wreck site's registration as
+    an archaeological site (Constituição art. 20 X), one more acquisition event that the five
+    years cannot stop. ValueError when the casualty is after `as_of`."""
     if casualty_date > as_of:
         raise ValueError("the casualty is after as_of")
     steps: list[str] = [f"Situação em {fmt(as_of)}; sinistro em {fmt(casualty_date)}"]
@@ -227,7 +247,7 @@ def domain_status(as_of: date, casualty_date: date, hull: str | None, owner_decl
     if not governed:
         lapse = _five_years(as_of, casualty_date, requested, suspensions, calendar, court_pending, steps)
         basis = lapse.basis
-    events = [e for e in (art32_event, lapse.event, _declaration(declared, steps))
+    events = [e for e in (art32_event, lapse.event, _declaration(declared, steps), _site(site, as_of, steps))
               if e is not None and e.day <= as_of]
     if not events:
         return DomainStatus(PRIVATE, None, basis, lapse.due, tuple(steps), lapse.suspended)
@@ -250,7 +270,8 @@ def _thresholds() -> tuple[date, ...]:
 def domain_status_range(as_of: date, earliest: date, latest: date, hull: str | None,
                         owner_declared_lost: date | None, owner_licence_requested: date | None,
                         suspensions: Iterable[Interval], calendar: BusinessCalendar,
-                        court_pending: tuple[date, date | None] | None = None) -> DomainStatusRange:
+                        court_pending: tuple[date, date | None] | None = None,
+                        site: SiteRegistration | None = None) -> DomainStatusRange:
     """Domain status when the casualty date is only known between `earliest` and `latest`
     (rules.md §1: compute with both bounds; show a range where the outcome differs).
     The latest bound is capped at `as_of`; the legal thresholds inside the range
@@ -263,7 +284,7 @@ def domain_status_range(as_of: date, earliest: date, latest: date, hull: str | N
     susp = list(suspensions)
     points = sorted({earliest, latest, *(t for t in _thresholds() if earliest < t < latest)})
     outcomes = tuple((p, domain_status(as_of, p, hull, owner_declared_lost, owner_licence_requested,
-                                       susp, calendar, court_pending)) for p in points)
+                                       susp, calendar, court_pending, site)) for p in points)
     owners = tuple(sorted({o.owner for _, o in outcomes}))
     sinces = [o.since for _, o in outcomes if o.since is not None]
     differs = len({(o.owner, o.since) for _, o in outcomes}) > 1
