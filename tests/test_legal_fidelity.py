@@ -52,7 +52,7 @@ DOMAIN_CASES = [
      (D(2015, 1, 10), "steel", D(2022, 3, 1), D(2019, 5, 2), []), ("union", D(2022, 3, 1), D(2020, 1, 10), False),
      "L7542 arts. 3 I, 4"),
     ("art. 32 caput casualty declared lost before 30/09/1987: the declaration is earlier",
-     (D(1950, 1, 1), "steel", D(1987, 3, 2), None, []), ("union", D(1987, 3, 2), None, False),
+     (D(1950, 1, 1), "steel", D(1987, 3, 2), None, []), ("union", D(1987, 3, 2), D(1987, 9, 29), False),
      "L7542 arts. 3 I, 32 caput"),
     ("wooden hull of 1712 declared lost in 1990: art. 32 §1 already gave it in 1986",
      (D(1712, 5, 2), "wood", D(1990, 1, 5), None, []), ("union", PUBLISHED, None, False), "L7542 art. 32 §1"),

@@ -39,7 +39,14 @@ from valuation.deadlines.counting import (
     move_back,
     move_forward,
 )
-from valuation.deadlines.lapse import LapseCount, five_year_lapse, lapse_count, lapse_start, owner_balance
+from valuation.deadlines.lapse import (
+    LapseCount,
+    art32_applies,
+    five_year_lapse,
+    lapse_count,
+    lapse_start,
+    owner_balance,
+)
 from valuation.deadlines.states import STATES
 
 # the states `deadline_state` answers (a suspension is the engine's: valuation.deadlines.rows)
@@ -325,8 +332,9 @@ def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_re
 
 __all__ = [
     "ART66", "DEADLINE_STATES", "ONE_DAY", "Deadline", "Interval", "LapseCount", "Window", "add_months", "add_years",
-    "appeal", "appeal_decision", "automatic_cancellation", "court_inquiry_opening", "court_inquiry_report",
-    "court_prior_defence", "court_private_representation", "days_text", "deadline_state", "extension_request",
+    "appeal", "appeal_decision", "art32_applies", "automatic_cancellation", "court_inquiry_opening",
+    "court_inquiry_report", "court_prior_defence", "court_private_representation", "days_text", "deadline_state",
+    "extension_request",
     "final_report", "five_year_lapse", "fmt", "fmt_month", "found_proceeds", "found_unclaimed", "interval_days",
     "lapse_count", "lapse_start", "merge_intervals", "monthly_report", "months_text", "move_back", "move_forward",
     "owner_balance", "owner_reclaim", "preference_notice", "removal_edital", "removal_end", "removal_monthly_reports",
