@@ -3,7 +3,7 @@
 This is the SQL twin of `valuation.commission.consensus` (rules 1–6 of its module docstring;
 Lei 7.542/1986 art. 20 §3 and art. 21 §2; Lei 2.180/1954 arts. 70–71 by analogy)
 and must agree with `consensus.decide_item` on the same data, item by item
-(`tests/test_consensus_sql_agrees.py` checks it on random rounds):
+(`tests/commission/test_consensus_sql.py` checks it on random rounds):
 
 1. Votes: `historical` TRUE / FALSE / NULL (did not vote), counted through the per-entry
    `vote_code` (historical, not historical, must keep, the president's vote — bit fields

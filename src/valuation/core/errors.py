@@ -1,6 +1,6 @@
 """The errors of valuation, drawn as a tree (each carries its context as attributes). Every error
 class of the package is in it, under its parent, with the module that defines it when that is not
-this one (tests/test_layout.py checks the drawing against the code):
+this one (tests/architecture/test_layout.py checks the drawing against the code):
 
     ValuationError
      ├── InputError             bad input; .problems lists every Problem found (path, line, column, message)

@@ -18,7 +18,7 @@ Own company (an explorer's rows): `own_organisation` / `require_own` (a row of a
 answers as a missing one), `own_scope` (its SQL twin), `chosen_organisation` (an explorer always
 gets its own, whatever it asks for). Users by role or company (recipients, the panel):
 `users_with_roles`, `users_allowed`, `users_of_organisation`. No other module compares a role or
-reads the user's organisation (tests/test_layout.py checks it).
+reads the user's organisation (tests/architecture/test_layout.py checks it).
 
 Positions (NORMAM-10 0105 a and b: the observers' instructions include "a manutenção de sigilo
 confidencial acerca da posição dos bens e coisas afundados, quando localizados"; Lei 7.542 itself

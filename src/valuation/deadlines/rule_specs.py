@@ -1,6 +1,6 @@
 """The deadline rules of rules.md §7, one entry each: THE table the labels, the groups, the periods, the
 NORMAM-10 parameters each rule takes, the engine's rows and the CLI's `compute deadline` derive from
-(issue 22). `tests/test_rule_registry.py` fails when a derived list forgets a rule.
+(issue 22). `tests/deadlines/test_rule_registry.py` fails when a derived list forgets a rule.
 
 A new rule kind is
   1. its pure function in `valuation.deadlines.rules` (named as the rule, article in the docstring),

@@ -18,7 +18,7 @@ What is real and what is not:
   E-mail addresses use the reserved `.example` domain.
 
 Positions are at sea, a few to tens of nautical miles off the coast of the
-office that has jurisdiction (checked in tests/test_demo.py against a hand-made
+office that has jurisdiction (checked in tests/demo/test_demo.py against a hand-made
 coastline), with degrees, minutes and hundredths, hemisphere and datum
 (NORMAM-10 0403 a); some carry "posição aproximada".
 
