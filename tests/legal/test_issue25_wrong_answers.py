@@ -21,11 +21,13 @@ import subprocess
 import sys
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
-from ui_support import page_as
 
+from tests.support.ui import page_as
+from valuation.cli.main import main
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.errors import InputError
 from valuation.deadlines import engine
@@ -112,10 +114,14 @@ def test_reclaim_rule_refuses_more_paid_than_the_expenses():
     assert (ok.expenses_shortfall, ok.price) == (Decimal("0.00"), Decimal("1500.00"))
 
 
-# -- the CLI (cli.md), as a user runs it -------------------------------------------------------------------------
-def _cli(kind: str, doc: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "valuation", "compute", kind, "--input", "-"],
-                          input=json.dumps(doc), capture_output=True, text=True, timeout=60)
+# -- the CLI (cli.md): in-process (`valuation.cli.main.main`, the command's code path, exit status and
+# streams included); one case through a real subprocess ---------------------------------------------------------
+def _cli(kind: str, doc: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code = main(["compute", kind, "--input", str(path)])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def _lapse(casualty: str, suspensions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -143,10 +149,10 @@ CLI_CASES = [
 
 
 @pytest.mark.parametrize("name, kind, doc, expected", CLI_CASES, ids=_ids(CLI_CASES))
-def test_cli(name, kind, doc, expected):
-    p = _cli(kind, doc)
-    assert (p.returncode, p.stderr) == (0, ""), p.stderr
-    got = json.loads(p.stdout)
+def test_cli(name, kind, doc, expected, tmp_path, capsys):
+    code, out, err = _cli(kind, doc, tmp_path, capsys)
+    assert (code, err) == (0, ""), err
+    got = json.loads(out)
     assert {k: got[k] for k in expected} == expected
     if doc.get("casualty_date", "").startswith("1950"):
         assert "art. 32" in got["basis"]
@@ -156,12 +162,13 @@ RECLAIM = {"recovered": "2025-03-10", "office": {"state": "RJ"}, "invoice_value"
            "market_value": "1500.00", "expenses": "1000.00", "expenses_paid": "3000.00"}
 
 
-def test_cli_reclaim_refuses_more_paid_than_the_expenses_naming_the_field():
-    p = _cli("reclaim", RECLAIM)
+def test_cli_reclaim_refuses_more_paid_than_the_expenses_naming_the_field(tmp_path, capsys):
+    p = subprocess.run([sys.executable, "-m", "valuation", "compute", "reclaim", "--input", "-"],
+                       input=json.dumps(RECLAIM), capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stdout) == (2, "")
     assert p.stderr.strip().startswith("expenses_paid: ") and "Traceback" not in p.stderr
-    p = _cli("reclaim", {**RECLAIM, "expenses_paid": "1000.00"})
-    assert p.returncode == 0 and json.loads(p.stdout)["price"] == "1500.00"
+    code, out, _ = _cli("reclaim", {**RECLAIM, "expenses_paid": "1000.00"}, tmp_path, capsys)
+    assert code == 0 and json.loads(out)["price"] == "1500.00"
 
 
 # -- the store and the pages ----------------------------------------------------------------------------------
