@@ -130,6 +130,16 @@ CONTRACTS: tuple[tuple[Any, ...], ...] = (
        caution="30000.00"),
     _c("CPSP-PQ-2026/09", "pesquisa", "autorização", None, "oceanic", "SP-005", "CPSP",
        (_D(2026, 10, 19), None, None, None, None), "solicitado"),
+    # Vapor Paraguaçu (BA-003): a contract of the 1990s still being partitioned (issue 25, the law of the
+    # contract's date): signed before Lei 10.166/2000, it follows the original arts. 20–21 — no reward for
+    # the historical items, which stay with the União, and a modality II share above 70 %. Last, so that
+    # the ids and the generated items of the other contracts stay as they were.
+    _c("CPBA-PQ-1996/03", "pesquisa", "autorização", "Autorização nº 003/1996-CPBA", "salvamar", "BA-003",
+       "CPBA", (_D(1996, 2, 12), _D(1996, 5, 6), _D(1996, 6, 3), _D(1997, 6, 2), _D(1997, 4, 18)), "concluído",
+       caution="20000.00"),
+    _c("DPC-EX-1998/02", "exploração", "contrato", "Contrato nº 002/1998-DPC", "salvamar", "BA-003", "CPBA",
+       (_D(1997, 8, 4), _D(1998, 6, 15), _D(1998, 8, 3), _D(2002, 8, 2), _D(2002, 5, 31)), "concluído",
+       surveyor="salvamar", modality="II", other="0.8000", value_fixed="depois"),
 )
 
 # Operations window of each recovery contract with items: (first day, last day).
@@ -145,4 +155,5 @@ OPS_END: dict[str, date] = {
     "DPC-RM-2019/02": _D(2024, 6, 28),
     "DPC-DM-2025/03": _D(2026, 11, 27),
     "DPC-EX-2017/02": _D(2021, 5, 28),
+    "DPC-EX-1998/02": _D(2002, 5, 31),
 }

@@ -224,6 +224,8 @@ def _terms_rows(doc: StatementDoc) -> list[tuple[str, object]]:
     rows: list[tuple[str, object]] = []
     modality = t.get("modality")
     label = MODALITY_LABELS.get(modality) if isinstance(modality, str) else None
+    if t.get("law_text_line"):   # statements issued before the law of the contract's date was stated lack it
+        rows.append(("Texto legal aplicado (arts. 20–21)", t["law_text_line"]))
     rows.append(("Modalidade (art. 21)", label or modality or "—"))
     if t.get("historical_share") is not None:
         rows.append(("Recompensa pelos bens históricos (art. 20 §2)",

@@ -37,7 +37,8 @@ the day the contract or authorisation act was signed applies. Signed before 28/1
 10.166/2000 in force), the original arts. 20–21: the historical items stay with the União with no
 reward (`historical_share` null or 0; no reward, nothing adjudicated, no cash balance), and
 modalities II and III have no 70 % cap (a share up to 1). No `signed_on` (unknown, or not signed
-yet): the text in force, as amended. `law_text` says which text applied ("original" | "amended").
+yet): the text in force, as amended. `law_text` says which text applied ("original" | "amended");
+the choice is `valuation.partition.contract_law`.
 """
 from __future__ import annotations
 
@@ -47,8 +48,9 @@ from datetime import date
 from decimal import Decimal
 
 from valuation.core.errors import InputError, Problem
-from valuation.core.law import HISTORICAL_REWARD_CAP, L7542, L10166_IN_FORCE, OTHER_SHARE_CAP
-from valuation.core.money import format_date_br, to_cents
+from valuation.core.law import HISTORICAL_REWARD_CAP, L7542, OTHER_SHARE_CAP
+from valuation.core.money import to_cents
+from valuation.partition.contract_law import ORIGINAL_HISTORICAL_REASON, ORIGINAL_OTHER_REASON, law_text_of
 from valuation.partition.selection import (
     EXACT_LIMIT,
     TIME_LIMIT_S,
@@ -70,10 +72,6 @@ DEFAULT_TOLERANCE = Decimal("0.01")  # policy `selection_tolerance` (valuation.p
 
 HISTORICAL_CAP_REASON = "Lei 7.542 art. 20 §2"
 OTHER_CAP_REASON = "Lei 7.542 art. 21 II e III"
-ORIGINAL_HISTORICAL_REASON = ("Lei 7.542 art. 20, original text: a contract signed before 2000-12-28 pays no "
-                              "reward for historical items")
-ORIGINAL_OTHER_REASON = "Lei 7.542 art. 21 II and III, original text: no 70 % cap"
-LAW_TEXTS: tuple[str, ...] = ("original", "amended")
 CANCEL_REASON = "Lei 7.542 art. 22 parágrafo único"
 SALVAGE_REASON = "Lei 7.542 art. 21 IV"
 
@@ -128,31 +126,6 @@ class ContractTerms:
     def law_text(self) -> str:
         """'original' (signed before 28/12/2000) or 'amended' (`law_text_of`)."""
         return law_text_of(self.signed_on)
-
-
-def law_text_of(signed_on: date | None) -> str:
-    """Which wording of Lei 7.542 arts. 20–21 governs a contract signed on `signed_on`: 'original'
-    before 28/12/2000 (Lei 10.166/2000 came into force on its publication), else 'amended' — also
-    without a date (a contract not signed yet will be signed under the text in force)."""
-    return "original" if signed_on is not None and signed_on < L10166_IN_FORCE else "amended"
-
-
-def share_caps(signed_on: date | None) -> tuple[Decimal, Decimal]:
-    """(historical_share cap, other_share cap) under the contract's text: (0.40, 0.70) as amended
-    (arts. 20 §2, 21 II–III); (0, 1) under the original text (no reward; no 70 % cap)."""
-    if law_text_of(signed_on) == "original":
-        return Decimal(0), Decimal(1)
-    return HISTORICAL_REWARD_CAP.value, OTHER_SHARE_CAP.value
-
-
-def law_text_line(signed_on: date | None) -> str:
-    """What a statement says of the text it applied (pt-BR)."""
-    if law_text_of(signed_on) == "original":
-        assert signed_on is not None
-        return (f"Redação original dos arts. 20 e 21 da Lei 7.542/1986 (contrato assinado em "
-                f"{format_date_br(signed_on)}, antes da Lei 10.166/2000)")
-    when = f"contrato assinado em {format_date_br(signed_on)}" if signed_on else "contrato sem data de assinatura"
-    return f"Arts. 20 e 21 da Lei 7.542/1986 na redação da Lei 10.166/2000 ({when})"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from valuation.core.errors import (
 )
 from valuation.core.money import format_brl, format_count, format_share
 from valuation.partition.choice import POOL_LABELS, STATUS_PT, percent
+from valuation.partition.contract_law import law_text_line
 from valuation.partition.documents import (
     StatementLine,
     StatementSurveyLine,
@@ -137,6 +138,10 @@ def _historical_lines(out: _Lines, inputs: StatementInputs, res: PartitionResult
     terms, s1 = inputs.terms, "Bens de valor histórico (art. 20)"
     out.add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
             detail=f"{format_count(inputs.agg.h_n)} bem(ns) classificado(s) pela Comissão de peritos")
+    if res.law_text == "original":
+        out.add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (redação original do art. 20: "
+                "permanecem com a União)", res.historical_reward)
+        return
     if res.cancelled:
         out.add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (contrato cancelado)",
                 res.historical_reward)
@@ -252,6 +257,8 @@ def _snapshot(inputs: StatementInputs) -> dict[str, Any]:
         "contract": {"code": c["code"], "kind": c["kind"], "act": c["act_number"], "status": c["status"],
                      "organisation": names.get("organisation_name"), "wreck_code": names.get("wreck_code"),
                      "wreck_name": names.get("wreck_name"), "surveyor": inputs.survey.surveyor_name},
+        "signed_on": None if terms.signed_on is None else terms.signed_on.isoformat(),
+        "law_text": terms.law_text, "law_text_line": law_text_line(terms.signed_on),
         "modality": terms.modality, "historical_share": str(terms.historical_share),
         "historical_payment": terms.historical_payment, "other_share": _text(terms.other_share),
         "fixed_amount": _text(terms.fixed_amount), "salvage_award": _text(terms.salvage_award),

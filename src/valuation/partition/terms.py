@@ -33,6 +33,7 @@ from valuation.core.law import DIFFICULTY_ACTIVITIES, HISTORICAL_REWARD_CAP, OTH
 from valuation.core.money import MAX_AMOUNT, format_brl, format_date_br, format_share
 from valuation.db import access
 from valuation.db.access import Principal, require
+from valuation.partition.contract_law import law_text_of
 from valuation.partition.rubric import suggested_other_share
 from valuation.partition.rules import (
     COMPENSATION_FORMS,
@@ -41,7 +42,6 @@ from valuation.partition.rules import (
     ContractTerms,
     PartitionItem,
     PartitionResult,
-    law_text_of,
     partition,
 )
 from valuation.policies.defaults import DEFAULT_BY_KEY

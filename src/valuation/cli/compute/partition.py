@@ -21,21 +21,23 @@ from valuation.cli.compute.selection import (
 from valuation.core.errors import InputError, Problem
 from valuation.core.jsonin import BAD, Reader, boolean, choice, decimal, iso_date, text
 from valuation.core.money import amount_str
+from valuation.partition.contract_law import (
+    ORIGINAL_HISTORICAL_REASON,
+    ORIGINAL_OTHER_REASON,
+    law_text_of,
+    share_caps,
+)
 from valuation.partition.rules import (
     COMPENSATION_FORMS,
     DEFAULT_TOLERANCE,
     HISTORICAL_CAP_REASON,
     HISTORICAL_PAYMENTS,
     MODALITIES,
-    ORIGINAL_HISTORICAL_REASON,
-    ORIGINAL_OTHER_REASON,
     OTHER_CAP_REASON,
     ContractTerms,
     PartitionItem,
     PartitionResult,
-    law_text_of,
     partition,
-    share_caps,
 )
 from valuation.partition.survey_costs import CostLine
 
