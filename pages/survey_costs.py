@@ -26,8 +26,8 @@ store = session.store()
 approves_overruns = access.allowed(user, "approve_survey_overruns")
 st.title("Custos de pesquisa e despesas de fiscalização")
 st.caption("Os gastos do pesquisador que localizou o naufrágio são deduzidos do valor líquido do vencedor e pagos a "
-           "ele (NORMAM-10 0303 c 2 I; Lei 7.542/1986 art. 16 §2). Gasto acima da planilha de custos só conta até o "
-           "excesso aprovado pela Autoridade Naval, e nunca além do efetivamente gasto.")
+           "ele (NORMAM-10 0303 c 2 I, na licitação da Lei 7.542/1986 art. 27). Gasto acima da planilha de "
+           "custos só conta até o excesso aprovado pela Autoridade Naval, e nunca além do efetivamente gasto.")
 
 INSPECTION_LABELS = {"kind": "Tipo", "amount": "Valor (R$)", "incurred_on": "Data", "description": "Descrição",
                      "inspector": "Fiscal", "policy_number": "Apólice (seguro)",

@@ -131,7 +131,8 @@ COMMISSION_SIZE = LegalValue(6, "NORMAM-10 0303 c 1 I (3 Marinha/DPHCM + 3 Minis
 COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")  # DPHCM (Marinha) and Ministério da Cultura
 COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # 3 each
 COMMISSION_PRESIDENT_BODY = "navy"  # "A presidência da Comissão caberá a um dos membros da MB"
-TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de qualidade do presidente), por analogia")
+# art. 70: "Se houver empate, o presidente desempatará de acordo com a sua convicção" — a tie-breaking vote
+TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de desempate do presidente), por analogia")
 
 # --- The concessionaire's share of the other recovered items (art. 21 §1) ----------------------
 # The activities whose difficulty and technical complexity the Naval Authority assesses, in the law's order

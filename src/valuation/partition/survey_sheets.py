@@ -7,7 +7,7 @@
 - The final report (NORMAM-10 0301 c) brings the actual cost per line; a cost outside
   the sheet is a new line planned at zero (it counts only as far as an overrun is approved).
 - dpc approves an overrun per line, with its reason; never more than actual − planned.
-- The deduction (`valuation.partition.survey_costs`, NORMAM-10 0303 c 2 I; Lei 7.542 art. 16 §2 I)
+- The deduction (`valuation.partition.survey_costs`, NORMAM-10 0303 c 2 I, the tender of Lei 7.542 art. 27)
   flows into the statement of the exploration/removal contract on the same wreck whose
   holder is not the surveyor (`contracts.surveyor_organisation_id`): see
   `survey_inputs_for`, which `valuation.partition.statements` reads.
