@@ -91,9 +91,9 @@ def lines_table(doc: StatementDoc) -> None:
                                            for f, v, n in payment_rows(doc, parts)]), money=("Valor",)),
                  hide_index=True, width="stretch")
     if parts.credit_lines:
-        st.markdown("**Crédito ao pesquisador** (NORMAM-10 0303 c 2 I)")
+        st.markdown("**Crédito ao pesquisador** (NORMAM-10 (ed. 2002) 0303 c 2 I)")
         amount_lines(parts.credit_lines)
-    st.markdown(f"**Despesas de fiscalização e seguro dos fiscais** (NORMAM-10 0306): "
+    st.markdown(f"**Despesas de fiscalização e seguro dos fiscais** (NORMAM-10 (ed. 2002) 0306): "
                 f"{brl_nb(parts.inspection_total)}, fora do valor líquido")
     st.caption(INSPECTION_NOTE)
     if parts.inspection_lines:

@@ -52,7 +52,7 @@ MAX_OVERRIDES_LISTED = 100
 METHOD_LABELS = {"median": "mediana", "mean": "média", "trimmed_mean": "média aparada (sem o maior e o menor valor)"}
 BASIS = ("Lei 7.542/1986, art. 20 §3 (classificação e atribuição de valores pela comissão de peritos, "
          "considerando os preços do mercado internacional) e art. 21 §2 (critérios dos mercados nacional e "
-         "internacional); NORMAM-10, item 0303 c 1 I (composição e presidência da Comissão).")
+         "internacional); NORMAM-10 (ed. 2002), item 0303 c 1 I (composição e presidência da Comissão).")
 
 
 def _class(hist: object) -> str:

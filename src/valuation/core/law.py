@@ -127,7 +127,7 @@ CO_SIGNATURE = LegalValue(True, f"{L7542} art. 20 §1 (contrato ou autorização
                                 "concessionário e por representante do Ministério da Cultura)", L10166_IN_FORCE)
 
 # --- Commission (rules.md §2) ----------------------------------------------------
-COMMISSION_SIZE = LegalValue(6, "NORMAM-10 0303 c 1 I (3 Marinha/DPHCM + 3 Ministério da Cultura)")
+COMMISSION_SIZE = LegalValue(6, "NORMAM-10 (ed. 2002) 0303 c 1 I (3 Marinha/DPHCM + 3 Ministério da Cultura)")
 COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")  # DPHCM (Marinha) and Ministério da Cultura
 COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # 3 each
 COMMISSION_PRESIDENT_BODY = "navy"  # "A presidência da Comissão caberá a um dos membros da MB"

@@ -110,9 +110,9 @@ def extension_request(expires: date, cal: BusinessCalendar,
 def start_of_operations(fixed: date, cal: BusinessCalendar | None = None) -> Deadline:
     """Start of operations: the date fixed in the authorisation, not a period, so it is
     not moved; a late start cancels the authorisation (Lei 7.542 art. 22 I; NORMAM-10 0305 a)."""
-    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; NORMAM-10 0305 a",
+    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; NORMAM-10 (ed. 2002) 0305 a",
                       "Data fixada na autorização", "Início após essa data: cancelamento da autorização "
-                                                    "(NORMAM-10 0305 a)")
+                                                    "(NORMAM-10 (ed. 2002) 0305 a)")
 
 
 def automatic_cancellation(reported_months: Iterable[date], authorised_from: date, authorised_to: date,
@@ -144,10 +144,10 @@ def automatic_cancellation(reported_months: Iterable[date], authorised_from: dat
                 f"Relatório de {fmt_month(previous_missing)} não entregue (vencia em {fmt(first.due)})",
                 f"Relatório de {fmt_month(month)} não entregue (vencia em {fmt(second.due)}): "
                 "segundo mês consecutivo",
-                f"Cancelamento automático a partir de {fmt(candidate)} (NORMAM-10 0305 f)",
+                f"Cancelamento automático a partir de {fmt(candidate)} (NORMAM-10 (ed. 2002) 0305 f)",
             )
             return Deadline("automatic_cancellation", candidate,
-                            join_basis("NORMAM-10 0305 f", params.reference(business_day)), None, steps)
+                            join_basis("NORMAM-10 (ed. 2002) 0305 f", params.reference(business_day)), None, steps)
         month, _ = add_months(month, 1)
     return None
 

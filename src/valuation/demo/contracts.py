@@ -68,7 +68,7 @@ CONTRACTS: tuple[tuple[Any, ...], ...] = (
     _c("DPC-EX-2018/03", "exploração", "contrato", "Contrato nº 003/2018-DPC", "costasul", "SC-002",
        "DELITAJAI", (_D(2017, 5, 8), _D(2018, 4, 9), _D(2018, 5, 2), _D(2022, 5, 1), None), "cancelado",
        cancelled=(_D(2020, 10, 14), "Art. 22 III: emprego de draga de sucção não autorizada, com dano a "
-                                    "bens de interesse histórico (NORMAM-10 0305)."),
+                                    "bens de interesse histórico (NORMAM-10 (ed. 2002) 0305)."),
        surveyor="costasul", modality="II", hist="0.2000", hist_pay="cash", other="0.4500",
        value_fixed="depois"),
     # Cargueiro Tijuca (RJ-004): cargo removal paid by salvage award (modality IV).
@@ -123,7 +123,7 @@ CONTRACTS: tuple[tuple[Any, ...], ...] = (
     _c("CPPB-PQ-2023/01", "pesquisa", "autorização", "Autorização nº 001/2023-CPPB", "fuem", "PB-001",
        "CPPB", (_D(2022, 8, 1), _D(2023, 1, 16), _D(2023, 3, 1), _D(2024, 2, 29), None), "cancelado",
        cancelled=(_D(2023, 5, 15), "Art. 22 I: operações não iniciadas no prazo fixado na autorização "
-                                   "(NORMAM-10 0305 a).")),
+                                   "(NORMAM-10 (ed. 2002) 0305 a).")),
     # Other surveys.
     _c("CPSC-PQ-2019/05", "pesquisa", "autorização", "Autorização nº 005/2019-CPSC", "costasul", "SC-003",
        "CPSC", (_D(2019, 5, 6), _D(2019, 9, 9), _D(2019, 10, 1), _D(2020, 9, 30), None), "expirado",

@@ -55,7 +55,7 @@ BALANCE = ("CE-002", _D(2025, 9, 10), Decimal("84300.00"), Decimal("61875.40"),
            "Casco e equipamentos vendidos em hasta pública (art. 12 §2); despesas da remoção reembolsadas à União "
            "(art. 13 II).")
 NOTICE = ("ES-001", _D(2026, 10, 1), "Diário Oficial da União — edital de preferência (art. 16 §§3–4)")
-SCHEDULED = ("tourism_notice_business_days", "15", "Portaria DPC nº 91/2026 (NORMAM-10 0307, nova redação)",
+SCHEDULED = ("tourism_notice_business_days", "15", "Portaria DPC nº 91/2026 (NORMAM-10 (ed. 2002) 0307, nova redação)",
              _D(2027, 1, 1), "Revisão da NORMAM-10: comunicação de excursões com 15 dias úteis de antecedência.")
 
 

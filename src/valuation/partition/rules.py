@@ -87,7 +87,7 @@ ART = {
     "II": f"{_L} art. 21 II (proporcional ao valor de mercado, até 70 %) e §1",
     "III": f"{_L} art. 21 III (adjudicação de parte dos bens, até 70 %) e §1",
     "IV": f"{_L} art. 21 IV (regras de assistência e salvamento; a remuneração não excede o valor salvo)",
-    "cancelled": f"{_L} art. 22 parágrafo único; NORMAM-10 0305 (cancelamento: nenhum pagamento, "
+    "cancelled": f"{_L} art. 22 parágrafo único; NORMAM-10 (ed. 2002) 0305 (cancelamento: nenhum pagamento, "
                  "salvo compensação com bens sem valor histórico ou o produto de sua venda)",
     "gross": f"{_L} arts. 20 §2 e 21 (total devido ao concessionário)",
     "original_gross": f"{_L} art. 21, redação original (total devido ao concessionário)",
@@ -100,7 +100,7 @@ ART = {
                    "limite de 70 %)",
     "original_III": f"{_L} art. 21 III, redação original (adjudicação de parte dos bens recuperados, sem o "
                     "limite de 70 %)",
-    "net": "NORMAM-10 0303 c 2 I (valor líquido em favor do vencedor, após a dedução)",
+    "net": "NORMAM-10 (ed. 2002) 0303 c 2 I (valor líquido em favor do vencedor, após a dedução)",
 }
 
 

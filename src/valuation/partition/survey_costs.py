@@ -24,10 +24,11 @@ from decimal import Decimal
 
 from valuation.core.money import to_cents
 
-BASIS_DEDUCTION = ("NORMAM-10 0303 c 2 I (dedução dos gastos do pesquisador do valor líquido do vencedor da licitação "
+BASIS_DEDUCTION = ("NORMAM-10 (ed. 2002) 0303 c 2 I (dedução dos gastos do pesquisador do valor líquido do vencedor "
+                   "da licitação "
                    "da Lei 7.542 art. 27)")
-BASIS_LINES = "NORMAM-10 0301 a 6 (planilha de custos) e 0301 c (custo real no relatório final)"
-BASIS_NOT_APPLICABLE = "NORMAM-10 0303 c 2 I: o vencedor é o próprio pesquisador — nada a deduzir"
+BASIS_LINES = "NORMAM-10 (ed. 2002) 0301 a 6 (planilha de custos) e 0301 c (custo real no relatório final)"
+BASIS_NOT_APPLICABLE = "NORMAM-10 (ed. 2002) 0303 c 2 I: o vencedor é o próprio pesquisador — nada a deduzir"
 
 
 @dataclass(frozen=True)

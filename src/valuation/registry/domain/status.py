@@ -41,9 +41,11 @@ _ONE = timedelta(days=1)
 _LAPSE = law.years_text(law.LAPSE_YEARS.value)          # '5 anos' (arts. 6 e 7)
 _B_ART32_1 = f"{law.L7542} art. 32 §1"
 _B_ART32 = f"{law.L7542} art. 32 caput"
-_B_LOSS = f"{law.L7542} art. 3 I; NORMAM-10 0104 b"
+_B_LOSS = f"{law.L7542} art. 3 I; NORMAM-10 (ed. 2002) 0104 b"
 _B_LICENCE = f"{law.L7542} art. 4 (licença requerida no prazo)"
-_B_EARLIEST = f"{law.L7542} arts. 3 I, 6 e 7 (prevalece o evento mais antigo)"
+# the earliest event decides; each event keeps its own article (art. 7 is the five-year presumption only)
+_B_EARLIEST = (f"{law.L7542}: prevalece o evento mais antigo (declaração de perda, art. 3 I; renúncia "
+               "presumida, arts. 6 e 7)")
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def _declaration(declared: date | None, steps: list[str]) -> _Event | None:
     if declared is None:
         return None
     published: date = law.LAW_PUBLISHED.value
-    steps.append(f"O responsável declarou a coisa perdida em {fmt(declared)} (art. 3 I; NORMAM-10 0104 b)")
+    steps.append(f"O responsável declarou a coisa perdida em {fmt(declared)} (art. 3 I; NORMAM-10 (ed. 2002) 0104 b)")
     if declared < published:
         steps.append(f"Declaração anterior à Lei 7.542/1986: por ela, a incorporação só se dá em {fmt(published)}")
         return _Event(published, (_B_LOSS, law.LAW_PUBLISHED.basis), "declaração de perda (art. 3 I)")
