@@ -114,6 +114,13 @@ REMOVAL_NOTICE_EDITAL = f"{L7542} art. 9 II e §§1–2 (edital)"
 # the two ways the order reaches the owner (art. 9 I and II), as stored in removal_orders.notice
 REMOVAL_NOTICE_LABELS: dict[str, str] = {"pessoal": "intimação pessoal (art. 9 I)",
                                          "edital": f"edital (art. 9 II; {days_text(REMOVAL_EDITAL_DAYS.value)})"}
+# Art. 9 §2: the outlets in which the edital is published once each (`valuation.deadlines.edital`)
+EDITAL_OUTLETS: dict[str, str] = {
+    "dou": "Diário Oficial da União",
+    "capital": "jornal de grande circulação da capital do Estado",
+    "porto": "jornal da cidade portuária mais próxima ou de maior importância do Estado",
+    "rio": "jornal do Rio de Janeiro (bens afastados da costa ou junto a ilhas oceânicas)",
+}
 REMOVAL_TAKEOVER = f"{L7542} art. 10 (a Autoridade Naval assume as operações por conta e risco do responsável)"
 REMOVAL_SUSPENDS_LAPSE = f"{L7542} art. 6 parágrafo único II (a Autoridade Naval determinou a remoção ou demolição)"
 
