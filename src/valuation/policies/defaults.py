@@ -91,16 +91,16 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "entregue (pesquisa, remoção e demolição).", "NORMAM-10 (ed. 2002) 0301 c; 0302 b 3",
                   "Relatório final: prazo", True, True, (1, 365, "dias após o término dos trabalhos")),
     PolicyDefault("extension_request_days", 60, "Com quantos dias de antecedência do vencimento da autorização a "
-                  "prorrogação deve ser pedida.", "NORMAM-10 (ed. 2002) 0304", "Pedido de prorrogação: "
-                                                                               "antecedência", True, True,
+                  "prorrogação deve ser pedida.", "NORMAM-10 (ed. 2002) 0304",
+                  "Pedido de prorrogação: antecedência", True, True,
                   (1, 365, "dias antes do vencimento")),
     PolicyDefault("tourism_notice_business_days", 10, "Com quantos dias úteis de antecedência uma excursão de turismo "
                   "subaquático deve ser comunicada.", "NORMAM-10 (ed. 2002) 0307",
                   "Turismo subaquático: antecedência da comunicação", True, True,
                   (1, 60, "dias úteis antes da excursão")),
     PolicyDefault("wreck_map_day", (2, 15), "Até que dia do ano seguinte cada Capitania envia o mapa anual das "
-                  "embarcações naufragadas.", "NORMAM-10 (ed. 2002) 0404 (Anexo "
-                                              "4-B)", "Mapa anual de naufrágios: envio", True,
+                  "embarcações naufragadas.", "NORMAM-10 (ed. 2002) 0404 (Anexo 4-B)",
+                  "Mapa anual de naufrágios: envio", True,
                   True),
     PolicyDefault("early_closing_days", ((12, 24), (12, 31)),
                   "Dias de cada ano em que as repartições federais encerram o expediente mais cedo (14h): um prazo "
