@@ -13,7 +13,7 @@ from ui.forms import save
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.core.money import format_brl, format_share
 from valuation.partition import terms
-from valuation.partition.contract_law import caps_help_pt
+from valuation.partition.contract_law import caps_help_pt, law_text_of, modality_labels
 from valuation.partition.documents import (
     MODALITY_LABELS,
     PAYMENT_LABELS,
@@ -62,10 +62,11 @@ code = st.selectbox("Contrato", codes, index=codes.index(first),
                     format_func=lambda k: f"{k} — {names[k]}" + ("" if k in with_terms else " (termos a definir)"))
 c = contracts.get_contract(store, user, code)
 law_caption, hist_help, other_help = caps_help_pt(c["signed_on"])   # the law of the contract's date
+MODALITIES_PT = modality_labels(law_text_of(c["signed_on"]), MODALITY_LABELS)
 st.caption(law_caption)
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Situação", str(c["status"]).capitalize())
-m2.metric("Modalidade", c["modality"] or "—", help=MODALITY_LABELS.get(c["modality"] or "", "não definida"))
+m2.metric("Modalidade", c["modality"] or "—", help=MODALITIES_PT.get(c["modality"] or "", "não definida"))
 m3.metric("Recompensa histórica", format_share(c["historical_share"]))
 m4.metric("Parcela dos demais bens", format_share(c["other_share"]))
 
@@ -73,7 +74,7 @@ st.subheader("Termos de pagamento")
 with st.form("terms"):
     a, b = st.columns(2)
     mod_opts = ["", *MODALITIES]
-    modality = a.selectbox(L["modality"], mod_opts, format_func=lambda v: MODALITY_LABELS.get(v, "— escolha —"),
+    modality = a.selectbox(L["modality"], mod_opts, format_func=lambda v: MODALITIES_PT.get(v, "— escolha —"),
                            index=mod_opts.index(c["modality"]) if c["modality"] in MODALITIES else 0)
     value_fixed = b.selectbox(L["value_fixed"], ["", *VALUE_FIXED_LABELS],
                               format_func=lambda v: VALUE_FIXED_LABELS.get(v, "não informado"),

@@ -146,5 +146,7 @@ def test_terms_page_states_the_contracts_text(full_demo_db):
     captions = " ".join(str(c.value) for c in at.caption)
     assert "Redação original dos arts. 20 e 21" in captions and "15/06/1998" in captions
     assert "80,00 %" in " ".join(str(m.value) for m in at.metric)
+    modality = next(s for s in at.selectbox if s.label == terms.FIELD_LABELS["modality"])
+    assert "II — soma proporcional ao valor dos bens (redação original, sem o limite de 70 %)" in modality.options
     next(s for s in at.selectbox if s.label == "Contrato").set_value("DPC-EX-2021/02").run()
     assert "redação da Lei 10.166/2000" in " ".join(str(c.value) for c in at.caption)

@@ -15,6 +15,7 @@ Pure: no database, no clock.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from decimal import Decimal
 
@@ -67,3 +68,15 @@ def caps_help_pt(signed_on: date | None) -> tuple[str, str, str]:
             f"modalidades I–IV para os demais bens, com parcela de até {o} nas modalidades II e III.",
             f"Até {h} do valor atribuído aos bens históricos (art. 20 §2).",
             f"Até {o} do valor de mercado dos demais bens recuperados; modalidades II e III (art. 21).")
+
+
+ORIGINAL_MODALITY_LABELS: dict[str, str] = {
+    "II": "II — soma proporcional ao valor dos bens (redação original, sem o limite de 70 %)",
+    "III": "III — adjudicação de parte dos bens (redação original, sem o limite de 70 %)",
+}
+
+
+def modality_labels(law_text: str | None, labels: Mapping[str, str]) -> dict[str, str]:
+    """The modality labels of the contract's text: `labels` (the amended art. 21, caps named) or, under the
+    original text, II and III without the 70 % cap."""
+    return {**labels, **ORIGINAL_MODALITY_LABELS} if law_text == "original" else dict(labels)

@@ -19,6 +19,7 @@ from typing import Any
 from valuation.core.money import format_brl, format_count, format_date_br, format_share
 from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
+from valuation.partition.contract_law import modality_labels
 
 PDF_ITEM_LIMIT = 300
 
@@ -224,7 +225,8 @@ def _terms_rows(doc: StatementDoc) -> list[tuple[str, object]]:
     t = doc.terms
     rows: list[tuple[str, object]] = []
     modality = t.get("modality")
-    label = MODALITY_LABELS.get(modality) if isinstance(modality, str) else None
+    label = (modality_labels(t.get("law_text"), MODALITY_LABELS).get(modality) if isinstance(modality, str)
+             else None)
     if t.get("law_text_line"):   # statements issued before the law of the contract's date was stated lack it
         rows.append(("Texto legal aplicado (arts. 20–21)", t["law_text_line"]))
     rows.append(("Modalidade (art. 21)", label or modality or "—"))
