@@ -23,7 +23,7 @@ user = session.guard("audit")
 store = session.store()
 st.title("Auditoria")
 st.caption("Cada gravação do sistema deixa um registro encadeado por hash: quem, quando, o quê, antes e depois. "
-           "Posições de naufrágios nunca entram no registro (NORMAM-10 0105). Horários de Brasília.")
+           "Posições de naufrágios nunca entram no registro (NORMAM-10 (ed. 2002) 0105). Horários de Brasília.")
 
 
 def chain_panel() -> None:

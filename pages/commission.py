@@ -27,7 +27,8 @@ store = session.store()
 is_member = allowed(user, "enter_assessments")
 is_president = allowed(user, "open_rounds")
 st.title("Avaliação da Comissão")
-st.caption("Comissão Interministerial (3 membros da Marinha e 3 do Ministério da Cultura; NORMAM-10 0303 c 1 I): "
+st.caption("Comissão Interministerial (3 membros da Marinha e 3 do Ministério da Cultura; NORMAM-10 (ed. 2002) 0303 c "
+           "1 I): "
            "classifica os bens e atribui valores considerando os preços do mercado internacional (Lei 7.542/1986, "
            "art. 20 §3; art. 21 §2). Enquanto a rodada está aberta, cada membro vê apenas as próprias avaliações.")
 show_flash()

@@ -14,6 +14,7 @@ from ui.forms import save
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.core.money import format_brl, format_share
 from valuation.partition import salvage, terms
+from valuation.partition.contract_law import caps_help_pt, law_text_of, modality_labels
 from valuation.partition.documents import (
     MODALITY_LABELS,
     PAYMENT_LABELS,
@@ -30,8 +31,6 @@ from valuation.registry import contracts
 user = session.guard("contract_terms")
 store = session.store()
 st.title("Termos do contrato")
-st.caption("Lei 7.542/1986 arts. 20–22 (redação da Lei 10.166/2000): recompensa de até 40 % do valor atribuído aos "
-           "bens históricos; modalidades I–IV para os demais bens, com parcela de até 70 % nas modalidades II e III.")
 
 
 def blank(v: str) -> str | None:
@@ -63,9 +62,12 @@ first = (with_terms or signed or codes)[0]
 code = st.selectbox("Contrato", codes, index=codes.index(first),
                     format_func=lambda k: f"{k} — {names[k]}" + ("" if k in with_terms else " (termos a definir)"))
 c = contracts.get_contract(store, user, code)
+law_caption, hist_help, other_help = caps_help_pt(c["signed_on"])   # the law of the contract's date
+MODALITIES_PT = modality_labels(law_text_of(c["signed_on"]), MODALITY_LABELS)
+st.caption(law_caption)
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Situação", str(c["status"]).capitalize())
-m2.metric("Modalidade", c["modality"] or "—", help=MODALITY_LABELS.get(c["modality"] or "", "não definida"))
+m2.metric("Modalidade", c["modality"] or "—", help=MODALITIES_PT.get(c["modality"] or "", "não definida"))
 m3.metric("Recompensa histórica", format_share(c["historical_share"]))
 m4.metric("Parcela dos demais bens", format_share(c["other_share"]))
 
@@ -73,21 +75,20 @@ st.subheader("Termos de pagamento")
 with st.form("terms"):
     a, b = st.columns(2)
     mod_opts = ["", *MODALITIES]
-    modality = a.selectbox(L["modality"], mod_opts, format_func=lambda v: MODALITY_LABELS.get(v, "— escolha —"),
+    modality = a.selectbox(L["modality"], mod_opts, format_func=lambda v: MODALITIES_PT.get(v, "— escolha —"),
                            index=mod_opts.index(c["modality"]) if c["modality"] in MODALITIES else 0)
     value_fixed = b.selectbox(L["value_fixed"], ["", *VALUE_FIXED_LABELS],
                               format_func=lambda v: VALUE_FIXED_LABELS.get(v, "não informado"),
                               index=(["", *VALUE_FIXED_LABELS].index(c["value_fixed"] or "")))
     hist = a.text_input(L["historical_share"], value=terms.percent_text(c["historical_share"]),
                         placeholder="ex.: 30 ou 30,5",
-                        help="Até 40 % do valor atribuído aos bens históricos (art. 20 §2).")
+                        help=hist_help)
     pay_opts = ["", *HISTORICAL_PAYMENTS]
     hpay = b.selectbox(L["historical_payment"], pay_opts,
                        format_func=lambda v: PAYMENT_LABELS.get(v, "—"),
                        index=pay_opts.index(c["historical_payment"] or ""))
     other = a.text_input(L["other_share"], value=terms.percent_text(c["other_share"]), placeholder="ex.: 50",
-                         help="Até 70 % do valor de mercado dos demais bens recuperados; modalidades II e III "
-                              "(art. 21).")
+                         help=other_help)
     fixed = b.text_input(L["fixed_amount"], value=money_text(c["fixed_amount"]), placeholder="ex.: 1.234,56")
     award = a.text_input(L["salvage_award"], value=money_text(c["salvage_award"]), placeholder="ex.: 1.234,56")
     saved = st.form_submit_button("Gravar termos", type="primary")

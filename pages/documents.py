@@ -27,7 +27,7 @@ dpc = allowed(user, "attach_any_file")   # anexar arquivos a qualquer registro (
 st.title("Documentos e fotos")
 st.caption("Os arquivos ficam com o registro a que pertencem e só são entregues a quem pode ver esse registro; "
            "o tipo é conferido pelo conteúdo, não pelo nome. Fotos são regravadas sem metadados (posição GPS, "
-           "câmera): a posição de um naufrágio localizado é sigilosa (NORMAM-10 0105). "
+           "câmera): a posição de um naufrágio localizado é sigilosa (NORMAM-10 (ed. 2002) 0105). "
            f"Limites: {megabytes(MAX_FILE_BYTES)} por arquivo, {megabytes(MAX_UPLOAD_BYTES)} por envio, imagens até "
            f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels; ZIP de fotos até {megabytes(MAX_ARCHIVE_BYTES)} e "
            f"{count_br(MAX_ARCHIVE_ENTRIES)} arquivos.")

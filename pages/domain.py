@@ -141,6 +141,40 @@ def order_steps(orders: pd.DataFrame) -> None:
                                                            "termina nesse dia.")
 
 
+def edital_publications(orders: pd.DataFrame) -> None:
+    """The publications of each edital (art. 9 §2): once in each outlet; the 15 days run from the last."""
+    by_edital = orders[orders["notice"] == "edital"] if len(orders) else orders
+    if by_edital.empty:
+        return
+    titles = {int(r["id"]): f"{r['wreck_code']} — {r['act']}" for r in by_edital.to_dict("records")}
+    st.markdown("**Publicações do edital** (Lei 7.542/1986 art. 9 §2: uma vez em cada veículo; o prazo de 15 dias "
+                "corre da última publicação)")
+    pubs = removal_orders.list_edital_publications(store, user)
+    if pubs:
+        st.dataframe(for_display(pd_frame(pubs, titles), dates=["published_on"], rename={"published_on": "Publicação"}),
+                     hide_index=True, width="stretch")
+    else:
+        st.caption("Nenhuma publicação registrada.")
+    labels = removal_orders.LABELS
+    with st.form("edital_publication", clear_on_submit=True):
+        a, b, c, d = st.columns(4)
+        pick = a.selectbox("Determinação por edital", list(titles), format_func=option_label(titles))
+        data = {"outlet": b.selectbox(labels["outlet"], removal_orders.OUTLETS,
+                                      format_func=option_label(removal_orders.OUTLET_LABELS)),
+                "published_on": c.date_input(labels["published_on"], value=None, format="DD/MM/YYYY"),
+                "reference": d.text_input(labels["reference"], placeholder="Seção 3, p. 41")}
+        if st.form_submit_button("Registrar publicação"):
+            save(removal_orders.record_edital_publication, store, user, pick, blanks_to_none(data), labels=labels,
+                 success="Publicação registrada; o prazo do edital conta da última publicação (art. 9 §2).")
+
+
+def pd_frame(pubs: list[dict[str, object]], titles: dict[int, str]) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame([{"Determinação": titles.get(int(str(p["removal_order_id"])), "—"), "Veículo": p["outlet_pt"],
+                          "published_on": p["published_on"], "Edição e página": p["reference"]} for p in pubs])
+
+
 def balance_form(codes: list[str]) -> None:
     labels = owner_balances.LABELS
     with st.expander("Registrar saldo do responsável (art. 13 §2)"):
@@ -166,6 +200,7 @@ else:
                  hide_index=True, width="stretch")
 order_form(df["code"].tolist())
 order_steps(orders)
+edital_publications(orders)
 st.subheader("Saldos à disposição do responsável (art. 13 §2)")
 balances = owner_balances.list_owner_balances(store, user)
 if balances.empty:

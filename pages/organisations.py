@@ -76,7 +76,7 @@ def register() -> None:
 user = session.guard("organisations")
 store = session.store()
 st.title("Empresas e instituições")
-st.caption("Ficha de inscrição de pessoas físicas e jurídicas (NORMAM-10 0401, Anexo 4-A).")
+st.caption("Ficha de inscrição de pessoas físicas e jurídicas (NORMAM-10 (ed. 2002) 0401, Anexo 4-A).")
 
 search = st.text_input("Buscar (razão social, nome fantasia, CNPJ, cidade)")
 df = organisations.list_organisations(store, user, search=search)

@@ -97,9 +97,9 @@ def lines_table(doc: StatementDoc) -> None:
                                            for f, v, n in payment_rows(doc, parts)]), money=("Valor",)),
                  hide_index=True, width="stretch")
     if parts.credit_lines:
-        st.markdown("**Crédito ao pesquisador** (NORMAM-10 0303 c 2 I)")
+        st.markdown("**Crédito ao pesquisador** (NORMAM-10 (ed. 2002) 0303 c 2 I)")
         amount_lines(parts.credit_lines)
-    st.markdown(f"**Despesas de fiscalização e seguro dos fiscais** (NORMAM-10 0306): "
+    st.markdown(f"**Despesas de fiscalização e seguro dos fiscais** (NORMAM-10 (ed. 2002) 0306): "
                 f"{brl_nb(parts.inspection_total)}, fora do valor líquido")
     st.caption(INSPECTION_NOTE)
     if parts.inspection_lines:
@@ -140,6 +140,8 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
     if doc.superseded_by:
         st.warning(f"Esta versão foi substituída por {doc.superseded_by}. Consulte a versão em vigor.")
     st.subheader(f"{doc.label} — contrato {doc.contract_code}")
+    if doc.terms.get("law_text_line"):
+        st.caption(f"Texto legal aplicado: {doc.terms['law_text_line']}.")
     st.metric("Valor líquido a receber", format_brl(doc.net))
     st.markdown(" ".join(sentence_md(sentence) for sentence in net_explanation(doc)))
     downloads(doc)
@@ -195,6 +197,8 @@ m[1].metric("Valor líquido", brl_fit(doc.net, 3), help=format_brl(doc.net))
 m[2].metric("Situação", doc.label if doc.is_issued else "rascunho")
 if doc.supersedes_label:
     st.caption(f"Substitui {doc.supersedes_label}. Motivo: {doc.correction_reason}")
+if doc.terms.get("law_text_line"):
+    st.caption(f"Texto legal aplicado: {doc.terms['law_text_line']}.")
 for text in doc.blockers:
     st.error(text)
 for text in doc.warnings:

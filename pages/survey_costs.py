@@ -26,14 +26,15 @@ store = session.store()
 approves_overruns = access.allowed(user, "approve_survey_overruns")
 st.title("Custos de pesquisa e despesas de fiscalização")
 st.caption("Os gastos do pesquisador que localizou o naufrágio são deduzidos do valor líquido do vencedor e pagos a "
-           "ele (NORMAM-10 0303 c 2 I; Lei 7.542/1986 art. 16 §2). Gasto acima da planilha de custos só conta até o "
-           "excesso aprovado pela Autoridade Naval, e nunca além do efetivamente gasto.")
+           "ele (NORMAM-10 (ed. 2002) 0303 c 2 I, na licitação da Lei 7.542/1986 art. 27). Gasto acima da planilha de "
+           "custos só conta até o excesso aprovado pela Autoridade Naval, e nunca além do efetivamente gasto.")
 
 INSPECTION_LABELS = {"kind": "Tipo", "amount": "Valor (R$)", "incurred_on": "Data", "description": "Descrição",
                      "inspector": "Fiscal", "policy_number": "Apólice (seguro)",
                      "coverage_from": "Cobertura de (seguro)", "coverage_to": "Cobertura até (seguro)"}
 
-tabs = LazyTabs("survey_costs", ["Planilha de custos da pesquisa", "Despesas de fiscalização (NORMAM-10 0306)"])
+tabs = LazyTabs("survey_costs", ["Planilha de custos da pesquisa", "Despesas de fiscalização (NORMAM-10 (ed. 2002) "
+                                                                   "0306)"])
 if tabs.is_open("Planilha de custos da pesquisa"):
     with tabs["Planilha de custos da pesquisa"]:
         surveys = survey_sheets.list_survey_contracts(store, user)
@@ -54,7 +55,7 @@ if tabs.is_open("Planilha de custos da pesquisa"):
             for w in sheet.winners:
                 st.info(f"Naufrágio explorado/removido por outro concessionário: o aceito é deduzido no demonstrativo "
                         f"de {md(w['code'])} ({md(w['organisation_name'])}) e creditado a esta empresa "
-                        "(NORMAM-10 0303 c 2 I).")
+                        "(NORMAM-10 (ed. 2002) 0303 c 2 I).")
             if sheet.lines:
                 lines = pd.DataFrame([{"Nº": ln.line_no, "Linha": ln.line, "Previsto": ln.planned, "Real": ln.actual,
                                        "Excesso aprovado": ln.approved_overrun, "Motivo": ln.overrun_reason or "—",
@@ -94,7 +95,7 @@ if tabs.is_open("Planilha de custos da pesquisa"):
                                 success="Planilha entregue com {result} linha(s).") is not None:
                             st.rerun()
             if sheet.lines:
-                with st.expander("Custos reais do relatório final (NORMAM-10 0301 c)"):
+                with st.expander("Custos reais do relatório final (NORMAM-10 (ed. 2002) 0301 c)"):
                     grid = st.data_editor(pd.DataFrame({
                         "Nº": [ln.line_no for ln in sheet.lines], "Linha": [ln.line for ln in sheet.lines],
                         "Real (R$)": ["" if ln.actual is None else number_br(ln.actual, 2) for ln in sheet.lines]}),
@@ -125,8 +126,8 @@ if tabs.is_open("Planilha de custos da pesquisa"):
                                    success="Excesso aprovado.") is not None:
                         st.rerun()
 
-if tabs.is_open("Despesas de fiscalização (NORMAM-10 0306)"):
-    with tabs["Despesas de fiscalização (NORMAM-10 0306)"]:
+if tabs.is_open("Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"):
+    with tabs["Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"]:
         mine = contracts.list_contracts(store, user)
         if not len(mine):
             st.info("Nenhum contrato visível para o seu perfil.")
@@ -139,7 +140,8 @@ if tabs.is_open("Despesas de fiscalização (NORMAM-10 0306)"):
                                                                  if k in counts else ""))
             exp = survey_sheets.list_inspection_expenses(store, user, code)
             st.caption("Deslocamento, alimentação e pousada dos fiscais designados pela Marinha e o seguro obrigatório "
-                       "em favor deles são de responsabilidade do autorizado (NORMAM-10 0306 a e b): aparecem no "
+                       "em favor deles são de responsabilidade do autorizado (NORMAM-10 (ed. 2002) 0306 a e b): "
+                       "aparecem no "
                        "demonstrativo em seção própria, fora do valor líquido.")
             if len(exp):
                 totals = exp.groupby("kind", as_index=False).agg(n=("id", "count"), total=("amount", "sum"))

@@ -73,7 +73,8 @@ def detail(df: pd.DataFrame) -> None:
                f"Casco: {md(w['hull_material'])} · Sinistro: {md(w['casualty_type'])} em {when} "
                f"(data conhecida até o {precision})  \n"
                f"Situação: {md(w['situation'])} · Área protegida: {yes_no(w['protected_area'])}")
-    b.markdown(f"**Posição:** {md(w['position_text']) if w['position_cleared'] else 'sigilosa (NORMAM-10 0105)'}  \n"
+    position = md(w['position_text']) if w['position_cleared'] else "sigilosa (NORMAM-10 (ed. 2002) 0105)"
+    b.markdown(f"**Posição:** {position}  \n"
                f"Jurisdição: {md(w['office_name'])} ({w['state']})  \n"
                f"Contratos: {md(', '.join(w['contracts']) or '—')}")
     contracts_of(int(choice))
@@ -156,7 +157,7 @@ def register(office_codes: list[str]) -> None:
                 "casualty_day": f3.text_input(L["casualty_day"], placeholder="1 a 31"),
                 "latitude": f1.text_input(L["latitude"], placeholder=LAT_EXAMPLE,
                                           help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
-                                               f"{LAT_EXAMPLE} (NORMAM-10 0403 a)."),
+                                               f"{LAT_EXAMPLE} (NORMAM-10 (ed. 2002) 0403 a)."),
                 "longitude": f2.text_input(L["longitude"], placeholder=LON_EXAMPLE,
                                            help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
                                                 f"{LON_EXAMPLE}."),
@@ -178,7 +179,7 @@ def register(office_codes: list[str]) -> None:
 user = session.guard("wrecks")
 store = session.store()
 st.title("Naufrágios")
-st.caption("Posições são sigilosas (NORMAM-10 0105): só aparecem para quem tem acesso ao naufrágio; "
+st.caption("Posições são sigilosas (NORMAM-10 (ed. 2002) 0105): só aparecem para quem tem acesso ao naufrágio; "
            "os demais veem a jurisdição (Capitania e UF).")
 
 office_df = offices.list_offices(store, user)

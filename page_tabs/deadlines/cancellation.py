@@ -12,7 +12,7 @@ from valuation.deadlines import frames
 def render(view: DeadlinesView) -> None:
     cand = frames.cancellation_candidates(view.store, view.user, as_of=view.as_of, frame=view.frame)
     st.caption("Autorizações canceladas automaticamente quando o relatório mensal não é entregue pelo "
-               "segundo mês consecutivo (NORMAM-10 0305 f).")
+               "segundo mês consecutivo (NORMAM-10 (ed. 2002) 0305 f).")
     if cand.empty:
         st.success("Nenhum contrato nesta situação.")
         return

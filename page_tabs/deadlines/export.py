@@ -33,7 +33,7 @@ def render(view: DeadlinesView) -> None:
 
 def wreck_map_section(view: DeadlinesView) -> None:
     store, user = view.store, view.user
-    st.subheader("Mapa anual de embarcações naufragadas (NORMAM-10 0404, Anexo 4-B)")
+    st.subheader("Mapa anual de embarcações naufragadas (NORMAM-10 (ed. 2002) 0404, Anexo 4-B)")
     mc1, mc2 = st.columns(2)
     office = mc1.selectbox("OM do mapa", view.offices)
     year = int(mc2.number_input("Ano dos sinistros", min_value=1900, max_value=9998, value=view.as_of.year - 1,

@@ -89,7 +89,7 @@ def event_form(view: DeadlinesView) -> None:
             orgs = list_organisations(store, user)
             names = dict(zip(orgs["id"], orgs["name"]))
             org = st.selectbox("Empresa", orgs["id"].tolist(), format_func=option_label(names),
-                               help="Quem comunicou a excursão (NORMAM-10 0307).")
+                               help="Quem comunicou a excursão (NORMAM-10 (ed. 2002) 0307).")
         note = st.text_input("Observação")
         report = attachments_ui.report_uploader(key="event_report") if attachments_ui.may_attach(
             user, "deadline_event", "report") and kind.subject == "contract" else None

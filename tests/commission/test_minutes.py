@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -16,8 +17,10 @@ import pytest
 
 from tests.support.commission import OVERRIDE_REASON, ROUND_PLAN, run_round
 from valuation.commission import minutes
-from valuation.commission.rounds import close_round
+from valuation.commission.rounds import close_round, get_round
 from valuation.core.errors import AccessDenied, ConflictError
+from valuation.policies.defaults import DEFAULT_BY_KEY
+from valuation.policies.values import set_policy
 
 GENERATED = datetime(2026, 12, 1, 10, 0)
 
@@ -54,7 +57,10 @@ def test_the_minutes_record_the_round(published: tuple[Any, dict, int]) -> None:
         assert flat_text.count(name) >= 2, name          # member table + signature
     assert "Ministério da Cultura" in flat_text and "Marinha (DPHCM)" in flat_text
     # Policy frozen in the round.
-    assert "mediana" in flat_text and "4 membros votantes" in flat_text and "50,0 %" in flat_text
+    assert "mediana" in flat_text and "50,0 %" in flat_text
+    # the quorum the round froze with the policy's own basis (issue 25), and art. 70's tie-breaking vote
+    assert "4 de 6 membros votantes (Lei 2.180/1954 art. 71 (metade e mais um), por analogia" in flat_text
+    assert "voto de desempate do presidente" in flat_text and "qualidade" not in flat_text
     # Items: codes, accented descriptions, votes, decided values as R$ (median of the plan's values).
     for code in ROUND_PLAN:
         assert code in flat_text
@@ -111,3 +117,19 @@ def test_refused_while_open_and_for_other_roles(small_world: Any) -> None:
     # Closed but not decided: the consensus is shown, marked as such.
     text = flat(pdf_text(minutes.round_minutes_pdf(small_world.store, small_world.principal("dpc"), round_id)))
     assert "(consenso)" in text and "Encerrada" in text and "R$ 300.000,00" in text
+
+
+def test_the_minutes_quorum_basis_is_the_policys_of_the_opening_day(published: tuple[Any, dict, int]) -> None:
+    """A quorum the DPC set with its own basis is printed with that basis; a value recorded after the round
+    opened is not the round's, and its basis is not printed for it."""
+    world, _, round_id = published
+    rnd = get_round(world.store, world.principal("dpc"), round_id)
+    assert minutes.quorum_basis(world.store, rnd) == DEFAULT_BY_KEY["quorum"].basis
+    set_policy(world.store, world.principal("dpc"), "quorum", 5, "Comissão ampliada",
+               effective_from=rnd.opened_at.date(), basis="Portaria DPC nº 12/2026, art. 4")
+    assert minutes.quorum_basis(world.store, rnd) is None                    # the round froze 4
+    five = replace(rnd, quorum=5)
+    assert minutes.quorum_basis(world.store, five) == "Portaria DPC nº 12/2026, art. 4"
+    assert minutes.quorum_text(5, "Portaria DPC nº 12/2026, art. 4") == \
+        "5 de 6 membros votantes (Portaria DPC nº 12/2026, art. 4)"
+    assert "abertura da rodada" in minutes.quorum_text(4, None)

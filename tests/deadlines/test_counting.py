@@ -232,7 +232,7 @@ def test_five_year_lapse_suspension_from_casualty_day_counts_days_after_it():
     d = dl.five_year_lapse(D(2019, 3, 12), [(D(2019, 3, 12), D(2019, 3, 21))], NAT)
     # 10 days listed, 9 of them inside the period (the casualty day is excluded)
     assert d.due == D(2024, 3, 21)
-    assert dl.lapse_count(D(2019, 3, 12), [(D(2019, 3, 12), D(2019, 3, 21))]).suspended_days == 9
+    assert dl.lapse_count(D(2019, 3, 12), [(D(2019, 3, 12), D(2019, 3, 21))], NAT).suspended_days == 9
 
 
 @pytest.mark.parametrize("due, as_of, met_on, waived, soon, state", [

@@ -70,7 +70,7 @@ def test_monthly_report_state_over_time(world, as_of, delivered, state, late, re
     assert row["due"] == FEB_DUE and row["raw_due"] == FEB_DUE and row["moved_from"] is None
     assert (row["state"], row["late"], row["reason"]) == (state, late, reason)
     assert row["met_on"] == (delivered if state == "met" else None)
-    assert row["basis"].startswith("NORMAM-10 0301 c")
+    assert row["basis"].startswith("NORMAM-10 (ed. 2002) 0301 c")
     assert "03/03/2025 (ponto facultativo: Carnaval)" in row["steps"]
     assert row["office_code"] == "CPBA" and row["uf"] == "BA" and row["naval_district"] == 2
 
@@ -256,7 +256,7 @@ def test_automatic_cancellation_candidates(world):
     cand = frames.cancellation_candidates(world.store, dpc, as_of=as_of)
     # March report due 14/04/2025 (10th business day of April at CPBA) → cancelled from 15/04
     assert cand[["contract_code", "due"]].values.tolist() == [["A-1", date(2025, 4, 15)]]
-    assert "NORMAM-10 0305 f" in cand.iloc[0]["steps"]
+    assert "NORMAM-10 (ed. 2002) 0305 f" in cand.iloc[0]["steps"]
     deliver(world, "B-1", "2025-04", date(2025, 5, 9))
     later = frames.cancellation_candidates(world.store, dpc, as_of=date(2025, 6, 20))
     assert "B-1" not in set(later["contract_code"])  # one missing month is not two consecutive

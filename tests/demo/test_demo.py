@@ -356,7 +356,9 @@ def test_a_corrupted_check_digit_would_be_caught():
 # --------------------------------------------------------------------------------------
 
 def _contracts(store: Store) -> list[dict]:
-    return store.fetch("SELECT * FROM contracts ORDER BY code")
+    # the share of a contract under the original art. 21 is kept in other_share_original (migration 022)
+    return store.fetch("SELECT * REPLACE (coalesce(other_share, other_share_original) AS other_share) "
+                       "FROM contracts ORDER BY code")
 
 
 def test_every_kind_and_every_status_occur(store):
@@ -385,7 +387,7 @@ def test_contract_dates_agree_with_the_status(store):
 
 
 def test_payment_terms_only_where_meaningful_and_within_the_caps(store):
-    hist_cap, other_cap = law.HISTORICAL_REWARD_CAP.value, law.OTHER_SHARE_CAP.value
+    texts = set()
     for c in _contracts(store):
         code, terms = c["code"], {k: c[k] for k in PAYMENT_TERMS}
         art16 = c["kind"] in ("exploração", "remoção") and c["act"] != "licença" and c["status"] != "solicitado"
@@ -393,7 +395,14 @@ def test_payment_terms_only_where_meaningful_and_within_the_caps(store):
             assert all(v is None for v in terms.values()), code
         else:
             assert c["modality"] in ("I", "II", "III", "IV"), code
-            assert c["signed_on"] >= law.OTHER_SHARE_CAP.effective_from, code       # caps in force
+            texts.add("original" if c["signed_on"] < law.L10166_IN_FORCE else "amended")
+        # the caps of the contract's text (Lei 7.542 arts. 20–21): 40 % and 70 % as amended by Lei 10.166/2000,
+        # no reward and no 70 % cap under the original text (signed before 28/12/2000)
+        original = c["signed_on"] is not None and c["signed_on"] < law.L10166_IN_FORCE
+        hist_cap = Decimal(0) if original else law.HISTORICAL_REWARD_CAP.value
+        other_cap = Decimal(1) if original else law.OTHER_SHARE_CAP.value
+        if original and c["historical_share"] is None and c["modality"] is not None:
+            assert c["historical_payment"] is None, code
         if c["historical_share"] is not None:
             assert Decimal(0) <= c["historical_share"] <= hist_cap, code
         assert (c["historical_share"] is None) == (c["historical_payment"] is None), code
@@ -408,6 +417,8 @@ def test_payment_terms_only_where_meaningful_and_within_the_caps(store):
     contracts = _contracts(store)
     assert {c["modality"] for c in contracts} >= {"I", "II", "III", "IV"}
     assert any(c["caution_amount"] for c in contracts)
+    assert texts == {"original", "amended"}   # one contract of the 1990s (issue 25, rule 1)
+    assert any(c["other_share"] is not None and c["other_share"] > law.OTHER_SHARE_CAP.value for c in contracts)
 
 
 def test_exploration_and_removal_follow_a_survey_and_one_winner_is_not_the_surveyor(store):

@@ -33,7 +33,7 @@ def revised(value: Any) -> LegalValue[Any]:
 PARAMETER_CASES = [
     # name, call, expected due, article
     ("monthly report, NORMAM 10th business day (default)", lambda: dl.monthly_report(D(2025, 2, 1), NAT),
-     D(2025, 3, 18), "NORMAM-10 0301 c"),   # March 2025: 3–4 Carnival; 5,6,7,10,11,12,13,14,17,18
+     D(2025, 3, 18), "NORMAM-10 (ed. 2002) 0301 c"),   # March 2025: 3–4 Carnival; 5,6,7,10,11,12,13,14,17,18
     ("monthly report, revised to the 5th business day", lambda: dl.monthly_report(D(2025, 2, 1), NAT, revised(5)),
      D(2025, 3, 11), "Portaria DPC nº 12/2026"),   # 5, 6, 7, 10, 11
     ("final report, revised to 120 days", lambda: dl.final_report(D(2025, 1, 10), NAT, revised(120)),
@@ -45,7 +45,7 @@ PARAMETER_CASES = [
     ("wreck map, revised to 31 March", lambda: dl.wreck_map(2024, NAT, revised((3, 31))),
      D(2025, 3, 31), "Portaria DPC nº 12/2026"),   # Monday
     ("wreck map, NORMAM 15 February (default)", lambda: dl.wreck_map(2024, NAT),
-     D(2025, 2, 17), "NORMAM-10 0404"),             # 15/02/2025 Saturday → Monday 17/02
+     D(2025, 2, 17), "NORMAM-10 (ed. 2002) 0404"),             # 15/02/2025 Saturday → Monday 17/02
 ]
 
 

@@ -52,7 +52,7 @@ DOMAIN_CASES = [
      (D(2015, 1, 10), "steel", D(2022, 3, 1), D(2019, 5, 2), []), ("union", D(2022, 3, 1), D(2020, 1, 10), False),
      "L7542 arts. 3 I, 4"),
     ("art. 32 caput casualty declared lost before 30/09/1987: the declaration is earlier",
-     (D(1950, 1, 1), "steel", D(1987, 3, 2), None, []), ("union", D(1987, 3, 2), None, False),
+     (D(1950, 1, 1), "steel", D(1987, 3, 2), None, []), ("union", D(1987, 3, 2), D(1987, 9, 29), False),
      "L7542 arts. 3 I, 32 caput"),
     ("wooden hull of 1712 declared lost in 1990: art. 32 §1 already gave it in 1986",
      (D(1712, 5, 2), "wood", D(1990, 1, 5), None, []), ("union", PUBLISHED, None, False), "L7542 art. 32 §1"),
@@ -188,7 +188,8 @@ RECLAIM_CASES = [
      ("1500.00", "invoice", "0.00", "1500.00"), "L7542 art. 12 §1"),
     ("expenses partly paid: only what is missing", ("800.00", "900.00", "700.00", "3000.00", "1500.00"),
      ("900.00", "insurance", "600.00", "1500.00"), "L7542 art. 12 §1"),
-    ("expenses paid beyond the expenses: nothing missing, never negative", (None, None, "500.00", "100.00", "900.00"),
+    # more paid than the expenses is inconsistent input since issue 25 (cli.md; tests/legal/test_issue25_wrong_answers)
+    ("expenses paid in full: nothing missing, never negative", (None, None, "500.00", "900.00", "900.00"),
      ("500.00", "market", "0.00", "500.00"), "L7542 art. 12 §1"),
 ]
 

@@ -151,7 +151,7 @@ def test_a_panel_that_breaks_normam_opens_no_round(small_world, extra, words):
     before = int(small_world.store.scalar("SELECT count(*) FROM assessment_rounds"))
     with pytest.raises(ConflictError) as exc:
         open_round(small_world.store, panel["pres"], "A-1")
-    assert words in str(exc.value) and "NORMAM-10 0303 c 1 I" in str(exc.value) and name in str(exc.value)
+    assert words in str(exc.value) and "NORMAM-10 (ed. 2002) 0303 c 1 I" in str(exc.value) and name in str(exc.value)
     assert int(small_world.store.scalar("SELECT count(*) FROM assessment_rounds")) == before
     # the member leaves the panel (deactivated): the round opens
     small_world.store.write("test", lambda tx: tx.execute("UPDATE users SET active = false WHERE username = ?",

@@ -73,7 +73,7 @@ def test_the_statement_pdf_reads_in_the_auditors_order(issued):
     assert f"Em dinheiro {format_brl(parts.in_cash)}" in text
     assert text.index("4. Forma de pagamento do valor líquido") > net
     # inspection expenses in their own labelled section, with their effect on the net
-    section = text[text.index("Despesas de fiscalização e seguro dos fiscais (NORMAM-10 0306)"):]
+    section = text[text.index("Despesas de fiscalização e seguro dos fiscais (NORMAM-10 (ed. 2002) 0306)"):]
     assert "Deslocamento R$ 1.234,50 nenhum: a cargo do concessionário" in section
     assert "Seguro dos fiscais R$ 800,00 nenhum: a cargo do concessionário" in section
     assert "Total a cargo do concessionário (fora do valor líquido) R$ 2.034,50" in section

@@ -359,7 +359,7 @@ def test_pdf_and_xlsx_of_the_issued_statement(pw):
     text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(pdf)).pages)
     for expected in ("Demonstrativo de partilha DP-2026/0001 v1", "Valor líquido em favor do concessionário",
                      format_brl(D("7350.00")), "A1-002", "A1-006", "Lei 7.542/1986 art. 20 §4",
-                     "NORMAM-10 0303 c 2 I", "Crédito ao pesquisador"):
+                     "NORMAM-10 (ed. 2002) 0303 c 2 I", "Crédito ao pesquisador"):
         assert expected in text, expected
     book = openpyxl.load_workbook(io.BytesIO(statement_reads.statement_xlsx(pw.store, dpc, v1.id)))
     items = list(book["Bens adjudicados"].iter_rows(values_only=True))

@@ -108,7 +108,7 @@ def test_a_value_with_its_reference_and_a_past_or_future_effective_date(small_wo
     s, dpc = small_world.store, small_world.principal("dpc")
     today = s.now().date()
     past, future = today - timedelta(days=40), today + timedelta(days=90)
-    ref = "Portaria DPC nº 77/2026 (NORMAM-10 0301 c, nova redação)"
+    ref = "Portaria DPC nº 77/2026 (NORMAM-10 (ed. 2002) 0301 c, nova redação)"
     policies.set_policy(s, dpc, "final_report_days", "120", REASON, effective_from=past, basis=ref)
     scheduled = policies.set_policy(s, dpc, "final_report_days", "60", REASON, effective_from=future, basis=ref)
     assert (scheduled.value, scheduled.effective_from, scheduled.basis) == (60, future, ref)

@@ -76,7 +76,8 @@ BASIS_QUORUM = ("Lei 2.180/1954 art. 71 (redação da Lei 5.056/1966): quórum d
                 "maioria de votos, por analogia")
 BASIS_TIE = law.TIE_BREAK.basis
 DEFAULT_POLICY = ConsensusPolicy()   # the defaults of valuation.policies.defaults (frozen)
-BASIS_PANEL = ("NORMAM-10 0303 c 1 I (3 membros da Marinha/DPHCM + 3 do Ministério da Cultura; presidência de "
+BASIS_PANEL = ("NORMAM-10 (ed. 2002) 0303 c 1 I (3 membros da Marinha/DPHCM + 3 do Ministério da Cultura; presidência "
+               "de "
                "membro da MB)")
 
 
@@ -243,7 +244,8 @@ def check_panel(members: Sequence[Member]) -> dict[str, Member]:
         who = members[b.index].id if b.index is not None else ""
         raise ConsensusError({
             NOT_A_BODY: f"member {who!r}: body must be navy or culture",
-            BODY_FULL: f"member {who!r}: more than {b.limit} members of body {b.body} (NORMAM-10 0303 c 1 I)",
+            BODY_FULL: f"member {who!r}: more than {b.limit} members of body {b.body} (NORMAM-10 (ed. 2002) 0303 c 1 "
+                       f"I)",
             PRESIDENT_NOT_NAVY: f"member {who!r}: the president must be a navy member",
             SECOND_PRESIDENT: "at most one member may be president",
         }[b.kind])

@@ -35,11 +35,13 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.rounds import Round, get_round
+from valuation.core import law
 from valuation.core.errors import ConflictError
 from valuation.core.money import format_brl, format_count
 from valuation.db.access import COMMISSION_BODY_LABELS as BODY_LABELS
 from valuation.db.access import Principal, require
 from valuation.exports import TIMEZONE_LABEL, PdfReport, brasilia_text
+from valuation.policies.values import policy_in_force
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -50,7 +52,7 @@ MAX_OVERRIDES_LISTED = 100
 METHOD_LABELS = {"median": "mediana", "mean": "média", "trimmed_mean": "média aparada (sem o maior e o menor valor)"}
 BASIS = ("Lei 7.542/1986, art. 20 §3 (classificação e atribuição de valores pela comissão de peritos, "
          "considerando os preços do mercado internacional) e art. 21 §2 (critérios dos mercados nacional e "
-         "internacional); NORMAM-10, item 0303 c 1 I (composição e presidência da Comissão).")
+         "internacional); NORMAM-10 (ed. 2002), item 0303 c 1 I (composição e presidência da Comissão).")
 
 
 def _class(hist: object) -> str:
@@ -85,6 +87,20 @@ def _items_sql(tail: str = "") -> str:
         JOIN item_consensus ic ON ic.round_id = ri.round_id AND ic.item_id = ri.item_id
         LEFT JOIN d ON d.item_id = ri.item_id
         WHERE ri.round_id = ? {tail}"""
+
+
+def quorum_basis(store: Store, rnd: Round) -> str | None:
+    """The basis of the quorum policy the round froze when it opened (the policy in force that day,
+    `policies.values`); None when the value in force that day is not the round's (a change recorded later
+    the same day)."""
+    state = policy_in_force(store, "quorum", as_of=rnd.opened_at.date())
+    return state.basis if int(state.value) == rnd.quorum else None
+
+
+def quorum_text(quorum: int, basis: str | None) -> str:
+    """'4 de 6 membros votantes (<the policy's basis>)' — the quorum the round froze and its own basis."""
+    where = basis or "política de quórum em vigor na abertura da rodada"
+    return f"{quorum} de {law.COMMISSION_SIZE.value} membros votantes ({where})"
 
 
 def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]:
@@ -137,7 +153,8 @@ def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]
         f"""SELECT item_code, description, votes_for, votes_against, median_brl, spread FROM ({_items_sql()})
             WHERE flagged ORDER BY item_code LIMIT ?""", [round_id, round_id, MAX_FLAGGED_LISTED])
     panel_agreement = agreement(store, user, round_id)
-    return {"round": rnd, "contract": contract, "president": president, "members": members, "items": items,
+    return {"round": rnd, "quorum_basis": quorum_basis(store, rnd), "contract": contract, "president": president,
+            "members": members, "items": items,
             "summary": summary, "rest": rest, "overrides": overrides, "overrides_total": overrides_total,
             "flagged": flagged, "agreement": panel_agreement}
 
@@ -189,8 +206,8 @@ def _panel_and_rules(report: PdfReport, data: dict[str, Any]) -> None:
     report.key_values([
         ("Valor atribuído", METHOD_LABELS.get(rnd.method, rnd.method)
          + " dos valores dos membros convertidos em reais (cotação da data do preço ou anterior)"),
-        ("Quórum", f"{rnd.quorum} membros votantes (metade mais um; Lei 2.180/1954 art. 71, por analogia)"),
-        ("Classificação", "maioria dos votos; no empate, o voto do presidente (Lei 2.180/1954 art. 70, por analogia)"),
+        ("Quórum", quorum_text(rnd.quorum, data["quorum_basis"])),
+        ("Classificação", f"maioria dos votos; no empate, o voto do presidente ({law.TIE_BREAK.basis})"),
         ("Sinalização", "dispersão (máx − mín)/mediana acima de "
          + f"{rnd.spread_threshold * 100:.1f}".replace(".", ",") + " % ou votação dividida por até um voto"),
     ])

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from valuation.core import law
 
-BASIS = "NORMAM-10 0303 c 1 I"
+BASIS = "NORMAM-10 (ed. 2002) 0303 c 1 I"
 
 BODY_FULL, NOT_A_BODY, PRESIDENT_NOT_NAVY, SECOND_PRESIDENT, QUORUM_LOW, QUORUM_HIGH = (
     "body_full", "not_a_body", "president_not_navy", "second_president", "quorum_low", "quorum_high")

@@ -183,7 +183,7 @@ def current_policy(db: Store | Tx) -> ConsensusPolicy:
 
 # -- the designated panel (NORMAM-10 0303 c 1 I) --------------------------------------------------
 _NAMED_BY = {"navy": "indicados pela DPHCM (Marinha)", "culture": "indicados pelo Ministério da Cultura"}
-PANEL_RULE = ("NORMAM-10 0303 c 1 I: três membros indicados pela DPHCM e três pelo Ministério da Cultura; "
+PANEL_RULE = ("NORMAM-10 (ed. 2002) 0303 c 1 I: três membros indicados pela DPHCM e três pelo Ministério da Cultura; "
               "a presidência cabe a um dos membros da Marinha")
 
 
@@ -231,7 +231,7 @@ def open_round(store: Store, user: Principal, contract_code: str, item_ids: Sequ
     require(user, "open_rounds")
     if user.commission_body != "navy":
         # NORMAM-10 0303 c 1 I: "A presidência da Comissão caberá a um dos membros da MB."
-        raise AccessDenied("A presidência da Comissão cabe a um membro da Marinha (NORMAM-10 0303 c 1 I): "
+        raise AccessDenied("A presidência da Comissão cabe a um membro da Marinha (NORMAM-10 (ed. 2002) 0303 c 1 I): "
                            "corrija o órgão deste usuário.", user=user.username, action="open_round")
     if not isinstance(contract_code, str) or not contract_code.strip():
         raise InputError(Problem("contract_code", "Contrato: informe o código."))

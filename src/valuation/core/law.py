@@ -114,6 +114,13 @@ REMOVAL_NOTICE_EDITAL = f"{L7542} art. 9 II e §§1–2 (edital)"
 # the two ways the order reaches the owner (art. 9 I and II), as stored in removal_orders.notice
 REMOVAL_NOTICE_LABELS: dict[str, str] = {"pessoal": "intimação pessoal (art. 9 I)",
                                          "edital": f"edital (art. 9 II; {days_text(REMOVAL_EDITAL_DAYS.value)})"}
+# Art. 9 §2: the outlets in which the edital is published once each (`valuation.deadlines.edital`)
+EDITAL_OUTLETS: dict[str, str] = {
+    "dou": "Diário Oficial da União",
+    "capital": "jornal de grande circulação da capital do Estado",
+    "porto": "jornal da cidade portuária mais próxima ou de maior importância do Estado",
+    "rio": "jornal do Rio de Janeiro (bens afastados da costa ou junto a ilhas oceânicas)",
+}
 REMOVAL_TAKEOVER = f"{L7542} art. 10 (a Autoridade Naval assume as operações por conta e risco do responsável)"
 REMOVAL_SUSPENDS_LAPSE = f"{L7542} art. 6 parágrafo único II (a Autoridade Naval determinou a remoção ou demolição)"
 
@@ -127,11 +134,12 @@ CO_SIGNATURE = LegalValue(True, f"{L7542} art. 20 §1 (contrato ou autorização
                                 "concessionário e por representante do Ministério da Cultura)", L10166_IN_FORCE)
 
 # --- Commission (rules.md §2) ----------------------------------------------------
-COMMISSION_SIZE = LegalValue(6, "NORMAM-10 0303 c 1 I (3 Marinha/DPHCM + 3 Ministério da Cultura)")
+COMMISSION_SIZE = LegalValue(6, "NORMAM-10 (ed. 2002) 0303 c 1 I (3 Marinha/DPHCM + 3 Ministério da Cultura)")
 COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")  # DPHCM (Marinha) and Ministério da Cultura
 COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # 3 each
 COMMISSION_PRESIDENT_BODY = "navy"  # "A presidência da Comissão caberá a um dos membros da MB"
-TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de qualidade do presidente), por analogia")
+# art. 70: "Se houver empate, o presidente desempatará de acordo com a sua convicção" — a tie-breaking vote
+TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de desempate do presidente), por analogia")
 
 # --- The concessionaire's share of the other recovered items (art. 21 §1) ----------------------
 # The activities whose difficulty and technical complexity the Naval Authority assesses, in the law's order

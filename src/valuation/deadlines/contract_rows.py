@@ -108,7 +108,7 @@ def _one_contract(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Ev
         hit = events.get((OPERATIONS_STARTED, cid, None))
         rows.add(f"start_of_operations:{code}", "start_of_operations", RULE_LABELS["start_of_operations"], d, steps,
                  subject, c["signed_on"] or c["starts_on"], hit[0] if hit else None, suspended=suspended,
-                 overdue_reason="operações não iniciadas na data fixada: cancelamento (NORMAM-10 0305 a)")
+                 overdue_reason="operações não iniciadas na data fixada: cancelamento (NORMAM-10 (ed. 2002) 0305 a)")
     if c["expires_on"] is not None and ended is None:  # extension request before expiry (0304)
         begin = c["starts_on"] or c["signed_on"] or c["expires_on"]
         d, steps = book.deadline("extension_request", c["expires_on"], office, begin)
@@ -157,7 +157,7 @@ def _monthly_rows(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Ev
             rows.add(f"automatic_cancellation:{c['code']}", "automatic_cancellation",
                      RULE_LABELS["automatic_cancellation"], cand, "\n".join(cand.steps), subject, cand.due,
                      overdue_reason="2º mês consecutivo sem relatório mensal: autorização automaticamente cancelada "
-                                    "(NORMAM-10 0305 f)")
+                                    "(NORMAM-10 (ed. 2002) 0305 f)")
 
 
 _cancel_memo: dict[tuple[Any, ...], dl.Deadline | None] = {}

@@ -70,8 +70,9 @@ def _start_steps(casualty_date: date, start: date, years: int, raw: date, clampe
     return steps
 
 
-def _until(e: date | None) -> str:
-    return "sem data final (em curso)" if e is None else fmt(e)
+def _span(s: date, e: date | None) -> str:
+    """'de 02/03/2015 a 11/03/2015', or 'desde 02/03/2015 (em curso, sem data final)'."""
+    return f"desde {fmt(s)} (em curso, sem data final)" if e is None else f"de {fmt(s)} a {fmt(e)}"
 
 
 def _clip(suspensions: Iterable[Interval], after: date, steps: list[str]) -> list[Interval]:
@@ -84,7 +85,7 @@ def _clip(suspensions: Iterable[Interval], after: date, steps: list[str]) -> lis
             steps.append(f"Suspensão de {fmt(s)} a {fmt(e)} anterior ao início do prazo: desconsiderada")
             continue
         if s < after:
-            steps.append(f"Suspensão de {fmt(s)} a {_until(e)} contada a partir de {fmt(after)} "
+            steps.append(f"Suspensão {_span(s, e)} contada a partir de {fmt(after)} "
                          "(o dia do início não integra o prazo)")
             s = after
         clipped.append((s, e))
@@ -104,16 +105,24 @@ def _summary(raw: date, running: date, merged: tuple[Interval, ...], effective: 
             f"total {total} dias distintos", f"{fmt(raw)} + {days_text(total)} = {fmt(running)}"]
 
 
-def lapse_count(casualty_date: date, suspensions: Iterable[Interval]) -> LapseCount:
-    """The five years of Lei 7.542 arts. 6 and 7 before the business-day move.
+def _standing(running: date, cal: BusinessCalendar) -> date:
+    """The period's last day as it stands (`running`, the raw end plus the days already
+    suspended), moved forward to a business day (art. 66 §1): the period still runs on it."""
+    return cal.next_full_business_day(running)
+
+
+def lapse_count(casualty_date: date, suspensions: Iterable[Interval], cal: BusinessCalendar) -> LapseCount:
+    """The five years of Lei 7.542 arts. 6 and 7 before the final business-day move.
 
     Start (`lapse_start`: the casualty, or 29/09/1986 for an older casualty) + 5 years date
     to date (art. 66 §3; 29 Feb → 28 Feb), plus the distinct days covered by the suspensions
     of art. 6 sole paragraph (inclusive intervals, merged where they overlap or touch). Only
-    days after the start count (the start day is not in the period). A suspension that
-    begins after the period has already ended cannot suspend it and is ignored (the right
-    had already lapsed). A suspension with no end (end None: a removal in progress, an
-    Authority order still running) stops the clock: `extended` is None, no due date yet."""
+    days after the start count (the start day is not in the period). A suspension counts when
+    it begins on or before the period's last day as it stands with the suspensions before it,
+    moved forward to a business day (art. 66 §1: the period still runs on that day, cli.md);
+    one that begins later cannot suspend a period already over and is ignored. A suspension
+    with no end (end None: a removal in progress, an Authority order still running) stops the
+    clock: `extended` is None, no due date yet."""
     years = law.LAPSE_YEARS.value
     start = lapse_start(casualty_date)
     raw, clamped = add_years(start, years)
@@ -124,11 +133,15 @@ def lapse_count(casualty_date: date, suspensions: Iterable[Interval]) -> LapseCo
     ignored: list[Interval] = []
     open_since: date | None = None
     for s, e in merged:
-        if s > running:
+        standing = _standing(running, cal)
+        if s > standing:
             ignored.append((s, e))
-            steps.append(f"Suspensão de {fmt(s)} a {_until(e)} começou depois de {fmt(running)}, "
-                         "quando o prazo já se esgotara: não o suspende")
+            steps.append(f"Suspensão {_span(s, e)} começou depois de {fmt(standing)}, último dia do "
+                         f"prazo, quando ele já se esgotara: não o suspende")
             continue
+        if s > running:
+            steps.append(f"Suspensão {_span(s, e)}: o prazo terminaria em {fmt(running)}, dia sem "
+                         f"expediente normal, e corria até {fmt(standing)} ({ART66} §1): a suspensão conta")
         effective.append((s, e))
         if e is None:
             open_since = s
@@ -143,14 +156,42 @@ def lapse_count(casualty_date: date, suspensions: Iterable[Interval]) -> LapseCo
                       None if open_since else running, tuple(steps), start, open_since)
 
 
+def art32_applies(casualty_date: date) -> bool:
+    """True for a casualty more than 20 years before the law's publication (before
+    29/09/1966): Lei 7.542 art. 32 caput, not the five years of art. 6, is its rule."""
+    old: date = law.ART32_OLD_CASUALTY_BEFORE.value
+    return casualty_date < old
+
+
+def _art32_request(casualty_date: date, suspensions: Iterable[Interval]) -> Deadline:
+    """Art. 32 caput: the owner of things lost more than 20 years before the law could ask for an
+    authorisation within 1 year of its publication, until 29/09/1987 — a fixed day, whatever the
+    suspensions (art. 6 sole paragraph suspends art. 6's five years, not art. 32's year)."""
+    last: date = law.ART32_REQUEST_LAST_DAY.value
+    threshold: date = law.ART32_OLD_CASUALTY_BEFORE.value
+    steps = [f"Data do sinistro: {fmt(casualty_date)}",
+             f"Sinistro anterior a {fmt(threshold)}, mais de 20 anos antes da publicação da Lei 7.542/1986 "
+             f"({fmt(law.LAW_PUBLISHED.value)}): vale o art. 32 caput, não o prazo de "
+             f"{law.years_text(law.LAPSE_YEARS.value)} do art. 6",
+             f"Prazo de 1 ano a contar da publicação, de data a data: até {fmt(last)}"]
+    if any(True for _ in suspensions):
+        steps.append("As suspensões do art. 6 parágrafo único não alteram o prazo do art. 32: desconsideradas")
+    steps.append(f"Último dia para requerer a autorização: {fmt(last)}; sem pedido, as coisas se consideram "
+                 f"incorporadas ao domínio da União em {fmt(last + ONE_DAY)}")
+    return Deadline("five_year_lapse", last, law.ART32_REQUEST_LAST_DAY.basis, None, tuple(steps))
+
+
 def five_year_lapse(casualty_date: date, suspensions: Iterable[Interval],
                     cal: BusinessCalendar) -> Deadline:
     """Last day on which the owner may still request a licence (Lei 7.542 art. 4): the
     start (the casualty, or 29/09/1986 for an older casualty) + 5 years + suspended days
     (arts. 6 and 7; `lapse_count`), moved forward to a business day (art. 66 §1). The things
     pass to the União the next day (art. 7). While a suspension with no end is running the
-    clock is stopped: `due` is None."""
-    count = lapse_count(casualty_date, suspensions)
+    clock is stopped: `due` is None. A casualty before 29/09/1966 follows art. 32 caput: the
+    last day was 29/09/1987, whatever the suspensions."""
+    if art32_applies(casualty_date):
+        return _art32_request(casualty_date, suspensions)
+    count = lapse_count(casualty_date, suspensions, cal)
     steps = list(count.steps)
     basis = join_basis(f"{law.L7542} arts. 6 e 7",
                    f"{law.L7542} art. 37" if count.start != casualty_date else "",

@@ -39,7 +39,14 @@ from valuation.deadlines.counting import (
     move_back,
     move_forward,
 )
-from valuation.deadlines.lapse import LapseCount, five_year_lapse, lapse_count, lapse_start, owner_balance
+from valuation.deadlines.lapse import (
+    LapseCount,
+    art32_applies,
+    five_year_lapse,
+    lapse_count,
+    lapse_start,
+    owner_balance,
+)
 from valuation.deadlines.states import STATES
 
 # the states `deadline_state` answers (a suspension is the engine's: valuation.deadlines.rows)
@@ -103,9 +110,9 @@ def extension_request(expires: date, cal: BusinessCalendar,
 def start_of_operations(fixed: date, cal: BusinessCalendar | None = None) -> Deadline:
     """Start of operations: the date fixed in the authorisation, not a period, so it is
     not moved; a late start cancels the authorisation (Lei 7.542 art. 22 I; NORMAM-10 0305 a)."""
-    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; NORMAM-10 0305 a",
+    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; NORMAM-10 (ed. 2002) 0305 a",
                       "Data fixada na autorização", "Início após essa data: cancelamento da autorização "
-                                                    "(NORMAM-10 0305 a)")
+                                                    "(NORMAM-10 (ed. 2002) 0305 a)")
 
 
 def automatic_cancellation(reported_months: Iterable[date], authorised_from: date, authorised_to: date,
@@ -137,10 +144,10 @@ def automatic_cancellation(reported_months: Iterable[date], authorised_from: dat
                 f"Relatório de {fmt_month(previous_missing)} não entregue (vencia em {fmt(first.due)})",
                 f"Relatório de {fmt_month(month)} não entregue (vencia em {fmt(second.due)}): "
                 "segundo mês consecutivo",
-                f"Cancelamento automático a partir de {fmt(candidate)} (NORMAM-10 0305 f)",
+                f"Cancelamento automático a partir de {fmt(candidate)} (NORMAM-10 (ed. 2002) 0305 f)",
             )
             return Deadline("automatic_cancellation", candidate,
-                            join_basis("NORMAM-10 0305 f", params.reference(business_day)), None, steps)
+                            join_basis("NORMAM-10 (ed. 2002) 0305 f", params.reference(business_day)), None, steps)
         month, _ = add_months(month, 1)
     return None
 
@@ -335,8 +342,9 @@ def cargo_lapse(casualty_date: date, suspensions: Iterable[Interval], cal: Busin
 
 __all__ = [
     "ART66", "DEADLINE_STATES", "ONE_DAY", "Deadline", "Interval", "LapseCount", "Window", "add_months", "add_years",
-    "appeal", "appeal_decision", "automatic_cancellation", "court_inquiry_opening", "court_inquiry_report",
-    "court_prior_defence", "court_private_representation", "days_text", "deadline_state", "extension_request",
+    "appeal", "appeal_decision", "art32_applies", "automatic_cancellation", "court_inquiry_opening",
+    "court_inquiry_report", "court_prior_defence", "court_private_representation", "days_text", "deadline_state",
+    "extension_request",
     "final_report", "five_year_lapse", "fmt", "fmt_month", "found_proceeds", "found_unclaimed", "interval_days",
     "lapse_count", "lapse_start", "merge_intervals", "monthly_report", "months_text", "move_back", "move_forward",
     "owner_balance", "owner_reclaim", "preference_notice", "removal_edital", "removal_end", "removal_monthly_reports",

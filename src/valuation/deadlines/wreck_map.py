@@ -124,7 +124,7 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
 
 
 def _title(m: WreckMap) -> tuple[str, str]:
-    return ("Mapa das embarcações naufragadas/encalhadas (NORMAM-10, Anexo 4-B)",
+    return ("Mapa das embarcações naufragadas/encalhadas (NORMAM-10 (ed. 2002), Anexo 4-B)",
             f"{m.office_name} ({m.office_code}) — sinistros ocorridos em {m.year}")
 
 
@@ -137,13 +137,14 @@ def wreck_map_pdf(store: Store, user: Principal, *, office: str, year: int,
     report.key_values([
         ("Organização Militar", f"{m.office_name} ({m.office_code})"),
         ("Ano dos sinistros", str(m.year)),
-        ("Destino", "DPC, com cópia para a DHN e a DPHCM (NORMAM-10 0404)"),
+        ("Destino", "DPC, com cópia para a DHN e a DPHCM (NORMAM-10 (ed. 2002) 0404)"),
         ("Prazo de envio", m.deadline_text),
     ])
     if m.negative:
         report.heading("Mensagem")
         report.paragraph(NEGATIVE_MESSAGE)
-        report.paragraph(f"Não ocorreu sinistro na jurisdição de {m.office_code} em {m.year} (NORMAM-10 0404).")
+        report.paragraph(f"Não ocorreu sinistro na jurisdição de {m.office_code} em {m.year} (NORMAM-10 (ed. 2002) "
+                         f"0404).")
     else:
         report.heading(f"Embarcações naufragadas em {m.year}: {len(m.rows)}")
         data = []
@@ -156,7 +157,7 @@ def wreck_map_pdf(store: Store, user: Principal, *, office: str, year: int,
                          by["Remoção"]))
         report.table(list(_PDF_COLUMNS), data, col_widths=[0.6, 3.3, 1.6, 1.6, 1.6, 1.7, 1.4, 1.8, 1.8, 1.9, 2.1])
         report.paragraph("Posições em graus, minutos e centésimos de minuto, com o datum de referência "
-                         "(NORMAM-10 0403 a). Documento de circulação restrita: contém posições sigilosas.")
+                         "(NORMAM-10 (ed. 2002) 0403 a). Documento de circulação restrita: contém posições sigilosas.")
     return report.bytes()
 
 
@@ -179,6 +180,6 @@ def wreck_map_xlsx(store: Store, user: Principal, *, office: str, year: int) -> 
         "Prazo de envio": [m.deadline.due],
         "Prorrogação (Lei 9.784/1999 art. 66 §1)": [m.deadline_text.partition(", ")[2] if moved else "sem prorrogação"],
         "Enviado em": [m.sent_on if m.sent_on is not None else "ainda não enviado"],
-        "Destino": ["DPC, com cópia para a DHN e a DPHCM (NORMAM-10 0404)"],
+        "Destino": ["DPC, com cópia para a DHN e a DPHCM (NORMAM-10 (ed. 2002) 0404)"],
     }, dtype=object)
     return to_xlsx_bytes({"Anexo 4-B": sheet, "Envio": sending}, money_columns=(), date_columns=())

@@ -18,6 +18,7 @@ from valuation.core.law import years_text
 from valuation.core.responsible import vessel_and_cargo
 from valuation.deadlines import parties as party_facts
 from valuation.deadlines import rules as dl
+from valuation.deadlines.edital import Publication, removal_edital_from
 from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt
 from valuation.deadlines.rule_specs import RULE_LABELS
 from valuation.deadlines.states import CLOSED_LABEL
@@ -174,6 +175,17 @@ def _court_rows(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Sub
 
 
 # -- removal orders (Lei 7.542 arts. 5, 9, 10) -------------------------------------------------------------------
+def _publications(store: Store, as_of: date) -> dict[int, list[Publication]]:
+    """The editais' publications known on `as_of`, per order (art. 9 §2)."""
+    if not store.has_table("edital_publications"):
+        return {}
+    out: dict[int, list[Publication]] = {}
+    for r in store.fetch("SELECT removal_order_id, outlet, published_on FROM edital_publications "
+                         "WHERE published_on <= ? ORDER BY id", [as_of]):
+        out.setdefault(r["removal_order_id"], []).append(Publication(r["outlet"], r["published_on"]))
+    return out
+
+
 def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_of: date) -> None:
     if not store.has_table("removal_orders"):
         return
@@ -181,6 +193,7 @@ def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_o
     orders = store.fetch("SELECT r.*, w.code AS wreck_code, w.name AS wreck_name, w.office_code FROM removal_orders r "
                          f"JOIN wrecks w ON w.id = r.wreck_id WHERE r.ordered_on <= ? {where} ORDER BY r.id",
                          [as_of, *params])
+    published = _publications(store, as_of)
     for o in orders:
         office = o["office_code"]
         subject = rows.subject(office, wreck=(o["wreck_id"], o["wreck_code"], o["wreck_name"]))
@@ -193,7 +206,14 @@ def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_o
         elif taken:
             moot = (f"remoção assumida pela Autoridade Naval em {fmt(taken)}, por conta do responsável (Lei 7.542 "
                     "art. 10)" + (f"; concluída em {fmt(ended)}" if ended else ""))
-        if o["notice"] == "edital" and o["published_on"] is not None and o["published_on"] <= as_of:
+        pubs = published.get(o["id"], [])
+        if o["notice"] == "edital" and pubs:     # art. 9 §2: the 15 days run from the last publication
+            last = max(p.published_on for p in pubs)
+            d = removal_edital_from(pubs, book.cal(office, last), offshore=any(p.outlet == "rio" for p in pubs))
+            steps = "\n".join(d.steps)
+            rows.add(f"removal_edital:r{o['id']}", "removal_edital", RULE_LABELS["removal_edital"] + what, d, steps,
+                     subject, last, closed_by=law.REMOVAL_NOTICE_LABELS["edital"])
+        elif o["notice"] == "edital" and o["published_on"] is not None and o["published_on"] <= as_of:
             d, steps = book.deadline("removal_edital", o["published_on"], office, o["published_on"])
             rows.add(f"removal_edital:r{o['id']}", "removal_edital", RULE_LABELS["removal_edital"] + what, d, steps,
                      subject, o["published_on"], closed_by=law.REMOVAL_NOTICE_LABELS["edital"])

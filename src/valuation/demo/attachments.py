@@ -184,17 +184,17 @@ def monthly_report_pdf(contract: dict[str, Any], month: str, when: datetime) -> 
     year, mon = month.split("-")
     return _pdf(f"Relatório mensal de atividades — {mon}/{year}", f"Contrato {contract['code']} · "
                 f"{contract['wreck_name']}", [
-                    f"Empresa: {contract['organisation']}. Período: {mon}/{year} (NORMAM-10 0303 e).",
+                    f"Empresa: {contract['organisation']}. Período: {mon}/{year} (NORMAM-10 (ed. 2002) 0303 e).",
                     "Atividades: mergulhos de prospecção e registro, limpeza de concreções, recuperação dos bens "
                     "listados no inventário do mês, fotografados e entregues ao laboratório de conservação.",
                     "Segurança: sem incidentes. Condições de mar dentro dos limites do plano de trabalho.",
-                    "A posição do sítio consta apenas do processo sigiloso (NORMAM-10 0105)."], when,
+                    "A posição do sítio consta apenas do processo sigiloso (NORMAM-10 (ed. 2002) 0105)."], when,
                 contract["organisation"])
 
 
 def final_report_pdf(contract: dict[str, Any], when: datetime) -> bytes:
     return _pdf("Relatório final", f"Contrato {contract['code']} · {contract['wreck_name']}", [
-        f"Empresa: {contract['organisation']}. Relatório final das operações (NORMAM-10 0301 c, 0302 b 3).",
+        f"Empresa: {contract['organisation']}. Relatório final das operações (NORMAM-10 (ed. 2002) 0301 c, 0302 b 3).",
         "Inclui o inventário completo dos bens recuperados, o registro fotográfico de cada fase e o custo real "
         "das operações."], when, contract["organisation"])
 
@@ -252,7 +252,7 @@ def _seed_documents(store: Store, dpc: Principal, clock: Callable[[datetime], No
         clock(when)
         data = _pdf(f"Ficha do naufrágio {w['code']}", w["name"], [
             "Levantamento documental e histórico do naufrágio, com a planta do sítio e a bibliografia.",
-            "Documento de uso interno da DPC: contém a posição (NORMAM-10 0105)."], when, None)
+            "Documento de uso interno da DPC: contém a posição (NORMAM-10 (ed. 2002) 0105)."], when, None)
         records.attach(store, dpc, "wreck", int(w["id"]), "document",
                        [records.Upload(f"ficha_{w['code']}.pdf", data)])
         n += 1

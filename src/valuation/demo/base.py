@@ -71,6 +71,7 @@ from valuation.demo.items import (
 from valuation.demo.offices import HOLIDAY_YEARS, MUNICIPAL_HOLIDAYS, OFFICES
 from valuation.demo.parties import DEMO_USERNAMES_BY_ROLE, ORGANISATIONS, OWNERS, PASSWORD_HASHES, USERS
 from valuation.demo.wrecks import SUSPENSIONS, WRECK_FIELDS, WRECKS
+from valuation.partition.contract_law import law_text_of
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -188,6 +189,12 @@ def _seed_wrecks(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
         [(i, ids.wreck[s[0]], *s[1:]) for i, s in zip(susp_ids, SUSPENSIONS)])
 
 
+def _share_columns(signed_on: date | None, share: Decimal | None) -> tuple[Decimal | None, Decimal | None]:
+    """(other_share, other_share_original): a contract under the original art. 21 keeps its share in the
+    second (migration 022; `valuation.partition.contract_law`)."""
+    return (None, share) if law_text_of(signed_on) == "original" else (share, None)
+
+
 def _seed_contracts(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
     ids.contract = dict(zip((c[0] for c in CONTRACTS), _reserve_ids(cur, "seq_contracts", len(CONTRACTS))))
     rows = []
@@ -198,13 +205,14 @@ def _seed_contracts(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
             ids.wreck[r["wreck"]], r["office"], r["requested_on"], r["signed_on"], r["starts_on"],
             r["expires_on"], r["work_ended_on"], r["status"], r["cancelled_on"], r["cancel_reason"],
             ids.org[r["surveyor"]] if r["surveyor"] else None, r["modality"], r["historical_share"],
-            r["historical_payment"], r["other_share"], r["fixed_amount"], r["salvage_award"],
-            r["value_fixed"], r["caution_amount"], _at(r["requested_on"], 9, 30)))
+            r["historical_payment"], *_share_columns(r["signed_on"], r["other_share"]), r["fixed_amount"],
+            r["salvage_award"], r["value_fixed"], r["caution_amount"], _at(r["requested_on"], 9, 30)))
     counts["contracts"] = _insert_rows(cur, "contracts", (
         "id", "code", "kind", "act", "act_number", "organisation_id", "wreck_id", "office_code",
         "requested_on", "signed_on", "starts_on", "expires_on", "work_ended_on", "status", "cancelled_on",
         "cancel_reason", "surveyor_organisation_id", "modality", "historical_share", "historical_payment",
-        "other_share", "fixed_amount", "salvage_award", "value_fixed", "caution_amount", "created_at"), rows)
+        "other_share", "other_share_original", "fixed_amount", "salvage_award", "value_fixed", "caution_amount",
+        "created_at"), rows)
 
 
 def _item_parts(rnd: random.Random, rng: np.random.Generator, ids: _Ids) -> tuple[list[dict[str, Any]],

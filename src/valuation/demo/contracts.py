@@ -68,7 +68,7 @@ CONTRACTS: tuple[tuple[Any, ...], ...] = (
     _c("DPC-EX-2018/03", "exploração", "contrato", "Contrato nº 003/2018-DPC", "costasul", "SC-002",
        "DELITAJAI", (_D(2017, 5, 8), _D(2018, 4, 9), _D(2018, 5, 2), _D(2022, 5, 1), None), "cancelado",
        cancelled=(_D(2020, 10, 14), "Art. 22 III: emprego de draga de sucção não autorizada, com dano a "
-                                    "bens de interesse histórico (NORMAM-10 0305)."),
+                                    "bens de interesse histórico (NORMAM-10 (ed. 2002) 0305)."),
        surveyor="costasul", modality="II", hist="0.2000", hist_pay="cash", other="0.4500",
        value_fixed="depois"),
     # Cargueiro Tijuca (RJ-004): cargo removal paid by salvage award (modality IV).
@@ -123,13 +123,23 @@ CONTRACTS: tuple[tuple[Any, ...], ...] = (
     _c("CPPB-PQ-2023/01", "pesquisa", "autorização", "Autorização nº 001/2023-CPPB", "fuem", "PB-001",
        "CPPB", (_D(2022, 8, 1), _D(2023, 1, 16), _D(2023, 3, 1), _D(2024, 2, 29), None), "cancelado",
        cancelled=(_D(2023, 5, 15), "Art. 22 I: operações não iniciadas no prazo fixado na autorização "
-                                   "(NORMAM-10 0305 a).")),
+                                   "(NORMAM-10 (ed. 2002) 0305 a).")),
     # Other surveys.
     _c("CPSC-PQ-2019/05", "pesquisa", "autorização", "Autorização nº 005/2019-CPSC", "costasul", "SC-003",
        "CPSC", (_D(2019, 5, 6), _D(2019, 9, 9), _D(2019, 10, 1), _D(2020, 9, 30), None), "expirado",
        caution="30000.00"),
     _c("CPSP-PQ-2026/09", "pesquisa", "autorização", None, "oceanic", "SP-005", "CPSP",
        (_D(2026, 10, 19), None, None, None, None), "solicitado"),
+    # Vapor Paraguaçu (BA-003): a contract of the 1990s still being partitioned (issue 25, the law of the
+    # contract's date): signed before Lei 10.166/2000, it follows the original arts. 20–21 — no reward for
+    # the historical items, which stay with the União, and a modality II share above 70 %. Last, so that
+    # the ids and the generated items of the other contracts stay as they were.
+    _c("CPBA-PQ-1996/03", "pesquisa", "autorização", "Autorização nº 003/1996-CPBA", "salvamar", "BA-003",
+       "CPBA", (_D(1996, 2, 12), _D(1996, 5, 6), _D(1996, 6, 3), _D(1997, 6, 2), _D(1997, 4, 18)), "concluído",
+       caution="20000.00"),
+    _c("DPC-EX-1998/02", "exploração", "contrato", "Contrato nº 002/1998-DPC", "salvamar", "BA-003", "CPBA",
+       (_D(1997, 8, 4), _D(1998, 6, 15), _D(1998, 8, 3), _D(2002, 8, 2), _D(2002, 5, 31)), "concluído",
+       surveyor="salvamar", modality="II", other="0.8000", value_fixed="depois"),
 )
 
 # Operations window of each recovery contract with items: (first day, last day).
@@ -145,4 +155,5 @@ OPS_END: dict[str, date] = {
     "DPC-RM-2019/02": _D(2024, 6, 28),
     "DPC-DM-2025/03": _D(2026, 11, 27),
     "DPC-EX-2017/02": _D(2021, 5, 28),
+    "DPC-EX-1998/02": _D(2002, 5, 31),
 }

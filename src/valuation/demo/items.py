@@ -132,6 +132,7 @@ ITEM_PLAN: dict[str, tuple[int, dict[str, float]]] = {
     "DPC-RM-2019/02": (1200, dict(_CARGO_1900S, **{"catodo_cobre": 24, "louca_bordo": 12})),
     "DPC-DM-2012/07": (900, _DEMOLITION),
     "DPC-DM-2025/03": (500, _DEMOLITION),
+    "DPC-EX-1998/02": (80, _STEAMER_1800S),   # last: the other contracts' items are drawn first, unchanged
 }
 
 # Deliveries to the Naval Authority (art. 23): the last recovery day whose items were
@@ -147,6 +148,7 @@ DELIVERY_UNTIL: dict[str, date] = {
     "DPC-RM-2019/02": _D(2022, 12, 31),
     "DPC-DM-2012/07": _D(2014, 1, 31),
     "DPC-DM-2025/03": _D(2025, 12, 31),
+    "DPC-EX-1998/02": _D(2002, 5, 31),
 }
 
 CONDITIONS = ("bom", "regular", "concrecionado", "fragmentado", "frágil")

@@ -5,8 +5,10 @@ Commission's rounds and the partition statements (call it last).
 
 - the Ministry of Culture's co-signature (Lei 7.542 art. 20 §1) of the contracts over historical
   things, except the suspended DPC-EX-2021/05, which therefore reads "sem coassinatura";
-- two removal orders (art. 5): AP-001's (15/09/2025, personal notice, the owner did not start, the
-  Authority took over on 20/04/2026: art. 10; still running, so the five years stay suspended —
+- three removal orders (art. 5): ES-002's of 2022 by edital (art. 9 II), published in three outlets
+  (art. 9 §2: its 15 days run from the last publication), revoked after the judicial protest;
+  AP-001's (15/09/2025, personal notice, the owner did not start, the Authority took over on
+  20/04/2026: art. 10; still running, so the five years stay suspended —
   the base data's open suspension of ground II is linked to it) and CE-002's (10/01/2025, taken
   over, concluded 15/07/2025), whose disposal left a balance for the owner held until five years
   from the casualty (art. 13 §2);
@@ -50,12 +52,26 @@ ORDERS: tuple[tuple[Any, ...], ...] = (
     ("CE-002", "remoção", "Ofício nº 031/2025-CPCE", _D(2025, 1, 10), "pessoal", _D(2025, 1, 13),
      _D(2025, 2, 10), _D(2025, 5, 30), None, _D(2025, 3, 5), _D(2025, 7, 15),
      "Casco incendiado com óleo combustível a bordo: ameaça de dano ao meio ambiente (art. 5)."),
+    # the base data's suspension of ES-002 (ground II, 10/01–30/09/2022) is this order's; the owner evaded the
+    # personal notice, so it went by edital (art. 9 II), published in three outlets (art. 9 §2: EDITAL_PUBLICATIONS)
+    ("ES-002", "remoção", "Ofício nº 007/2022-CPES", _D(2022, 1, 10), "edital", None,
+     _D(2022, 3, 7), _D(2022, 9, 30), _D(2022, 3, 14), None, _D(2022, 9, 30),
+     "Casco soçobrado a 0,1 milha do canal de acesso: obstáculo à navegação (art. 5); o responsável se furtou à "
+     "intimação pessoal (art. 9 II)."),
 )
+ORDER_END_KINDS = {"ES-002": "revogada"}   # revoked after the judicial protest (art. 6 sole paragraph III)
+# art. 9 §2: once in each outlet; the 15 days run from the last (24/01/2022 → 08/02/2022, a Tuesday)
+EDITAL_PUBLICATIONS: dict[str, tuple[tuple[str, date, str], ...]] = {
+    "ES-002": (("dou", _D(2022, 1, 17), "DOU, Seção 3, p. 58"),
+               ("capital", _D(2022, 1, 19), "A Gazeta (Vitória), caderno de editais, p. 12"),
+               ("porto", _D(2022, 1, 24), "Jornal do Porto de Vitória, p. 7")),
+}
 BALANCE = ("CE-002", _D(2025, 9, 10), Decimal("84300.00"), Decimal("61875.40"),
            "Casco e equipamentos vendidos em hasta pública (art. 12 §2); despesas da remoção reembolsadas à União "
            "(art. 13 II).")
 NOTICE = ("ES-001", _D(2026, 10, 1), "Diário Oficial da União — edital de preferência (art. 16 §§3–4)")
-SCHEDULED = ("tourism_notice_business_days", "15", "Portaria DPC nº 91/2026 (NORMAM-10 0307, nova redação)",
+SCHEDULED = ("tourism_notice_business_days", "15",
+             "Portaria DPC nº 91/2026 (nova redação do item 0307 da NORMAM-10 em vigor)",
              _D(2027, 1, 1), "Revisão da NORMAM-10: comunicação de excursões com 15 dias úteis de antecedência.")
 
 
@@ -101,7 +117,13 @@ def _orders(tx: Tx) -> int:
             "started_on, taken_over_on, ended_on, end_kind, reason, recorded_by, recorded_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             [wrecks[code], kind, act, ordered, notice, notified, starts, ends, started, taken, ended,
-             "concluída" if ended else None, reason, DEMO_ACTOR, _at(ordered)]))
+             ORDER_END_KINDS.get(code, "concluída") if ended else None, reason, DEMO_ACTOR, _at(ordered)]))
+        for outlet, day, ref in EDITAL_PUBLICATIONS.get(code, ()):
+            tx.execute("INSERT INTO edital_publications (removal_order_id, outlet, published_on, reference, "
+                       "recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?)", [order_id, outlet, day, ref, DEMO_ACTOR,
+                                                                                _at(day, 16)])
+            tx.execute("UPDATE removal_orders SET published_on = greatest(coalesce(published_on, ?), ?) WHERE id = ?",
+                       [day, day, order_id])
         linked = tx.scalar("SELECT id FROM wreck_suspensions WHERE wreck_id = ? AND ground = 'II' AND starts_on = ?",
                            [wrecks[code], ordered])
         if linked is not None:   # the base data's suspension is this order's (art. 6 sole paragraph II)

@@ -112,7 +112,7 @@ RUBRICS: dict[str, tuple[tuple[int, int, int, int, int], str]] = {
 COMPENSATION = ("DPC-EX-2018/03", {
     "compensation_share": Decimal("0.2500"), "compensation_form": "adjudication",
     "reason": "Compensação parcial das despesas do autorizado com bens sem valor histórico já recuperados "
-              "(Lei 7.542 art. 22 parágrafo único; NORMAM-10 0305).",
+              "(Lei 7.542 art. 22 parágrafo único; NORMAM-10 (ed. 2002) 0305).",
 })
 DRAFT_PREFERENCE = ("DPC-EX-2021/02", "DPC-EX-2015/01", "DPC-EX-2021/05", "DPC-EX-2017/02", "DPC-RM-2019/02")
 

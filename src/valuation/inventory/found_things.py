@@ -262,7 +262,7 @@ def next_step(collected_on: date, current: FoundState, cal: BusinessCalendar, as
             return f"produto guardado para o responsável até {dl.fmt(due)}"
         return f"6 meses vencidos em {dl.fmt(due)}: converter o produto em receita da União (art. 29 §3)"
     if current.state == "declarado_perdido":
-        return "declarada perdida: destinação pela DPC (NORMAM-10 0405)"
+        return "declarada perdida: destinação pela DPC (NORMAM-10 (ed. 2002) 0405)"
     return "encerrado"
 
 

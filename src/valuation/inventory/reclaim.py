@@ -27,6 +27,7 @@ from decimal import Decimal
 
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
+from valuation.core.errors import InputError, Problem
 from valuation.core.money import format_brl, to_cents
 from valuation.deadlines.rules import Deadline, owner_reclaim
 
@@ -62,11 +63,15 @@ def reclaim_price(invoice_value: Decimal | None, insured_value: Decimal | None, 
     """The reclaim price of Lei 7.542 art. 12 §1: the greatest of the invoice, insured and
     market values (a missing one is left out; on a tie the first of invoice, insurance,
     market), plus max(0, expenses − expenses_paid − value). ValueError for a negative
-    amount."""
+    amount; InputError naming `expenses_paid` when more was paid than the operation's
+    expenses (an inconsistent input: what was paid of the expenses cannot exceed them)."""
     given = {"invoice": invoice_value, "insurance": insured_value, "market": market_value}
     for name, v in (*given.items(), ("expenses", expenses), ("expenses_paid", expenses_paid)):
         if v is not None and v < 0:
             raise ValueError(f"{name} must not be negative")
+    if expenses_paid > expenses:
+        raise InputError(Problem("expenses_paid", f"must not exceed expenses {to_cents(expenses)} (what was paid "
+                                                  f"of the operation's expenses; {law.L7542} art. 12 §1)"))
     candidates = [(k, to_cents(v)) for k, v in given.items() if v is not None]
     best = max(v for _, v in candidates)
     basis = next(k for k, v in candidates if v == best)

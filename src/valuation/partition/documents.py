@@ -20,6 +20,7 @@ from valuation.core.money import format_brl, format_count, format_date_br, forma
 from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
 from valuation.partition.salvage import factor_rows
+from valuation.partition.contract_law import modality_labels
 
 PDF_ITEM_LIMIT = 300
 
@@ -46,7 +47,8 @@ TOTAL_KEYS = ("gross", "net")
 INSPECTION_PREFIX = "inspection:"
 INSPECTION_EFFECT = "nenhum: a cargo do concessionário"
 INSPECTION_NOTE = ("As despesas de deslocamento, alimentação e pousada dos fiscais designados pela Marinha e o seguro "
-                   "obrigatório em favor deles são de responsabilidade do concessionário (NORMAM-10 0306 a e b): "
+                   "obrigatório em favor deles são de responsabilidade do concessionário (NORMAM-10 (ed. 2002) 0306 a "
+                   "e b): "
                    "pagas por ele, não entram no valor bruto nem são deduzidas do valor líquido; constam aqui "
                    "para registro.")
 
@@ -207,7 +209,7 @@ def net_explanation(doc: StatementDoc) -> tuple[Sentence, ...]:
                             (" no total (valor bruto).", False))]
     if deduction:
         out.append((("Desse valor são descontados ", False), (_brl_text(-deduction), True),
-                    (" dos gastos do pesquisador que localizou o naufrágio (NORMAM-10 0303 c 2 I).", False)))
+                    (" dos gastos do pesquisador que localizou o naufrágio (NORMAM-10 (ed. 2002) 0303 c 2 I).", False)))
     out.append((("Valor líquido: ", False), (_brl_text(doc.net), True),
                 (f", na data-base de {format_date_br(doc.as_of)}.", False)))
     if doc.items_total:
@@ -224,7 +226,10 @@ def _terms_rows(doc: StatementDoc) -> list[tuple[str, object]]:
     t = doc.terms
     rows: list[tuple[str, object]] = []
     modality = t.get("modality")
-    label = MODALITY_LABELS.get(modality) if isinstance(modality, str) else None
+    label = (modality_labels(t.get("law_text"), MODALITY_LABELS).get(modality) if isinstance(modality, str)
+             else None)
+    if t.get("law_text_line"):   # statements issued before the law of the contract's date was stated lack it
+        rows.append(("Texto legal aplicado (arts. 20–21)", t["law_text_line"]))
     rows.append(("Modalidade (art. 21)", label or modality or "—"))
     if t.get("historical_share") is not None:
         rows.append(("Recompensa pelos bens históricos (art. 20 §2)",
@@ -265,7 +270,8 @@ def render_pdf(doc: StatementDoc) -> bytes:
     report.heading(f"{next(n)}. Termos do contrato")
     report.key_values(_terms_rows(doc))
     if doc.cancelled:
-        report.paragraph("Contrato cancelado (Lei 7.542/1986 art. 22 parágrafo único; NORMAM-10 0305): nenhum "
+        report.paragraph("Contrato cancelado (Lei 7.542/1986 art. 22 parágrafo único; NORMAM-10 (ed. 2002) 0305): "
+                         "nenhum "
                          "pagamento é devido, salvo a compensação com bens desprovidos de valor histórico ou o "
                          "produto de sua venda, mesmo em proporção inferior à contratada.")
     report.heading(f"{next(n)}. Valor bruto")
@@ -283,9 +289,9 @@ def render_pdf(doc: StatementDoc) -> bytes:
                  align=["L", "R", "L"])
     report.totals([("Valor líquido (em bens + em dinheiro)", parts.net)])
     if parts.credit_lines:
-        report.heading(f"{next(n)}. Crédito ao pesquisador (NORMAM-10 0303 c 2 I)")
+        report.heading(f"{next(n)}. Crédito ao pesquisador (NORMAM-10 (ed. 2002) 0303 c 2 I)")
         _lines_table(report, parts.credit_lines)
-    report.heading(f"{next(n)}. Despesas de fiscalização e seguro dos fiscais (NORMAM-10 0306)")
+    report.heading(f"{next(n)}. Despesas de fiscalização e seguro dos fiscais (NORMAM-10 (ed. 2002) 0306)")
     report.paragraph(INSPECTION_NOTE)
     if parts.inspection_lines:
         report.table(["Despesa", "Valor", "Efeito no valor líquido", "Fundamento legal"],
@@ -295,7 +301,7 @@ def render_pdf(doc: StatementDoc) -> bytes:
     else:
         report.paragraph("Nenhuma despesa de fiscalização registrada para este contrato.")
     if doc.survey_lines:
-        report.heading(f"{next(n)}. Gastos do pesquisador (NORMAM-10 0301 a 6 e 0301 c)")
+        report.heading(f"{next(n)}. Gastos do pesquisador (NORMAM-10 (ed. 2002) 0301 a 6 e 0301 c)")
         _survey_table(report, doc.survey_lines)
     _items_section(report, doc, next(n))
     if doc.warnings or doc.blockers:

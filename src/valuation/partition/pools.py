@@ -190,7 +190,10 @@ def pool_targets(terms: ContractTerms, agg: Aggregates) -> Targets:
     modality III / compensation target), from one aggregate item per group."""
     probe = partition_pt(replace(terms, historical_payment="cash", survey_costs=()),
                          [PartitionItem("h", True, agg.h_total, 0), PartitionItem("o", False, agg.o_total, 0)])
-    if terms.cancelled:
+    if terms.law_text == "original":
+        h, hr = None, ("contrato anterior à Lei 10.166/2000: pela redação original do art. 20 os bens históricos "
+                       "permanecem com a União, sem recompensa nem adjudicação")
+    elif terms.cancelled:
         h, hr = None, "contrato cancelado: não há recompensa pelos bens históricos (art. 22 parágrafo único)"
     elif terms.historical_payment == "cash":
         h, hr = None, "a recompensa é paga em dinheiro: não há bens históricos a adjudicar"

@@ -31,16 +31,26 @@ the recovered non-historical items, which may be below the contracted proportion
 
 The compensation fields are ignored when the contract is not cancelled. Every
 computed amount is rounded once, to the cent, half-up (`money.to_cents`).
+
+The law of the contract's date (rules.md §4; cli.md `contract.signed_on`): the text in force on
+the day the contract or authorisation act was signed applies. Signed before 28/12/2000 (Lei
+10.166/2000 in force), the original arts. 20–21: the historical items stay with the União with no
+reward (`historical_share` null or 0; no reward, nothing adjudicated, no cash balance), and
+modalities II and III have no 70 % cap (a share up to 1). No `signed_on` (unknown, or not signed
+yet): the text in force, as amended. `law_text` says which text applied ("original" | "amended");
+the choice is `valuation.partition.contract_law`.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 
 from valuation.core.errors import InputError, Problem
 from valuation.core.law import HISTORICAL_REWARD_CAP, L7542, OTHER_SHARE_CAP
 from valuation.core.money import to_cents
+from valuation.partition.contract_law import ORIGINAL_HISTORICAL_REASON, ORIGINAL_OTHER_REASON, law_text_of
 from valuation.partition.selection import (
     EXACT_LIMIT,
     TIME_LIMIT_S,
@@ -77,10 +87,20 @@ ART = {
     "II": f"{_L} art. 21 II (proporcional ao valor de mercado, até 70 %) e §1",
     "III": f"{_L} art. 21 III (adjudicação de parte dos bens, até 70 %) e §1",
     "IV": f"{_L} art. 21 IV (regras de assistência e salvamento; a remuneração não excede o valor salvo)",
-    "cancelled": f"{_L} art. 22 parágrafo único; NORMAM-10 0305 (cancelamento: nenhum pagamento, "
+    "cancelled": f"{_L} art. 22 parágrafo único; NORMAM-10 (ed. 2002) 0305 (cancelamento: nenhum pagamento, "
                  "salvo compensação com bens sem valor histórico ou o produto de sua venda)",
     "gross": f"{_L} arts. 20 §2 e 21 (total devido ao concessionário)",
-    "net": "NORMAM-10 0303 c 2 I (valor líquido em favor do vencedor, após a dedução)",
+    "original_gross": f"{_L} art. 21, redação original (total devido ao concessionário)",
+    "original": f"{_L} arts. 20 e 21, redação original: contrato ou ato de autorização assinado antes de "
+                "28/12/2000, quando entrou em vigor a Lei 10.166/2000",
+    "amended": f"{_L} arts. 20 e 21, redação da Lei 10.166/2000 (em vigor desde 28/12/2000)",
+    "original_reward": f"{_L} art. 20, redação original (os bens de valor histórico permanecem no domínio da "
+                       "União; o contrato anterior à Lei 10.166/2000 não prevê recompensa por eles)",
+    "original_II": f"{_L} art. 21 II, redação original (soma proporcional ao valor dos bens recuperados, sem o "
+                   "limite de 70 %)",
+    "original_III": f"{_L} art. 21 III, redação original (adjudicação de parte dos bens recuperados, sem o "
+                    "limite de 70 %)",
+    "net": "NORMAM-10 (ed. 2002) 0303 c 2 I (valor líquido em favor do vencedor, após a dedução)",
 }
 
 
@@ -100,6 +120,12 @@ class ContractTerms:
     compensation_share: Decimal | None = None
     compensation_form: str = "adjudication"  # adjudication | sale_proceeds
     sale_proceeds: Decimal | None = None
+    signed_on: date | None = None            # the law of the contract's date (None: the amended text)
+
+    @property
+    def law_text(self) -> str:
+        """'original' (signed before 28/12/2000) or 'amended' (`law_text_of`)."""
+        return law_text_of(self.signed_on)
 
 
 @dataclass(frozen=True)
@@ -145,6 +171,7 @@ class PartitionResult:
     cancelled: bool
     basis: tuple[BasisLine, ...]
     messages: tuple[str, ...] = ()
+    law_text: str = "amended"                       # original | amended (`law_text_of`)
     survey: SurveyDeduction | None = None           # the full statement (with `applies`)
     historical_selection: SelectionResult | None = None
     other_selection: SelectionResult | None = None
@@ -169,10 +196,16 @@ def terms_problems(terms: ContractTerms, items: Sequence[PartitionItem]) -> list
             probs.append(Problem(f"contract.{name}", "must be a non-negative decimal"))
     if probs:
         return probs
-    if terms.historical_share > hcap:
-        probs.append(Problem("contract.historical_share", f"must not exceed {hcap} ({HISTORICAL_CAP_REASON})"))
-    if terms.other_share is not None and terms.other_share > ocap:
-        probs.append(Problem("contract.other_share", f"must not exceed {ocap} ({OTHER_CAP_REASON})"))
+    if terms.law_text == "original":
+        if terms.historical_share > 0:
+            probs.append(Problem("contract.historical_share", f"must be null or 0 ({ORIGINAL_HISTORICAL_REASON})"))
+        if terms.other_share is not None and terms.other_share > 1:
+            probs.append(Problem("contract.other_share", f"must not exceed 1 ({ORIGINAL_OTHER_REASON})"))
+    else:
+        if terms.historical_share > hcap:
+            probs.append(Problem("contract.historical_share", f"must not exceed {hcap} ({HISTORICAL_CAP_REASON})"))
+        if terms.other_share is not None and terms.other_share > ocap:
+            probs.append(Problem("contract.other_share", f"must not exceed {ocap} ({OTHER_CAP_REASON})"))
     if terms.tolerance > 1:
         probs.append(Problem("contract.tolerance", "must not exceed 1"))
     required = {"I": "fixed_amount", "II": "other_share", "III": "other_share", "IV": "salvage_award"}[terms.modality]
@@ -245,6 +278,11 @@ def _historical_part(terms: ContractTerms, hist: list[tuple[int, PartitionItem]]
     """The historical items (art. 20): the reward, paid in cash or by the União's choice."""
     part = _Part(total=to_cents(sum((it.value for _, it in hist), Decimal(0))))
     basis.append(BasisLine("historical_total", ART["historical_total"]))
+    if terms.law_text == "original":
+        basis.append(BasisLine("historical_reward", ART["original_reward"]))
+        messages.append("redação original do art. 20 (contrato anterior à Lei 10.166/2000): os bens históricos "
+                        "permanecem com a União, sem recompensa nem adjudicação")
+        return part
     if terms.cancelled:
         basis.append(BasisLine("historical_reward", ART["cancelled"]))
         messages.append("contrato cancelado: nenhuma recompensa pelos bens históricos (Lei 7.542 art. 22 p.u.)")
@@ -303,14 +341,15 @@ def _other_part(terms: ContractTerms, other: list[tuple[int, PartitionItem]], ba
     elif terms.modality == "II":
         assert terms.other_share is not None
         part.payment = to_cents(terms.other_share * part.total)
-        basis.append(BasisLine("other_payment", ART["II"]))
+        basis.append(BasisLine("other_payment", ART["original_II" if terms.law_text == "original" else "II"]))
     elif terms.modality == "III":
         assert terms.other_share is not None
         part.target = to_cents(terms.other_share * part.total)
         part.chose(_select(other, part.target, Decimal(0), False, exact_limit, time_limit_s, "modality III"))
         part.payment = part.adjudicated_value
-        basis.append(BasisLine("other_payment", ART["III"]))
-        basis.append(BasisLine("other_adjudicated", ART["III"]))
+        art = ART["original_III" if terms.law_text == "original" else "III"]
+        basis.append(BasisLine("other_payment", art))
+        basis.append(BasisLine("other_adjudicated", art))
     else:
         assert terms.salvage_award is not None
         part.payment = to_cents(terms.salvage_award)
@@ -328,7 +367,7 @@ def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,
     probs = terms_problems(terms, items)
     if probs:
         raise InputError(probs)
-    basis: list[BasisLine] = []
+    basis: list[BasisLine] = [BasisLine("law_text", ART[terms.law_text])]
     messages: list[str] = []
     h = _historical_part(terms, [(i, it) for i, it in enumerate(items) if it.historical], basis, messages,
                          exact_limit, time_limit_s)
@@ -336,7 +375,7 @@ def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,
                     exact_limit, time_limit_s)
     # ---- gross, survey deduction, net -----------------------------------------------------
     gross = h.adjudicated_value + h.cash_balance + o.payment
-    basis.append(BasisLine("gross", ART["gross"]))
+    basis.append(BasisLine("gross", ART["original_gross" if terms.law_text == "original" else "gross"]))
     survey = survey_deduction(terms.survey_costs, gross, terms.winner_is_surveyor)
     basis.append(BasisLine("survey_deduction", survey.basis[0]))
     basis.append(BasisLine("survey_lines", survey.basis[1]))
@@ -352,7 +391,8 @@ def partition(terms: ContractTerms, items: Sequence[PartitionItem], *,
         other_adjudicated=o.adjudicated, other_status=o.status, other_gap=o.gap, gross=gross,
         survey_lines=survey.lines, survey_accepted_total=survey.accepted_total, survey_deduction=survey.deduction,
         survey_uncovered=survey.uncovered, net=net, survey=survey, cancelled=terms.cancelled, basis=tuple(basis),
-        messages=tuple(messages), historical_selection=h.selection, other_selection=o.selection)
+        messages=tuple(messages), historical_selection=h.selection, other_selection=o.selection,
+        law_text=terms.law_text)
 
 
 def _select(group: list[tuple[int, PartitionItem]], target: Decimal, tolerance: Decimal, minimise: bool,

@@ -20,6 +20,7 @@ from valuation.core.errors import (
 )
 from valuation.core.money import format_brl, format_count, format_share
 from valuation.partition.choice import POOL_LABELS, STATUS_PT, percent
+from valuation.partition.contract_law import law_text_line
 from valuation.partition.documents import (
     StatementLine,
     StatementSurveyLine,
@@ -137,6 +138,10 @@ def _historical_lines(out: _Lines, inputs: StatementInputs, res: PartitionResult
     terms, s1 = inputs.terms, "Bens de valor histórico (art. 20)"
     out.add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
             detail=f"{format_count(inputs.agg.h_n)} bem(ns) classificado(s) pela Comissão de peritos")
+    if res.law_text == "original":
+        out.add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (redação original do art. 20: "
+                "permanecem com a União)", res.historical_reward)
+        return
     if res.cancelled:
         out.add(s1, "historical_reward", "Recompensa pelos bens históricos: nenhuma (contrato cancelado)",
                 res.historical_reward)
@@ -199,15 +204,16 @@ def _total_lines(out: _Lines, inputs: StatementInputs, res: PartitionResult) -> 
                 "o próprio pesquisador)", -res.survey_deduction)
     out.add(s3, "net", "Valor líquido em favor do concessionário", res.net)
     if survey.applies and survey.cost_lines:
-        s4 = "Crédito ao pesquisador (NORMAM-10 0303 c 2 I)"
+        s4 = "Crédito ao pesquisador (NORMAM-10 (ed. 2002) 0303 c 2 I)"
         out.add(s4, "surveyor_credit", f"Crédito ao pesquisador {survey.surveyor_name} (gastos de localização do "
                 "bem)", res.survey_deduction, BASIS_DEDUCTION)
         if res.survey_uncovered > 0:
             out.add(s4, "survey_uncovered", "Gastos aceitos não cobertos pelo valor bruto (não pagos pelo "
                     "concessionário)", res.survey_uncovered, BASIS_DEDUCTION)
     for kind, total in inputs.inspection.items():
-        out.add("Despesas de fiscalização (NORMAM-10 0306) — a cargo do autorizado, informativo",
-                f"inspection:{kind}", EXPENSE_LABELS.get(kind, kind), total, EXPENSE_BASIS.get(kind, "NORMAM-10 0306"))
+        out.add("Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306) — a cargo do autorizado, informativo",
+                f"inspection:{kind}", EXPENSE_LABELS.get(kind, kind), total, EXPENSE_BASIS.get(kind, "NORMAM-10 (ed. "
+                                                                                                     "2002) 0306"))
 
 
 def _notes(inputs: StatementInputs, res: PartitionResult) -> tuple[list[str], list[str]]:
@@ -230,10 +236,10 @@ def _notes(inputs: StatementInputs, res: PartitionResult) -> tuple[list[str], li
                         "demonstrativo parcial.")
     if survey.applies and survey.no_sheet:
         warnings.append(f"O pesquisador {survey.surveyor_name} não entregou planilha de custos "
-                        "(NORMAM-10 0301 a 6): nada a deduzir.")
+                        "(NORMAM-10 (ed. 2002) 0301 a 6): nada a deduzir.")
     if survey.applies and survey.missing_actual:
         shown = "; ".join(survey.missing_actual[:10]) + (" …" if len(survey.missing_actual) > 10 else "")
-        blockers.append(f"Custo real do relatório final (NORMAM-10 0301 c) não informado: {shown}. "
+        blockers.append(f"Custo real do relatório final (NORMAM-10 (ed. 2002) 0301 c) não informado: {shown}. "
                         "Calculado provisoriamente pelo custo previsto.")
     # partition's own notes, except those the lines above already state (choice status, uncovered costs)
     warnings += [m[:1].upper() + m[1:] + ("." if not m.endswith(".") else "") for m in res.messages
@@ -252,6 +258,8 @@ def _snapshot(inputs: StatementInputs) -> dict[str, Any]:
         "contract": {"code": c["code"], "kind": c["kind"], "act": c["act_number"], "status": c["status"],
                      "organisation": names.get("organisation_name"), "wreck_code": names.get("wreck_code"),
                      "wreck_name": names.get("wreck_name"), "surveyor": inputs.survey.surveyor_name},
+        "signed_on": None if terms.signed_on is None else terms.signed_on.isoformat(),
+        "law_text": terms.law_text, "law_text_line": law_text_line(terms.signed_on),
         "modality": terms.modality, "historical_share": str(terms.historical_share),
         "historical_payment": terms.historical_payment, "other_share": _text(terms.other_share),
         "fixed_amount": _text(terms.fixed_amount), "salvage_award": _text(terms.salvage_award),

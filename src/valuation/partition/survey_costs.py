@@ -24,9 +24,11 @@ from decimal import Decimal
 
 from valuation.core.money import to_cents
 
-BASIS_DEDUCTION = "NORMAM-10 0303 c 2 I (dedução dos gastos do pesquisador); Lei 7.542 art. 16 §2 I"
-BASIS_LINES = "NORMAM-10 0301 a 6 (planilha de custos) e 0301 c (custo real no relatório final)"
-BASIS_NOT_APPLICABLE = "NORMAM-10 0303 c 2 I: o vencedor é o próprio pesquisador — nada a deduzir"
+BASIS_DEDUCTION = ("NORMAM-10 (ed. 2002) 0303 c 2 I (dedução dos gastos do pesquisador do valor líquido do vencedor "
+                   "da licitação "
+                   "da Lei 7.542 art. 27)")
+BASIS_LINES = "NORMAM-10 (ed. 2002) 0301 a 6 (planilha de custos) e 0301 c (custo real no relatório final)"
+BASIS_NOT_APPLICABLE = "NORMAM-10 (ed. 2002) 0303 c 2 I: o vencedor é o próprio pesquisador — nada a deduzir"
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,9 @@ def accepted_cost(line: CostLine) -> Decimal:
 
 
 def survey_deduction(lines: Sequence[CostLine], gross: Decimal, winner_is_surveyor: bool) -> SurveyDeduction:
-    """The survey-cost deduction from the winner's gross value (NORMAM-10 0303 c 2 I;
-    Lei 7.542 art. 16 §2 I). Raises ValueError for negative amounts."""
+    """The survey-cost deduction from the winner's gross value (NORMAM-10 0303 c 2 I, in the tender
+    of Lei 7.542 art. 27; art. 16 §2 I only gives the surveyor preference). Raises ValueError for
+    negative amounts."""
     if gross < 0:
         raise ValueError("gross must not be negative")
     stated: list[SurveyLine] = []

@@ -7,7 +7,7 @@
 - The final report (NORMAM-10 0301 c) brings the actual cost per line; a cost outside
   the sheet is a new line planned at zero (it counts only as far as an overrun is approved).
 - dpc approves an overrun per line, with its reason; never more than actual − planned.
-- The deduction (`valuation.partition.survey_costs`, NORMAM-10 0303 c 2 I; Lei 7.542 art. 16 §2 I)
+- The deduction (`valuation.partition.survey_costs`, NORMAM-10 0303 c 2 I, the tender of Lei 7.542 art. 27)
   flows into the statement of the exploration/removal contract on the same wreck whose
   holder is not the surveyor (`contracts.surveyor_organisation_id`): see
   `survey_inputs_for`, which `valuation.partition.statements` reads.
@@ -41,10 +41,10 @@ EXPENSE_KINDS: tuple[str, ...] = ("deslocamento", "alimentação", "pousada", "s
 EXPENSE_LABELS: dict[str, str] = {"deslocamento": "Deslocamento", "alimentação": "Alimentação",
                                   "pousada": "Pousada", "seguro": "Seguro dos fiscais"}
 EXPENSE_BASIS: dict[str, str] = {
-    "deslocamento": "NORMAM-10 0306 a (despesas de fiscalização a cargo do autorizado)",
-    "alimentação": "NORMAM-10 0306 a (despesas de fiscalização a cargo do autorizado)",
-    "pousada": "NORMAM-10 0306 a (despesas de fiscalização a cargo do autorizado)",
-    "seguro": "NORMAM-10 0306 b e Anexo 3-B (seguro obrigatório em favor dos fiscais)",
+    "deslocamento": "NORMAM-10 (ed. 2002) 0306 a (despesas de fiscalização a cargo do autorizado)",
+    "alimentação": "NORMAM-10 (ed. 2002) 0306 a (despesas de fiscalização a cargo do autorizado)",
+    "pousada": "NORMAM-10 (ed. 2002) 0306 a (despesas de fiscalização a cargo do autorizado)",
+    "seguro": "NORMAM-10 (ed. 2002) 0306 b e Anexo 3-B (seguro obrigatório em favor dos fiscais)",
 }
 MIN_REASON = 10
 MAX_LINES = 200
@@ -219,7 +219,7 @@ def file_cost_sheet(store: Store, user: Principal, code: str, lines: Sequence[Ma
     c = _scoped_contract(store, user, code)
     if c["kind"] != SURVEY_KIND:
         problems.append(Problem("contract", f"Contrato {code}: a planilha de custos acompanha o requerimento de "
-                                            "pesquisa (NORMAM-10 0301 a 6); este contrato é de "
+                                            "pesquisa (NORMAM-10 (ed. 2002) 0301 a 6); este contrato é de "
                                             f"{c['kind']}."))
     if problems:
         raise InputError(problems)

@@ -19,7 +19,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +30,10 @@ from valuation.core.errors import (
 )
 from valuation.core.forms import Form
 from valuation.core.law import DIFFICULTY_ACTIVITIES, HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
-from valuation.core.money import MAX_AMOUNT, format_brl, format_share
+from valuation.core.money import MAX_AMOUNT, format_brl, format_date_br, format_share
 from valuation.db import access
 from valuation.db.access import Principal, require
+from valuation.partition.contract_law import law_text_of
 from valuation.partition.rubric import suggested_other_share
 from valuation.partition.rules import (
     COMPENSATION_FORMS,
@@ -108,10 +109,13 @@ class Compensation:
 # ======================================================================================
 # One table, no join: a one-row lookup with joins costs DuckDB ~2 ms more to plan. The names
 # a statement shows come with its other lookups (`_Lookups.names`).
+# The share of the other items is `other_share` under the amended art. 21 and `other_share_original`
+# under the original text (migration 022: `OTHER_SHARE_SQL`).
+OTHER_SHARE_SQL = "coalesce(other_share, other_share_original)"
 _CONTRACT_SQL = (
-    "SELECT id, code, kind, act, act_number, status, organisation_id, wreck_id, starts_on, work_ended_on, "
+    "SELECT id, code, kind, act, act_number, status, organisation_id, wreck_id, signed_on, starts_on, work_ended_on, "
     "cancelled_on, cancel_reason, surveyor_organisation_id, modality, historical_share, historical_payment, "
-    "other_share, fixed_amount, salvage_award, value_fixed FROM contracts WHERE code = ?")
+    f"{OTHER_SHARE_SQL} AS other_share, fixed_amount, salvage_award, value_fixed FROM contracts WHERE code = ?")
 
 
 def contract_for(db: Db, user: Principal, code: str) -> dict[str, Any]:
@@ -213,21 +217,51 @@ def stable_sha(value: Any) -> str:
 # ======================================================================================
 # Contract terms (arts. 20–21)
 # ======================================================================================
-def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[str, Any], *,
-                       now: datetime | None = None) -> dict[str, Any]:
-    """Record the payment terms of an exploration/removal contract (Lei 7.542 arts. 20 §2,
-    21 I–IV, §1 and §3). Caps at entry: historical_share ≤ 0.40 (art. 20 §2), other_share
-    ≤ 0.70 (art. 21 II and III); each problem names its field, in pt-BR, and nothing is
-    written. Fields that the modality does not use are cleared. Returns the terms stored."""
-    require(user, "manage_terms")
-    f = Form(data, allowed=TERMS_FIELDS)
-    modality = f.choice("modality", FIELD_LABELS["modality"], MODALITIES)
-    hshare = _share(f, "historical_share", required=False)
+def _check_caps(f: Form, signed_on: date | None, hshare: Decimal | None, oshare: Decimal | None) -> None:
+    """The caps of the text that governs the contract (`rules.share_caps`): 40 % and 70 % as amended by
+    Lei 10.166/2000; under the original arts. 20–21 (signed before 28/12/2000) no reward for the
+    historical items and a share of the other items up to 100 %."""
+    if law_text_of(signed_on) == "original":
+        assert signed_on is not None
+        when = f"contrato assinado em {format_date_br(signed_on)}, antes da Lei 10.166/2000"
+        if hshare is not None and hshare > 0:
+            f.fail("historical_share", f"{FIELD_LABELS['historical_share']}: {when} — a redação original do art. 20 "
+                                       "não prevê recompensa pelos bens históricos, que permanecem com a União; "
+                                       "deixe em branco.")
+        if oshare is not None and oshare > 1:
+            f.fail("other_share", f"{FIELD_LABELS['other_share']}: no máximo 100 % do valor dos bens recuperados "
+                                  f"({when}: art. 21, redação original, sem o limite de 70 %).")
+        return
     hcap: Decimal = HISTORICAL_REWARD_CAP.value
     ocap: Decimal = OTHER_SHARE_CAP.value
     if hshare is not None and hshare > hcap:
         f.fail("historical_share", f"{FIELD_LABELS['historical_share']}: no máximo {format_share(hcap)} do valor "
                                    f"total atribuído aos bens históricos ({HISTORICAL_REWARD_CAP.basis}).")
+    if oshare is not None and oshare > ocap:
+        f.fail("other_share", f"{FIELD_LABELS['other_share']}: no máximo {format_share(ocap)} do valor de mercado "
+                              f"dos bens recuperados ({OTHER_SHARE_CAP.basis}).")
+
+
+def share_columns(signed_on: date | None, other_share: Decimal | None) -> dict[str, Decimal | None]:
+    """Where a contract's share of the other items is stored (migration 022): `other_share` under the
+    amended art. 21 (its CHECK ≤ 0.70), `other_share_original` under the original text; the other NULL."""
+    original = law_text_of(signed_on) == "original"
+    return {"other_share": None if original else other_share,
+            "other_share_original": other_share if original else None}
+
+
+def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[str, Any], *,
+                       now: datetime | None = None) -> dict[str, Any]:
+    """Record the payment terms of an exploration/removal contract (Lei 7.542 arts. 20 §2,
+    21 I–IV, §1 and §3). Caps at entry, those of the text that governs the contract by its signing
+    date (`_check_caps`): historical_share ≤ 0.40 (art. 20 §2), other_share ≤ 0.70 (art. 21 II and
+    III) as amended; none and ≤ 1 under the original text. Each problem names its field, in pt-BR,
+    and nothing is written. Fields that the modality does not use are cleared. Returns the terms
+    stored."""
+    require(user, "manage_terms")
+    f = Form(data, allowed=TERMS_FIELDS)
+    modality = f.choice("modality", FIELD_LABELS["modality"], MODALITIES)
+    hshare = _share(f, "historical_share", required=False)
     hpay = f.choice("historical_payment", FIELD_LABELS["historical_payment"], HISTORICAL_PAYMENTS,
                     required=hshare is not None)
     if hshare is None and f.has("historical_payment"):
@@ -235,13 +269,11 @@ def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[s
                                    "pagamento da recompensa.")
     needs_share = modality in ("II", "III")
     oshare = _share(f, "other_share", required=needs_share)
-    if oshare is not None and oshare > ocap:
-        f.fail("other_share", f"{FIELD_LABELS['other_share']}: no máximo {format_share(ocap)} do valor de mercado "
-                              f"dos bens recuperados ({OTHER_SHARE_CAP.basis}).")
     fixed = _money_field(f, "fixed_amount", required=modality == "I")
     award = _money_field(f, "salvage_award", required=modality == "IV")
     value_fixed = f.choice("value_fixed", FIELD_LABELS["value_fixed"], VALUE_FIXED, required=False)
     c = contract_for(store, user, code)
+    _check_caps(f, c["signed_on"], hshare, oshare)
     if c["kind"] not in TERMS_KINDS:
         f.fail("contract", f"Contrato {code}: termos de partilha só em contratos de exploração ou remoção "
                            f"(este é de {c['kind']}; art. 18 parágrafo único, arts. 20–21).")
@@ -260,9 +292,12 @@ def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[s
     if not changed:
         return after
 
+    stored = {**{k: after[k] for k in TERMS_FIELDS if k != "other_share"},
+              **share_columns(c["signed_on"], oshare if needs_share else None)}
+
     def run(tx: Tx) -> None:
-        sets = ", ".join(f"{k} = ?" for k in TERMS_FIELDS)
-        tx.execute(f"UPDATE contracts SET {sets} WHERE id = ?", [*(after[k] for k in TERMS_FIELDS), c["id"]])
+        sets = ", ".join(f"{k} = ?" for k in stored)
+        tx.execute(f"UPDATE contracts SET {sets} WHERE id = ?", [*stored.values(), c["id"]])
         tx.audit("contract_terms_set", "contract", c["code"], {k: before[k] for k in sorted(changed)},
                  {k: after[k] for k in sorted(changed)})
 
@@ -398,7 +433,7 @@ def stored_terms(c: Mapping[str, Any], comp: Compensation | None) -> ContractTer
         salvage_award=_dec(c["salvage_award"]), cancelled=c["status"] == "cancelado",
         compensation_share=comp.share if comp else None,
         compensation_form=comp.form if comp else "adjudication",
-        sale_proceeds=comp.sale_proceeds if comp else None)
+        sale_proceeds=comp.sale_proceeds if comp else None, signed_on=c.get("signed_on"))
 
 
 def partition_pt(terms: ContractTerms, items: Sequence[PartitionItem]) -> PartitionResult:

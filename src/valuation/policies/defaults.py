@@ -35,7 +35,7 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "Lei 7.542/1986 art. 20 §3 (a comissão de peritos atribui os valores)",
                   "Método do valor atribuído"),
     PolicyDefault("quorum", 4, "Quantos membros da Comissão precisam votar para que o bem seja classificado.",
-                  "Lei 2.180/1954 art. 71 (metade e mais um), por analogia; NORMAM-10 0303 c 1 I",
+                  "Lei 2.180/1954 art. 71 (metade e mais um), por analogia; NORMAM-10 (ed. 2002) 0303 c 1 I",
                   "Quórum da Comissão"),
     PolicyDefault("spread_threshold", Decimal("0.5"),
                   "Diferença entre o maior e o menor valor, em proporção da mediana, acima da qual o bem "
@@ -81,24 +81,26 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
     # policies page its bounds (valuation.policies.fields); a rule names the ones it takes (rule_specs).
     PolicyDefault("monthly_report_business_day", 10,
                   "Até qual dia útil do mês seguinte o relatório mensal de atividades deve ser entregue.",
-                  "NORMAM-10 0301 c; 0303 e; 0302 b 2", "Relatório mensal: dia útil de entrega", True, True,
+                  "NORMAM-10 (ed. 2002) 0301 c; 0303 e; 0302 b 2", "Relatório mensal: dia útil de entrega", True, True,
                   (1, 15, "º dia útil do mês seguinte")),
     PolicyDefault("removal_monthly_report_min_days", 60,
                   "A partir de quantos dias de duração uma remoção ou demolição deve relatórios mensais.",
-                  "NORMAM-10 0302 b 2", "Remoção com relatório mensal: duração mínima", True, True,
+                  "NORMAM-10 (ed. 2002) 0302 b 2", "Remoção com relatório mensal: duração mínima", True, True,
                   (1, 3650, "dias de duração")),
     PolicyDefault("final_report_days", 90, "Quantos dias após o término dos trabalhos o relatório final deve ser "
-                  "entregue (pesquisa, remoção e demolição).", "NORMAM-10 0301 c; 0302 b 3",
+                  "entregue (pesquisa, remoção e demolição).", "NORMAM-10 (ed. 2002) 0301 c; 0302 b 3",
                   "Relatório final: prazo", True, True, (1, 365, "dias após o término dos trabalhos")),
     PolicyDefault("extension_request_days", 60, "Com quantos dias de antecedência do vencimento da autorização a "
-                  "prorrogação deve ser pedida.", "NORMAM-10 0304", "Pedido de prorrogação: antecedência", True, True,
+                  "prorrogação deve ser pedida.", "NORMAM-10 (ed. 2002) 0304",
+                  "Pedido de prorrogação: antecedência", True, True,
                   (1, 365, "dias antes do vencimento")),
     PolicyDefault("tourism_notice_business_days", 10, "Com quantos dias úteis de antecedência uma excursão de turismo "
-                  "subaquático deve ser comunicada.", "NORMAM-10 0307",
+                  "subaquático deve ser comunicada.", "NORMAM-10 (ed. 2002) 0307",
                   "Turismo subaquático: antecedência da comunicação", True, True,
                   (1, 60, "dias úteis antes da excursão")),
     PolicyDefault("wreck_map_day", (2, 15), "Até que dia do ano seguinte cada Capitania envia o mapa anual das "
-                  "embarcações naufragadas.", "NORMAM-10 0404 (Anexo 4-B)", "Mapa anual de naufrágios: envio", True,
+                  "embarcações naufragadas.", "NORMAM-10 (ed. 2002) 0404 (Anexo 4-B)",
+                  "Mapa anual de naufrágios: envio", True,
                   True),
     PolicyDefault("early_closing_days", ((12, 24), (12, 31)),
                   "Dias de cada ano em que as repartições federais encerram o expediente mais cedo (14h): um prazo "

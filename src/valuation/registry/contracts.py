@@ -22,11 +22,14 @@ if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CL
 STATUSES: tuple[str, ...] = ("solicitado", "vigente", "suspenso", "concluído", "cancelado", "expirado")
 ACTS: tuple[str, ...] = ("autorização", "licença", "contrato", "portaria")
 
+# the share of the other items: `other_share`, or `other_share_original` for a contract under the original
+# art. 21 (signed before 28/12/2000; migration 022, valuation.partition.terms.OTHER_SHARE_SQL)
 _COLS = (
     "c.id, c.code, c.kind, c.act, c.act_number, c.status, c.organisation_id, o.name AS organisation_name, "
     "c.wreck_id, w.code AS wreck_code, w.name AS wreck_name, c.office_code, c.requested_on, c.signed_on, "
     "c.starts_on, c.expires_on, c.work_ended_on, c.cancelled_on, c.cancel_reason, c.surveyor_organisation_id, "
-    "c.modality, c.historical_share, c.historical_payment, c.other_share, c.fixed_amount, c.salvage_award, "
+    "c.modality, c.historical_share, c.historical_payment, "
+    "coalesce(c.other_share, c.other_share_original) AS other_share, c.fixed_amount, c.salvage_award, "
     "c.value_fixed, c.caution_amount, c.created_at"
 )
 _FROM = ("FROM contracts c JOIN organisations o ON o.id = c.organisation_id "

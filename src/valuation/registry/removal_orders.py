@@ -48,7 +48,10 @@ LABELS: dict[str, str] = {
     "notice": "Forma de intimação", "notified_on": "Data da intimação pessoal", "published_on": "Publicação do edital",
     "starts_by": "Início fixado", "ends_by": "Término fixado", "reason": "Motivo (art. 5)",
     "order_id": "Determinação", "day": "Data", "end_kind": "Como terminou",
+    "outlet": "Veículo da publicação", "reference": "Edição e página",
 }
+OUTLET_LABELS: dict[str, str] = law.EDITAL_OUTLETS   # art. 9 §2
+OUTLETS: tuple[str, ...] = tuple(OUTLET_LABELS)
 SUSPENSION_REASON = ("Determinação de remoção {act} (art. 5); prazo de " + years_text(law.LAPSE_YEARS.value)
                      + " suspenso enquanto vigora (art. 6 parágrafo único II).")
 
@@ -251,3 +254,46 @@ def order_state(order: Mapping[str, Any], as_of: date) -> str:
     if given("started_on"):
         return f"em execução pelo responsável desde {format_date_br(order['started_on'])}"
     return "aguardando o início pelo responsável"
+
+
+def record_edital_publication(store: Store, user: Principal, order_id: int, data: Mapping[str, Any]) -> int:
+    """One publication of an order's edital (art. 9 §2: once in each outlet; data: outlet, published_on,
+    reference). The order's `published_on` becomes the last publication, from which the edital's 15 days
+    run (`valuation.deadlines.edital`). dpc only; InputError names the field; audited."""
+    require(user, "manage_removal_orders")
+    order = _order(store, order_id)
+    if order["notice"] != "edital":
+        raise ConflictError(f"A determinação {order['act']} foi intimada pessoalmente (art. 9 I): não há edital.")
+    f = Form(data, allowed=("outlet", "published_on", "reference"))
+    outlet = f.choice("outlet", LABELS["outlet"], OUTLETS)
+    day = _day(f, "published_on", order, store.now().date())
+    reference = f.text("reference", LABELS["reference"], max_len=200)
+    done = store.fetch_one("SELECT published_on FROM edital_publications WHERE removal_order_id = ? AND outlet = ?",
+                           [order["id"], outlet])
+    if done is not None:
+        f.fail("outlet", f"{LABELS['outlet']}: já publicado em {format_date_br(done['published_on'])} (o edital é "
+                         "publicado uma vez em cada veículo, Lei 7.542 art. 9 §2).")
+    f.done()
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO edital_publications (removal_order_id, outlet, published_on, reference, recorded_by, "
+            "recorded_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            [order["id"], outlet, day, reference, user.username, store.now()]))
+        last = tx.scalar("SELECT max(published_on) FROM edital_publications WHERE removal_order_id = ?", [order["id"]])
+        tx.execute("UPDATE removal_orders SET published_on = ? WHERE id = ?", [last, order["id"]])
+        tx.audit("record_edital_publication", "removal_order", order["id"], {"published_on": order["published_on"]},
+                 {"outlet": outlet, "published_on": day, "reference": reference, "last_publication": last})
+        return new_id
+
+    return store.write(user.username, write)
+
+
+def list_edital_publications(store: Store, user: Principal, order_id: int | None = None) -> list[dict[str, Any]]:
+    """The publications of the editais (art. 9 §2), per order in the order they came out: id,
+    removal_order_id, outlet, outlet_pt, published_on, reference (dpc only)."""
+    require(user, "read_removal_orders")
+    where, params = ("WHERE removal_order_id = ?", [order_id]) if order_id is not None else ("", [])
+    rows = store.fetch("SELECT id, removal_order_id, outlet, published_on, reference FROM edital_publications "
+                       f"{where} ORDER BY removal_order_id, published_on, id", params)
+    return [{**r, "outlet_pt": OUTLET_LABELS[r["outlet"]]} for r in rows]

@@ -103,14 +103,15 @@ def _composition(r: Reader, seats: list[tuple[str, Seat]]) -> None:
         path = seats[b.index][0] if b.index is not None else ""
         if b.kind == BODY_FULL:
             r.fail(join(path, "body"), f"more than {b.limit} members of body {b.body} "
-                                       f"(NORMAM-10 0303 c 1 I: three named by the DPHCM, three by the Ministry "
+                                       f"(NORMAM-10 (ed. 2002) 0303 c 1 I: three named by the DPHCM, three by the "
+                                       f"Ministry "
                                        "of Culture)")
         elif b.kind == SECOND_PRESIDENT:
             r.fail(join(path, "president"),
                    f"at most one member may be president (already {seats[b.other or 0][0]})")
         elif b.kind == PRESIDENT_NOT_NAVY:
             # NORMAM-10 0303 c 1 I: "A presidência da Comissão caberá a um dos membros da MB."
-            r.fail(join(path, "president"), "the president must be a navy member (NORMAM-10 0303 c 1 I)")
+            r.fail(join(path, "president"), "the president must be a navy member (NORMAM-10 (ed. 2002) 0303 c 1 I)")
         # NOT_A_BODY: the body field's own problem is already recorded
 
 

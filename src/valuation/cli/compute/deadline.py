@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from valuation.core import law
 from valuation.core.calendar import (
     DEFAULT_POLICY_DAYS,
     POLICY_DAY_KEYS,
@@ -145,10 +146,11 @@ def run(doc: Any) -> dict[str, Any]:
         raise out_of_range(fields[0].name) from exc
     except ValueError as exc:  # e.g. a month left with fewer than 10 business days
         raise InputError(Problem(fields[0].name, str(exc))) from exc
-    return _output(spec, result, values, suspensions, as_of)
+    return _output(spec, result, values, suspensions, as_of, cal)
 
 
-def _output(spec: RuleSpec, result: Any, values: list[Any], suspensions: Any, as_of: date | None) -> dict[str, Any]:
+def _output(spec: RuleSpec, result: Any, values: list[Any], suspensions: Any, as_of: date | None,
+            cal: BusinessCalendar) -> dict[str, Any]:
     out: dict[str, Any] = {"rule": result.rule}
     if isinstance(result, dl.Window):
         due = result.end
@@ -156,8 +158,10 @@ def _output(spec: RuleSpec, result: Any, values: list[Any], suspensions: Any, as
     else:
         due = result.due
     out.update(due=iso(due), basis=result.basis, moved_from=iso(result.moved_from), steps=list(result.steps))
-    if spec.suspensions:   # the five years (arts. 6 and 7): the count behind the date
-        count = dl.lapse_count(values[0], suspensions)
+    if spec.suspensions and dl.art32_applies(values[0]):   # art. 32 caput: the year from the publication
+        out.update(suspended_days=0, start=iso(law.LAW_PUBLISHED.value), suspended_since=None)
+    elif spec.suspensions:   # the five years (arts. 6 and 7): the count behind the date
+        count = dl.lapse_count(values[0], suspensions, cal)
         out["suspended_days"] = count.suspended_days
         out["start"] = iso(count.start)
         out["suspended_since"] = iso(count.open_since)  # an effective suspension still running

@@ -2,11 +2,13 @@
 
 Besides the fields cli.md lists, the contract accepts the cancellation inputs
 documented in `valuation.partition.rules` (`cancelled`, `compensation_share`,
-`compensation_form`, `sale_proceeds`); the output adds `survey_accepted_total`,
-the selection statuses and gaps, and `messages`.
+`compensation_form`, `sale_proceeds`); `signed_on` chooses the text of arts. 20–21 (cli.md:
+before 2000-12-28 the original one). The output adds `law_text` (original | amended), `signed_on`,
+`survey_accepted_total`, the selection statuses and gaps, and `messages`.
 """
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -17,9 +19,14 @@ from valuation.cli.compute.selection import (
     read_item,
 )
 from valuation.core.errors import InputError, Problem
-from valuation.core.jsonin import BAD, Reader, boolean, choice, decimal, text
-from valuation.core.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
+from valuation.core.jsonin import BAD, Reader, boolean, choice, decimal, iso_date, text
 from valuation.core.money import amount_str
+from valuation.partition.contract_law import (
+    ORIGINAL_HISTORICAL_REASON,
+    ORIGINAL_OTHER_REASON,
+    law_text_of,
+    share_caps,
+)
 from valuation.partition.rules import (
     COMPENSATION_FORMS,
     DEFAULT_TOLERANCE,
@@ -36,7 +43,7 @@ from valuation.partition.survey_costs import CostLine
 
 CONTRACT_FIELDS = ("id", "historical_share", "historical_payment", "modality", "other_share", "fixed_amount",
                    "salvage_award", "winner_is_surveyor", "survey_costs", "tolerance", "cancelled",
-                   "compensation_share", "compensation_form", "sale_proceeds")
+                   "compensation_share", "compensation_form", "sale_proceeds", "signed_on")
 COST_FIELDS = ("line", "planned", "actual", "approved_overrun")
 
 
@@ -63,21 +70,35 @@ def _item(r: Reader, v: Any, path: str) -> Any:
     return got
 
 
+def _null_or_zero(r: Reader, v: Any, path: str) -> Any:
+    """`historical_share` of a contract under the original art. 20: null or 0 (no reward)."""
+    d = decimal()(r, v, path)
+    if d is BAD:
+        return BAD
+    return d if d == 0 else r.fail(path, f"must be null or 0 ({ORIGINAL_HISTORICAL_REASON})")
+
+
 def _read(doc: Any) -> tuple[ContractTerms, list[PartitionItem]]:
     r = Reader()
     root = r.obj(doc, "", allowed=("contract", "items"))
     c = r.field(root, "contract", "", lambda rr, v, p: rr.obj(v, p, allowed=CONTRACT_FIELDS))
     p = "contract"
-    hcap: Decimal = HISTORICAL_REWARD_CAP.value
-    ocap: Decimal = OTHER_SHARE_CAP.value
+    # the law of the contract's date (cli.md): absent or null = the amended text; a bad date is reported
+    # and the amended caps (the stricter) check the shares
+    signed = r.field(c, "signed_on", p, iso_date, required=False, nullable=True)
+    signed_on = signed if isinstance(signed, date) else None
+    original = law_text_of(signed_on) == "original"
+    hcap, ocap = share_caps(signed_on)
     f = {
         "id": r.field(c, "id", p, text),
-        "historical_share": r.field(c, "historical_share", p,
-                                    decimal(maximum=hcap, max_reason=HISTORICAL_CAP_REASON)),
+        "historical_share": (r.field(c, "historical_share", p, _null_or_zero, nullable=True, default=Decimal(0))
+                             if original else r.field(c, "historical_share", p,
+                                                      decimal(maximum=hcap, max_reason=HISTORICAL_CAP_REASON))),
         "historical_payment": r.field(c, "historical_payment", p, choice(*HISTORICAL_PAYMENTS)),
         "modality": r.field(c, "modality", p, choice(*MODALITIES)),
         # shown as null in cli.md: required, may be null (each modality uses one of them)
-        "other_share": r.field(c, "other_share", p, decimal(maximum=ocap, max_reason=OTHER_CAP_REASON),
+        "other_share": r.field(c, "other_share", p, decimal(
+                                   maximum=ocap, max_reason=ORIGINAL_OTHER_REASON if original else OTHER_CAP_REASON),
                                nullable=True),
         "fixed_amount": r.field(c, "fixed_amount", p, money, nullable=True),
         "salvage_award": r.field(c, "salvage_award", p, money, nullable=True),
@@ -90,6 +111,7 @@ def _read(doc: Any) -> tuple[ContractTerms, list[PartitionItem]]:
         "compensation_form": r.field(c, "compensation_form", p, choice(*COMPENSATION_FORMS), required=False,
                                      default="adjudication"),
         "sale_proceeds": r.field(c, "sale_proceeds", p, money, required=False),
+        "signed_on": signed_on,
     }
     items = fast_items(root.get("items"), historical=True) if isinstance(root, dict) else None
     if items is None:
@@ -107,6 +129,8 @@ def _read(doc: Any) -> tuple[ContractTerms, list[PartitionItem]]:
 def result_json(res: PartitionResult, terms: ContractTerms) -> dict[str, Any]:
     return {
         "contract_id": res.contract_id,
+        "law_text": res.law_text,
+        "signed_on": None if terms.signed_on is None else terms.signed_on.isoformat(),
         "historical_total": amount_str(res.historical_total),
         "historical_reward": amount_str(res.historical_reward),
         "historical_payment": terms.historical_payment,

@@ -46,9 +46,11 @@ _ONE = timedelta(days=1)
 _LAPSE = law.years_text(law.LAPSE_YEARS.value)          # '5 anos' (arts. 6 e 7)
 _B_ART32_1 = f"{law.L7542} art. 32 §1"
 _B_ART32 = f"{law.L7542} art. 32 caput"
-_B_LOSS = f"{law.L7542} art. 3 I e art. 7; NORMAM-10 0104"
+_B_LOSS = f"{law.L7542} art. 3 I; NORMAM-10 (ed. 2002) 0104 b"
 _B_LICENCE = f"{law.L7542} art. 4 (licença requerida no prazo)"
-_B_EARLIEST = f"{law.L7542} arts. 3 I, 6 e 7 (prevalece o evento mais antigo)"
+# the earliest event decides; each event keeps its own article (art. 7 is the five-year presumption only)
+_B_EARLIEST = (f"{law.L7542}: prevalece o evento mais antigo (declaração de perda, art. 3 I; renúncia "
+               "presumida, arts. 6 e 7)")
 
 
 @dataclass(frozen=True)
@@ -159,12 +161,18 @@ def _five_years(as_of: date, casualty_date: date, requested: date | None, suspen
     return _Lapse(due, False, None, basis)
 
 
+def _wooden_16_18(casualty_date: date, hull: str | None) -> bool:
+    """Art. 32 §1: a wooden hull sunk in the 16th–18th centuries (1501–1800)."""
+    lo, hi = law.ART32_WOODEN_HULL_YEARS.value
+    return is_wooden(hull) and lo <= casualty_date.year <= hi
+
+
 def _article_32(as_of: date, casualty_date: date, hull: str | None, requested: date | None,
                 steps: list[str]) -> tuple[bool, _Event | None, tuple[str, ...]]:
     """(art. 32 governs this casualty, its acquisition event by as_of, basis)."""
     published: date = law.LAW_PUBLISHED.value
     lo, hi = law.ART32_WOODEN_HULL_YEARS.value
-    if is_wooden(hull) and lo <= casualty_date.year <= hi:
+    if _wooden_16_18(casualty_date, hull):
         steps.append(f"Casco de madeira afundado em {casualty_date.year} (séculos XVI–XVIII, {lo}–{hi}): "
                      "incorporado automaticamente ao domínio da União (art. 32 §1)")
         basis = (_B_ART32_1, law.LAW_PUBLISHED.basis)
@@ -195,7 +203,7 @@ def _declaration(declared: date | None, steps: list[str]) -> _Event | None:
     if declared is None:
         return None
     published: date = law.LAW_PUBLISHED.value
-    steps.append(f"O responsável declarou a coisa perdida em {fmt(declared)} (art. 3 I, art. 7)")
+    steps.append(f"O responsável declarou a coisa perdida em {fmt(declared)} (art. 3 I; NORMAM-10 (ed. 2002) 0104 b)")
     if declared < published:
         steps.append(f"Declaração anterior à Lei 7.542/1986: por ela, a incorporação só se dá em {fmt(published)}")
         return _Event(published, (_B_LOSS, law.LAW_PUBLISHED.basis), "declaração de perda (art. 3 I)")
@@ -244,6 +252,9 @@ def domain_status(as_of: date, casualty_date: date, hull: str | None, owner_decl
 
     governed, art32_event, basis = _article_32(as_of, casualty_date, hull, requested, steps)
     lapse = _Lapse()
+    if governed and not _wooden_16_18(casualty_date, hull):
+        # art. 32 caput: the last day to ask was 29/09/1987 (the `five_year_lapse` deadline says the same)
+        lapse = _Lapse(due=law.ART32_REQUEST_LAST_DAY.value)
     if not governed:
         lapse = _five_years(as_of, casualty_date, requested, suspensions, calendar, court_pending, steps)
         basis = lapse.basis
