@@ -19,8 +19,8 @@ from typing import Any
 from valuation.core.money import format_brl, format_count, format_date_br, format_share
 from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
-from valuation.partition.salvage import factor_rows
 from valuation.partition.contract_law import modality_labels
+from valuation.partition.salvage import factor_rows
 
 PDF_ITEM_LIMIT = 300
 
