@@ -5,6 +5,8 @@ by the test modules that count).
     FUZZ.count("compute:consensus", outcome="refused")
     KILLS.count("demo", outcome="none")          # the kill left nothing of the write / all of it
     MATRIX.count("inventory", outcome="refused") # a call as explorer A with explorer B's ids
+    LOGINS.count("distributed:owner", outcome="in")  # a login attempt of the throttle campaign
+    FIGURES.record("owner at home, in", "33/33")   # a measured figure, printed as it is
 """
 from __future__ import annotations
 
@@ -28,6 +30,21 @@ class _Tally:
 FUZZ = _Tally()
 KILLS = _Tally()
 MATRIX = _Tally()     # store calls made as one company with another company's identifiers
+LOGINS = _Tally()     # login attempts of the throttle campaign (distributed lock-out, floods)
+UPLOADS = _Tally()    # uploads and requests of the cost campaign (photo budgets, Host headers, active content)
+
+
+class _Figures:
+    """Figures measured by the campaign (a name and its value, as text), printed in the summary."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def record(self, name: str, value: object) -> None:
+        self.values[name] = str(value)
+
+
+FIGURES = _Figures()
 
 
 def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None:
@@ -48,3 +65,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
     _report(terminalreporter, FUZZ, "hostile input", "generated inputs ran")
     _report(terminalreporter, KILLS, "kills", "SIGKILLs sent")
     _report(terminalreporter, MATRIX, "cross-company calls", "store calls with another company's identifiers")
+    _report(terminalreporter, LOGINS, "login campaign", "login attempts")
+    _report(terminalreporter, UPLOADS, "cost campaign", "uploads and requests")
+    if FIGURES.values:
+        terminalreporter.write_sep("-", "campaign figures")
+        for name, value in FIGURES.values.items():
+            terminalreporter.write_line(f"  {name}: {value}")

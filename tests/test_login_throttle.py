@@ -13,6 +13,7 @@ Reproductions of the defects (each failed on the code before the fix):
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -65,9 +66,13 @@ def test_unknown_wrong_and_throttled_answer_alike(small_world: Any) -> None:
     assert "bloquead" not in login.LOGIN_FAILED_MESSAGE.lower()
 
 
-def test_unknown_wrong_and_throttled_cost_the_same_work(small_world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One argon2 verification, one write transaction and one audit row each: the answer's time says
-    nothing about the username (the issue measured a known user ~14 ms slower: one write more)."""
+def test_unknown_and_wrong_cost_the_same_work_and_throttled_no_hashing(small_world: Any,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unknown and wrong: one argon2 verification, one write transaction and one audit row each (the
+    first refusal of a burst): the answer's time says nothing about the username (the issue measured a
+    known user ~14 ms slower: one write more). Throttled (issue 24, item 9): refused before any
+    hashing, counted in one write, audited in its burst's summary — and a throttled unknown username
+    costs exactly what a throttled real one does."""
     s = small_world.store
     verifies, writes = [], []
     real_verify, real_write = passwords.verify_password, type(s).write
@@ -85,23 +90,31 @@ def test_unknown_wrong_and_throttled_cost_the_same_work(small_world: Any, monkey
     unknown = cost("ninguem.aqui", "192.0.2.2")
     for _ in range(throttle.RULES["pair"].free):
         _attempt(s, "com.pres", "errada-456", NOW, "192.0.2.3")
+        _attempt(s, "ninguem.mais", "errada-456", NOW, "192.0.2.4")
     throttled = cost("com.pres", "192.0.2.3")
-    assert wrong == unknown == throttled == (1, 1, 1)
+    assert wrong == unknown == (1, 1, 1)
+    assert throttled == cost("ninguem.mais", "192.0.2.4") == (0, 1, 0)
 
 
 def test_every_throttle_event_is_audited_and_shown_to_the_admin(small_world: Any) -> None:
+    """The burst's first refusal, the delay when it starts, and (issue 24, item 9) one summary of the
+    burst once it is over — not one row per attempt."""
     s, admin = small_world.store, small_world.principal("admin")
     free = throttle.RULES["pair"].free
     for _ in range(free + 1):
         _attempt(s, "exp.beta", "errada-789", NOW, ATTACKER)
     actions = [r["action"] for r in s.fetch("SELECT action FROM audit_log ORDER BY id")]
-    assert actions.count("login_failed") == free and actions.count("login_throttled") == 1
-    assert actions.count("login_throttle") == 1                       # the delay imposed, with its key
+    assert actions == ["login_failed", "login_throttle"]              # the first refusal; the delay, with its key
     shown = throttle.active_throttles(s, admin, now=NOW)
     assert {(r["scope"], r["key"]) for r in shown} == {("pair", f"exp.beta|{ATTACKER}")}
     assert overview_figures(s, admin, now=NOW)["users_locked"] == 1
     with pytest.raises(Exception, match="Acesso negado"):
         throttle.active_throttles(s, small_world.principal("dpc"))
+    later = NOW + throttle.BURST_GAP + timedelta(minutes=1)
+    assert _attempt(s, "admin", small_world.passwords["admin"], later, OWNER) == ("ok", "")
+    summary = [json.loads(r["after_json"]) for r in
+               s.fetch("SELECT after_json FROM audit_log WHERE action = 'login_failed_burst'")]
+    assert [(x["failures"], x["refused"], x["usernames"]) for x in summary] == [(free, 1, ["exp.beta"])]
 
 
 def test_a_client_spraying_many_usernames_is_slowed(small_world: Any) -> None:
