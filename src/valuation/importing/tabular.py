@@ -60,7 +60,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.core.errors import InputError, Problem
-from valuation.importing import limits
+from valuation.importing import limits, xlsx_parts
 
 Progress = Callable[[float, str], None]
 
@@ -201,7 +201,12 @@ def map_header(meta: TableMeta, aliases: Mapping[str, str]) -> tuple[dict[str, i
     return positions, ignored, problems
 
 
-def read_table(data: bytes, file_name: str, *, progress: Progress | None = None) -> tuple[pd.DataFrame, TableMeta]:
+HeaderCheck = Callable[["TableMeta"], object]
+_CSV_HEAD_LINES = 50                   # lines of a CSV read to learn its header before the whole file
+
+
+def read_table(data: bytes, file_name: str, *, progress: Progress | None = None,
+               header: HeaderCheck | None = None) -> tuple[pd.DataFrame, TableMeta]:
     """The data rows of a CSV or XLSX upload as trimmed strings ('' for empty cells).
 
     The DataFrame's index (named 'linha') is the line of the file where each record
@@ -210,12 +215,52 @@ def read_table(data: bytes, file_name: str, *, progress: Progress | None = None)
     unsupported file, or one without a header row; a header without data rows gives an
     empty DataFrame; and for a file beyond `valuation.importing.limits` (checked before it is
     parsed: size, XLSX parts inflated and their ratios, rows, columns, line and cell lengths).
+
+    `header(meta)`, when given, is called with the header learnt from the first rows alone — before
+    the body is read or even scanned (issue 24, item 10: a 25-million-cell workbook without a required
+    column took 2 GB and 24 s to be refused) — and refuses by raising. When the header cannot be learnt
+    early it is not called: the caller checks the returned `meta` as it always does.
     """
     kind = detect_format(data, file_name)
+    limits.check_size(data)
+    early = None
+    if header is not None:
+        early = _early_header(data, kind)
+        if early is not None:
+            header(early)
     limits.check_upload(data, kind)          # issue 14: sizes, parts, ratios, rows, columns — before any parser
     df, meta = _read_xlsx(data, progress) if kind == "xlsx" else _read_csv(data, progress)
     limits.check_cells(df)                   # and the length of every cell
     return df, meta
+
+
+def _early_header(data: bytes, kind: str) -> TableMeta | None:
+    """The header of a table read from its first rows only (None when that cannot be done cheaply)."""
+    if kind == "xlsx":
+        limits.check_xlsx_directory(data)
+        try:
+            found = xlsx_parts.first_sheet_header(data)
+        except InputError:
+            raise
+        except Exception:  # noqa: BLE001 - a corrupt or unusual workbook: the full read says what is wrong
+            return None
+        if found is None:
+            return None
+        sheet, line, names = found
+        return TableMeta("xlsx", None, None, names, line, sheet, 0)
+    end, lines = -1, 0
+    while lines < _CSV_HEAD_LINES:
+        nxt = data.find(b"\n", end + 1, limits.MAX_LINE_BYTES * 4)
+        if nxt < 0:
+            break
+        end, lines = nxt, lines + 1
+    if lines < 2 or end + 1 >= len(data):
+        return None                            # a short file: read whole at once
+    try:
+        _df, meta = _read_csv(data[:end + 1], None)
+    except InputError:
+        return None
+    return meta
 
 
 def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, TableMeta]:
@@ -466,8 +511,7 @@ def _read_xlsx(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Ta
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001
-        raise _fail("não foi possível ler a planilha XLSX: arquivo corrompido, protegido ou em formato "
-                    "não suportado") from exc
+        raise _fail(xlsx_parts.CORRUPT) from exc
 
     width = max((len(r) for r in rows), default=0)
     if width == 0:
