@@ -34,6 +34,7 @@ def _config() -> dict[str, Any]:
     ("server", "address", lambda v: v in ("127.0.0.1", "localhost", "::1")),
     ("server", "maxUploadSize", lambda v: isinstance(v, int) and 0 < v <= UPLOAD_LIMIT_MB),
     ("server", "headless", lambda v: v is True),
+    ("server", "allowedHosts", lambda v: isinstance(v, list) and v and "*" not in v),   # issue 24, item 13
     ("client", "showErrorDetails", lambda v: v in ("none", False)),
     ("client", "toolbarMode", lambda v: v in ("minimal", "viewer")),
     ("browser", "gatherUsageStats", lambda v: v is False),
