@@ -78,6 +78,7 @@ def _register_cookie_bridge() -> None:
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from anyio import to_thread
+    from streamlit import config as st_config
 
     from service.scheduler import JobScheduler
     from ui import settings as ui_settings
@@ -85,8 +86,6 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from valuation.cli.service_link import remove_link, write_link
     from valuation.db.shared import close_shared, open_shared
     from valuation.jobs.settings import JobSettings
-
-    from streamlit import config as st_config
 
     st_config.set_option("server.allowedHosts", list(allowed_hosts(os.environ)))   # its WebSocket check too
     db_path = ui_settings.db_path()
