@@ -309,7 +309,8 @@ if tabs.is_open("Planilha"):
                     st.error(str(exc))
                 else:
                     status.update(label="Planilha gravada", state="complete")
-                    ignored = f" Colunas ignoradas: {', '.join(res.ignored_columns)}." if res.ignored_columns else ""
+                    ignored = f" Colunas ignoradas: {', '.join(md(c) for c in res.ignored_columns)}." \
+                        if res.ignored_columns else ""
                     st.success(f"{count_br(res.rows)} avaliação(ões) gravada(s): {count_br(res.new)} nova(s), "
                                f"{count_br(res.corrections)} correção(ões).{ignored}")
 
