@@ -39,13 +39,13 @@ def allowed_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n))
 
 
-_HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?$")
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 
 
 def hostname(host: str | None) -> str | None:
     """The name of a Host header value ('example.org:443' → 'example.org', '[::1]:8501' → '::1'), None
     when it is not one (user info, a path, spaces, anything after a bracketed address, a bad port)."""
-    m = _HOST.match(host or "")
+    m = _HOST.fullmatch(host or "")           # fullmatch: no trailing newline slips through `$`
     if m is None or (m["port"] is not None and not 0 < int(m["port"]) < 65536):
         return None
     return _name(m["v6"] or m["name"])

@@ -106,6 +106,6 @@ def test_a_wildcard_address_allows_the_machines_own_names() -> None:
     assert socket.gethostname().lower() in names and "0.0.0.0" not in names
 
 
-@pytest.mark.parametrize("host", HOSTILE)
+@pytest.mark.parametrize("host", [*HOSTILE, "127.0.0.1\n", "localhost\t", "localhost:0", "localhost:65536"])
 def test_host_allowed_refuses_lookalikes(host: str) -> None:
     assert not host_allowed(host, ("127.0.0.1", "localhost", "::1", PUBLIC))

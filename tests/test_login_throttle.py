@@ -203,3 +203,59 @@ def test_the_clock_sensitive_tests_pass_under_sao_paulo_time() -> None:
                            "-k", "not clock_sensitive_tests", *CLOCK_SENSITIVE],
                           capture_output=True, text=True, timeout=600, env=_child_env("America/Sao_Paulo"), cwd=ROOT)
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+# -- issue 24: generated distributed attacks (the campaign's new angle) -------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+pytest.register_assert_rewrite("fuzz_report")
+from fuzz_report import FIGURES, LOGINS  # noqa: E402
+
+pytest_plugins = ["fuzz_report"]
+_WORST_WAIT: list[float] = []
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(addresses=hst.integers(1, 40), gaps=hst.lists(hst.floats(0.2, 90.0), min_size=5, max_size=30),
+       owner_start=hst.floats(0.0, 120.0), retry=hst.floats(5.0, 30.0))
+def test_a_generated_distributed_attack_never_keeps_the_owner_out(small_world: Any, addresses: int, gaps: list[float],
+                                                                  owner_start: float, retry: float) -> None:
+    """With the account's delay engaged (its row set as 60 failures would leave it), failures from up to 40
+    addresses at generated moments, and the owner at a new address retrying every `retry` seconds: in
+    within ACCOUNT_CAP + one retry of its first attempt; at its own address, at its first."""
+    s, name = small_world.store, "com.navy"
+    start = clock.stored(NOW)
+
+    def engaged(tx: Any) -> None:
+        tx.execute("DELETE FROM login_throttle")
+        tx.execute("INSERT INTO login_throttle (scope, key, failures, last_failure_at, blocked_until) VALUES "
+                   "('account', ?, 60, ?, ?)", [name, start, start + throttle.ACCOUNT_CAP])
+        tx.execute("INSERT INTO login_throttle (scope, key, failures, last_failure_at) VALUES ('known', ?, 0, ?)",
+                   [f"{name}|{OWNER}", start - timedelta(days=2)])
+    s.write("test", engaged)
+    events: list[tuple[float, str]] = []
+    at = 0.0
+    for k, gap in enumerate(gaps):
+        at += gap
+        events.append((at, f"203.0.113.{k % addresses + 1}"))
+    tries = [(owner_start + retry * k, "192.0.2.77") for k in range(int((throttle.ACCOUNT_CAP.total_seconds()
+                                                                          + retry) // retry) + 2)]
+    first_in = None
+    for moment, client in sorted(events + tries + [(owner_start, OWNER)]):
+        when = NOW + timedelta(seconds=moment)
+        if client in (OWNER, "192.0.2.77"):
+            outcome = _attempt(s, name, small_world.passwords[name], when, client)[0]
+            LOGINS.count(f"generated:{'home' if client == OWNER else 'new-address'}", outcome=outcome)
+            if client == OWNER:
+                assert outcome == "ok"                       # at its own address: at once
+            elif outcome == "ok" and first_in is None:
+                first_in = moment
+        else:
+            LOGINS.count("generated:attacker", outcome=_attempt(s, name, "adivinha", when, client)[0])
+    assert first_in is not None
+    waited = first_in - owner_start
+    _WORST_WAIT.append(waited)
+    FIGURES.record("generated distributed attacks (8): owner's longest wait at a new address (s)",
+                   f"{max(_WORST_WAIT):.0f} (bound {throttle.ACCOUNT_CAP.total_seconds():.0f} + one retry)")
+    assert waited <= throttle.ACCOUNT_CAP.total_seconds() + retry
