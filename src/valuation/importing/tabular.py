@@ -36,7 +36,7 @@ What is accepted (and why):
 - Dates: `dd/mm/aaaa` (also with `-` or `.`), ISO `aaaa-mm-dd`, either optionally
   followed by a time of day (ignored), and XLSX date cells.
 - XLSX: the first visible worksheet; the header is its first non-blank row. Cells are
-  turned into text by `cell_text` (numbers with a decimal point, dates in ISO). Read
+  turned into text by `cells.cell_text` (numbers with a decimal point, dates in ISO). Read
   with python-calamine when installed (100 000 rows read in ~1 s on this 2-core
   machine), else with openpyxl (~30 s); both give the same strings.
 """
@@ -50,8 +50,6 @@ import unicodedata
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-from decimal import Decimal
 from typing import Literal
 
 import numpy as np
@@ -60,7 +58,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.core.errors import InputError, Problem
-from valuation.importing import limits, xlsx_parts
+from valuation.importing import early_header, limits, xlsx_parts
+from valuation.importing.cells import cell_text
 
 Progress = Callable[[float, str], None]
 
@@ -202,7 +201,6 @@ def map_header(meta: TableMeta, aliases: Mapping[str, str]) -> tuple[dict[str, i
 
 
 HeaderCheck = Callable[["TableMeta"], object]
-_CSV_HEAD_LINES = 50                   # lines of a CSV read to learn its header before the whole file
 
 
 def read_table(data: bytes, file_name: str, *, progress: Progress | None = None,
@@ -235,32 +233,15 @@ def read_table(data: bytes, file_name: str, *, progress: Progress | None = None,
 
 
 def _early_header(data: bytes, kind: str) -> TableMeta | None:
-    """The header of a table read from its first rows only (None when that cannot be done cheaply)."""
+    """The header learnt from the first rows alone (`early_header`); None when it cannot be cheaply."""
     if kind == "xlsx":
-        limits.check_xlsx_directory(data)
-        try:
-            found = xlsx_parts.first_sheet_header(data)
-        except InputError:
-            raise
-        except Exception:  # noqa: BLE001 - a corrupt or unusual workbook: the full read says what is wrong
-            return None
-        if found is None:
-            return None
-        sheet, line, names = found
-        return TableMeta("xlsx", None, None, names, line, sheet, 0)
-    end, lines = -1, 0
-    while lines < _CSV_HEAD_LINES:
-        nxt = data.find(b"\n", end + 1, limits.MAX_LINE_BYTES * 4)
-        if nxt < 0:
-            break
-        end, lines = nxt, lines + 1
-    if lines < 2 or end + 1 >= len(data):
-        return None                            # a short file: read whole at once
+        found = early_header.xlsx_header(data)
+        return None if found is None else TableMeta("xlsx", None, None, found[2], found[1], found[0], 0)
+    head = early_header.csv_head(data)
     try:
-        _df, meta = _read_csv(data[:end + 1], None)
+        return None if head is None else _read_csv(head, None)[1]
     except InputError:
         return None
-    return meta
 
 
 def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, TableMeta]:
@@ -405,40 +386,6 @@ def _str_series(arr: pa.Array, index: pd.Index) -> pd.Series:
 
 
 # -- XLSX -----------------------------------------------------------------------------
-def cell_text(value: object) -> str:
-    """An XLSX cell value as the string a person would have typed, unambiguous to
-    `parse_decimal` and `parse_dates`: numbers with a decimal point and no thousands
-    separator (a float with exactly three decimals gets a trailing zero, so '1.2340'
-    cannot be read as one thousand two hundred and thirty-four), dates in ISO."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, bool):
-        return "VERDADEIRO" if value else "FALSO"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        # 15 significant digits drop binary noise (0.1 + 0.2 → 0.3), as Excel shows it.
-        s = format(value, ".15g")
-        if "e" in s:
-            if value != value or value in (float("inf"), float("-inf")):
-                return s
-            s = format(Decimal(s), "f")
-        if "." in s and len(s) - s.index(".") == 4:
-            s += "0"
-        return s
-    if isinstance(value, datetime):
-        if value.time() == time(0, 0):
-            return value.date().isoformat()
-        return value.isoformat(sep=" ")
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, (time, timedelta)):
-        return str(value)
-    return str(value).strip()
-
-
 def xlsx_engine() -> Literal["calamine", "openpyxl"]:
     """The XLSX reader in use: python-calamine (Rust, ~1 s per 100 000 rows here) when it is
     installed, else openpyxl (a pinned dependency, ~30 s per 100 000 rows on this 2-core

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from valuation.core.errors import InputError, Problem
+from valuation.importing.cells import cell_text
 
 MAX_CONTROL_BYTES = 1 << 20            # [Content_Types].xml, workbook.xml, its relationships
 HEADER_SCAN_BYTES = 8 << 20            # inflated bytes of a sheet read looking for the header row
@@ -188,8 +189,6 @@ def _cells(row: ET.Element) -> dict[int, tuple[str, str]]:
 
 
 def _text(kind: str, raw: str, strings: list[str]) -> str:
-    from valuation.importing.tabular import cell_text
-
     if kind == "s":
         return strings[int(raw)].strip() if raw.isdigit() and int(raw) < len(strings) else ""
     if kind == "b":
