@@ -25,8 +25,8 @@ if user is None:
     nav = st.navigation([entry, *(st.Page(session.login_page, title=spec.title, url_path=spec.key,
                                           visibility="hidden") for spec in PAGES if spec.exists())])
 else:
-    sections: dict[str, list] = {}
-    refused = []
+    sections: dict[str, list[st.Page]] = {}
+    refused: list[st.Page] = []
     for spec in PAGES:
         if not spec.exists():
             continue

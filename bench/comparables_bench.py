@@ -141,8 +141,8 @@ def build(path: Path, n_items: int, contracts: int = 40, seed: int = 7542) -> in
     from valuation.demo import base as demo
 
     rng = np.random.default_rng(seed)
-    keys = list(demo._T)
-    tpl = [demo._T[k] for k in keys]
+    keys = list(demo.ITEM_TEMPLATES)
+    tpl = [demo.ITEM_TEMPLATES[k] for k in keys]
     level = rng.lognormal(6.0, 1.5, size=len(keys))
     store = Store(str(path), clock=lambda: datetime(2026, 11, 30, 10, 0))
     try:

@@ -61,7 +61,7 @@ Progress = Callable[[str], None]
 
 # template key → (share of items, value base in BRL for one piece, P(historical), significance base,
 #                 P(must keep | historical vote), lot exponent). Description/category/material come
-# from the demo's templates (valuation.demo.base._T); "barra_ouro" is the benchmark's own.
+# from the demo's templates (valuation.demo.base.ITEM_TEMPLATES); "barra_ouro" is the benchmark's own.
 _EXTRA_TEMPLATES = {
     "barra_ouro": ("lingotes", "ouro", "Barra de ouro quintada (Casa de Fundição)", 1, 1, 1800.0, 0.3),
 }
@@ -170,7 +170,7 @@ def _contracts(tx: Tx) -> int:
 
 def _template_table() -> tuple[pa.Table, np.ndarray, list[str]]:
     keys = list(PROFILE)
-    tpl = {**demo._T, **_EXTRA_TEMPLATES}
+    tpl = {**demo.ITEM_TEMPLATES, **_EXTRA_TEMPLATES}
     table = pa.table({
         "tpl": pa.array(range(len(keys)), pa.int32()),
         "description": [tpl[k][2] for k in keys],
@@ -188,7 +188,7 @@ def _items(tx: Tx, contract_id: int, n: int, progress: Progress | None
     and the template keys."""
     rng = np.random.default_rng(SEED)
     templates, p, keys = _template_table()
-    tpl_of = {**demo._T, **_EXTRA_TEMPLATES}
+    tpl_of = {**demo.ITEM_TEMPLATES, **_EXTRA_TEMPLATES}
     pick = rng.choice(len(keys), size=n, p=p).astype(np.int32)
     qmin = np.array([tpl_of[k][3] for k in keys])[pick]
     qmax = np.array([tpl_of[k][4] for k in keys])[pick]
@@ -217,8 +217,8 @@ def _items(tx: Tx, contract_id: int, n: int, progress: Progress | None
     tx.cur.register("_bench_items", gen)
     tx.cur.register("_bench_templates", templates)
     tx.cur.register("_bench_words", pa.table({"i": pa.array(range(5), pa.int8()),
-                                              "cond": list(demo._CONDITIONS),
-                                              "note": list(demo._NOTES) + [None]}))
+                                              "cond": list(demo.CONDITIONS),
+                                              "note": list(demo.ITEM_NOTES) + [None]}))
     try:
         tx.execute(
             f"""INSERT INTO items (id, contract_id, item_code, description, category, material, quantity, weight_g,
@@ -527,7 +527,7 @@ def import_csv(n_rows: int, prefix: str) -> bytes:
 
     rng = np.random.default_rng(SEED + 3)
     templates, p, keys = _template_table()
-    tpl = {**demo._T, **_EXTRA_TEMPLATES}
+    tpl = {**demo.ITEM_TEMPLATES, **_EXTRA_TEMPLATES}
     pick = rng.choice(len(keys), size=n_rows, p=p)
     qty = 1 + np.floor(5 * rng.random(n_rows) ** 3).astype(np.int64)
     weight = np.round(qty * np.array([tpl[k][5] for k in keys])[pick] * rng.lognormal(0, 0.2, n_rows), 2)
@@ -544,7 +544,7 @@ def import_csv(n_rows: int, prefix: str) -> bytes:
         "Profundidade (m)": [f"{d:.2f}".replace(".", ",") for d in 38 + rng.normal(0, 1.2, n_rows)],
         "Lote": [f"{d:%Y/%m} · quadrícula {'ABCDEFGH'[g]}{h}" for d, g, h in
                  zip(dates, rng.integers(0, 8, n_rows), rng.integers(1, 13, n_rows))],
-        "Condição": np.array(demo._CONDITIONS, dtype=object)[rng.choice(5, size=n_rows, p=demo._CONDITION_P)],
+        "Condição": np.array(demo.CONDITIONS, dtype=object)[rng.choice(5, size=n_rows, p=demo.CONDITION_P)],
         "Observações": np.where(rng.random(n_rows) < 0.06, "Registro fotográfico completo.", ""),
     })
     text = frame.to_csv(sep=";", index=False, lineterminator="\r\n")

@@ -787,7 +787,7 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
     """Every page of the navigation as DPC and as the treasure contract's explorer."""
     import logging
 
-    from tests.ui_support import page_as
+    from tests.support.ui import page_as
     from ui import cache as ui_cache
     from ui.registry import PAGES
     from valuation.db import access

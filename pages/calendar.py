@@ -11,7 +11,7 @@ import streamlit as st
 
 from ui import figures, session
 from ui.charts import pt_br, show
-from ui.fmt import count_br, date_br, for_display
+from ui.fmt import count_br, date_br, for_display, option_label
 from ui.forms import save
 from valuation.db.access import allowed
 from valuation.deadlines import calendars
@@ -41,7 +41,7 @@ if offices.empty:
     st.stop()
 label = {r.code: f"{r.code} — {r.name} ({r.state})" for r in offices.itertuples()}
 c1, c2 = st.columns([3, 1])
-office = c1.selectbox("Capitania/Delegacia/Agência", list(label), format_func=label.get)
+office = c1.selectbox("Capitania/Delegacia/Agência", list(label), format_func=option_label(label))
 year = int(c2.number_input("Ano", min_value=calendars.MIN_HOLIDAY_YEAR, max_value=calendars.MAX_HOLIDAY_YEAR,
                            value=session.today().year, step=1))
 

@@ -10,6 +10,7 @@ import streamlit as st
 from ui import session
 from ui.fmt import date_br, number_br
 from ui.forms import save
+from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.core.money import format_brl, format_share
 from valuation.partition import terms
 from valuation.partition.documents import (
@@ -17,7 +18,7 @@ from valuation.partition.documents import (
     PAYMENT_LABELS,
     VALUE_FIXED_LABELS,
 )
-from valuation.partition.rubric import ACTIVITIES, suggested_other_share
+from valuation.partition.rubric import suggested_other_share
 from valuation.partition.rules import (
     COMPENSATION_FORMS,
     HISTORICAL_PAYMENTS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import attachments, session
-from ui.fmt import count_br
+from ui.fmt import count_br, option_label
 from ui.tabs import LazyTabs
 from valuation.attachments import records
 from valuation.attachments.budget import MAX_HOURLY_PIXELS, MAX_UPLOAD_PIXELS, megapixels
@@ -48,7 +48,7 @@ if tabs.is_open("Contratos"):
             labels = {i: f"{c} — {o}" + (f" · {count_br(held[i])} arquivo(s)" if held.get(i) else "")
                       for i, c, o in zip(ids, contracts["code"], contracts["organisation_name"])}
             first = next((k for k, i in enumerate(ids) if held.get(i)), 0)   # open on a contract with files
-            cid = st.selectbox("Contrato", ids, index=first, format_func=labels.get, key="docs_contract")
+            cid = st.selectbox("Contrato", ids, index=first, format_func=option_label(labels), key="docs_contract")
             attachments.file_list(store, user, "contract", int(cid), key=f"docs_c_{cid}")
             kinds = ("authorisation", "co_signature", "edital", "cost_sheet") if dpc else ("cost_sheet",)
             st.markdown("**Anexar documento**" if dpc else "**Anexar planilha de custos**")
@@ -66,7 +66,7 @@ if tabs.is_open("Naufrágios"):
     with tabs["Naufrágios"]:
         wrecks = list_wrecks(store, user)
         wl = {int(i): f"{c} — {n}" for i, c, n in zip(wrecks["id"], wrecks["code"], wrecks["name"])}
-        wid = st.selectbox("Naufrágio", list(wl), format_func=wl.get, key="docs_wreck")
+        wid = st.selectbox("Naufrágio", list(wl), format_func=option_label(wl), key="docs_wreck")
         st.caption("Documentos e fotos de naufrágios são de uso exclusivo da DPC.")
         attachments.file_list(store, user, "wreck", int(wid), key=f"docs_w_{wid}")
         attachments.upload_form(store, user, "wreck", int(wid), ("document", "photo"), key=f"docs_w_up_{wid}")

@@ -13,7 +13,7 @@ import streamlit as st
 
 from ui import figures, session
 from ui.charts import pt_br, show
-from ui.fmt import count_br, for_display, is_blank
+from ui.fmt import count_br, for_display, is_blank, option_label
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.errors import ValuationError
@@ -97,7 +97,7 @@ def order_form(codes: list[str]) -> None:
                     "act": c.text_input(labels["act"], placeholder="Ofício nº 12/2026-CPRJ"),
                     "ordered_on": a.date_input(labels["ordered_on"], value=None, format="DD/MM/YYYY"),
                     "notice": b.selectbox(labels["notice"], removal_orders.NOTICES,
-                                          format_func=removal_orders.NOTICE_LABELS.get),
+                                          format_func=option_label(removal_orders.NOTICE_LABELS)),
                     "notified_on": c.date_input(labels["notified_on"], value=None, format="DD/MM/YYYY"),
                     "published_on": a.date_input(labels["published_on"], value=None, format="DD/MM/YYYY"),
                     "starts_by": b.date_input(labels["starts_by"], value=None, format="DD/MM/YYYY"),
@@ -117,7 +117,7 @@ def order_steps(orders: pd.DataFrame) -> None:
     titles = {int(r["id"]): f"{r['wreck_code']} — {r['act']}" for r in running.to_dict("records")}
     with st.form("removal_step", clear_on_submit=True):
         a, b, c = st.columns(3)
-        pick = a.selectbox("Determinação em curso", list(titles), format_func=titles.get)
+        pick = a.selectbox("Determinação em curso", list(titles), format_func=option_label(titles))
         step = b.selectbox("Registrar", ("início pelo responsável", "assunção pela Autoridade Naval (art. 10)",
                                          "remoção concluída", "determinação revogada"))
         day = c.date_input("Data", value=None, format="DD/MM/YYYY")

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import brl, count_br, date_br, for_display, is_blank
+from ui.fmt import brl, count_br, date_br, for_display, is_blank, option_label
 from ui.forms import show_problems
 from ui.safe import md
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -34,7 +34,7 @@ THING_LABELS = {"office_code": "Capitania/Delegacia/Agência", "collected_on": "
 def detail(df: pd.DataFrame) -> None:
     st.subheader("Detalhe e registros")
     titles = {i: f"nº {i} — {d}" for i, d in zip(df["id"], df["description"])}
-    pick = st.selectbox("Coisa achada", list(titles), format_func=titles.get)
+    pick = st.selectbox("Coisa achada", list(titles), format_func=option_label(titles))
     thing = found_things.get_found_thing(store, user, int(pick), as_of=today)
     st.markdown(f"**{md(thing['description'])}** ({count_br(thing['quantity'])}) — {thing['state_label']}  \n"
                 f"Achada em {md(thing['place'])} por {md(thing['finder_name'])}; recolhida pela "
@@ -64,7 +64,7 @@ def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
     L = EVENT_LABELS
     with st.form("event"):
         a, b = st.columns(2)
-        kind = a.selectbox(L["kind"], next_events, format_func=found_things.EVENT_LABELS.get)
+        kind = a.selectbox(L["kind"], next_events, format_func=option_label(found_things.EVENT_LABELS))
         event_date = b.date_input(L["event_date"], value=today, max_value=today, format="DD/MM/YYYY")
         c, d, e = st.columns(3)
         amount = c.text_input(L["amount"], placeholder="1.234,56",
@@ -109,11 +109,11 @@ def register() -> None:
                 "quantity": a.number_input(L["quantity"], min_value=1, value=1, step=1),
                 "place": b.text_input(L["place"]),
                 "origin": c.selectbox(L["origin"], list(found_things.ORIGINS), index=2,
-                                      format_func=found_things.ORIGIN_LABELS.get),
+                                      format_func=option_label(found_things.ORIGIN_LABELS)),
                 "finder_name": a.text_input(L["finder_name"]),
                 "finder_document": b.text_input(L["finder_document"]),
                 "finder_contact": c.text_input(L["finder_contact"]),
-                "wreck_code": a.selectbox(L["wreck_code"], list(wreck_names), format_func=wreck_names.get),
+                "wreck_code": a.selectbox(L["wreck_code"], list(wreck_names), format_func=option_label(wreck_names)),
                 "reference": b.text_input(L["reference"]),
                 "notes": c.text_input(L["notes"]),
             }

@@ -7,7 +7,7 @@ import streamlit as st
 from ui import attachments as attachments_ui  # issue 16: item photos
 from ui import cache, figures, session
 from ui.charts import pt_br, show
-from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
+from ui.fmt import brl, brl_fit, count_br, for_display, option_label, yes_no
 from ui.safe import md
 from ui.tabs import LazyTabs
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -57,11 +57,15 @@ if tabs.is_open("Importar"):
             upload = st.file_uploader("Arquivo CSV ou XLSX", type=["csv", "txt", "tsv", "xlsx", "xlsm"])
             st.caption(f"Colunas: {fields.columns_caption()}. Aceita CSV do Excel (`;`, vírgula decimal, "
                        "dd/mm/aaaa, Windows-1252 ou UTF-8) e XLSX. Tudo ou nada: uma linha ruim recusa o arquivo.")
-            if st.button("Importar", type="primary", disabled=upload is None):
+            if st.button("Importar", type="primary", disabled=upload is None) and upload is not None:
                 bar = st.progress(0.0, text="Lendo o arquivo…")
+
+                def advance(fraction: float, text: str) -> None:
+                    bar.progress(min(max(fraction, 0.0), 1.0), text=text)
+
                 try:
-                    result = item_import.import_items(store, user, target, upload.getvalue(), upload.name, today=today,
-                                              progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
+                    result = item_import.import_items(store, user, target, upload.getvalue(), upload.name,
+                                                      today=today, progress=advance)
                 except InputError as exc:
                     bar.empty()
                     problems = item_import.problems_frame(exc)
@@ -126,13 +130,13 @@ if tabs.is_open("Consultar"):
         size = p1.selectbox("Itens por página", [25, 50, 100, 250, 500], index=1)
         pages = max(1, -(-t["items"] // size))
         page = p2.number_input(f"Página (de {count_br(pages)})", min_value=1, max_value=pages, value=1, step=1)
-        order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=inv.ORDER_LABELS.get)
+        order = p3.selectbox("Ordem", list(inv.ORDER_LABELS), format_func=option_label(inv.ORDER_LABELS))
         rows = cache.inventory_page(store, user, flt, page=int(page), page_size=int(size), order=order)
         rows["historical"] = [yes_no(v) if isinstance(v, bool) else "—" for v in rows["historical"].tolist()]
         if len(rows):
-            shown = fields.display_formats()
-            st.dataframe(for_display(rows, money=("value_brl",), dates=(*shown.dates, "delivered_on"),
-                                     numbers=shown.numbers, counts=shown.counts,
+            formats = fields.display_formats()
+            st.dataframe(for_display(rows, money=("value_brl",), dates=(*formats.dates, "delivered_on"),
+                                     numbers=formats.numbers, counts=formats.counts,
                                      only=[c for c in inv.COLUMN_LABELS if c in rows.columns],
                                      rename=inv.COLUMN_LABELS),
                          hide_index=True, width="stretch")

@@ -6,7 +6,7 @@ from typing import Any
 import streamlit as st
 
 from ui import session
-from ui.fmt import count_br, date_br, for_display, is_blank, text
+from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.ids import format_cnpj, format_cpf
@@ -86,7 +86,7 @@ if len(df):
                  hide_index=True, width="stretch")
     st.caption(f"{count_br(len(df))} empresa" + ("." if len(df) == 1 else "s."))
     names = dict(zip(df["id"], df["name"]))
-    pick = st.selectbox("Ficha", list(names), format_func=names.get)
+    pick = st.selectbox("Ficha", list(names), format_func=option_label(names))
     sheet(organisations.get_organisation(store, user, int(pick)))
 else:
     st.info("Nenhuma empresa encontrada." if search.strip() else "Nenhuma empresa inscrita.")

@@ -69,7 +69,7 @@ for i, (key, value) in enumerate(metrics):
 charts = [(k, v) for k, v in figures.items() if isinstance(v, dict) and len(v) > 0]
 for i in range(0, len(charts), 2):
     row = st.columns(2)
-    for col, (key, value) in zip(row, charts[i:i + 2]):
+    for col, (key, groups) in zip(row, charts[i:i + 2]):
         with col:
             st.subheader(LABELS.get(key, key))
-            chart(key, value)
+            chart(key, groups)

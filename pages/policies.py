@@ -4,18 +4,21 @@ history; a new value asks for its reference, its effective date and a reason, is
 Beside them, read-only, the numbers of the law itself (Lei 7.542/1986, Lei 9.784/1999) with their article."""
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import date_br, for_display
+from ui.fmt import date_br, for_display, option_label
 from ui.forms import save
-from valuation.commission.consensus import METHODS
 from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.clock import brasilia
-from valuation.partition.rubric import ACTIVITIES
+from valuation.core.law import COMMISSION_SIZE
+from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.policies import fields
 from valuation.policies import values as policies
+from valuation.policies.defaults import CONSENSUS_METHODS as METHODS
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 from valuation.policies.law_values import law_values
 
@@ -61,15 +64,16 @@ def overview(states: list[policies.PolicyState]) -> None:
                                                      f"({s.basis})" for s in coming) + ".")
 
 
-def widget(key: str, current: object) -> object:
-    """The input for policy `key`, showing the value in force; returns what the form sends."""
+def widget(key: str, current: Any) -> object:
+    """The input for policy `key`, showing the value in force (`PolicyState.value`, of the key's type);
+    returns what the form sends."""
     shown = fields.form_value(key, current)
     label = DEFAULT_BY_KEY[key].label
     if key == "consensus_method":
-        return st.radio(label, METHODS, index=METHODS.index(current), format_func=fields.METHOD_LABELS.get,
+        return st.radio(label, METHODS, index=METHODS.index(current), format_func=option_label(fields.METHOD_LABELS),
                         horizontal=True)
     if key == "quorum":
-        return st.number_input(f"{label} (membros que votam, de 6)", min_value=1, max_value=fields.COMMISSION_SIZE,
+        return st.number_input(f"{label} (membros que votam, de 6)", min_value=1, max_value=COMMISSION_SIZE.value,
                                value=int(current), step=1)
     if key in ("spread_threshold", "selection_tolerance"):
         unit = "da mediana" if key == "spread_threshold" else "da recompensa"
@@ -82,8 +86,8 @@ def widget(key: str, current: object) -> object:
         return st.number_input(f"{label} ({unit.lstrip('º ')})", min_value=lo, max_value=hi, value=int(current),
                                step=1)
     if key == "policy_days":
-        return st.multiselect(label, POLICY_DAY_KEYS, default=list(current), format_func=POLICY_DAY_LABELS.get,
-                              placeholder="Nenhum ponto facultativo")
+        return st.multiselect(label, POLICY_DAY_KEYS, default=list(current),
+                              format_func=option_label(POLICY_DAY_LABELS), placeholder="Nenhum ponto facultativo")
     if key == "court_pending_suspends_lapse":
         return st.radio(label, (True, False), index=0 if current else 1, horizontal=True,
                         format_func=lambda v: "Sim, suspende o prazo" if v else "Não suspende")

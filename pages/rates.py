@@ -52,7 +52,7 @@ if may_write:
                            mime="text/csv", key="rates_sample")
         file = st.file_uploader("Arquivo", type=["csv", "txt", "xlsx"], key="rates_file")
         # Not ui.forms.save: a refused file lists its problems as a table (line, column, reason).
-        if st.button("Importar série", disabled=file is None, key="rates_import"):
+        if st.button("Importar série", disabled=file is None, key="rates_import") and file is not None:
             try:
                 res = import_rates(store, user, file.getvalue(), file.name)
             except InputError as exc:

@@ -4,13 +4,15 @@ side by side, value against significance handed over, and the stored run the sta
 Status and certified gap are always shown."""
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui import cache, session
 from ui.charts import pt_br, show
-from ui.fmt import brl, brl_fit, count_br, for_display, yes_no
+from ui.fmt import brl, brl_fit, count_br, for_display, option_label, yes_no
 from ui.forms import save, show_problems
 from ui.tabs import LazyTabs
 from valuation.core.errors import InputError
@@ -28,7 +30,7 @@ st.caption("Etapa 1: maior valor entregue sem exceder o alvo; etapa 2: entre as 
            "menor significância histórica entregue. Itens que a Comissão mandou manter nunca são oferecidos.")
 
 
-def status_line(status: str, gap: object) -> str:
+def status_line(status: str, gap: Decimal) -> str:
     return f"Situação: **{choice.STATUS_PT.get(status, status)}** · lacuna certificada: **{choice.percent(gap, 4)}**"
 
 
@@ -41,7 +43,7 @@ codes = contracts["code"].tolist()
 ready = statement_reads.ready_contract(contracts)
 code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0,
                     format_func=lambda k: f"{k} — {count_br(decided[k])} bem(ns) com decisão")
-pool = st.radio("Grupo", choice.POOLS, format_func=choice.POOL_LABELS.get, horizontal=True)
+pool = st.radio("Grupo", choice.POOLS, format_func=option_label(choice.POOL_LABELS), horizontal=True)
 try:
     summary = cache.pool_summary(store, user, code, pool)
 except InputError as exc:

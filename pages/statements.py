@@ -3,12 +3,14 @@ version). explorer: its own ISSUED statements only, in a plain view — the net 
 adjudicated items, the downloads. Every line shows its legal basis (Lei 7.542 arts. 20–22; NORMAM-10)."""
 from __future__ import annotations
 
+from datetime import date
+
 import pandas as pd
 import streamlit as st
 
 from ui import attachments as attachments_ui
 from ui import session
-from ui.fmt import brl_fit, brl_nb, count_br, for_display
+from ui.fmt import brl_fit, brl_nb, count_br, for_display, option_label
 from ui.forms import save
 from ui.safe import md
 from valuation.attachments.photo_sheet import statement_photo_sheet
@@ -115,7 +117,7 @@ def sentence_md(sentence: Sentence) -> str:
     return "".join(f"**{md(text)}**" if bold else md(text) for text, bold in sentence)
 
 
-def draft_with_progress(code: str, as_of: object) -> int:
+def draft_with_progress(code: str, as_of: date) -> int:
     with st.status("Calculando o demonstrativo a partir das decisões gravadas…"):
         return statements.create_draft(store, user, code, as_of=as_of)
 
@@ -127,7 +129,7 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
         st.stop()
     labels = {int(i): f"{lab} — contrato {c}" + (" (substituído)" if sup else "") for i, lab, c, sup in
               zip(listing["id"], listing["label"], listing["contract_code"], listing["superseded"])}
-    sid = st.selectbox("Demonstrativo", list(labels), format_func=labels.get)
+    sid = st.selectbox("Demonstrativo", list(labels), format_func=option_label(labels))
     doc = statement_reads.get_statement(store, user, int(sid))
     if doc.superseded_by:
         st.warning(f"Esta versão foi substituída por {doc.superseded_by}. Consulte a versão em vigor.")
@@ -152,7 +154,7 @@ info = {c: f"{c} — {o} ({count_br(n)} decidido(s), {count_br(k)} emitido(s))" 
         zip(contracts["code"], contracts["organisation_name"], contracts["decided"], contracts["issued"])}
 codes = contracts["code"].tolist()
 ready = statement_reads.ready_contract(contracts)
-code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=info.get)
+code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=option_label(info))
 a, b = st.columns([1, 2])
 as_of = a.date_input("Data-base do demonstrativo", value=session.today(), format="DD/MM/YYYY")
 b.write("")
@@ -175,7 +177,7 @@ st.dataframe(for_display(shown.assign(superseded=[("sim" if v else "não") for v
 ids = [int(i) for i in listing["id"]]
 labels = dict(zip(ids, listing["label"]))
 pick = st.session_state.get("statement_pick")
-sid = st.selectbox("Abrir", ids, format_func=labels.get, index=ids.index(pick) if pick in ids else 0)
+sid = st.selectbox("Abrir", ids, format_func=option_label(labels), index=ids.index(pick) if pick in ids else 0)
 try:
     doc = statement_reads.get_statement(store, user, int(sid))
 except NotFound as exc:

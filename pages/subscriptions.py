@@ -28,16 +28,21 @@ st.caption("O endereço é pessoal e dá acesso aos prazos que você pode ver: n
 
 
 def _base_url() -> str:
-    try:
-        parts = urlsplit(st.context.url)
+    """The address the browser used (scheme and host), else the configured one: without a browser behind
+    the run (AppTest) `st.context.url` is None; a URL that does not parse (a malformed IPv6 host) is no
+    address of this service."""
+    url = st.context.url
+    if url:
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return cfg.base_url
         if parts.scheme and parts.netloc:
             return f"{parts.scheme}://{parts.netloc}"
-    except Exception:
-        pass
     return cfg.base_url
 
 
-offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
+offices = feeds.office_choices(store, user)
 current = feeds.active_feed(store, user)
 every_company = allowed(user, "read_all_deadlines")   # consultar os prazos de todas as empresas e Capitanias
 if current is None:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
-from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br
+from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br, option_label
 from ui.forms import save
 from ui.safe import md
 from ui.tabs import LazyTabs
@@ -112,14 +112,12 @@ if tabs.is_open("Planilha de custos da pesquisa"):
                         if save(survey_sheets.record_actual_costs, store, user, code, rows, reported_on=reported,
                                 success="{result} linha(s) gravada(s).") is not None:
                             st.rerun()
-            over = [ln for ln in sheet.lines if ln.actual is not None and ln.actual > ln.planned]
+            over = {ln.line_no: f"{ln.line_no}. {ln.line} (excesso {format_brl(ln.actual - ln.planned)})"
+                    for ln in sheet.lines if ln.actual is not None and ln.actual > ln.planned}   # line → label
             if approves_overruns and over:
                 with st.expander("Aprovar excesso (DPC)"):
                     with st.form(f"overrun_{code}"):
-                        pick = st.selectbox("Linha", [ln.line_no for ln in over],
-                                            format_func=lambda n: next(f"{ln.line_no}. {ln.line} (excesso "
-                                                                       f"{format_brl(ln.actual - ln.planned)})"
-                                                                       for ln in over if ln.line_no == n))
+                        pick = st.selectbox("Linha", list(over), format_func=option_label(over))
                         amount = st.text_input("Excesso aprovado (R$)", placeholder="ex.: 1.234,56")
                         reason = st.text_area("Motivo da aprovação")
                         ok = st.form_submit_button("Aprovar")
@@ -161,7 +159,7 @@ if tabs.is_open("Despesas de fiscalização (NORMAM-10 0306)"):
             with st.form("inspection"):
                 a, b, c = st.columns(3)
                 data = {"kind": a.selectbox("Tipo", survey_sheets.EXPENSE_KINDS,
-                                            format_func=survey_sheets.EXPENSE_LABELS.get),
+                                            format_func=option_label(survey_sheets.EXPENSE_LABELS)),
                         "amount": b.text_input("Valor (R$)", placeholder="ex.: 1.234,56"),
                         "incurred_on": c.date_input("Data", value=session.today(), format="DD/MM/YYYY"),
                         "description": st.text_input("Descrição"), "inspector": a.text_input("Fiscal"),

@@ -5,15 +5,16 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import session
-from ui.fmt import count_br, for_display, yes_no
+from ui.fmt import count_br, for_display, option_label, yes_no
 from ui.forms import blanks_to_none, save, show_problems
 from valuation.accounts import users
 from valuation.core.errors import InputError, ValuationError
+from valuation.core.law import COMMISSION_BODIES
 from valuation.db.access import (
-    COMMISSION_BODIES,
     COMMISSION_BODY_LABELS,
     ROLE_LABELS,
     ROLES,
+    answers_for_offices,
 )
 
 # the new-user form's labels, for problems that name a field
@@ -53,7 +54,7 @@ with st.expander("Novo usuário"):
             "username": a.text_input(FORM_LABELS["username"], placeholder="ex.: cf.silva"),
             "full_name": b.text_input(FORM_LABELS["full_name"], placeholder="posto e nome, ex.: CF Ana Silva (DPC)"),
             "email": a.text_input(FORM_LABELS["email"]),
-            "role": b.selectbox(FORM_LABELS["role"], ROLES, format_func=ROLE_LABELS.get),
+            "role": b.selectbox(FORM_LABELS["role"], ROLES, format_func=option_label(ROLE_LABELS)),
             "organisation_id": a.selectbox(FORM_LABELS["organisation_id"], [None, *org_names],
                                            format_func=lambda i: "—" if i is None else org_names[i]),
             "commission_body": b.selectbox(FORM_LABELS["commission_body"], [None, *COMMISSION_BODIES],
@@ -68,7 +69,7 @@ if len(df):
     st.subheader("Alterar usuário")
     names = dict(zip(df["id"].tolist(), (f"{n} ({u}) — {ROLE_LABELS.get(r, r)}" for n, u, r in
                                          zip(df["full_name"], df["username"], df["role"]))))
-    pick = st.selectbox("Usuário", list(names), format_func=names.get)
+    pick = st.selectbox("Usuário", list(names), format_func=option_label(names))
     c1, c2, c3 = st.columns(3)
     try:
         if c1.button("Desbloquear"):
@@ -85,8 +86,8 @@ if len(df):
     except ValuationError as exc:
         st.error(str(exc))
 
-if len(df) and df.loc[df["id"] == pick, "role"].iloc[0] == "dpc":   # issue 13: whose digest is whose
-    all_offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
+if len(df) and answers_for_offices(df.loc[df["id"] == pick, "role"].iloc[0]):   # issue 13: whose digest is whose
+    all_offices = users.office_choices(store, user)
     with st.form("user_offices"):
         chosen = st.multiselect("Capitanias pelas quais responde (resumo diário de prazos)", list(all_offices),
                                 default=users.user_offices(store, user, int(pick)),

@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui import cache, figures, session
 from ui.charts import show
-from ui.fmt import count_br, date_br, for_display, is_blank, text, yes_no
+from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.law import CASUALTY_TYPES, PREFERENCE_EQUAL_TERMS
@@ -60,7 +60,7 @@ def wreck_map_chart(mapped: pd.DataFrame) -> None:
 def detail(df: pd.DataFrame) -> None:
     st.subheader("Detalhe")
     titles = {i: f"{c} — {n}" for i, c, n in zip(df["id"], df["code"], df["name"])}
-    choice = st.selectbox("Naufrágio", list(titles), format_func=titles.get)
+    choice = st.selectbox("Naufrágio", list(titles), format_func=option_label(titles))
     w = wrecks.get_wreck(store, user, int(choice))
     precision = wrecks.PRECISION_LABELS.get(w["casualty_precision"], w["casualty_precision"])
     when = casualty_text(w["casualty_year"], w["casualty_month"], w["casualty_day"], w["casualty_precision"])
@@ -135,7 +135,7 @@ def register(office_codes: list[str]) -> None:
                 "hull_material": f1.selectbox(L["hull_material"], wrecks.HULL_MATERIALS),
                 "casualty_type": f2.selectbox(L["casualty_type"], CASUALTY_TYPES),
                 "casualty_precision": f3.selectbox(L["casualty_precision"], wrecks.PRECISIONS,
-                                                   format_func=wrecks.PRECISION_LABELS.get),
+                                                   format_func=option_label(wrecks.PRECISION_LABELS)),
                 "casualty_year": f1.text_input(L["casualty_year"], placeholder="1998"),
                 "casualty_month": f2.text_input(L["casualty_month"], placeholder="1 a 12"),
                 "casualty_day": f3.text_input(L["casualty_day"], placeholder="1 a 31"),

@@ -14,6 +14,6 @@ done
 status=0
 echo "== ruff check ."
 "$VENV/bin/ruff" check . || status=1
-echo "== mypy (src/valuation, ui, service)"
+echo "== mypy (src/valuation, ui, service, pages, page_tabs, app.py)"
 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}" "$VENV/bin/mypy" || status=1
 exit $status

@@ -4,7 +4,7 @@ Content-Security-Policy keeps everything on the app's own origin: no external sc
 font, image or connection. Streamlit's frontend needs `style-src 'unsafe-inline'` (its
 emotion styles and element `style` attributes) and `data:`/`blob:` images and fonts; WebSocket
 connections to the same origin are 'self'. Framing is refused (frame-ancestors 'none' and
-X-Frame-Options DENY). Checked in Chromium for every page (tests/test_service.py).
+X-Frame-Options DENY). Checked in Chromium for every page (tests/service/test_service.py).
 
 `AllowedHosts` refuses, on every HTTP route and WebSocket, a request whose Host header is not one of
 the service's names (`service.hosts`, issue 24 item 13: DNS rebinding).

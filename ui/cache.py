@@ -27,41 +27,55 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from datetime import date
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from valuation.core import clock
+from valuation.db.access import Principal
+from valuation.db.store import Store
+
+if TYPE_CHECKING:  # the capabilities are imported by the function that reads them (a page imports its own)
+    import pandas as pd
+
+    from valuation.commission.views import DecisionTotals
+    from valuation.inventory.queries import InventorySummary, ItemFilter
+    from valuation.partition.choice import PoolSummary
 
 T = TypeVar("T")
+# (the file, its revision, today in Brasília, the name, the user, the arguments)
+Key = tuple[str, int, date, str, Principal, tuple[Hashable, ...]]
 MAX_ENTRIES = 512
 MAX_BYTES = 256 * 2**20   # the frames kept, by pandas' shallow memory_usage (least recently used out first)
 
 _lock = threading.Lock()
-_entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
-_pending: dict[tuple[Any, ...], threading.Event] = {}
+_entries: OrderedDict[Key, object] = OrderedDict()
+_pending: dict[Key, threading.Event] = {}
 _newest: dict[str, int] = {}   # store path → newest revision stored
-_sizes: dict[tuple[Any, ...], int] = {}
+_sizes: dict[Key, int] = {}
 stats = {"hits": 0, "misses": 0}
 
 
-def _handout(value: Any) -> Any:
-    if type(value) is tuple:   # (frame, count) and the like
-        return tuple(_handout(v) for v in value)
+def _handout(value: T) -> T:
+    """`value` as a caller may hold it: a DataFrame as a shallow copy (also inside a tuple), the rest as is."""
+    if type(value) is tuple:   # (frame, count) and the like; exactly a tuple (a NamedTuple is handed out whole)
+        return cast(T, tuple(_handout(v) for v in cast(tuple[object, ...], value)))
     copy = getattr(value, "copy", None)
     if copy is not None and type(value).__name__ == "DataFrame":
-        return copy(deep=False)
+        return cast(T, copy(deep=False))
     return value
 
 
-def size_of(value: Any) -> int:
+def size_of(value: object) -> int:
     """Bytes of the DataFrames in `value` (itself or the items of a tuple), shallow; 0 for the rest."""
     if type(value) is tuple:
-        return sum(size_of(v) for v in value)
-    if type(value).__name__ == "DataFrame":
-        return int(value.memory_usage(index=True, deep=False).sum())
+        return sum(size_of(v) for v in cast(tuple[object, ...], value))
+    usage = getattr(value, "memory_usage", None)
+    if usage is not None and type(value).__name__ == "DataFrame":
+        return int(usage(index=True, deep=False).sum())
     return 0
 
 
-def _forget(key: tuple[Any, ...]) -> None:
+def _forget(key: Key) -> None:
     """Called under the lock."""
     _entries.pop(key, None)
     _sizes.pop(key, None)
@@ -76,16 +90,16 @@ def _drop_older(path: str, revision: int) -> None:
         _forget(key)
 
 
-def per_revision(store: Any, user: Hashable, name: str, *args: Hashable, compute: Callable[[], T]) -> T:
+def per_revision(store: Store, user: Principal, name: str, *args: Hashable, compute: Callable[[], T]) -> T:
     """`compute()` once per (store revision, user, name, args); see the module docstring."""
     revision = store.revision            # read before computing: the value is at least this fresh
-    key = (str(store.path), revision, clock.today_brasilia(), name, user, args)
+    key: Key = (str(store.path), revision, clock.today_brasilia(), name, user, args)
     while True:
         with _lock:
             if key in _entries:
                 _entries.move_to_end(key)
                 stats["hits"] += 1
-                return _handout(_entries[key])
+                return _handout(cast(T, _entries[key]))   # stored under this key by compute() -> T
             waiting = _pending.get(key)
             if waiting is None:
                 _pending[key] = threading.Event()
@@ -116,7 +130,7 @@ def clear() -> None:
 
 
 # -- what the pages read through it (each a drop-in for the function it names) ---------------------------
-def deadlines(store: Any, user: Any, *, as_of: Any, office: str | None = None) -> Any:
+def deadlines(store: Store, user: Principal, *, as_of: date, office: str | None = None) -> pd.DataFrame:
     """`deadlines.engine.compute_deadlines` (Prazos: the whole engine over every contract in scope)."""
     from valuation.deadlines import engine
 
@@ -124,14 +138,15 @@ def deadlines(store: Any, user: Any, *, as_of: Any, office: str | None = None) -
                         compute=lambda: engine.compute_deadlines(store, user, as_of=as_of, office=office))
 
 
-def inventory_summary(store: Any, user: Any, flt: Any) -> Any:
+def inventory_summary(store: Store, user: Principal, flt: ItemFilter) -> InventorySummary:
     """`inventory.queries.summarise` (Inventário: the totals and the four charts' groups)."""
     from valuation.inventory import queries
 
     return per_revision(store, user, "inventory.summary", flt, compute=lambda: queries.summarise(store, user, flt))
 
 
-def inventory_page(store: Any, user: Any, flt: Any, *, page: int, page_size: int, order: str) -> Any:
+def inventory_page(store: Store, user: Principal, flt: ItemFilter, *, page: int, page_size: int,
+                   order: str) -> pd.DataFrame:
     """`inventory.queries.page_items` (Inventário: the table's page)."""
     from valuation.inventory import queries
 
@@ -140,28 +155,30 @@ def inventory_page(store: Any, user: Any, flt: Any, *, page: int, page_size: int
                                                            order=order))
 
 
-def inventory_contracts(store: Any, user: Any) -> Any:
+def inventory_contracts(store: Store, user: Principal) -> list[dict[str, Any]]:
     from valuation.inventory import queries
 
     return per_revision(store, user, "inventory.contracts", compute=lambda: queries.readable_contracts(store, user))
 
 
-def inventory_options(store: Any, user: Any, *, contract_code: str | None = None) -> Any:
+def inventory_options(store: Store, user: Principal, *, contract_code: str | None = None) -> dict[str, list[str]]:
     from valuation.inventory import queries
 
     return per_revision(store, user, "inventory.options", contract_code,
                         compute=lambda: queries.filter_options(store, user, contract_code=contract_code))
 
 
-def wreck_list(store: Any, user: Any, **filters: Any) -> Any:
+def wreck_list(store: Store, user: Principal, *, office: str | None = None, state: str | None = None,
+               hull: str | None = None, century: int | None = None, search: str | None = None) -> pd.DataFrame:
     """`registry.wrecks.list_wrecks` with the registry's filters (Naufrágios: the table and the map)."""
     from valuation.registry import wrecks
 
-    return per_revision(store, user, "wrecks", *sorted(filters.items()),
-                        compute=lambda: wrecks.list_wrecks(store, user, **filters))
+    return per_revision(store, user, "wrecks", office, state, hull, century, search,
+                        compute=lambda: wrecks.list_wrecks(store, user, office=office, state=state, hull=hull,
+                                                           century=century, search=search))
 
 
-def custody_summary(store: Any, user: Any, *, as_of: Any) -> Any:
+def custody_summary(store: Store, user: Principal, *, as_of: date) -> pd.DataFrame:
     """`inventory.custody.custody_summary` (Entrega e custódia: every item against its deliveries)."""
     from valuation.inventory import custody
 
@@ -169,15 +186,16 @@ def custody_summary(store: Any, user: Any, *, as_of: Any) -> Any:
                         compute=lambda: custody.custody_summary(store, user, as_of=as_of))
 
 
-def custody_count(store: Any, user: Any, *, contract_code: str | None = None, lot: str | None = None) -> int:
+def custody_count(store: Store, user: Principal, *, contract_code: str | None = None,
+                  lot: str | None = None) -> int:
     from valuation.inventory import custody
 
     return per_revision(store, user, "custody.count", contract_code, lot,
                         compute=lambda: custody.count_undelivered(store, user, contract_code=contract_code, lot=lot))
 
 
-def custody_items(store: Any, user: Any, *, as_of: Any, contract_code: str | None = None, lot: str | None = None,
-                  page: int = 1, page_size: int = 50) -> Any:
+def custody_items(store: Store, user: Principal, *, as_of: date, contract_code: str | None = None,
+                  lot: str | None = None, page: int = 1, page_size: int = 50) -> pd.DataFrame:
     from valuation.inventory import custody
 
     return per_revision(store, user, "custody.items", as_of, contract_code, lot, page, page_size,
@@ -185,13 +203,13 @@ def custody_items(store: Any, user: Any, *, as_of: Any, contract_code: str | Non
                                                                   lot=lot, page=page, page_size=page_size))
 
 
-def custody_recent(store: Any, user: Any) -> Any:
+def custody_recent(store: Store, user: Principal) -> pd.DataFrame:
     from valuation.inventory import custody
 
     return per_revision(store, user, "custody.recent", compute=lambda: custody.recent_deliveries(store, user))
 
 
-def selection_contracts(store: Any, user: Any) -> Any:
+def selection_contracts(store: Store, user: Principal) -> pd.DataFrame:
     """`partition.statement_reads.statement_contracts` (Escolha da União: the contract selector)."""
     from valuation.partition import statement_reads
 
@@ -199,7 +217,7 @@ def selection_contracts(store: Any, user: Any) -> Any:
                         compute=lambda: statement_reads.statement_contracts(store, user))
 
 
-def pool_summary(store: Any, user: Any, code: str, pool: str) -> Any:
+def pool_summary(store: Store, user: Principal, code: str, pool: str) -> PoolSummary:
     """`partition.choice.pool_summary` (Escolha da União: totals, target, the run in use)."""
     from valuation.partition import choice
 
@@ -207,8 +225,8 @@ def pool_summary(store: Any, user: Any, code: str, pool: str) -> Any:
                         compute=lambda: choice.pool_summary(store, user, code, pool))
 
 
-def pool_items(store: Any, user: Any, code: str, *, pool: str, page: int, page_size: int, search: str | None,
-               locked_only: bool) -> Any:
+def pool_items(store: Store, user: Principal, code: str, *, pool: str, page: int, page_size: int,
+               search: str | None, locked_only: bool) -> tuple[pd.DataFrame, int]:
     """`partition.choice.pool_items` (Escolha da União: the locks' table, one page)."""
     from valuation.partition import choice
 
@@ -218,7 +236,7 @@ def pool_items(store: Any, user: Any, code: str, *, pool: str, page: int, page_s
                                                             locked_only=locked_only))
 
 
-def decisions_summary(store: Any, user: Any, code: str) -> Any:
+def decisions_summary(store: Store, user: Principal, code: str) -> DecisionTotals:
     """`commission.views.decisions_summary` (Decisões publicadas: the totals)."""
     from valuation.commission import views
 
@@ -226,8 +244,8 @@ def decisions_summary(store: Any, user: Any, code: str) -> Any:
                         compute=lambda: views.decisions_summary(store, user, code))
 
 
-def decisions_page(store: Any, user: Any, code: str, *, historical: bool | None, search: str, page: int,
-                   page_size: int) -> Any:
+def decisions_page(store: Store, user: Principal, code: str, *, historical: bool | None, search: str, page: int,
+                   page_size: int) -> tuple[pd.DataFrame, int]:
     """`commission.views.decisions_page` (Decisões publicadas: one page and the selection's size)."""
     from valuation.commission import views
 

@@ -6,9 +6,10 @@ shows goes through `for_display`, so no cell reads 'None', 'nan', '<NA>' or 'NaT
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -16,6 +17,7 @@ from valuation.core import clock  # not valuation.exports: it loads fpdf (~1 s) 
 from valuation.core.money import format_brl, format_count, format_date_br, format_datetime_br
 
 BLANK = "—"
+K = TypeVar("K")
 
 
 def is_blank(v: object) -> bool:
@@ -144,9 +146,15 @@ def yes_no(v: object) -> str:
     return "sim" if v is True else "não" if v is False else BLANK
 
 
+def option_label(labels: Mapping[K, str]) -> Callable[[K], str]:
+    """A choice widget's `format_func` that shows each option by its label in `labels` ({option: label};
+    every option offered is a key)."""
+    return labels.__getitem__
+
+
 def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[str] = (),
                 numbers: Mapping[str, int] | None = None, counts: Iterable[str] = (),
-                labels: Mapping[str, Mapping[object, str]] | None = None,
+                labels: Mapping[str, Mapping[Any, str]] | None = None,
                 rename: dict[str, str] | None = None, only: Iterable[str] | None = None) -> pd.DataFrame:
     """A copy for st.dataframe: money/dates/numbers/counts as pt-BR text, codes through `labels`
     ({column: {code: label}}), columns renamed, and every remaining blank shown as '—'.

@@ -3,11 +3,11 @@
 A page's first view in a fresh process paid for its imports: `valuation.exports` alone loads fpdf
 and fontTools (~1 s on a quiet machine, 7 s under load), and the first user to open Prazos, the
 documents or the statements waited for it. `start()` (called by app.py on every run; only the
-first call does anything) reads the `import` statements of pages/*.py and ui/*.py and imports the
-modules they name from the package and the libraries (`PREFIXES`) in a daemon thread, while the
-login form is shown and the password is checked. Python's import lock makes a page that needs a
-module meanwhile wait for that module only; a module that fails to import is left to the page that
-needs it (where the error is shown as before).
+first call does anything) reads the `import` statements of pages/*.py, of their tabs (page_tabs/) and
+of ui/*.py and imports the modules they name from the package and the libraries (`PREFIXES`) in a
+daemon thread, while the login form is shown and the password is checked. Python's import lock makes a
+page that needs a module meanwhile wait for that module only; a module that fails to import is left to
+the page that needs it (where the error is shown as before).
 """
 from __future__ import annotations
 
@@ -23,9 +23,10 @@ done = threading.Event()   # set when every module has been tried (the tests wai
 
 
 def modules(root: Path = ROOT) -> list[str]:
-    """The modules of `PREFIXES` that pages/*.py and ui/*.py import, in a stable order."""
+    """The modules of `PREFIXES` that pages/*.py, page_tabs/**/*.py and ui/*.py import, in a stable order."""
     names: dict[str, None] = {}
-    for path in sorted([*root.glob("pages/*.py"), *root.glob("ui/*.py")]):
+    sources = [*sorted(root.glob("pages/*.py")), *sorted(root.glob("page_tabs/**/*.py")), *sorted(root.glob("ui/*.py"))]
+    for path in sources:
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))
         except (OSError, SyntaxError):

@@ -23,7 +23,7 @@ from valuation.accounts import throttle
 from valuation.accounts.passwords import (
     BUSY_MESSAGE,
     HashingBusy,
-    _dummy_hash,
+    dummy_hash,
     hash_password,
     needs_rehash,
     verify_password,
@@ -128,7 +128,7 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime, c
         _refuse(store, uname, client, pairs, at, row, outcome="throttled", verdict=verdict)
         raise LoginThrottled(str(verdict.scope), verdict.until or at)
     try:
-        right = verify_password(row["password_hash"] if row is not None else _dummy_hash(), plain)
+        right = verify_password(row["password_hash"] if row is not None else dummy_hash(), plain)
     except HashingBusy:
         _refuse(store, uname, client, pairs, at, row, outcome="busy", verdict=verdict)
         raise LoginBusy() from None
@@ -163,7 +163,7 @@ def _succeed(store: Store, uname: str, client: str | None, pairs: list[tuple[str
             _burst_summaries(tx, ended)
             tx.audit("login", "user", row["id"], None, {"username": uname, "client": throttle.client_key(client)})
 
-    _write_audited(store, uname, run)
+    write_audited(store, uname, run)
 
 
 _COUNTED_ON = {"failed": frozenset(throttle.COUNTED), "throttled": frozenset({"client"}), "busy": frozenset(),
@@ -195,10 +195,10 @@ def _refuse(store: Store, uname: str, client: str | None, pairs: list[tuple[str,
             tx.audit("login_throttle", "login_throttle", event["key"], None,
                      {"scope": event["scope"], "failures": event["failures"], "blocked_until": event["until"]})
 
-    _write_audited(store, actor, run)
+    write_audited(store, actor, run)
 
 
-def _write_audited(store: Store, actor: str, run: Any) -> None:
+def write_audited(store: Store, actor: str, run: Any) -> None:
     """`run(tx)` in one write; when the audit chain refuses every write (its seal does not verify:
     `db.audit.AuditSealError`, the admin is alerted), `run(tx, audited=False)` instead — the
     throttle keeps counting and the admin can still log in to see the alert, while nothing
@@ -235,7 +235,7 @@ def principal_for_email(store: Store, email: str, *, client: str | None = None) 
         if audited:
             tx.audit("login_sso", "user", row["id"], None, {"email": address, "client": throttle.client_key(client)})
 
-    _write_audited(store, row["username"], run)
+    write_audited(store, row["username"], run)
     return principal_from_row(row)
 
 

@@ -64,7 +64,8 @@ def verify_password(hash_: str, plain: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _dummy_hash() -> str:
+def dummy_hash() -> str:
+    """A hash to verify against when there is no user (the same work as a real check: `login`)."""
     with hashing_slot():
         return _hasher.hash("valuation: no such user")
 

@@ -122,7 +122,7 @@ def revoke(store: Any, session_id: int, *, reason: str, now: datetime, actor: st
         if reason == "logout" and audited:
             tx.audit("logout", "user", row["user_id"], None, {"username": row["username"]})
 
-    login._write_audited(store, actor, run)   # "Sair" works even while the audit chain refuses writes
+    login.write_audited(store, actor, run)   # "Sair" works even while the audit chain refuses writes
 
 
 def revoke_token(store: Any, token: object, *, now: datetime) -> None:

@@ -21,15 +21,18 @@ from valuation.accounts.login import USERNAME_PATTERN, normalise_username
 from valuation.accounts.passwords import hash_password, password_problem
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.core.law import COMMISSION_BODIES
 from valuation.db.access import (
-    COMMISSION_BODIES,
-    PERMISSIONS,
     ROLES,
     Principal,
+    answers_for_offices,
+    is_role,
     needs_commission_body,
     needs_organisation,
     require,
     role_allows,
+    users_allowed,
+    users_with_roles,
 )
 from valuation.db.search import search_clause
 
@@ -50,8 +53,9 @@ def list_users(store: Any, user: Principal, *, role: str | None = None, search: 
     require(user, "manage_users")
     clauses, params = [], []
     if role:
-        clauses.append("u.role = ?")
-        params.append(role)
+        clause, extra = users_with_roles([role], "u")
+        clauses.append(clause)
+        params += extra
     if search and search.strip():
         clause, extra = search_clause(("u.username", "u.full_name", "u.email"), search)
         clauses.append(clause)
@@ -72,6 +76,12 @@ def organisation_choices(store: Any, user: Principal) -> list[dict[str, Any]]:
     """id and name of every organisation, to attach an explorer user to one (admin only)."""
     require(user, "manage_users")
     return store.fetch("SELECT id, name FROM organisations ORDER BY name")
+
+
+def office_choices(store: Any, user: Principal) -> dict[str, str]:
+    """code → name of every office, by code: the offices a DPC user may answer for (admin only)."""
+    require(user, "manage_users")
+    return {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
 
 
 def _role_problems(store: Any, role: str | None, organisation_id: Any, commission_body: Any) -> list[Problem]:
@@ -167,17 +177,16 @@ def _change(store: Any, user: Principal, user_id: int, action: str, check: Any, 
 
 def _other_active_admins(tx: Any, user_id: int) -> int:
     """Active users other than `user_id` whose role may manage users (administrar usuários)."""
-    roles = PERMISSIONS["manage_users"]
-    marks = ", ".join("?" for _ in roles)
-    return int(tx.scalar(f"SELECT count(*) FROM users WHERE role IN ({marks}) AND active AND id <> ?",
-                         [*roles, user_id]))
+    admins, params = users_allowed("manage_users", "u")
+    return int(tx.scalar(f"SELECT count(*) FROM users u WHERE {admins} AND u.active AND u.id <> ?",
+                         [*params, user_id]))
 
 
 def set_role(store: Any, user: Principal, user_id: int, role: str, *, organisation_id: int | None = None,
              commission_body: str | None = None) -> None:
     """Change a user's role (with its organisation / commission body)."""
     require(user, "manage_users")
-    if role not in ROLES:
+    if not is_role(role):
         raise InputError(Problem("role", f"Perfil desconhecido: {role}."))
     problems = _role_problems(store, role, organisation_id, commission_body)
     if problems:
@@ -251,7 +260,7 @@ def set_user_offices(store: Any, user: Principal, user_id: int, offices: list[st
         row = tx.fetch_one("SELECT role FROM users WHERE id = ?", [user_id])
         if row is None:
             raise NotFound(f"Usuário {user_id} não encontrado.", what="user", key=user_id)
-        if row["role"] != "dpc" and codes:
+        if not answers_for_offices(row["role"]) and codes:
             raise InputError(Problem("offices", "Capitanias: só se informam para o perfil DPC (gestão)."))
         known = {r["code"] for r in tx.fetch("SELECT code FROM offices")}
         unknown = [c for c in codes if c not in known]

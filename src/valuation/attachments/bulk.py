@@ -37,17 +37,17 @@ from valuation.attachments.kinds import (
 from valuation.attachments.records import (
     Progress,
     Upload,
-    _principal_roots,
-    _write_principal,
     audit_entry,
     finish_all,
     insert_rows,
     new_rows,
     plan,
+    principal_roots,
     stage,
+    write_principal,
 )
 from valuation.core.errors import InputError, NotFound, Problem
-from valuation.db.access import Principal, needs_organisation, require
+from valuation.db.access import Principal, organisation_cleared, require
 from valuation.db.blobs import BlobStore, sha256_hex
 
 if TYPE_CHECKING:
@@ -157,7 +157,7 @@ def match_codes(names: list[str], codes: dict[str, str]) -> tuple[list[str | Non
 
 def _contract(store: Store | Tx, user: Principal, contract_code: str) -> dict[str, Any]:
     row = store.fetch_one("SELECT id, code, organisation_id FROM contracts WHERE code = ?", [contract_code])
-    foreign = row is not None and needs_organisation(user.role) and row["organisation_id"] != user.organisation_id
+    foreign = row is not None and not organisation_cleared(user, row["organisation_id"])
     if row is None or foreign:
         raise NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
     require(user, "attach_photos")
@@ -195,14 +195,14 @@ def attach_photo_zip(store: Store, user: Principal, contract_code: str, data: by
 
         def write(tx: Tx) -> BulkResult:
             _contract(tx, user, contract["code"])
-            had = _principal_roots(tx, sorted(set(owner_ids)))
+            had = principal_roots(tx, sorted(set(owner_ids)))
             new = new_rows(tx, user, "item", owner_ids, "photo", prepared, files, batch=batch)
             insert_rows(tx, new)
             principals = 0
             for row in new:
                 if row["owner_id"] not in had:
                     had[row["owner_id"]] = row["root_id"]
-                    _write_principal(tx, user, row["owner_id"], row["root_id"])
+                    write_principal(tx, user, row["owner_id"], row["root_id"])
                     principals += 1
             tx.audit("attachment_bulk_upload", "contract", contract["id"], None,
                      {"archive": file_name, "sha256": batch, "items": len(set(owner_ids)),

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.attachments.kinds import KINDS_BY_OWNER, OWNER_KINDS, OWNER_LABELS
 from valuation.core.errors import InputError, NotFound, Problem
-from valuation.db.access import Principal, allowed, attachment_owner_scope, deny, may_attach, require
+from valuation.db.access import (
+    Principal,
+    allowed,
+    attachment_owner_scope,
+    deny,
+    may_attach,
+    require,
+    require_own,
+)
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -78,5 +86,4 @@ def require_attach(db: Store | Tx, user: Principal, owner_kind: str, owner_id: i
     if not may_attach(user, owner_kind, kind):
         deny(user, "attach_files")
     row = owner_contract(db, owner_kind, owner_id)
-    if row is None or row.get("organisation_id") != user.organisation_id:
-        raise not_found(owner_kind, owner_id)
+    require_own(user, None if row is None else row.get("organisation_id"), not_found(owner_kind, owner_id))

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from valuation.attachments.kinds import MIB, megabytes
-from valuation.attachments.records import _principal_roots
+from valuation.attachments.records import principal_roots
 from valuation.core.errors import ConflictError, InputError, Problem
 from valuation.db.access import Principal, attachment_scope, require
 from valuation.db.blobs import BlobStore
@@ -31,7 +31,7 @@ def _thumbs(store: Store, user: Principal, items: Sequence[dict[str, Any]], budg
             ) -> tuple[list[tuple[bytes, str]], list[int], int, int]:
     """(images with captions, attachment ids read, items without photo, items past the budget)."""
     ids = [int(i["id"]) for i in items][:MAX_ITEMS]
-    roots = _principal_roots(store, ids)
+    roots = principal_roots(store, ids)
     pred, params = attachment_scope(user, "a")
     rows = {}
     if roots:

@@ -290,7 +290,7 @@ def attach(store: Store, user: Principal, owner_kind: str, owner_id: int, kind: 
             rows = new_rows(tx, user, owner_kind, [owner_id] * len(prepared), kind, prepared, files)
             insert_rows(tx, rows)
             if principal and owner_kind == "item" and kind == "photo":
-                _write_principal(tx, user, owner_id, rows[0]["root_id"])
+                write_principal(tx, user, owner_id, rows[0]["root_id"])
             tx.audit("attachment_upload", owner_kind, owner_id, None,
                      {"files": [audit_entry(r) for r in rows], "principal": bool(principal)})
             staging.publish()           # the files are in place before the rows are committed
@@ -307,7 +307,7 @@ SELECT * FROM (
 ) WHERE NOT withdrawn"""
 
 
-def _principal_roots(db: Store | Tx, item_ids: Sequence[int]) -> dict[int, int]:
+def principal_roots(db: Store | Tx, item_ids: Sequence[int]) -> dict[int, int]:
     """item id → root id of its principal photo (the latest mark on a current photo, else the
     first current photo)."""
     if not item_ids:
@@ -348,7 +348,7 @@ def list_attachments(store: Store, user: Principal, owner_kind: str, owner_id: i
         where += " AND a.kind = ?"
         params.append(kind)
     rows = store.fetch(_CURRENT.format(where=where) + " ORDER BY root_id", params)
-    root = _principal_roots(store, [owner_id]).get(owner_id) if owner_kind == "item" else None
+    root = principal_roots(store, [owner_id]).get(owner_id) if owner_kind == "item" else None
     out = [_attachment(r, user, root if r["kind"] == "photo" else None) for r in rows]
     return sorted(out, key=lambda a: (not a.principal, a.root_id))
 
@@ -471,7 +471,9 @@ def withdraw(store: Store, user: Principal, attachment_id: int, note: str) -> in
     return store.write(user.username, write)
 
 
-def _write_principal(tx: Tx, user: Principal, item_id: int, root_id: int) -> None:
+def write_principal(tx: Tx, user: Principal, item_id: int, root_id: int) -> None:
+    """Mark `root_id` as the principal photo of item `item_id` (inside the caller's write; the caller
+    checked the user's right to the item)."""
     tx.execute("INSERT INTO attachment_principals (item_id, root_id, set_by, set_at) VALUES (?, ?, ?, ?)",
                [item_id, root_id, user.username, tx.store.now()])
 
@@ -483,7 +485,7 @@ def set_principal(store: Store, user: Principal, attachment_id: int) -> None:
         cur = _changeable(tx, user, attachment_id)
         if cur["owner_kind"] != "item" or cur["kind"] != "photo":
             raise InputError(Problem("attachment_id", "Foto principal: só uma foto de um bem resgatado."))
-        _write_principal(tx, user, int(cur["owner_id"]), int(cur["root_id"]))
+        write_principal(tx, user, int(cur["owner_id"]), int(cur["root_id"]))
         tx.audit("attachment_principal", "item", cur["owner_id"], None, {"attachment_id": cur["id"],
                                                                           "root_id": cur["root_id"]})
 

@@ -23,6 +23,7 @@ from typing import Any
 from valuation.cli.main import print_json
 from valuation.core import clock
 from valuation.core.errors import ConflictError, InputError, StoreError
+from valuation.core.law import COMMISSION_BODIES
 from valuation.db import backup
 from valuation.db.store import Store
 
@@ -262,7 +263,7 @@ def register_cli(subparsers: Any) -> None:
                    choices=("commission", "commission_president", "dpc", "explorer", "admin"))
     p.add_argument("--email")
     p.add_argument("--organisation-id", type=int, help="explorers: their organisation's id")
-    p.add_argument("--commission-body", choices=("navy", "culture"), help="commission roles")
+    p.add_argument("--commission-body", choices=COMMISSION_BODIES, help="commission roles")
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     p.set_defaults(handler=cmd_add_user)
 

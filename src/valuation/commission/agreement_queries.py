@@ -44,13 +44,13 @@ class MemberDeviation:
 
     member: str                 # name (dpc), 'Você' or 'Membro N' (members: anonymous)
     member_id: int | None       # None when anonymous
-    n: int
-    mean: float | None
-    median: float | None
-    p25: float | None
-    p75: float | None
-    minimum: float | None
-    maximum: float | None
+    n: int                      # at least 1 (a member without a valued item has no row): every figure exists
+    mean: float
+    median: float
+    p25: float
+    p75: float
+    minimum: float
+    maximum: float
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,10 +21,9 @@ company's values), the admin neither.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import (
@@ -35,7 +34,7 @@ from valuation.core.errors import (
 )
 from valuation.core.money import to_cents
 from valuation.db.access import Principal, allowed, contract_scope, require
-from valuation.policies.defaults import DEFAULT_BY_KEY
+from valuation.policies.values import policy_in_force
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -179,25 +178,17 @@ def record_published(tx: Tx, round_id: int) -> int:
 
 
 # -- the flag at the close --------------------------------------------------------------------
-def outlier_policy(db: Store | Tx) -> OutlierPolicy:
-    """The policies in force (latest `policies` row per key, else the defaults)."""
-    rows = db.fetch("SELECT key, value_json FROM policies WHERE key IN ('comparables_outlier_factor', "
-                    "'comparables_min_count') QUALIFY row_number() OVER (PARTITION BY key ORDER BY set_at DESC, "
-                    "id DESC) = 1")
-    stored = {r["key"]: r["value_json"] for r in rows}
-    factor_text = stored.get("comparables_outlier_factor")
-    count_text = stored.get("comparables_min_count")
-    try:
-        factor = Decimal(str(json.loads(factor_text, parse_float=Decimal) if factor_text is not None
-                             else DEFAULT_BY_KEY["comparables_outlier_factor"].value))
-        count = json.loads(count_text) if count_text is not None else DEFAULT_BY_KEY["comparables_min_count"].value
-    except (ValueError, InvalidOperation) as exc:
-        raise ConflictError(f"Política de comparáveis ilegível no banco de dados: {exc}") from exc
-    if not factor.is_finite() or factor < 0 or factor > 100 or factor != factor.quantize(Decimal("0.0001")):
-        raise ConflictError(f"Política comparables_outlier_factor inválida: {factor} (decimal de 0 a 100).")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ConflictError(f"Política comparables_min_count inválida: {count!r} (inteiro a partir de 1).")
-    return OutlierPolicy(factor=factor, min_count=count)
+def outlier_policy(db: Store | Tx, *, as_of: date | None = None) -> OutlierPolicy:
+    """The policies `comparables_outlier_factor` and `comparables_min_count` in force on `as_of`
+    (default: today, the day of the close), through `valuation.policies.values`, the one reader:
+    a value scheduled for a later day waits for it. A stored value that cannot be used stops the
+    close (ConflictError) instead of being replaced by the default unseen."""
+    states = {k: policy_in_force(db, k, as_of=as_of) for k in ("comparables_outlier_factor", "comparables_min_count")}
+    broken = [f"{s.label}: {s.unreadable}" for s in states.values() if s.unreadable]
+    if broken:
+        raise ConflictError("Política de comparáveis ilegível no banco de dados: " + "; ".join(broken))
+    return OutlierPolicy(factor=Decimal(states["comparables_outlier_factor"].value),
+                         min_count=int(states["comparables_min_count"].value))
 
 
 _FLAG_SQL = f"""

@@ -60,14 +60,13 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core import law
-from valuation.policies.defaults import ConsensusPolicy
+from valuation.core.errors import InputError
+from valuation.policies.defaults import CONSENSUS_METHODS, ConsensusPolicy
 
 Body = Literal["navy", "culture"]
 DecidedBy = Literal["majority", "president", "undecided"]
 DECIDED_BY_LABELS: dict[str, str] = {"majority": "maioria", "president": "voto do presidente (empate)",
                                      "undecided": "sem decisão"}
-METHODS: tuple[str, ...] = ("median", "mean", "trimmed_mean")
-BODIES: tuple[str, ...] = ("navy", "culture")
 
 # -- legal bases (pt-BR: shown to users) ----------------------------------------------
 BASIS_COMMISSION = (f"{law.L7542} art. 20 §3 (comissão de peritos classifica e atribui valores, considerando os "
@@ -81,8 +80,9 @@ BASIS_PANEL = ("NORMAM-10 0303 c 1 I (3 membros da Marinha/DPHCM + 3 do Ministé
                "membro da MB)")
 
 
-class ConsensusError(ValueError):
-    """The panel or an item cannot be decided as given (unknown member, two presidents…)."""
+class ConsensusError(InputError):
+    """The panel or an item cannot be decided as given (unknown member, two presidents…): bad input
+    to the rule, so an InputError (one problem, for the input as a whole)."""
 
 
 @dataclass(frozen=True)
@@ -168,8 +168,8 @@ def consensus_value(values_brl: Sequence[Decimal], method: str) -> Fraction | No
 
     Independent of the order of `values_brl`. None when there is no value.
     """
-    if method not in METHODS:
-        raise ConsensusError(f"unknown consensus method {method!r} (one of {', '.join(METHODS)})")
+    if method not in CONSENSUS_METHODS:
+        raise ConsensusError(f"unknown consensus method {method!r} (one of {', '.join(CONSENSUS_METHODS)})")
     if not values_brl:
         return None
     ordered = sorted(values_brl)
@@ -251,7 +251,7 @@ def check_panel(members: Sequence[Member]) -> dict[str, Member]:
 
 
 def _check_policy(policy: ConsensusPolicy) -> None:
-    if policy.method not in METHODS:
+    if policy.method not in CONSENSUS_METHODS:
         raise ConsensusError(f"unknown consensus method {policy.method!r}")
     if isinstance(policy.quorum, bool) or not isinstance(policy.quorum, int) or policy.quorum < 1:
         raise ConsensusError("quorum must be a positive integer")
@@ -315,7 +315,7 @@ def decide_item(item: ItemInput, members: Sequence[Member], rates: RateTable,
     """The Commission's decision on one item (rules 1–6 above; Lei 7.542 art. 20 §3,
     art. 21 §2; Lei 2.180 arts. 70–71 by analogy).
 
-    Raises ConsensusError (a ValueError) for an impossible panel or item, and
+    Raises ConsensusError (an InputError) for an impossible panel or item, and
     fx.NoRateError when a foreign value has no rate on or before its price date.
     """
     _check_policy(policy)

@@ -3,7 +3,7 @@
 This is the SQL twin of `valuation.commission.consensus` (rules 1–6 of its module docstring;
 Lei 7.542/1986 art. 20 §3 and art. 21 §2; Lei 2.180/1954 arts. 70–71 by analogy)
 and must agree with `consensus.decide_item` on the same data, item by item
-(`tests/test_consensus_sql_agrees.py` checks it on random rounds):
+(`tests/commission/test_consensus_sql.py` checks it on random rounds):
 
 1. Votes: `historical` TRUE / FALSE / NULL (did not vote), counted through the per-entry
    `vote_code` (historical, not historical, must keep, the president's vote — bit fields
@@ -64,8 +64,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from valuation.commission.consensus import METHODS
 from valuation.core.errors import NotFound, StoreError
+from valuation.policies.defaults import CONSENSUS_METHODS
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -124,7 +124,7 @@ def _money_sql(method: str, units: bool) -> tuple[str, str]:
 
     units: a.mn/mx/mlo/mhi/pair/s8 are exact HUGEINTs in units of 10⁻⁸ (the stored pivot);
     otherwise a.mn/mx/mlo/mhi/s are DECIMAL(26,8) (the GROUP BY over assessment_current)."""
-    if method not in METHODS:
+    if method not in CONSENSUS_METHODS:
         raise StoreError(f"unknown consensus method {method!r}")
     if units:
         half_up = (f"CASE WHEN a.pair < {_BIGINT_SAFE} THEN (CAST(a.pair AS BIGINT) + 1000000) // 2000000 "

@@ -23,7 +23,7 @@ from valuation.commission.rounds import METHOD_LABELS, fetch_round, reads_publis
 from valuation.commission.sheet import MAX_VALUE_BRL
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.money import to_cents
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, require, require_own
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -270,11 +270,11 @@ def published_contract(store: Store, user: Principal, contract_code: str) -> int
     """The id of a contract whose published decisions `user` may read: an explorer its own
     organisation's (another company's is "not found"), the Commission and dpc any."""
     contract = store.fetch_one("SELECT id, organisation_id FROM contracts WHERE code = ?", [contract_code])
+    missing = NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
     if reads_published_only(user):
-        if contract is None or contract["organisation_id"] != user.organisation_id:
-            raise NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
+        require_own(user, None if contract is None else contract["organisation_id"], missing)
     else:
         require(user, "read_published_decisions")
-        if contract is None:
-            raise NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
+    if contract is None:
+        raise missing
     return int(contract["id"])

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal, Inexact, Rounded
 
+from valuation.core.errors import InputError
+
 BRL = "BRL"
 CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
 
@@ -35,8 +37,8 @@ def is_currency_code(code: object) -> bool:
     return isinstance(code, str) and bool(CURRENCY_RE.match(code))
 
 
-class FxError(ValueError):
-    """A rate table or a conversion that cannot be used."""
+class FxError(InputError):
+    """A rate table or a conversion that cannot be used (bad input to the conversion: an InputError)."""
 
 
 class NoRateError(FxError):

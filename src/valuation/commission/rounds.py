@@ -34,7 +34,16 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
-from valuation.db.access import COMMISSION_ROLES, Principal, allowed, require
+from valuation.db.access import (
+    COMMISSION_ROLES,
+    Principal,
+    allowed,
+    own_organisation,
+    own_scope,
+    presides,
+    require,
+    users_with_roles,
+)
 from valuation.db.paging import DEFAULT_PAGE_SIZE, check_page
 from valuation.policies.defaults import ConsensusPolicy
 from valuation.policies.values import policy_in_force
@@ -46,7 +55,6 @@ __all__ = ["METHOD_LABELS", "STATUS_LABELS", "Round", "RoundOverview", "close_ro
            "fetch_round", "flagged_counts", "get_round", "list_rounds", "next_round_number", "open_round",
            "panel_problems", "publish_round", "round_overview"]
 
-PRESIDENT = "commission_president"
 STATUS_LABELS: dict[str, str] = {"aberta": "Aberta", "encerrada": "Encerrada", "decidida": "Decidida",
                                  "publicada": "Publicada"}
 METHOD_LABELS: dict[str, str] = {"median": "mediana", "mean": "média", "trimmed_mean": "média aparada"}
@@ -184,9 +192,10 @@ def panel_problems(db: Store | Tx) -> list[str]:
     deciding, in pt-BR: more than three members of one body, a member without a body, more
     than one president, a president who is not a Navy member (`valuation.commission.panel`). Empty:
     the composition is lawful."""
-    rows = db.fetch("SELECT full_name, role, commission_body FROM users WHERE active AND role IN (?, ?) "
-                    "ORDER BY id", list(COMMISSION_ROLES))
-    seats = [Seat(r["commission_body"], r["role"] == PRESIDENT) for r in rows]
+    members, params = users_with_roles(COMMISSION_ROLES, "u")
+    rows = db.fetch(f"SELECT u.full_name, u.role, u.commission_body FROM users u WHERE u.active AND {members} "
+                    "ORDER BY u.id", params)
+    seats = [Seat(r["commission_body"], presides(r["role"])) for r in rows]
     out: list[str] = []
     full: set[str] = set()
     for b in composition_breaches(seats):
@@ -377,7 +386,7 @@ def readable_round(store: Store, user: Principal, round_id: int) -> dict[str, An
     """The round row if `user` may read it (explorers: published rounds of their own contracts)."""
     if reads_published_only(user):
         row = fetch_round(store, round_id)
-        if row["organisation_id"] != user.organisation_id or row["status"] != "publicada":
+        if not own_organisation(user, row["organisation_id"]) or row["status"] != "publicada":
             raise NotFound(f"Rodada de avaliação {round_id} não encontrada.", what="assessment_round",
                            key=round_id)
         return row
@@ -398,8 +407,9 @@ def list_rounds(store: Store, user: Principal, contract_code: str | None = None)
     params: list[Any] = []
     explorer = reads_published_only(user)
     if explorer:
-        clauses += ["c.organisation_id = ?", "r.status = 'publicada'"]
-        params.append(user.organisation_id)
+        own, own_params = own_scope(user, "c")
+        clauses += [own, "r.status = 'publicada'"]
+        params += own_params
     else:
         require(user, "read_rounds")
     if contract_code:

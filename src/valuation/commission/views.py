@@ -31,7 +31,7 @@ from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
 from valuation.core import money
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.problems import problems_frame  # re-exported for the pages (the one definition)
-from valuation.db.access import COMMISSION_BODY_LABELS, Principal, require
+from valuation.db.access import COMMISSION_BODY_LABELS, COMMISSION_ROLES, Principal, require, users_with_roles
 from valuation.db.paging import check_page
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 
@@ -126,12 +126,13 @@ def round_progress(store: Store, user: Principal, round_id: int) -> pd.DataFrame
     president deciding when to close, and for dpc. Columns: member, body, entries, items."""
     require(user, "follow_round_progress")
     row = fetch_round(store, round_id)
+    members, params = users_with_roles(COMMISSION_ROLES, "u")
     df = store.fetch_df(
-        """SELECT u.full_name AS member, u.commission_body AS body, count(c.item_id) AS entries
+        f"""SELECT u.full_name AS member, u.commission_body AS body, count(c.item_id) AS entries
            FROM users u LEFT JOIN assessment_current c ON c.member_id = u.id AND c.round_id = ?
-           WHERE (u.role IN ('commission', 'commission_president') AND u.active) OR c.item_id IS NOT NULL
+           WHERE ({members} AND u.active) OR c.item_id IS NOT NULL
            GROUP BY u.id, u.full_name, u.commission_body ORDER BY u.commission_body DESC, u.full_name""",
-        [round_id])
+        [round_id, *params])
     df["body"] = [BODY_LABELS.get(b, "—") if isinstance(b, str) else "—" for b in df["body"].tolist()]
     df["items"] = int(row["item_count"])
     return df

@@ -1,12 +1,25 @@
-"""The errors of valuation, drawn as a tree (each carries its context as attributes):
+"""The errors of valuation, drawn as a tree (each carries its context as attributes). Every error
+class of the package is in it, under its parent, with the module that defines it when that is not
+this one (tests/architecture/test_layout.py checks the drawing against the code):
 
     ValuationError
-     ├── InputError        bad input; .problems lists every Problem found (path, line, column, message)
-     ├── AccessDenied      the user may not read or change this (.user, .action)
-     ├── NotFound          no such record (.what, .key)
-     ├── ConflictError     the change conflicts with stored state (immutable record, duplicate)
-     └── StoreError        the DuckDB store cannot serve the request
-          └── StoreLocked  another process holds the database file (.path, .holder)
+     ├── InputError             bad input; .problems lists every Problem found (path, line, column, message)
+     │    ├── ConsensusError    commission.consensus: a panel or an item the rule cannot decide as given
+     │    └── FxError           commission.fx: a rate table or a conversion that cannot be used
+     │         └── NoRateError  commission.fx: no rate of the currency on or before the price date
+     ├── AccessDenied           the user may not read or change this (.user, .action)
+     ├── AuthenticationFailed   accounts.login: login refused, one message whatever the reason
+     │    ├── LoginThrottled    accounts.login: refused unchecked while a throttle waits (.scope, .until)
+     │    ├── LoginBusy         accounts.login: refused unchecked, every argon2 slot stayed busy
+     │    └── AccountInactive   accounts.login: right password, account deactivated
+     ├── NotFound               no such record (.what, .key)
+     ├── ConflictError          the change conflicts with stored state (immutable record, duplicate)
+     │    └── HashingBusy       accounts.passwords: every argon2 slot stayed busy, nothing hashed
+     ├── StoreError             the DuckDB store cannot serve the request
+     │    ├── StoreLocked       another process holds the database file (.path, .holder)
+     │    └── AuditSealError    db.audit: a write refused, the audit chain's seal does not verify
+     ├── MailNotConfigured      jobs.mail: no SMTP server configured, nothing sent
+     └── JobFailed              jobs.maintenance: a scheduled job ran and found something wrong
 
 Lower-level errors (duckdb, json, decimal) are translated at the boundary with
 `raise X(...) from exc`; callers never branch on message text.

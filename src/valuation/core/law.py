@@ -111,6 +111,9 @@ APPEAL_RECONSIDERATION_DAYS = LegalValue(5, f"{L9784} art. 56 §1 (a autoridade 
 REMOVAL_ORDER = f"{L7542} art. 5 e parágrafo único (prazos de início e término fixados pela Autoridade Naval)"
 REMOVAL_NOTICE_PERSONAL = f"{L7542} art. 9 I (intimação pessoal: responsável com paradeiro conhecido no País)"
 REMOVAL_NOTICE_EDITAL = f"{L7542} art. 9 II e §§1–2 (edital)"
+# the two ways the order reaches the owner (art. 9 I and II), as stored in removal_orders.notice
+REMOVAL_NOTICE_LABELS: dict[str, str] = {"pessoal": "intimação pessoal (art. 9 I)",
+                                         "edital": f"edital (art. 9 II; {days_text(REMOVAL_EDITAL_DAYS.value)})"}
 REMOVAL_TAKEOVER = f"{L7542} art. 10 (a Autoridade Naval assume as operações por conta e risco do responsável)"
 REMOVAL_SUSPENDS_LAPSE = f"{L7542} art. 6 parágrafo único II (a Autoridade Naval determinou a remoção ou demolição)"
 
@@ -129,6 +132,11 @@ COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")  # DPHCM (Marinha) and 
 COMMISSION_PER_BODY: int = COMMISSION_SIZE.value // len(COMMISSION_BODIES)  # 3 each
 COMMISSION_PRESIDENT_BODY = "navy"  # "A presidência da Comissão caberá a um dos membros da MB"
 TIE_BREAK = LegalValue("president", "Lei 2.180/1954 art. 70 (voto de qualidade do presidente), por analogia")
+
+# --- The concessionaire's share of the other recovered items (art. 21 §1) ----------------------
+# The activities whose difficulty and technical complexity the Naval Authority assesses, in the law's order
+# (the difficulty rubric scores each: valuation.partition.rubric).
+DIFFICULTY_ACTIVITIES: tuple[str, ...] = ("localização", "exploração", "remoção", "preservação", "restauração")
 
 CASUALTY_TYPES: tuple[str, ...] = (
     # Lei 2.180/1954 art. 14 a, plus "fortuna do mar" (Lei 7.542 art. 1)

@@ -9,14 +9,22 @@ Roles (README "Roles"):
     admin                 users and the audit log only: no wreck, contract, item or position
 
 Every function that reads or writes on behalf of a user takes the `Principal` and calls
-`require(user, action)` (PERMISSIONS names every action), and the role-scoped queries build their
-WHERE clause from `contract_scope` / `position_scope` / `organisation_scope`, so the rule lives here
-alone; `PAGES_BY_ROLE` only decides which pages the navigation offers (a page checks again).
+`require(user, action)` (PERMISSION_TABLE names every action, with its roles and its pt-BR label),
+and the role-scoped queries build their WHERE clause from `contract_scope` / `position_scope` /
+`organisation_scope`, so the rule lives here alone; `PAGES_BY_ROLE` only decides which pages the
+navigation offers (a page checks again).
 
-Positions (Lei 7.542 art. 3 sole paragraph is silent; NORMAM-10 0105: "sigilo confidencial acerca da
-posição dos bens e coisas afundados, quando localizados") — `position_cleared` and its SQL twin
-`position_scope`: dpc every wreck; commission roles the wrecks of contracts under assessment
-(contracts with recovered items); explorer the wrecks of its own organisation's contracts; admin none.
+Own company (an explorer's rows): `own_organisation` / `require_own` (a row of another company
+answers as a missing one), `own_scope` (its SQL twin), `chosen_organisation` (an explorer always
+gets its own, whatever it asks for). Users by role or company (recipients, the panel):
+`users_with_roles`, `users_allowed`, `users_of_organisation`. No other module compares a role or
+reads the user's organisation (tests/architecture/test_layout.py checks it).
+
+Positions (NORMAM-10 0105 a and b: the observers' instructions include "a manutenção de sigilo
+confidencial acerca da posição dos bens e coisas afundados, quando localizados"; Lei 7.542 itself
+says nothing of it) — `position_cleared` and its SQL twin `position_scope`: dpc every wreck;
+commission roles the wrecks of contracts under assessment (contracts with recovered items); explorer
+the wrecks of its own organisation's contracts; admin none.
 """
 from __future__ import annotations
 
@@ -28,7 +36,6 @@ from valuation.core.errors import AccessDenied
 
 ROLES: tuple[str, ...] = ("commission", "commission_president", "dpc", "explorer", "admin")
 COMMISSION_ROLES: tuple[str, ...] = ("commission", "commission_president")
-COMMISSION_BODIES: tuple[str, ...] = ("navy", "culture")
 ROLE_LABELS: dict[str, str] = {
     "commission": "Comissão",
     "commission_president": "Presidente da Comissão",
@@ -74,147 +81,114 @@ PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
 }
 
 
-# What each role may do in the store; the query functions call `require`.
-PERMISSIONS: dict[str, tuple[str, ...]] = {
-    "read_offices": ROLES,
-    "read_wrecks": _READERS,
-    "create_wreck": ("dpc",),
-    "read_organisations": _READERS,
-    "create_organisation": ("dpc",),
-    "read_owners": ("dpc",),
-    "create_owner": ("dpc",),
-    "read_contracts": _READERS,
-    "read_items": _READERS,
-    "read_overview": ROLES,
-    "manage_users": ("admin",),
-    "read_audit": ("admin",),
+# What each role may do in the store (the query functions call `require`), one record per action:
+# its key, the roles that may perform it, and its pt-BR label (how a refusal names it: "o perfil …
+# não permite <label>"). PERMISSIONS and ACTION_LABELS derive from this table.
+@dataclass(frozen=True)
+class Permission:
+    """One action of the store: `require(user, key)` lets `roles` through and names `label` when it refuses."""
+
+    key: str
+    roles: tuple[str, ...]
+    label: str
+
+
+PERMISSION_TABLE: tuple[Permission, ...] = (
+    Permission("read_offices", ROLES, "consultar as Capitanias"),
+    Permission("read_wrecks", _READERS, "consultar naufrágios"),
+    Permission("create_wreck", ("dpc",), "cadastrar naufrágios"),
+    Permission("read_organisations", _READERS, "consultar empresas"),
+    Permission("create_organisation", ("dpc",), "cadastrar empresas"),
+    Permission("read_owners", ("dpc",), "consultar responsáveis"),
+    Permission("create_owner", ("dpc",), "cadastrar responsáveis"),
+    Permission("read_contracts", _READERS, "consultar contratos"),
+    Permission("read_items", _READERS, "consultar bens resgatados"),
+    Permission("read_overview", ROLES, "ver a visão geral"),
+    Permission("manage_users", ("admin",), "administrar usuários"),
+    Permission("read_audit", ("admin",), "consultar o registro de auditoria"),
     # issue 4 (inventory): explorers import into their own contracts only (the store checks the organisation)
-    "import_items": ("dpc", "explorer"),
-    "read_custody": ("dpc", "explorer"),
-    "record_deliveries": ("dpc",),
-    "read_found_things": ("dpc",),
-    "manage_found_things": ("dpc",),
+    Permission("import_items", ("dpc", "explorer"), "importar bens resgatados"),
+    Permission("read_custody", ("dpc", "explorer"), "consultar a custódia dos bens"),
+    Permission("record_deliveries", ("dpc",), "registrar entregas à Autoridade Naval"),
+    Permission("read_found_things", ("dpc",), "consultar coisas achadas"),
+    Permission("manage_found_things", ("dpc",), "registrar coisas achadas"),
     # issue 5 (partition): explorers read their own issued statements and file their own cost sheets
-    "read_statements": ("dpc", "explorer"),
-    "file_survey_costs": ("dpc", "explorer"),
-    "record_inspection_expenses": ("dpc", "explorer"),
+    Permission("read_statements", ("dpc", "explorer"), "consultar demonstrativos de partilha"),
+    Permission("file_survey_costs", ("dpc", "explorer"), "registrar planilhas de custos de pesquisa"),
+    Permission("record_inspection_expenses", ("dpc", "explorer"), "registrar despesas de fiscalização"),
     # issue 12 (partition): one key per action of valuation.partition
-    "manage_terms": ("dpc",),                 # contract terms, rubric, salvage award, compensation
-    "choose_items": ("dpc",),                 # the União's choice: pools, locks, stored runs
-    "issue_statements": ("dpc",),             # compute, draft and issue statements
-    "read_statement_drafts": ("dpc",),        # drafts (explorers read only issued statements, their own)
-    "approve_survey_overruns": ("dpc",),      # spending above the survey cost sheet (NORMAM-10 0303 c 2 I)
+    # contract terms, rubric, salvage award, compensation
+    Permission("manage_terms", ("dpc",), "registrar os termos de pagamento dos contratos"),
+    # the União's choice: pools, locks, stored runs
+    Permission("choose_items", ("dpc",), "registrar a escolha da União"),
+    # compute, draft and issue statements
+    Permission("issue_statements", ("dpc",), "gerar e emitir demonstrativos de partilha"),
+    # drafts (explorers read only issued statements, their own)
+    Permission("read_statement_drafts", ("dpc",), "consultar rascunhos de demonstrativos"),
+    # spending above the survey cost sheet (NORMAM-10 0303 c 2 I)
+    Permission("approve_survey_overruns", ("dpc",), "aprovar excesso de gastos de pesquisa"),
     # issue 12 (inventory): explorers read only the published decisions on their items
-    "read_unpublished_values": ("commission", "commission_president", "dpc"),
+    Permission("read_unpublished_values", ("commission", "commission_president", "dpc"),
+               "consultar decisões ainda não publicadas"),
     # issue 11 (policies page): the DPC reads and changes the policies
-    "read_policies": ("dpc",),
-    "manage_policies": ("dpc",),
+    Permission("read_policies", ("dpc",), "consultar as políticas"),
+    Permission("manage_policies", ("dpc",), "alterar as políticas"),
     # issue 12 (deadlines, calendars, registry): one key per action of valuation.deadlines / registry
-    "read_deadlines": ("dpc", "explorer"),              # explorers: their own contracts' deadlines (contract_scope)
-    "read_all_deadlines": ("dpc",),                     # wreck-, office- and event-level deadlines, every company
-    "record_deadline_events": ("dpc", "explorer"),      # explorers: their own contracts' reports and appeals
-    "manage_deadlines": ("dpc",),                       # every event kind, waivers
-    "subscribe_deadlines": ("dpc", "explorer"),         # a private calendar feed of the deadlines the user reads
-    "manage_calendars": ("dpc",),                       # municipal holidays and early closings of the offices
-    "read_domain_status": ("dpc",),
-    "read_removal_orders": ("dpc",),
-    "manage_removal_orders": ("dpc",),
-    "manage_owner_balances": ("dpc",),
-    "read_preference": ("dpc",),
-    "record_co_signature": ("dpc",),
-    "read_representative_cpf": ("dpc", "explorer"),     # explorers read only their own organisation's row
+    # explorers: their own contracts' deadlines (contract_scope)
+    Permission("read_deadlines", ("dpc", "explorer"), "consultar prazos"),
+    # wreck-, office- and event-level deadlines, every company
+    Permission("read_all_deadlines", ("dpc",), "consultar os prazos de todas as empresas e Capitanias"),
+    # explorers: their own contracts' reports and appeals
+    Permission("record_deadline_events", ("dpc", "explorer"), "registrar eventos de prazos"),
+    # every event kind, waivers
+    Permission("manage_deadlines", ("dpc",), "registrar eventos da Autoridade Naval e dispensar prazos"),
+    # a private calendar feed of the deadlines the user reads
+    Permission("subscribe_deadlines", ("dpc", "explorer"), "assinar o calendário de prazos"),
+    # municipal holidays and early closings of the offices
+    Permission("manage_calendars", ("dpc",), "alterar feriados municipais e encerramentos antecipados"),
+    Permission("read_domain_status", ("dpc",), "consultar o domínio dos naufrágios"),
+    Permission("read_removal_orders", ("dpc",), "consultar determinações de remoção"),
+    Permission("manage_removal_orders", ("dpc",), "registrar determinações de remoção"),
+    Permission("manage_owner_balances", ("dpc",), "registrar saldos do responsável"),
+    Permission("read_preference", ("dpc",), "consultar a preferência entre pedidos"),
+    Permission("record_co_signature", ("dpc",), "registrar a coassinatura do Ministério da Cultura"),
+    # explorers read only their own organisation's row
+    Permission("read_representative_cpf", ("dpc", "explorer"), "consultar o CPF do representante"),
     # issue 16 (attached files): the owner row decides which rows (attachment_owner_scope, may_attach)
-    "read_attachments": _READERS,                       # the files of the rows the user may read
-    "attach_files": ("dpc", "explorer"),                # explorers: EXPLORER_ATTACH_KINDS on their own rows
-    "attach_any_file": ("dpc",),                        # every kind, every owner row, wrecks included
-    "attach_photos": ("dpc", "explorer"),               # a ZIP of photos for a contract's items
-    "read_original_checksums": ("dpc",),                # the SHA-256 of the file as uploaded (proof)
-    "read_minutes_photos": ("commission", "commission_president", "dpc"),
+    Permission("read_attachments", _READERS, "consultar arquivos anexados"),  # the files of the rows the user may read
+    # explorers: EXPLORER_ATTACH_KINDS on their own rows
+    Permission("attach_files", ("dpc", "explorer"), "anexar este arquivo"),
+    # every kind, every owner row, wrecks included
+    Permission("attach_any_file", ("dpc",), "anexar arquivos a qualquer registro"),
+    Permission("attach_photos", ("dpc", "explorer"), "anexar fotos"),  # a ZIP of photos for a contract's items
+    # the SHA-256 of the file as uploaded (proof)
+    Permission("read_original_checksums", ("dpc",), "consultar o SHA-256 do arquivo original"),
+    Permission("read_minutes_photos", ("commission", "commission_president", "dpc"), "consultar as atas da Comissão"),
     # issue 12 (commission): one key per action of valuation.commission
-    "read_rounds": (*COMMISSION_ROLES, "dpc"),          # every round, any status (explorers: the next key)
-    "read_published_decisions": (*COMMISSION_ROLES, "dpc", "explorer"),  # explorers: their own contracts'
-    "enter_assessments": COMMISSION_ROLES,              # a member's own votes and values
-    "read_own_assessments": COMMISSION_ROLES,
-    "open_rounds": ("commission_president",),
-    "close_rounds": ("commission_president",),
-    "record_decisions": ("commission_president",),
-    "publish_decisions": ("commission_president",),
-    "follow_round_progress": ("commission_president", "dpc"),   # entries per member, never a value
-    "read_member_names": ("dpc",),                      # after the close; members see pseudonyms
-    "read_agreement": (*COMMISSION_ROLES, "dpc"),
-    "make_minutes": (*COMMISSION_ROLES, "dpc"),
-    "read_comparables": (*COMMISSION_ROLES, "dpc"),
-    "read_comparable_flags": ("commission_president", "dpc"),
-    "read_rates": (*COMMISSION_ROLES, "dpc"),
-    "add_rates": ("commission_president", "dpc"),
-    "import_rates": ("commission_president", "dpc"),
-}
-_ACTION_LABELS: dict[str, str] = {
-    "manage_terms": "registrar os termos de pagamento dos contratos",
-    "choose_items": "registrar a escolha da União",
-    "issue_statements": "gerar e emitir demonstrativos de partilha",
-    "read_statement_drafts": "consultar rascunhos de demonstrativos",
-    "approve_survey_overruns": "aprovar excesso de gastos de pesquisa",
-    "read_unpublished_values": "consultar decisões ainda não publicadas",
-    "read_statements": "consultar demonstrativos de partilha",
-    "file_survey_costs": "registrar planilhas de custos de pesquisa",
-    "record_inspection_expenses": "registrar despesas de fiscalização",
-    "import_items": "importar bens resgatados",
-    "read_custody": "consultar a custódia dos bens",
-    "record_deliveries": "registrar entregas à Autoridade Naval",
-    "read_found_things": "consultar coisas achadas",
-    "manage_found_things": "registrar coisas achadas",
-    "read_offices": "consultar as Capitanias",
-    "read_wrecks": "consultar naufrágios",
-    "create_wreck": "cadastrar naufrágios",
-    "read_organisations": "consultar empresas",
-    "create_organisation": "cadastrar empresas",
-    "read_owners": "consultar responsáveis",
-    "create_owner": "cadastrar responsáveis",
-    "read_contracts": "consultar contratos",
-    "read_items": "consultar bens resgatados",
-    "read_overview": "ver a visão geral",
-    "manage_users": "administrar usuários",
-    "read_audit": "consultar o registro de auditoria",
-    "read_policies": "consultar as políticas",
-    "manage_policies": "alterar as políticas",
-    "read_deadlines": "consultar prazos",
-    "read_all_deadlines": "consultar os prazos de todas as empresas e Capitanias",
-    "record_deadline_events": "registrar eventos de prazos",
-    "manage_deadlines": "registrar eventos da Autoridade Naval e dispensar prazos",
-    "subscribe_deadlines": "assinar o calendário de prazos",
-    "manage_calendars": "alterar feriados municipais e encerramentos antecipados",
-    "read_domain_status": "consultar o domínio dos naufrágios",
-    "read_removal_orders": "consultar determinações de remoção",
-    "manage_removal_orders": "registrar determinações de remoção",
-    "manage_owner_balances": "registrar saldos do responsável",
-    "read_preference": "consultar a preferência entre pedidos",
-    "record_co_signature": "registrar a coassinatura do Ministério da Cultura",
-    "read_representative_cpf": "consultar o CPF do representante",
-    "read_attachments": "consultar arquivos anexados",
-    "attach_files": "anexar este arquivo",
-    "attach_any_file": "anexar arquivos a qualquer registro",
-    "attach_photos": "anexar fotos",
-    "read_original_checksums": "consultar o SHA-256 do arquivo original",
-    "read_minutes_photos": "consultar as atas da Comissão",
-    "read_rounds": "consultar as rodadas da Comissão",
-    "read_published_decisions": "consultar decisões da Comissão",
-    "enter_assessments": "registrar avaliações",
-    "read_own_assessments": "consultar avaliações próprias",
-    "open_rounds": "abrir rodadas de avaliação",
-    "close_rounds": "encerrar rodadas",
-    "record_decisions": "registrar decisões",
-    "publish_decisions": "publicar decisões",
-    "follow_round_progress": "acompanhar o andamento da rodada",
-    "read_member_names": "ver os nomes dos membros junto das avaliações",
-    "read_agreement": "consultar a concordância da Comissão",
-    "make_minutes": "gerar a ata da Comissão",
-    "read_comparables": "consultar decisões de outros contratos",
-    "read_comparable_flags": "consultar os sinais de comparáveis",
-    "read_rates": "consultar cotações",
-    "add_rates": "cadastrar cotações",
-    "import_rates": "importar cotações",
-}
+    # every round, any status (explorers: the next key)
+    Permission("read_rounds", (*COMMISSION_ROLES, "dpc"), "consultar as rodadas da Comissão"),
+    # explorers: their own contracts'
+    Permission("read_published_decisions", (*COMMISSION_ROLES, "dpc", "explorer"), "consultar decisões da Comissão"),
+    Permission("enter_assessments", COMMISSION_ROLES, "registrar avaliações"),  # a member's own votes and values
+    Permission("read_own_assessments", COMMISSION_ROLES, "consultar avaliações próprias"),
+    Permission("open_rounds", ("commission_president",), "abrir rodadas de avaliação"),
+    Permission("close_rounds", ("commission_president",), "encerrar rodadas"),
+    Permission("record_decisions", ("commission_president",), "registrar decisões"),
+    Permission("publish_decisions", ("commission_president",), "publicar decisões"),
+    # entries per member, never a value
+    Permission("follow_round_progress", ("commission_president", "dpc"), "acompanhar o andamento da rodada"),
+    # after the close; members see pseudonyms
+    Permission("read_member_names", ("dpc",), "ver os nomes dos membros junto das avaliações"),
+    Permission("read_agreement", (*COMMISSION_ROLES, "dpc"), "consultar a concordância da Comissão"),
+    Permission("make_minutes", (*COMMISSION_ROLES, "dpc"), "gerar a ata da Comissão"),
+    Permission("read_comparables", (*COMMISSION_ROLES, "dpc"), "consultar decisões de outros contratos"),
+    Permission("read_comparable_flags", ("commission_president", "dpc"), "consultar os sinais de comparáveis"),
+    Permission("read_rates", (*COMMISSION_ROLES, "dpc"), "consultar cotações"),
+    Permission("add_rates", ("commission_president", "dpc"), "cadastrar cotações"),
+    Permission("import_rates", ("commission_president", "dpc"), "importar cotações"),
+)
+PERMISSIONS: dict[str, tuple[str, ...]] = {p.key: p.roles for p in PERMISSION_TABLE}
+ACTION_LABELS: dict[str, str] = {p.key: p.label for p in PERMISSION_TABLE}
 
 
 def role_allows(role: str | None, action: str) -> bool:
@@ -237,9 +211,25 @@ def needs_commission_body(role: str | None) -> bool:
     return role in COMMISSION_ROLES
 
 
+def presides(role: str | None) -> bool:
+    """Does a user of `role` preside over the Commission (one president, a Navy member: the panel's rules)?"""
+    return role == "commission_president"
+
+
+def answers_for_offices(role: str | None) -> bool:
+    """Does a user of `role` answer for some offices (user_offices: the daily deadline digest of each)?
+    DPC management does."""
+    return role == "dpc"
+
+
+def is_role(role: object) -> bool:
+    """Is `role` one of ROLES (a role being assigned)?"""
+    return isinstance(role, str) and role in ROLES
+
+
 def deny(user: Principal, action: str) -> NoReturn:
     """Raise AccessDenied (pt-BR) naming `action` (for a rule finer than the role: kind, row)."""
-    label = _ACTION_LABELS.get(action, action)
+    label = ACTION_LABELS.get(action, action)
     raise AccessDenied(f"Acesso negado: o perfil {user.role_label} não permite {label}.",
                        user=user.username, action=action)
 
@@ -250,10 +240,61 @@ def require(user: Principal, action: str) -> None:
         deny(user, action)
 
 
+# -- own company (an explorer's rows) ---------------------------------------------------------
+def own_organisation(user: Principal, organisation_id: int | None) -> bool:
+    """Is `organisation_id` the user's own organisation? Never for a user without one (only
+    explorers have one) nor for a row without one."""
+    return user.organisation_id is not None and organisation_id == user.organisation_id
+
+
+def require_own(user: Principal, organisation_id: int | None, missing: Exception) -> None:
+    """Raise `missing` (a NotFound naming the row: another company's row answers as a missing one)
+    unless `organisation_id` is the user's own organisation (None: the row does not exist)."""
+    if not own_organisation(user, organisation_id):
+        raise missing
+
+
 def organisation_cleared(user: Principal, organisation_id: int | None) -> bool:
     """May `user` read a row that belongs to `organisation_id` (a contract's holder)? Explorers
     only their own organisation's; the other roles as their permissions say (checked apart)."""
-    return user.role != "explorer" or (user.organisation_id is not None and organisation_id == user.organisation_id)
+    return not needs_organisation(user.role) or own_organisation(user, organisation_id)
+
+
+def own_scope(user: Principal, alias: str = "c") -> tuple[str, list[Any]]:
+    """(predicate over rows `alias` that carry an organisation_id, params): the rows of the user's
+    own organisation; FALSE for a user without one."""
+    if user.organisation_id is None:
+        return "FALSE", []
+    return f"{alias}.organisation_id = ?", [user.organisation_id]
+
+
+def chosen_organisation(user: Principal, asked: int | None, *, any_with: str) -> int | None:
+    """The organisation a request is about: for a user allowed `any_with` (an action over every
+    company) the one it asked for (None: no one in particular); for anyone else its own, whatever
+    it asked for."""
+    return asked if allowed(user, any_with) else user.organisation_id
+
+
+# -- users by role or company (recipients of mail, the Commission's panel) ------------------
+def users_with_roles(roles: Collection[str], alias: str = "u") -> tuple[str, list[Any]]:
+    """(predicate over users `alias`, params): the users whose role is one of `roles`."""
+    chosen = tuple(roles)
+    if not chosen:
+        return "FALSE", []
+    return f"{alias}.role IN ({', '.join('?' for _ in chosen)})", list(chosen)
+
+
+def users_allowed(action: str, alias: str = "u") -> tuple[str, list[Any]]:
+    """(predicate over users `alias`, params): the users whose role may perform `action`."""
+    return users_with_roles(PERMISSIONS.get(action, ()), alias)
+
+
+def users_of_organisation(organisation_id: int, alias: str = "u") -> tuple[str, list[Any]]:
+    """(predicate over users `alias`, params): the users who act for `organisation_id` (explorers)."""
+    return f"{alias}.organisation_id = ?", [organisation_id]
+
+
+# -- pages and positions -------------------------------------------------------------------------
 
 
 def may_view_page(user: Principal, page_key: str) -> bool:

@@ -358,12 +358,14 @@ def verify_chain(store: Any, *, progress: Callable[[int, int], None] | None = No
     """(ok, first_bad_id, message in pt-BR): checks ids, prev_hash links and every hash.
 
     `progress(checked, total)` is called after each batch of `batch` rows (a page shows a bar)."""
-    result = _verify(store, progress, batch)
+    result = chain_check(store, progress, batch)
     return (result.ok, result.bad_id, result.message)
 
 
-def _verify(store: Any, progress: Callable[[int, int], None] | None, batch: int,
-            key: Any = _CONFIGURED) -> ChainCheck:
+def chain_check(store: Any, progress: Callable[[int, int], None] | None, batch: int,
+                key: Any = _CONFIGURED) -> ChainCheck:
+    """The whole check of `verify_chain` as a ChainCheck: every row's link and hash, the anchor and its
+    seal, the row seals (db/seals.py) and an unfinished load. `audit_log.check_chain` shows it."""
     prev_id, prev_hash, checked = 0, GENESIS, 0
     total = int(store.scalar("SELECT count(*) FROM audit_log")) if progress else 0
     cols = _quoted((*HASHED_FIELDS, "hash")) + (", seals_json" if _has_column(store, "audit_log", "seals_json") else "")
@@ -430,9 +432,9 @@ def seal_chain(store: Any, *, actor: str, old_key: bytes | None = None) -> Chain
     anchor = _read_anchor(store)
     if anchor is not None and anchor.get("seal") and old_key is None:
         if _seal_refusal(anchor, key) is None:
-            return _verify(store, None, VERIFY_BATCH)          # already sealed under this key
+            return chain_check(store, None, VERIFY_BATCH)          # already sealed under this key
         raise AuditSealError(SEAL_BROKEN)
-    check = _verify(store, None, VERIFY_BATCH, key=old_key)
+    check = chain_check(store, None, VERIFY_BATCH, key=old_key)
     if not check.ok:
         raise AuditSealError(f"A cadeia não confere (registro {check.bad_id}): {check.message} Nada foi selado.")
 
@@ -442,7 +444,7 @@ def seal_chain(store: Any, *, actor: str, old_key: bytes | None = None) -> Chain
                trusted_seal_key=old_key, reseal=True)
 
     store.write(actor, run)
-    return _verify(store, None, VERIFY_BATCH)
+    return chain_check(store, None, VERIFY_BATCH)
 
 
 LOAD_STARTED = "load_started"     # a bulk load (the demo) begins: its entity names what is loaded

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.core.clock import brasilia, utc_bounds
 from valuation.core.errors import InputError, Problem
 from valuation.db.access import Principal, require
-from valuation.db.audit import VERIFY_BATCH, ChainCheck, _verify
+from valuation.db.audit import VERIFY_BATCH, ChainCheck, chain_check
 from valuation.db.paging import check_page
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
@@ -84,7 +84,7 @@ def check_chain(store: Any, user: Principal, *, progress: Callable[[int, int], N
                 batch: int = VERIFY_BATCH) -> ChainCheck:
     """The whole-chain check for the admin's page (admin only), with progress per batch."""
     require(user, "read_audit")
-    return _verify(store, progress, batch)
+    return chain_check(store, progress, batch)
 
 
 def _merge(filters: AuditFilter | None, entity: str | None, actor: str | None) -> AuditFilter:

@@ -29,6 +29,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from valuation.core.statuses import STATEMENT_ISSUED
+
 SEALS_TABLE = "row_seals"
 SEALED_ACTION = "rows_sealed"
 
@@ -56,7 +58,7 @@ _STATEMENT_COLUMNS = (
     "blockers_json", "pdf_sha256", "created_by", "created_at")
 
 SEALED: tuple[Sealed, ...] = (
-    Sealed("statements", _STATEMENT_COLUMNS, "demonstrativo emitido", where="status = 'emitido'",
+    Sealed("statements", _STATEMENT_COLUMNS, "demonstrativo emitido", where=f"status = '{STATEMENT_ISSUED}'",
            extra=(("pdf_content_sha256", "sha256({alias}.pdf)"),)),
     Sealed("decisions", ("id", "round_id", "item_id", "historical", "value_brl", "significance", "must_keep",
                          "basis", "supersedes", "decided_by", "decided_at"), "decisão da Comissão"),

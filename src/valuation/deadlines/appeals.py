@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.money import format_date_br
+from valuation.core.statuses import STATEMENT_ISSUED
 from valuation.db.access import Principal, contract_scope, require
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ def _decisions_sql(scope: str) -> str:
     SELECT c.code, 'demonstrativo:' || s.number, 'demonstrativo',
            'Demonstrativo de partilha ' || s.number || ' (versão ' || s.version || ')', CAST(s.created_at AS DATE)
     FROM statements s JOIN contracts c ON c.id = s.contract_id
-    WHERE s.status = 'emitido' AND NOT EXISTS (SELECT 1 FROM statements n WHERE n.supersedes = s.id) AND {scope}
+    WHERE s.status = '{STATEMENT_ISSUED}' AND NOT EXISTS (SELECT 1 FROM statements n WHERE n.supersedes = s.id)
+          AND {scope}
     UNION ALL
     SELECT c.code, 'cancelamento', 'cancelamento', 'Cancelamento da autorização', c.cancelled_on
     FROM contracts c WHERE c.cancelled_on IS NOT NULL AND {scope}"""

@@ -13,9 +13,11 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.co_signature import MISSING_TEXT, co_signature_missing, needs_co_signature
 from valuation.deadlines import rules as dl
 from valuation.deadlines.appeals import appeal_events, decision_label
-from valuation.deadlines.rows import ParameterBook, Rows, Scope, fmt, months, rule
+from valuation.deadlines.rows import ParameterBook, Rows, Scope, fmt, months
+from valuation.deadlines.rule_specs import RULE_LABELS
 from valuation.deadlines.vocabulary import (
     ACTIVE_STATUSES,
     APPEAL_DECIDED,
@@ -31,10 +33,8 @@ from valuation.deadlines.vocabulary import (
     FINISHED_STATUSES,
     MONTHLY_REPORT_DELIVERED,
     OPERATIONS_STARTED,
-    RULE_LABELS,
     month_key,
 )
-from valuation.registry.co_signatures import MISSING_TEXT, annotate
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -43,14 +43,22 @@ Events = dict[tuple[str, int, str | None], tuple[date, date]]
 
 
 def contracts(store: Store, sc: Scope, as_of: date) -> list[dict[str, Any]]:
-    """The contracts in scope, with their co-signature state on `as_of` (valuation.registry.co_signatures)."""
+    """The contracts in scope, each with `co_signature_missing` on `as_of` (Lei 7.542 art. 20 §1:
+    `valuation.core.co_signature`; the co-signatures the registry records, the items the Commission
+    classified as historical)."""
     rows = store.fetch(
         "SELECT c.id, c.code, c.kind, c.act, c.status, c.organisation_id, o.name AS organisation, c.wreck_id, "
         "w.code AS wreck_code, w.name AS wreck_name, c.office_code, c.signed_on, c.starts_on, c.expires_on, "
-        "c.work_ended_on, c.cancelled_on, c.historical_share FROM contracts c "
-        "JOIN organisations o ON o.id = c.organisation_id "
-        f"JOIN wrecks w ON w.id = c.wreck_id WHERE {sc.contract_sql} ORDER BY c.code", sc.contract_params)
-    return annotate(store, rows, as_of)
+        "c.work_ended_on, c.cancelled_on, c.historical_share, s.signed_on AS co_signed_on, "
+        "EXISTS (SELECT 1 FROM item_valuation v WHERE v.contract_id = c.id AND v.historical) AS historical_items "
+        "FROM contracts c JOIN organisations o ON o.id = c.organisation_id "
+        "JOIN wrecks w ON w.id = c.wreck_id LEFT JOIN co_signatures s ON s.contract_id = c.id "
+        f"WHERE {sc.contract_sql} ORDER BY c.code", sc.contract_params)
+    for c in rows:
+        required = needs_co_signature(c["kind"], c["act"], c["signed_on"], c["historical_share"],
+                                      bool(c["historical_items"]))
+        c["co_signature_missing"] = co_signature_missing(required, c["co_signed_on"], as_of)
+    return rows
 
 
 def contract_events(store: Store, sc: Scope) -> Events:
@@ -89,23 +97,21 @@ def _one_contract(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Ev
     ended = c["work_ended_on"]
     # Final report: surveys (0301 c) and removals or demolitions (0302 b 3) only (0303: monthly reports alone)
     if ended is not None and c["kind"] in FINAL_REPORT_KINDS:
-        normam = book.normam(ended)
-        d, steps = rule(dl.final_report, ended, book.cal(office, ended), normam.final_report_days)
+        d, steps = book.deadline("final_report", ended, office, ended)
         hit = events.get((FINAL_REPORT_DELIVERED, cid, None))
         rows.add(f"final_report:{code}", "final_report", RULE_LABELS["final_report"], d, steps, subject, ended,
                  hit[0] if hit else None, suspended=suspended)
     if c["status"] not in ACTIVE_STATUSES:
         return
     if c["starts_on"] is not None:  # start of operations on the date fixed in the act (art. 22 I; 0305 a)
-        d, steps = rule(dl.start_of_operations, c["starts_on"], book.cal(office, c["starts_on"]))
+        d, steps = book.deadline("start_of_operations", c["starts_on"], office, c["starts_on"])
         hit = events.get((OPERATIONS_STARTED, cid, None))
         rows.add(f"start_of_operations:{code}", "start_of_operations", RULE_LABELS["start_of_operations"], d, steps,
                  subject, c["signed_on"] or c["starts_on"], hit[0] if hit else None, suspended=suspended,
                  overdue_reason="operações não iniciadas na data fixada: cancelamento (NORMAM-10 0305 a)")
     if c["expires_on"] is not None and ended is None:  # extension request before expiry (0304)
         begin = c["starts_on"] or c["signed_on"] or c["expires_on"]
-        d, steps = rule(dl.extension_request, c["expires_on"], book.cal(office, begin),
-                        book.normam(begin).extension_request_days)
+        d, steps = book.deadline("extension_request", c["expires_on"], office, begin)
         ref = c["expires_on"].isoformat()
         hit = events.get((EXTENSION_REQUESTED, cid, ref))
         rows.add(f"extension_request:{code}:{ref}", "extension_request", RULE_LABELS["extension_request"], d, steps,
@@ -120,7 +126,7 @@ def _owes_monthly(book: ParameterBook, c: dict[str, Any]) -> bool:
         return True
     start = c["starts_on"]
     return start is not None and dl.removal_monthly_reports(start, c["expires_on"],
-                                                            book.normam(start).removal_monthly_report_min_days)
+                                                            book.normam(start)["removal_monthly_report_min_days"])
 
 
 def _monthly_rows(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Events, as_of: date,
@@ -133,8 +139,8 @@ def _monthly_rows(rows: Rows, book: ParameterBook, c: dict[str, Any], events: Ev
     reported: list[date] = []
     owed: list[date] = []
     for month in (months(date(begin.year, begin.month, 1), last) if begin <= last else ()):
-        n = book.normam(month).monthly_report_business_day   # in force on the first day of the month reported
-        d, steps = rule(dl.monthly_report, month, book.cal(c["office_code"], month), n)
+        # the calendar and the NORMAM-10 day in force on the first day of the month reported
+        d, steps = book.deadline("monthly_report", month, c["office_code"], month)
         ref = month_key(month)
         hit = events.get((MONTHLY_REPORT_DELIVERED, c["id"], ref))
         met_on = hit[0] if hit else None
@@ -166,12 +172,12 @@ def _cancellation(book: ParameterBook, office: str, owed: list[date], reported: 
     first_missing = next(m for m in owed if m not in done)
     window = tuple(m for m in reported if m > first_missing)
     cal = book.cal(office, first_missing)
-    n = book.normam(first_missing).monthly_report_business_day
-    key = (cal, first_missing, owed[-1], window, n)
+    params = book.parameters("automatic_cancellation", first_missing)
+    key = (cal, first_missing, owed[-1], window, params)
     if key not in _cancel_memo:
         if len(_cancel_memo) >= _MEMO_LIMIT:
             _cancel_memo.clear()
-        _cancel_memo[key] = dl.automatic_cancellation(window, first_missing, owed[-1], cal, n)
+        _cancel_memo[key] = dl.automatic_cancellation(window, first_missing, owed[-1], cal, *params)
     return _cancel_memo[key]
 
 
@@ -185,7 +191,7 @@ def _appeal_rows(rows: Rows, book: ParameterBook, store: Store, found: list[dict
         what = decision_label(ref)
         notified, filed = ev.get(DECISION_NOTIFIED), ev.get(APPEAL_FILED)
         if notified is not None:
-            d, steps = rule(dl.appeal, notified, book.cal(office, notified))
+            d, steps = book.deadline("appeal", notified, office, notified)
             timely = filed if filed is not None and d.due is not None and filed <= d.due else None
             late = f"pedido apresentado em {fmt(filed)}, fora do prazo (Lei 9.784 art. 63 I)" \
                 if filed is not None and timely is None else None

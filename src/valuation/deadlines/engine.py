@@ -1,8 +1,10 @@
 """The deadline engine over the database: every deadline of rules.md §7 the user may read, with its state.
 
 The rules themselves are the pure functions of `valuation.deadlines.rules` (one per rule, each
-returning `Deadline(rule, due, basis, moved_from, steps)`); the engine gathers their inputs from the
-store and states where each deadline stands on `as_of`. The work is split by subject:
+returning `Deadline(rule, due, basis, moved_from, steps)`), listed with their labels and NORMAM-10
+parameters in the one table `valuation.deadlines.rule_specs.RULES`; the engine gathers their inputs
+from the store and states where each deadline stands on `as_of`. The work is split by subject (each
+rule's entry names its builder, `source`):
 
     contract_rows   monthly and final reports, start of operations, extension request, automatic
                     cancellation, appeals against the contract's decisions (explorers: their own)
@@ -50,20 +52,15 @@ from valuation.db.access import Principal
 from valuation.deadlines.contract_rows import add_contract_rows
 from valuation.deadlines.event_rows import add_event_rows, add_found_rows, add_wreck_map_rows
 from valuation.deadlines.rows import DUE, ParameterBook, Rows, scope
+from valuation.deadlines.rule_specs import CONTRACT_RULES, COURT_RULES, RULE_LABELS, WRECK_RULES
+from valuation.deadlines.states import PENDING_STATES, STATE_LABELS, STATES
 from valuation.deadlines.vocabulary import (
     COLUMNS,
-    CONTRACT_RULES,
-    COURT_RULES,
     CURRENT_EVENTS,
     CURRENT_WAIVERS,
     DEADLINE_MET,
     EVENT_KIND_BY_KEY,
     EVENT_KINDS,
-    PENDING_STATES,
-    RULE_LABELS,
-    STATE_LABELS,
-    STATES,
-    WRECK_RULES,
     EventKind,
     month_key,
 )

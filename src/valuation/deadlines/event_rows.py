@@ -5,18 +5,17 @@ and handed in (art. 29 §§2–3).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
 from valuation.deadlines import rules as dl
-from valuation.deadlines.rows import ParameterBook, Rows, Scope, fmt, rule
+from valuation.deadlines.rows import ParameterBook, Rows, Scope, fmt
+from valuation.deadlines.rule_specs import RULE_LABELS
 from valuation.deadlines.vocabulary import (
     CURRENT_EVENTS,
     EVENT_RULES,
     EXCURSION_NOTIFIED,
-    RULE_LABELS,
     WRECK_MAP_SENT,
 )
 
@@ -41,13 +40,9 @@ def add_wreck_map_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope,
             continue
         for year in (as_of.year - 1, as_of.year):
             start = date(year + 1, 1, 1)
-            d, steps = rule(dl.wreck_map, year, book.cal(code, start), book.normam(start).wreck_map_day)
+            d, steps = book.deadline("wreck_map", year, code, start)
             rows.add(f"wreck_map:{code}:{year}", "wreck_map", f"Mapa anual de naufrágios de {year}", d, steps,
                      rows.subject(code), start, sent.get((code, str(year))))
-
-
-_EVENT_FNS: dict[str, Callable[..., dl.Deadline]] = {"preference_notice": dl.preference_notice,
-                                                     "owner_reclaim": dl.owner_reclaim}
 
 
 def add_event_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, *, wreck_level: bool) -> None:
@@ -76,13 +71,12 @@ def add_event_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, *, 
         day = e["event_date"]
         if name == "tourism_notice":
             excursion = date.fromisoformat(e["reference"])
-            d, steps = rule(dl.tourism_notice, excursion, book.cal(office, day),
-                            book.normam(day).tourism_notice_business_days)
+            d, steps = book.deadline("tourism_notice", excursion, office, day)
             rows.add(f"tourism_notice:e{e['id']}", name, f"{RULE_LABELS[name]} ({fmt(excursion)})", d, steps,
                      subject, day, day)
             continue
         label = RULE_LABELS[name] + (f" — {e['reference']}" if e["reference"] else "")
-        d, steps = rule(_EVENT_FNS[name], day, book.cal(office, day))
+        d, steps = book.deadline(name, day, office, day)
         rows.add(f"{name}:e{e['id']}", name, label, d, steps, subject, day)
 
 
@@ -114,12 +108,12 @@ def add_found_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_
             continue
         subject = rows.subject(office, wreck=(f["wreck_id"], f["wreck_code"], f["wreck_name"]))
         what = f" — {f['description']}"
-        d, steps = rule(dl.found_unclaimed, f["collected_on"], book.cal(office, f["collected_on"]))
+        d, steps = book.deadline("found_unclaimed", f["collected_on"], office, f["collected_on"])
         rows.add(f"found_unclaimed:f{f['id']}", "found_unclaimed", RULE_LABELS["found_unclaimed"] + what, d, steps,
                  subject, f["collected_on"], f["settled_on"], closed_by=_FOUND_SETTLED.get(f["settled_kind"] or ""),
                  overdue_reason=f"{unclaimed} sem reclamação: a coisa pode ser declarada perdida (art. 29 §2)")
         if f["sold_on"] is not None and f["sold_on"] <= as_of:
-            d, steps = rule(dl.found_proceeds, f["sold_on"], book.cal(office, f["sold_on"]))
+            d, steps = book.deadline("found_proceeds", f["sold_on"], office, f["sold_on"])
             rows.add(f"found_proceeds:f{f['id']}", "found_proceeds", RULE_LABELS["found_proceeds"] + what, d, steps,
                      subject, f["sold_on"], f["closed_on"], closed_by=_FOUND_SETTLED.get(f["closed_kind"] or ""),
                      overdue_reason=f"{held} da venda: o produto passa a receita da União (art. 29 §3)")

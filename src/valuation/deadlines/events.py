@@ -28,21 +28,18 @@ from typing import TYPE_CHECKING, Any
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, allowed, contract_scope, require
+from valuation.db.access import Principal, allowed, chosen_organisation, contract_scope, own_organisation, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.appeals import decision_exists
 from valuation.deadlines.engine import require_schema
+from valuation.deadlines.rule_specs import SPECS
 from valuation.deadlines.vocabulary import (
-    CONTRACT_RULES,
     CURRENT_EVENTS,
     CURRENT_WAIVERS,
     DEADLINE_MET,
     EVENT_KIND_BY_KEY,
     EXCURSION_NOTIFIED,
     ONCE_KINDS,
-    REMOVAL_RULES,
-    RULE_LABELS,
-    WRECK_RULES,
     EventKind,
     month_key,
 )
@@ -67,7 +64,7 @@ MIN_REASON, MAX_REASON = 5, 500
 
 def _parse_key(key: str) -> tuple[str, str] | None:
     m = _KEY.match(key or "")
-    if m is None or m[1] not in RULE_LABELS:
+    if m is None or m[1] not in SPECS:
         return None
     return m[1], m[2]
 
@@ -89,9 +86,9 @@ def _organisation(store: Store, user: Principal, f: Form, kind: EventKind | None
     existing company."""
     org_id = f.integer("organisation_id", FIELD_LABELS["organisation_id"], required=False, minimum=1)
     if not allowed(user, "manage_deadlines"):
-        if org_id is not None and org_id != user.organisation_id:
+        if org_id is not None and not own_organisation(user, org_id):
             f.fail("organisation_id", f"{FIELD_LABELS['organisation_id']}: não encontrada ({org_id}).")
-        return user.organisation_id
+        return chosen_organisation(user, org_id, any_with="manage_deadlines")
     if org_id is not None and store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org_id]) == 0:
         f.fail("organisation_id", f"{FIELD_LABELS['organisation_id']}: não encontrada ({org_id}).")
     if kind is not None and kind.key == EXCURSION_NOTIFIED and org_id is None and f.ok("organisation_id"):
@@ -108,7 +105,7 @@ def _subject(store: Store, user: Principal, f: Form, kind: EventKind, data: Mapp
         parsed = _parse_key(ref or "") if ref else None
         if ref is not None and parsed is None:
             f.fail("reference", f"Prazo: chave não reconhecida ({excerpt(ref)}).")
-        elif parsed is not None and parsed[0] in ("found_unclaimed", "found_proceeds"):
+        elif parsed is not None and SPECS[parsed[0]].subject == "found":
             f.fail("reference", "Prazo: os prazos de coisas achadas se encerram pelos eventos da página "
                                 "Achados (art. 29).")
             parsed = None
@@ -190,20 +187,21 @@ def _refuse_duplicate(tx: Tx, kind: EventKind, row: Mapping[str, Any]) -> None:
 def _subject_from_key(store: Store, parsed: tuple[str, str], data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The subject of a deadline key: ('contract', {... contract_code}) and so on."""
     rule, rest = parsed
+    subject = SPECS[rule].subject     # valuation.deadlines.rule_specs.SUBJECTS
     out = dict(data)
     for k in ("contract_code", "wreck_code", "office_code"):
         out.pop(k, None)
-    if rule in CONTRACT_RULES or rule in ("appeal", "appeal_decision"):
+    if subject in ("contract", "decision"):
         out["contract_code"] = rest.split(":")[0]   # a contract code has no ':'; what follows it is the month, …
         return "contract", out
-    if rule in WRECK_RULES:
+    if subject == "wreck":
         out["wreck_code"] = rest
         return "wreck", out
-    if rule == "wreck_map":
+    if subject == "office":
         out["office_code"] = rest.split(":")[0]
         return "office", out
-    if rule in REMOVAL_RULES or rule == "owner_balance":
-        table = "removal_orders" if rule in REMOVAL_RULES else "owner_balances"
+    if subject in ("removal", "balance"):
+        table = "removal_orders" if subject == "removal" else "owner_balances"
         m = re.fullmatch(r"[rb]([0-9]+)", rest)
         code = store.scalar(f"SELECT w.code FROM {table} t JOIN wrecks w ON w.id = t.wreck_id WHERE t.id = ?",
                             [int(m[1])]) if m else None

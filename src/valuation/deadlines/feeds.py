@@ -29,6 +29,12 @@ class Feed:
     office: str | None
 
 
+def office_choices(store: Any, user: Principal) -> dict[str, str]:
+    """code → name of every office, by code: the offices a subscription may be limited to (and named by)."""
+    require(user, "subscribe_deadlines")
+    return {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
+
+
 def feed_url(base_url: str, token: str) -> str:
     return f"{base_url.rstrip('/')}{ROUTE_PREFIX}{token}.ics"
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from valuation.db.access import Principal, allowed
+from valuation.db.access import Principal, allowed, chosen_organisation
 from valuation.deadlines.engine import compute_deadlines
 from valuation.deadlines.rows import ONE, fmt
-from valuation.deadlines.vocabulary import PENDING_STATES, STATES
+from valuation.deadlines.states import DIGEST_STATES, PENDING_STATES, STATES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,7 +35,7 @@ def summary_by_office(frame: pd.DataFrame) -> pd.DataFrame:
     """Counts per office and naval district of overdue and due-soon deadlines (for the dashboard)."""
     import pandas as pd
 
-    cols = ["naval_district", "office_code", "uf", "overdue", "due_soon", "upcoming", "suspended", "met", "waived"]
+    cols = ["naval_district", "office_code", "uf", *STATES]
     if frame.empty:
         return pd.DataFrame(columns=cols)
     counts = (frame.groupby(["naval_district", "office_code", "uf", "state"], dropna=False).size()
@@ -114,7 +114,7 @@ def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | N
     if office:
         name = f"Prazos — {office}"
     elif not allowed(user, "read_all_deadlines") or organisation_id is not None:
-        org = organisation_id if allowed(user, "read_all_deadlines") else user.organisation_id
+        org = chosen_organisation(user, organisation_id, any_with="read_all_deadlines")
         row = store.fetch_one("SELECT name FROM organisations WHERE id = ?", [org])
         name = f"Prazos — {row['name'] if row else org}"
     else:
@@ -129,7 +129,7 @@ def digest(store: Store, user: Principal, *, as_of: date, office: str | None = N
     counts = {s: int((df["state"] == s).sum()) if not df.empty else 0 for s in STATES}
     items = []
     if not df.empty:
-        for r in df[df["state"].isin(("overdue", "due_soon"))].itertuples(index=False):
+        for r in df[df["state"].isin(DIGEST_STATES)].itertuples(index=False):
             items.append({
                 "key": r.key, "rule": r.rule, "label": r.label_pt, "state": r.state, "due": r.due.isoformat(),
                 "raw_due": r.raw_due.isoformat(), "moved_from": r.moved_from.isoformat() if r.moved_from else None,

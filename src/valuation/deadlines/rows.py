@@ -3,7 +3,8 @@ the row builder that states each deadline on `as_of`, and the reader's scope.
 
 `ParameterBook.normam(day)` / `.cal(office, day)` are the NORMAM-10 parameters and the office's
 calendar in force on `day`; the engine asks them for the day each deadline's period starts, so a
-revision never rewrites a due date already computed for an earlier period.
+revision never rewrites a due date already computed for an earlier period. `.deadline(rule, input,
+office, day)` computes one rule of the table (valuation.deadlines.rule_specs) with both.
 """
 from __future__ import annotations
 
@@ -17,11 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, allowed, contract_scope, require
+from valuation.db.access import Principal, allowed, chosen_organisation, contract_scope, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.params import Normam
-from valuation.deadlines.vocabulary import CLOSED_LABEL, COLUMNS, PERIOD_RULES, STATE_LABELS
+from valuation.deadlines.rule_specs import PERIOD_RULES, SPECS
+from valuation.deadlines.states import CLOSED_LABEL, STATE_LABELS
+from valuation.deadlines.vocabulary import COLUMNS
 from valuation.policies.defaults import NORMAM_KEYS
 from valuation.policies.values import PolicyTimeline, timelines
 
@@ -44,6 +47,7 @@ class ParameterBook:
     calendars: CalendarBook
     lines: Mapping[str, PolicyTimeline]
     _normam: dict[tuple[int, ...], Normam] = field(default_factory=dict)
+    _params: dict[tuple[str, date], tuple[Any, ...]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, store: Store) -> ParameterBook:
@@ -60,6 +64,20 @@ class ParameterBook:
     def cal(self, office: str, day: date) -> BusinessCalendar:
         """The office's calendar in force on `day`."""
         return self.calendars.at(office, day)
+
+    def parameters(self, rule_key: str, day: date) -> tuple[Any, ...]:
+        """The NORMAM-10 values rule `rule_key` takes (its `RuleSpec.normam`), in force on `day`."""
+        hit = self._params.get((rule_key, day))
+        if hit is None:
+            normam = self.normam(day)
+            hit = self._params[(rule_key, day)] = tuple(normam[k] for k in SPECS[rule_key].normam)
+        return hit
+
+    def deadline(self, rule_key: str, arg: Any, office: str, day: date) -> tuple[Any, str]:
+        """Rule `rule_key` (valuation.deadlines.rule_specs) on `arg`, with the office's calendar and the
+        NORMAM-10 values it takes, both in force on `day` (the day its period starts): memoised
+        (the deadline, its steps joined)."""
+        return rule(SPECS[rule_key].fn, arg, self.cal(office, day), *self.parameters(rule_key, day))
 
     @property
     def offices(self) -> tuple[str, ...]:
@@ -143,7 +161,10 @@ class Rows:
             start: date | None, met_on: date | None = None, *, moot: str | None = None,
             suspended: str | None = None, overdue_reason: str | None = None, closed_by: str | None = None,
             lapses: tuple[date, str, str] | None = None) -> None:
-        """Add one deadline, stated on `as_of` (see Outcome for the keyword arguments)."""
+        """Add one deadline of rule `rule_name` (a key of valuation.deadlines.rule_specs.SPECS: KeyError
+        for a rule the table lacks), stated on `as_of` (see Outcome for the keyword arguments)."""
+        if rule_name not in SPECS:
+            raise KeyError(f"deadline rule {rule_name!r} is not in valuation.deadlines.rule_specs.RULES")
         due = d.end if isinstance(d, dl.Window) else d.due
         state, state_pt, met, late, reason = self._state(
             key, rule_name, due, Outcome(met_on, moot, suspended, overdue_reason, closed_by, lapses))
@@ -163,7 +184,7 @@ class Rows:
             state = "waived" if waived else ("met" if met_on is not None else "suspended")
             suspended = suspended or "prazo suspenso, sem data final"
         else:
-            state = dl.deadline_state(due, self.as_of, met_on, waived, self.due_soon_days)
+            state = dl.deadline_state(due, self.as_of, met_on, waived, due_soon_days=self.due_soon_days)
         late, state_pt = False, None
         if state == "met" and rule_name in PERIOD_RULES:
             reason = f"encerrado em {fmt(met_on)}" + (f" ({o.closed_by})" if o.closed_by else "")
@@ -220,7 +241,7 @@ def scope(user: Principal, office: str | None, contract_code: str | None, organi
         clauses.append("c.code = ?")
         params.append(contract_code)
     whole = allowed(user, "read_all_deadlines")
-    org = organisation_id if whole else user.organisation_id
+    org = chosen_organisation(user, organisation_id, any_with="read_all_deadlines")
     if org is not None:
         clauses.append("c.organisation_id = ?")
         params.append(org)

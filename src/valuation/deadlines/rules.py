@@ -40,14 +40,16 @@ from valuation.deadlines.counting import (
     move_forward,
 )
 from valuation.deadlines.lapse import LapseCount, five_year_lapse, lapse_count, lapse_start, owner_balance
+from valuation.deadlines.states import STATES
 
-DEADLINE_STATES: tuple[str, ...] = ("upcoming", "due_soon", "overdue", "met", "waived")
+# the states `deadline_state` answers (a suspension is the engine's: valuation.deadlines.rows)
+DEADLINE_STATES: tuple[str, ...] = tuple(s for s in STATES if s != "suspended")
 _Param = law.LegalValue[int]
 
 
 # -- NORMAM-10 (dated parameters) -------------------------------------------------------------------
 def monthly_report(period: date, cal: BusinessCalendar,
-                   business_day: _Param = params.MONTHLY_REPORT_BUSINESS_DAY) -> Deadline:
+                   business_day: _Param = params.DEFAULT["monthly_report_business_day"]) -> Deadline:
     """Monthly activity report for the month of `period` (any day of it): due on the
     `business_day`-th business day (NORMAM: the 10th) of the following month. NORMAM-10 0301 c,
     0303 e; 0302 b 2 (removal or demolition lasting over 60 days)."""
@@ -73,7 +75,8 @@ def monthly_report(period: date, cal: BusinessCalendar,
     return Deadline("monthly_report", due, basis, moved, tuple(steps))
 
 
-def final_report(work_ended: date, cal: BusinessCalendar, days: _Param = params.FINAL_REPORT_DAYS) -> Deadline:
+def final_report(work_ended: date, cal: BusinessCalendar,
+                 days: _Param = params.DEFAULT["final_report_days"]) -> Deadline:
     """Final report: `days` (NORMAM: 90) days after the end of the work (NORMAM-10 0301 c; 0302 b 3)."""
     d = days_after("final_report", work_ended, days.value, cal, params.reference(days), "término dos trabalhos")
     head = f"Relatório final em {days_text(days.value)} do término dos trabalhos ({params.reference(days)})"
@@ -81,7 +84,7 @@ def final_report(work_ended: date, cal: BusinessCalendar, days: _Param = params.
 
 
 def extension_request(expires: date, cal: BusinessCalendar,
-                      days: _Param = params.EXTENSION_REQUEST_DAYS) -> Deadline:
+                      days: _Param = params.DEFAULT["extension_request_days"]) -> Deadline:
     """Latest day to ask for an extension: at least `days` (NORMAM: 60) days before the
     authorisation expires (NORMAM-10 0304), moved back to the previous business day."""
     n = days.value
@@ -107,7 +110,7 @@ def start_of_operations(fixed: date, cal: BusinessCalendar | None = None) -> Dea
 
 def automatic_cancellation(reported_months: Iterable[date], authorised_from: date, authorised_to: date,
                            cal: BusinessCalendar,
-                           business_day: _Param = params.MONTHLY_REPORT_BUSINESS_DAY) -> Deadline | None:
+                           business_day: _Param = params.DEFAULT["monthly_report_business_day"]) -> Deadline | None:
     """Automatic cancellation when the monthly report is not delivered for the second
     consecutive month (NORMAM-10 0305 f).
 
@@ -143,7 +146,7 @@ def automatic_cancellation(reported_months: Iterable[date], authorised_from: dat
 
 
 def tourism_notice(excursion: date, cal: BusinessCalendar,
-                   business_days: _Param = params.TOURISM_NOTICE_BUSINESS_DAYS) -> Deadline:
+                   business_days: _Param = params.DEFAULT["tourism_notice_business_days"]) -> Deadline:
     """Underwater tourism: notice at least `business_days` (NORMAM: 10) business days before the
     excursion (NORMAM-10 0307). The latest day to notify is the n-th business day counted
     backwards from the day before the excursion (that day counts as the first when it is a
@@ -171,7 +174,7 @@ def tourism_notice(excursion: date, cal: BusinessCalendar,
 
 
 def wreck_map(year: int, cal: BusinessCalendar,
-              day: law.LegalValue[tuple[int, int]] = params.WRECK_MAP_DAY) -> Deadline:
+              day: law.LegalValue[tuple[int, int]] = params.DEFAULT["wreck_map_day"]) -> Deadline:
     """Annual map of wrecks of `year`: due on `day` (NORMAM: 15 February) of the next year
     (NORMAM-10 0404), moved forward to a business day (art. 66 §1)."""
     month, dom = day.value
@@ -185,7 +188,7 @@ def wreck_map(year: int, cal: BusinessCalendar,
 
 
 def removal_monthly_reports(starts_on: date | None, expires_on: date | None,
-                            min_days: _Param = params.REMOVAL_MONTHLY_REPORT_MIN_DAYS) -> bool:
+                            min_days: _Param = params.DEFAULT["removal_monthly_report_min_days"]) -> bool:
     """A removal or demolition owes monthly reports when it lasts over `min_days` (NORMAM: 60)
     days (NORMAM-10 0302 b 2)."""
     return starts_on is not None and expires_on is not None and (expires_on - starts_on).days > min_days.value
@@ -304,10 +307,11 @@ def appeal_decision(received: date, extended: bool, cal: BusinessCalendar) -> De
                        "recebimento dos autos pelo órgão competente")
 
 
-def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_reason: str | None = None,
-                   due_soon_days: int = 15) -> str:
+def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_reason: str | None = None, *,
+                   due_soon_days: int) -> str:
     """State of a deadline on `as_of` (rules.md §7): waived, met (on or before as_of),
-    overdue (as_of after due), due_soon (due within `due_soon_days` days, a policy), upcoming."""
+    overdue (as_of after due), due_soon (due within `due_soon_days` days: the policy, whose default
+    is `valuation.policies.defaults`), upcoming."""
     if waived_reason:
         return "waived"
     if met_on is not None and met_on <= as_of:

@@ -17,15 +17,12 @@ from valuation.core.calendar import WEEKDAY_NAMES
 from valuation.core.money import format_date_br
 from valuation.deadlines import rules as dl
 from valuation.deadlines.appeals import decision_label
+from valuation.deadlines.rule_specs import SPECS
+from valuation.deadlines.states import PENDING_STATES
 from valuation.deadlines.vocabulary import (
     APPEAL_EVENT_KINDS,
-    APPEAL_RULES,
-    CONTRACT_RULES,
     DEADLINE_MET,
     EVENT_KIND_BY_KEY,
-    PENDING_STATES,
-    RULE_LABELS,
-    WRECK_RULES,
 )
 
 if TYPE_CHECKING:  # pandas is imported only where a frame is read
@@ -58,9 +55,10 @@ def key_text(key: str) -> str:
     """A deadline key ('monthly_report:A-1:2025-03', 'wreck_map:CPRJ:2025', 'owner_reclaim:e17', …)
     as its label and subject in Portuguese; an unknown key is returned as it is."""
     rule, _, rest = (key or "").partition(":")
-    label = RULE_LABELS.get(rule)
-    if label is None or not rest:
+    spec = SPECS.get(rule)
+    if spec is None or not rest:
         return key
+    label = spec.label
     if rule == "monthly_report":
         code, _, month = rest.rpartition(":")
         m = _MONTH.match(month)
@@ -75,12 +73,12 @@ def key_text(key: str) -> str:
     if rule == "wreck_map":
         office, _, year = rest.partition(":")
         return f"Mapa anual de naufrágios de {year} — {office}" if year else f"{label} — {office}"
-    if rule in APPEAL_RULES:
+    if spec.subject == "decision":
         code, _, decision = rest.partition(":")
         return f"{label} — contrato {code} ({decision_label(decision)})"
-    if rule in CONTRACT_RULES:
+    if spec.subject == "contract":
         return f"{label} — contrato {rest}"
-    if rule in WRECK_RULES:
+    if spec.subject == "wreck":
         return f"{label} — naufrágio {rest}"
     for prefix, what in (("f", "coisa achada"), ("e", "evento"), ("r", "determinação de remoção"), ("b", "saldo")):
         if re.fullmatch(prefix + r"[0-9]+", rest):

@@ -1,5 +1,6 @@
-"""The words of the deadline engine: its rules, states and event kinds with their pt-BR labels,
-the columns of its frames and the SQL of the current rows of its append-only tables.
+"""The words of the deadline engine: its event kinds with their pt-BR labels, the columns of its frames
+and the SQL of the current rows of its append-only tables. The rules are the table of
+`valuation.deadlines.rule_specs`, the states that of `valuation.deadlines.states`.
 
 Stored codes are Portuguese, as the law names the facts (README "Decisions"; migration 014): the
 event kinds (`relatório_mensal_entregue`, …); rule names (`monthly_report`, …) are the identifiers
@@ -12,53 +13,6 @@ from dataclasses import dataclass
 from datetime import date
 
 from valuation.core import law
-from valuation.core.law import years_text
-
-RULE_LABELS: dict[str, str] = {
-    "monthly_report": "Relatório mensal de atividades",
-    "final_report": "Relatório final",
-    "extension_request": "Pedido de prorrogação",
-    "start_of_operations": "Início das operações",
-    "automatic_cancellation": "Cancelamento automático",
-    "preference_notice": "Edital de preferência",
-    "owner_reclaim": "Reclamação pelo responsável",
-    "found_unclaimed": "Coisa achada não reclamada",
-    "found_proceeds": "Produto da venda de coisa achada",
-    "five_year_lapse": f"Prazo de {years_text(law.LAPSE_YEARS.value)} do responsável",
-    "tourism_notice": "Comunicação de turismo subaquático",
-    "wreck_map": "Mapa anual de embarcações naufragadas",
-    "court_inquiry_opening": "Abertura do inquérito",
-    "court_inquiry_report": "Relatório do inquérito",
-    "court_prior_defence": "Defesa prévia",
-    "court_private_representation": "Representação da parte ao Tribunal Marítimo",
-    "appeal": "Pedido de reconsideração ou recurso",
-    "appeal_decision": "Decisão do recurso",
-    "owner_balance": "Saldo à disposição do responsável",
-    "removal_edital": "Edital da determinação de remoção",
-    "removal_start": "Início da remoção determinada",
-    "removal_end": "Término da remoção determinada",
-}
-COURT_RULES: tuple[str, ...] = ("court_inquiry_opening", "court_inquiry_report", "court_prior_defence",
-                                "court_private_representation")
-CONTRACT_RULES: tuple[str, ...] = ("monthly_report", "final_report", "extension_request", "start_of_operations",
-                                   "automatic_cancellation")
-WRECK_RULES: tuple[str, ...] = ("five_year_lapse", *COURT_RULES)
-REMOVAL_RULES: tuple[str, ...] = ("removal_edital", "removal_start", "removal_end")
-APPEAL_RULES: tuple[str, ...] = ("appeal", "appeal_decision")
-# Periods the law lets run rather than acts someone owes: "met" reads "closed", never late.
-PERIOD_RULES: frozenset[str] = frozenset({"preference_notice", "owner_reclaim", "found_unclaimed", "found_proceeds",
-                                          "appeal", "owner_balance", "removal_edital"})
-STATES: tuple[str, ...] = ("overdue", "due_soon", "upcoming", "suspended", "met", "waived")
-STATE_LABELS: dict[str, str] = {
-    "upcoming": "a vencer",
-    "due_soon": "vence em breve",
-    "overdue": "vencido",
-    "met": "cumprido",
-    "waived": "dispensado",
-    "suspended": "suspenso",
-}
-CLOSED_LABEL = "encerrado"  # state_pt of a 'met' period that closed (PERIOD_RULES, a lapse that ran out)
-PENDING_STATES: tuple[str, ...] = ("overdue", "due_soon", "upcoming", "suspended")
 
 COLUMNS: tuple[str, ...] = (
     "key", "rule", "label_pt", "contract_code", "organisation", "wreck", "wreck_name", "office_code", "uf",
@@ -99,7 +53,8 @@ class EventKind:
     """A kind of deadline event: what it is about (`subject`: contract, wreck or office), what its
     `reference` holds (None, 'month' YYYY-MM, 'year' YYYY, 'date' YYYY-MM-DD, 'expiry', 'key',
     'decision' a decision of the contract, 'text', 'text?' optional text) and whether an explorer
-    may record it for its own contracts."""
+    may record it for its own contracts; `starts` names the rule (valuation.deadlines.rule_specs)
+    whose deadline each event of the kind starts."""
 
     key: str
     label: str
@@ -107,6 +62,7 @@ class EventKind:
     reference: str | None = None
     explorer: bool = False
     reference_label: str = "Referência"
+    starts: str | None = None   # the deadline rule each such event starts (key 'rule:e{event id}')
 
 
 _ART = "Lei 2.180"
@@ -125,11 +81,12 @@ EVENT_KINDS: tuple[EventKind, ...] = (
     EventKind(APPEAL_EXTENDED, f"Prazo de decisão do recurso prorrogado ({law.L9784} art. 59 §2)", "contract",
               "decision", False, "Decisão"),
     EventKind(APPEAL_DECIDED, "Recurso decidido", "contract", "decision", False, "Decisão"),
-    EventKind(NOTICE_PUBLISHED, "Edital de preferência publicado", "wreck", "text?", False, "Veículo/observação"),
+    EventKind(NOTICE_PUBLISHED, "Edital de preferência publicado", "wreck", "text?", False, "Veículo/observação",
+              starts="preference_notice"),
     EventKind(RECOVERY_FOR_OWNER, "Resgate por conta do responsável (art. 12)", "wreck", "text?", False,
-              "Bens resgatados"),
+              "Bens resgatados", starts="owner_reclaim"),
     EventKind(EXCURSION_NOTIFIED, "Excursão de turismo subaquático comunicada", "wreck", "date", False,
-              "Data da excursão"),
+              "Data da excursão", starts="tourism_notice"),
     EventKind(WRECK_MAP_SENT, "Mapa anual de naufrágios enviado", "office", "year", False, "Ano do mapa"),
     EventKind(COURT_INQUIRY_OPENED, f"Inquérito instaurado ({_ART} art. 33)", "wreck"),
     EventKind(COURT_STEPS_CONCLUDED, "Diligências do inquérito concluídas (art. 37)", "wreck"),
@@ -147,11 +104,7 @@ COURT_EVENT_KINDS: tuple[str, ...] = (COURT_INQUIRY_OPENED, COURT_STEPS_CONCLUDE
                                       COURT_REPRESENTATION_FILED, COURT_DECIDED)
 APPEAL_EVENT_KINDS: tuple[str, ...] = (DECISION_NOTIFIED, APPEAL_FILED, APPEAL_RECEIVED, APPEAL_EXTENDED,
                                        APPEAL_DECIDED)
-EVENT_RULES: dict[str, str] = {  # rule keyed by the event that starts it ("rule:e{event id}")
-    NOTICE_PUBLISHED: "preference_notice",
-    RECOVERY_FOR_OWNER: "owner_reclaim",
-    EXCURSION_NOTIFIED: "tourism_notice",
-}
+EVENT_RULES: dict[str, str] = {k.key: k.starts for k in EVENT_KINDS if k.starts}   # event kind → the rule it starts
 # Kinds recorded once per subject and reference (a second one is a correction, not a new event).
 ONCE_KINDS: frozenset[str] = frozenset({MONTHLY_REPORT_DELIVERED, FINAL_REPORT_DELIVERED, WRECK_MAP_SENT,
                                         *APPEAL_EVENT_KINDS})

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from valuation.core.casualty import casualty_text
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.positions import Coordinate, format_coordinate
 from valuation.db.access import Principal, require
@@ -32,7 +33,6 @@ from valuation.deadlines.rows import ParameterBook
 from valuation.deadlines.views import due_text
 from valuation.deadlines.vocabulary import CURRENT_EVENTS, WRECK_MAP_SENT
 from valuation.exports import PdfReport, to_xlsx_bytes
-from valuation.registry.domain.queries import casualty_text
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -115,7 +115,7 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
     rows = pd.DataFrame(records, columns=list(COLUMNS), dtype=object)
     start = date(year + 1, 1, 1)   # the map's period: the parameter and calendar in force on 1 January
     book = ParameterBook.load(store)
-    deadline = dl.wreck_map(year, book.cal(office, start), book.normam(start).wreck_map_day)
+    deadline, _ = book.deadline("wreck_map", year, office, start)
     sent_on = store.scalar(f"SELECT min(event_date) FROM {CURRENT_EVENTS} e WHERE kind = ? "
                            "AND office_code = ? AND reference = ?", [WRECK_MAP_SENT, office, str(year)])
     negative = not records

@@ -4,7 +4,7 @@ owner's balance after a disposal on the owner's account (art. 13 §2).
 
 Each count uses the office's calendar in force on the day its period starts (the casualty for the
 five years, the notice for the edital, …). The removal orders' running periods are suspensions of
-ground II in `wreck_suspensions` (valuation.registry.removal_orders), counted as every other one.
+ground II in `wreck_suspensions` (recorded by valuation.registry.removal_orders), counted as every other one.
 """
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.casualty import casualty_bounds, is_wooden
 from valuation.core.law import years_text
 from valuation.deadlines import rules as dl
-from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt, rule
+from valuation.deadlines.rows import ONE, ParameterBook, Rows, Scope, Subject, fmt
+from valuation.deadlines.rule_specs import RULE_LABELS
+from valuation.deadlines.states import CLOSED_LABEL
 from valuation.deadlines.vocabulary import (
-    CLOSED_LABEL,
     COURT_DECIDED,
     COURT_DEFENCE_FILED,
     COURT_EVENT_KINDS,
@@ -27,10 +29,7 @@ from valuation.deadlines.vocabulary import (
     COURT_REPRESENTATION_FILED,
     COURT_STEPS_CONCLUDED,
     CURRENT_EVENTS,
-    RULE_LABELS,
 )
-from valuation.registry.domain.status import casualty_bounds, is_wooden
-from valuation.registry.removal_orders import NOTICE_LABELS
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -134,18 +133,18 @@ def _court_rows(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Sub
         day = found[pick] if found is not None else None
         return day if day is not None and (after is None or day >= after) else None
 
-    d, steps = rule(dl.court_inquiry_opening, known, book.cal(office, known))
+    d, steps = book.deadline("court_inquiry_opening", known, office, known)
     rows.add(f"court_inquiry_opening:{code}", "court_inquiry_opening", RULE_LABELS["court_inquiry_opening"], d, steps,
              subject, known, hit(COURT_INQUIRY_OPENED), moot=moot,
              overdue_reason=f"inquérito não instaurado em {dl.days_text(law.COURT_INQUIRY_OPENING_DAYS.value)}: "
                             "providência pelo Comandante da Marinha ou pelo Tribunal Marítimo (art. 33 §2)")
-    for start_kind, done_kind, rule_fn in ((COURT_STEPS_CONCLUDED, COURT_REPORT_DONE, dl.court_inquiry_report),
-                                           (COURT_PARTIES_NOTIFIED, COURT_DEFENCE_FILED, dl.court_prior_defence)):
+    for start_kind, done_kind, name in ((COURT_STEPS_CONCLUDED, COURT_REPORT_DONE, "court_inquiry_report"),
+                                        (COURT_PARTIES_NOTIFIED, COURT_DEFENCE_FILED, "court_prior_defence")):
         began = hit(start_kind, pick=1)
         if began is not None:
-            d, steps = rule(rule_fn, began, book.cal(office, began))
-            rows.add(f"{rule_fn.__name__}:{code}", rule_fn.__name__, RULE_LABELS[rule_fn.__name__], d, steps, subject,
-                     began, hit(done_kind, began, 1), moot=moot)
+            d, steps = book.deadline(name, began, office, began)
+            rows.add(f"{name}:{code}", name, RULE_LABELS[name], d, steps, subject, began, hit(done_kind, began, 1),
+                     moot=moot)
     # art. 41 §1 a was included by Lei 5.056/1966: casualties from then on, dated to the day
     if w["casualty_precision"] == "day" and law.L5056_DATE.value <= earliest <= as_of:
         win = dl.court_private_representation(earliest, book.cal(office, earliest))
@@ -181,16 +180,16 @@ def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_o
             moot = (f"remoção assumida pela Autoridade Naval em {fmt(taken)}, por conta do responsável (Lei 7.542 "
                     "art. 10)" + (f"; concluída em {fmt(ended)}" if ended else ""))
         if o["notice"] == "edital" and o["published_on"] is not None and o["published_on"] <= as_of:
-            d, steps = rule(dl.removal_edital, o["published_on"], book.cal(office, o["published_on"]))
+            d, steps = book.deadline("removal_edital", o["published_on"], office, o["published_on"])
             rows.add(f"removal_edital:r{o['id']}", "removal_edital", RULE_LABELS["removal_edital"] + what, d, steps,
-                     subject, o["published_on"], closed_by=NOTICE_LABELS["edital"])
+                     subject, o["published_on"], closed_by=law.REMOVAL_NOTICE_LABELS["edital"])
         overdue = ("o responsável não cumpriu: a Autoridade Naval pode assumir a remoção por sua conta "
                    f"({law.REMOVAL_TAKEOVER})")
-        d, steps = rule(dl.removal_start, o["starts_by"], book.cal(office, o["ordered_on"]))
+        d, steps = book.deadline("removal_start", o["starts_by"], office, o["ordered_on"])
         started = o["started_on"] if o["started_on"] is not None and o["started_on"] <= as_of else None
         rows.add(f"removal_start:r{o['id']}", "removal_start", RULE_LABELS["removal_start"] + what, d, steps, subject,
                  o["ordered_on"], started, moot=moot, overdue_reason=overdue)
-        d, steps = rule(dl.removal_end, o["ends_by"], book.cal(office, o["ordered_on"]))
+        d, steps = book.deadline("removal_end", o["ends_by"], office, o["ordered_on"])
         done = ended if o["end_kind"] == "concluída" and not taken else None
         rows.add(f"removal_end:r{o['id']}", "removal_end", RULE_LABELS["removal_end"] + what, d, steps, subject,
                  o["starts_by"], done, moot=moot, overdue_reason=overdue)
@@ -208,7 +207,7 @@ def _balance_rows(rows: Rows, book: ParameterBook, store: Store, wrecks: dict[in
             continue
         w, latest = wrecks[b["wreck_id"]]
         subject = rows.subject(w["office_code"], wreck=(w["id"], w["code"], w["name"]))
-        d, steps = rule(dl.owner_balance, latest, book.cal(w["office_code"], latest))
+        d, steps = book.deadline("owner_balance", latest, w["office_code"], latest)
         steps = f"Alienação em {fmt(b['disposed_on'])}: produto {format_brl(b['proceeds'])} − despesas da União " \
                 f"{format_brl(b['union_costs'])} (art. 13 II) = saldo {format_brl(b['balance'])}\n" + steps
         paid = b["paid_on"] if b["paid_on"] is not None and b["paid_on"] <= as_of else None

@@ -32,7 +32,7 @@ from fpdf.enums import XPos, YPos
 from valuation.attachments import bulk, records
 from valuation.attachments.pictures import item_photo
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal
+from valuation.db.access import Principal, users_of_organisation, users_with_roles
 from valuation.deadlines.vocabulary import FINAL_REPORT_DELIVERED, MONTHLY_REPORT_DELIVERED
 from valuation.demo.base import DEMO_SEED
 
@@ -75,8 +75,10 @@ def _principal(store: Store, username: str) -> Principal:
 
 
 def _explorer_of(store: Store, organisation_id: int) -> Principal | None:
-    row = store.fetch_one("SELECT username FROM users WHERE role = 'explorer' AND organisation_id = ? AND active "
-                          "ORDER BY id LIMIT 1", [organisation_id])
+    explorers, params = users_with_roles(("explorer",), "u")
+    own, own_params = users_of_organisation(organisation_id, "u")
+    row = store.fetch_one(f"SELECT u.username FROM users u WHERE {explorers} AND {own} AND u.active "
+                          "ORDER BY u.id LIMIT 1", [*params, *own_params])
     return None if row is None else _principal(store, row["username"])
 
 

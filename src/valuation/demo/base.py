@@ -18,7 +18,7 @@ What is real and what is not:
   E-mail addresses use the reserved `.example` domain.
 
 Positions are at sea, a few to tens of nautical miles off the coast of the
-office that has jurisdiction (checked in tests/test_demo.py against a hand-made
+office that has jurisdiction (checked in tests/demo/test_demo.py against a hand-made
 coastline), with degrees, minutes and hundredths, hemisphere and datum
 (NORMAM-10 0403 a); some carry "posição aproximada".
 
@@ -58,19 +58,19 @@ import pyarrow as pa
 
 from valuation.core.errors import ConflictError
 from valuation.demo.constants import DEMO_ACTOR, DEMO_SEED, DEMO_TODAY
-from valuation.demo.contracts import _C_FIELDS, _OPS_END, CONTRACTS
+from valuation.demo.contracts import CONTRACT_FIELDS, CONTRACTS, OPS_END
 from valuation.demo.items import (
-    _CONDITION_P,
-    _CONDITIONS,
-    _DELIVERY_UNTIL,
-    _ITEM_PLAN,
-    _NOTES,
-    _T,
+    CONDITION_P,
+    CONDITIONS,
+    DELIVERY_UNTIL,
+    ITEM_NOTES,
+    ITEM_PLAN,
+    ITEM_TEMPLATES,
     item_frame,
 )
-from valuation.demo.offices import _HOLIDAY_YEARS, _MUNICIPAL_HOLIDAYS, OFFICES
-from valuation.demo.parties import _PASSWORD_HASHES, DEMO_USERNAMES_BY_ROLE, ORGANISATIONS, OWNERS, USERS
-from valuation.demo.wrecks import _W_FIELDS, SUSPENSIONS, WRECKS
+from valuation.demo.offices import HOLIDAY_YEARS, MUNICIPAL_HOLIDAYS, OFFICES
+from valuation.demo.parties import DEMO_USERNAMES_BY_ROLE, ORGANISATIONS, OWNERS, PASSWORD_HASHES, USERS
+from valuation.demo.wrecks import SUSPENSIONS, WRECK_FIELDS, WRECKS
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -140,7 +140,7 @@ class _Ids:
 def _seed_offices(cur: Any, counts: dict[str, int]) -> None:
     counts["offices"] = _insert_rows(cur, "offices", ("code", "name", "kind", "state", "city", "naval_district"),
                                      OFFICES)
-    holidays = [(o, date(y, m, d), name) for y in _HOLIDAY_YEARS for o, m, d, name in _MUNICIPAL_HOLIDAYS]
+    holidays = [(o, date(y, m, d), name) for y in HOLIDAY_YEARS for o, m, d, name in MUNICIPAL_HOLIDAYS]
     counts["local_holidays"] = _insert_rows(cur, "local_holidays", ("office_code", "day", "name"), holidays)
 
 
@@ -165,7 +165,7 @@ def _seed_wrecks(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
     ids.wreck = dict(zip((w[0] for w in WRECKS), _reserve_ids(cur, "seq_wrecks", len(WRECKS))))
     rows = []
     for w in WRECKS:
-        r = dict(zip(_W_FIELDS, w))
+        r = dict(zip(WRECK_FIELDS, w))
         lat, lon = _position(r["lat"]), _position(r["lon"])
         depth = Decimal(r["depth"]) if r["depth"] is not None else None
         ids.depth[r["code"]] = depth or Decimal("10")
@@ -192,7 +192,7 @@ def _seed_contracts(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
     ids.contract = dict(zip((c[0] for c in CONTRACTS), _reserve_ids(cur, "seq_contracts", len(CONTRACTS))))
     rows = []
     for c in CONTRACTS:
-        r = dict(zip(_C_FIELDS, c))
+        r = dict(zip(CONTRACT_FIELDS, c))
         rows.append((
             ids.contract[r["code"]], r["code"], r["kind"], r["act"], r["act_number"], ids.org[r["org"]],
             ids.wreck[r["wreck"]], r["office"], r["requested_on"], r["signed_on"], r["starts_on"],
@@ -215,13 +215,13 @@ def _item_parts(rnd: random.Random, rng: np.random.Generator, ids: _Ids) -> tupl
     starts_of = {c[0]: c[9] for c in CONTRACTS}
     item_parts: list[dict[str, Any]] = []
     delivery_parts: list[dict[str, Any]] = []
-    for code, (n, profile) in _ITEM_PLAN.items():
+    for code, (n, profile) in ITEM_PLAN.items():
         office = office_by_code[office_of[code]]
         place = f"Depósito de bens resgatados — {office[1]}, {office[4]}/{office[3]}"
         receiver = rnd.choice(("CT (T) Renata Moura Lisboa", "CC (T) André Fontes Carvalho",
                                "1T (RM2-T) Priscila Ramos Duarte", "SO-MO Valdir Souza Bezerra"))
-        items, deliveries = item_frame(rng, ids.contract[code], code, starts_of[code], _OPS_END[code],
-                                       ids.depth[wreck_of[code]], n, profile, _DELIVERY_UNTIL[code],
+        items, deliveries = item_frame(rng, ids.contract[code], code, starts_of[code], OPS_END[code],
+                                       ids.depth[wreck_of[code]], n, profile, DELIVERY_UNTIL[code],
                                        place, f"{receiver} — Encarregado(a) do depósito")
         item_parts.append(items)
         delivery_parts.append(deliveries)
@@ -266,7 +266,7 @@ def _seed_users(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
     counts["users"] = _insert_rows(cur, "users", (
         "id", "username", "full_name", "email", "role", "organisation_id", "commission_body", "password_hash",
         "created_at"),
-        [(uid, u, name, email, role, ids.org[org] if org else None, body, _PASSWORD_HASHES[u],
+        [(uid, u, name, email, role, ids.org[org] if org else None, body, PASSWORD_HASHES[u],
           _at(date(2026, 1, 5), 8, 0)) for uid, (u, name, email, role, org, body) in zip(user_ids, USERS)])
 
 
@@ -315,6 +315,6 @@ def content_digest(store: Store) -> str:
 
 
 # re-exported for the benchmark's generator (bench/generate.py) and the demo steps
-__all__ = ["CONTRACTS", "DEMO_ACTOR", "DEMO_SEED", "DEMO_TABLES", "DEMO_TODAY", "DEMO_USERNAMES_BY_ROLE", "OFFICES",
-           "ORGANISATIONS", "OWNERS", "SUSPENSIONS", "USERS", "WRECKS", "_CONDITIONS", "_CONDITION_P", "_NOTES", "_T",
-           "content_digest", "is_seeded", "seed_demo"]
+__all__ = ["CONDITIONS", "CONDITION_P", "CONTRACTS", "DEMO_ACTOR", "DEMO_SEED", "DEMO_TABLES", "DEMO_TODAY",
+           "DEMO_USERNAMES_BY_ROLE", "ITEM_NOTES", "ITEM_TEMPLATES", "OFFICES", "ORGANISATIONS", "OWNERS",
+           "SUSPENSIONS", "USERS", "WRECKS", "content_digest", "is_seeded", "seed_demo"]

@@ -71,7 +71,7 @@ _SIGNIFICANCE: dict[str, int] = {
     "instrumentos de navegação": 5, "artilharia": 4, "lingotes": 4, "moedas": 3, "objetos pessoais": 3,
     "equipamento de bordo": 3, "cerâmica": 2, "vidro": 2, "armamento portátil": 3, "munição": 2,
 }
-_NOTES = {
+SOURCE_NOTES = {
     "venda_comparavel": "Leilão internacional de numismática: lotes comparáveis",
     "catalogo": "Catálogo de leilão especializado em arte e antiguidades",
     "avaliacao_externa": "Laudo de casa de leilões especializada (organização de renome, art. 21 §2)",
@@ -82,7 +82,7 @@ OVERRIDE_REASON = ("Valor ajustado ao laudo externo apresentado em sessão (art.
 
 # -- the clock -------------------------------------------------------------------------------
 @contextlib.contextmanager
-def _held_clock(store: Store) -> Iterator[Callable[[datetime], None]]:
+def held_clock(store: Store) -> Iterator[Callable[[datetime], None]]:
     """Hold the store's clock at moments the demo sets (restored afterwards)."""
     moment: list[datetime | None] = [None]
     original = getattr(store, "_clock", None)
@@ -119,7 +119,7 @@ def _principal(store: Store, username: str) -> Principal:
                      organisation_id=row["organisation_id"], commission_body=row["commission_body"])
 
 
-def _panel(store: Store) -> tuple[Principal, list[Principal]]:
+def demo_panel(store: Store) -> tuple[Principal, list[Principal]]:
     """(president, the six members with the president first)."""
     president = _principal(store, DEMO_USERNAMES_BY_ROLE["commission_president"][0])
     others = [_principal(store, u) for u in DEMO_USERNAMES_BY_ROLE["commission"]]
@@ -164,7 +164,7 @@ def _source(item: dict[str, Any]) -> str:
     return "catalogo"
 
 
-def _plan_round(items: list[dict[str, Any]], members: list[Principal], rng: random.Random) -> dict[int, list[dict]]:
+def plan_round(items: list[dict[str, Any]], members: list[Principal], rng: random.Random) -> dict[int, list[dict]]:
     """Per member id, the entries of every item: votes (with ties, dissents, abstentions) and
     values around each item's reference (one outlier now and then)."""
     n = len(members)
@@ -219,13 +219,13 @@ def _sheet(entries: list[dict], member_index: int, price_days: list[date], rates
         sig = "" if e["significance"] is None else str(e["significance"])
         keep = ("sim" if e["must_keep"] else "não") if e["historical"] else ""
         src = e["source"]
-        note = _NOTES[src] if src == "avaliacao_externa" or rng.random() < 0.3 else ""
+        note = SOURCE_NOTES[src] if src == "avaliacao_externa" or rng.random() < 0.3 else ""
         lines.append(f"{item['item_code']};{vote};{str(amount).replace('.', ',')};{cur};{day:%d/%m/%Y};{sig};{keep};"
                      f"{src};{note}")
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _items(store: Store, contract: str, n: int) -> list[dict[str, Any]]:
+def contract_items(store: Store, contract: str, n: int) -> list[dict[str, Any]]:
     return store.fetch(
         "SELECT i.id, i.item_code, i.description, i.category, i.material, i.quantity FROM items i "
         "JOIN contracts c ON c.id = i.contract_id WHERE c.code = ? ORDER BY i.item_code LIMIT ?", [contract, n])
@@ -254,11 +254,11 @@ def seed_commission_demo(store: Store) -> dict[str, int]:
         return {"rounds": 0}
     if not store.fetch_one("SELECT 1 AS x FROM contracts WHERE code = ?", [PUBLISHED_CONTRACT]):
         return {"rounds": 0}      # not the demo data set
-    president, members = _panel(store)
+    president, members = demo_panel(store)
     dpc = _principal(store, DEMO_USERNAMES_BY_ROLE["dpc"][0])
     rng = random.Random(DEMO_SEED * 3 + 20)
     counts: dict[str, int] = {"rates": 0, "rounds": 0, "entries": 0, "decisions": 0, "published_rounds": 0}
-    with _held_clock(store) as clock:
+    with held_clock(store) as clock:
         a1, items_a, level = _published_round(store, clock, president, members, rng, counts)
         days_2 = _closed_round(store, clock, president, dpc, members, rng, level, counts)
         _flagged_round(store, clock, president, members, rng, a1, items_a, days_2, counts)
@@ -277,10 +277,10 @@ def _published_round(store: Store, clock: Clock, president: Principal, members: 
     csv_1, level = _rate_series(days_1, rng, _START_RATE)
     clock(_at(date(2026, 9, 14), 8, 30))
     counts["rates"] += import_rates(store, president, csv_1.encode("utf-8"), "ptax_2026-08_09.csv").added
-    items_a = _items(store, PUBLISHED_CONTRACT, ROUND_ITEMS[PUBLISHED_CONTRACT])
+    items_a = contract_items(store, PUBLISHED_CONTRACT, ROUND_ITEMS[PUBLISHED_CONTRACT])
     clock(_at(date(2026, 9, 14), 10))
     a1 = open_round(store, president, PUBLISHED_CONTRACT, [int(i["id"]) for i in items_a])
-    plan_a = _plan_round(items_a, members, rng)
+    plan_a = plan_round(items_a, members, rng)
     counts["entries"] += _enter_round(store, clock, a1, members, plan_a, date(2026, 9, 15), days_1[-20:], rng)
     # A member corrects three of her values (each correction is a new row of the trail).
     corrector = members[1]
@@ -328,10 +328,10 @@ def _closed_round(store: Store, clock: Clock, president: Principal, dpc: Princip
     csv_2, _ = _rate_series(days_2, rng, level)
     clock(_at(date(2026, 10, 19), 8, 45))
     counts["rates"] += import_rates(store, dpc, csv_2.encode("utf-8"), "ptax_2026-09_10.csv").added
-    items_b = _items(store, CLOSED_CONTRACT, ROUND_ITEMS[CLOSED_CONTRACT])
+    items_b = contract_items(store, CLOSED_CONTRACT, ROUND_ITEMS[CLOSED_CONTRACT])
     clock(_at(date(2026, 10, 19), 10))
     b1 = open_round(store, president, CLOSED_CONTRACT, [int(i["id"]) for i in items_b])
-    plan_b = _plan_round(items_b, members, rng)
+    plan_b = plan_round(items_b, members, rng)
     counts["entries"] += _enter_round(store, clock, b1, members, plan_b, date(2026, 10, 20), days_2[-15:], rng)
     clock(_at(date(2026, 11, 10), 17))
     close_round(store, president, b1.id)

@@ -38,7 +38,7 @@ def _sheet(entries: list[dict], price_day: date) -> bytes:
         sig = "" if e["significance"] is None else str(e["significance"])
         keep = ("sim" if e["must_keep"] else "não") if e["historical"] else ""
         amount = str(e["brl"].quantize(_CENT, ROUND_HALF_UP)).replace(".", ",")
-        note = cd._NOTES[e["source"]] if e["source"] == "avaliacao_externa" else ""
+        note = cd.SOURCE_NOTES[e["source"]] if e["source"] == "avaliacao_externa" else ""
         lines.append(f"{e['item']['item_code']};{vote};{amount};BRL;{price_day:%d/%m/%Y};{sig};{keep};{e['source']};"
                      f"{note}")
     return ("\n".join(lines) + "\n").encode("utf-8")
@@ -52,13 +52,13 @@ def seed_comparables_demo(store: Store) -> dict[str, int]:
         return {"rounds": 0}
     if not store.fetch_one("SELECT 1 AS x FROM users WHERE username = 'cmg.tavares'"):
         return {"rounds": 0}
-    president, members = cd._panel(store)
+    president, members = cd.demo_panel(store)
     rng = random.Random(DEMO_SEED * 5 + 16)
-    items = cd._items(store, EARLIER_CONTRACT, EARLIER_ITEMS)
-    with cd._held_clock(store) as clock:
+    items = cd.contract_items(store, EARLIER_CONTRACT, EARLIER_ITEMS)
+    with cd.held_clock(store) as clock:
         clock(datetime(2026, 6, 1, 10, 0))
         rnd = open_round(store, president, EARLIER_CONTRACT, [int(i["id"]) for i in items])
-        plan = cd._plan_round(items, members, rng)
+        plan = cd.plan_round(items, members, rng)
         entries = 0
         for k, m in enumerate(members):
             day = date(2026, 6, 2) + timedelta(days=2 * k)

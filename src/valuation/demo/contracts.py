@@ -13,7 +13,7 @@ _D = date
 # Contracts. Dates: requested, signed, starts, expires, work ended, cancelled.
 # --------------------------------------------------------------------------------------
 
-_C_FIELDS = ("code", "kind", "act", "act_number", "org", "wreck", "office", "requested_on", "signed_on",
+CONTRACT_FIELDS = ("code", "kind", "act", "act_number", "org", "wreck", "office", "requested_on", "signed_on",
              "starts_on", "expires_on", "work_ended_on", "status", "cancelled_on", "cancel_reason",
              "surveyor", "modality", "historical_share", "historical_payment", "other_share",
              "fixed_amount", "salvage_award", "value_fixed", "caution_amount")
@@ -134,7 +134,7 @@ CONTRACTS: tuple[tuple[Any, ...], ...] = (
 
 # Operations window of each recovery contract with items: (first day, last day).
 # Vigente: until a few days before the demo's today; suspended: until the suspension.
-_OPS_END: dict[str, date] = {
+OPS_END: dict[str, date] = {
     "DPC-EX-2021/02": _D(2026, 11, 27),
     "DPC-EX-2015/01": _D(2018, 12, 14),
     "DPC-EX-2021/05": _D(2025, 4, 11),

@@ -17,7 +17,7 @@ _D = date
 # template key -> (category, material, description, qty_min, qty_max, unit weight g, weight spread)
 # --------------------------------------------------------------------------------------
 
-_T: dict[str, tuple[str, str, str, int, int, float, float]] = {
+ITEM_TEMPLATES: dict[str, tuple[str, str, str, int, int, float, float]] = {
     # coins (often in lots)
     "8reales": ("moedas", "prata", "Moeda de 8 reales (cunho de Potosí ou do México)", 1, 240, 27.0, 0.08),
     "4reales": ("moedas", "prata", "Moeda de 4 reales", 1, 120, 13.5, 0.08),
@@ -120,7 +120,7 @@ _DEMOLITION = {"chapa_aco": 30, "sucata": 18, "cabo_cobre": 16, "amarra": 8, "va
                "helice": 0.6, "vigia": 3, "rebite": 10}
 
 # contract code -> (item count, profile, wreck depth is used for item depths)
-_ITEM_PLAN: dict[str, tuple[int, dict[str, float]]] = {
+ITEM_PLAN: dict[str, tuple[int, dict[str, float]]] = {
     "DPC-EX-2021/02": (7200, _COLONIAL_PT),
     "DPC-EX-2015/01": (5600, dict(_COLONIAL_PT, **{"porcelana_taca": 0.5, "porcelana_frag": 1, "pataca": 1,
                                                      "8reales": 4, "4reales": 2, "astrolabio": 0.08})),
@@ -136,7 +136,7 @@ _ITEM_PLAN: dict[str, tuple[int, dict[str, float]]] = {
 
 # Deliveries to the Naval Authority (art. 23): the last recovery day whose items were
 # delivered; later ones are still with the explorer as depositary (overdue on the pages).
-_DELIVERY_UNTIL: dict[str, date] = {
+DELIVERY_UNTIL: dict[str, date] = {
     "DPC-EX-2021/02": _D(2024, 12, 31),
     "DPC-EX-2015/01": _D(2018, 12, 14),
     "DPC-EX-2021/05": _D(2023, 12, 31),
@@ -149,9 +149,9 @@ _DELIVERY_UNTIL: dict[str, date] = {
     "DPC-DM-2025/03": _D(2025, 12, 31),
 }
 
-_CONDITIONS = ("bom", "regular", "concrecionado", "fragmentado", "frágil")
-_CONDITION_P = (0.34, 0.30, 0.18, 0.12, 0.06)
-_NOTES = ("Em dessalinização no laboratório de conservação.", "Registro fotográfico completo.",
+CONDITIONS = ("bom", "regular", "concrecionado", "fragmentado", "frágil")
+CONDITION_P = (0.34, 0.30, 0.18, 0.12, 0.06)
+ITEM_NOTES = ("Em dessalinização no laboratório de conservação.", "Registro fotográfico completo.",
           "Necessita conservação preventiva.", "Marcas de fabricante legíveis.")
 
 
@@ -163,7 +163,7 @@ def item_frame(rng: np.random.Generator, contract_id: int, code: str, start: dat
     keys = [k for k, w in profile.items() if w > 0]
     weights = np.array([profile[k] for k in keys], dtype=float)
     pick = rng.choice(len(keys), size=count, p=weights / weights.sum())
-    tpl = [_T[k] for k in keys]
+    tpl = [ITEM_TEMPLATES[k] for k in keys]
     qmin = np.array([t[3] for t in tpl])[pick]
     qmax = np.array([t[4] for t in tpl])[pick]
     unit = np.array([t[5] for t in tpl])[pick]
@@ -179,9 +179,9 @@ def item_frame(rng: np.random.Generator, contract_id: int, code: str, start: dat
     offsets = np.sort(rng.integers(0, span + 1, size=count))
     depth_cm = np.rint((float(depth) + rng.normal(0.0, 1.2, size=count)) * 100).astype(np.int64)
     depth_cm = np.clip(depth_cm, 50, None)
-    cond = rng.choice(len(_CONDITIONS), size=count, p=_CONDITION_P)
+    cond = rng.choice(len(CONDITIONS), size=count, p=CONDITION_P)
     has_note = rng.random(count) < 0.06
-    note_idx = rng.integers(0, len(_NOTES), size=count)
+    note_idx = rng.integers(0, len(ITEM_NOTES), size=count)
     grid_l = rng.integers(0, 8, size=count)
     grid_n = rng.integers(1, 13, size=count)
 
@@ -192,16 +192,16 @@ def item_frame(rng: np.random.Generator, contract_id: int, code: str, start: dat
     items: dict[str, Any] = {
         "contract_id": np.full(count, contract_id, dtype=np.int64),
         "item_code": [f"{code}-{i + 1:05d}" for i in range(count)],
-        "description": [_T[keys[p]][2] for p in pick],
-        "category": [_T[keys[p]][0] for p in pick],
-        "material": [_T[keys[p]][1] for p in pick],
+        "description": [ITEM_TEMPLATES[keys[p]][2] for p in pick],
+        "category": [ITEM_TEMPLATES[keys[p]][0] for p in pick],
+        "material": [ITEM_TEMPLATES[keys[p]][1] for p in pick],
         "quantity": qty.astype(np.int32),
         "weight_g": [f"{w // 100}.{w % 100:02d}" if ok else None for w, ok in zip(weight_cg, weighed)],
         "recovered_on": days,
         "depth_m": [f"{d // 100}.{d % 100:02d}" for d in depth_cm],
         "lot": lots,
-        "condition": [_CONDITIONS[c] for c in cond],
-        "notes": [_NOTES[n] if h else None for n, h in zip(note_idx, has_note)],
+        "condition": [CONDITIONS[c] for c in cond],
+        "notes": [ITEM_NOTES[n] if h else None for n, h in zip(note_idx, has_note)],
     }
     # Deliveries: the items recovered up to `deliver_until`, handed over in monthly batches
     # on the 10th of the month after recovery (never after the demo's today).

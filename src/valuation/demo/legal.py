@@ -25,6 +25,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.core.statuses import STATEMENT_ISSUED
 from valuation.deadlines import vocabulary as v
 from valuation.demo.constants import DEMO_ACTOR, DEMO_TODAY
 from valuation.demo.parties import DEMO_USERNAMES_BY_ROLE
@@ -139,8 +140,8 @@ def _events(tx: Tx) -> int:
             events.append((kind, cancelled["id"], None, cancelled["organisation_id"] if kind == v.APPEAL_FILED
                            else None, day + timedelta(days=offset), "cancelamento"))
     statement = tx.fetch_one("SELECT s.contract_id, s.number, c.organisation_id, CAST(s.created_at AS DATE) AS day "
-                             "FROM statements s JOIN contracts c ON c.id = s.contract_id WHERE s.status = 'emitido' "
-                             "ORDER BY s.created_at DESC, s.id DESC LIMIT 1")
+                             "FROM statements s JOIN contracts c ON c.id = s.contract_id WHERE s.status = ? "
+                             "ORDER BY s.created_at DESC, s.id DESC LIMIT 1", [STATEMENT_ISSUED])
     if statement is not None:
         notified = min(max(statement["day"], DEMO_TODAY - timedelta(days=12)), DEMO_TODAY)
         ref = f"demonstrativo:{statement['number']}"

@@ -52,7 +52,7 @@ OFFICES: tuple[tuple[str, str, str, str, str, int], ...] = (
 
 # Municipal holidays of the offices' cities (state and national ones come from the
 # `holidays` package in valuation.core.calendar). (office, month, day, name)
-_MUNICIPAL_HOLIDAYS: tuple[tuple[str, int, int, str], ...] = (
+MUNICIPAL_HOLIDAYS: tuple[tuple[str, int, int, str], ...] = (
     ("CPRJ", 1, 20, "Dia de São Sebastião, padroeiro do Rio de Janeiro"),
     ("CPBA", 12, 8, "Nossa Senhora da Conceição da Praia, padroeira de Salvador"),
     ("CPSP", 1, 26, "Aniversário de Santos"),
@@ -69,4 +69,4 @@ _MUNICIPAL_HOLIDAYS: tuple[tuple[str, int, int, str], ...] = (
     ("DELAREIS", 1, 6, "Aniversário de Angra dos Reis (Santos Reis)"),
     ("DELITAJAI", 6, 15, "Aniversário de Itajaí"),
 )
-_HOLIDAY_YEARS = (2025, 2026, 2027)
+HOLIDAY_YEARS = (2025, 2026, 2027)

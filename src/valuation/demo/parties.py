@@ -194,7 +194,7 @@ USERS: tuple[tuple[str, str, str, str, str | None, str | None], ...] = (
     ("admin", "Administrador do sistema", "admin@valuation.example", "admin", None, None),
 )
 
-_PASSWORD_HASHES: dict[str, str] = {
+PASSWORD_HASHES: dict[str, str] = {
     "cmg.tavares": "$argon2id$v=19$m=65536,t=3,p=4$Wra3k/c0Ed89f3ZmzzROpQ$BdXv4hywhIDbk+GQh80gW8wmnE0w/VEIsKAGyX3oLv4",
     "cf.rocha": "$argon2id$v=19$m=65536,t=3,p=4$aMkc6Jn4aRwNiGoiXQX3HA$3rB3OHtLr+D9Uacuou1S7lWQY2cT1Nob9S9ywfAi1pk",
     "cc.lima": "$argon2id$v=19$m=65536,t=3,p=4$cFGAiEBizmYmXxTBOpALww$o7RCCRUUyZRst9+91GcV7af5Ue1p3KJc5O0EimzAmzo",

@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from valuation.core.errors import ConflictError
-from valuation.db.access import Principal
+from valuation.db.access import Principal, users_of_organisation, users_with_roles
 from valuation.partition import statements, terms
 from valuation.partition import survey_sheets as S
 
@@ -122,8 +122,11 @@ def _principal(store: Store, username: str | None = None, *, role: str = "dpc",
     if username is not None:
         row = store.fetch_one("SELECT * FROM users WHERE username = ?", [username])
     else:
-        row = store.fetch_one("SELECT * FROM users WHERE role = ? AND active AND (? IS NULL OR organisation_id = ?) "
-                              "ORDER BY id LIMIT 1", [role, organisation_id, organisation_id])
+        clauses, params = users_with_roles([role], "u")
+        if organisation_id is not None:
+            own, own_params = users_of_organisation(organisation_id, "u")
+            clauses, params = f"{clauses} AND {own}", [*params, *own_params]
+        row = store.fetch_one(f"SELECT u.* FROM users u WHERE {clauses} AND u.active ORDER BY u.id LIMIT 1", params)
     if row is None:
         return None
     return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"], role=row["role"],

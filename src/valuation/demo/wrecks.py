@@ -10,7 +10,7 @@ from typing import Any
 # Wrecks. Position: (degrees, "minutes.hundredths", hemisphere) per axis.
 # --------------------------------------------------------------------------------------
 
-_W_FIELDS = ("code", "name", "vessel_type", "flag", "hull_material", "year", "month", "day", "precision",
+WRECK_FIELDS = ("code", "name", "vessel_type", "flag", "hull_material", "year", "month", "day", "precision",
              "casualty_type", "lat", "lon", "datum", "approx", "depth", "office", "situation",
              "visible_high_tide", "visible_low_tide", "signalling", "protected", "owner",
              "declared_lost", "licence_requested", "court_known_on", "notes")

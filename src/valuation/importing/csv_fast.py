@@ -87,7 +87,7 @@ def _line_spans(body: bytes) -> tuple[np.ndarray, np.ndarray]:
 def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv | None:
     """The fields of a well-formed CSV (module docstring), or None for the general reader.
     Raises InputError when `limits` are exceeded."""
-    from valuation.importing.tabular import _fail, sniff_separator
+    from valuation.importing.tabular import file_error, sniff_separator
 
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
         return None                                   # UTF-16, or not text: the general reader says so
@@ -118,7 +118,7 @@ def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv |
         separator = sniff_separator(header_text)
     width = len(next(csv.reader([header_text], delimiter=separator), []))
     starts, lengths = _line_spans(body)
-    _check_limits(limits, len(starts) + offset, width, int(lengths.max(initial=0)), _fail)
+    _check_limits(limits, len(starts) + offset, width, int(lengths.max(initial=0)), file_error)
     nonempty = np.flatnonzero(lengths > 0)
     try:
         table = pacsv.read_csv(

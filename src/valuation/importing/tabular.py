@@ -78,7 +78,8 @@ _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"   # .xls, .doc, encrypted .xlsx
 
 
-def _fail(message: str, line: int | None = None) -> InputError:
+def file_error(message: str, line: int | None = None) -> InputError:
+    """The InputError of a file that cannot be read as a table (the whole file, or one line of it)."""
     return InputError([Problem("", message, line=line)])
 
 
@@ -87,29 +88,29 @@ def detect_format(data: bytes, file_name: str) -> Literal["csv", "xlsx"]:
     """'xlsx' or 'csv' from the content (then the extension); InputError for anything else."""
     ext = _extension(file_name)
     if not data:
-        raise _fail("o arquivo está vazio")
+        raise file_error("o arquivo está vazio")
     if data.startswith(_ZIP_MAGIC):
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 names = set(z.namelist())
                 mimetype = _head_of(z, "mimetype") if "mimetype" in names else b""
         except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-            raise _fail("não foi possível ler o arquivo: ZIP/XLSX corrompido") from exc
+            raise file_error("não foi possível ler o arquivo: ZIP/XLSX corrompido") from exc
         if "xl/workbook.xml" in names:
             return "xlsx"
         if b"opendocument" in mimetype:
-            raise _fail("planilhas ODS (LibreOffice) não são aceitas: salve como .xlsx ou .csv")
-        raise _fail("o arquivo é um ZIP que não contém uma planilha XLSX: envie um .csv ou .xlsx")
+            raise file_error("planilhas ODS (LibreOffice) não são aceitas: salve como .xlsx ou .csv")
+        raise file_error("o arquivo é um ZIP que não contém uma planilha XLSX: envie um .csv ou .xlsx")
     if data.startswith(_OLE_MAGIC):
-        raise _fail("formato .xls (Excel 97-2003) ou planilha protegida por senha não é aceito: "
+        raise file_error("formato .xls (Excel 97-2003) ou planilha protegida por senha não é aceito: "
                     "salve como .xlsx (sem senha) ou .csv")
     if ext in XLSX_EXTENSIONS:
-        raise _fail(f"o arquivo {ext} está corrompido ou não é uma planilha XLSX")
+        raise file_error(f"o arquivo {ext} está corrompido ou não é uma planilha XLSX")
     if data.startswith(b"%PDF"):
-        raise _fail("arquivos PDF não são aceitos: envie um .csv ou .xlsx")
+        raise file_error("arquivos PDF não são aceitos: envie um .csv ou .xlsx")
     if ext in CSV_EXTENSIONS or ext == "":
         return "csv"
-    raise _fail(f"formato {ext} não é aceito: envie um arquivo .csv ou .xlsx")
+    raise file_error(f"formato {ext} não é aceito: envie um arquivo .csv ou .xlsx")
 
 
 def _head_of(z: zipfile.ZipFile, name: str) -> bytes:
@@ -138,9 +139,9 @@ def decode_text(data: bytes) -> tuple[str, str]:
         except UnicodeDecodeError:
             continue
         if "\x00" in text:
-            raise _fail("o arquivo não é texto (contém bytes nulos): envie um .csv ou .xlsx")
+            raise file_error("o arquivo não é texto (contém bytes nulos): envie um .csv ou .xlsx")
         return text, encoding
-    raise _fail("não foi possível ler o texto do arquivo: use a codificação UTF-8 ou Windows-1252")
+    raise file_error("não foi possível ler o texto do arquivo: use a codificação UTF-8 ou Windows-1252")
 
 
 def sniff_separator(line: str) -> str:
@@ -269,7 +270,7 @@ def _read_csv_text(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame
     text, encoding = decode_text(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise _fail("o arquivo está vazio")
+        raise file_error("o arquivo está vazio")
     # Excel's separator hint, `sep=;`, as the first line: honoured, and counted as line 1.
     offset = 0
     separator: str | None = None
@@ -282,7 +283,7 @@ def _read_csv_text(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame
     # The header is the first line with a letter or digit (leading blank or `;;;` lines skipped).
     header_text = next((line for line in text.split("\n", 50) if re.search(r"\w", line)), "")
     if not header_text:
-        raise _fail("o arquivo está vazio")
+        raise file_error("o arquivo está vazio")
     if separator is None:
         separator = sniff_separator(header_text)
     if progress:
@@ -291,7 +292,7 @@ def _read_csv_text(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame
     try:
         header_width = len(next(csv.reader([header_text], delimiter=separator), []))
     except csv.Error as exc:  # Python's csv refuses a field over csv.field_size_limit() (131 072 characters)
-        raise _fail(f"o cabeçalho tem uma célula com mais de {csv.field_size_limit():,} caracteres"
+        raise file_error(f"o cabeçalho tem uma célula com mais de {csv.field_size_limit():,} caracteres"
                     .replace(",", ".")) from exc
     frame = _csv_frame(text, separator, header_width + _EXTRA_FIELDS)
     if frame is None:   # some row has even more fields: count them exactly (broken files only)
@@ -300,11 +301,11 @@ def _read_csv_text(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame
         except csv.Error as exc:  # a quote never closed makes one "field" beyond csv's size limit
             where = _broken_quote_line(text, separator, offset)
             if where is not None:
-                raise _fail('aspas (") mal colocadas ou não fechadas a partir desta linha', where) from None
-            raise _fail(f"uma célula passa de {csv.field_size_limit():,} caracteres".replace(",", ".")) from exc
+                raise file_error('aspas (") mal colocadas ou não fechadas a partir desta linha', where) from None
+            raise file_error(f"uma célula passa de {csv.field_size_limit():,} caracteres".replace(",", ".")) from exc
         frame = _csv_frame(text, separator, max(widest, header_width))
         if frame is None:
-            raise _fail('aspas (") mal colocadas ou não fechadas a partir desta linha',
+            raise file_error('aspas (") mal colocadas ou não fechadas a partir desta linha',
                         _broken_quote_line(text, separator, offset))
 
     # Line where each record starts: 1 + the lines taken by every record before it. A record
@@ -343,7 +344,7 @@ def _split_header(table: pd.DataFrame, lines: np.ndarray) -> tuple[pd.DataFrame,
         filled[:, i] = (table[c] != "").to_numpy(dtype=bool)
     nonblank: np.ndarray = np.asarray(filled.any(axis=1), dtype=bool)
     if not nonblank.any():
-        raise _fail("o arquivo está vazio")
+        raise file_error("o arquivo está vazio")
     top = int(np.argmax(nonblank))
     header_all = [str(v) for v in table.iloc[top].tolist()]
     width = max(i for i, v in enumerate(header_all) if v) + 1
@@ -367,7 +368,7 @@ def _csv_frame(text: str, separator: str, width: int) -> pd.DataFrame | None:
     except pd.errors.ParserError:
         return None
     except pd.errors.EmptyDataError as exc:
-        raise _fail("o arquivo está vazio") from exc
+        raise file_error("o arquivo está vazio") from exc
 
 
 def _trim(col: pd.Series) -> pd.Series:
@@ -407,7 +408,7 @@ def _xlsx_rows_calamine(data: bytes, progress: Progress | None) -> tuple[str, li
         sheets = [m.name for m in wb.sheets_metadata
                   if m.typ == calamine.SheetTypeEnum.WorkSheet and m.visible == calamine.SheetVisibleEnum.Visible]
         if not sheets:
-            raise _fail("a planilha XLSX não tem abas visíveis")
+            raise file_error("a planilha XLSX não tem abas visíveis")
         if progress:
             progress(0.05, f'lendo a aba "{sheets[0]}"')
         rows = wb.get_sheet_by_name(sheets[0]).to_python(skip_empty_area=False)
@@ -424,7 +425,7 @@ def _xlsx_rows_openpyxl(data: bytes, progress: Progress | None) -> tuple[str, li
     try:
         sheets = [ws for ws in wb.worksheets if ws.sheet_state == "visible"]
         if not sheets:
-            raise _fail("a planilha XLSX não tem abas visíveis")
+            raise file_error("a planilha XLSX não tem abas visíveis")
         ws = sheets[0]
         expected = ws.max_row or 0
         ws.reset_dimensions()   # some writers store a wrong dimension; read every row
@@ -458,11 +459,11 @@ def _read_xlsx(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Ta
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001
-        raise _fail(xlsx_parts.CORRUPT) from exc
+        raise file_error(xlsx_parts.CORRUPT) from exc
 
     width = max((len(r) for r in rows), default=0)
     if width == 0:
-        raise _fail(f'a primeira aba da planilha ("{sheet}") está vazia')
+        raise file_error(f'a primeira aba da planilha ("{sheet}") está vazia')
     if any(len(r) != width for r in rows):
         rows = [list(r) + [None] * (width - len(r)) for r in rows]
     index = pd.RangeIndex(len(rows))
@@ -471,7 +472,7 @@ def _read_xlsx(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Ta
     try:
         df, header, header_line, blank = _split_header(table, np.arange(1, len(rows) + 1, dtype=np.int64))
     except InputError:
-        raise _fail(f'a primeira aba da planilha ("{sheet}") está vazia') from None
+        raise file_error(f'a primeira aba da planilha ("{sheet}") está vazia') from None
     if progress:
         progress(0.65, f"planilha lida: {len(df)} linhas de dados")
     return df, TableMeta("xlsx", None, None, header, header_line, sheet, blank)

@@ -18,13 +18,13 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
+from valuation.core.money import format_count
 from valuation.core.problems import problems_frame as problems_table
 from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.inventory.fields import FIELD_LABELS
 from valuation.inventory.queries import (
     IMPORTABLE_STATUS,
     RECOVERY_KINDS,
-    _thousands,
     readable_contracts,
 )
 
@@ -151,7 +151,7 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
     parsed = parse_items(data, name, today=today, existing_codes=_codes_taken(store, int(contract["id"])),
                          progress=parse_progress, not_before=_casualty_date(store, int(contract["id"])))
     if progress:
-        progress(0.92, f"gravando {_thousands(parsed.row_count)} itens")
+        progress(0.92, f"gravando {format_count(parsed.row_count)} itens")
 
     def run(tx: Tx) -> ImportResult:
         return _write_import(tx, user, contract["code"], parsed, name, sha, store.now(), channel, note)
@@ -166,15 +166,15 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
     if result.rows >= CHECKPOINT_AFTER_ROWS:
         store.checkpoint()
     if progress:
-        progress(1.0, f"{_thousands(result.rows)} itens importados")
+        progress(1.0, f"{format_count(result.rows)} itens importados")
     return result
 
 
 def _casualty_date(store: Store, contract_id: int) -> date | None:
     """The first day the contract's wreck can have been lying on the bottom: the earliest date its
-    casualty can be, at the precision the registry knows it (`registry.domain.status.casualty_bounds`:
+    casualty can be, at the precision the registry knows it (`core.casualty.casualty_bounds`:
     a century's first day, a year's or month's first day, the day)."""
-    from valuation.registry.domain.status import casualty_bounds
+    from valuation.core.casualty import casualty_bounds
 
     row = store.fetch_one("SELECT w.casualty_year AS y, w.casualty_month AS m, w.casualty_day AS d, "
                           "w.casualty_precision AS p FROM contracts c JOIN wrecks w ON w.id = c.wreck_id "

@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import InputError, Problem
+from valuation.core.money import format_count
 from valuation.db.access import Principal, allowed, contract_scope, require
 from valuation.db.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, check_page  # noqa: F401 (MAX_PAGE_SIZE: callers)
 from valuation.db.search import search_clause
@@ -272,8 +273,8 @@ def export_items(store: Store, user: Principal, flt: ItemFilter, fmt: str) -> by
     if n > limit:
         hint = ("use CSV, que não tem esse limite de planilha e é gerado bem mais depressa, ou filtre a seleção"
                 if fmt == "xlsx" else "filtre a seleção (por contrato, categoria, período…) e exporte em partes")
-        raise InputError(Problem("formato", f"A seleção tem {_thousands(n)} itens; a exportação em {fmt.upper()} "
-                                            f"vai até {_thousands(limit)} linhas: {hint}."))
+        raise InputError(Problem("formato", f"A seleção tem {format_count(n)} itens; a exportação em {fmt.upper()} "
+                                            f"vai até {format_count(limit)} linhas: {hint}."))
     where, params = _where(user, flt)
     df = store.fetch_df(
         f"SELECT c.code AS contract_code, {select_list('i')}, "
@@ -296,10 +297,6 @@ def _plain_objects(df: pd.DataFrame) -> pd.DataFrame:
 
     table = pa.Table.from_pandas(df, preserve_index=False)
     return pd.DataFrame({name: pd.Series(table.column(name).to_pylist(), dtype=object) for name in table.column_names})
-
-
-def _thousands(n: int) -> str:
-    return f"{n:,}".replace(",", ".")
 
 
 __all__ = [

@@ -18,8 +18,9 @@ from datetime import date
 from typing import Any
 
 from valuation.core.money import format_date_br
-from valuation.db.access import PERMISSIONS
+from valuation.db.access import users_allowed, users_of_organisation
 from valuation.deadlines.digest import SYSTEM_PRINCIPAL
+from valuation.deadlines.states import STATE_HEADINGS
 from valuation.jobs.mail import Mail, addresses
 
 SHOWN_STATES = ("overdue", "due_soon")
@@ -54,11 +55,11 @@ def _who(r: dict[str, Any]) -> str:
 
 def _text(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str:
     lines = [title, f"Situação em {_d(as_of)}.", ""]
-    for state, heading in (("overdue", "VENCIDOS"), ("due_soon", "VENCEM EM BREVE")):
+    for state in SHOWN_STATES:
         chosen = [r for r in rows if r["state"] == state]
         if not chosen:
             continue
-        lines.append(f"{heading} ({len(chosen)})")
+        lines.append(f"{STATE_HEADINGS[state].upper()} ({len(chosen)})")
         for r in chosen:
             who = _who(r)
             lines += [f"- {r['label_pt']}" + (f" — {who}" if who else ""),
@@ -73,11 +74,11 @@ def _text(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str
 def _html(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str:
     e = html.escape
     parts = [f"<h2>{e(title)}</h2>", f"<p>Situação em {_d(as_of)}.</p>"]
-    for state, heading in (("overdue", "Vencidos"), ("due_soon", "Vencem em breve")):
+    for state in SHOWN_STATES:
         chosen = [r for r in rows if r["state"] == state]
         if not chosen:
             continue
-        parts.append(f"<h3>{heading} ({len(chosen)})</h3>")
+        parts.append(f"<h3>{STATE_HEADINGS[state]} ({len(chosen)})</h3>")
         parts.append('<table border="1" cellpadding="4" cellspacing="0"><tr><th>Prazo</th><th>Contrato / '
                      "naufrágio / empresa</th><th>Vencimento</th><th>Situação</th><th>Capitania</th>"
                      "<th>Fundamento</th></tr>")
@@ -102,9 +103,8 @@ def _mail(to: tuple[str, ...], title: str, as_of: date, rows: list[dict[str, Any
 
 def _users(store: Any, action: str, where: str, params: list[Any]) -> list[dict[str, Any]]:
     """Active users whose role may perform `action` (a PERMISSIONS key) and who match `where`."""
-    roles = PERMISSIONS[action]
-    marks = ", ".join("?" for _ in roles)
-    return store.fetch(f"SELECT u.username, u.email FROM users u WHERE u.active AND u.role IN ({marks}) AND {where} "
+    allowed_sql, roles = users_allowed(action, "u")
+    return store.fetch(f"SELECT u.username, u.email FROM users u WHERE u.active AND {allowed_sql} AND {where} "
                        "ORDER BY u.username", [*roles, *params])
 
 
@@ -127,7 +127,7 @@ def digest_mails(store: Any, *, as_of: date, base_url: str) -> list[Mail]:
             mails.append(_mail(to, f"Prazos da {offices.get(code, code)} ({code})", as_of, chosen, base_url))
     for org_id in sorted({int(r["organisation_id"]) for r in rows if _present(r.get("organisation_id"))}):
         # only an explorer belongs to an organisation (accounts.users checks it)
-        to = addresses(_users(store, "read_deadlines", "u.organisation_id = ?", [org_id]))
+        to = addresses(_users(store, "read_deadlines", *users_of_organisation(org_id, "u")))
         if to:
             chosen = [r for r in rows if _present(r.get("organisation_id")) and int(r["organisation_id"]) == org_id]
             mails.append(_mail(to, f"Prazos da empresa {chosen[0].get('organisation') or org_id}", as_of, chosen,

@@ -5,7 +5,7 @@ status, certified gap and chosen items. A run is *current* while its fingerprint
 the stored data: the pool's count and total, the newest decision in force (decisions are
 append-only and `item_valuation` follows them, so any new decision moves it), the target and
 the locks. The pool sums are exact SQL sums over `item_valuation`, memoised per store while
-the decisions are unchanged (`_aggregates_memo`).
+the decisions are unchanged (`cached_aggregates`).
 
 Access: `choose_items` (dpc).
 """
@@ -30,14 +30,14 @@ from valuation.db.search import fold
 from valuation.partition.pools import (
     POOLS,
     SelectionRun,
-    _aggregates,
-    _check_pool,
-    _current_run,
-    _locks,
-    _pool_context,
-    _pool_fingerprint,
-    _run,
-    _targets,
+    aggregates,
+    check_pool,
+    current_run,
+    pool_context,
+    pool_fingerprint,
+    pool_targets,
+    run_from_row,
+    stored_locks,
 )
 from valuation.partition.selection import (
     EXACT_LIMIT,
@@ -48,10 +48,10 @@ from valuation.partition.selection import (
     select_pool,
 )
 from valuation.partition.terms import (
-    _base_terms,
-    _compensation,
-    _contract,
+    compensation_of,
+    contract_for,
     selection_tolerance,
+    stored_terms,
 )
 
 if TYPE_CHECKING:
@@ -119,10 +119,10 @@ class SelectionOutcome:
 def pool_summary(store: Store, user: Principal, code: str, pool: str = "historical") -> PoolSummary:
     """The pool the União chooses from: its decided items, total, locks, target and current run."""
     require(user, "choose_items")
-    c, agg, targets, locks = _pool_context(store, user, code, pool)
+    c, agg, targets, locks = pool_context(store, user, code, pool)
     target = targets.historical if pool == "historical" else targets.other
     reason = targets.historical_reason if pool == "historical" else targets.other_reason
-    fp = _pool_fingerprint(pool, agg, target, locks)
+    fp = pool_fingerprint(pool, agg, target, locks)
     return PoolSummary(
         contract_code=c["code"], pool=pool, applicable=target is not None, reason=reason,
         items=agg.h_n if pool == "historical" else agg.o_n,
@@ -132,7 +132,7 @@ def pool_summary(store: Store, user: Principal, code: str, pool: str = "historic
         locks_give=sum(1 for v in locks.values() if v == "give"),
         locks_keep=sum(1 for v in locks.values() if v == "keep"),
         target=target, tolerance_policy=selection_tolerance(store),
-        current_run=_current_run(store, c["id"], pool, fp) if target is not None else None)
+        current_run=current_run(store, c["id"], pool, fp) if target is not None else None)
 
 
 def pool_items(store: Store, user: Principal, code: str, *, pool: str = "historical", page: int = 1,
@@ -140,9 +140,9 @@ def pool_items(store: Store, user: Principal, code: str, *, pool: str = "histori
     """One page of the pool's decided items (item_id, item_code, description, value_brl,
     significance, must_keep, lock), by value descending; and the number of matching items."""
     require(user, "choose_items")
-    _check_pool(pool)
+    check_pool(pool)
     check_page(page, page_size, MAX_PAGE_SIZE)
-    c = _contract(store, user, code)
+    c = contract_for(store, user, code)
     where = ["iv.contract_id = ?", "iv.historical = ?"]
     params: list[Any] = [c["id"], pool == "historical"]
     if search and search.strip():
@@ -176,8 +176,8 @@ def item_ids_for_codes(store: Store, user: Principal, code: str, codes: Sequence
                        pool: str = "historical") -> dict[str, int]:
     """Item codes of the pool → item ids; InputError listing the codes that are not in it."""
     require(user, "choose_items")
-    _check_pool(pool)
-    c = _contract(store, user, code)
+    check_pool(pool)
+    c = contract_for(store, user, code)
     wanted = list(dict.fromkeys(s.strip() for s in codes if isinstance(s, str) and s.strip()))
     if not wanted:
         return {}
@@ -204,7 +204,7 @@ def set_locks(store: Store, user: Principal, code: str, locks: Mapping[int, str 
     """Lock decided items in ('give') or out ('keep') of the choice, or unlock (None).
     An item the commission marked must keep cannot be locked give. Returns the rows changed."""
     require(user, "choose_items")
-    c = _contract(store, user, code)
+    c = contract_for(store, user, code)
     clean: dict[int, str | None] = {}
     problems: list[Problem] = []
     for k, v in locks.items():
@@ -272,7 +272,7 @@ def compute_selection(store: Store, user: Principal, code: str, *, pool: str = "
     The historical pool minimises the significance handed over (stage 2); the other pool
     (art. 21 III, art. 22 p.u.) only maximises the value (stage 1)."""
     require(user, "choose_items")
-    c, agg, targets, stored = _pool_context(store, user, code, pool)
+    c, agg, targets, stored = pool_context(store, user, code, pool)
     target = targets.historical if pool == "historical" else targets.other
     if target is None:
         reason = targets.historical_reason if pool == "historical" else targets.other_reason
@@ -306,7 +306,7 @@ def compute_selection(store: Store, user: Principal, code: str, *, pool: str = "
     return SelectionOutcome(
         contract_code=c["code"], pool=pool, target=target, tolerance=tol, items=len(items), locks=locks,
         result=result, selected_ids=tuple(int(i) for i in selected),
-        by_significance=tuple(by_sig), fingerprint=_pool_fingerprint(pool, agg, target, locks))
+        by_significance=tuple(by_sig), fingerprint=pool_fingerprint(pool, agg, target, locks))
 
 
 def save_selection(store: Store, user: Principal, code: str, *, pool: str = "historical",
@@ -326,7 +326,7 @@ def save_selection(store: Store, user: Principal, code: str, *, pool: str = "his
     def run(tx: Tx) -> int:
         import pyarrow as pa
 
-        c, agg, targets, stored = _pool_context(tx, user, code, pool)
+        c, agg, targets, stored = pool_context(tx, user, code, pool)
         for k, v in (lock_overrides or {}).items():
             k = int(k)
             if stored.get(k) == v:
@@ -335,9 +335,9 @@ def save_selection(store: Store, user: Principal, code: str, *, pool: str = "his
             if v is not None:
                 tx.execute("INSERT INTO selection_locks VALUES (?, ?, ?, ?, ?)",
                            [c["id"], k, v, user.username, moment])
-        locks = _locks(tx, c["id"])[pool]
+        locks = stored_locks(tx, c["id"])[pool]
         target = targets.historical if pool == "historical" else targets.other
-        if _pool_fingerprint(pool, agg, target, locks) != out.fingerprint:
+        if pool_fingerprint(pool, agg, target, locks) != out.fingerprint:
             raise ConflictError("As decisões, os termos ou as travas mudaram durante o cálculo; calcule de novo.")
         run_id = int(tx.scalar(
             """INSERT INTO selection_runs (contract_id, pool, label, target, tolerance, minimise_significance,
@@ -365,21 +365,21 @@ def save_selection(store: Store, user: Principal, code: str, *, pool: str = "his
 def selection_runs(store: Store, user: Principal, code: str, pool: str | None = None) -> list[SelectionRun]:
     """The stored runs of a contract, newest first; `current` marks the run the statement uses."""
     require(user, "choose_items")
-    c = _contract(store, user, code)
+    c = contract_for(store, user, code)
     rows = store.fetch("SELECT * FROM selection_runs WHERE contract_id = ? AND (? IS NULL OR pool = ?) "
                        "ORDER BY id DESC", [c["id"], pool, pool])
     currents: set[int] = set()
     if rows:
-        agg = _aggregates(store, c["id"])
-        targets = _targets(_base_terms(c, _compensation(store, c["id"])), agg)
-        locks = _locks(store, c["id"])
+        agg = aggregates(store, c["id"])
+        targets = pool_targets(stored_terms(c, compensation_of(store, c["id"])), agg)
+        locks = stored_locks(store, c["id"])
         for p in POOLS:
             t = targets.historical if p == "historical" else targets.other
             if t is not None:
-                cur = _current_run(store, c["id"], p, _pool_fingerprint(p, agg, t, locks[p]))
+                cur = current_run(store, c["id"], p, pool_fingerprint(p, agg, t, locks[p]))
                 if cur is not None:
                     currents.add(cur.id)
-    return [_run(r, current=int(r["id"]) in currents) for r in rows]
+    return [run_from_row(r, current=int(r["id"]) in currents) for r in rows]
 
 
 def run_breakdown(store: Store, user: Principal, run_id: int) -> pd.DataFrame:

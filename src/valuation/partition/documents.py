@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from valuation.core.money import format_brl, format_count, format_date_br, format_share
+from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
 
 PDF_ITEM_LIMIT = 300
@@ -35,7 +36,7 @@ PAYMENT_LABELS: dict[str, str] = {
 VALUE_FIXED_LABELS: dict[str, str] = {"antes": "antes do início das operações",
                                       "depois": "depois do término das operações"}
 GROUP_LABELS: dict[str, str] = {"historical": "histórico (art. 20 §4)", "other": "demais bens (art. 21 III / 22)"}
-STATUS_LABELS: dict[str, str] = {"rascunho": "rascunho", "emitido": "emitido"}
+STATUS_LABELS: dict[str, str] = {STATEMENT_DRAFT: "rascunho", STATEMENT_ISSUED: "emitido"}
 # Who issues: the DPC, on behalf of the Naval Authority (Lei 7.542/1986 art. 20 ss.; NORMAM-10 0303).
 ISSUER_POST = "Diretoria de Portos e Costas — Autoridade Naval"
 DEDUCTION_KEYS = ("survey_deduction",)
@@ -121,13 +122,13 @@ class StatementDoc:
 
     @property
     def label(self) -> str:
-        if self.status == "emitido":
+        if self.status == STATEMENT_ISSUED:
             return f"{self.number} v{self.version}"
         return f"Rascunho nº {self.id}"
 
     @property
     def is_issued(self) -> bool:
-        return self.status == "emitido"
+        return self.status == STATEMENT_ISSUED
 
     @property
     def issuer(self) -> str:

@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
-from valuation.core.law import OTHER_SHARE_CAP
+from valuation.core.law import DIFFICULTY_ACTIVITIES, OTHER_SHARE_CAP
 from valuation.policies.defaults import DifficultyWeights
 
-ACTIVITIES: tuple[str, ...] = ("localização", "exploração", "remoção", "preservação", "restauração")
 MAX_SCORE = 4
 SHARE_QUANTUM = Decimal("0.0001")
 BASIS = "Lei 7.542 art. 21 §1 (grau de dificuldade e complexidade técnica); teto de art. 21 II e III"
@@ -29,11 +28,11 @@ def suggested_other_share(scores: Sequence[int],
                           weights: Sequence[int | Decimal] = DifficultyWeights().weights) -> Decimal:
     """Suggested p_n = 0.70 × weighted score / maximum (Lei 7.542 art. 21 §1).
 
-    `scores`: five integers 0–4 in the order of ACTIVITIES; `weights`: five
+    `scores`: five integers 0–4 in the order of DIFFICULTY_ACTIVITIES; `weights`: five
     non-negative numbers, not all zero. Raises ValueError otherwise.
     """
-    if len(scores) != len(ACTIVITIES) or len(weights) != len(ACTIVITIES):
-        raise ValueError(f"need {len(ACTIVITIES)} scores and {len(ACTIVITIES)} weights")
+    if len(scores) != len(DIFFICULTY_ACTIVITIES) or len(weights) != len(DIFFICULTY_ACTIVITIES):
+        raise ValueError(f"need {len(DIFFICULTY_ACTIVITIES)} scores and {len(DIFFICULTY_ACTIVITIES)} weights")
     for sc in scores:
         if isinstance(sc, bool) or not isinstance(sc, int) or not 0 <= sc <= MAX_SCORE:
             raise ValueError(f"each score must be an integer 0–{MAX_SCORE}")

@@ -50,18 +50,18 @@ from typing import Any
 import numpy as np
 
 from valuation.core.law import L7542
-from valuation.partition.selection_milp import _MilpChild
+from valuation.partition.selection_milp import MilpChild
 from valuation.partition.selection_search import (
-    _band_low,
-    _cover_lower_bound,
-    _dp,
-    _enumerate,
-    _greedy1,
-    _greedy2,
-    _improve1,
-    _improve2,
-    _mitm1,
-    _polish,
+    band_low,
+    cover_lower_bound,
+    dp_select,
+    enumerate_select,
+    greedy1,
+    greedy2,
+    improve1,
+    improve2,
+    mitm1,
+    polish,
 )
 
 EXACT_LIMIT = 5000          # largest candidate set handed to the exact MILP
@@ -392,9 +392,9 @@ def _exact_small(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: b
     """Both stages at once, exactly, when the pool is small: enumeration or dynamic programming."""
     n, total = len(w), int(w.sum())
     if n <= _ENUM_LIMIT:
-        (x, best), method = _enumerate(w, s, U, tol, minimise), "enumeration"
+        (x, best), method = enumerate_select(w, s, U, tol, minimise), "enumeration"
     elif n * (min(U, total) + 1) <= _DP_CELLS:
-        (x, best), method = _dp(w, s, min(U, total), tol, minimise), "dp"
+        (x, best), method = dp_select(w, s, min(U, total), tol, minimise), "dp"
     else:
         return None
     return _Core(x, best, best, int(s[x].sum()), True, True, method)
@@ -408,17 +408,17 @@ def _stage1(w: np.ndarray, s: np.ndarray, U: int, minimise: bool, exact_limit: i
         methods.append("all")
         return np.ones(n, bool), total, total, True
     by_w = np.argsort(w, kind="stable")
-    x1 = _greedy1(w, U, by_w)
-    x1, proven1 = _improve1(w, x1, U, rng, deadline_h=min(deadline, time.perf_counter() + 0.4), by_w=by_w)
+    x1 = greedy1(w, U, by_w)
+    x1, proven1 = improve1(w, x1, U, rng, deadline_h=min(deadline, time.perf_counter() + 0.4), by_w=by_w)
     best1 = int(w[x1].sum())
     methods.append("greedy+exchange")
     if not proven1 and n <= _MITM_LIMIT:
-        x1 = _mitm1(w, U)
+        x1 = mitm1(w, U)
         best1, proven1 = int(w[x1].sum()), True
         methods.append("mitm")
     elif not proven1 and n <= exact_limit and time.perf_counter() < deadline:
         budget = (deadline - time.perf_counter()) * (0.5 if minimise else 1.0)
-        res = _MilpChild().solve(1, w, s, 0, U, budget)
+        res = MilpChild().solve(1, w, s, 0, U, budget)
         methods.append("milp")
         if res is not None:
             xm, opt = res
@@ -433,12 +433,12 @@ def _stage2(w: np.ndarray, s: np.ndarray, U: int, L_lo: int, L_use: int, x1: np.
             deadline: float, rng: np.random.Generator, methods: list[str]) -> tuple[np.ndarray, int, bool]:
     """Stage 2 (minimise Σ significance with L_use ≤ Σ value ≤ U): (chosen, lower bound, proven)."""
     by_ratio = np.lexsort((-w, s / w))            # significance per value, then the larger value first
-    lb = _cover_lower_bound(w, s, L_lo, by_ratio)
+    lb = cover_lower_bound(w, s, L_lo, by_ratio)
     # started now so that its imports overlap the heuristics; closed if they prove optimality
-    child = _MilpChild() if len(w) <= exact_limit and time.perf_counter() < deadline else None
+    child = MilpChild() if len(w) <= exact_limit and time.perf_counter() < deadline else None
     try:
-        x2 = _greedy2(w, s, L_use, U, x1, by_ratio)
-        x2, whole = _improve2(w, s, x2, L_use, U, lb, rng,
+        x2 = greedy2(w, s, L_use, U, x1, by_ratio)
+        x2, whole = improve2(w, s, x2, L_use, U, lb, rng,
                               deadline_h=min(deadline, time.perf_counter() + 0.5))
         methods.append("lp-bound")
         proven2 = int(s[x2].sum()) <= lb or (whole and L_use == L_lo)
@@ -453,7 +453,7 @@ def _stage2(w: np.ndarray, s: np.ndarray, U: int, L_lo: int, L_use: int, x1: np.
     finally:
         if child is not None:
             child.close()
-    x2 = _polish(w, s, x2, U)
+    x2 = polish(w, s, x2, U)
     return x2, int(s[x2].sum()) if proven2 else lb, proven2
 
 
@@ -467,10 +467,10 @@ def _solve_reduced(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise:
     x1, best1, bound1, proven1 = _stage1(w, s, U, minimise, exact_limit, deadline, rng, methods)
     if not minimise:
         return _Core(x1, best1, bound1, int(s[x1].sum()), proven1, True, "+".join(methods))
-    L_lo = _band_low(best1, tol)
+    L_lo = band_low(best1, tol)
     L_use = L_lo
     if not proven1:
-        L_hi = _band_low(bound1, tol)
+        L_hi = band_low(bound1, tol)
         if L_hi <= best1:
             L_use = L_hi  # surely inside the true band, whatever the true best is
     x2, lb, proven2 = _stage2(w, s, U, L_lo, L_use, x1, exact_limit, deadline, rng, methods)

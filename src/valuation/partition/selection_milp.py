@@ -44,7 +44,7 @@ def _child_main() -> None:
         out.close()
 
 
-class _MilpChild:
+class MilpChild:
     """scipy `milp` (HiGHS, mip_rel_gap=0) in a separate Python process, started
     early so that its imports overlap the parent's heuristics, and killed when its
     budget is spent (HiGHS does not always honour its own time limit)."""

@@ -16,7 +16,8 @@ _LNS2_SIZE = 28           # items re-solved together by meet in the middle (stag
 _INF = np.int32(1 << 29)
 
 
-def _band_low(best: int, tol: Decimal) -> int:
+def band_low(best: int, tol: Decimal) -> int:
+    """The lowest value stage 2 may keep: best − tol (in scaled units), rounded up, never below 0."""
     lo = (Decimal(best) - tol).to_integral_value(rounding=ROUND_CEILING)
     return max(0, int(lo))
 
@@ -33,7 +34,8 @@ def _bits(index: int, n: int) -> np.ndarray:
     return np.array([(index >> j) & 1 == 1 for j in range(n)], dtype=bool)
 
 
-def _enumerate(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> tuple[np.ndarray, int]:
+def enumerate_select(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> tuple[np.ndarray, int]:
+    """Exact, over every subset (≤ 20 items): (the chosen set, the best value ≤ U)."""
     n = len(w)
     sums = _subset_sums(w)
     sigs = _subset_sums(s)
@@ -42,7 +44,7 @@ def _enumerate(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: boo
     if not minimise:
         idx = int(np.flatnonzero(sums == best)[0])
         return _bits(idx, n), best
-    band = ok & (sums >= _band_low(best, tol))
+    band = ok & (sums >= band_low(best, tol))
     cand = np.flatnonzero(band)
     # minimal significance, then largest value
     order = np.lexsort((-sums[cand], sigs[cand]))
@@ -50,7 +52,7 @@ def _enumerate(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: boo
     return _bits(idx, n), best
 
 
-def _dp(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> tuple[np.ndarray, int]:
+def dp_select(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> tuple[np.ndarray, int]:
     """0/1 knapsack over sums 0..U: dp[x] = least significance reaching exactly x."""
     n = len(w)
     dp = np.full(U + 1, _INF, dtype=np.int32)
@@ -69,7 +71,7 @@ def _dp(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> t
     reach = np.flatnonzero(dp < _INF)
     best = int(reach[-1])
     if minimise:
-        lo = _band_low(best, tol)
+        lo = band_low(best, tol)
         seg = dp[lo: best + 1]
         m = seg.min()
         xsum = lo + int(np.flatnonzero(seg == m)[-1])  # least significance, then most value
@@ -87,7 +89,7 @@ def _dp(w: np.ndarray, s: np.ndarray, U: int, tol: Decimal, minimise: bool) -> t
     return x, best
 
 
-def _mitm1(w: np.ndarray, U: int) -> np.ndarray:
+def mitm1(w: np.ndarray, U: int) -> np.ndarray:
     """Exact stage 1 by meet in the middle (≤ 40 items)."""
     n = len(w)
     h = n // 2
@@ -103,7 +105,7 @@ def _mitm1(w: np.ndarray, U: int) -> np.ndarray:
 
 
 # ---- stage 1 heuristics ----------------------------------------------------------
-def _greedy1(w: np.ndarray, U: int, by_w: np.ndarray | None = None) -> np.ndarray:
+def greedy1(w: np.ndarray, U: int, by_w: np.ndarray | None = None) -> np.ndarray:
     """Largest first while they fit, then the largest that fits the rest (`by_w`: argsort of w)."""
     n = len(w)
     order = np.argsort(-w, kind="stable") if by_w is None else by_w[::-1]
@@ -136,7 +138,7 @@ def _pool(idx: np.ndarray, size: int, rng: np.random.Generator, prefer: np.ndarr
     return np.concatenate((best, rng.choice(others, size - half, replace=False)))
 
 
-def _improve1(w: np.ndarray, x: np.ndarray, U: int, rng: np.random.Generator,
+def improve1(w: np.ndarray, x: np.ndarray, U: int, rng: np.random.Generator,
               deadline_h: float, by_w: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
     """Close the residual U − Σ by exchanging items: additions and 1-for-1 swaps over
     all items, then a large-neighbourhood search. The flag is True when the answer
@@ -183,7 +185,7 @@ def _improve1(w: np.ndarray, x: np.ndarray, U: int, rng: np.random.Generator,
         sub = np.concatenate((rng.choice(inn, ki, replace=False) if ki else inn[:0],
                               rng.choice(out, ko, replace=False) if ko else out[:0]))
         now = int(w[sub[:ki]].sum())
-        y = _mitm1(w[sub], now + r)
+        y = mitm1(w[sub], now + r)
         got = int(w[sub][y].sum())
         if got > now:
             x[sub] = y
@@ -251,7 +253,7 @@ def _pair_moves(w: np.ndarray, x: np.ndarray, r: int, rng: np.random.Generator, 
 
 
 # ---- stage 2 heuristics and bound ---------------------------------------------------
-def _cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int, order: np.ndarray | None = None) -> int:
+def cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int, order: np.ndarray | None = None) -> int:
     """Certified lower bound on min Σ s·x subject to Σ w·x ≥ L, x ∈ {0,1}.
 
     Lagrangian dual of the LP relaxation (Dantzig): for any λ ≥ 0,
@@ -273,8 +275,10 @@ def _cover_lower_bound(w: np.ndarray, s: np.ndarray, L: int, order: np.ndarray |
     return max(0, -((-num) // q))
 
 
-def _greedy2(w: np.ndarray, s: np.ndarray, L: int, U: int, fallback: np.ndarray,
-             order: np.ndarray | None = None) -> np.ndarray:
+def greedy2(w: np.ndarray, s: np.ndarray, L: int, U: int, fallback: np.ndarray,
+            order: np.ndarray | None = None) -> np.ndarray:
+    """Stage 2 greedy: the least significance per unit of value first, until the value reaches L
+    (at most U); `fallback` when the items cannot reach L."""
     n = len(w)
     x = np.zeros(n, bool)
     if L <= 0:
@@ -298,8 +302,8 @@ def _greedy2(w: np.ndarray, s: np.ndarray, L: int, U: int, fallback: np.ndarray,
         return x
     # no single item closes the band: fill U − P with the other items as in stage 1
     sub = np.asarray(rest)
-    y = _greedy1(w[sub], R)
-    y, _ = _improve1(w[sub], y, R, np.random.default_rng(21), deadline_h=time.perf_counter() + 0.2)
+    y = greedy1(w[sub], R)
+    y, _ = improve1(w[sub], y, R, np.random.default_rng(21), deadline_h=time.perf_counter() + 0.2)
     if int(w[sub][y].sum()) >= d:
         x[sub] = y
         return x
@@ -364,7 +368,7 @@ def _lns2(w: np.ndarray, s: np.ndarray, x: np.ndarray, S: int, sig: int, L: int,
     return x, False
 
 
-def _improve2(w: np.ndarray, s: np.ndarray, x: np.ndarray, L: int, U: int, lb: int,
+def improve2(w: np.ndarray, s: np.ndarray, x: np.ndarray, L: int, U: int, lb: int,
               rng: np.random.Generator, deadline_h: float) -> tuple[np.ndarray, bool]:
     """Lower the significance by moves that keep L ≤ Σ w ≤ U: drops and 1-for-1
     swaps over all items, then a large-neighbourhood search. The flag is True when
@@ -420,7 +424,7 @@ def _mitm2(w: np.ndarray, s: np.ndarray, lo: int, hi: int) -> np.ndarray | None:
     return np.concatenate((_bits(best[2], h), _bits(best[3], n - h)))
 
 
-def _polish(w: np.ndarray, s: np.ndarray, x: np.ndarray, U: int) -> np.ndarray:
+def polish(w: np.ndarray, s: np.ndarray, x: np.ndarray, U: int) -> np.ndarray:
     """Add items of significance 0 that still fit: more value, same significance."""
     free = np.flatnonzero(~x & (s == 0))
     if len(free) == 0:

@@ -3,7 +3,8 @@ each section with their legal basis (Lei 7.542/1986 arts. 20–22; NORMAM-10 030
 0305, 0306), the warnings and blockers, and the terms as stated. The arithmetic is
 `valuation.partition.rules.partition`, run over one aggregate item per group (the chosen items
 locked in, the rest locked out), so it costs the same for 10 or 10⁶ items. `statements`
-gathers the inputs and stores the result.
+gathers the inputs (`gather_inputs` → `StatementInputs`) and stores the result of
+`build_statement`.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from valuation.partition.documents import (
     StatementSurveyLine,
 )
 from valuation.partition.pools import (
+    Aggregates,
     SelectionRun,
-    _Agg,
-    _Targets,
+    Targets,
 )
 from valuation.partition.rules import (
     ContractTerms,
@@ -42,8 +43,8 @@ from valuation.partition.survey_sheets import (
 from valuation.partition.terms import (
     TERMS_FIELDS,
     Compensation,
-    _partition,
-    _sha,
+    partition_pt,
+    stable_sha,
 )
 
 if TYPE_CHECKING:
@@ -79,12 +80,14 @@ class StatementData:
 
 
 @dataclass(frozen=True)
-class _Inputs:
+class StatementInputs:
+    """Everything a statement is computed from, as `statements.gather_inputs` reads it."""
+
     contract: dict[str, Any]
-    agg: _Agg
+    agg: Aggregates
     comp: Compensation | None
     terms: ContractTerms
-    targets: _Targets
+    targets: Targets
     runs: dict[str, SelectionRun | None]       # current run per pool whose choice applies
     survey: SurveyInputs
     inspection: dict[str, Decimal]
@@ -92,7 +95,7 @@ class _Inputs:
 
     def fingerprint(self) -> str:
         c = self.contract
-        return _sha({
+        return stable_sha({
             "contract": {k: c[k] for k in ("id", "status", "organisation_id", "surveyor_organisation_id",
                                            *TERMS_FIELDS)},
             "agg": [self.agg.items, self.agg.h_n, str(self.agg.h_total), self.agg.o_n, str(self.agg.o_total),
@@ -129,7 +132,7 @@ class _Lines:
                                         self.basis[key] if art is None else art))
 
 
-def _historical_lines(out: _Lines, inputs: _Inputs, res: PartitionResult) -> None:
+def _historical_lines(out: _Lines, inputs: StatementInputs, res: PartitionResult) -> None:
     """Section 1: the historical items, the reward and how it is paid (art. 20)."""
     terms, s1 = inputs.terms, "Bens de valor histórico (art. 20)"
     out.add(s1, "historical_total", "Valor total atribuído aos bens históricos", res.historical_total,
@@ -158,7 +161,7 @@ def _historical_lines(out: _Lines, inputs: _Inputs, res: PartitionResult) -> Non
                 res.unpaid_residual)
 
 
-def _other_payment(inputs: _Inputs, res: PartitionResult) -> tuple[str, str | None]:
+def _other_payment(inputs: StatementInputs, res: PartitionResult) -> tuple[str, str | None]:
     """The label and detail of the payment for the other items (art. 21 I–IV; art. 22 p.u.)."""
     terms, orun, comp = inputs.terms, inputs.runs.get("other"), inputs.comp
     adjudicated = f"{format_count(orun.selected_count)} bem(ns) adjudicado(s)" if orun else None
@@ -179,7 +182,7 @@ def _other_payment(inputs: _Inputs, res: PartitionResult) -> tuple[str, str | No
     return "Pagamento por assistência e salvamento (modalidade IV)", None
 
 
-def _total_lines(out: _Lines, inputs: _Inputs, res: PartitionResult) -> None:
+def _total_lines(out: _Lines, inputs: StatementInputs, res: PartitionResult) -> None:
     """Sections 2–5: the other items, gross → net, the surveyor's credit, the inspection expenses."""
     s2 = "Demais bens recuperados (art. 21)"
     out.add(s2, "other_total", "Valor de mercado dos demais bens", res.other_total,
@@ -207,7 +210,7 @@ def _total_lines(out: _Lines, inputs: _Inputs, res: PartitionResult) -> None:
                 f"inspection:{kind}", EXPENSE_LABELS.get(kind, kind), total, EXPENSE_BASIS.get(kind, "NORMAM-10 0306"))
 
 
-def _notes(inputs: _Inputs, res: PartitionResult) -> tuple[list[str], list[str]]:
+def _notes(inputs: StatementInputs, res: PartitionResult) -> tuple[list[str], list[str]]:
     """(warnings, blockers) of the statement: what it leaves out and what stops its issue."""
     c, agg, survey = inputs.contract, inputs.agg, inputs.survey
     warnings: list[str] = []
@@ -242,7 +245,7 @@ def _text(v: Decimal | None) -> str | None:
     return None if v is None else str(v)
 
 
-def _snapshot(inputs: _Inputs) -> dict[str, Any]:
+def _snapshot(inputs: StatementInputs) -> dict[str, Any]:
     """The terms as the statement states them (stored as its `terms_json`)."""
     c, terms, comp, names = inputs.contract, inputs.terms, inputs.comp, inputs.names
     return {
@@ -261,7 +264,7 @@ def _snapshot(inputs: _Inputs) -> dict[str, Any]:
     }
 
 
-def _statement(inputs: _Inputs, as_of: date) -> StatementData:
+def build_statement(inputs: StatementInputs, as_of: date) -> StatementData:
     """The statement computed from `inputs` (nothing read, nothing written)."""
     c, agg, terms = inputs.contract, inputs.agg, inputs.terms
     missing = [p for p, r in inputs.runs.items() if r is None]
@@ -271,7 +274,7 @@ def _statement(inputs: _Inputs, as_of: date) -> StatementData:
                             "(ou gere o rascunho, que a calcula com as travas gravadas).")
     items = (_group_items("historical", agg.h_total, "historical" in inputs.runs, inputs.runs.get("historical"))
              + _group_items("other", agg.o_total, "other" in inputs.runs, inputs.runs.get("other")))
-    res = _partition(terms, items)
+    res = partition_pt(terms, items)
     out = _Lines({b.field: b.article for b in res.basis})
     _historical_lines(out, inputs, res)
     _total_lines(out, inputs, res)

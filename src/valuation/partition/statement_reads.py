@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.core.errors import (
     NotFound,
 )
+from valuation.core.statuses import STATEMENT_ISSUED
 from valuation.db import access
 from valuation.db.access import Principal, require
 from valuation.db.paging import MAX_PAGE_SIZE, check_page
@@ -46,7 +47,7 @@ def _readable(db: Db, user: Principal, statement_id: int) -> dict[str, Any]:
                        "ON c.id = s.contract_id WHERE s.id = ?", [statement_id]) \
         if isinstance(statement_id, int) and not isinstance(statement_id, bool) else None
     if row is None or not access.organisation_cleared(user, row["organisation_id"]) or (
-            row["status"] != "emitido" and not access.allowed(user, "read_statement_drafts")):
+            row["status"] != STATEMENT_ISSUED and not access.allowed(user, "read_statement_drafts")):
         raise NotFound(f"Demonstrativo {statement_id} não encontrado.", what="statement", key=statement_id)
     return row
 
@@ -56,7 +57,15 @@ _HEAD_COLS = ("s.id, s.contract_id, s.status, s.number, s.version, s.supersedes,
               "s.created_by, s.created_at")
 
 
-def _load_doc(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
+def load_statement(db: Db, statement_id: int, *, item_limit: int) -> StatementDoc:
+    """The stored statement `statement_id` with its lines, survey lines and first `item_limit` items
+    (NotFound when there is none). No access check: `get_statement` checks for a user; `statements`
+    reads the draft it issues.
+
+    The amounts are the row's own (`statements.gross`, `.net`, the lines' `amount`): written once, when
+    the draft is stored (`statements.create_draft`: `statement_lines.build_statement` over
+    `statements.gather_inputs`, i.e. `rules.partition` over the SQL sums of `pools.aggregates`), and
+    copied unchanged into the issued row."""
     h = db.fetch_one(
         f"SELECT {_HEAD_COLS}, c.code AS contract_code, c.kind AS contract_kind, "
         "p.number || ' v' || p.version AS supersedes_label, "
@@ -109,13 +118,14 @@ def list_statements(store: Store, user: Principal, code: str | None = None) -> p
     where: list[str] = [scope]
     params: list[Any] = list(scope_params)
     if not access.allowed(user, "read_statement_drafts"):
-        where.append("s.status = 'emitido'")
+        where.append(f"s.status = '{STATEMENT_ISSUED}'")
     if code:
         where.append("c.code = ?")
         params.append(code)
     return store.fetch_df(
         "SELECT s.id, c.code AS contract_code, o.name AS organisation_name, s.status, "
-        "CASE WHEN s.status = 'emitido' THEN s.number || ' v' || s.version ELSE 'Rascunho nº ' || s.id END AS label, "
+        f"CASE WHEN s.status = '{STATEMENT_ISSUED}' THEN s.number || ' v' || s.version "
+        "ELSE 'Rascunho nº ' || s.id END AS label, "
         "s.number, s.version, s.as_of, s.gross, s.net, s.created_at, s.created_by, "
         "EXISTS (SELECT 1 FROM statements n WHERE n.supersedes = s.id) AS superseded, "
         "json_array_length(s.blockers_json) AS blockers "
@@ -129,14 +139,15 @@ def statement_contracts(store: Store, user: Principal) -> pd.DataFrame:
     have an issued statement."""
     require(user, "read_statements")
     if not access.allowed(user, "issue_statements"):
+        own, params = access.own_scope(user, "c")
         return store.fetch_df(
             "SELECT DISTINCT c.code, w.name AS wreck_name FROM statements s JOIN contracts c ON c.id = s.contract_id "
-            "JOIN wrecks w ON w.id = c.wreck_id WHERE s.status = 'emitido' AND c.organisation_id = ? ORDER BY c.code",
-            [user.organisation_id])
+            f"JOIN wrecks w ON w.id = c.wreck_id WHERE s.status = '{STATEMENT_ISSUED}' AND {own} ORDER BY c.code",
+            params)
     return store.fetch_df(
         "SELECT c.code, o.name AS organisation_name, w.name AS wreck_name, c.status, c.modality, "
         "(SELECT count(*) FROM item_valuation iv WHERE iv.contract_id = c.id) AS decided, "
-        "(SELECT count(*) FROM statements s WHERE s.contract_id = c.id AND s.status = 'emitido') AS issued "
+        f"(SELECT count(*) FROM statements s WHERE s.contract_id = c.id AND s.status = '{STATEMENT_ISSUED}') AS issued "
         "FROM contracts c JOIN organisations o ON o.id = c.organisation_id JOIN wrecks w ON w.id = c.wreck_id "
         f"WHERE c.kind IN {tuple(TERMS_KINDS)} ORDER BY c.code")
 
@@ -155,14 +166,14 @@ def next_version(store: Store, user: Principal, code: str) -> tuple[str, int] | 
     contract `code`; None while nothing is issued (the next issue is then v1 of a new number)."""
     require(user, "issue_statements")
     row = store.fetch_one("SELECT s.number, s.version FROM statements s JOIN contracts c ON c.id = s.contract_id "
-                          "WHERE c.code = ? AND s.status = 'emitido' ORDER BY s.version DESC LIMIT 1", [code])
+                          "WHERE c.code = ? AND s.status = ? ORDER BY s.version DESC LIMIT 1", [code, STATEMENT_ISSUED])
     return None if row is None else (f"{row['number']} v{row['version']}", int(row["version"]) + 1)
 
 
 def get_statement(store: Store, user: Principal, statement_id: int, *, item_limit: int = 50) -> StatementDoc:
     """One statement with its lines, survey lines and its first `item_limit` adjudicated items."""
     _readable(store, user, statement_id)
-    return _load_doc(store, statement_id, item_limit=item_limit)
+    return load_statement(store, statement_id, item_limit=item_limit)
 
 
 def statement_items(store: Store, user: Principal, statement_id: int, *, page: int = 1,
@@ -178,14 +189,14 @@ def statement_pdf(store: Store, user: Principal, statement_id: int) -> bytes:
     """The PDF: for an issued statement the very bytes stored at issue; a draft is rendered now
     (marked RASCUNHO; dpc only)."""
     row = _readable(store, user, statement_id)
-    if row["status"] == "emitido":
+    if row["status"] == STATEMENT_ISSUED:
         return bytes(store.scalar("SELECT pdf FROM statements WHERE id = ?", [statement_id]))
     require(user, "read_statement_drafts")  # unreachable through _readable; kept as the rule's statement
-    return render_pdf(_load_doc(store, statement_id, item_limit=PDF_ITEM_LIMIT))
+    return render_pdf(load_statement(store, statement_id, item_limit=PDF_ITEM_LIMIT))
 
 
 def statement_xlsx(store: Store, user: Principal, statement_id: int) -> bytes:
     """The statement as XLSX, with every adjudicated item (rendered from the stored rows)."""
     _readable(store, user, statement_id)
-    doc = _load_doc(store, statement_id, item_limit=0)
+    doc = load_statement(store, statement_id, item_limit=0)
     return render_xlsx(doc, _items(store, statement_id, 1_048_000, 0))

@@ -2,7 +2,7 @@
 NORMAM-10 0303 c 2 I, 0306; rules.md §4–§5).
 
 A statement is computed from stored results: the totals are SQL sums over `item_valuation`
-(two scans, `pools._aggregates`), the chosen items come from the current stored runs, the
+(two scans, `pools.aggregates`), the chosen items come from the current stored runs, the
 survey lines from `valuation.partition.survey_sheets`; the arithmetic is
 `valuation.partition.rules.partition`, run over one aggregate item per group (the chosen items
 locked in, the rest locked out), so it costs the same for 10 or 10⁶ items (timings:
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -34,6 +35,7 @@ from valuation.core.errors import (
     NotFound,
     Problem,
 )
+from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.db.access import Principal, require
 from valuation.partition.choice import save_selection
 from valuation.partition.documents import (
@@ -42,19 +44,18 @@ from valuation.partition.documents import (
     render_pdf,
 )
 from valuation.partition.pools import (
-    _AGG_MEMO,
-    _MEMO_LOCK,
-    _MEMO_PER_STORE,
+    MEMO_PER_STORE,
     SelectionRun,
-    _aggregates,
-    _aggregates_memo,
-    _locks,
-    _pool_fingerprint,
-    _run,
-    _targets,
+    aggregates,
+    cached_aggregates,
+    forget_aggregates,
+    pool_fingerprint,
+    pool_targets,
+    run_from_row,
+    stored_locks,
 )
-from valuation.partition.statement_lines import StatementData, _Inputs, _statement
-from valuation.partition.statement_reads import _load_doc
+from valuation.partition.statement_lines import StatementData, StatementInputs, build_statement
+from valuation.partition.statement_reads import load_statement
 from valuation.partition.survey_sheets import (
     SurveyInputs,
     inspection_totals,
@@ -64,10 +65,10 @@ from valuation.partition.terms import (
     MIN_CORRECTION_REASON,
     TERMS_KINDS,
     Compensation,
-    _base_terms,
-    _compensation,
-    _contract,
-    _json,
+    compensation_of,
+    contract_for,
+    stable_json,
+    stored_terms,
 )
 
 if TYPE_CHECKING:
@@ -99,17 +100,18 @@ class _Lookups:
 # expenses) is made by this package's functions and audited in the same transaction, so any such
 # write moves the head. The contract row and the sums over the decisions are read every time.
 _MEMO: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], tuple[int, _Lookups]]] = weakref.WeakKeyDictionary()
+_MEMO_LOCK = threading.Lock()
 
 
 def forget_memos() -> None:
     """Drop the memoised sums and lookups of every store (they are rebuilt on the next statement)."""
     with _MEMO_LOCK:
         _MEMO.clear()
-        _AGG_MEMO.clear()
+    forget_aggregates()
 
 
 def _read_lookups(db: Db, c: Mapping[str, Any]) -> _Lookups:
-    return _Lookups(comp=_compensation(db, c["id"]), survey=survey_inputs_for(db, c), locks=_locks(db, c["id"]),
+    return _Lookups(comp=compensation_of(db, c["id"]), survey=survey_inputs_for(db, c), locks=stored_locks(db, c["id"]),
                     run_rows=tuple(db.fetch("SELECT * FROM selection_runs WHERE contract_id = ?", [c["id"]])),
                     inspection=inspection_totals(db, c["id"]),
                     names=db.fetch_one("SELECT o.name AS organisation_name, w.code AS wreck_code, w.name AS wreck_name "
@@ -129,36 +131,39 @@ def _lookups(db: Db, c: Mapping[str, Any], in_tx: bool) -> _Lookups:
     fresh = _read_lookups(db, c)
     with _MEMO_LOCK:
         per_store = _MEMO.setdefault(db, {})
-        if len(per_store) >= _MEMO_PER_STORE:
+        if len(per_store) >= MEMO_PER_STORE:
             per_store.clear()
         per_store[key] = (head, fresh)
     return fresh
 
 
-def _gather(db: Db, c: dict[str, Any]) -> _Inputs:
-    """Everything a statement is computed from. From a Store the sums and the small lookups are
-    memoised while what they depend on is unchanged; inside a transaction (a Tx) everything is
-    read afresh on its cursor."""
+def gather_inputs(db: Db, c: dict[str, Any]) -> StatementInputs:
+    """Everything a statement is computed from (`statement_lines.build_statement` turns it into the
+    statement): the sums of `pools.aggregates`, the stored terms and compensation, the current run
+    of each pool whose choice applies, the surveyor's cost lines, the inspection expenses and the
+    names. From a Store the sums and the small lookups are memoised while what they depend on is
+    unchanged; inside a transaction (a Tx) everything is read afresh on its cursor. No access check:
+    `c` is a contract row the caller may read."""
     in_tx = getattr(db, "cur", None) is not None
     look = _lookups(db, c, in_tx)
-    agg = _aggregates(db, c["id"]) if in_tx else _aggregates_memo(db, c["id"])  # type: ignore[arg-type]
-    terms = replace(_base_terms(c, look.comp), winner_is_surveyor=look.survey.winner_is_surveyor,
+    agg = aggregates(db, c["id"]) if in_tx else cached_aggregates(db, c["id"])  # type: ignore[arg-type]
+    terms = replace(stored_terms(c, look.comp), winner_is_surveyor=look.survey.winner_is_surveyor,
                     survey_costs=look.survey.cost_lines)
-    targets = _targets(terms, agg)
+    targets = pool_targets(terms, agg)
     by_fp: dict[tuple[str, str], dict[str, Any]] = {}
     for r in sorted(look.run_rows, key=lambda row: row["id"]):
         by_fp[(r["pool"], r["fingerprint"])] = r  # the latest run of each fingerprint wins
     runs: dict[str, SelectionRun | None] = {}
     for pool, target, n in (("historical", targets.historical, agg.h_n), ("other", targets.other, agg.o_n)):
         if target is not None and target > 0 and n > 0:
-            row = by_fp.get((pool, _pool_fingerprint(pool, agg, target, look.locks[pool])))
-            runs[pool] = None if row is None else _run(row, current=True)
-    return _Inputs(contract=c, agg=agg, comp=look.comp, terms=terms, targets=targets, runs=runs,
-                   survey=look.survey, inspection=look.inspection, names=look.names)
+            row = by_fp.get((pool, pool_fingerprint(pool, agg, target, look.locks[pool])))
+            runs[pool] = None if row is None else run_from_row(row, current=True)
+    return StatementInputs(contract=c, agg=agg, comp=look.comp, terms=terms, targets=targets, runs=runs,
+                           survey=look.survey, inspection=look.inspection, names=look.names)
 
 
 def _statement_contract(db: Db, user: Principal, code: str) -> dict[str, Any]:
-    c = _contract(db, user, code)
+    c = contract_for(db, user, code)
     if c["kind"] not in TERMS_KINDS:
         raise InputError(Problem("contract", f"Contrato {code}: demonstrativo de partilha só para contratos de "
                                              f"exploração ou remoção (este é de {c['kind']})."))
@@ -172,13 +177,13 @@ def compute_statement(store: Store, user: Principal, code: str, *, as_of: date) 
     need is not stored or is out of date."""
     require(user, "issue_statements")
     c = _statement_contract(store, user, code)
-    return _statement(_gather(store, c), as_of)
+    return build_statement(gather_inputs(store, c), as_of)
 
 
 def _ensure_choices(store: Store, user: Principal, c: dict[str, Any], now: datetime | None) -> None:
     """Store the choice of each pool that needs one and has no current run (stored locks,
     tolerance policy)."""
-    inputs = _gather(store, c)
+    inputs = gather_inputs(store, c)
     for pool, run in inputs.runs.items():
         if run is None:
             save_selection(store, user, c["code"], pool=pool, label="automática (rascunho do demonstrativo)",
@@ -186,6 +191,8 @@ def _ensure_choices(store: Store, user: Principal, c: dict[str, Any], now: datet
 
 
 def _insert_statement(tx: Tx, data: StatementData, user: Principal, moment: datetime) -> int:
+    """The draft's row (its amounts: `data.result`, what `rules.partition` returned), lines, survey
+    lines and adjudicated items; an issue copies them (`_copy_draft`)."""
     res = data.result
     new_id = int(tx.scalar("SELECT nextval('seq_statements')"))
     tx.execute(
@@ -193,12 +200,12 @@ def _insert_statement(tx: Tx, data: StatementData, user: Principal, moment: date
                historical_items, other_items, historical_total, historical_reward, adjudicated_value, cash_balance,
                unpaid_residual, other_total, other_payment, gross, survey_deduction, survey_uncovered, net,
                surveyor_organisation_id, warnings_json, blockers_json, created_by, created_at)
-           VALUES (?, ?, 'rascunho', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [new_id, data.contract_id, data.as_of, res.cancelled, _json(data.terms), data.fingerprint,
-         data.historical_items, data.other_items, res.historical_total, res.historical_reward,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [new_id, data.contract_id, STATEMENT_DRAFT, data.as_of, res.cancelled, stable_json(data.terms),
+         data.fingerprint, data.historical_items, data.other_items, res.historical_total, res.historical_reward,
          res.adjudicated_value, res.cash_balance, res.unpaid_residual, res.other_total, res.other_payment,
          res.gross, res.survey_deduction, res.survey_uncovered, res.net, data.surveyor_organisation_id,
-         _json(list(data.warnings)), _json(list(data.blockers)), user.username, moment])
+         stable_json(list(data.warnings)), stable_json(list(data.blockers)), user.username, moment])
     for ln in data.lines:
         tx.execute("INSERT INTO statement_lines VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                    [new_id, ln.line_no, ln.section, ln.key, ln.label, ln.amount, ln.detail, ln.basis])
@@ -222,11 +229,11 @@ def create_draft(store: Store, user: Principal, code: str, *, as_of: date, now: 
         raise InputError(Problem("as_of", "Data-base: informe a data do demonstrativo."))
     c = _statement_contract(store, user, code)
     _ensure_choices(store, user, c, now)
-    data = _statement(_gather(store, c), as_of)
+    data = build_statement(gather_inputs(store, c), as_of)
     moment = now or store.now()
 
     def run(tx: Tx) -> int:
-        if _gather(tx, _contract(tx, user, code)).fingerprint() != data.fingerprint:
+        if gather_inputs(tx, contract_for(tx, user, code)).fingerprint() != data.fingerprint:
             raise ConflictError("Os dados do contrato mudaram durante o cálculo; gere o rascunho de novo.")
         new_id = _insert_statement(tx, data, user, moment)
         tx.audit("statement_drafted", "statement", new_id, None,
@@ -255,7 +262,7 @@ def _issuable_draft(tx: Tx, user: Principal, draft_id: int) -> dict[str, Any]:
                      [draft_id])
     if d is None:
         raise NotFound(f"Demonstrativo {draft_id} não encontrado.", what="statement", key=draft_id)
-    if d["status"] != "rascunho":
+    if d["status"] != STATEMENT_DRAFT:
         raise ConflictError("Este demonstrativo já foi emitido e não se altera. Para corrigi-lo, gere um novo "
                             "rascunho e emita-o como nova versão.")
     code = tx.scalar("SELECT code FROM contracts WHERE id = ?", [d["contract_id"]])
@@ -264,7 +271,7 @@ def _issuable_draft(tx: Tx, user: Principal, draft_id: int) -> dict[str, Any]:
     blockers = json.loads(d["blockers_json"])
     if blockers:
         raise InputError([Problem("blockers", b) for b in blockers])
-    if _gather(tx, _contract(tx, user, code)).fingerprint() != d["fingerprint"]:
+    if gather_inputs(tx, contract_for(tx, user, code)).fingerprint() != d["fingerprint"]:
         raise ConflictError("Os dados mudaram desde o rascunho (decisões, termos, escolha da União, custos ou "
                             "despesas); gere um novo rascunho.")
     return d
@@ -274,8 +281,8 @@ def _numbering(tx: Tx, contract_id: int, reason: str | None, moment: datetime
                ) -> tuple[str, int, dict[str, Any] | None, str | None]:
     """(number, version, the issued version it replaces, correction reason) of the next issue:
     'DP-YYYY/NNNN' v1 for a contract's first, v n+1 of the same number (with its reason) after."""
-    prev = tx.fetch_one("SELECT id, number, version FROM statements WHERE contract_id = ? AND status = 'emitido' "
-                        "ORDER BY version DESC LIMIT 1", [contract_id])
+    prev = tx.fetch_one("SELECT id, number, version FROM statements WHERE contract_id = ? AND status = ? "
+                        "ORDER BY version DESC LIMIT 1", [contract_id, STATEMENT_ISSUED])
     if prev is None:
         return _next_number(tx, moment.year), 1, None, None
     if not reason or len(reason) < MIN_CORRECTION_REASON:
@@ -313,7 +320,7 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         number, version, prev, why = _numbering(tx, d["contract_id"], reason, moment)
         supersedes = None if prev is None else int(prev["id"])
         new_id = int(tx.scalar("SELECT nextval('seq_statements')"))
-        doc = replace(_load_doc(tx, draft_id, item_limit=PDF_ITEM_LIMIT), id=new_id, status="emitido",
+        doc = replace(load_statement(tx, draft_id, item_limit=PDF_ITEM_LIMIT), id=new_id, status=STATEMENT_ISSUED,
                       number=number, version=version,
                       supersedes_label=f"{prev['number']} v{prev['version']}" if prev else None,
                       correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None,
@@ -322,9 +329,10 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         sha = hashlib.sha256(pdf).hexdigest()
         tx.execute(f"INSERT INTO statements (id, contract_id, status, number, version, supersedes, draft_id, "
                    f"correction_reason, {_COPIED_COLS}, pdf, pdf_sha256, created_by, created_at) "
-                   f"SELECT ?, contract_id, 'emitido', ?, ?, ?, id, ?, {_COPIED_COLS}, ?, ?, ?, ? FROM statements "
+                   f"SELECT ?, contract_id, ?, ?, ?, ?, id, ?, {_COPIED_COLS}, ?, ?, ?, ? FROM statements "
                    "WHERE id = ?",
-                   [new_id, number, version, supersedes, why, pdf, sha, user.username, moment, draft_id])
+                   [new_id, STATEMENT_ISSUED, number, version, supersedes, why, pdf, sha, user.username, moment,
+                    draft_id])
         _copy_draft(tx, new_id, draft_id)
         tx.audit("statement_issued", "statement", new_id, None,
                  {"number": number, "version": version, "supersedes": supersedes, "draft": draft_id,
@@ -332,4 +340,4 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         return new_id
 
     new_id = store.write(user.username, run)
-    return _load_doc(store, new_id, item_limit=PDF_ITEM_LIMIT)
+    return load_statement(store, new_id, item_limit=PDF_ITEM_LIMIT)

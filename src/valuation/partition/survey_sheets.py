@@ -168,8 +168,8 @@ def _winners(db: Store | Tx, contract: Mapping[str, Any], user: Principal) -> tu
     """The exploration/removal contracts of other holders on the survey's wreck that deduct its costs.
     An explorer (the surveyor) sees them once granted: a competitor's request still under analysis
     ('solicitado') is DPC's only (issue 24, item 7; the preference of Lei 7.542 art. 16 §2 is
-    decided among the requests)."""
-    granted_only = access.needs_organisation(user.role)
+    decided among the requests: who else asks for a wreck is read with the preference)."""
+    granted_only = not access.allowed(user, "read_preference")
     rows = db.fetch(
         "SELECT c.code, o.name AS organisation_name, c.status FROM contracts c "
         "JOIN organisations o ON o.id = c.organisation_id WHERE c.wreck_id = ? AND c.kind IN ('exploração', 'remoção') "

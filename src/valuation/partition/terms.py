@@ -7,7 +7,9 @@ with pt-BR messages naming the field by its form label (the DB CHECKs are the la
 audited before → after; the difficulty rubric of art. 21 §1 (weights: policy
 `difficulty_weights`); the compensation of a cancelled contract (art. 22 sole paragraph;
 NORMAM-10 0305). Also the contract lookup (an explorer's neighbour is "not found") and the
-stored terms as `rules.ContractTerms`, which `choice` and `statements` read.
+stored terms as `rules.ContractTerms`, which `choice` and `statements` read: `contract_for`,
+`stored_terms`, `compensation_of`, `partition_pt` (the rule with pt-BR messages), and the canonical
+JSON and digest the fingerprints use (`stable_json`, `stable_sha`).
 
 Access: `manage_terms` (dpc).
 """
@@ -27,11 +29,11 @@ from valuation.core.errors import (
     Problem,
 )
 from valuation.core.forms import Form
-from valuation.core.law import HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
+from valuation.core.law import DIFFICULTY_ACTIVITIES, HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
 from valuation.core.money import MAX_AMOUNT, format_brl, format_share
 from valuation.db import access
 from valuation.db.access import Principal, require
-from valuation.partition.rubric import ACTIVITIES, suggested_other_share
+from valuation.partition.rubric import suggested_other_share
 from valuation.partition.rules import (
     COMPENSATION_FORMS,
     HISTORICAL_PAYMENTS,
@@ -79,7 +81,7 @@ MIN_CORRECTION_REASON = 10
 class Difficulty:
     """The rubric of art. 21 §1 in force for a contract."""
 
-    scores: tuple[int, ...]            # in the order of valuation.partition.rubric.ACTIVITIES
+    scores: tuple[int, ...]            # in the order of valuation.core.law.DIFFICULTY_ACTIVITIES
     weights: tuple[Decimal, ...]
     suggested_share: Decimal
     note: str | None
@@ -112,7 +114,7 @@ _CONTRACT_SQL = (
     "other_share, fixed_amount, salvage_award, value_fixed FROM contracts WHERE code = ?")
 
 
-def _contract(db: Db, user: Principal, code: str) -> dict[str, Any]:
+def contract_for(db: Db, user: Principal, code: str) -> dict[str, Any]:
     """The contract row, or NotFound (also for an explorer's neighbour: never 'forbidden')."""
     row = db.fetch_one(_CONTRACT_SQL, [code]) if isinstance(code, str) else None
     if row is None or not access.organisation_cleared(user, row["organisation_id"]):
@@ -142,13 +144,13 @@ def difficulty_weights(db: Db) -> tuple[Decimal, ...]:
     shipped = DEFAULT_BY_KEY["difficulty_weights"].value
     assert isinstance(shipped, (list, tuple))
     default = tuple(Decimal(w) for w in shipped)
-    if not isinstance(v, (list, tuple)) or len(v) != len(ACTIVITIES):
+    if not isinstance(v, (list, tuple)) or len(v) != len(DIFFICULTY_ACTIVITIES):
         return default
     try:
         ws = tuple(Decimal(str(w)) for w in v if not isinstance(w, bool))
     except (InvalidOperation, ValueError):
         return default
-    if len(ws) != len(ACTIVITIES) or any(not w.is_finite() or w < 0 for w in ws) or sum(ws) == 0:
+    if len(ws) != len(DIFFICULTY_ACTIVITIES) or any(not w.is_finite() or w < 0 for w in ws) or sum(ws) == 0:
         return default
     return ws
 
@@ -197,12 +199,15 @@ def _dec(v: Any) -> Decimal | None:
     return None if v is None else Decimal(v)
 
 
-def _json(value: Any) -> str:
+def stable_json(value: Any) -> str:
+    """`value` as canonical JSON (sorted keys, no spaces; Decimals and dates as text): what the
+    statements store and what their fingerprints hash."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _sha(value: Any) -> str:
-    return hashlib.sha256(_json(value).encode("utf-8")).hexdigest()
+def stable_sha(value: Any) -> str:
+    """The sha256 of `stable_json(value)`: the fingerprint of what a run or a statement used."""
+    return hashlib.sha256(stable_json(value).encode("utf-8")).hexdigest()
 
 
 # ======================================================================================
@@ -236,7 +241,7 @@ def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[s
     fixed = _money_field(f, "fixed_amount", required=modality == "I")
     award = _money_field(f, "salvage_award", required=modality == "IV")
     value_fixed = f.choice("value_fixed", FIELD_LABELS["value_fixed"], VALUE_FIXED, required=False)
-    c = _contract(store, user, code)
+    c = contract_for(store, user, code)
     if c["kind"] not in TERMS_KINDS:
         f.fail("contract", f"Contrato {code}: termos de partilha só em contratos de exploração ou remoção "
                            f"(este é de {c['kind']}; art. 18 parágrafo único, arts. 20–21).")
@@ -276,17 +281,18 @@ def record_difficulty(store: Store, user: Principal, code: str, scores: Sequence
     require(user, "manage_terms")
     problems: list[Problem] = []
     clean: list[int] = []
-    if not isinstance(scores, Sequence) or isinstance(scores, (str, bytes)) or len(scores) != len(ACTIVITIES):
-        raise InputError(Problem("scores", f"Rubrica: informe as {len(ACTIVITIES)} notas ("
-                                           f"{', '.join(ACTIVITIES)})."))
-    for name, s in zip(ACTIVITIES, scores):
+    if (not isinstance(scores, Sequence) or isinstance(scores, (str, bytes))
+            or len(scores) != len(DIFFICULTY_ACTIVITIES)):
+        raise InputError(Problem("scores", f"Rubrica: informe as {len(DIFFICULTY_ACTIVITIES)} notas ("
+                                           f"{', '.join(DIFFICULTY_ACTIVITIES)})."))
+    for name, s in zip(DIFFICULTY_ACTIVITIES, scores):
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 4:
             problems.append(Problem(f"scores.{name}", f"Nota de {name}: um inteiro de 0 a 4."))
         else:
             clean.append(s)
     if note is not None and len(note) > 1000:
         problems.append(Problem("note", "Observação: no máximo 1000 caracteres."))
-    c = _contract(store, user, code)
+    c = contract_for(store, user, code)
     if c["kind"] not in TERMS_KINDS:
         problems.append(Problem("contract", f"Contrato {code}: a rubrica de dificuldade só se aplica a contratos "
                                             "de exploração ou remoção (art. 21 §1)."))
@@ -299,7 +305,7 @@ def record_difficulty(store: Store, user: Principal, code: str, scores: Sequence
     def run(tx: Tx) -> None:
         tx.execute(f"INSERT INTO difficulty_assessments (contract_id, {', '.join(_SCORE_COLS)}, weights_json, "
                    "suggested_share, note, assessed_by, assessed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [c["id"], *clean, _json([str(w) for w in weights]), suggested, note or None, user.username,
+                   [c["id"], *clean, stable_json([str(w) for w in weights]), suggested, note or None, user.username,
                     moment])
         tx.audit("difficulty_assessed", "contract", c["code"], None,
                  {"scores": clean, "weights": [str(w) for w in weights], "suggested_share": suggested})
@@ -311,7 +317,7 @@ def record_difficulty(store: Store, user: Principal, code: str, scores: Sequence
 def current_difficulty(store: Store, user: Principal, code: str) -> Difficulty | None:
     """The latest rubric of the contract, or None."""
     require(user, "manage_terms")
-    c = _contract(store, user, code)
+    c = contract_for(store, user, code)
     r = store.fetch_one("SELECT * FROM difficulty_assessments WHERE contract_id = ? ORDER BY id DESC LIMIT 1",
                         [c["id"]])
     if r is None:
@@ -321,7 +327,8 @@ def current_difficulty(store: Store, user: Principal, code: str) -> Difficulty |
 
 
 # -- compensation on cancellation (art. 22 sole paragraph) -------------------------------------
-def _compensation(db: Db, contract_id: int) -> Compensation | None:
+def compensation_of(db: Db, contract_id: int) -> Compensation | None:
+    """The compensation in force of a cancelled contract (no access check: the callers check)."""
     rows = db.fetch("SELECT * FROM cancellation_compensation WHERE contract_id = ?", [contract_id])
     if not rows:
         return None
@@ -332,7 +339,7 @@ def _compensation(db: Db, contract_id: int) -> Compensation | None:
 
 def current_compensation(store: Store, user: Principal, code: str) -> Compensation | None:
     require(user, "manage_terms")
-    return _compensation(store, _contract(store, user, code)["id"])
+    return compensation_of(store, contract_for(store, user, code)["id"])
 
 
 def set_compensation(store: Store, user: Principal, code: str, data: Mapping[str, Any], *,
@@ -349,7 +356,7 @@ def set_compensation(store: Store, user: Principal, code: str, data: Mapping[str
     if reason is not None and len(reason) < MIN_CORRECTION_REASON:
         f.fail("reason", f"{FIELD_LABELS['reason']}: descreva o fundamento (ao menos {MIN_CORRECTION_REASON} "
                          "caracteres).")
-    c = _contract(store, user, code)
+    c = contract_for(store, user, code)
     if c["status"] != "cancelado":
         f.fail("contract", f"Contrato {code}: a compensação do art. 22 parágrafo único só se aplica a contrato "
                            f"cancelado (situação atual: {c['status']}).")
@@ -379,7 +386,7 @@ def set_compensation(store: Store, user: Principal, code: str, data: Mapping[str
                         moment)
 
 
-def _base_terms(c: Mapping[str, Any], comp: Compensation | None) -> ContractTerms:
+def stored_terms(c: Mapping[str, Any], comp: Compensation | None) -> ContractTerms:
     """The stored terms as `valuation.partition.rules.ContractTerms` (no survey lines yet)."""
     if c["modality"] is None:
         raise InputError(Problem("modality", f"Contrato {c['code']}: termos de pagamento não registrados "
@@ -394,7 +401,7 @@ def _base_terms(c: Mapping[str, Any], comp: Compensation | None) -> ContractTerm
         sale_proceeds=comp.sale_proceeds if comp else None)
 
 
-def _partition(terms: ContractTerms, items: Sequence[PartitionItem]) -> PartitionResult:
+def partition_pt(terms: ContractTerms, items: Sequence[PartitionItem]) -> PartitionResult:
     """`valuation.partition.rules.partition`, its problems translated to pt-BR field messages."""
     try:
         return partition(terms, items)

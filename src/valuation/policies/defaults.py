@@ -25,6 +25,8 @@ class PolicyDefault:
     basis: str        # the legal reference (a law or NORMAM-10 item, never a spec file)
     label: str = ""   # pt-BR name of the policy
     dated: bool = False  # a NORMAM parameter or a calendar day: read on the day the period starts
+    normam: bool = False  # a NORMAM-10 number a deadline rule takes (valuation.deadlines.rule_specs names which)
+    bounds: tuple[int, int, str] | None = None  # a whole number's (low, high, unit) on the policies page
 
 
 DEFAULTS: tuple[PolicyDefault, ...] = (
@@ -75,22 +77,29 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "Escolha da Autoridade Naval (prazos de contratos e comunicações da NORMAM-10)",
                   "Lembretes do calendário"),
     # -- NORMAM-10 parameters (dated: the value in force on the day the period starts) --------------------
+    # Declared here once: the deadline engine reads every `normam` key (valuation.deadlines.params), the
+    # policies page its bounds (valuation.policies.fields); a rule names the ones it takes (rule_specs).
     PolicyDefault("monthly_report_business_day", 10,
                   "Até qual dia útil do mês seguinte o relatório mensal de atividades deve ser entregue.",
-                  "NORMAM-10 0301 c; 0303 e; 0302 b 2", "Relatório mensal: dia útil de entrega", True),
+                  "NORMAM-10 0301 c; 0303 e; 0302 b 2", "Relatório mensal: dia útil de entrega", True, True,
+                  (1, 15, "º dia útil do mês seguinte")),
     PolicyDefault("removal_monthly_report_min_days", 60,
                   "A partir de quantos dias de duração uma remoção ou demolição deve relatórios mensais.",
-                  "NORMAM-10 0302 b 2", "Remoção com relatório mensal: duração mínima", True),
+                  "NORMAM-10 0302 b 2", "Remoção com relatório mensal: duração mínima", True, True,
+                  (1, 3650, "dias de duração")),
     PolicyDefault("final_report_days", 90, "Quantos dias após o término dos trabalhos o relatório final deve ser "
                   "entregue (pesquisa, remoção e demolição).", "NORMAM-10 0301 c; 0302 b 3",
-                  "Relatório final: prazo", True),
+                  "Relatório final: prazo", True, True, (1, 365, "dias após o término dos trabalhos")),
     PolicyDefault("extension_request_days", 60, "Com quantos dias de antecedência do vencimento da autorização a "
-                  "prorrogação deve ser pedida.", "NORMAM-10 0304", "Pedido de prorrogação: antecedência", True),
+                  "prorrogação deve ser pedida.", "NORMAM-10 0304", "Pedido de prorrogação: antecedência", True, True,
+                  (1, 365, "dias antes do vencimento")),
     PolicyDefault("tourism_notice_business_days", 10, "Com quantos dias úteis de antecedência uma excursão de turismo "
                   "subaquático deve ser comunicada.", "NORMAM-10 0307",
-                  "Turismo subaquático: antecedência da comunicação", True),
+                  "Turismo subaquático: antecedência da comunicação", True, True,
+                  (1, 60, "dias úteis antes da excursão")),
     PolicyDefault("wreck_map_day", (2, 15), "Até que dia do ano seguinte cada Capitania envia o mapa anual das "
-                  "embarcações naufragadas.", "NORMAM-10 0404 (Anexo 4-B)", "Mapa anual de naufrágios: envio", True),
+                  "embarcações naufragadas.", "NORMAM-10 0404 (Anexo 4-B)", "Mapa anual de naufrágios: envio", True,
+                  True),
     PolicyDefault("early_closing_days", ((12, 24), (12, 31)),
                   "Dias de cada ano em que as repartições federais encerram o expediente mais cedo (14h): um prazo "
                   "que vence nesses dias passa ao dia útil seguinte. Cada Capitania pode ter datas próprias "
@@ -101,9 +110,13 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
 
 DEFAULT_BY_KEY: dict[str, PolicyDefault] = {p.key: p for p in DEFAULTS}
 DATED_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.dated)
-NORMAM_KEYS: tuple[str, ...] = ("monthly_report_business_day", "removal_monthly_report_min_days", "final_report_days",
-                                "extension_request_days", "tourism_notice_business_days", "wreck_map_day")
-CALENDAR_KEYS: tuple[str, ...] = ("policy_days", "early_closing_days")
+NORMAM_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.normam)
+CALENDAR_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.dated and not p.normam)  # the office calendars
+
+
+# How the Commission's values combine into the value attributed to an item (policy `consensus_method`;
+# valuation.commission.consensus implements each, valuation.policies.fields names them in pt-BR).
+CONSENSUS_METHODS: tuple[str, ...] = ("median", "mean", "trimmed_mean")
 
 
 @dataclass(frozen=True)
@@ -111,12 +124,6 @@ class ConsensusPolicy:
     method: str = "median"
     quorum: int = 4
     spread_threshold: Decimal = Decimal("0.5")
-
-
-@dataclass(frozen=True)
-class CalendarPolicy:
-    policy_days: tuple[str, ...] = ("carnival_monday", "carnival_tuesday", "corpus_christi")
-    due_soon_days: int = 15
 
 
 @dataclass(frozen=True)

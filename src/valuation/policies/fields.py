@@ -19,29 +19,21 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from valuation.commission.consensus import METHODS
 from valuation.core.calendar import MONTH_NAMES, POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.errors import InputError, Problem
-from valuation.partition.rubric import ACTIVITIES
-from valuation.policies.defaults import DEFAULT_BY_KEY
+from valuation.core.law import COMMISSION_SIZE, DIFFICULTY_ACTIVITIES
+from valuation.policies.defaults import CONSENSUS_METHODS, DEFAULT_BY_KEY, DEFAULTS
 
 METHOD_LABELS: dict[str, str] = {"median": "Mediana", "mean": "Média",
                                  "trimmed_mean": "Média aparada (sem o maior e o menor valor)"}
-COMMISSION_SIZE = 6                  # NORMAM-10 0303 c 1 I: three Navy and three Culture members
 MAX_DUE_SOON_DAYS = 365
 MAX_SPREAD_PERCENT = Decimal("1000")
 MAX_WEIGHT = Decimal("100")
 _NUMBER = re.compile(r"^\s*[0-9]{1,7}([.,][0-9]+)?\s*$")  # ASCII digits only (\d takes any script)
 _DAY_MONTH = re.compile(r"\s*([0-9]{1,2})\s*/\s*([0-9]{1,2})\s*")
 MAX_EARLY_CLOSING_DAYS = 12
-# (low, high, unit) of the whole-number NORMAM parameters
-NORMAM_RANGES: dict[str, tuple[int, int, str]] = {
-    "monthly_report_business_day": (1, 15, "º dia útil do mês seguinte"),
-    "removal_monthly_report_min_days": (1, 3650, "dias de duração"),
-    "final_report_days": (1, 365, "dias após o término dos trabalhos"),
-    "extension_request_days": (1, 365, "dias antes do vencimento"),
-    "tourism_notice_business_days": (1, 60, "dias úteis antes da excursão"),
-}
+# (low, high, unit) of the whole-number NORMAM parameters (declared with them: defaults.DEFAULTS)
+NORMAM_RANGES: dict[str, tuple[int, int, str]] = {p.key: p.bounds for p in DEFAULTS if p.normam and p.bounds}
 
 
 
@@ -92,13 +84,13 @@ def _integer(key: str, raw: object, lo: int, hi: int, unit: str) -> int:
 
 
 def _method(raw: object) -> str:
-    if raw not in METHODS:
+    if raw not in CONSENSUS_METHODS:
         raise _fail("consensus_method", "escolha mediana, média ou média aparada.")
     return str(raw)
 
 
 def _quorum(raw: object) -> int:
-    return _integer("quorum", raw, 1, COMMISSION_SIZE, "membros que votam")
+    return _integer("quorum", raw, 1, COMMISSION_SIZE.value, "membros que votam")
 
 
 def _spread(raw: object) -> Decimal:
@@ -132,11 +124,11 @@ def _court(raw: object) -> bool:
 
 def _weights(raw: object) -> tuple[Decimal, ...]:
     key = "difficulty_weights"
-    if isinstance(raw, str) or not isinstance(raw, Sequence) or len(raw) != len(ACTIVITIES):
-        raise _fail(key, f"informe os {len(ACTIVITIES)} pesos ({', '.join(ACTIVITIES)}).")
+    if isinstance(raw, str) or not isinstance(raw, Sequence) or len(raw) != len(DIFFICULTY_ACTIVITIES):
+        raise _fail(key, f"informe os {len(DIFFICULTY_ACTIVITIES)} pesos ({', '.join(DIFFICULTY_ACTIVITIES)}).")
     problems: list[Problem] = []
     out: list[Decimal] = []
-    for activity, value in zip(ACTIVITIES, raw):
+    for activity, value in zip(DIFFICULTY_ACTIVITIES, raw):
         try:
             out.append(_decimal(key, value, places=2, maximum=MAX_WEIGHT, part=activity))
         except InputError as exc:
@@ -292,7 +284,7 @@ def display(key: str, value: Any) -> str:
     if key == "consensus_method":
         return METHOD_LABELS.get(value, str(value))
     if key == "quorum":
-        return f"{value} de {COMMISSION_SIZE} membros votantes"
+        return f"{value} de {COMMISSION_SIZE.value} membros votantes"
     if key == "spread_threshold":
         return f"{_percent(Decimal(value))} da mediana"
     if key == "selection_tolerance":
@@ -304,7 +296,7 @@ def display(key: str, value: Any) -> str:
     if key == "court_pending_suspends_lapse":
         return "Sim: suspende o prazo" if value else "Não suspende"
     if key == "difficulty_weights":
-        return " · ".join(f"{a} {_br(Decimal(w))}" for a, w in zip(ACTIVITIES, value))
+        return " · ".join(f"{a} {_br(Decimal(w))}" for a, w in zip(DIFFICULTY_ACTIVITIES, value))
     if key == "comparables_outlier_factor":
         return f"{_br(Decimal(value))} × a amplitude interquartil"
     if key == "comparables_min_count":

@@ -1,27 +1,18 @@
 """The Ministry of Culture's co-signature of contracts over historical things (Lei 7.542 art. 20 §1).
 
-Art. 20 (Lei 10.166/2000): things of artistic, historical or archaeological value stay in the
-União's domain, which the contract or authorisation "elaborado previamente à remoção" must say;
-§1: that contract or act is signed by the Naval Authority, the concessionaire *and a representative
-of the Ministry of Culture*. Without the third signature the act is incomplete: it is not in force.
-
-Which contracts (`needs_co_signature`, pure): an exploration or removal of things in the União's
-domain (art. 16: not the owner's own licence of art. 4, not a demolition sold under art. 27) that
-covers historical things — its terms carry the reward of art. 20 §2 (`historical_share`), or the
-Commission classified some of its items as historical — signed (or still to be signed) on or after
-28/12/2000, when §1 came into force (an act signed before it needed no such signature).
-
-The contract's state (`contract_state`) and the deadline engine read it: such a contract without
-the co-signature reads "sem coassinatura do Ministério da Cultura" and its deadlines are suspended.
+Which contracts need it (`needs_co_signature`) and when it is missing is the pure rule of
+`valuation.core.co_signature`, below the registry and the deadline engine, which both read it: the
+contract's state (`contract_state`) of such a contract without the co-signature reads "sem
+coassinatura do Ministério da Cultura", and the engine suspends its deadlines.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.co_signature import MISSING_TEXT, co_signature_missing, needs_co_signature
 from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
@@ -33,20 +24,6 @@ if TYPE_CHECKING:
 CO_SIGNATURE_FIELDS: tuple[str, ...] = ("contract_code", "signed_on", "act", "signatory")
 LABELS: dict[str, str] = {"contract_code": "Contrato", "signed_on": "Data da coassinatura",
                           "act": "Ato (termo de coassinatura)", "signatory": "Representante do Ministério da Cultura"}
-COVERED_KINDS: tuple[str, ...] = ("exploração", "remoção")
-MISSING_TEXT = "sem coassinatura do Ministério da Cultura (Lei 7.542 art. 20 §1): não está em vigor"
-
-
-def needs_co_signature(kind: str, act: str, signed_on: date | None, historical_share: Decimal | None,
-                       has_historical_items: bool) -> bool:
-    """True when the contract must carry the Ministry of Culture's signature (art. 20 §1; see the
-    module docstring): an exploration or removal (not the owner's licence of art. 4) over historical
-    things, signed — or still to sign — since Lei 10.166/2000 came into force (28/12/2000)."""
-    if kind not in COVERED_KINDS or act == "licença":
-        return False
-    if historical_share is None and not has_historical_items:
-        return False
-    return signed_on is None or law.CO_SIGNATURE.in_force_on(signed_on)
 
 
 def contract_state(status: str, required: bool, co_signed_on: date | None, as_of: date | None = None) -> str:
@@ -86,7 +63,7 @@ def annotate(db: Store | Tx, contracts: list[dict[str, Any]], as_of: date | None
         c["co_signature_required"] = required
         c["co_signed_on"] = on
         c["co_signature_act"] = sig["act"] if sig else None
-        c["co_signature_missing"] = required and (on is None or (as_of is not None and on > as_of))
+        c["co_signature_missing"] = co_signature_missing(required, on, as_of)
         c["state_pt"] = contract_state(c["status"], required, on, as_of)
     return contracts
 

@@ -109,9 +109,9 @@ def record_balance_paid(store: Store, user: Principal, balance_id: int, data: Ma
 
 def balance_due(store: Store, balance: Mapping[str, Any]) -> Any:
     """The last day the balance is held for the owner (casualty + 5 years; None for an incomplete casualty date)."""
+    from valuation.core.casualty import casualty_bounds
     from valuation.deadlines.calendars import office_calendar
     from valuation.deadlines.rules import owner_balance
-    from valuation.registry.domain.status import casualty_bounds
 
     w = store.fetch_one("SELECT office_code, casualty_year, casualty_month, casualty_day, casualty_precision "
                         "FROM wrecks WHERE id = ?", [balance["wreck_id"]])

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.core import law
 from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
-from valuation.core.law import days_text, years_text
+from valuation.core.law import years_text
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
 
@@ -35,9 +35,8 @@ if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
 ORDER_KINDS: tuple[str, ...] = ("remoção", "demolição")
-NOTICES: tuple[str, ...] = ("pessoal", "edital")
-NOTICE_LABELS: dict[str, str] = {"pessoal": "intimação pessoal (art. 9 I)",
-                                 "edital": f"edital (art. 9 II; {days_text(law.REMOVAL_EDITAL_DAYS.value)})"}
+NOTICE_LABELS: dict[str, str] = law.REMOVAL_NOTICE_LABELS   # art. 9 I and II (core: the deadline engine reads it)
+NOTICES: tuple[str, ...] = tuple(NOTICE_LABELS)
 END_KINDS: tuple[str, ...] = ("concluída", "revogada")
 END_LABELS: dict[str, str] = {"concluída": "remoção concluída", "revogada": "determinação revogada"}
 ORDER_FIELDS: tuple[str, ...] = ("wreck_code", "kind", "act", "ordered_on", "notice", "notified_on", "published_on",

@@ -15,6 +15,7 @@ from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.core.casualty import PRECISIONS
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.law import CASUALTY_TYPES
@@ -38,7 +39,6 @@ if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CL
 HULL_MATERIALS: tuple[str, ...] = ("madeira", "ferro", "aço", "concreto", "compósito", "alumínio", "fibra",
                                    "desconhecido")
 SITUATIONS: tuple[str, ...] = ("encalhada", "soçobrada")
-PRECISIONS: tuple[str, ...] = ("day", "month", "year", "century")
 PRECISION_LABELS: dict[str, str] = {"day": "dia", "month": "mês", "year": "ano", "century": "século"}
 MIN_CASUALTY_YEAR = 1000   # anything earlier is a typing error, not a wreck on the Brazilian coast
 MAX_DEPTH_M = Decimal("11000")  # deeper than the deepest ocean trench

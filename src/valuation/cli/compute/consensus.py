@@ -9,8 +9,6 @@ from decimal import Decimal
 from typing import Any
 
 from valuation.commission.consensus import (
-    BODIES,
-    METHODS,
     ItemDecision,
     ItemInput,
     Member,
@@ -27,11 +25,10 @@ from valuation.commission.panel import (
     Seat,
     composition_breaches,
 )
-from valuation.core import jsonin
-from valuation.core.errors import InputError, Problem
+from valuation.core import jsonin, law
 from valuation.core.jsonin import BAD, Reader, join
 from valuation.core.money import amount_str
-from valuation.policies.defaults import ConsensusPolicy
+from valuation.policies.defaults import CONSENSUS_METHODS, ConsensusPolicy
 
 _TOP = ("policy", "members", "rates", "items")
 _POLICY = ("method", "quorum", "spread_threshold")
@@ -69,7 +66,7 @@ def _policy(r: Reader, doc: dict[str, Any]) -> ConsensusPolicy:
     if doc.get("policy") is None:
         return default
     p = r.obj(doc["policy"], "policy", allowed=_POLICY)
-    method = r.field(p, "method", "policy", jsonin.choice(*METHODS), required=False, default=default.method)
+    method = r.field(p, "method", "policy", jsonin.choice(*CONSENSUS_METHODS), required=False, default=default.method)
     quorum = r.field(p, "quorum", "policy", jsonin.integer(minimum=1), required=False, default=default.quorum)
     threshold = r.field(p, "spread_threshold", "policy", jsonin.decimal(), required=False,
                         default=default.spread_threshold)
@@ -89,7 +86,7 @@ def _members(r: Reader, doc: dict[str, Any]) -> dict[str, Member]:
     for _r, v, path in raw:
         m = r.obj(v, path, allowed=_MEMBER)
         mid = r.field(m, "id", path, jsonin.text)
-        body = r.field(m, "body", path, jsonin.choice(*BODIES))
+        body = r.field(m, "body", path, jsonin.choice(*law.COMMISSION_BODIES))
         president = r.field(m, "president", path, jsonin.boolean, required=False, default=False)
         if mid is not BAD and mid in members:
             r.fail(join(path, "id"), f'duplicate member id "{mid}"')
@@ -269,10 +266,8 @@ def run(doc: Any) -> dict[str, Any]:
     table = _rates(r, top)
     items = _items(r, top, members, table, members_ok)
     r.done()
-    try:
-        decisions = decide_items(items, list(members.values()), table, policy)
-    except ValueError as exc:  # ConsensusError / FxError: validated above, translated here all the same
-        raise InputError(Problem("", str(exc))) from exc
+    decisions = decide_items(items, list(members.values()), table, policy)  # validated above; ConsensusError
+    # and FxError would still be InputErrors (core/errors.py), reported as such
     return {
         "policy": {"method": policy.method, "quorum": policy.quorum,
                    "spread_threshold": str(policy.spread_threshold)},

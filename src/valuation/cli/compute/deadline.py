@@ -7,7 +7,6 @@ deadline's state is added.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -18,44 +17,16 @@ from valuation.core.calendar import (
     BusinessCalendar,
 )
 from valuation.core.errors import InputError, Problem
-from valuation.core.jsonin import (
-    BAD,
-    Reader,
-    boolean,
-    choice,
-    integer,
-    iso_date,
-    iso_month,
-    join,
-    text,
-)
+from valuation.core.jsonin import BAD, Reader, choice, iso_date, join, text
 from valuation.deadlines import rules as dl
+from valuation.deadlines.rule_specs import CLI_RULES, REQUIRED, Input, RuleSpec
 from valuation.policies.defaults import DEFAULT_BY_KEY
 
-# rule -> ((field, converter[, default when absent]), ...), computed by fn(*values, calendar).
+# The rules, their fields and functions: valuation.deadlines.rule_specs (`cli`), computed by
+# fn(*values, calendar), or fn(value, suspensions, calendar) for a rule counted with suspensions.
 # A field without a default is required (cli.md: every field shown is required).
-RULES: dict[str, tuple[tuple[tuple[Any, ...], ...], Callable[..., Any]]] = {
-    "monthly_report": ((("period", iso_month),), dl.monthly_report),
-    "final_report": ((("work_ended", iso_date),), dl.final_report),
-    "extension_request": ((("expires", iso_date),), dl.extension_request),
-    "start_of_operations": ((("fixed", iso_date),), dl.start_of_operations),
-    "preference_notice": ((("published", iso_date),), dl.preference_notice),
-    "owner_reclaim": ((("recovered", iso_date),), dl.owner_reclaim),
-    "found_unclaimed": ((("collected", iso_date),), dl.found_unclaimed),
-    "found_proceeds": ((("sold", iso_date),), dl.found_proceeds),
-    "tourism_notice": ((("excursion", iso_date),), dl.tourism_notice),
-    "wreck_map": ((("year", integer(minimum=1, maximum=9998)),), dl.wreck_map),
-    "court_inquiry_opening": ((("known", iso_date),), dl.court_inquiry_opening),
-    "court_inquiry_report": ((("last_step", iso_date),), dl.court_inquiry_report),
-    "court_prior_defence": ((("notified", iso_date),), dl.court_prior_defence),
-    "court_private_representation": ((("occurred", iso_date),), dl.court_private_representation),
-    "five_year_lapse": ((("casualty_date", iso_date),), dl.five_year_lapse),
-    "appeal": ((("notified", iso_date),), dl.appeal),
-    "appeal_decision": ((("received", iso_date), ("extended", boolean, False)), dl.appeal_decision),
-    "owner_balance": ((("casualty_date", iso_date),), dl.owner_balance),
-}
 _COMMON = ("rule", "office", "as_of")
-_ALL_FIELDS = frozenset(f[0] for fields, _ in RULES.values() for f in fields) | {"suspensions"}
+_ALL_FIELDS = frozenset(f.name for s in CLI_RULES.values() for f in s.cli or ()) | {"suspensions"}
 
 
 # -- shared readers (also used by domain-status) --------------------------------------------
@@ -152,10 +123,11 @@ def run(doc: Any) -> dict[str, Any]:
     if not isinstance(doc, dict):
         r.fail("", "input must be a JSON object")
         r.done()
-    rule = r.field(doc, "rule", "", choice(*RULES))
-    spec = RULES.get(rule) if rule is not BAD else None
-    allowed = set(_COMMON) | ({f[0] for f in spec[0]} if spec else set(_ALL_FIELDS))
-    if rule == "five_year_lapse":
+    rule = r.field(doc, "rule", "", choice(*CLI_RULES))
+    spec = CLI_RULES.get(rule) if rule is not BAD else None
+    fields: tuple[Input, ...] = (spec.cli or ()) if spec else ()
+    allowed = set(_COMMON) | ({f.name for f in fields} if spec else set(_ALL_FIELDS))
+    if spec is not None and spec.suspensions:
         allowed.add("suspensions")
     r.obj(doc, "", allowed=allowed)
     cal = read_office(r, doc)
@@ -163,24 +135,20 @@ def run(doc: Any) -> dict[str, Any]:
     if spec is None:
         r.done()
         raise AssertionError("unreachable")  # r.done() raised: the rule was bad
-    fields, fn = spec
-    values = [r.field(doc, f[0], "", f[1]) if len(f) == 2 else r.field(doc, f[0], "", f[1], required=False,
-                                                                         default=f[2]) for f in fields]
-    suspensions = read_suspensions(r, doc, values[0]) if rule == "five_year_lapse" else None
+    values = [r.field(doc, f.name, "", f.read) if f.default is REQUIRED else
+              r.field(doc, f.name, "", f.read, required=False, default=f.default) for f in fields]
+    suspensions = read_suspensions(r, doc, values[0]) if spec.suspensions else None
     r.done()
     try:
-        if rule == "five_year_lapse":
-            result = fn(values[0], suspensions, cal)
-        else:
-            result = fn(*values, cal)
+        result = spec.fn(values[0], suspensions, cal) if spec.suspensions else spec.fn(*values, cal)
     except OverflowError as exc:
-        raise out_of_range(fields[0][0]) from exc
+        raise out_of_range(fields[0].name) from exc
     except ValueError as exc:  # e.g. a month left with fewer than 10 business days
-        raise InputError(Problem(fields[0][0], str(exc))) from exc
-    return _output(rule, result, values, suspensions, as_of)
+        raise InputError(Problem(fields[0].name, str(exc))) from exc
+    return _output(spec, result, values, suspensions, as_of)
 
 
-def _output(rule: str, result: Any, values: list[Any], suspensions: Any, as_of: date | None) -> dict[str, Any]:
+def _output(spec: RuleSpec, result: Any, values: list[Any], suspensions: Any, as_of: date | None) -> dict[str, Any]:
     out: dict[str, Any] = {"rule": result.rule}
     if isinstance(result, dl.Window):
         due = result.end
@@ -188,7 +156,7 @@ def _output(rule: str, result: Any, values: list[Any], suspensions: Any, as_of: 
     else:
         due = result.due
     out.update(due=iso(due), basis=result.basis, moved_from=iso(result.moved_from), steps=list(result.steps))
-    if rule == "five_year_lapse":
+    if spec.suspensions:   # the five years (arts. 6 and 7): the count behind the date
         count = dl.lapse_count(values[0], suspensions)
         out["suspended_days"] = count.suspended_days
         out["start"] = iso(count.start)

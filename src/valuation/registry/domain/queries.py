@@ -1,7 +1,7 @@
 """Domain status of every wreck: who owns its things on a day, and since when (rules.md §1).
 
 The rules are `valuation.registry.domain.status` (Lei 7.542 arts. 3 I, 6, 7, 32); this module
-feeds them from the store: the casualty date with its precision (`casualty_bounds`:
+feeds them from the store: the casualty date with its precision (`valuation.core.casualty.casualty_bounds`:
 a date known only to the month, year or century is computed at both bounds and at
 the legal thresholds between them, `domain_status_range`), the hull, the owner's
 declaration of loss and licence request, the suspensions of art. 6 sole paragraph
@@ -18,6 +18,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import law
+from valuation.core.casualty import casualty_bounds, casualty_text
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br as fmt
 from valuation.db.access import Principal, require
@@ -25,12 +26,7 @@ from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.rules import lapse_start
 from valuation.deadlines.vocabulary import COURT_DECIDED, CURRENT_EVENTS
 from valuation.policies.values import policy_in_force
-from valuation.registry.domain.status import (
-    PRIVATE,
-    UNION,
-    casualty_bounds,
-    domain_status_range,
-)
+from valuation.registry.domain.status import PRIVATE, UNION, domain_status_range
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -53,27 +49,6 @@ COLUMNS: tuple[str, ...] = (
     "earliest", "latest", "owner", "owner_pt", "since", "since_max", "lapse_due", "differs", "owner_name",
     "declared_lost", "licence_requested", "suspensions", "court_pending", "basis", "steps", "lapse_suspended",
 )
-
-
-def casualty_text(year: int, month: int | None, day: int | None, precision: str) -> str:
-    """'30/04/1995', '04/1995', '1995', 'século XVIII (1712)'."""
-    if precision == "day" and month and day:
-        return f"{day:02d}/{month:02d}/{year:04d}"
-    if precision == "month" and month:
-        return f"{month:02d}/{year:04d}"
-    if precision == "century":
-        return f"século {_roman((year - 1) // 100 + 1)} ({year})"
-    return f"{year:04d}"
-
-
-def _roman(n: int) -> str:
-    out = ""
-    for value, letters in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
-                           (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
-        while n >= value:
-            out += letters
-            n -= value
-    return out
 
 
 def _suspensions_text(susp: list[dict[str, Any]], court_policy: bool) -> str:

@@ -24,20 +24,18 @@ Events after `as_of` have not happened yet. The Maritime Court suspension
 """
 from __future__ import annotations
 
-import calendar as _stdcal
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
+from valuation.core.casualty import is_wooden
 from valuation.core.money import format_date_br as fmt
 from valuation.deadlines.rules import Interval, five_year_lapse
 
 PRIVATE, UNION = "private", "union"
 HULLS: tuple[str, ...] = ("wood", "steel", "other")  # the CLI's enumeration (cli.md, domain-status)
-WOODEN_HULLS = frozenset({"wood", "wooden", "madeira", "casco de madeira", "de madeira"})
-PRECISIONS: tuple[str, ...] = ("day", "month", "year", "century")
 
 _ONE = timedelta(days=1)
 _LAPSE = law.years_text(law.LAPSE_YEARS.value)          # '5 anos' (arts. 6 e 7)
@@ -87,11 +85,6 @@ class _Event:
     day: date
     basis: tuple[str, ...]
     what: str
-
-
-def is_wooden(hull: str | None) -> bool:
-    """'wood', 'wooden', 'madeira' (any case) mean a wooden hull."""
-    return hull is not None and hull.strip().lower() in WOODEN_HULLS
 
 
 def union_from_art32_caput() -> date:
@@ -248,29 +241,6 @@ def domain_status(as_of: date, casualty_date: date, hull: str | None, owner_decl
     return DomainStatus(UNION, first.day, out_basis, lapse.due, tuple(steps), lapse.suspended)
 
 
-def casualty_bounds(year: int, month: int | None = None, day: int | None = None,
-                    precision: str = "day") -> tuple[date, date]:
-    """Earliest and latest possible casualty date for a date known to a `precision`
-    (rules.md §1). Centuries are ordinal: 1712 → 1701-01-01 … 1800-12-31 (as art. 32 §1)."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}")
-    if not 1 <= year <= 9999:
-        raise ValueError("year out of range")
-    if precision == "century":
-        c = (year - 1) // 100 + 1
-        return date((c - 1) * 100 + 1, 1, 1), date(min(c * 100, 9999), 12, 31)
-    if precision == "year":
-        return date(year, 1, 1), date(year, 12, 31)
-    if month is None:
-        raise ValueError("month is required for precision day or month")
-    if precision == "month":
-        return date(year, month, 1), date(year, month, _stdcal.monthrange(year, month)[1])
-    if day is None:
-        raise ValueError("day is required for precision day")
-    d = date(year, month, day)
-    return d, d
-
-
 def _thresholds() -> tuple[date, ...]:
     lo, hi = law.ART32_WOODEN_HULL_YEARS.value
     t: date = law.ART32_OLD_CASUALTY_BEFORE.value
@@ -307,6 +277,6 @@ def domain_status_range(as_of: date, earliest: date, latest: date, hull: str | N
 
 
 __all__ = [
-    "DomainStatus", "DomainStatusRange", "HULLS", "PRIVATE", "UNION", "casualty_bounds", "domain_status",
-    "domain_status_range", "is_wooden",
+    "DomainStatus", "DomainStatusRange", "HULLS", "PRIVATE", "UNION", "domain_status",
+    "domain_status_range",
 ]

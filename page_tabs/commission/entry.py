@@ -1,0 +1,115 @@
+"""The item chosen on the Itens tab: the member's entry form and own trail; after the close, the round's
+(anonymous) entries."""
+from __future__ import annotations
+
+from datetime import date
+
+import pandas as pd
+import streamlit as st
+
+from page_tabs.commission.view import VOTES, RoundView, done
+from ui import item_card, session
+from ui.fmt import for_display, money_in, number_br, option_label, rate_br, yes_no
+from ui.forms import save
+from ui.safe import md
+from valuation.commission.entries import record_assessment, round_entries
+from valuation.commission.rounds import RoundOverview
+from valuation.commission.sheet import LABELS as ENTRY_LABELS
+from valuation.commission.sheet import SOURCES
+from valuation.commission.views import known_currencies, my_item_history, source_label, vote_label
+
+# the form's labels, for problems that name a field (the store's messages use ENTRY_LABELS)
+FORM_LABELS = {**ENTRY_LABELS, "historical": "Voto", "source": "Fonte do valor (art. 21 §2)",
+               "significance": "Significância (voto histórico)", "must_keep": "Propor manter na União (voto histórico)",
+               "source_note": "Observação (organização de renome, catálogo, lote…)"}
+
+
+def item_panel(view: RoundView, row: pd.Series, ov: RoundOverview) -> None:
+    """The selected item: the member's form and own trail; after the close, the (anonymous) entries."""
+    store, user, rid = view.store, view.user, view.rid
+    item_id = int(row["item_id"])
+    st.subheader(f"{md(row['item_code'])} — {md(row['description'])}")
+    item_card.show(store, user, item_id, key=f"cm_card_{rid}_{item_id}")
+    hist = my_item_history(store, user, rid, item_id) if view.is_member else None
+    in_force = hist[hist["in_force"]] if hist is not None and len(hist) else None
+    note0 = in_force["source_note"].iloc[0] if in_force is not None and len(in_force) else None
+
+    if view.is_member and view.is_open:
+        entry_form(view, row, note0)
+    if hist is not None:
+        st.markdown("**Minhas avaliações deste item** (a primeira linha é a que vale; correções nunca apagam)")
+        if len(hist):
+            st.dataframe(entries_view(hist, own=True), hide_index=True, width="stretch")
+        else:
+            st.caption("Você ainda não avaliou este item.")
+    if ov.visibility in ("anonymous", "full"):
+        ent = round_entries(store, user, rid, item_id=item_id, page_size=50)
+        st.markdown("**Avaliações da rodada**" + (" (anônimas)" if not view.sees_names else ""))
+        if len(ent):
+            st.dataframe(entries_view(ent, own=False), hide_index=True, width="stretch")
+        else:
+            st.caption("Nenhum membro avaliou este item.")
+
+
+def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
+    """The member's vote and value of the item (a correction is a new entry that takes over)."""
+    store, user, rid = view.store, view.user, view.rid
+    item_id = int(row["item_id"])
+    mine_vote = row["my_historical"] if isinstance(row["my_historical"], bool) else None
+    currencies = known_currencies(store, user)
+    with st.form(f"cm_entry_{rid}_{item_id}"):
+        vote = st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
+                        index=list(VOTES).index(mine_vote))
+        c1, c2, c3 = st.columns(3)
+        amount = c1.text_input("Valor", value="" if pd.isna(row["my_amount"]) else
+                               number_br(row["my_amount"], 2), placeholder="ex.: 1.234,56")
+        cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
+        currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
+        price_date = c3.date_input("Data do preço", format="DD/MM/YYYY", max_value=session.today(),
+                                   value=row["my_price_date"] if isinstance(row["my_price_date"], date)
+                                   else session.today())
+        c4, c5 = st.columns(2)
+        src_keys = [None, *SOURCES]
+        src0 = row["my_source"] if isinstance(row["my_source"], str) and row["my_source"] in SOURCES else None
+        source = c4.selectbox("Fonte do valor (art. 21 §2)", src_keys, index=src_keys.index(src0),
+                              format_func=lambda s: "—" if s is None else SOURCES[s])
+        note = c5.text_input("Observação (organização de renome, catálogo, lote…)",
+                             value=note0 if isinstance(note0, str) else "")
+        c6, c7 = st.columns(2)
+        sig0 = None if pd.isna(row["my_significance"]) else int(row["my_significance"])
+        significance = c6.selectbox("Significância (voto histórico)", [None, 1, 2, 3, 4, 5],
+                                    index=[None, 1, 2, 3, 4, 5].index(sig0),
+                                    format_func=lambda s: "—" if s is None else str(s))
+        keep = c7.checkbox("Propor manter na União (voto histórico)", value=row["my_must_keep"] is True)
+        submitted = st.form_submit_button("Gravar avaliação", type="primary")
+    if submitted:
+        has_value = bool(amount.strip())
+        message = f"Avaliação do item {row['item_code']} gravada."
+        done(save(record_assessment, store, user, rid, item_id, historical=vote, amount=amount.strip() or None,
+                  currency=currency if has_value else None, price_date=price_date if has_value else None,
+                  significance=significance, must_keep=True if keep else (False if vote is True else None),
+                  source=source if has_value else None,
+                  source_note=(note.strip() or None) if has_value else None,
+                  success=None, labels=FORM_LABELS), message)
+
+
+def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:
+    """A member's trail (own) or the round's entries, in words: the value in its currency, the rate
+    with four decimals, the vote and the source by their labels."""
+    out = pd.DataFrame({"Registrada em" if own else "Membro": df["entered_at" if own else "member"].tolist()})
+    out["Voto"] = [vote_label(v) for v in df["historical"].tolist()]
+    out["Valor"] = [money_in(a, c) for a, c in zip(df["amount"].tolist(), df["currency"].tolist())]
+    out["Data do preço"] = df["price_date"].tolist()
+    if own:
+        out["Cotação (R$)"] = [rate_br(v) for v in df["rate"].tolist()]
+        out["Data da cotação"] = df["rate_date"].tolist()
+    out["Valor (R$)"] = df["value_brl"].tolist()
+    out["Significância"] = df["significance"].tolist()
+    if own:
+        out["Manter"] = [yes_no(v) for v in df["must_keep"].tolist()]
+    out["Fonte"] = [source_label(v) for v in df["source"].tolist()]
+    if own:
+        out["Observação"] = df["source_note"].tolist()
+        out["Em vigor"] = [yes_no(bool(v)) for v in df["in_force"].tolist()]
+    return for_display(out, money=("Valor (R$)",), dates=("Registrada em", "Data do preço", "Data da cotação"),
+                       counts=("Significância",))

@@ -1,0 +1,160 @@
+"""Issue 24, item 6 — lock-out by others: the throttle never refuses the right password forever.
+
+Reproduction (failed before the fix): 183 failed logins over 3 hours from 34 addresses kept the real
+owner, with the right password, from its own address, out 33 of 33 times — the per-account delay
+(at most a minute) was renewed by every failure from anywhere, and while it ran every attempt was
+refused unchecked, the owner's too. Now (SECURITY.md "Login throttling: the guarantee"):
+
+- from an address that logged in to the account within `throttle.KNOWN_FOR`, the account's delay does
+  not apply: failures from other addresses never refuse the owner there;
+- from any other address, the account's delay is a *turn*: the attempt waits at most
+  `throttle.ACCOUNT_CAP` from its own first refusal, whatever other addresses do meanwhile, and then
+  one attempt is checked (a wrong one waits for a new turn);
+- the attackers' checked guesses stay bounded (one per address per turn at most).
+
+The clock is simulated (`now=`): hours of attack run in a few seconds.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+pytest.register_assert_rewrite("tests.support.fuzz_report")
+from tests.conftest import NOW  # noqa: E402
+from tests.support.fuzz_report import FIGURES, LOGINS  # noqa: E402  (the attempts are counted in the run's summary)
+from valuation.accounts import login, throttle  # noqa: E402
+from valuation.accounts.login import AuthenticationFailed, authenticate  # noqa: E402
+
+pytest_plugins = ["tests.support.fuzz_report"]
+
+ATTACKERS = [f"203.0.113.{i}" for i in range(1, 35)]          # 34 addresses
+OWNER_HOME = "198.51.100.7"
+OWNER_HOTEL = "192.0.2.200"
+VICTIM = "com.navy"
+
+
+def _try(s: Any, username: str, password: str, at: datetime, client: str, angle: str) -> str:
+    try:
+        authenticate(s, username, password, now=at, client=client)
+    except login.LoginThrottled:
+        LOGINS.count(f"distributed:{angle}", outcome="throttled")
+        return "throttled"
+    except AuthenticationFailed:
+        LOGINS.count(f"distributed:{angle}", outcome="failed")
+        return "failed"
+    LOGINS.count(f"distributed:{angle}", outcome="in")
+    return "in"
+
+
+def _issue_pattern(start: datetime) -> list[tuple[datetime, str]]:
+    """The issue's attack: 183 failures from 34 addresses (rotating: each address stays within its own
+    budget), each sent as soon as the account's delay of the one before has run out (the attacker
+    reads the delays off the rule) — from the 55th on, the one-minute delay is renewed every 60.5 s:
+    the account waits for two hours on end."""
+    times = [start]
+    for k in range(1, 183):
+        wait = throttle.delay("account", k)
+        times.append(times[-1] + timedelta(seconds=2.0 if wait is None else max(2.0, wait.total_seconds() + 0.5)))
+    return [(at, ATTACKERS[k % len(ATTACKERS)]) for k, at in enumerate(times)]
+
+
+def _engaged(attacks: list[tuple[datetime, str]]) -> datetime:
+    """From the 55th failure the account's delay is at its cap."""
+    return attacks[54][0]
+
+
+def _run(s: Any, attacks: list[tuple[datetime, str]], owner: list[tuple[datetime, str]], password: str,
+         angle: str) -> list[tuple[datetime, str]]:
+    """Replay attacker failures and owner attempts (right password) in time order; the owner's outcomes."""
+    events = sorted([(at, 0, client) for at, client in attacks] + [(at, 1, client) for at, client in owner])
+    seen = []
+    for at, is_owner, client in events:
+        if is_owner:
+            seen.append((at, _try(s, VICTIM, password, at, client, f"{angle}:owner")))
+        else:
+            _try(s, VICTIM, f"adivinha-{at:%H%M%S}", at, client, f"{angle}:attacker")
+    return seen
+
+
+def test_the_owner_at_its_own_address_is_never_kept_out(small_world: Any) -> None:
+    """The issue's 183 failures from 34 addresses; the owner, who logged in from home the day before,
+    tries 33 times while the account's delay runs (it was refused 33 times of 33): in every time."""
+    s, world = small_world.store, small_world
+    assert _try(s, VICTIM, world.passwords[VICTIM], NOW - timedelta(days=1), OWNER_HOME, "issue:owner") == "in"
+    attacks = _issue_pattern(NOW)
+    engaged = _engaged(attacks)
+    owner = [(engaged + timedelta(seconds=30 + 60.5 * (4 * k + 1)), OWNER_HOME) for k in range(33)]
+    outcomes = _run(s, attacks, owner, world.passwords[VICTIM], "issue")
+    ins = sum(1 for _at, o in outcomes if o == "in")
+    FIGURES.record("distributed lock-out (183 failures, 34 addresses, 2 h 10 min): owner at home, in",
+                   f"{ins}/{len(outcomes)}")
+    assert ins == len(outcomes) == 33, outcomes
+    stranger = _try(s, VICTIM, world.passwords[VICTIM], attacks[-1][0] + timedelta(seconds=1), "10.9.9.9", "issue")
+    assert stranger == "throttled"                                   # the account's delay was running all along
+
+
+def test_the_owner_at_a_new_address_gets_in_within_the_accounts_longest_wait(small_world: Any) -> None:
+    """The same attack; the owner, travelling (an address never used for this account), retries the
+    right password every 20 s: in within ACCOUNT_CAP (+ one retry) of the first attempt, each time."""
+    s, world = small_world.store, small_world
+    attacks = _issue_pattern(NOW)
+    engaged = _engaged(attacks)
+    waits = []
+    for trip in range(3):                                           # three trips spread over the attack
+        client = f"192.0.2.{200 + trip}"
+        first = engaged + timedelta(minutes=1 + 40 * trip, seconds=7)
+        tries = [(first + timedelta(seconds=20 * k), client) for k in range(12)]
+        done = [a for a in attacks if a[0] < first + timedelta(minutes=4)]
+        attacks = [a for a in attacks if a not in done]
+        outcomes = _run(s, done, tries, world.passwords[VICTIM], "new-address")
+        got = next((at for at, o in outcomes if o == "in"), None)
+        assert got is not None, outcomes
+        waits.append((got - first).total_seconds())
+    FIGURES.record("distributed lock-out: owner at a new address, longest wait (s)", f"{max(waits):.0f}")
+    assert max(waits) <= throttle.ACCOUNT_CAP.total_seconds() + 20, waits
+    assert max(waits) > 0                                            # the account's delay did apply
+
+
+def test_the_attackers_checked_guesses_stay_bounded(small_world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the account's delay runs, 34 addresses guessing every 30 s for 4 minutes: each address has a
+    password checked at most once per turn (ACCOUNT_CAP) — the turn bounds the owner's wait without
+    opening the account to a flood — and no throttled attempt costs an argon2 check."""
+    s = small_world.store
+    attacks = _issue_pattern(NOW)[:55]
+    _run(s, attacks, [], "", "flood")
+    start = _engaged(attacks) + timedelta(seconds=1)
+    checked: dict[str, int] = {}
+    current: list[str] = [""]
+    real = login.verify_password
+    monkeypatch.setattr(login, "verify_password",
+                        lambda h, p: checked.__setitem__(current[0], checked.get(current[0], 0) + 1) or real(h, p))
+    step, window = 30, timedelta(minutes=4)
+    rounds = int(window.total_seconds()) // step
+    for k in range(rounds):
+        for n, client in enumerate(ATTACKERS):
+            current[0] = client
+            _try(s, VICTIM, f"adivinha-{k}", start + timedelta(seconds=step * k, milliseconds=10 * n), client, "flood")
+    per_turn = int(window / throttle.ACCOUNT_CAP) + 1
+    attempts = rounds * len(ATTACKERS)
+    FIGURES.record("distributed flood (34 addresses, 4 min, account's delay running): passwords checked / attempts",
+                   f"{sum(checked.values())}/{attempts} (at most {per_turn} per address)")
+    assert max(checked.values()) <= per_turn, checked
+    assert sum(checked.values()) < attempts / 2
+
+
+def test_a_turn_is_one_attempt(small_world: Any) -> None:
+    """A wrong password on its turn waits for a new turn: an address let through cannot then guess freely,
+    while the attack keeps the account's delay running."""
+    s, world = small_world.store, small_world
+    attacks = _issue_pattern(NOW)
+    engaged = _engaged(attacks) + timedelta(seconds=5)
+    _run(s, [a for a in attacks if a[0] < engaged], [], "", "turn")
+    rest = [a for a in attacks if a[0] >= engaged]
+    seen = _run(s, rest[:3], [(engaged, OWNER_HOTEL)], "errada-1", "turn")          # asks for its turn
+    after = engaged + throttle.ACCOUNT_CAP
+    seen += _run(s, rest[3:4], [(after, OWNER_HOTEL)], "errada-2", "turn")           # its turn: checked
+    seen += _run(s, rest[4:5], [(after + timedelta(seconds=1), OWNER_HOTEL)], world.passwords[VICTIM],
+                 "turn")                                                             # a new turn is needed
+    assert [o for _at, o in seen] == ["throttled", "failed", "throttled"], seen

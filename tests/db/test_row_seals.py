@@ -1,0 +1,133 @@
+"""Issue 14, item 9 — data tables are tamper-evident.
+
+Reproduction (failed before the fix): the audit chain detected edits of `audit_log`, but an UPDATE
+of an issued statement's net amount, a decision, an assessment value or a user's role behind the
+application's back went unnoticed, and a replaced statement PDF was served as stored. Now
+`audit verify` re-hashes the rows of those tables against digests recorded in the chain and names
+the first row that differs. Expected rows come from the tampering's construction (the row we
+change), never from the verifier.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from tests.conftest import NOW
+from tests.support.db_copies import copy_database
+from valuation.accounts import login, users
+from valuation.cli.main import main
+from valuation.db import seals
+from valuation.db.audit import verify_chain
+from valuation.db.store import Store
+
+
+@pytest.fixture
+def demo(tmp_path: Path, full_demo_db: Path) -> Path:
+    path = tmp_path / "demo.duckdb"
+    return copy_database(full_demo_db, path)   # with its attached files
+
+
+def _first(path: Path, sql: str) -> Any:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.execute(sql).fetchall()[0][0]
+    finally:
+        con.close()
+
+
+def raw(path: Path, *statements: str) -> None:
+    con = duckdb.connect(str(path))
+    try:
+        for sql in statements:
+            con.execute(sql)
+    finally:
+        con.close()
+
+
+def verify(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    capsys.readouterr()
+    rc = main(["audit", "verify", "--db", str(path)])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+ISSUED = "SELECT min(id) FROM statements WHERE status = 'emitido'"
+# name → (the id of the row to change, the tampering of that row, the table the message names)
+TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
+    "an issued statement's net amount": (ISSUED, lambda i: f"UPDATE statements SET net = net + 1000 WHERE id = {i}",
+                                         "statements"),
+    "an issued statement's PDF replaced": (ISSUED, lambda i: f"UPDATE statements SET pdf = '%PDF-forjado'::BLOB "
+                                                             f"WHERE id = {i}", "statements"),
+    "a decision's value": ("SELECT min(id) + 7 FROM decisions",
+                           lambda i: f"UPDATE decisions SET value_brl = value_brl * 10 WHERE id = {i}", "decisions"),
+    "a decision removed": ("SELECT max(id) FROM decisions", lambda i: f"DELETE FROM decisions WHERE id = {i}",
+                           "decisions"),
+    "a decision added": ("SELECT max(id) + 1 FROM decisions",
+                         lambda i: f"INSERT INTO decisions SELECT {i}, round_id, item_id, historical, 1.00, "
+                                   f"significance, "
+                                   f"must_keep, basis, NULL, decided_by, decided_at FROM decisions LIMIT 1",
+                         "decisions"),
+    "an assessment value": ("SELECT min(id) + 11 FROM assessment_log",
+                            lambda i: f"UPDATE assessment_log SET amount = amount + 1 WHERE id = {i}",
+                            "assessment_log"),
+    "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
+                      lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
+}
+
+
+def test_the_demo_is_sealed_and_verifies(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, doc = verify(demo, capsys)
+    assert rc == 0 and "Conteúdo protegido confere" in doc["message"]
+    for table in ("statements", "decisions", "assessment_log", "users"):
+        assert _first(demo, f"SELECT count(*) FROM row_seals WHERE tbl = '{table}'") > 0, table
+
+
+@pytest.mark.parametrize("name", sorted(TAMPERINGS))
+def test_a_row_changed_behind_the_applications_back_is_named(demo: Path, capsys, name: str) -> None:
+    pick, tamper, table = TAMPERINGS[name]
+    row_id = int(_first(demo, pick))
+    raw(demo, tamper(row_id))
+    rc, doc = verify(demo, capsys)
+    assert rc == 1, doc
+    assert f"Tabela {table}, registro {row_id}" in doc["message"], doc["message"]
+    with Store(demo) as s:                                    # an ordinary write afterwards launders nothing
+        s.write("ana", lambda tx: tx.audit("touch", "test", 1, None, {"v": 1}))
+    rc, doc = verify(demo, capsys)
+    assert rc == 1 and f"registro {row_id}" in doc["message"]
+
+
+def test_rewriting_the_seals_too_is_caught_by_the_chain(demo: Path, capsys) -> None:
+    row_id = int(_first(demo, ISSUED))
+    spec = seals.BY_TABLE["statements"]
+    raw(demo, f"UPDATE statements SET net = net + 1000 WHERE id = {row_id}",
+        f"UPDATE row_seals SET digest = (SELECT {spec.digest_sql()} FROM statements r WHERE r.id = {row_id}) "
+        f"WHERE tbl = 'statements' AND row_id = {row_id}")
+    rc, doc = verify(demo, capsys)
+    assert rc == 1 and "row_seals" in doc["message"]
+
+
+def test_changes_made_by_the_application_keep_verifying(small_world: Any, capsys) -> None:
+    s, admin = small_world.store, small_world.principal("admin")
+    users.set_role(s, admin, small_world.ids["com.navy"], "dpc")
+    users.set_active(s, admin, small_world.ids["exp.beta"], False)
+    users.reset_password(s, admin, small_world.ids["dpc.silva"], "uma-senha-nova-123")
+    login.authenticate(s, "com.culture", small_world.passwords["com.culture"], now=NOW)
+    ok, _bad, message = verify_chain(s)
+    assert ok, message
+    assert s.scalar("SELECT count(*) FROM audit_log WHERE action = 'rows_sealed'") == 0   # carried by the writes' rows
+    small_world.store.close()
+    raw(small_world.path, f"UPDATE users SET role = 'admin' WHERE id = {small_world.ids['exp.alfa']}")
+    rc, doc = verify(small_world.path, capsys)
+    assert rc == 1 and f"Tabela users, registro {small_world.ids['exp.alfa']}" in doc["message"]
+
+
+def test_a_write_without_an_audit_row_still_seals_what_it_wrote(small_world: Any) -> None:
+    s = small_world.store
+    s.write("fixture", lambda tx: tx.audit("touch", "test", 0, None, None))       # the baseline
+    s.write("fixture", lambda tx: tx.execute("UPDATE users SET full_name = 'Outro' WHERE username = 'com.navy'"))
+    assert s.scalar("SELECT count(*) FROM audit_log WHERE action = 'rows_sealed'") == 1
+    assert verify_chain(s)[0]

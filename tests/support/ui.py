@@ -1,0 +1,176 @@
+"""AppTest helpers: run app.py as a given user and open one page.
+
+`page_as(path, user, key)` logs the user in through session state (as the login
+form would after `auth.authenticate`), runs the app once, switches to
+`pages/<key>.py` and runs it. The cached Store is cleared so that no state
+crosses tests.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from ui.session import SEEN_KEY, USER_KEY
+from valuation.db.access import Principal
+from valuation.db.shared import close_shared
+from valuation.db.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+REFUSAL = "Acesso negado"
+
+
+def glue_files() -> list[Path]:
+    """The Streamlit side's sources — app.py, the pages, their tabs (page_tabs/) and ui/ — which the checks of
+    what page code may do (HTML, uploads, caches) read."""
+    return [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "page_tabs").rglob("*.py")),
+            *sorted((ROOT / "ui").glob("*.py"))]
+
+
+def fresh_app(db_path: Path | str, *, timeout: float = 60) -> AppTest:
+    os.environ["VALUATION_DB"] = str(db_path)
+    close_shared()   # the previous test's process-wide Store
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+
+
+def page_as(db_path: Path | str, user: Principal | None, key: str, *, timeout: float = 60) -> AppTest:
+    at = fresh_app(db_path, timeout=timeout)
+    if user is not None:
+        at.session_state[USER_KEY] = user
+        at.session_state[SEEN_KEY] = datetime.now()
+    at.run()
+    at.switch_page(f"pages/{key}.py")
+    at.run()
+    return at
+
+
+def first_user(path: Path | str, role: str) -> Principal:
+    """The role's first active demo user (the README lists them), as the login would give it."""
+    with Store(path, migrate=False) as store:
+        row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
+                              "WHERE role = ? AND active ORDER BY id LIMIT 1", [role])
+    assert row is not None, f"the database has no active {role}"
+    return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"], role=row["role"],
+                     organisation_id=row["organisation_id"], commission_body=row["commission_body"])
+
+
+def open_tab(at: AppTest, page: str, label: str) -> AppTest:
+    """Open the tab `label` of `page` as a click on it does (ui/tabs.LazyTabs draws the open tab only)
+    and run the page again."""
+    from ui.tabs import tabs_key
+
+    names = [t.label for t in at.tabs]
+    assert label in names, f"no tab {label!r} on {page}: {names}"
+    at.session_state[tabs_key(page, names)] = label
+    at.run()
+    return at
+
+
+def each_tab(at: AppTest, page: str) -> Iterator[str | None]:
+    """Walk the tabs of `page` as a user clicking each in turn: yields the open tab's label once per
+    tab, `at` holding that tab's run (the first tab is the one the page opens on); a page without
+    tabs yields None once. For checks that must read all of a page (ui/tabs.LazyTabs draws the open
+    tab only)."""
+    labels = [t.label for t in at.tabs]
+    if not labels:
+        yield None
+        return
+    yield labels[0]
+    for label in labels[1:]:
+        open_tab(at, page, label)
+        yield label
+
+
+def page_direct(db_path: Path | str, user: Principal | None, key: str, *, timeout: float = 60) -> AppTest:
+    """Run pages/<key>.py as the script itself, bypassing st.navigation: what a guessed URL
+    or a page the navigation does not offer would execute. The page's own guard must refuse."""
+    os.environ["VALUATION_DB"] = str(db_path)
+    close_shared()
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    at = AppTest.from_file(str(ROOT / "pages" / f"{key}.py"), default_timeout=timeout)
+    if user is not None:
+        at.session_state[USER_KEY] = user
+        at.session_state[SEEN_KEY] = datetime.now()
+    at.run()
+    return at
+
+
+def offered(db_path: Path | str, user: Principal, key: str) -> bool:
+    """Does the navigation built for `user` offer pages/<key>.py?"""
+    at = fresh_app(db_path)
+    at.session_state[USER_KEY] = user
+    at.session_state[SEEN_KEY] = datetime.now()
+    at.run()
+    try:
+        at.switch_page(f"pages/{key}.py")
+    except ValueError:
+        return False
+    return True
+
+
+def refused(at: AppTest) -> bool:
+    return any(REFUSAL in e.value for e in at.error)
+
+
+def texts(at: AppTest) -> str:
+    """All visible text of the run (titles, markdown, captions, metrics, errors), for assertions."""
+    parts: list[str] = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    return "\n".join(parts)
+
+
+# -- what no user should see (the checks of ../shared/tools/pages_on_demo.py --strict) -------------
+RAW_IDENTIFIER = re.compile(r"(?<![\w./:@-])[a-z]+(?:_[a-z0-9]+)+(?![\w./:@-])")
+BLANK_MARKERS = frozenset({"None", "nan", "NaN", "NaT", "<NA>", "empty"})
+
+
+def visible_texts(at: AppTest) -> list[str]:
+    """The texts a user reads on the run: titles, markdown, captions, alerts, metrics, the labels
+    and options of choice widgets, and table/dataframe headers and cells (first 200 rows, 40 columns)."""
+    import pandas as pd
+
+    out: list[str] = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "success", "error"):
+        out += [str(e.value) for e in getattr(at, kind)]
+    out += [f"{m.label} {m.value}" for m in at.metric]
+    for kind in ("selectbox", "multiselect", "radio"):
+        for w in getattr(at, kind):
+            out.append(str(w.label))
+            out += [str(o) for o in (w.options or [])][:200]
+    for kind in ("dataframe", "table"):
+        for d in getattr(at, kind):
+            v = d.value
+            if isinstance(v, pd.DataFrame):
+                out += [str(c) for c in v.columns]
+                out += [str(i) for i in v.index[:200]] if not isinstance(v.index, pd.RangeIndex) else []
+                for c in v.columns[:40]:
+                    out += [str(x) for x in v[c].head(200).tolist()]
+    return out
+
+
+def page_problems(at: AppTest) -> list[str]:
+    """What a user of the run would meet that no user should: an exception, raw snake_case
+    identifiers, blank markers. [] when the page is clean."""
+    bad = []
+    for e in at.exception:
+        frames = [" ".join(str(f).split()) for f in (e.stack_trace or []) if str(ROOT) in str(f)]
+        where = f" (at {frames[-1][:200]})" if frames else ""
+        bad.append(f"exception: {' '.join(str(e.message).split())[:300]}{where}")
+    seen = visible_texts(at)
+    raw = sorted({m for t in seen for m in RAW_IDENTIFIER.findall(t)})
+    if raw:
+        bad.append("raw identifiers: " + ", ".join(raw[:12]) + (" …" if len(raw) > 12 else ""))
+    blanks = sorted({t.strip() for t in seen if t.strip() in BLANK_MARKERS})
+    if blanks:
+        bad.append("blank markers: " + ", ".join(blanks))
+    return bad
