@@ -12,20 +12,26 @@ refused unchecked, the owner's too. Now (SECURITY.md "Login throttling: the guar
   one attempt is checked (a wrong one waits for a new turn);
 - the attackers' checked guesses stay bounded (one per address per turn at most).
 
-The clock is simulated (`now=`): hours of attack run in a few seconds.
+The clock is simulated (`now=`): hours of attack run in a few seconds. The attack's first 55 failures
+(up to the account's cap), after the owner logged in from home the day before, are replayed once for
+the module (`engaged`: each test gets a copy of that database); every test goes on from there.
 """
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.register_assert_rewrite("tests.support.fuzz_report")
-from tests.conftest import NOW  # noqa: E402
+from tests.conftest import FAST_HASHER, NOW, PASSWORDS  # noqa: E402
 from tests.support.fuzz_report import FIGURES, LOGINS  # noqa: E402  (the attempts are counted in the run's summary)
-from valuation.accounts import login, throttle  # noqa: E402
+from valuation.accounts import login, passwords, throttle  # noqa: E402
 from valuation.accounts.login import AuthenticationFailed, authenticate  # noqa: E402
+from valuation.db.store import Store  # noqa: E402
 
 pytest_plugins = ["tests.support.fuzz_report"]
 
@@ -33,6 +39,7 @@ ATTACKERS = [f"203.0.113.{i}" for i in range(1, 35)]          # 34 addresses
 OWNER_HOME = "198.51.100.7"
 OWNER_HOTEL = "192.0.2.200"
 VICTIM = "com.navy"
+ENGAGED = 55                         # failures of the issue's attack until the account's delay is at its cap
 
 
 def _try(s: Any, username: str, password: str, at: datetime, client: str, angle: str) -> str:
@@ -62,7 +69,7 @@ def _issue_pattern(start: datetime) -> list[tuple[datetime, str]]:
 
 def _engaged(attacks: list[tuple[datetime, str]]) -> datetime:
     """From the 55th failure the account's delay is at its cap."""
-    return attacks[54][0]
+    return attacks[ENGAGED - 1][0]
 
 
 def _run(s: Any, attacks: list[tuple[datetime, str]], owner: list[tuple[datetime, str]], password: str,
@@ -78,37 +85,64 @@ def _run(s: Any, attacks: list[tuple[datetime, str]], owner: list[tuple[datetime
     return seen
 
 
-def test_the_owner_at_its_own_address_is_never_kept_out(small_world: Any) -> None:
+@pytest.fixture(scope="module")
+def _engaged_template(_world_template: tuple[Path, dict[str, int]], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small world after the owner's login from home (the day before) and the issue's attack up to
+    the account's cap (its first ENGAGED failures, from NOW): replayed once, copied for each test."""
+    path = tmp_path_factory.mktemp("engaged") / "engaged.duckdb"
+    shutil.copyfile(_world_template[0], path)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(passwords, "_hasher", FAST_HASHER)           # the autouse swap is per test
+        s = Store(path)
+        try:
+            assert _try(s, VICTIM, PASSWORDS[VICTIM], NOW - timedelta(days=1), OWNER_HOME, "issue:owner") == "in"
+            _run(s, _issue_pattern(NOW)[:ENGAGED], [], "", "issue")
+        finally:
+            s.close()
+    return path
+
+
+@pytest.fixture
+def engaged(_engaged_template: Path, tmp_path: Path) -> Iterator[Store]:
+    """A private copy of `_engaged_template`, open."""
+    path = tmp_path / "engaged.duckdb"
+    shutil.copyfile(_engaged_template, path)
+    s = Store(path)
+    yield s
+    s.close()
+
+
+def test_the_owner_at_its_own_address_is_never_kept_out(engaged: Store) -> None:
     """The issue's 183 failures from 34 addresses; the owner, who logged in from home the day before,
     tries 33 times while the account's delay runs (it was refused 33 times of 33): in every time."""
-    s, world = small_world.store, small_world
-    assert _try(s, VICTIM, world.passwords[VICTIM], NOW - timedelta(days=1), OWNER_HOME, "issue:owner") == "in"
+    s = engaged
     attacks = _issue_pattern(NOW)
-    engaged = _engaged(attacks)
-    owner = [(engaged + timedelta(seconds=30 + 60.5 * (4 * k + 1)), OWNER_HOME) for k in range(33)]
-    outcomes = _run(s, attacks, owner, world.passwords[VICTIM], "issue")
+    at_cap = _engaged(attacks)
+    owner = [(at_cap + timedelta(seconds=30 + 60.5 * (4 * k + 1)), OWNER_HOME) for k in range(33)]
+    outcomes = _run(s, attacks[ENGAGED:], owner, PASSWORDS[VICTIM], "issue")
     ins = sum(1 for _at, o in outcomes if o == "in")
     FIGURES.record("distributed lock-out (183 failures, 34 addresses, 2 h 10 min): owner at home, in",
                    f"{ins}/{len(outcomes)}")
     assert ins == len(outcomes) == 33, outcomes
-    stranger = _try(s, VICTIM, world.passwords[VICTIM], attacks[-1][0] + timedelta(seconds=1), "10.9.9.9", "issue")
+    stranger = _try(s, VICTIM, PASSWORDS[VICTIM], attacks[-1][0] + timedelta(seconds=1), "10.9.9.9", "issue")
     assert stranger == "throttled"                                   # the account's delay was running all along
 
 
-def test_the_owner_at_a_new_address_gets_in_within_the_accounts_longest_wait(small_world: Any) -> None:
+def test_the_owner_at_a_new_address_gets_in_within_the_accounts_longest_wait(engaged: Store) -> None:
     """The same attack; the owner, travelling (an address never used for this account), retries the
     right password every 20 s: in within ACCOUNT_CAP (+ one retry) of the first attempt, each time."""
-    s, world = small_world.store, small_world
+    s = engaged
     attacks = _issue_pattern(NOW)
-    engaged = _engaged(attacks)
+    at_cap = _engaged(attacks)
+    attacks = attacks[ENGAGED:]
     waits = []
-    for trip in range(3):                                           # three trips spread over the attack
+    for trip in range(2):                                           # two trips, 40 minutes apart
         client = f"192.0.2.{200 + trip}"
-        first = engaged + timedelta(minutes=1 + 40 * trip, seconds=7)
+        first = at_cap + timedelta(minutes=1 + 40 * trip, seconds=7)
         tries = [(first + timedelta(seconds=20 * k), client) for k in range(12)]
         done = [a for a in attacks if a[0] < first + timedelta(minutes=4)]
         attacks = [a for a in attacks if a not in done]
-        outcomes = _run(s, done, tries, world.passwords[VICTIM], "new-address")
+        outcomes = _run(s, done, tries, PASSWORDS[VICTIM], "new-address")
         got = next((at for at, o in outcomes if o == "in"), None)
         assert got is not None, outcomes
         waits.append((got - first).total_seconds())
@@ -117,14 +151,13 @@ def test_the_owner_at_a_new_address_gets_in_within_the_accounts_longest_wait(sma
     assert max(waits) > 0                                            # the account's delay did apply
 
 
-def test_the_attackers_checked_guesses_stay_bounded(small_world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once the account's delay runs, 34 addresses guessing every 30 s for 4 minutes: each address has a
-    password checked at most once per turn (ACCOUNT_CAP) — the turn bounds the owner's wait without
+def test_the_attackers_checked_guesses_stay_bounded(engaged: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the account's delay runs, 17 of the addresses guessing every 30 s for 4 minutes: each address
+    has a password checked at most once per turn (ACCOUNT_CAP) — the turn bounds the owner's wait without
     opening the account to a flood — and no throttled attempt costs an argon2 check."""
-    s = small_world.store
-    attacks = _issue_pattern(NOW)[:55]
-    _run(s, attacks, [], "", "flood")
-    start = _engaged(attacks) + timedelta(seconds=1)
+    s = engaged
+    flooders = ATTACKERS[::2]
+    start = _engaged(_issue_pattern(NOW)) + timedelta(seconds=1)
     checked: dict[str, int] = {}
     current: list[str] = [""]
     real = login.verify_password
@@ -133,28 +166,29 @@ def test_the_attackers_checked_guesses_stay_bounded(small_world: Any, monkeypatc
     step, window = 30, timedelta(minutes=4)
     rounds = int(window.total_seconds()) // step
     for k in range(rounds):
-        for n, client in enumerate(ATTACKERS):
+        for n, client in enumerate(flooders):
             current[0] = client
             _try(s, VICTIM, f"adivinha-{k}", start + timedelta(seconds=step * k, milliseconds=10 * n), client, "flood")
     per_turn = int(window / throttle.ACCOUNT_CAP) + 1
-    attempts = rounds * len(ATTACKERS)
-    FIGURES.record("distributed flood (34 addresses, 4 min, account's delay running): passwords checked / attempts",
+    attempts = rounds * len(flooders)
+    FIGURES.record(f"distributed flood ({len(flooders)} addresses, 4 min, account's delay running): "
+                   "passwords checked / attempts",
                    f"{sum(checked.values())}/{attempts} (at most {per_turn} per address)")
     assert max(checked.values()) <= per_turn, checked
     assert sum(checked.values()) < attempts / 2
 
 
-def test_a_turn_is_one_attempt(small_world: Any) -> None:
+def test_a_turn_is_one_attempt(engaged: Store) -> None:
     """A wrong password on its turn waits for a new turn: an address let through cannot then guess freely,
     while the attack keeps the account's delay running."""
-    s, world = small_world.store, small_world
+    s = engaged
     attacks = _issue_pattern(NOW)
-    engaged = _engaged(attacks) + timedelta(seconds=5)
-    _run(s, [a for a in attacks if a[0] < engaged], [], "", "turn")
-    rest = [a for a in attacks if a[0] >= engaged]
-    seen = _run(s, rest[:3], [(engaged, OWNER_HOTEL)], "errada-1", "turn")          # asks for its turn
-    after = engaged + throttle.ACCOUNT_CAP
+    at_cap = _engaged(attacks) + timedelta(seconds=5)
+    assert attacks[ENGAGED][0] >= at_cap                             # the module's replay stopped before
+    rest = attacks[ENGAGED:]
+    seen = _run(s, rest[:3], [(at_cap, OWNER_HOTEL)], "errada-1", "turn")          # asks for its turn
+    after = at_cap + throttle.ACCOUNT_CAP
     seen += _run(s, rest[3:4], [(after, OWNER_HOTEL)], "errada-2", "turn")           # its turn: checked
-    seen += _run(s, rest[4:5], [(after + timedelta(seconds=1), OWNER_HOTEL)], world.passwords[VICTIM],
+    seen += _run(s, rest[4:5], [(after + timedelta(seconds=1), OWNER_HOTEL)], PASSWORDS[VICTIM],
                  "turn")                                                             # a new turn is needed
     assert [o for _at, o in seen] == ["throttled", "failed", "throttled"], seen
