@@ -871,7 +871,7 @@ def test_a_generated_sheet_layout_never_escapes_the_cell_bound(folder: str, stem
                                                                cells: int) -> None:
     import posixpath
 
-    from tests.test_xlsx_limits import GOOD, _sheet_xml, workbook
+    from tests.importing.test_xlsx_limits import GOOD, _sheet_xml, workbook
     from valuation.importing import limits
     from valuation.importing.tabular import read_table
 
