@@ -9,6 +9,7 @@ from ui import attachments, session
 from ui.fmt import count_br, option_label
 from ui.tabs import LazyTabs
 from valuation.attachments import records
+from valuation.attachments.budget import MAX_HOURLY_PIXELS, MAX_UPLOAD_PIXELS, megapixels
 from valuation.attachments.kinds import (
     MAX_ARCHIVE_BYTES,
     MAX_ARCHIVE_ENTRIES,
@@ -30,7 +31,8 @@ st.caption("Os arquivos ficam com o registro a que pertencem e só são entregue
            "câmera): a posição de um naufrágio localizado é sigilosa (NORMAM-10 (ed. 2002) 0105). "
            f"Limites: {megabytes(MAX_FILE_BYTES)} por arquivo, {megabytes(MAX_UPLOAD_BYTES)} por envio, imagens até "
            f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels; ZIP de fotos até {megabytes(MAX_ARCHIVE_BYTES)} e "
-           f"{count_br(MAX_ARCHIVE_ENTRIES)} arquivos.")
+           f"{count_br(MAX_ARCHIVE_ENTRIES)} arquivos; as imagens de um envio somam no máximo "
+           f"{megapixels(MAX_UPLOAD_PIXELS)}, e {megapixels(MAX_HOURLY_PIXELS)} por usuário a cada hora.")
 
 contracts = list_contracts(store, user)
 names = ["Contratos", "Fotos em lote"] + (["Naufrágios"] if dpc else [])

@@ -8,6 +8,7 @@ from ui import attachments as attachments_ui  # issue 16: item photos
 from ui import cache, figures, session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, option_label, yes_no
+from ui.safe import md
 from ui.tabs import LazyTabs
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.db.access import allowed
@@ -83,7 +84,7 @@ if tabs.is_open("Importar"):
                                f"contrato {result.contract_code}, que agora tem "
                                f"{count_br(result.items_in_contract)} itens.")
                     if result.ignored_columns:
-                        st.info("Colunas ignoradas: " + ", ".join(result.ignored_columns))
+                        st.info("Colunas ignoradas: " + ", ".join(md(c) for c in result.ignored_columns))
         with st.expander("Últimas importações"):
             imports = item_import.list_imports(store, user)
             if len(imports):

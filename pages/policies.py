@@ -116,7 +116,7 @@ def change_form(states: list[policies.PolicyState]) -> None:
         basis = c1.text_input(policies.BASIS_LABEL, value=DEFAULT_BY_KEY[key].basis, max_chars=policies.MAX_BASIS,
                               help="O ato que fixa o novo valor, p. ex. Portaria DPC nº 12/2026 (NORMAM-10 (ed. 2002) "
                                    "0301 c).")
-        effective = c2.date_input(policies.EFFECTIVE_LABEL, value=session.now().date(), format="DD/MM/YYYY",
+        effective = c2.date_input(policies.EFFECTIVE_LABEL, value=session.today(), format="DD/MM/YYYY",
                                   help="Vale para os prazos que começam a partir desse dia; os já iniciados mantêm "
                                        "o valor anterior.")
         reason = st.text_area(policies.REASON_LABEL, max_chars=policies.MAX_REASON,

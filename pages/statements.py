@@ -196,7 +196,7 @@ m[0].metric("Valor bruto", brl_fit(doc.gross, 3), help=format_brl(doc.gross))
 m[1].metric("Valor líquido", brl_fit(doc.net, 3), help=format_brl(doc.net))
 m[2].metric("Situação", doc.label if doc.is_issued else "rascunho")
 if doc.supersedes_label:
-    st.caption(f"Substitui {doc.supersedes_label}. Motivo: {doc.correction_reason}")
+    st.caption(f"Substitui {doc.supersedes_label}. Motivo: {md(doc.correction_reason)}")
 if doc.terms.get("law_text_line"):
     st.caption(f"Texto legal aplicado: {doc.terms['law_text_line']}.")
 for text in doc.blockers:

@@ -1,6 +1,6 @@
 """The ASGI entry point (issue 13): `uvicorn service.asgi:app` (scripts/start.sh).
 
-    app = st.App("app.py", lifespan=lifespan, routes=ROUTES, middleware=[SecurityHeaders],
+    app = st.App("app.py", lifespan=lifespan, routes=ROUTES, middleware=[SecurityHeaders, AllowedHosts],
                  on_script_error=on_script_error)
 
 The lifespan runs after Streamlit's runtime has started and before the first request:
@@ -11,8 +11,9 @@ lifespan: the scheduler stops (running jobs finish, retry pauses are cut short),
 is removed, and the Store waits for the write in progress, checkpoints and closes.
 
 Configuration (environment): VALUATION_DB (or secrets [valuation] db_path), VALUATION_HOST and
-VALUATION_PORT (what uvicorn was told: written into the link file for the command line), and
-the jobs' settings (valuation/jobs/settings.py).
+VALUATION_PORT (what uvicorn was told: written into the link file for the command line),
+VALUATION_ALLOWED_HOSTS (the names a reverse proxy serves: any other Host is refused,
+service/hosts.py), and the jobs' settings (valuation/jobs/settings.py).
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ import streamlit as st
 from starlette.middleware import Middleware
 
 from service import alerts, cli_bridge, state
-from service.middleware import SecurityHeaders
+from service.hosts import allowed_hosts
+from service.middleware import AllowedHosts, SecurityHeaders
 from service.routes import ROUTES
 from ui.incidents import on_script_error
 
@@ -86,6 +88,7 @@ def _clean_partial_copies(*folders: Path) -> None:
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from anyio import to_thread
+    from streamlit import config as st_config
 
     from service.scheduler import JobScheduler
     from ui import settings as ui_settings
@@ -94,6 +97,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from valuation.db.shared import close_shared, open_shared
     from valuation.jobs.settings import JobSettings
 
+    st_config.set_option("server.allowedHosts", list(allowed_hosts(os.environ)))   # its WebSocket check too
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)
     _clean_partial_copies(settings.backup_dir, Path(db_path).resolve().parent,
@@ -123,5 +127,5 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
         log.info("service stopped; %s checkpointed and closed", db_path)
 
 
-app = st.App(str(ROOT / "app.py"), lifespan=lifespan, routes=ROUTES, middleware=[Middleware(SecurityHeaders)],
-             on_script_error=on_script_error)
+app = st.App(str(ROOT / "app.py"), lifespan=lifespan, routes=ROUTES,
+             middleware=[Middleware(SecurityHeaders), Middleware(AllowedHosts)], on_script_error=on_script_error)

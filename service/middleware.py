@@ -5,6 +5,9 @@ font, image or connection. Streamlit's frontend needs `style-src 'unsafe-inline'
 emotion styles and element `style` attributes) and `data:`/`blob:` images and fonts; WebSocket
 connections to the same origin are 'self'. Framing is refused (frame-ancestors 'none' and
 X-Frame-Options DENY). Checked in Chromium for every page (tests/service/test_service.py).
+
+`AllowedHosts` refuses, on every HTTP route and WebSocket, a request whose Host header is not one of
+the service's names (`service.hosts`, issue 24 item 13: DNS rebinding).
 """
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ import re
 from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.hosts import allowed_hosts, host_allowed
 
 
 def _inline_script_hashes() -> str:
@@ -68,3 +73,34 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+HOST_REFUSED = "Host não reconhecido: este serviço não atende por este endereço.\n".encode()
+
+
+class AllowedHosts:
+    """400 (HTTP) or a refused handshake (WebSocket) for a Host header outside the allowed names."""
+
+    def __init__(self, app: ASGIApp, hosts: tuple[str, ...] | None = None) -> None:
+        import os
+
+        self.app = app
+        self.hosts = hosts if hosts is not None else allowed_hosts(os.environ)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        values = [v for k, v in scope.get("headers", []) if k == b"host"]
+        host = values[0].decode("latin-1") if len(values) == 1 else None
+        if host_allowed(host, self.hosts):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})     # before accept: HTTP 403
+            return
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                                (b"content-length", str(len(HOST_REFUSED)).encode()),
+                                (b"cache-control", b"no-store")]})
+        await send({"type": "http.response.body", "body": HOST_REFUSED})

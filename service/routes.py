@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 from typing import Any
 
 from anyio import to_thread
@@ -26,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from service import state
+from service.hosts import allowed_hosts, host_allowed
 from valuation.accounts import sessions
 from valuation.core import clock
 from valuation.deadlines import feeds
@@ -43,6 +45,9 @@ def _svc() -> state.ServiceState:
 
 
 def _same_origin(request: Request) -> bool:
+    """Sec-Fetch-Site same-origin, and an Origin (when sent) that is this very Host — which the
+    middleware has already checked against the service's own names (service/hosts.py), so a page
+    whose name resolves here (DNS rebinding) never matches."""
     site = request.headers.get("sec-fetch-site")
     if site is not None and site != "same-origin":
         return False
@@ -50,6 +55,8 @@ def _same_origin(request: Request) -> bool:
     if origin is None:
         return site == "same-origin"
     host = request.headers.get("host", "")
+    if not host_allowed(host, allowed_hosts(os.environ)):
+        return False
     return origin in (f"http://{host}", f"https://{host}")
 
 

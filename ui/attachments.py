@@ -7,6 +7,7 @@ the download. Thumbnails and display copies read once are kept in the session (b
 """
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +28,7 @@ from valuation.attachments.kinds import (
     size_text,
 )
 from valuation.attachments.sniff import accepted_text
+from valuation.attachments.worker import WORKER
 from valuation.core.errors import (
     AccessDenied,
     ConflictError,
@@ -37,11 +39,28 @@ from valuation.core.errors import (
 from valuation.db.access import Principal, allowed, may_attach  # may_attach: pages ask before offering an upload
 
 CACHE_KEY = "attachments_cache"
+POLL_S = 0.25                      # how often the page redraws an upload's progress
 CACHE_BYTES = 40 * 1024 * 1024
 ERRORS = (AccessDenied, ConflictError, NotFound, StoreError)
 # st.file_uploader's `type` filter is a convenience only: the store decides by the bytes.
 _EXTENSIONS = {"pdf": ["pdf"], "docx": ["docx"], "odt": ["odt"], "xlsx": ["xlsx"], "ods": ["ods"],
                "jpeg": ["jpg", "jpeg", "jpe", "jfif"], "png": ["png"], "webp": ["webp"]}
+
+
+def in_worker(user: Principal, label: str, fn: Any, *args: Any) -> Any:
+    """Run an upload's store function in the bounded worker (issue 24, item 8:
+    `valuation.attachments.worker`), drawing its progress until it ends; its result, or its exception
+    raised here. A full queue raises ConflictError (pt-BR) at once."""
+    job = WORKER.submit(user.username, label, fn, *args)
+    bar = st.progress(0.0, text=f"{label}: na fila…")
+    while not job.done():
+        fraction, text = job.progress()
+        bar.progress(fraction, text=f"{label}: {md(text)}")      # file names are user text
+        time.sleep(POLL_S)
+    try:
+        return job.result()
+    finally:
+        bar.empty()
 
 
 def _image(store: Any, user: Principal, a: Any, variant: str) -> None:
@@ -188,7 +207,7 @@ def attach_uploaded(store: Any, user: Principal, owner_kind: str, owner_id: int,
         return []
     uploads = [records.Upload(f.name, f.getvalue()) for f in files]
     try:
-        ids = records.attach(store, user, owner_kind, owner_id, kind, uploads)
+        ids = in_worker(user, "Anexando", records.attach, store, user, owner_kind, owner_id, kind, uploads)
     except InputError as exc:
         show_problems(exc, title="Nenhum arquivo foi anexado:")
     except ERRORS as exc:
@@ -290,7 +309,8 @@ def bulk_photos(store: Any, user: Principal, contract_codes: Sequence[str], *, k
         return
     with st.status("Conferindo as fotos…") as status:
         try:
-            res = bulk.attach_photo_zip(store, user, code, upload.getvalue(), upload.name)
+            res = in_worker(user, "Fotos do ZIP", bulk.attach_photo_zip, store, user, code, upload.getvalue(),
+                            upload.name)
         except InputError as exc:
             status.update(label="ZIP recusado: nada foi anexado", state="error")
             table = pd.DataFrame({"Arquivo": [p.path for p in exc.problems],

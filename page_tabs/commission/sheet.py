@@ -6,6 +6,7 @@ import streamlit as st
 
 from page_tabs.commission.view import ERRORS, RoundView
 from ui.fmt import count_br, for_display
+from ui.safe import md
 from valuation.commission.sheet_import import import_assessments
 from valuation.commission.views import SHEET_SOURCE_VALUES, problems_frame, round_template
 from valuation.core.errors import InputError
@@ -44,6 +45,7 @@ def render(view: RoundView) -> None:
             st.error(str(exc))
         else:
             status.update(label="Planilha gravada", state="complete")
-            ignored = f" Colunas ignoradas: {', '.join(res.ignored_columns)}." if res.ignored_columns else ""
+            ignored = f" Colunas ignoradas: {', '.join(md(c) for c in res.ignored_columns)}." \
+                if res.ignored_columns else ""
             st.success(f"{count_br(res.rows)} avaliação(ões) gravada(s): {count_br(res.new)} nova(s), "
                        f"{count_br(res.corrections)} correção(ões).{ignored}")

@@ -13,6 +13,7 @@ Reproductions of the defects (each failed on the code before the fix):
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -65,9 +66,13 @@ def test_unknown_wrong_and_throttled_answer_alike(small_world: Any) -> None:
     assert "bloquead" not in login.LOGIN_FAILED_MESSAGE.lower()
 
 
-def test_unknown_wrong_and_throttled_cost_the_same_work(small_world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One argon2 verification, one write transaction and one audit row each: the answer's time says
-    nothing about the username (the issue measured a known user ~14 ms slower: one write more)."""
+def test_unknown_and_wrong_cost_the_same_work_and_throttled_no_hashing(small_world: Any,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unknown and wrong: one argon2 verification, one write transaction and one audit row each (the
+    first refusal of a burst): the answer's time says nothing about the username (the issue measured a
+    known user ~14 ms slower: one write more). Throttled (issue 24, item 9): refused before any
+    hashing, counted in one write, audited in its burst's summary — and a throttled unknown username
+    costs exactly what a throttled real one does."""
     s = small_world.store
     verifies, writes = [], []
     real_verify, real_write = passwords.verify_password, type(s).write
@@ -85,23 +90,31 @@ def test_unknown_wrong_and_throttled_cost_the_same_work(small_world: Any, monkey
     unknown = cost("ninguem.aqui", "192.0.2.2")
     for _ in range(throttle.RULES["pair"].free):
         _attempt(s, "com.pres", "errada-456", NOW, "192.0.2.3")
+        _attempt(s, "ninguem.mais", "errada-456", NOW, "192.0.2.4")
     throttled = cost("com.pres", "192.0.2.3")
-    assert wrong == unknown == throttled == (1, 1, 1)
+    assert wrong == unknown == (1, 1, 1)
+    assert throttled == cost("ninguem.mais", "192.0.2.4") == (0, 1, 0)
 
 
 def test_every_throttle_event_is_audited_and_shown_to_the_admin(small_world: Any) -> None:
+    """The burst's first refusal, the delay when it starts, and (issue 24, item 9) one summary of the
+    burst once it is over — not one row per attempt."""
     s, admin = small_world.store, small_world.principal("admin")
     free = throttle.RULES["pair"].free
     for _ in range(free + 1):
         _attempt(s, "exp.beta", "errada-789", NOW, ATTACKER)
     actions = [r["action"] for r in s.fetch("SELECT action FROM audit_log ORDER BY id")]
-    assert actions.count("login_failed") == free and actions.count("login_throttled") == 1
-    assert actions.count("login_throttle") == 1                       # the delay imposed, with its key
+    assert actions == ["login_failed", "login_throttle"]              # the first refusal; the delay, with its key
     shown = throttle.active_throttles(s, admin, now=NOW)
     assert {(r["scope"], r["key"]) for r in shown} == {("pair", f"exp.beta|{ATTACKER}")}
     assert overview_figures(s, admin, now=NOW)["users_locked"] == 1
     with pytest.raises(Exception, match="Acesso negado"):
         throttle.active_throttles(s, small_world.principal("dpc"))
+    later = NOW + throttle.BURST_GAP + timedelta(minutes=1)
+    assert _attempt(s, "admin", small_world.passwords["admin"], later, OWNER) == ("ok", "")
+    summary = [json.loads(r["after_json"]) for r in
+               s.fetch("SELECT after_json FROM audit_log WHERE action = 'login_failed_burst'")]
+    assert [(x["failures"], x["refused"], x["usernames"]) for x in summary] == [(free, 1, ["exp.beta"])]
 
 
 def test_a_client_spraying_many_usernames_is_slowed(small_world: Any) -> None:
@@ -190,3 +203,63 @@ def test_the_clock_sensitive_tests_pass_under_sao_paulo_time() -> None:
                            "-k", "not clock_sensitive_tests", *CLOCK_SENSITIVE],
                           capture_output=True, text=True, timeout=600, env=_child_env("America/Sao_Paulo"), cwd=ROOT)
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+# -- issue 24: generated distributed attacks (the campaign's new angle) -------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as hst  # noqa: E402
+
+pytest.register_assert_rewrite("tests.support.fuzz_report")
+from tests.support.fuzz_report import FIGURES, LOGINS  # noqa: E402
+
+pytest_plugins = ["tests.support.fuzz_report"]
+_WORST_WAIT: list[float] = []
+GENERATED_ATTACKS = 5                  # each replays up to ~40 logins: a few seconds on an idle machine
+
+
+@settings(max_examples=GENERATED_ATTACKS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(addresses=hst.integers(1, 40), gaps=hst.lists(hst.floats(0.2, 90.0), min_size=5, max_size=24),
+       owner_start=hst.floats(0.0, 120.0), retry=hst.floats(5.0, 30.0))
+def test_a_generated_distributed_attack_never_keeps_the_owner_out(small_world: Any, addresses: int, gaps: list[float],
+                                                                  owner_start: float, retry: float) -> None:
+    """With the account's delay engaged (its row set as 60 failures would leave it), failures from up to 40
+    addresses at generated moments, and the owner at a new address retrying every `retry` seconds: in
+    within ACCOUNT_CAP + one retry of its first attempt; at its own address, at its first."""
+    s, name = small_world.store, "com.navy"
+    start = clock.stored(NOW)
+
+    def engaged(tx: Any) -> None:
+        tx.execute("DELETE FROM login_throttle")
+        tx.execute("INSERT INTO login_throttle (scope, key, failures, last_failure_at, blocked_until) VALUES "
+                   "('account', ?, 60, ?, ?)", [name, start, start + throttle.ACCOUNT_CAP])
+        tx.execute("INSERT INTO login_throttle (scope, key, failures, last_failure_at) VALUES ('known', ?, 0, ?)",
+                   [f"{name}|{OWNER}", start - timedelta(days=2)])
+    s.write("test", engaged)
+    events: list[tuple[float, str]] = []
+    at = 0.0
+    for k, gap in enumerate(gaps):
+        at += gap
+        events.append((at, f"203.0.113.{k % addresses + 1}"))
+    tries = [(owner_start + retry * k, "192.0.2.77") for k in range(int((throttle.ACCOUNT_CAP.total_seconds()
+                                                                          + retry) // retry) + 2)]
+    first_in, home = None, False
+    for moment, client in sorted(events + tries + [(owner_start, OWNER)]):
+        when = NOW + timedelta(seconds=moment)
+        if client in (OWNER, "192.0.2.77"):
+            outcome = _attempt(s, name, small_world.passwords[name], when, client)[0]
+            LOGINS.count(f"generated:{'home' if client == OWNER else 'new-address'}", outcome=outcome)
+            if client == OWNER:
+                assert outcome == "ok"                       # at its own address: at once
+                home = True
+            elif outcome == "ok" and first_in is None:
+                first_in = moment
+            if home and first_in is not None:
+                break                                        # what follows cannot change the outcome
+        else:
+            LOGINS.count("generated:attacker", outcome=_attempt(s, name, "adivinha", when, client)[0])
+    assert first_in is not None
+    waited = first_in - owner_start
+    _WORST_WAIT.append(waited)
+    FIGURES.record(f"generated distributed attacks ({GENERATED_ATTACKS}): owner's longest wait at a new address (s)",
+                   f"{max(_WORST_WAIT):.0f} (bound {throttle.ACCOUNT_CAP.total_seconds():.0f} + one retry)")
+    assert waited <= throttle.ACCOUNT_CAP.total_seconds() + retry

@@ -815,3 +815,74 @@ def test_the_cli_message_for_an_overlong_number_names_no_python_internals() -> N
     proc = subprocess.run([PY, "-m", "valuation", "compute", sorted(COMPUTE_KINDS)[0], "--input", "-"],
                           input='{"n": ' + "9" * 5000 + "}", capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "sys." not in proc.stderr, proc.stderr
+
+
+# -- issue 24: Host headers, upload budgets, declared sheets (the campaign's new angles) ------------------
+N_HOST = 600             # generated Host header values
+N_BUDGET = 200           # generated uploads (declared image sizes) against the pixel budget
+N_SHEET_PARTS = 40       # generated workbook layouts (where the sheet lies, how it is declared)
+_NAMES = ("127.0.0.1", "localhost", "::1", "valuation.dpc.example")
+
+
+@fuzz_settings(N_HOST)
+@given(host=st.one_of(
+    st.text(max_size=60),
+    st.builds(lambda a, b: a + b, st.sampled_from(list(_NAMES) + ["[::1]", "127.0.0.1:8501"]), st.text(max_size=20)),
+    st.builds(lambda a, b: a + b, st.text(max_size=20), st.sampled_from(list(_NAMES)))))
+def test_a_generated_host_is_allowed_only_when_it_names_the_service(host: str) -> None:
+    from service.hosts import host_allowed, hostname
+
+    allowed = host_allowed(host, _NAMES)
+    name = hostname(host)
+    assert allowed == (name in _NAMES)
+    if allowed:        # a bare name or bracketed address, with a port at most: nothing else rides along
+        assert re.fullmatch(r"(\[::1\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?", host), host
+    FUZZ.count("host_header", outcome="accepted" if allowed else "refused")
+
+
+@fuzz_settings(N_BUDGET)
+@given(sizes=st.lists(st.tuples(st.integers(1, 20_000), st.integers(1, 20_000)), min_size=1, max_size=40),
+       spent=st.integers(0, 3_000_000_000))
+def test_a_generated_upload_is_charged_exactly_its_declared_pixels(sizes: list[tuple[int, int]], spent: int) -> None:
+    from valuation.attachments import budget
+
+    ledger = budget.Ledger(clock=lambda: 0.0)
+    key = ("db", "exp.alfa")
+    if spent:
+        ledger._spent[key] = __import__("collections").deque([(0.0, spent)])
+    pixels = sum(w * h for w, h in sizes)
+    fits = pixels <= budget.MAX_UPLOAD_PIXELS and spent + pixels <= budget.MAX_HOURLY_PIXELS
+    try:
+        ledger.charge(key, pixels, file_name="fotos.zip")
+    except InputError as exc:
+        assert not fits and "Nenhuma imagem foi processada" in str(exc)
+        assert ledger.spent(key) == spent                       # a refusal spends nothing
+        FUZZ.count("upload_budget", outcome="refused")
+    else:
+        assert fits and ledger.spent(key) == spent + pixels
+        FUZZ.count("upload_budget", outcome="accepted")
+
+
+@fuzz_settings(N_SHEET_PARTS)
+@given(folder=st.sampled_from(["xl/worksheets", "xl/data", "dados", "xl/worksheets/../outra", "XL/Planilhas"]),
+       stem=st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True), override=st.booleans(),
+       cells=st.integers(1_001, 1_400))
+def test_a_generated_sheet_layout_never_escapes_the_cell_bound(folder: str, stem: str, override: bool,
+                                                               cells: int) -> None:
+    import posixpath
+
+    from tests.importing.test_xlsx_limits import GOOD, _sheet_xml, workbook
+    from valuation.importing import limits
+    from valuation.importing.tabular import read_table
+
+    part = posixpath.normpath(f"{folder}/{stem}.xml")
+    rows = cells // 10
+    data = workbook([("Itens", part, _sheet_xml(GOOD, rows, 10))], override=override)
+    saved = limits.MAX_CELLS
+    limits.MAX_CELLS = 1_000
+    try:
+        with pytest.raises(InputError):
+            read_table(data, "itens.xlsx")
+    finally:
+        limits.MAX_CELLS = saved
+    FUZZ.count("xlsx_declared_parts", outcome="refused")

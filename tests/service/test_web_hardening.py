@@ -34,6 +34,7 @@ def _config() -> dict[str, Any]:
     ("server", "address", lambda v: v in ("127.0.0.1", "localhost", "::1")),
     ("server", "maxUploadSize", lambda v: isinstance(v, int) and 0 < v <= UPLOAD_LIMIT_MB),
     ("server", "headless", lambda v: v is True),
+    ("server", "allowedHosts", lambda v: isinstance(v, list) and v and "*" not in v),   # issue 24, item 13
     ("client", "showErrorDetails", lambda v: v in ("none", False)),
     ("client", "toolbarMode", lambda v: v in ("minimal", "viewer")),
     ("browser", "gatherUsageStats", lambda v: v is False),
@@ -347,3 +348,41 @@ def test_single_sign_on_maps_an_email_to_a_local_user(small_world) -> None:
     for unknown in ("ninguem@marinha.example", "", "sem-arroba"):
         with pytest.raises(login.AuthenticationFailed):
             login.principal_for_email(store, unknown)
+
+
+# -- issue 24, item 13: the Host check in front of every route (the campaign's Host-header angle) --------------
+@pytest.mark.parametrize("scope_type", ["http", "websocket"])
+def test_the_host_middleware_stands_in_front_of_every_kind_of_request(scope_type: str) -> None:
+    import asyncio
+
+    from service.middleware import AllowedHosts
+
+    reached: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["path"])
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request"}
+
+    guard = AllowedHosts(app, hosts=("127.0.0.1", "localhost", "::1"))
+    cases = {"127.0.0.1:8501": True, "localhost": True, "[::1]:8501": True, "evil.example": False,
+             "127.0.0.1.nip.io": False, "127.0.0.1:8501@evil.example": False}
+    for host, ok in cases.items():
+        reached.clear()
+        sent.clear()
+        scope = {"type": scope_type, "path": "/_stcore/stream", "headers": [(b"host", host.encode())]}
+        asyncio.run(guard(scope, receive, send))
+        assert bool(reached) is ok, host
+        if not ok:
+            kind = sent[0]["type"]
+            assert kind == ("websocket.close" if scope_type == "websocket" else "http.response.start"), sent
+    two = {"type": scope_type, "path": "/", "headers": [(b"host", b"127.0.0.1"), (b"host", b"evil.example")]}
+    reached.clear()
+    asyncio.run(guard(two, receive, send))
+    assert not reached                                               # two Host headers: refused

@@ -66,10 +66,26 @@ def real_png_bomb(side: int = 7200) -> bytes:
     return out.getvalue()
 
 
+def pdf_of(objects: list[bytes], *, trailer: bytes = b"/Root 1 0 R") -> bytes:
+    """A PDF 1.4 of these objects (numbered from 1), with its cross-reference table and startxref."""
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for n, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<</Size %d %s>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, trailer, xref)
+    return bytes(out)
+
+
+PAGE_OBJECTS = [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+                b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>"]
+
+
 def pdf() -> bytes:
-    body = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>"
-            b"endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>endobj\ntrailer<</Root 1 0 R>>\n")
-    return body + b"%%EOF\n"
+    return pdf_of(PAGE_OBJECTS)
 
 
 def _zip(entries: list[tuple[str, bytes]], *, stored_first: bool = False) -> bytes:

@@ -6,9 +6,8 @@ by the test modules that count).
     KILLS.count("demo", outcome="none")          # the kill left nothing of the write / all of it
     MATRIX.count("inventory", outcome="refused") # a call as explorer A with explorer B's ids
     TAMPER.count("backup:planted:wrecks", outcome="refused")   # a backup folder or a stored file tampered with
-
-Import it as the modules that count already do (`from fuzz_report import …`, `pytest_plugins =
-["tests.support.fuzz_report"]`): `tests.support.fuzz_report` would be a second module with tallies of its own.
+    LOGINS.count("distributed:owner", outcome="in")  # a login attempt of the throttle campaign
+    FIGURES.record("owner at home, in", "33/33")   # a measured figure, printed as it is
 """
 from __future__ import annotations
 
@@ -34,6 +33,21 @@ KILLS = _Tally()
 MATRIX = _Tally()     # store calls made as one company with another company's identifiers
 TAMPER = _Tally()     # issue 24: backup folders tampered with (planted rows, links, manifest values and shapes),
                       # stored data edited behind the application's back, audit text read, inodes compared
+LOGINS = _Tally()     # login attempts of the throttle campaign (distributed lock-out, floods)
+UPLOADS = _Tally()    # uploads and requests of the cost campaign (photo budgets, Host headers, active content)
+
+
+class _Figures:
+    """Figures measured by the campaign (a name and its value, as text), printed in the summary."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def record(self, name: str, value: object) -> None:
+        self.values[name] = str(value)
+
+
+FIGURES = _Figures()
 
 
 def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None:
@@ -55,3 +69,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
     _report(terminalreporter, KILLS, "kills", "SIGKILLs sent")
     _report(terminalreporter, MATRIX, "cross-company calls", "store calls with another company's identifiers")
     _report(terminalreporter, TAMPER, "tampering", "tampered backups, stored edits and audit-text reads checked")
+    _report(terminalreporter, LOGINS, "login campaign", "login attempts")
+    _report(terminalreporter, UPLOADS, "cost campaign", "uploads and requests")
+    if FIGURES.values:
+        terminalreporter.write_sep("-", "campaign figures")
+        for name, value in FIGURES.values.items():
+            terminalreporter.write_line(f"  {name}: {value}")

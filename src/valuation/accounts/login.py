@@ -1,12 +1,15 @@
 """Login: local passwords with throttling, single sign-on by e-mail, and the idle rule of a session.
 
 Password guessing is slowed by growing delays per client address, per account and per (account,
-client) pair (`valuation.accounts.throttle`, issue 14): no lock that an attacker could keep on
-someone else's account. An unknown username, a wrong password and a throttled attempt get the same
-message and cost the same work — one argon2 verification (against a dummy hash when there is no
-user or the attempt is throttled) and one write transaction with one audit row — so neither the
-answer nor its time tells whether a username exists. Logins, failures and throttles are audited;
-hashes never are. Instants are aware UTC (`valuation.core.clock`): a naive `now` is refused.
+client) pair (`valuation.accounts.throttle`, issues 14 and 24): no lock that an attacker could keep
+on someone else's account, and the right password always gets in within a bounded time. An unknown
+username and a wrong password get the same message and cost the same work — one argon2 verification
+(against a dummy hash when there is no user) and one write transaction — so neither the answer nor
+its time tells whether a username exists. A throttled attempt gets the same message too, but is
+refused before any hashing (the throttle's keys do not depend on whether the user exists, so this
+tells nothing either); at most `passwords.MAX_CONCURRENT_HASHES` argon2 checks run at once. Logins
+are audited one row each, refusals one row per burst from an address (`throttle.burst`); hashes
+never are. Instants are aware UTC (`valuation.core.clock`): a naive `now` is refused.
 Who may do what once logged in is decided in db.access.
 """
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.accounts import throttle
 from valuation.accounts.passwords import (
+    BUSY_MESSAGE,
+    HashingBusy,
     dummy_hash,
     hash_password,
     needs_rehash,
@@ -63,6 +68,13 @@ class LoginThrottled(AuthenticationFailed):
 AccountLocked = LoginThrottled   # the old name (there is no account lock any more)
 
 
+class LoginBusy(AuthenticationFailed):
+    """Refused without checking the password: every argon2 slot stayed busy (passwords.HASH_WAIT_S)."""
+
+    def __init__(self) -> None:
+        super().__init__(BUSY_MESSAGE)
+
+
 class AccountInactive(AuthenticationFailed):
     """Right password, but the account was deactivated by the administrator."""
 
@@ -100,8 +112,10 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime, c
 
     `now` is an aware instant (TypeError for a naive one); `client` the address of the browser
     (`st.context.ip_address` / the request's client; None when unknown).
-    - Unknown username, wrong password, throttled attempt: `AuthenticationFailed` with one
-      message (`LoginThrottled` for the last, without checking the password), the same work.
+    - Unknown username, wrong password: `AuthenticationFailed`, one message, the same work (one argon2
+      check, against a dummy hash when there is no user).
+    - Throttled attempt: `LoginThrottled` with the same message, refused before any hashing (issue 24,
+      item 9); every argon2 slot busy for `passwords.HASH_WAIT_S`: `LoginBusy`, nothing counted.
     - Deactivated account: `AccountInactive` only when the password is right.
     """
     at = clock.stored(now)
@@ -109,53 +123,75 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime, c
     plain = password if isinstance(password, str) and len(password) <= MAX_PASSWORD_CHARS else ""
     pairs = throttle.keys(uname, client)
     row = store.fetch_one(f"SELECT {_USER_COLUMNS} FROM users WHERE username = ?", [uname]) if uname else None
-    waiting = throttle.blocking(store, pairs, at)
-    if waiting is not None or row is None:
-        verify_password(dummy_hash(), plain)            # the same argon2 work as a real check
-        right = False
-    else:
-        right = verify_password(row["password_hash"], plain)
+    verdict = throttle.admit(store, pairs, at)
+    if verdict.refused:
+        _refuse(store, uname, client, pairs, at, row, outcome="throttled", verdict=verdict)
+        raise LoginThrottled(str(verdict.scope), verdict.until or at)
+    try:
+        right = verify_password(row["password_hash"] if row is not None else dummy_hash(), plain)
+    except HashingBusy:
+        _refuse(store, uname, client, pairs, at, row, outcome="busy", verdict=verdict)
+        raise LoginBusy() from None
     if right and row is not None:
         if not row["active"]:
-            _refuse(store, uname, client, pairs, at, row, outcome="inactive")
+            _refuse(store, uname, client, pairs, at, row, outcome="inactive", verdict=verdict)
             raise AccountInactive()
-        _succeed(store, uname, client, pairs, plain, row)
+        _succeed(store, uname, client, pairs, at, plain, row)
         return principal_from_row(row)
-    _refuse(store, uname, client, pairs, at, row, outcome="throttled" if waiting else "failed")
-    if waiting is not None:
-        raise LoginThrottled(waiting[0], waiting[1])
+    _refuse(store, uname, client, pairs, at, row, outcome="failed", verdict=verdict)
     raise AuthenticationFailed()
 
 
-def _succeed(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], plain: str,
+def _burst_summaries(tx: Tx, ended: list[dict[str, Any]]) -> None:
+    for summary in ended:
+        tx.audit("login_failed_burst", "login_throttle", summary["client"], None, summary)
+
+
+def _succeed(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime, plain: str,
              row: dict[str, Any]) -> None:
-    rehash = hash_password(plain) if needs_rehash(row["password_hash"]) else None
+    try:
+        rehash = hash_password(plain) if needs_rehash(row["password_hash"]) else None
+    except HashingBusy:
+        rehash = None                        # re-hashed at a later login
 
     def run(tx: Tx, audited: bool = True) -> None:
-        throttle.clear(tx, pairs, scopes=frozenset({"pair", "account"}))
+        throttle.succeed(tx, pairs, at)
+        ended = [s for s in (throttle.close_burst(tx, client),) if s is not None] + throttle.sweep(tx, at)
         if rehash is not None and audited:
             tx.execute("UPDATE users SET password_hash = ? WHERE id = ?", [rehash, row["id"]])
         if audited:
+            _burst_summaries(tx, ended)
             tx.audit("login", "user", row["id"], None, {"username": uname, "client": throttle.client_key(client)})
 
     write_audited(store, uname, run)
 
 
+_COUNTED_ON = {"failed": frozenset(throttle.COUNTED), "throttled": frozenset({"client"}), "busy": frozenset(),
+               "inactive": frozenset()}
+_ACTIONS = {"failed": "login_failed", "throttled": "login_throttled", "busy": "login_busy",
+            "inactive": "login_inactive"}
+
+
 def _refuse(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime,
-            row: dict[str, Any] | None, *, outcome: str) -> None:
-    """One transaction for every refusal: count it, audit it, audit each delay imposed."""
-    counted = {"failed": frozenset({"pair", "client", "account"}), "throttled": frozenset({"client"}),
-               "inactive": frozenset()}[outcome]
-    action = {"failed": "login_failed", "throttled": "login_throttled", "inactive": "login_inactive"}[outcome]
+            row: dict[str, Any] | None, *, outcome: str, verdict: throttle.Verdict) -> None:
+    """One transaction for every refusal: count it, and audit it when it starts a burst from its
+    address (the rest of the burst is one summary row, `throttle.burst`); a delay is audited when
+    it starts. A right password for a deactivated account is audited each time."""
     entity_id = None if row is None else row["id"]
     actor = uname or "anônimo"
 
     def run(tx: Tx, audited: bool = True) -> None:
-        imposed = throttle.count(tx, pairs, at, scopes=counted)
+        started = throttle.count(tx, pairs, at, scopes=_COUNTED_ON[outcome], verdict=verdict)
+        first, ended = (True, None) if outcome == "inactive" else \
+            throttle.burst(tx, client, uname, at, checked=outcome == "failed")
+        swept = throttle.sweep(tx, at)
         if not audited:
             return
-        tx.audit(action, "user", entity_id, None, {"username": uname, "client": throttle.client_key(client)})
-        for event in imposed:
+        _burst_summaries(tx, [s for s in (ended, *swept) if s is not None])
+        if first:
+            tx.audit(_ACTIONS[outcome], "user", entity_id, None,
+                     {"username": uname, "client": throttle.client_key(client)})
+        for event in started:
             tx.audit("login_throttle", "login_throttle", event["key"], None,
                      {"scope": event["scope"], "failures": event["failures"], "blocked_until": event["until"]})
 

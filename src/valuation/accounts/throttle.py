@@ -1,26 +1,40 @@
-"""Login throttling (issue 14, item 3): growing delays per client address, per account and per
-(account, client) pair, instead of a lock that anyone who knows a username controls.
+"""Login throttling: growing delays per client address, per account and per (account, client) pair,
+never a lock that others control, and never a refusal of the right password for ever (issues 14, 24).
 
 Following OWASP's Authentication Cheat Sheet ("account lockout" → exponential delays, keyed by
-more than the account):
+more than the account; "device cookies" → the places the owner logged in from):
 
 - `pair` — this username from this client: the attacker's own client is slowed first
   (after `RULES["pair"].free` failures, then 2 s, 4 s, 8 s … up to 15 minutes);
 - `client` — every username from this client: password spraying from one address;
-- `account` — this username from any client: a distributed attack. It starts late and its delay is
-  short (at most a minute), so the real owner, on their own client, gets in while the attacking
-  client's `pair`/`client` throttle is the one that bites.
+- `account` — this username from any client: a distributed attack. It starts late, its delay is
+  short (at most `ACCOUNT_CAP`) and it can never keep the right password out (issue 24, item 6):
+  * an address that logged in to the account within `KNOWN_FOR` (a `known` row) is not subject
+    to it at all — failures from elsewhere never refuse the owner at home;
+  * any other address waits its *turn*: its first attempt refused by the account's delay is
+    given the moment that delay ends (a `turn` row, at most `ACCOUNT_CAP` away), and from then
+    on one attempt of that address is checked whatever other addresses do meanwhile; a wrong
+    password spends the turn (the next attempt asks for a new one), so an address let through
+    still guesses at most once per turn.
 
-A failure counts on the three keys; an attempt refused while throttled counts on the `client` key
-only (it hurts nobody but its sender). Counts are forgotten `FORGET_AFTER` after the last failure;
-a success clears the `pair` and `account` keys (never the `client` key: an attacker holding an
-account of its own cannot reset its throttle by logging in). A username is a key whether or not
-it exists, so a throttled unknown username looks exactly like a throttled real one. Every delay
-imposed and every refused attempt is written to the audit log (the admin's Auditoria page) and
-the throttles in force are listed on the Usuários page (`active_throttles`).
+A failure counts on the three keys; an attempt refused unchecked counts on the `client` key only
+(it hurts nobody but its sender). Counts are forgotten `FORGET_AFTER` after the last failure; a
+success clears the `pair` key and records the address as `known` (the `account` key keeps
+counting the others' failures: the owner does not need it cleared to get in, and a login of the
+owner no longer hands the attackers a fresh budget). A username is a key whether or not it
+exists, so a throttled unknown username looks exactly like a throttled real one.
+
+The audit log gets one row per *burst* (issue 24, item 9): the first refusal from an address is
+audited as it happens; the refusals that follow it from the same address within `BURST_GAP` of
+each other are counted on a `burst` row and written as one summary row (`login_failed_burst`:
+failures, refused unchecked, the usernames tried, first and last) when the burst ends — at the
+next success from that address, or at the first login attempt (anyone's) after the burst has
+been quiet for `BURST_GAP`. A delay is audited when a key first waits (`login_throttle`), not at
+each doubling. The throttles in force are listed on the Usuários page (`active_throttles`).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,6 +45,11 @@ from valuation.db.access import Principal, require
 LOCAL_CLIENT = "local"          # no address known (development server, tests, the command line)
 MAX_KEY_CHARS = 64              # a typed username or an address is cut here: bounded rows
 FORGET_AFTER = timedelta(hours=24)
+KNOWN_FOR = timedelta(days=30)          # an address the owner logged in from stays "known" this long
+TURN_KEPT = timedelta(minutes=10)       # a turn not used this long after it came is forgotten
+BURST_GAP = timedelta(minutes=15)       # refusals from one address closer than this are one burst
+BURST_NAMES = 8                         # usernames named in a burst's summary
+SWEEP_LIMIT = 20                        # quiet bursts summarised by one login transaction
 
 
 @dataclass(frozen=True)
@@ -45,8 +64,24 @@ RULES: dict[str, Rule] = {
     "client": Rule(free=20, base_s=2, cap_s=15 * 60),
     "account": Rule(free=50, base_s=2, cap_s=60),
 }
+COUNTED: tuple[str, ...] = ("pair", "client", "account")
+ACCOUNT_CAP = timedelta(seconds=RULES["account"].cap_s)   # the longest wait others can impose on the owner
 SCOPE_LABELS: dict[str, str] = {"pair": "usuário neste endereço", "client": "endereço de origem",
                                 "account": "usuário (qualquer endereço)"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the throttle says of one attempt before its password is looked at."""
+
+    scope: str | None = None                # the key whose delay refuses it unchecked (None: check it)
+    until: datetime | None = None           # … until then (stored UTC)
+    turn_used: bool = False                 # checked on its turn under the account's delay (spent by it)
+    turn_given: datetime | None = None      # refused by the account's delay: its turn comes then
+
+    @property
+    def refused(self) -> bool:
+        return self.scope is not None
 
 
 def client_key(client: object) -> str:
@@ -74,43 +109,87 @@ def delay(scope: str, failures: int) -> timedelta | None:
 def _rows(db: Any, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any]]:
     where = " OR ".join("(scope = ? AND key = ?)" for _ in pairs)
     params = [v for pair in pairs for v in pair]
-    rows = db.fetch(f"SELECT scope, key, failures, last_failure_at, blocked_until FROM login_throttle "
-                    f"WHERE {where}", params)
+    rows = db.fetch(f"SELECT scope, key, failures, last_failure_at, blocked_until, started_at, refused, detail "
+                    f"FROM login_throttle WHERE {where}", params)
     return {(r["scope"], r["key"]): r for r in rows}
 
 
-def blocking(db: Any, pairs: list[tuple[str, str]], at: datetime) -> tuple[str, datetime] | None:
-    """(scope, until) of the first key that is waiting at `at` (stored UTC), else None."""
-    found = _rows(db, pairs)
-    for pair in pairs:
-        row = found.get(pair)
-        if row is not None and row["blocked_until"] is not None and at < row["blocked_until"]:
-            return pair[0], row["blocked_until"]
-    return None
+def _waiting(row: dict[str, Any] | None, at: datetime) -> bool:
+    return row is not None and row["blocked_until"] is not None and at < row["blocked_until"]
 
 
-def count(tx: Any, pairs: list[tuple[str, str]], at: datetime, *, scopes: frozenset[str]) -> list[dict[str, Any]]:
-    """Add one failure to the keys of `scopes` (the others are read and rewritten unchanged: the same
-    work whatever the outcome); returns the delays imposed now: [{scope, key, failures, until}]."""
-    tx.execute("DELETE FROM login_throttle WHERE last_failure_at < ? AND (blocked_until IS NULL OR "
-               "blocked_until < ?)", [at - FORGET_AFTER, at])
-    found = _rows(tx, pairs)
-    imposed = []
+def admit(db: Any, pairs: list[tuple[str, str]], at: datetime) -> Verdict:
+    """The throttle's verdict on an attempt with these keys at `at` (stored UTC): refused unchecked by
+    a key's delay, or to be checked (module docstring: the account's delay, known addresses, turns)."""
+    pair_key = pairs[0][1]
+    found = _rows(db, [*pairs, ("known", pair_key), ("turn", pair_key)])
     for scope, key in pairs:
         row = found.get((scope, key))
-        failures = 0 if row is None else int(row["failures"])
-        last = None if row is None else row["last_failure_at"]
+        if scope != "account" and _waiting(row, at):
+            return Verdict(scope, row["blocked_until"] if row else None)
+    account = found.get(pairs[2])
+    if account is None or not _waiting(account, at):
+        return Verdict()
+    known = found.get(("known", pair_key))
+    if known is not None and at - known["last_failure_at"] < KNOWN_FOR:
+        return Verdict()                                      # the owner's own address
+    turn = found.get(("turn", pair_key))
+    if turn is not None and turn["blocked_until"] <= at < turn["blocked_until"] + TURN_KEPT:
+        return Verdict(turn_used=True)                        # its turn has come: one attempt is checked
+    if turn is not None and at < turn["blocked_until"]:
+        return Verdict("account", turn["blocked_until"])      # still waiting for the turn it was given
+    return Verdict("account", account["blocked_until"], turn_given=account["blocked_until"])
+
+
+def blocking(db: Any, pairs: list[tuple[str, str]], at: datetime) -> tuple[str, datetime] | None:
+    """(scope, until) of the delay that refuses an attempt with these keys at `at`, else None."""
+    verdict = admit(db, pairs, at)
+    return (verdict.scope, verdict.until) if verdict.scope is not None and verdict.until is not None else None
+
+
+def _forget(tx: Any, at: datetime) -> None:
+    tx.execute("DELETE FROM login_throttle WHERE (scope IN ('pair', 'client', 'account') AND last_failure_at < ? "
+               "AND (blocked_until IS NULL OR blocked_until < ?)) OR (scope = 'known' AND last_failure_at < ?) "
+               "OR (scope = 'turn' AND blocked_until < ?)", [at - FORGET_AFTER, at, at - KNOWN_FOR, at - TURN_KEPT])
+
+
+def _put(tx: Any, scope: str, key: str, failures: int, last: datetime, until: datetime | None) -> None:
+    tx.execute("DELETE FROM login_throttle WHERE scope = ? AND key = ?", [scope, key])
+    tx.execute("INSERT INTO login_throttle (scope, key, failures, last_failure_at, blocked_until) "
+               "VALUES (?, ?, ?, ?, ?)", [scope, key, failures, last, until])
+
+
+def count(tx: Any, pairs: list[tuple[str, str]], at: datetime, *, scopes: frozenset[str],
+          verdict: Verdict | None = None) -> list[dict[str, Any]]:
+    """Add one failure to the keys of `scopes`, spend or give the attempt's turn (`verdict`); returns
+    the delays that start now (a key's first wait since it was last clear): [{scope, key, failures, until}]."""
+    _forget(tx, at)
+    found = _rows(tx, pairs)
+    started = []
+    for scope, key in pairs:
+        row = found.get((scope, key))
+        if scope not in scopes:
+            continue
+        failures = 1 + (0 if row is None else int(row["failures"]))
         until = None if row is None else row["blocked_until"]
-        if scope in scopes:
-            failures, last = failures + 1, at
-            wait = delay(scope, failures)
-            if wait is not None:
-                until = max(until or at, at + wait)
-                imposed.append({"scope": scope, "key": key, "failures": failures, "until": until})
-        tx.execute("DELETE FROM login_throttle WHERE scope = ? AND key = ?", [scope, key])
-        if last is not None:
-            tx.execute("INSERT INTO login_throttle VALUES (?, ?, ?, ?, ?)", [scope, key, failures, last, until])
-    return imposed
+        wait = delay(scope, failures)
+        if wait is not None:
+            until = max(until or at, at + wait)
+            if failures == RULES[scope].free:
+                started.append({"scope": scope, "key": key, "failures": failures, "until": until})
+        _put(tx, scope, key, failures, at, until)
+    if verdict is not None and verdict.turn_used:
+        tx.execute("DELETE FROM login_throttle WHERE scope = 'turn' AND key = ?", [pairs[0][1]])
+    if verdict is not None and verdict.turn_given is not None:
+        _put(tx, "turn", pairs[0][1], 0, at, verdict.turn_given)
+    return started
+
+
+def succeed(tx: Any, pairs: list[tuple[str, str]], at: datetime) -> None:
+    """A right password: the pair's count and turn go, the address becomes known for the account."""
+    pair_key = pairs[0][1]
+    tx.execute("DELETE FROM login_throttle WHERE scope IN ('pair', 'turn') AND key = ?", [pair_key])
+    _put(tx, "known", pair_key, 0, at, None)
 
 
 def clear(tx: Any, pairs: list[tuple[str, str]], *, scopes: frozenset[str]) -> None:
@@ -119,20 +198,72 @@ def clear(tx: Any, pairs: list[tuple[str, str]], *, scopes: frozenset[str]) -> N
             tx.execute("DELETE FROM login_throttle WHERE scope = ? AND key = ?", [scope, key])
 
 
+# -- bursts: one audit row for a run of refusals from one address ----------------------------------------
+def burst(tx: Any, client: object, username: str, at: datetime, *, checked: bool) -> tuple[bool, dict[str, Any] | None]:
+    """Count a refusal on its address's burst. Returns (starts a burst: audit this refusal itself,
+    the summary of the address's previous burst when that one had ended and held more than one)."""
+    where = client_key(client)
+    row = _rows(tx, [("burst", where)]).get(("burst", where))
+    if row is not None and at - row["last_failure_at"] <= BURST_GAP:
+        names = json.loads(row["detail"] or "[]")
+        if username not in names and len(names) < BURST_NAMES:
+            names.append(username)
+        tx.execute("UPDATE login_throttle SET failures = failures + ?, refused = refused + ?, last_failure_at = ?, "
+                   "detail = ? WHERE scope = 'burst' AND key = ?",
+                   [int(checked), int(not checked), at, json.dumps(names, ensure_ascii=False), where])
+        return False, None
+    ended = close_burst(tx, where)
+    tx.execute("INSERT INTO login_throttle (scope, key, failures, last_failure_at, started_at, refused, detail) "
+               "VALUES ('burst', ?, ?, ?, ?, ?, ?)",
+               [where, int(checked), at, at, int(not checked), json.dumps([username], ensure_ascii=False)])
+    return True, ended
+
+
+def _summary(row: dict[str, Any]) -> dict[str, Any] | None:
+    failures, refused = int(row["failures"]), int(row["refused"])
+    if failures + refused < 2:
+        return None                                   # its one refusal was audited when it happened
+    return {"client": row["key"], "failures": failures, "refused": refused,
+            "usernames": json.loads(row["detail"] or "[]"), "first_at": row["started_at"],
+            "last_at": row["last_failure_at"]}
+
+
+def close_burst(tx: Any, client: object) -> dict[str, Any] | None:
+    """End the address's burst, if any: its summary (None when it held one refusal or none)."""
+    where = client_key(client)
+    row = _rows(tx, [("burst", where)]).get(("burst", where))
+    if row is None:
+        return None
+    tx.execute("DELETE FROM login_throttle WHERE scope = 'burst' AND key = ?", [where])
+    return _summary(row)
+
+
+def sweep(tx: Any, at: datetime) -> list[dict[str, Any]]:
+    """End the bursts quiet for BURST_GAP (at most SWEEP_LIMIT of them): their summaries."""
+    rows = tx.fetch("SELECT scope, key, failures, last_failure_at, blocked_until, started_at, refused, detail "
+                    "FROM login_throttle WHERE scope = 'burst' AND last_failure_at < ? ORDER BY last_failure_at "
+                    "LIMIT ?", [at - BURST_GAP, SWEEP_LIMIT])
+    for row in rows:
+        tx.execute("DELETE FROM login_throttle WHERE scope = 'burst' AND key = ?", [row["key"]])
+    return [s for s in (_summary(r) for r in rows) if s is not None]
+
+
+# -- the admin's view ------------------------------------------------------------------------------------
 def active_throttles(store: Any, user: Principal, *, now: datetime | None = None) -> list[dict[str, Any]]:
     """The keys waiting at `now` (aware; default now), longest wait first: scope, key, failures, last
     failure, until (admin only)."""
     require(user, "manage_users")
     at = store.now() if now is None else clock.stored(now)
     return store.fetch("SELECT scope, key, failures, last_failure_at, blocked_until FROM login_throttle "
-                       "WHERE blocked_until > ? ORDER BY blocked_until DESC, scope, key", [at])
+                       "WHERE scope IN ('pair', 'client', 'account') AND blocked_until > ? "
+                       "ORDER BY blocked_until DESC, scope, key", [at])
 
 
 def clear_for_username(tx: Any, username: str) -> int:
-    """Lift every throttle of a username (its account key and its pairs); the admin's "desbloquear"."""
+    """Lift every throttle of a username (its account key, its pairs and their turns); the admin's
+    "desbloquear"."""
     who = username[:MAX_KEY_CHARS]
-    n = int(tx.scalar("SELECT count(*) FROM login_throttle WHERE (scope = 'account' AND key = ?) OR "
-                      "(scope = 'pair' AND starts_with(key, ?))", [who, who + "|"]))
-    tx.execute("DELETE FROM login_throttle WHERE (scope = 'account' AND key = ?) OR "
-               "(scope = 'pair' AND starts_with(key, ?))", [who, who + "|"])
+    where = ("(scope = 'account' AND key = ?) OR (scope IN ('pair', 'turn') AND starts_with(key, ?))")
+    n = int(tx.scalar(f"SELECT count(*) FROM login_throttle WHERE ({where}) AND scope <> 'turn'", [who, who + "|"]))
+    tx.execute(f"DELETE FROM login_throttle WHERE {where}", [who, who + "|"])
     return n

@@ -35,11 +35,13 @@ from valuation.attachments.kinds import (
     megabytes,
 )
 from valuation.attachments.records import (
+    Progress,
     Upload,
     audit_entry,
+    finish_all,
     insert_rows,
     new_rows,
-    prepare,
+    plan,
     principal_roots,
     stage,
     write_principal,
@@ -162,8 +164,11 @@ def _contract(store: Store | Tx, user: Principal, contract_code: str) -> dict[st
     return row
 
 
-def attach_photo_zip(store: Store, user: Principal, contract_code: str, data: bytes, file_name: str) -> BulkResult:
-    """Attach the photos of a ZIP to the contract's items by name (module docstring)."""
+def attach_photo_zip(store: Store, user: Principal, contract_code: str, data: bytes, file_name: str, *,
+                     progress: Progress | None = None) -> BulkResult:
+    """Attach the photos of a ZIP to the contract's items by name (module docstring). Every entry is
+    sniffed and measured first; the photos' pixels are charged to the user's budget before any is
+    decoded (`budget`, issue 24 item 8); `progress(fraction, text)` as they are processed."""
     file_name = (file_name or "fotos.zip").replace("\\", "/").rsplit("/", 1)[-1]
     contract = _contract(store, user, (contract_code or "").strip())
     entries, skipped = read_entries(bytes(data), file_name)
@@ -174,14 +179,15 @@ def attach_photo_zip(store: Store, user: Principal, contract_code: str, data: by
     ids = {r["item_code"]: int(r["id"]) for r in rows}
     matched, unmatched = match_codes([n for n, _ in entries], codes)
     problems = [Problem(n, f"{n}: nenhum item do contrato {contract['code']} tem este código.") for n in unmatched]
-    prepared = []
+    planned = []
     for name, content in entries:
         try:
-            prepared.append(prepare(Upload(name, content), IMAGE_TYPES))
+            planned.append(plan(Upload(name, content), IMAGE_TYPES))
         except InputError as exc:
             problems += exc.problems
     if problems:
         raise InputError(problems)
+    prepared = finish_all(planned, budget=(store.path, user.username), progress=progress, label=file_name)
     owner_ids = [ids[c] for c in matched if c is not None]
     batch = sha256_hex(bytes(data))
     with BlobStore.for_database(store.path).staging() as staging:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import io
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -75,22 +77,27 @@ def _scaled(im: Image.Image, side: int) -> bytes:
     return _encode(copy, "JPEG", DERIVED_QUALITY)
 
 
-def _decode(data: bytes, name: str, ftype: FileType) -> Image.Image:
+def _open_checked(data: bytes, name: str, ftype: FileType) -> Image.Image:
+    """The image opened on its header only (no pixel decoded), its declared size and frames checked."""
     fmt = _PIL_FORMAT[ftype.key]
+    im = Image.open(io.BytesIO(data), formats=[fmt])
+    width, height = im.size
+    if width < 1 or height < 1 or width > MAX_IMAGE_SIDE or height > MAX_IMAGE_SIDE \
+            or width * height > MAX_IMAGE_PIXELS:
+        raise _refuse(name, f"imagem de {width} × {height} pixels, acima do limite de "
+                            f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels (ou de {MAX_IMAGE_SIDE} pixels "
+                            "num lado): não foi aceita.")
+    if getattr(im, "n_frames", 1) > 1:
+        raise _refuse(name, "imagens animadas ou com várias páginas não são aceitas.")
+    return im
+
+
+def _guarded(name: str, ftype: FileType, work: Callable[[], Any]) -> Any:
+    """`work()` with Pillow's errors turned into refusals naming the file."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            im = Image.open(io.BytesIO(data), formats=[fmt])
-            width, height = im.size
-            if width < 1 or height < 1 or width > MAX_IMAGE_SIDE or height > MAX_IMAGE_SIDE \
-                    or width * height > MAX_IMAGE_PIXELS:
-                raise _refuse(name, f"imagem de {width} × {height} pixels, acima do limite de "
-                                    f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels (ou de {MAX_IMAGE_SIDE} pixels "
-                                    "num lado): não foi aceita.")
-            if getattr(im, "n_frames", 1) > 1:
-                raise _refuse(name, "imagens animadas ou com várias páginas não são aceitas.")
-            im.load()
-            return im
+            return work()
     except InputError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:   # Pillow's own bound, first
@@ -99,6 +106,21 @@ def _decode(data: bytes, name: str, ftype: FileType) -> Image.Image:
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError, IndexError, TypeError,
             MemoryError) as exc:
         raise _refuse(name, f"{ftype.label} corrompida ou incompleta: não foi possível ler a imagem.") from exc
+
+
+def declared_size(data: bytes, name: str, ftype: FileType) -> tuple[int, int]:
+    """(width, height) from the image's header, every header check done, no pixel decoded (issue 24,
+    item 8: the budget of an upload is counted on these before anything is decoded)."""
+    return _guarded(name, ftype, lambda: _open_checked(data, name, ftype).size)
+
+
+def _decode(data: bytes, name: str, ftype: FileType) -> Image.Image:
+    def work() -> Image.Image:
+        im = _open_checked(data, name, ftype)
+        im.load()
+        return im
+
+    return _guarded(name, ftype, work)
 
 
 def clean_image(data: bytes, name: str, ftype: FileType) -> CleanImage:

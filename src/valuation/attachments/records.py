@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from valuation.attachments import owners
-from valuation.attachments.images import clean_image
+from valuation.attachments.budget import charge
+from valuation.attachments.images import clean_image, declared_size
 from valuation.attachments.kinds import (
     KIND_LABELS,
     MAX_FILES_PER_UPLOAD,
@@ -42,6 +43,7 @@ from valuation.db.blobs import BlobStore, Staging, sha256_hex
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
+Progress = Callable[[float, str], None]
 MAX_NAME = 180
 MAX_CAPTION = 300
 MAX_NOTE = 500
@@ -138,21 +140,71 @@ def _caption(text: object) -> str | None:
     return value[:MAX_CAPTION] or None
 
 
-def prepare(upload: Upload, allowed: Sequence[str]) -> Prepared:
-    """Sniff and (images) clean one file; InputError naming it when refused."""
+@dataclass(frozen=True)
+class Planned:
+    """A file sniffed and (images) measured on its header — nothing decoded yet."""
+
+    name: str
+    data: bytes
+    ftype: FileType
+    pixels: int            # width × height an image declares (0 for documents)
+    caption: str | None
+
+
+def plan(upload: Upload, allowed: Sequence[str]) -> Planned:
+    """Sniff one file and read an image's size from its header; InputError naming it when refused."""
     name = clean_name(upload.name)
     data = bytes(upload.data)
     ftype = sniff(data, name, allowed)
-    original = sha256_hex(data)
+    pixels = 0
     if ftype.is_image:
-        img = clean_image(data, name, ftype)
-        return Prepared(name, ftype, img.data, original, len(data), img.width, img.height, img.preview, img.thumb,
-                        _caption(upload.caption))
-    return Prepared(name, ftype, data, original, len(data), None, None, None, None, _caption(upload.caption))
+        width, height = declared_size(data, name, ftype)
+        pixels = width * height
+    return Planned(name, data, ftype, pixels, _caption(upload.caption))
 
 
-def prepare_all(uploads: Sequence[Upload], allowed: Sequence[str]) -> list[Prepared]:
-    """Every file prepared, or InputError listing every refused one (nothing kept)."""
+def finish(p: Planned) -> Prepared:
+    """The stored form of a planned file: an image decoded, cleaned and re-encoded."""
+    original = sha256_hex(p.data)
+    if p.ftype.is_image:
+        img = clean_image(p.data, p.name, p.ftype)
+        return Prepared(p.name, p.ftype, img.data, original, len(p.data), img.width, img.height, img.preview,
+                        img.thumb, p.caption)
+    return Prepared(p.name, p.ftype, p.data, original, len(p.data), None, None, None, None, p.caption)
+
+
+def prepare(upload: Upload, allowed: Sequence[str]) -> Prepared:
+    """Sniff and (images) clean one file; InputError naming it when refused."""
+    return finish(plan(upload, allowed))
+
+
+def finish_all(planned: Sequence[Planned], *, budget: tuple[object, str] | None = None,
+               progress: Progress | None = None, label: str = "Arquivos") -> list[Prepared]:
+    """Charge the upload's pixels to `budget` (database, username) before any decoding (issue 24,
+    item 8: `attachments.budget`), then decode the files one by one, reporting `progress(fraction,
+    text)`; InputError listing every file refused."""
+    if budget is not None:
+        charge(budget[0], budget[1], [p.pixels for p in planned], file_name=label)
+    out: list[Prepared] = []
+    problems: list[Problem] = []
+    for k, p in enumerate(planned):
+        if progress is not None:
+            progress(k / max(len(planned), 1), f"processando {p.name} ({k + 1} de {len(planned)})")
+        try:
+            out.append(finish(p))
+        except InputError as exc:
+            problems += exc.problems
+    if problems:
+        raise InputError(problems)
+    if progress is not None:
+        progress(1.0, f"{len(planned)} arquivo(s) processado(s)")
+    return out
+
+
+def prepare_all(uploads: Sequence[Upload], allowed: Sequence[str], *, budget: tuple[object, str] | None = None,
+                progress: Progress | None = None) -> list[Prepared]:
+    """Every file prepared, or InputError listing every refused one (nothing kept). Every file is sniffed
+    and measured before any is decoded; `budget` and `progress`: `finish_all`."""
     if not uploads:
         raise InputError(Problem("files", "Arquivos: envie ao menos um arquivo."))
     if len(uploads) > MAX_FILES_PER_UPLOAD:
@@ -162,16 +214,16 @@ def prepare_all(uploads: Sequence[Upload], allowed: Sequence[str]) -> list[Prepa
     if total > MAX_UPLOAD_BYTES:
         raise InputError(Problem("files", f"Arquivos: {megabytes(total)} ao todo, acima do limite de "
                                           f"{megabytes(MAX_UPLOAD_BYTES)} por envio."))
-    out: list[Prepared] = []
+    planned: list[Planned] = []
     problems: list[Problem] = []
     for upload in uploads:
         try:
-            out.append(prepare(upload, allowed))
+            planned.append(plan(upload, allowed))
         except InputError as exc:
             problems += exc.problems
     if problems:
         raise InputError(problems)
-    return out
+    return finish_all(planned, budget=budget, progress=progress)
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -219,15 +271,16 @@ def audit_entry(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def attach(store: Store, user: Principal, owner_kind: str, owner_id: int, kind: str,
-           uploads: Sequence[Upload], *, principal: bool = False) -> list[int]:
+           uploads: Sequence[Upload], *, principal: bool = False, progress: Progress | None = None) -> list[int]:
     """Attach files to one owner row (all or nothing); returns the new attachment ids.
 
-    `principal` (photos of an item): the first of these becomes the item's principal photo.
+    `principal` (photos of an item): the first of these becomes the item's principal photo. The images'
+    pixels are charged to the user's budget before any is decoded (`budget`); `progress(f, text)`.
     """
     owner_kind = owners.check_owner_kind(owner_kind)
     owner_id = owners.check_id(owner_id, "owner_id", "Registro")
     owners.require_attach(store, user, owner_kind, owner_id, kind)
-    prepared = prepare_all(uploads, TYPES_BY_KIND[kind])
+    prepared = prepare_all(uploads, TYPES_BY_KIND[kind], budget=(store.path, user.username), progress=progress)
     blobs = BlobStore.for_database(store.path)
     with blobs.staging() as staging:
         files = stage(staging, prepared)
@@ -382,7 +435,7 @@ def replace(store: Store, user: Principal, attachment_id: int, upload: Upload, n
     """A new version of an attachment (the old one stays, readable by its id); returns its id."""
     text = _note(note, required=True)
     kind = _changeable(store, user, attachment_id)["kind"]     # the file's kind, for the type check
-    prepared = prepare_all([upload], TYPES_BY_KIND[kind])
+    prepared = prepare_all([upload], TYPES_BY_KIND[kind], budget=(store.path, user.username))
     with BlobStore.for_database(store.path).staging() as staging:
         files = stage(staging, prepared)
 

@@ -12,7 +12,9 @@ Signatures (magic numbers): PDF `%PDF-` (and `%%EOF` near the end), JPEG `FF D8 
 - OOXML: `[Content_Types].xml` (at most 1 MB, read with a bound) declares the main part of a
   Word document / Excel workbook (not the macro-enabled kinds) and that part exists.
 Other types are recognised only to name them in the refusal (GIF, TIFF, BMP, HEIC,
-executables, plain ZIP, …).
+executables, plain ZIP, …). A document of an accepted type with active content (PDF JavaScript,
+launch actions, embedded files; macros, OLE objects, external templates; entries that climb out of
+the archive) or that is also another type (a PDF/ZIP polyglot) is refused: `active.problem`.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from valuation.attachments import active
 from valuation.attachments.kinds import (
     MAX_DOCUMENT_ENTRIES,
     MAX_DOCUMENT_RATIO,
@@ -202,4 +205,7 @@ def sniff(data: bytes, name: str, allowed: Sequence[str]) -> FileType:
         shown = f"termina em {ext}" if ext else "não tem extensão"
         raise _refuse(name, f"o nome {shown}, mas o conteúdo é {ftype.label} ({ftype.extension}): arquivo "
                             "renomeado? Envie-o com a extensão do seu conteúdo.")
+    reason = active.problem(data, key)          # issue 24, item 16: active content, polyglots, climbing entries
+    if reason is not None:
+        raise _refuse(name, reason + ".")
     return ftype

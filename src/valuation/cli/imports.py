@@ -37,6 +37,8 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -65,14 +67,44 @@ def _os_user() -> str:
         return "desconhecido"
 
 
+READ_CHUNK = 1 << 20
+
+
+def read_file_bounded(name: str, limit: int) -> bytes:
+    """The bytes of the file `name`, refused (InputError, pt-BR) before any is read when it is not a
+    regular file or is larger than `limit` — and read in chunks, never past `limit` (a file growing
+    while read is refused too). Issue 24, item 12: the whole file used to be read first, inside the
+    service when the command runs through the bridge."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)     # a FIFO opens without waiting for a writer
+    except OSError as exc:
+        raise InputError(Problem("FILE", f"cannot read {name}: {exc.strerror or exc}")) from exc
+    with os.fdopen(fd, "rb", buffering=0) as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(Problem("FILE", f"{name}: não é um arquivo comum (pipe, dispositivo ou pasta); "
+                                             "informe o caminho de um arquivo CSV ou XLSX"))
+        too_big = InputError(Problem("FILE", f"{name}: o arquivo tem mais de {limit // (1024 * 1024)} MB, o limite "
+                                             "(nada foi lido). Divida-o em partes."))
+        if info.st_size > limit:
+            raise too_big
+        parts, total = [], 0
+        while True:
+            chunk = fh.read(min(READ_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            parts.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise too_big
+        return b"".join(parts)
+
+
 def cmd_items(args: argparse.Namespace) -> int:
-    from valuation.inventory.item_import import import_items
+    from valuation.inventory.item_import import MAX_IMPORT_BYTES, import_items
 
     path = Path(args.file)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(Problem("FILE", f"cannot read {args.file}: {exc.strerror or exc}")) from exc
+    data = read_file_bounded(args.file, MAX_IMPORT_BYTES)
     from valuation.db.shared import using
 
     with using(args.db, must_exist=True) as store:   # the service's own Store when it runs the command

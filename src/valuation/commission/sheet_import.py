@@ -108,7 +108,7 @@ def parse_sheet(data: bytes, file_name: str, *, today: date) -> Sheet:
     cells — they are in `sheet.entries.problems`, to which the store adds its own checks
     before raising. Raises InputError at once for an unreadable file, a missing
     `item_code` column, two columns naming one field, or a sheet without data rows."""
-    df, meta = read_table(data, file_name)
+    df, meta = read_table(data, file_name, header=_header)      # header first: issue 24, item 10
     positions, ignored = _header(meta)
     if df.empty:
         raise InputError([Problem("", "o arquivo não tem linhas de dados (só o cabeçalho)")])

@@ -10,9 +10,11 @@ this one (tests/architecture/test_layout.py checks the drawing against the code)
      ├── AccessDenied           the user may not read or change this (.user, .action)
      ├── AuthenticationFailed   accounts.login: login refused, one message whatever the reason
      │    ├── LoginThrottled    accounts.login: refused unchecked while a throttle waits (.scope, .until)
+     │    ├── LoginBusy         accounts.login: refused unchecked, every argon2 slot stayed busy
      │    └── AccountInactive   accounts.login: right password, account deactivated
      ├── NotFound               no such record (.what, .key)
      ├── ConflictError          the change conflicts with stored state (immutable record, duplicate)
+     │    └── HashingBusy       accounts.passwords: every argon2 slot stayed busy, nothing hashed
      ├── StoreError             the DuckDB store cannot serve the request
      │    ├── StoreLocked       another process holds the database file (.path, .holder)
      │    ├── AuditSealError    db.audit: a write refused, the audit chain's seal does not verify

@@ -1,13 +1,15 @@
 """Vectorised parsers for the cells of an upload (issue 12: split from `tabular`, which reads the
 table): numbers with a decimal comma or point (`parse_decimal`, `decimal_convention`), dates
 (`parse_dates`), and the helpers the importers share to name bad cells (`claim_cells`,
-`with_value`, `more_problems`). Pure functions, no database, no clock.
+`with_value`, `more_problems`), and `cell_text`, the text of an XLSX cell's value (shared by the
+full read in `tabular` and the early header of `xlsx_parts`). Pure functions, no database, no clock.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from typing import Literal
 
 import numpy as np
@@ -236,3 +238,37 @@ def more_problems(total: int) -> list[Problem]:
         return []
     rest = total - MAX_PROBLEMS
     return [Problem("", f"… e mais {rest:,} problema{'s' if rest > 1 else ''}".replace(",", "."))]
+
+
+def cell_text(value: object) -> str:
+    """An XLSX cell value as the string a person would have typed, unambiguous to
+    `parse_decimal` and `parse_dates`: numbers with a decimal point and no thousands
+    separator (a float with exactly three decimals gets a trailing zero, so '1.2340'
+    cannot be read as one thousand two hundred and thirty-four), dates in ISO."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool):
+        return "VERDADEIRO" if value else "FALSO"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        # 15 significant digits drop binary noise (0.1 + 0.2 → 0.3), as Excel shows it.
+        s = format(value, ".15g")
+        if "e" in s:
+            if value != value or value in (float("inf"), float("-inf")):
+                return s
+            s = format(Decimal(s), "f")
+        if "." in s and len(s) - s.index(".") == 4:
+            s += "0"
+        return s
+    if isinstance(value, datetime):
+        if value.time() == time(0, 0):
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, (time, timedelta)):
+        return str(value)
+    return str(value).strip()

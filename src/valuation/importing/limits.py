@@ -13,8 +13,11 @@ openpyxl) is bounded:
   at most `MAX_RATIO` times its compressed size. Declared sizes are not trusted: every part is
   inflated here, a bounded chunk at a time and discarded, and must inflate to exactly its declared
   size; the worksheets and the shared strings are scanned as they inflate — rows and columns named
-  by cell references at most `MAX_LINES` / `MAX_COLUMNS`, at most `MAX_CELLS` cells and strings,
-  and no text element longer than `MAX_CELL_CHARS` characters;
+  by cell references at most `MAX_LINES` / `MAX_COLUMNS`, at most `MAX_CELLS` cells in all the
+  worksheets together and `MAX_CELLS` shared strings, and no text element longer than
+  `MAX_CELL_CHARS` characters. Which parts are worksheets and shared strings is what the workbook
+  declares (`xlsx_parts.declared`: content types, the workbook's relationships — a sheet outside
+  `xl/worksheets/` is scanned too, issue 24 item 10), never the folder alone;
 
 and, after reading, every cell of the table at most `MAX_CELL_CHARS` characters (`check_cells`).
 A refusal is an InputError in Portuguese that names the limit. Peak memory of a refused bomb stays
@@ -42,11 +45,13 @@ MAX_PARTS = 10_000
 MAX_UNCOMPRESSED = 512 * 1024 * 1024      # all the parts of an XLSX, inflated
 MAX_RATIO = 100                           # inflated / compressed, for each part over RATIO_FROM
 RATIO_FROM = 1024 * 1024
-MAX_CELLS = 30_000_000                    # cells of the worksheets, strings of the shared-strings table
+# Cells of all the worksheets together, and strings of the shared-strings table. A reader holds the
+# whole first sheet in memory: ~150 bytes a cell measured (calamine + the table), so this bound keeps
+# an XLSX read under ~600 MB (issue 24, item 10: 25 million cells took 2.0 GB). More rows: a CSV.
+MAX_CELLS = 4_000_000
 CHUNK = 1 << 20                           # bytes inflated at a time
 
 _ZIP_LOCAL = b"PK\x03\x04"
-_XML_PART = re.compile(r"^xl/(worksheets/[^/]+|sharedStrings)\.xml$", re.IGNORECASE)
 # a cell or row reference: <c r="AB12" …> / <row r="12" …> (any prefix, any attribute order)
 _REF = re.compile(rb"<(?:\w+:)?(c|row)\b[^>]*?\br=\"([A-Z]{0,4})([0-9]{1,9})\"")
 _OPEN = re.compile(rb"<(?:\w+:)?(?:c|si)[\s>/]")
@@ -66,11 +71,15 @@ def refuse(message: str, line: int | None = None, column: str | None = None) -> 
     return InputError([Problem("", message, line=line, column=column)])
 
 
+def check_size(data: bytes) -> None:
+    if len(data) > MAX_FILE_BYTES:
+        raise refuse(f"o arquivo tem {_mib(len(data))}; o limite é {_mib(MAX_FILE_BYTES)}")
+
+
 def check_upload(data: bytes, kind: str) -> None:
     """Refuse (InputError, pt-BR, naming the limit) an upload beyond the module's limits; `kind` is
     'csv' or 'xlsx' (tabular.detect_format)."""
-    if len(data) > MAX_FILE_BYTES:
-        raise refuse(f"o arquivo tem {_mib(len(data))}; o limite é {_mib(MAX_FILE_BYTES)}")
+    check_size(data)
     if kind == "xlsx":
         check_xlsx(data)
     else:
@@ -107,7 +116,9 @@ def _first_line(data: bytes) -> bytes:
 
 
 # -- XLSX ---------------------------------------------------------------------------------
-def check_xlsx(data: bytes) -> None:
+def check_xlsx_directory(data: bytes) -> list[zipfile.ZipInfo]:
+    """The checks of the central directory alone (no part inflated): parts, declared sizes, ratios,
+    methods, encryption. Returns the parts."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -122,9 +133,24 @@ def check_xlsx(data: bytes) -> None:
                      "(arquivo compactado demais: possível bomba de descompressão)")
     for info in infos:
         _check_declared(info)
+    return infos
+
+
+def check_xlsx(data: bytes) -> None:
+    from valuation.importing import xlsx_parts
+
+    infos = check_xlsx_directory(data)
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            book = xlsx_parts.declared(archive)
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError, RuntimeError, EOFError, zlib.error) as exc:
+        raise refuse("não foi possível ler o arquivo: ZIP/XLSX corrompido") from exc
+    counts = {"cells": 0, "strings": 0}
     total = 0
     for info in infos:
-        total = _inflate_and_scan(data, info, total)
+        kind = "cells" if info.filename in book.cell_parts else \
+            "strings" if info.filename in book.string_parts else None
+        total = _inflate_and_scan(data, info, total, None if kind is None else _XmlScan(info.filename, counts, kind))
 
 
 def _check_declared(info: zipfile.ZipInfo) -> None:
@@ -175,9 +201,8 @@ def _chunks(raw: memoryview, method: int) -> Iterator[bytes]:
         raise refuse("não foi possível ler o arquivo: ZIP/XLSX corrompido (parte incompleta)")
 
 
-def _inflate_and_scan(data: bytes, info: zipfile.ZipInfo, total: int) -> int:
+def _inflate_and_scan(data: bytes, info: zipfile.ZipInfo, total: int, scanner: _XmlScan | None) -> int:
     """Inflate one part (never trusting its declared size), scanning the XML that feeds the table."""
-    scanner = _XmlScan(info.filename) if _XML_PART.match(info.filename) else None
     size = 0
     for chunk in _chunks(_raw_member(data, info), info.compress_type):
         size += len(chunk)
@@ -203,12 +228,14 @@ def _column_number(letters: bytes) -> int:
 
 
 class _XmlScan:
-    """Streaming bounds on a worksheet or the shared strings: references, cells, text lengths."""
+    """Streaming bounds on a worksheet or the shared strings: references, cells (counted in `counts`
+    under `kind`, across the parts of that kind), text lengths."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, counts: dict[str, int], kind: str) -> None:
         self.name = name
         self.tail = b""
-        self.cells = 0
+        self.counts = counts
+        self.kind = kind
         self.text_open_at: int | None = None   # offset (in this part) where the open <t> element's text began
         self.open_chars = 0                     # characters of the open <t> element seen so far
         self.offset = 0
@@ -221,10 +248,11 @@ class _XmlScan:
             cut = len(buf)                               # no tag in sight: all text
         scan = buf[:cut]
         self._references(scan)
-        self.cells += len(_OPEN.findall(scan))
-        if self.cells > MAX_CELLS:
-            raise refuse(f"a planilha XLSX tem mais de {_fmt(MAX_CELLS)} células ou textos; o limite é "
-                         f"{_fmt(MAX_CELLS)}")
+        self.counts[self.kind] += len(_OPEN.findall(scan))
+        if self.counts[self.kind] > MAX_CELLS:
+            what = "células" if self.kind == "cells" else "textos compartilhados"
+            raise refuse(f"a planilha XLSX tem mais de {_fmt(MAX_CELLS)} {what} (em todas as abas); o limite é "
+                         f"{_fmt(MAX_CELLS)} — para tabelas maiores, envie um CSV")
         self._texts(scan, base)
         self.tail = buf[len(scan):]
         self.offset += len(chunk)

@@ -36,7 +36,7 @@ What is accepted (and why):
 - Dates: `dd/mm/aaaa` (also with `-` or `.`), ISO `aaaa-mm-dd`, either optionally
   followed by a time of day (ignored), and XLSX date cells.
 - XLSX: the first visible worksheet; the header is its first non-blank row. Cells are
-  turned into text by `cell_text` (numbers with a decimal point, dates in ISO). Read
+  turned into text by `cells.cell_text` (numbers with a decimal point, dates in ISO). Read
   with python-calamine when installed (100 000 rows read in ~1 s on this 2-core
   machine), else with openpyxl (~30 s); both give the same strings.
 """
@@ -50,8 +50,6 @@ import unicodedata
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-from decimal import Decimal
 from typing import Literal
 
 import numpy as np
@@ -60,7 +58,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from valuation.core.errors import InputError, Problem
-from valuation.importing import limits
+from valuation.importing import early_header, limits, xlsx_parts
+from valuation.importing.cells import cell_text
 
 Progress = Callable[[float, str], None]
 
@@ -202,7 +201,11 @@ def map_header(meta: TableMeta, aliases: Mapping[str, str]) -> tuple[dict[str, i
     return positions, ignored, problems
 
 
-def read_table(data: bytes, file_name: str, *, progress: Progress | None = None) -> tuple[pd.DataFrame, TableMeta]:
+HeaderCheck = Callable[["TableMeta"], object]
+
+
+def read_table(data: bytes, file_name: str, *, progress: Progress | None = None,
+               header: HeaderCheck | None = None) -> tuple[pd.DataFrame, TableMeta]:
     """The data rows of a CSV or XLSX upload as trimmed strings ('' for empty cells).
 
     The DataFrame's index (named 'linha') is the line of the file where each record
@@ -211,12 +214,35 @@ def read_table(data: bytes, file_name: str, *, progress: Progress | None = None)
     unsupported file, or one without a header row; a header without data rows gives an
     empty DataFrame; and for a file beyond `valuation.importing.limits` (checked before it is
     parsed: size, XLSX parts inflated and their ratios, rows, columns, line and cell lengths).
+
+    `header(meta)`, when given, is called with the header learnt from the first rows alone — before
+    the body is read or even scanned (issue 24, item 10: a 25-million-cell workbook without a required
+    column took 2 GB and 24 s to be refused) — and refuses by raising. When the header cannot be learnt
+    early it is not called: the caller checks the returned `meta` as it always does.
     """
     kind = detect_format(data, file_name)
+    limits.check_size(data)
+    early = None
+    if header is not None:
+        early = _early_header(data, kind)
+        if early is not None:
+            header(early)
     limits.check_upload(data, kind)          # issue 14: sizes, parts, ratios, rows, columns — before any parser
     df, meta = _read_xlsx(data, progress) if kind == "xlsx" else _read_csv(data, progress)
     limits.check_cells(df)                   # and the length of every cell
     return df, meta
+
+
+def _early_header(data: bytes, kind: str) -> TableMeta | None:
+    """The header learnt from the first rows alone (`early_header`); None when it cannot be cheaply."""
+    if kind == "xlsx":
+        found = early_header.xlsx_header(data)
+        return None if found is None else TableMeta("xlsx", None, None, found[2], found[1], found[0], 0)
+    head = early_header.csv_head(data)
+    try:
+        return None if head is None else _read_csv(head, None)[1]
+    except InputError:
+        return None
 
 
 def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, TableMeta]:
@@ -361,40 +387,6 @@ def _str_series(arr: pa.Array, index: pd.Index) -> pd.Series:
 
 
 # -- XLSX -----------------------------------------------------------------------------
-def cell_text(value: object) -> str:
-    """An XLSX cell value as the string a person would have typed, unambiguous to
-    `parse_decimal` and `parse_dates`: numbers with a decimal point and no thousands
-    separator (a float with exactly three decimals gets a trailing zero, so '1.2340'
-    cannot be read as one thousand two hundred and thirty-four), dates in ISO."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, bool):
-        return "VERDADEIRO" if value else "FALSO"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        # 15 significant digits drop binary noise (0.1 + 0.2 → 0.3), as Excel shows it.
-        s = format(value, ".15g")
-        if "e" in s:
-            if value != value or value in (float("inf"), float("-inf")):
-                return s
-            s = format(Decimal(s), "f")
-        if "." in s and len(s) - s.index(".") == 4:
-            s += "0"
-        return s
-    if isinstance(value, datetime):
-        if value.time() == time(0, 0):
-            return value.date().isoformat()
-        return value.isoformat(sep=" ")
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, (time, timedelta)):
-        return str(value)
-    return str(value).strip()
-
-
 def xlsx_engine() -> Literal["calamine", "openpyxl"]:
     """The XLSX reader in use: python-calamine (Rust, ~1 s per 100 000 rows here) when it is
     installed, else openpyxl (a pinned dependency, ~30 s per 100 000 rows on this 2-core
@@ -467,8 +459,7 @@ def _read_xlsx(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Ta
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001
-        raise file_error("não foi possível ler a planilha XLSX: arquivo corrompido, protegido ou em formato "
-                    "não suportado") from exc
+        raise file_error(xlsx_parts.CORRUPT) from exc
 
     width = max((len(r) for r in rows), default=0)
     if width == 0:

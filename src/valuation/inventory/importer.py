@@ -102,7 +102,7 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     """
     if progress:
         progress(0.0, "lendo o arquivo")
-    df, meta = read_table(data, file_name, progress=progress)
+    df, meta = read_table(data, file_name, progress=progress, header=_map_columns)   # header first: issue 24
     positions, ignored = _map_columns(meta)
     if df.empty:
         raise InputError([Problem("", "o arquivo não tem linhas de dados (só o cabeçalho)")])

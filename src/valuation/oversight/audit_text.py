@@ -35,6 +35,8 @@ ACTION_LABELS: dict[str, str] = {
     "login_throttled": "Tentativa de entrada recusada durante a espera",
     "login_throttle": "Espera imposta a novas tentativas de entrada",
     "login_inactive": "Entrada recusada: usuário desativado",
+    "login_busy": "Tentativa de entrada recusada: senhas demais sendo conferidas ao mesmo tempo",
+    "login_failed_burst": "Tentativas de entrada recusadas em sequência (resumo)",
     "audit_sealed": "Cadeia de auditoria selada com a chave",
     "load_started": "Início de carga de dados", "load_complete": "Carga de dados concluída",
     "rows_sealed": "Conteúdo de tabelas protegidas registrado na cadeia",
@@ -182,6 +184,8 @@ FIELD_LABELS: dict[str, str] = {
     "recorded_by": "Registrado por", "recorded_at": "Registrado em",
     # login throttling and the audit chain (issue 14)
     "failures": "Falhas contadas", "load": "Carga", "client": "Endereço de origem", "blocked_until": "Espera até",
+    "refused": "Recusadas sem conferir a senha", "usernames": "Usuários tentados", "first_at": "Primeira em",
+    "last_at": "Última em",
     "rotated": "Troca de chave",
     # removal orders, owner's balances, co-signatures, dated policies (issue 15)
     "act": "Ato", "ordered_on": "Determinada em", "notice": "Intimação", "notified_on": "Intimado em",
@@ -217,7 +221,7 @@ MONEY_FIELDS = frozenset(("amount", "value_brl", "planned", "actual", "approved_
 SHARE_FIELDS = frozenset(("suggested_share", "compensation_share", "historical_share", "other_share", "tolerance",
                           "spread_threshold", "gap"))
 HASH_FIELDS = frozenset(("sha256", "pdf_sha256", "last_hash", "digest"))
-DATETIME_FIELDS = frozenset(("locked_until", "recorded_at", "blocked_until"))
+DATETIME_FIELDS = frozenset(("locked_until", "recorded_at", "blocked_until", "first_at", "last_at"))
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 _DECIMAL = re.compile(r"^-?\d+\.\d+$")

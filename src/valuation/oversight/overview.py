@@ -29,7 +29,8 @@ def _account_figures(store: Any, user: Principal, now: datetime | None) -> dict[
     moment = naive_utc(now) if now is not None else store.now()
     u = store.fetch_one(
         "SELECT count(*) AS users, count(*) FILTER (WHERE active) AS active, "
-        "(SELECT count(*) FROM login_throttle WHERE blocked_until > ?) AS locked FROM users", [moment])
+        "(SELECT count(*) FROM login_throttle WHERE scope IN ('pair', 'client', 'account') "
+        "AND blocked_until > ?) AS locked FROM users", [moment])
     return {
         "role": user.role, "scope": "users",
         "users": int(u["users"]), "users_active": int(u["active"]), "users_locked": int(u["locked"]),

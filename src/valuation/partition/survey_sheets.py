@@ -161,12 +161,20 @@ def _sheet_lines(rows: Sequence[Mapping[str, Any]]) -> tuple[SheetLine, ...]:
     return tuple(out)
 
 
-def _winners(db: Store | Tx, contract: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+REQUESTED = "solicitado"       # a request under analysis: who else asks for a wreck is DPC's to know
+
+
+def _winners(db: Store | Tx, contract: Mapping[str, Any], user: Principal) -> tuple[dict[str, Any], ...]:
+    """The exploration/removal contracts of other holders on the survey's wreck that deduct its costs.
+    An explorer (the surveyor) sees them once granted: a competitor's request still under analysis
+    ('solicitado') is DPC's only (issue 24, item 7; the preference of Lei 7.542 art. 16 §2 is
+    decided among the requests: who else asks for a wreck is read with the preference)."""
+    granted_only = not access.allowed(user, "read_preference")
     rows = db.fetch(
         "SELECT c.code, o.name AS organisation_name, c.status FROM contracts c "
         "JOIN organisations o ON o.id = c.organisation_id WHERE c.wreck_id = ? AND c.kind IN ('exploração', 'remoção') "
-        "AND c.surveyor_organisation_id = ? AND c.organisation_id <> ? ORDER BY c.code",
-        [contract["wreck_id"], contract["organisation_id"], contract["organisation_id"]])
+        "AND c.surveyor_organisation_id = ? AND c.organisation_id <> ? AND (NOT ? OR c.status <> ?) ORDER BY c.code",
+        [contract["wreck_id"], contract["organisation_id"], contract["organisation_id"], granted_only, REQUESTED])
     return tuple(rows)
 
 
@@ -184,7 +192,7 @@ def cost_sheet(store: Store, user: Principal, code: str) -> CostSheet:
                      wreck_code=c["wreck_code"], wreck_name=c["wreck_name"], filed_on=head.get("filed_on"),
                      filed_by=head.get("filed_by"), reported_on=head.get("reported_on"), lines=lines,
                      planned_total=planned, actual_total=actual, accepted_total=accepted,
-                     winners=_winners(store, c) if c["kind"] == SURVEY_KIND else ())
+                     winners=_winners(store, c, user) if c["kind"] == SURVEY_KIND else ())
 
 
 def file_cost_sheet(store: Store, user: Principal, code: str, lines: Sequence[Mapping[str, Any]], *,

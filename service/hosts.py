@@ -1,0 +1,56 @@
+"""The names this service answers to (issue 24, item 13).
+
+A request whose Host header names anything else is refused on every route and WebSocket
+(`middleware.AllowedHosts`): that is what a DNS-rebinding page sends (its own name, made to resolve
+to the server), and it must not reach the app, the cookie routes or the CLI bridge. The list:
+
+- the loopback names (127.0.0.1, ::1, localhost) — the command line's bridge and local checks;
+- the address uvicorn listens on (`VALUATION_HOST`), unless it is a wildcard (0.0.0.0, ::), in which
+  case the machine's own host name and fully qualified name;
+- `VALUATION_ALLOWED_HOSTS`, comma-separated: the name(s) the reverse proxy serves (nginx passes
+  `Host $host`), e.g. `valuation.dpc.mar.mil.br`.
+
+Ports are ignored, names compared case-insensitively without a trailing dot, as Streamlit's own
+`server.allowedHosts` (set to the same list at start-up) does for its WebSocket.
+"""
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Iterable, Mapping
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _name(text: str) -> str:
+    return text.strip().strip("[]").lower().rstrip(".")
+
+
+def allowed_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The host names allowed by the configuration `env` (module docstring)."""
+    names = list(LOOPBACK_NAMES)
+    bound = _name(env.get("VALUATION_HOST", "127.0.0.1"))
+    if bound in _WILDCARDS:
+        names += [_name(socket.gethostname()), _name(socket.getfqdn())]
+    else:
+        names.append(bound)
+    names += [_name(n) for n in env.get("VALUATION_ALLOWED_HOSTS", "").split(",")]
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
+
+
+def hostname(host: str | None) -> str | None:
+    """The name of a Host header value ('example.org:443' → 'example.org', '[::1]:8501' → '::1'), None
+    when it is not one (user info, a path, spaces, anything after a bracketed address, a bad port)."""
+    m = _HOST.fullmatch(host or "")           # fullmatch: no trailing newline slips through `$`
+    if m is None or (m["port"] is not None and not 0 < int(m["port"]) < 65536):
+        return None
+    return _name(m["v6"] or m["name"])
+
+
+def host_allowed(host: str | None, allowed: Iterable[str]) -> bool:
+    name = hostname(host)
+    return name is not None and name in set(allowed)
