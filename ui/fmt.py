@@ -1,4 +1,5 @@
-"""Display formatting (pt-BR): money 'R$ 1.234,56', dates 'dd/mm/aaaa', numbers '1.223.771,71', blanks '—'.
+"""Display formatting (pt-BR): money 'R$ 1.234,56', dates 'dd/mm/aaaa', stored instants 'dd/mm/aaaa hh:mm'
+in the office's time zone (`moment_br`, the one display of a time), numbers '1.223.771,71', blanks '—'.
 
 Only for display: stored values and exports keep their types. Every table a page
 shows goes through `for_display`, so no cell reads 'None', 'nan', '<NA>' or 'NaT'.
@@ -14,7 +15,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from valuation.core import clock  # not valuation.exports: it loads fpdf (~1 s) on a page's first import
-from valuation.core.money import format_brl, format_count, format_date_br, format_datetime_br
+from valuation.core.money import format_brl, format_count, format_date_br
 
 BLANK = "—"
 K = TypeVar("K")
@@ -119,19 +120,39 @@ def brl_fit(v: object, cards: int = 4) -> str:
 
 
 def date_br(v: object) -> str:
-    """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm' in Brasília time — the store keeps naive UTC, the
-    documents print Brasília time, and the page agrees with them); blanks → '—'."""
+    """'dd/mm/aaaa'; a datetime (a stored instant) is `moment_br`'s 'dd/mm/aaaa hh:mm' in the office's
+    time zone, unless it is a DATE read as a midnight datetime; blanks → '—'."""
     if is_blank(v):
         return BLANK
     if isinstance(v, pd.Timestamp):
         v = v.to_pydatetime()
     if isinstance(v, datetime):
-        if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
+        if v.tzinfo is None and v.hour == v.minute == v.second == 0 and v.microsecond == 0:
             return format_date_br(v.date())  # a DATE read as a midnight datetime
-        return format_datetime_br(clock.brasilia(v))
+        return moment_br(v)
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)
+
+
+def moment_br(v: object, *, zone: bool = False) -> str:
+    """THE display of a stored instant on a page: 'dd/mm/aaaa hh:mm' in the office's time zone
+    (`VALUATION_TZ`, Brasília by default), with ' (horário de Brasília)' when `zone` — for a time in
+    running text, where a reader could doubt it. Pass the stored value as read (naive UTC) or an aware
+    instant, never a wall-clock time converted beforehand; blanks → '—'."""
+    if is_blank(v):
+        return BLANK
+    if isinstance(v, pd.Timestamp):
+        v = v.to_pydatetime()
+    if not isinstance(v, datetime):
+        return date_br(v)
+    return clock.moment_text(v, zone=zone)
+
+
+def zone_note() -> str:
+    """'Horários de Brasília.' (or 'Horários no fuso …'): the caption of a table of times."""
+    label = clock.zone_label()
+    return "Horários de Brasília." if label == "horário de Brasília" else f"Horários no {label}."
 
 
 def percent_br(v: object, places: int = 1) -> str:
