@@ -7,7 +7,7 @@ from datetime import date
 import streamlit as st
 
 from ui import session
-from ui.fmt import count_br, date_br, for_display
+from ui.fmt import count_br, for_display, moment_br
 from ui.safe import md
 from valuation.accounts import users
 from valuation.core import clock
@@ -37,7 +37,7 @@ def chain_panel() -> None:
                              text=f"{count_br(done)} de {count_br(total)} registros verificados")
 
             result = audit_log.check_chain(store, user, progress=step)
-            st.session_state[CHECK_KEY] = (result, clock.brasilia(store.now()))
+            st.session_state[CHECK_KEY] = (result, store.now())        # stored form (UTC): moment_br shows it
             bar.empty()
         shown = st.session_state.get(CHECK_KEY)
         if shown is None:
@@ -45,7 +45,7 @@ def chain_panel() -> None:
                        "gravada a cada escrita; em bancos grandes, a barra mostra o andamento.")
             return
         result, when = shown
-        checked_at = f"Verificado em {date_br(when)}."
+        checked_at = f"Verificado em {moment_br(when, zone=True)}."
         if result.ok and result.checked:
             st.success(f"Cadeia íntegra: {count_br(result.checked)} registros, {result.anchor[:1].lower()}"
                        f"{result.anchor[1:]}. {result.content} {checked_at}")
@@ -103,7 +103,7 @@ def detail_panel(rows) -> None:
     pick = st.selectbox("Registro", ids, format_func=lambda i: f"nº {i} — {at.action_label(labels[i])}")
     row = rows.loc[rows["id"] == pick].iloc[0]
     st.markdown(f"**{md(at.action_label(row['action']))}** · {md(at.subject(row['entity'], row['entity_id']))} · "
-                f"{md(row['actor'])} · {date_br(clock.brasilia(row['at'].to_pydatetime()))}")
+                f"{md(row['actor'])} · {moment_br(row['at'])}")
     changes = at.changes(str(row["action"]), row["before_json"], row["after_json"])
     if changes:
         import pandas as pd
@@ -135,6 +135,8 @@ first = (number - 1) * size + 1
 c3.caption(f"Registros {count_br(first)} a {count_br(first + len(rows) - 1)} de {count_br(total)}, "
            f"do mais recente ao mais antigo.")
 # a table, not a data grid: the change of each row wraps and reads whole
-st.table(for_display(at.readable(rows), dates=("Data e hora (Brasília)",), counts=("Nº",)), hide_index=True)
+shown = at.readable(rows)
+shown["Data e hora (Brasília)"] = [moment_br(v) for v in rows["at"].tolist()]   # the stored instant, converted once
+st.table(for_display(shown, counts=("Nº",)), hide_index=True)
 export_buttons(chosen, total)
 detail_panel(rows)

@@ -10,10 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import date_br, for_display, option_label
+from ui.fmt import date_br, for_display, moment_br, option_label
 from ui.forms import save
 from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
-from valuation.core.clock import brasilia
 from valuation.core.law import COMMISSION_SIZE
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.policies import fields
@@ -44,7 +43,7 @@ def who(state: policies.PolicyState) -> str:
     if state.is_default:
         return "valor padrão (nunca alterado)"
     name = state.set_by_name or state.set_by or "—"
-    return f"{name}, em {date_br(brasilia(state.set_at))}"
+    return f"{name}, em {moment_br(state.set_at)}"
 
 
 def since(state: policies.PolicyState) -> str:
@@ -142,9 +141,8 @@ def history() -> None:
         st.info("Nenhuma alteração registrada: valem os valores padrão." if key is None
                 else "Esta política nunca foi alterada: vale o valor padrão.")
         return
-    df["set_at"] = [brasilia(v) for v in df["set_at"]]
     df["set_by_name"] = [n if isinstance(n, str) else u for n, u in zip(df["set_by_name"], df["set_by"])]
-    shown = for_display(df, dates=("starts", "set_at"),
+    shown = for_display(df, dates=("starts",), moments=("set_at",),
                         only=("starts", "label", "text", "basis", "set_by_name", "set_at", "reason"),
                         rename={"starts": "Vigência a partir de", "label": "Política", "text": "Valor",
                                 "basis": "Referência legal", "set_by_name": "Registrada por",

@@ -149,6 +149,20 @@ def moment_br(v: object, *, zone: bool = False) -> str:
     return clock.moment_text(v, zone=zone)
 
 
+def day_br(v: object) -> str:
+    """The office's calendar day of a stored instant, 'dd/mm/aaaa' (a round opened at 01:00 UTC opened the
+    evening before in Brasília); blanks → '—'."""
+    if is_blank(v):
+        return BLANK
+    if isinstance(v, pd.Timestamp):
+        v = v.to_pydatetime()
+    if not isinstance(v, datetime):
+        return date_br(v)
+    moment = clock.local(v)
+    assert moment is not None
+    return format_date_br(moment.date())
+
+
 def zone_note() -> str:
     """'Horários de Brasília.' (or 'Horários no fuso …'): the caption of a table of times."""
     label = clock.zone_label()
@@ -174,10 +188,11 @@ def option_label(labels: Mapping[K, str]) -> Callable[[K], str]:
 
 
 def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[str] = (),
-                numbers: Mapping[str, int] | None = None, counts: Iterable[str] = (),
+                moments: Iterable[str] = (), numbers: Mapping[str, int] | None = None, counts: Iterable[str] = (),
                 labels: Mapping[str, Mapping[Any, str]] | None = None,
                 rename: dict[str, str] | None = None, only: Iterable[str] | None = None) -> pd.DataFrame:
-    """A copy for st.dataframe: money/dates/numbers/counts as pt-BR text, codes through `labels`
+    """A copy for st.dataframe: money/dates/numbers/counts as pt-BR text, stored instants (`moments`) in the
+    office's time zone (`moment_br`), codes through `labels`
     ({column: {code: label}}), columns renamed, and every remaining blank shown as '—'.
 
     `only` keeps just those columns (in that order) before renaming, so internal columns never show."""
@@ -188,6 +203,9 @@ def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[
     for col in dates:
         if col in out.columns:
             out[col] = [date_br(v) for v in out[col].tolist()]
+    for col in moments:
+        if col in out.columns:
+            out[col] = [moment_br(v) for v in out[col].tolist()]
     for col, places in (numbers or {}).items():
         if col in out.columns:
             out[col] = [number_br(v, places) for v in out[col].tolist()]
