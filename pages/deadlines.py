@@ -33,10 +33,10 @@ from ui.fmt import count_br
 from ui.tabs import LazyTabs
 from valuation.core.errors import ValuationError
 from valuation.db.access import allowed
+from valuation.deadlines.states import STATE_HEADINGS
 from valuation.registry.offices import list_offices
 
-METRICS = {"overdue": "Vencidos", "due_soon": "Vencem em breve", "upcoming": "A vencer",
-           "met": "Cumpridos ou encerrados"}
+METRICS = {**{s: STATE_HEADINGS[s] for s in ("overdue", "due_soon", "upcoming")}, "met": "Cumpridos ou encerrados"}
 TABS = {"Vencidos e a vencer": lists.render, "Linha do tempo": timeline.render, "Mapa de calor": heatmap.render,
         "Recursos": appeals.render, "Cancelamento automático": cancellation.render, "Tribunal Marítimo": court.render,
         "Remoções e saldos": removals.render, "Registrar": register.render, "Registrar entrega": register.render,

@@ -6,12 +6,12 @@ import streamlit as st
 
 from page_tabs.deadlines.view import DeadlinesView, deadline_table, rows_of
 from valuation.core import law
-from valuation.deadlines import vocabulary
+from valuation.deadlines import rule_specs
 from valuation.deadlines.rules import days_text
 
 
 def render(view: DeadlinesView) -> None:
-    part = rows_of(view.frame, vocabulary.APPEAL_RULES)
+    part = rows_of(view.frame, rule_specs.APPEAL_RULES)
     st.caption(f"Pedido de reconsideração ou recurso em {days_text(law.APPEAL_DAYS.value)} da ciência ou da "
                f"divulgação oficial da decisão, sem efeito suspensivo (Lei 7.542/1986 art. 33; Lei 9.784/1999 "
                f"art. 59); decisão em {days_text(law.APPEAL_DECISION_DAYS.value)} do recebimento dos autos, "

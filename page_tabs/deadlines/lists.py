@@ -10,11 +10,10 @@ from ui import figures
 from ui.charts import pt_br, show
 from ui.fmt import count_br, for_display, option_label
 from valuation.deadlines import frames, views
+from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS, STATES
 
-HEADINGS = {"overdue": "Vencidos", "due_soon": "Vencem em breve", "suspended": "Suspensos"}
-OFFICE_TABLE = {"naval_district": "DN", "office_code": "OM", "uf": "UF", "overdue": "Vencidos",
-                "due_soon": "Vencem em breve", "upcoming": "A vencer", "suspended": "Suspensos", "met": "Cumpridos",
-                "waived": "Dispensados"}
+HEADINGS = {s: STATE_HEADINGS[s] for s in ("overdue", "due_soon", "suspended")}   # the lists, in this order
+OFFICE_TABLE = {"naval_district": "DN", "office_code": "OM", "uf": "UF", **STATE_HEADINGS}
 
 
 def render(view: DeadlinesView) -> None:
@@ -22,8 +21,8 @@ def render(view: DeadlinesView) -> None:
     if view.manage and not frame.empty:
         by_office = frames.summary_by_office(frame)
         office_chart(by_office)
-        st.dataframe(for_display(by_office, counts=["overdue", "due_soon", "upcoming", "suspended", "met", "waived"],
-                                 rename=OFFICE_TABLE), hide_index=True, width="stretch")
+        st.dataframe(for_display(by_office, counts=list(STATES), rename=OFFICE_TABLE), hide_index=True,
+                     width="stretch")
     for state, heading in HEADINGS.items():
         part = frame[frame["state"] == state] if not frame.empty else frame
         st.subheader(f"{heading} ({count_br(len(part))})")
@@ -43,8 +42,7 @@ def office_chart(by_office: pd.DataFrame) -> None:
     long = busy.melt(id_vars=["office_code"], value_vars=["overdue", "due_soon"], var_name="state", value_name="n")
     long["Situação"] = [HEADINGS[s] for s in long["state"]]
     fig = figures.bar(long, x="office_code", y="n", color="Situação", barmode="group",
-                      color_discrete_map={"Vencidos": STATE_COLOURS["vencido"],
-                                          "Vencem em breve": STATE_COLOURS["vence em breve"]},
+                      color_discrete_map={HEADINGS[s]: STATE_COLOURS[STATE_LABELS[s]] for s in ("overdue", "due_soon")},
                       labels={"office_code": "Capitania/Delegacia/Agência", "n": "Prazos"})
     fig.update_traces(hovertemplate="%{x}: %{y} prazo(s)<extra></extra>")
     show(pt_br(fig, counts=("y",), legend="Situação", height=340))

@@ -6,12 +6,12 @@ import streamlit as st
 
 from page_tabs.deadlines.view import DeadlinesView, deadline_table, rows_of
 from valuation.core import law
-from valuation.deadlines import vocabulary
+from valuation.deadlines import rule_specs
 from valuation.deadlines.rules import days_text
 
 
 def render(view: DeadlinesView) -> None:
-    part = rows_of(view.frame, (*vocabulary.REMOVAL_RULES, "owner_balance"))
+    part = rows_of(view.frame, rule_specs.REMOVAL_TAB_RULES)   # the removal orders and the owner's balances
     st.caption("Determinações de remoção ou demolição com os prazos fixados pela Autoridade "
                f"Naval ({law.REMOVAL_ORDER}); "
                f"edital de {days_text(law.REMOVAL_EDITAL_DAYS.value)} (art. 9 §2); sem cumprimento, a Autoridade "

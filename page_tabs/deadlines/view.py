@@ -11,6 +11,7 @@ import streamlit as st
 from ui.fmt import count_br, for_display
 from valuation.db.access import Principal
 from valuation.db.store import Store
+from valuation.deadlines.states import CLOSED_LABEL, STATE_LABELS
 
 LIST_LIMIT = 300  # rows shown per list; the rest is summarised (never ship a whole table)
 PICK_LIMIT = 2000
@@ -19,8 +20,9 @@ SHOWN = {"label_pt": "Prazo", "contract_code": "Contrato", "organisation": "Empr
          "state_pt": "Situação", "met_on": "Cumprido em", "reason": "Observação", "basis": "Fundamento"}
 LIST_COLUMNS = ("label_pt", "due", "office_code", "reason", "contract_code", "wreck", "naval_district", "organisation",
                 "basis")
-STATE_COLOURS = {"vencido": "#c0392b", "vence em breve": "#e67e22", "a vencer": "#2e86c1", "cumprido": "#27ae60",
-                 "encerrado": "#7f8c8d", "dispensado": "#95a5a6", "suspenso": "#8e44ad"}
+_COLOURS = {"overdue": "#c0392b", "due_soon": "#e67e22", "upcoming": "#2e86c1", "met": "#27ae60", "waived": "#95a5a6",
+            "suspended": "#8e44ad"}
+STATE_COLOURS = {**{STATE_LABELS[s]: c for s, c in _COLOURS.items()}, CLOSED_LABEL: "#7f8c8d"}  # by state_pt
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,6 @@ from datetime import date
 
 from valuation.core import law
 
-# re-exported: the Prazos page's appeal and removal tabs read them here (defined by valuation.deadlines.rule_specs)
-from valuation.deadlines.rule_specs import APPEAL_RULES as APPEAL_RULES
-from valuation.deadlines.rule_specs import REMOVAL_RULES as REMOVAL_RULES
-
 COLUMNS: tuple[str, ...] = (
     "key", "rule", "label_pt", "contract_code", "organisation", "wreck", "wreck_name", "office_code", "uf",
     "naval_district", "start", "due", "raw_due", "moved_from", "state", "state_pt", "met_on", "late", "reason",
