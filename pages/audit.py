@@ -7,6 +7,7 @@ from datetime import date
 import streamlit as st
 
 from ui import session
+from ui.fields import date_field, value_or_stop
 from ui.fmt import count_br, for_display, moment_br
 from ui.safe import md
 from valuation.accounts import users
@@ -59,20 +60,24 @@ def chain_panel() -> None:
                      f"{md(result.message)} {checked_at}")
 
 
+EARLIEST_LOG = date(1986, 1, 1)      # Lei 7.542/1986: nothing this log keeps is older
+
+
 def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit_log.AuditFilter:
     first, today = audit_log.log_period(store, user)
     c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1.2])
-    period = c1.date_input("Período", value=(first, today), format="DD/MM/YYYY", min_value=date(1986, 1, 1),
-                           max_value=today, help="Dias no horário de Brasília, do primeiro ao último inclusive.")
+    d1, d2 = c1.columns(2)
+    note = "Dias no horário de Brasília, do primeiro ao último inclusive"
+    start = value_or_stop(date_field("Período: de", value=first, min_value=EARLIEST_LOG, max_value=today,
+                                     required=True, where=d1, help=note))
+    end = value_or_stop(date_field("até", value=today, min_value=EARLIEST_LOG, max_value=today, required=True,
+                                   where=d2, help=note))
     actor = c2.selectbox("Usuário", [None, *choices["actor"]],
                          format_func=lambda a: "Todos" if a is None else names.get(a, f"{a} (sem cadastro)"))
     entity = c3.selectbox("Objeto", [None, *sorted(choices["entity"], key=at.entity_label)],
                           format_func=lambda e: "Todos" if e is None else at.entity_label(e))
     action = c4.selectbox("Ação", [None, *sorted(choices["action"], key=at.action_label)],
                           format_func=lambda a: "Todas" if a is None else at.action_label(a))
-    days = list(period) if isinstance(period, (tuple, list)) else [period]
-    start = days[0] if days else None
-    end = days[1] if len(days) > 1 else start
     return audit_log.AuditFilter(start=start, end=end, actor=actor, entity=entity, action=action)
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
+from ui.fields import date_field
 from ui.fmt import date_br, for_display, moment_br, option_label
 from ui.forms import save
 from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
@@ -114,9 +115,9 @@ def change_form(states: list[policies.PolicyState]) -> None:
         c1, c2 = st.columns([3, 1])
         basis = c1.text_input(policies.BASIS_LABEL, value=DEFAULT_BY_KEY[key].basis, max_chars=policies.MAX_BASIS,
                               help="O ato que fixa o novo valor, p. ex. Portaria DPC nº 12/2026 (NORMAM-10 0301 c).")
-        effective = c2.date_input(policies.EFFECTIVE_LABEL, value=session.now().date(), format="DD/MM/YYYY",
-                                  help="Vale para os prazos que começam a partir desse dia; os já iniciados mantêm "
-                                       "o valor anterior.")
+        effective = date_field(policies.EFFECTIVE_LABEL, value=session.today(), required=True, where=c2,
+                               help="Vale para os prazos que começam a partir desse dia; os já iniciados mantêm "
+                                    "o valor anterior", path="effective_from")
         reason = st.text_area(policies.REASON_LABEL, max_chars=policies.MAX_REASON,
                               placeholder="Por que o valor muda e o ato que decide (ex.: Portaria DPC nº 12/2026).")
         submitted = st.form_submit_button("Gravar alteração", type="primary")

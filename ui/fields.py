@@ -52,7 +52,9 @@ def _where(where: Any) -> Any:
 
 
 def _show(where: Any, typed: Typed) -> Typed:
-    if typed.problem is not None:
+    """Say under the field what is wrong with what was typed (a required field left blank is named only when
+    the form is sent: a new, empty form is not an error)."""
+    if typed.problem is not None and typed.text.strip():
         where.error(md(typed.problem.message), icon=":material/error:")   # it quotes what was typed
     return typed
 
@@ -100,6 +102,8 @@ def value_or_stop(typed: Typed) -> Any:
     """The value of a field outside a write (a filter): a bad one stops the page (its problem is shown
     under it), so nothing is computed from a day the person did not type."""
     if not typed.ok:
+        if not typed.text.strip():        # blank: `_show` left it unsaid
+            st.error(md(typed.problem.message if typed.problem else typed.label), icon=":material/error:")
         st.stop()
     return typed.value
 
@@ -133,3 +137,12 @@ def unwrap(value: Any) -> Any:
 
 def problems_of(typed: Iterable[Typed]) -> list[Problem]:
     return [t.problem for t in typed if t.problem is not None]
+
+
+def read(data: Any) -> Any:
+    """`data` (a dict of a form's values) with its strict fields replaced by their values, for a page that
+    calls the store itself instead of `ui.forms.save`: InputError (every bad field) when one is bad."""
+    bad = problems_of(typed_in([data]))
+    if bad:
+        raise InputError(bad)
+    return unwrap(data)
