@@ -67,10 +67,10 @@ def date_field(label: str, *, value: date | None = None, min_value: date | None 
     container (a column), `path` the field's key in the store's problems (default: the label)."""
     low, high = min_value or EARLIEST, max_value or LATEST
     where = _where(where)
-    note = f"dd/mm/aaaa, {range_text(low, high)}."
+    note = f"formato dd/mm/aaaa, {range_text(low, high)}"
     text = where.text_input(label, value="" if value is None else format_date_br(value), key=key,
                             placeholder=DATE_PLACEHOLDER, max_chars=DATE_CHARS, disabled=disabled,
-                            help=f"{help} ({note})" if help else note.capitalize())
+                            help=f"{help} ({note})." if help else f"{note.capitalize()}.")
     text = text or ""
     try:
         day = parse_date_br(text, label=label, path=path or label, minimum=low, maximum=high, required=required)
