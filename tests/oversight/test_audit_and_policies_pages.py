@@ -191,7 +191,7 @@ def test_dpc_sees_every_policy_and_changes_one_with_its_reason(small_world: Any)
     assert any("Motivo da alteração" in e.value for e in page.error)
     page.text_area[0].input(REASON)
     button(page, "Gravar alteração").click().run()
-    today = date.today().strftime("%d/%m/%Y")
+    today = clock.today_brasilia().strftime("%d/%m/%Y")     # the field's default: the office's day
     assert f"Limite de dispersão dos valores: 40 % da mediana a partir de {today}" in texts(page)
     overview = page.table[0].value
     assert overview.loc["Limite de dispersão dos valores", "Valor em vigor"] == "40 % da mediana"
