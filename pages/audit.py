@@ -7,7 +7,8 @@ from datetime import date
 import streamlit as st
 
 from ui import session
-from ui.fmt import count_br, date_br, for_display
+from ui.fields import date_field, value_or_stop
+from ui.fmt import count_br, for_display, moment_br
 from ui.safe import md
 from valuation.accounts import users
 from valuation.core import clock
@@ -37,7 +38,7 @@ def chain_panel() -> None:
                              text=f"{count_br(done)} de {count_br(total)} registros verificados")
 
             result = audit_log.check_chain(store, user, progress=step)
-            st.session_state[CHECK_KEY] = (result, clock.brasilia(store.now()))
+            st.session_state[CHECK_KEY] = (result, store.now())        # stored form (UTC): moment_br shows it
             bar.empty()
         shown = st.session_state.get(CHECK_KEY)
         if shown is None:
@@ -45,7 +46,7 @@ def chain_panel() -> None:
                        "gravada a cada escrita; em bancos grandes, a barra mostra o andamento.")
             return
         result, when = shown
-        checked_at = f"Verificado em {date_br(when)}."
+        checked_at = f"Verificado em {moment_br(when, zone=True)}."
         if result.ok and result.checked:
             st.success(f"Cadeia íntegra: {count_br(result.checked)} registros, {result.anchor[:1].lower()}"
                        f"{result.anchor[1:]}. {result.content} {checked_at}")
@@ -59,20 +60,24 @@ def chain_panel() -> None:
                      f"{md(result.message)} {checked_at}")
 
 
+EARLIEST_LOG = date(1986, 1, 1)      # Lei 7.542/1986: nothing this log keeps is older
+
+
 def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit_log.AuditFilter:
     first, today = audit_log.log_period(store, user)
     c1, c2, c3, c4 = st.columns([1.2, 1, 1, 1.2])
-    period = c1.date_input("Período", value=(first, today), format="DD/MM/YYYY", min_value=date(1986, 1, 1),
-                           max_value=today, help="Dias no horário de Brasília, do primeiro ao último inclusive.")
+    d1, d2 = c1.columns(2)
+    note = "Dias no horário de Brasília, do primeiro ao último inclusive"
+    start = value_or_stop(date_field("Período: de", value=first, min_value=EARLIEST_LOG, max_value=today,
+                                     required=True, where=d1, help=note))
+    end = value_or_stop(date_field("até", value=today, min_value=EARLIEST_LOG, max_value=today, required=True,
+                                   where=d2, help=note))
     actor = c2.selectbox("Usuário", [None, *choices["actor"]],
                          format_func=lambda a: "Todos" if a is None else names.get(a, f"{a} (sem cadastro)"))
     entity = c3.selectbox("Objeto", [None, *sorted(choices["entity"], key=at.entity_label)],
                           format_func=lambda e: "Todos" if e is None else at.entity_label(e))
     action = c4.selectbox("Ação", [None, *sorted(choices["action"], key=at.action_label)],
                           format_func=lambda a: "Todas" if a is None else at.action_label(a))
-    days = list(period) if isinstance(period, (tuple, list)) else [period]
-    start = days[0] if days else None
-    end = days[1] if len(days) > 1 else start
     return audit_log.AuditFilter(start=start, end=end, actor=actor, entity=entity, action=action)
 
 
@@ -103,7 +108,7 @@ def detail_panel(rows) -> None:
     pick = st.selectbox("Registro", ids, format_func=lambda i: f"nº {i} — {at.action_label(labels[i])}")
     row = rows.loc[rows["id"] == pick].iloc[0]
     st.markdown(f"**{md(at.action_label(row['action']))}** · {md(at.subject(row['entity'], row['entity_id']))} · "
-                f"{md(row['actor'])} · {date_br(clock.brasilia(row['at'].to_pydatetime()))}")
+                f"{md(row['actor'])} · {moment_br(row['at'])}")
     changes = at.changes(str(row["action"]), row["before_json"], row["after_json"], entity=row["entity"])
     if changes:
         import pandas as pd
@@ -135,6 +140,8 @@ first = (number - 1) * size + 1
 c3.caption(f"Registros {count_br(first)} a {count_br(first + len(rows) - 1)} de {count_br(total)}, "
            f"do mais recente ao mais antigo.")
 # a table, not a data grid: the change of each row wraps and reads whole
-st.table(for_display(at.readable(rows), dates=("Data e hora (Brasília)",), counts=("Nº",)), hide_index=True)
+shown = at.readable(rows)
+shown["Data e hora (Brasília)"] = [moment_br(v) for v in rows["at"].tolist()]   # the stored instant, converted once
+st.table(for_display(shown, counts=("Nº",)), hide_index=True)
 export_buttons(chosen, total)
 detail_panel(rows)

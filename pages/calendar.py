@@ -11,6 +11,7 @@ import streamlit as st
 
 from ui import figures, session
 from ui.charts import pt_br, show
+from ui.fields import date_field
 from ui.fmt import count_br, date_br, for_display, option_label
 from ui.forms import save
 from valuation.db.access import allowed
@@ -87,7 +88,7 @@ def own_days(kind: str) -> None:
     st.subheader(f"Feriados municipais de {office}" if holiday else f"Expediente encerrado mais cedo em {office}")
     with st.form(f"add_{kind}", clear_on_submit=True):
         a1, a2 = st.columns([1, 2])
-        day = a1.date_input(labels["day"], value=None, format="DD/MM/YYYY")
+        day = date_field(labels["day"], required=True, where=a1, path="day")
         name = a2.text_input(labels["name"], max_chars=calendars.MAX_HOLIDAY_NAME)
         button = "Incluir feriado municipal" if holiday else "Incluir encerramento antecipado"
         if st.form_submit_button(button, type="primary"):

@@ -12,7 +12,7 @@ import streamlit as st
 from page_tabs.commission import agreement, items, minutes, presidency, progress, sheet
 from page_tabs.commission.view import RoundView, done, show_flash
 from ui import session
-from ui.fmt import count_br, percent_br
+from ui.fmt import count_br, day_br, moment_br, percent_br
 from ui.forms import save
 from ui.tabs import LazyTabs
 from valuation.commission.rounds import flagged_counts, get_round, list_rounds, open_round
@@ -63,8 +63,8 @@ rnd = get_round(store, user, rid)
 m = st.columns(5)
 m[0].metric("Situação", rnd.status_label)
 m[1].metric("Itens", count_br(rnd.item_count))
-m[2].metric("Aberta em", rnd.opened_at.strftime("%d/%m/%Y"))
-m[3].metric("Encerrada em", rnd.closed_at.strftime("%d/%m/%Y") if rnd.closed_at else "—")
+m[2].metric("Aberta em", day_br(rnd.opened_at), help=moment_br(rnd.opened_at, zone=True))
+m[3].metric("Encerrada em", day_br(rnd.closed_at), help=moment_br(rnd.closed_at, zone=True) if rnd.closed_at else None)
 m[4].metric("Método · quórum", f"{rnd.method_label} · {rnd.quorum}",
             help=f"Sinaliza dispersão acima de {percent_br(rnd.spread_threshold)} ou votação dividida por até um voto.")
 

@@ -8,7 +8,8 @@ from decimal import Decimal
 import pandas as pd
 import streamlit as st
 
-from ui import session
+from ui import fields, session
+from ui.fields import money_field
 from ui.fmt import date_br, number_br
 from ui.forms import save
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
@@ -35,10 +36,6 @@ st.title("Termos do contrato")
 
 def blank(v: str) -> str | None:
     return v if v and v.strip() else None
-
-
-def money_text(v: Decimal | None) -> str:
-    return "" if v is None else number_br(v, 2)
 
 
 def weight_text(w: Decimal) -> str:
@@ -89,15 +86,15 @@ with st.form("terms"):
                        index=pay_opts.index(c["historical_payment"] or ""))
     other = a.text_input(L["other_share"], value=terms.percent_text(c["other_share"]), placeholder="ex.: 50",
                          help=other_help)
-    fixed = b.text_input(L["fixed_amount"], value=money_text(c["fixed_amount"]), placeholder="ex.: 1.234,56")
-    award = a.text_input(L["salvage_award"], value=money_text(c["salvage_award"]), placeholder="ex.: 1.234,56")
+    fixed = money_field(L["fixed_amount"], value=c["fixed_amount"], where=b, path="fixed_amount")
+    award = money_field(L["salvage_award"], value=c["salvage_award"], where=a, path="salvage_award")
     saved = st.form_submit_button("Gravar termos", type="primary")
 
 
 def save_terms() -> dict[str, object]:
     data = {"modality": blank(modality), "historical_share": terms.share_from_percent(hist, "historical_share"),
             "historical_payment": blank(hpay), "other_share": terms.share_from_percent(other, "other_share"),
-            "fixed_amount": blank(fixed), "salvage_award": blank(award), "value_fixed": blank(value_fixed)}
+            "fixed_amount": fields.read(fixed), "salvage_award": fields.read(award), "value_fixed": blank(value_fixed)}
     return terms.set_contract_terms(store, user, code, data)
 
 
@@ -141,14 +138,14 @@ if c["status"] == "cancelado":
                              placeholder="ex.: 30")
         form = b.selectbox(L["compensation_form"], COMPENSATION_FORMS,
                            format_func=lambda v: "adjudicação de bens" if v == "adjudication" else "produto da venda")
-        proceeds = a.text_input(L["sale_proceeds"], placeholder="ex.: 1.234,56")
+        proceeds = money_field(L["sale_proceeds"], where=a, path="sale_proceeds")
         reason = b.text_input(L["reason"])
         ok = st.form_submit_button("Gravar compensação")
 
     def save_compensation() -> terms.Compensation:
         return terms.set_compensation(store, user, code, {
             "compensation_share": terms.share_from_percent(share, "compensation_share"),
-            "compensation_form": form, "sale_proceeds": blank(proceeds), "reason": blank(reason)})
+            "compensation_form": form, "sale_proceeds": fields.read(proceeds), "reason": blank(reason)})
 
     if ok and save(save_compensation, success="Compensação gravada.") is not None:
         st.rerun()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import cache, figures, session
+from ui import cache, fields, figures, session
 from ui.charts import pt_br, show
+from ui.fields import date_field
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -91,9 +92,10 @@ if allowed(user, "record_deliveries"):
         item_codes = st.text_area("Códigos dos itens (um por linha ou separados por vírgula)")
         c, d = st.columns(2)
         lot_in = c.text_input("Lote (na seleção por lote)")
-        up_to = d.date_input("Só os recuperados até (lote ou todos; opcional)", value=None, format="DD/MM/YYYY")
+        up_to = date_field("Só os recuperados até (lote ou todos; opcional)", where=d, path="recovered_to")
         e, f, g = st.columns(3)
-        delivered_on = e.date_input("Data da entrega", value=today, max_value=today, format="DD/MM/YYYY")
+        delivered_on = date_field("Data da entrega", value=today, max_value=today, required=True, where=e,
+                                  path="delivered_on")
         received_by = f.text_input("Recebido por (posto e nome)")
         place = g.text_input("Local da entrega")
         note = st.text_input("Observação (termo de entrega; obrigatória numa correção)")
@@ -109,7 +111,7 @@ if allowed(user, "record_deliveries"):
         else:
             data.update(all_undelivered=True, recovered_to=up_to)
         try:
-            res = custody.record_deliveries(store, user, data, today=today)
+            res = custody.record_deliveries(store, user, fields.read(data), today=today)
         except InputError as exc:
             show_problems(exc, labels=DELIVERY_LABELS)
         except (AccessDenied, NotFound, ConflictError) as exc:

@@ -29,6 +29,7 @@ from page_tabs.deadlines import (
 )
 from page_tabs.deadlines.view import DeadlinesView
 from ui import cache, session
+from ui.fields import date_field, value_or_stop
 from ui.fmt import count_br
 from ui.tabs import LazyTabs
 from valuation.core.errors import ValuationError
@@ -51,7 +52,7 @@ st.caption("Contagem da Lei 9.784/1999 art. 66 (exclui o dia do começo, inclui 
            "7.542/1986 e da Lei 2.180/1954. Situação na data de referência.")
 
 c1, c2 = st.columns(2)
-as_of: date = c1.date_input("Data de referência", value=session.today(), format="DD/MM/YYYY")
+as_of: date = value_or_stop(date_field("Data de referência", value=session.today(), required=True, where=c1))
 codes = list_offices(store, user)["code"].tolist()
 office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
 try:

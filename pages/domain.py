@@ -13,6 +13,7 @@ import streamlit as st
 
 from ui import figures, session
 from ui.charts import pt_br, show
+from ui.fields import date_field, money_field, value_or_stop
 from ui.fmt import count_br, for_display, is_blank, option_label
 from ui.forms import blanks_to_none, save
 from ui.safe import md
@@ -38,7 +39,7 @@ st.caption("Incorporação ao domínio da União: declaração de perda (art. 3 
            "licença (arts. 6 e 7) e naufrágios antigos (art. 32). Datas incertas são calculadas nos dois extremos.")
 
 c1, c2 = st.columns(2)
-as_of = c1.date_input("Situação em", value=session.today(), format="DD/MM/YYYY")
+as_of = value_or_stop(date_field("Situação em", value=session.today(), required=True, where=c1))
 codes = list_offices(store, user)["code"].tolist()
 office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
 try:
@@ -101,13 +102,13 @@ def order_form(codes: list[str]) -> None:
             data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
                     "kind": b.selectbox(labels["kind"], removal_orders.ORDER_KINDS),
                     "act": c.text_input(labels["act"], placeholder="Ofício nº 12/2026-CPRJ"),
-                    "ordered_on": a.date_input(labels["ordered_on"], value=None, format="DD/MM/YYYY"),
+                    "ordered_on": date_field(labels["ordered_on"], where=a, path="ordered_on"),
                     "notice": b.selectbox(labels["notice"], removal_orders.NOTICES,
                                           format_func=option_label(removal_orders.NOTICE_LABELS)),
-                    "notified_on": c.date_input(labels["notified_on"], value=None, format="DD/MM/YYYY"),
-                    "published_on": a.date_input(labels["published_on"], value=None, format="DD/MM/YYYY"),
-                    "starts_by": b.date_input(labels["starts_by"], value=None, format="DD/MM/YYYY"),
-                    "ends_by": c.date_input(labels["ends_by"], value=None, format="DD/MM/YYYY"),
+                    "notified_on": date_field(labels["notified_on"], where=c, path="notified_on"),
+                    "published_on": date_field(labels["published_on"], where=a, path="published_on"),
+                    "starts_by": date_field(labels["starts_by"], where=b, path="starts_by"),
+                    "ends_by": date_field(labels["ends_by"], where=c, path="ends_by"),
                     "reason": st.text_input(labels["reason"])}
             if st.form_submit_button("Registrar determinação", type="primary"):
                 save(removal_orders.record_removal_order, store, user, blanks_to_none(data), labels=labels,
@@ -126,7 +127,7 @@ def order_steps(orders: pd.DataFrame) -> None:
         pick = a.selectbox("Determinação em curso", list(titles), format_func=option_label(titles))
         step = b.selectbox("Registrar", ("início pelo responsável", "assunção pela Autoridade Naval (art. 10)",
                                          "remoção concluída", "determinação revogada"))
-        day = c.date_input("Data", value=None, format="DD/MM/YYYY")
+        day = date_field("Data", where=c, path="day")
         if st.form_submit_button("Registrar etapa"):
             if step.startswith("início"):
                 save(removal_orders.record_removal_start, store, user, pick, {"day": day},
@@ -181,9 +182,10 @@ def balance_form(codes: list[str]) -> None:
         with st.form("owner_balance", clear_on_submit=True):
             a, b, c = st.columns(3)
             data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
-                    "disposed_on": b.date_input(labels["disposed_on"], value=None, format="DD/MM/YYYY"),
-                    "proceeds": c.text_input(labels["proceeds"], placeholder="84.300,00"),
-                    "union_costs": a.text_input(labels["union_costs"], placeholder="61.875,40"),
+                    "disposed_on": date_field(labels["disposed_on"], where=b, path="disposed_on"),
+                    "proceeds": money_field(labels["proceeds"], placeholder="ex.: 84.300,00", where=c, path="proceeds"),
+                    "union_costs": money_field(labels["union_costs"], placeholder="ex.: 61.875,40", where=a,
+                                               path="union_costs"),
                     "note": st.text_input(labels["note"])}
             if st.form_submit_button("Registrar saldo", type="primary"):
                 save(owner_balances.record_owner_balance, store, user, blanks_to_none(data), labels=labels,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import session
+from ui import fields, session
+from ui.fields import date_field, money_field
 from ui.fmt import brl, count_br, date_br, for_display, is_blank, option_label
 from ui.forms import show_problems
 from ui.safe import md
@@ -65,10 +66,11 @@ def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
     with st.form("event"):
         a, b = st.columns(2)
         kind = a.selectbox(L["kind"], next_events, format_func=option_label(found_things.EVENT_LABELS))
-        event_date = b.date_input(L["event_date"], value=today, max_value=today, format="DD/MM/YYYY")
+        event_date = date_field(L["event_date"], value=today, max_value=today, required=True, where=b,
+                                path="event_date")
         c, d, e = st.columns(3)
-        amount = c.text_input(L["amount"], placeholder="1.234,56",
-                              help="Custas pagas na devolução ou produto da venda.")
+        amount = money_field(L["amount"], help="Custas pagas na devolução ou produto da venda.", where=c,
+                             path="amount")
         party = d.text_input(L["party"])
         origin = e.selectbox(L["origin"], ["", "nacional", "estrangeira"],
                              format_func=lambda o: found_things.ORIGIN_LABELS.get(o, "não informada"),
@@ -78,10 +80,10 @@ def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
         sent = st.form_submit_button("Registrar", type="primary")
     if not sent:
         return
-    data = {"kind": kind, "event_date": event_date, "amount": amount or None, "party": party or None,
+    data = {"kind": kind, "event_date": event_date, "amount": amount, "party": party or None,
             "origin": origin or None, "reference": reference or None, "note": note or None}
     try:
-        found_things.record_found_event(store, user, found_id, data, today=today)
+        found_things.record_found_event(store, user, found_id, fields.read(data), today=today)
     except InputError as exc:
         show_problems(exc, labels=L)
     except (AccessDenied, NotFound, ConflictError) as exc:
@@ -102,9 +104,9 @@ def register() -> None:
             a, b, c = st.columns(3)
             data = {
                 "office_code": a.selectbox(L["office_code"], office_codes, help="A que recolheu a coisa."),
-                "collected_on": b.date_input(L["collected_on"], value=today, max_value=today, format="DD/MM/YYYY"),
-                "found_on": c.date_input(L["found_on"], value=None, max_value=today, format="DD/MM/YYYY",
-                                         help="Se souber."),
+                "collected_on": date_field(L["collected_on"], value=today, max_value=today, required=True, where=b,
+                                           path="collected_on"),
+                "found_on": date_field(L["found_on"], max_value=today, help="Se souber", where=c, path="found_on"),
                 "description": st.text_area(L["description"]),
                 "quantity": a.number_input(L["quantity"], min_value=1, value=1, step=1),
                 "place": b.text_input(L["place"]),
@@ -122,7 +124,7 @@ def register() -> None:
         return
     clean = {k: (v.strip() or None) if isinstance(v, str) else v for k, v in data.items()}
     try:
-        new_id = found_things.register_found_thing(store, user, clean, today=today)
+        new_id = found_things.register_found_thing(store, user, fields.read(clean), today=today)
     except InputError as exc:
         show_problems(exc, labels=L)
     except (AccessDenied, NotFound, ConflictError) as exc:

@@ -7,6 +7,7 @@ import streamlit as st
 from ui import attachments as attachments_ui  # issue 16: item photos
 from ui import cache, figures, session
 from ui.charts import pt_br, show
+from ui.fields import date_field, value_or_stop
 from ui.fmt import brl, brl_fit, count_br, for_display, option_label, yes_no
 from ui.safe import md
 from ui.tabs import LazyTabs
@@ -36,8 +37,8 @@ with st.expander("Filtros (valem para a consulta e para a exportação)", expand
     lot = c5.text_input("Lote")
     status = c6.selectbox("Entrega (art. 23)", ["", "sim", "não"],
                           format_func=lambda s: {"": "Todos", "sim": "Entregues", "não": "Não entregues"}[s])
-    start = c7.date_input("Recuperados de", value=None, format="DD/MM/YYYY")
-    end = c8.date_input("Recuperados até", value=None, format="DD/MM/YYYY")
+    start = value_or_stop(date_field("Recuperados de", where=c7))
+    end = value_or_stop(date_field("Recuperados até", where=c8))
 flt = inv.ItemFilter(contract_code=contract or None, search=search or None, category=category or None,
                      material=material or None, lot=lot.strip() or None,
                      delivered={"": None, "sim": True, "não": False}[status], recovered_from=start, recovered_to=end)

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import date_br, for_display
-from ui.jobs_view import job_settings, local, next_runs, recovery_notice
+from ui.fmt import for_display, moment_br, zone_note
+from ui.jobs_view import job_settings, next_runs, recovery_notice
 from ui.safe import md
 from valuation.jobs.runs import (
     JOB_LABELS,
@@ -25,7 +25,7 @@ store = session.store()
 cfg = job_settings()
 svc = session.service()
 st.title("Tarefas agendadas")
-st.caption(f"Horários no fuso {cfg.tz.key}. Uma tarefa que falha é repetida uma vez e, se falhar de novo, "
+st.caption(f"{zone_note()} Uma tarefa que falha é repetida uma vez e, se falhar de novo, "
            "os administradores recebem um e-mail.")
 if svc is None:
     st.info("O painel não está rodando como serviço (scripts/start.sh): nada é agendado aqui, e "
@@ -43,11 +43,11 @@ for name, job in JOBS.items():
         if row is None:
             b.write("Ainda não executada.")
         else:
-            b.write(f"Última: {OUTCOME_LABELS[row['outcome']]} em {date_br(local(row['ended_at'], cfg))}")
+            b.write(f"Última: {OUTCOME_LABELS[row['outcome']]} em {moment_br(row['ended_at'])}")
             if row["outcome"] == "failed":
                 b.caption(md(row["message"] or ""))
         if name in upcoming:
-            b.caption(f"Próxima: {date_br(upcoming[name])}")
+            b.caption(f"Próxima: {moment_br(upcoming[name])}")
         if c.button("Executar agora", key=f"run_{name}", icon=":material/play_arrow:"):
             if svc is not None and svc.scheduler is not None:
                 svc.scheduler.run_now(name, user.username)
@@ -62,10 +62,7 @@ runs = pd.DataFrame(recent_runs(store))
 if runs.empty:
     st.write("Nenhuma execução registrada.")
 else:
-    for col in ("started_at", "ended_at"):
-        runs[col] = [local(v.to_pydatetime() if hasattr(v, "to_pydatetime") else v, cfg)
-                     if not pd.isna(v) else None for v in runs[col]]
-    st.dataframe(for_display(runs, dates=("started_at", "ended_at"),
+    st.dataframe(for_display(runs, moments=("started_at", "ended_at"),
                              labels={"job": JOB_LABELS, "outcome": OUTCOME_LABELS, "trigger": TRIGGER_LABELS},
                              counts=("attempt",),
                              only=("job", "trigger", "attempt", "started_at", "ended_at", "outcome", "message",

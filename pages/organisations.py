@@ -6,6 +6,7 @@ from typing import Any
 import streamlit as st
 
 from ui import session
+from ui.fields import date_field
 from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text
 from ui.forms import blanks_to_none, save
 from ui.safe import md
@@ -64,7 +65,7 @@ def register() -> None:
                 "phone": b.text_input(L["phone"]),
                 "representative_name": a.text_input(L["representative_name"]),
                 "representative_cpf": b.text_input(L["representative_cpf"], placeholder="123.456.789-09"),
-                "registered_on": a.date_input(L["registered_on"], value=session.today(), format="DD/MM/YYYY"),
+                "registered_on": date_field(L["registered_on"], value=session.today(), where=a, path="registered_on"),
                 "experience": st.text_area(L["experience"]),
             }
             submitted = st.form_submit_button("Inscrever")

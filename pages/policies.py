@@ -10,10 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
-from ui.fmt import date_br, for_display, option_label
+from ui.fields import date_field
+from ui.fmt import date_br, for_display, moment_br, option_label
 from ui.forms import save
 from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
-from valuation.core.clock import brasilia
 from valuation.core.law import COMMISSION_SIZE
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.policies import fields
@@ -44,7 +44,7 @@ def who(state: policies.PolicyState) -> str:
     if state.is_default:
         return "valor padrão (nunca alterado)"
     name = state.set_by_name or state.set_by or "—"
-    return f"{name}, em {date_br(brasilia(state.set_at))}"
+    return f"{name}, em {moment_br(state.set_at)}"
 
 
 def since(state: policies.PolicyState) -> str:
@@ -116,9 +116,9 @@ def change_form(states: list[policies.PolicyState]) -> None:
         basis = c1.text_input(policies.BASIS_LABEL, value=DEFAULT_BY_KEY[key].basis, max_chars=policies.MAX_BASIS,
                               help="O ato que fixa o novo valor, p. ex. Portaria DPC nº 12/2026 (NORMAM-10 (ed. 2002) "
                                    "0301 c).")
-        effective = c2.date_input(policies.EFFECTIVE_LABEL, value=session.today(), format="DD/MM/YYYY",
-                                  help="Vale para os prazos que começam a partir desse dia; os já iniciados mantêm "
-                                       "o valor anterior.")
+        effective = date_field(policies.EFFECTIVE_LABEL, value=session.today(), required=True, where=c2,
+                               help="Vale para os prazos que começam a partir desse dia; os já iniciados mantêm "
+                                    "o valor anterior", path="effective_from")
         reason = st.text_area(policies.REASON_LABEL, max_chars=policies.MAX_REASON,
                               placeholder="Por que o valor muda e o ato que decide (ex.: Portaria DPC nº 12/2026).")
         submitted = st.form_submit_button("Gravar alteração", type="primary")
@@ -143,9 +143,8 @@ def history() -> None:
         st.info("Nenhuma alteração registrada: valem os valores padrão." if key is None
                 else "Esta política nunca foi alterada: vale o valor padrão.")
         return
-    df["set_at"] = [brasilia(v) for v in df["set_at"]]
     df["set_by_name"] = [n if isinstance(n, str) else u for n, u in zip(df["set_by_name"], df["set_by"])]
-    shown = for_display(df, dates=("starts", "set_at"),
+    shown = for_display(df, dates=("starts",), moments=("set_at",),
                         only=("starts", "label", "text", "basis", "set_by_name", "set_at", "reason"),
                         rename={"starts": "Vigência a partir de", "label": "Política", "text": "Valor",
                                 "basis": "Referência legal", "set_by_name": "Registrada por",

@@ -8,9 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
+from ui.fields import date_field, money_field, value_or_stop
 from ui.fmt import count_br, date_br, for_display, rate_br
 from ui.forms import save, show_problems
-from valuation.commission.rates import add_rate, import_rates, list_rates
+from valuation.commission.rates import MAX_RATE, MIN_RATE, add_rate, import_rates, list_rates
 from valuation.commission.views import known_currencies, problems_frame
 from valuation.core.errors import AccessDenied, ConflictError, InputError
 from valuation.db.access import allowed
@@ -34,13 +35,15 @@ if may_write:
         st.markdown("**Cadastrar uma taxa**")
         c1, c2 = st.columns(2)
         currency = c1.text_input(FORM_LABELS["currency"], value="USD", max_chars=3)
-        day = c2.date_input(FORM_LABELS["day"], format="DD/MM/YYYY", max_value=session.today())
+        day = date_field(FORM_LABELS["day"], value=session.today(), max_value=session.today(), required=True, where=c2,
+                         path="day")
         c3, c4 = st.columns(2)
-        brl = c3.text_input(FORM_LABELS["brl"], placeholder="ex.: 5,7810")
+        brl = money_field(FORM_LABELS["brl"], placeholder="ex.: 5,7810", minimum=MIN_RATE, maximum=MAX_RATE, places=6,
+                          required=True, where=c3, path="brl")
         source = c4.text_input(FORM_LABELS["source"], value="PTAX venda (BCB)")
         replace = st.checkbox("Substituir a taxa já cadastrada nesta data (correção)")
         if st.form_submit_button("Gravar taxa", type="primary"):
-            row = save(add_rate, store, user, currency, day, brl.strip(), source=source, replace=replace,
+            row = save(add_rate, store, user, currency, day, brl, source=source, replace=replace,
                        success="Taxa gravada.", labels=FORM_LABELS)
             if row is not None:
                 st.caption(f"Taxa de {row.currency} em {date_br(row.day)}: R$ {rate_br(row.brl)}.")
@@ -72,8 +75,8 @@ st.subheader("Tabela de taxas")
 f1, f2, f3, f4 = st.columns(4)
 currencies = [c for c in known_currencies(store, user) if c != "BRL"]
 cur = f1.selectbox("Moeda", [""] + currencies, format_func=lambda c: c or "Todas", key="rates_cur")
-start = f2.date_input("De", value=None, format="DD/MM/YYYY", key="rates_start")
-end = f3.date_input("Até", value=None, format="DD/MM/YYYY", key="rates_end")
+start = value_or_stop(date_field("De", key="rates_start", where=f2))
+end = value_or_stop(date_field("Até", key="rates_end", where=f3))
 page = f4.number_input("Página", min_value=1, value=1, step=1, key="rates_page")
 try:
     df = list_rates(store, user, cur or None, start=start, end=end, page=int(page), page_size=PAGE_SIZE)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from ui import attachments as attachments_ui
 from ui import session
+from ui.fields import date_field
 from ui.fmt import brl_fit, brl_nb, count_br, for_display, option_label
 from ui.forms import save
 from ui.safe import md
@@ -164,7 +165,7 @@ codes = contracts["code"].tolist()
 ready = statement_reads.ready_contract(contracts)
 code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=option_label(info))
 a, b = st.columns([1, 2])
-as_of = a.date_input("Data-base do demonstrativo", value=session.today(), format="DD/MM/YYYY")
+as_of = date_field("Data-base do demonstrativo", value=session.today(), required=True, where=a)
 b.write("")
 if b.button("Gerar rascunho", type="primary"):
     new_id = save(draft_with_progress, code, as_of, success="Rascunho nº {result} gerado.",

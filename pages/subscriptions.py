@@ -7,9 +7,9 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from ui import session
-from ui.fmt import date_br
+from ui.fmt import moment_br
 from ui.forms import show_problems
-from ui.jobs_view import job_settings, local
+from ui.jobs_view import job_settings
 from valuation.core.errors import InputError, ValuationError
 from valuation.db.access import allowed
 from valuation.deadlines import feeds
@@ -54,7 +54,7 @@ else:
         scope = f"da {offices.get(current['office_code'], current['office_code'])}"
     else:
         scope = "de todas as Capitanias"
-    st.success(f"Assinatura ativa desde {date_br(local(current['created_at'], cfg))}: prazos {scope}.")
+    st.success(f"Assinatura ativa desde {moment_br(current['created_at'], zone=True)}: prazos {scope}.")
 
 office = None
 if every_company:

@@ -12,6 +12,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
+from ui.fields import date_field, money_field
 from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br, option_label
 from ui.forms import save
 from ui.safe import md
@@ -86,8 +87,8 @@ if tabs.is_open("Planilha de custos da pesquisa"):
                                           or blank_rows})
                     grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch",
                                           key=f"plan_{code}")
-                    filed_on = st.date_input("Data de entrega (com o requerimento)", value=session.today(),
-                                             format="DD/MM/YYYY", key=f"filed_{code}")
+                    filed_on = date_field("Data de entrega (com o requerimento)", value=session.today(),
+                                          key=f"filed_{code}", required=True)
                     if st.button("Entregar planilha", type="primary"):
                         rows = [{"line": r["Linha"], "planned": r["Previsto (R$)"]} for r in grid.to_dict("records")
                                 if str(r.get("Linha") or "").strip() or str(r.get("Previsto (R$)") or "").strip()]
@@ -100,8 +101,8 @@ if tabs.is_open("Planilha de custos da pesquisa"):
                         "Nº": [ln.line_no for ln in sheet.lines], "Linha": [ln.line for ln in sheet.lines],
                         "Real (R$)": ["" if ln.actual is None else number_br(ln.actual, 2) for ln in sheet.lines]}),
                         num_rows="dynamic", hide_index=True, width="stretch", disabled=["Nº"], key=f"actual_{code}")
-                    reported = st.date_input("Data do relatório final", value=session.today(), format="DD/MM/YYYY",
-                                             key=f"rep_{code}")
+                    reported = date_field("Data do relatório final", value=session.today(), key=f"rep_{code}",
+                                          required=True)
                     if st.button("Gravar custos reais"):
                         rows = []
                         for r in grid.to_dict("records"):
@@ -119,7 +120,7 @@ if tabs.is_open("Planilha de custos da pesquisa"):
                 with st.expander("Aprovar excesso (DPC)"):
                     with st.form(f"overrun_{code}"):
                         pick = st.selectbox("Linha", list(over), format_func=option_label(over))
-                        amount = st.text_input("Excesso aprovado (R$)", placeholder="ex.: 1.234,56")
+                        amount = money_field("Excesso aprovado (R$)", path="amount", required=True)
                         reason = st.text_area("Motivo da aprovação")
                         ok = st.form_submit_button("Aprovar")
                     if ok and save(survey_sheets.approve_overrun, store, user, code, int(pick), amount, reason,
@@ -162,12 +163,12 @@ if tabs.is_open("Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"):
                 a, b, c = st.columns(3)
                 data = {"kind": a.selectbox("Tipo", survey_sheets.EXPENSE_KINDS,
                                             format_func=option_label(survey_sheets.EXPENSE_LABELS)),
-                        "amount": b.text_input("Valor (R$)", placeholder="ex.: 1.234,56"),
-                        "incurred_on": c.date_input("Data", value=session.today(), format="DD/MM/YYYY"),
+                        "amount": money_field("Valor (R$)", where=b, path="amount"),
+                        "incurred_on": date_field("Data", value=session.today(), where=c, path="incurred_on"),
                         "description": st.text_input("Descrição"), "inspector": a.text_input("Fiscal"),
                         "policy_number": b.text_input("Apólice (seguro)"),
-                        "coverage_from": c.date_input("Cobertura de (seguro)", value=None, format="DD/MM/YYYY"),
-                        "coverage_to": c.date_input("Cobertura até (seguro)", value=None, format="DD/MM/YYYY")}
+                        "coverage_from": date_field("Cobertura de (seguro)", where=c, path="coverage_from"),
+                        "coverage_to": date_field("Cobertura até (seguro)", where=c, path="coverage_to")}
                 ok = st.form_submit_button("Registrar despesa")
             given = {k: v for k, v in data.items() if v not in ("", None)}
             if ok and save(survey_sheets.record_inspection_expense, store, user, code, given,

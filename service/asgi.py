@@ -85,6 +85,20 @@ def _clean_partial_copies(*folders: Path) -> None:
             log.warning("removed %d partial copy(ies) left by killed backups or restores in %s", len(removed), folder)
 
 
+def _navigation_from_the_first_run() -> None:
+    """Run app.py (its st.navigation) from the first script run of this process (issue 23 item 5).
+
+    Streamlit starts a process in its old folder-based navigation when a `pages/` folder exists, until
+    some run calls st.navigation: the first run after a start then runs the requested page by itself
+    (ui.session hands it over to app.py). A browser tab left open across a restart reconnects without
+    rerunning, so its first click — "Sair" — arrived in that hand-over run, where the widgets get other
+    ids: the click was lost and the cookie logged the person in again; only the second click worked.
+    Declared before any session runs, every run — the first one too — is app.py's."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+
+
 @asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from anyio import to_thread
@@ -104,6 +118,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
                           *(() if settings.mirror is None else (settings.mirror,)))
     store = await to_thread.run_sync(lambda: open_shared(db_path))   # migrations applied here
     _register_cookie_bridge()
+    _navigation_from_the_first_run()
     cli_bridge.install()
     token = write_link(db_path, host=os.environ.get("VALUATION_HOST", "127.0.0.1"),
                        port=int(os.environ.get("VALUATION_PORT", "8501")))

@@ -1,4 +1,5 @@
-"""Display formatting (pt-BR): money 'R$ 1.234,56', dates 'dd/mm/aaaa', numbers '1.223.771,71', blanks '—'.
+"""Display formatting (pt-BR): money 'R$ 1.234,56', dates 'dd/mm/aaaa', stored instants 'dd/mm/aaaa hh:mm'
+in the office's time zone (`moment_br`, the one display of a time), numbers '1.223.771,71', blanks '—'.
 
 Only for display: stored values and exports keep their types. Every table a page
 shows goes through `for_display`, so no cell reads 'None', 'nan', '<NA>' or 'NaT'.
@@ -14,7 +15,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from valuation.core import clock  # not valuation.exports: it loads fpdf (~1 s) on a page's first import
-from valuation.core.money import format_brl, format_count, format_date_br, format_datetime_br
+from valuation.core.money import format_brl, format_count, format_date_br
 
 BLANK = "—"
 K = TypeVar("K")
@@ -119,19 +120,53 @@ def brl_fit(v: object, cards: int = 4) -> str:
 
 
 def date_br(v: object) -> str:
-    """'dd/mm/aaaa' (datetimes: 'dd/mm/aaaa hh:mm' in Brasília time — the store keeps naive UTC, the
-    documents print Brasília time, and the page agrees with them); blanks → '—'."""
+    """'dd/mm/aaaa'; a datetime (a stored instant) is `moment_br`'s 'dd/mm/aaaa hh:mm' in the office's
+    time zone, unless it is a DATE read as a midnight datetime; blanks → '—'."""
     if is_blank(v):
         return BLANK
     if isinstance(v, pd.Timestamp):
         v = v.to_pydatetime()
     if isinstance(v, datetime):
-        if v.hour == v.minute == v.second == 0 and v.microsecond == 0:
+        if v.tzinfo is None and v.hour == v.minute == v.second == 0 and v.microsecond == 0:
             return format_date_br(v.date())  # a DATE read as a midnight datetime
-        return format_datetime_br(clock.brasilia(v))
+        return moment_br(v)
     if isinstance(v, date):
         return format_date_br(v)
     return str(v)
+
+
+def moment_br(v: object, *, zone: bool = False) -> str:
+    """THE display of a stored instant on a page: 'dd/mm/aaaa hh:mm' in the office's time zone
+    (`VALUATION_TZ`, Brasília by default), with ' (horário de Brasília)' when `zone` — for a time in
+    running text, where a reader could doubt it. Pass the stored value as read (naive UTC) or an aware
+    instant, never a wall-clock time converted beforehand; blanks → '—'."""
+    if is_blank(v):
+        return BLANK
+    if isinstance(v, pd.Timestamp):
+        v = v.to_pydatetime()
+    if not isinstance(v, datetime):
+        return date_br(v)
+    return clock.moment_text(v, zone=zone)
+
+
+def day_br(v: object) -> str:
+    """The office's calendar day of a stored instant, 'dd/mm/aaaa' (a round opened at 01:00 UTC opened the
+    evening before in Brasília); blanks → '—'."""
+    if is_blank(v):
+        return BLANK
+    if isinstance(v, pd.Timestamp):
+        v = v.to_pydatetime()
+    if not isinstance(v, datetime):
+        return date_br(v)
+    moment = clock.local(v)
+    assert moment is not None
+    return format_date_br(moment.date())
+
+
+def zone_note() -> str:
+    """'Horários de Brasília.' (or 'Horários no fuso …'): the caption of a table of times."""
+    label = clock.zone_label()
+    return "Horários de Brasília." if label == "horário de Brasília" else f"Horários no {label}."
 
 
 def percent_br(v: object, places: int = 1) -> str:
@@ -153,10 +188,11 @@ def option_label(labels: Mapping[K, str]) -> Callable[[K], str]:
 
 
 def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[str] = (),
-                numbers: Mapping[str, int] | None = None, counts: Iterable[str] = (),
+                moments: Iterable[str] = (), numbers: Mapping[str, int] | None = None, counts: Iterable[str] = (),
                 labels: Mapping[str, Mapping[Any, str]] | None = None,
                 rename: dict[str, str] | None = None, only: Iterable[str] | None = None) -> pd.DataFrame:
-    """A copy for st.dataframe: money/dates/numbers/counts as pt-BR text, codes through `labels`
+    """A copy for st.dataframe: money/dates/numbers/counts as pt-BR text, stored instants (`moments`) in the
+    office's time zone (`moment_br`), codes through `labels`
     ({column: {code: label}}), columns renamed, and every remaining blank shown as '—'.
 
     `only` keeps just those columns (in that order) before renaming, so internal columns never show."""
@@ -167,6 +203,9 @@ def for_display(df: pd.DataFrame, *, money: Iterable[str] = (), dates: Iterable[
     for col in dates:
         if col in out.columns:
             out[col] = [date_br(v) for v in out[col].tolist()]
+    for col in moments:
+        if col in out.columns:
+            out[col] = [moment_br(v) for v in out[col].tolist()]
     for col, places in (numbers or {}).items():
         if col in out.columns:
             out[col] = [number_br(v, places) for v in out[col].tolist()]

@@ -6,6 +6,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from ui import fields
 from ui.safe import md
 from valuation.core.errors import AccessDenied, InputError, ValuationError
 
@@ -39,7 +40,11 @@ def named(label: str, message: str) -> str:
     return f"{label}: {message}"
 
 
-def show_problems(exc: InputError, *, title: str = "Nada foi gravado. Corrija os campos abaixo:",
+# shown below the form whose fields it names (the write runs after the form's button): it points up
+PROBLEMS_TITLE = "Nada foi gravado. Corrija no formulário acima:"
+
+
+def show_problems(exc: InputError, *, title: str = PROBLEMS_TITLE,
                   labels: Mapping[str, str] | None = None) -> None:
     # the messages quote what the user typed: escaped, never rendered as Markdown
     st.error(title + "\n\n" + "\n".join(f"- {md(line)}" for line in problem_lines(exc, labels)))
@@ -54,9 +59,17 @@ def save(create: Callable[..., T], *args: Any, success: str | None, labels: Mapp
          title: str | None = None, **kwargs: Any) -> T | None:
     """Run one store write; show every problem (nothing was written; under `title` when given), the
     refusal or the conflict (not found, already recorded), else `success` (`{result}` is the write's
-    result; None: the caller states the outcome itself, as a page that reruns after the write does)."""
+    result; None: the caller states the outcome itself, as a page that reruns after the write does).
+
+    Strict fields (`ui.fields.Typed`, in the arguments or the values of a dict argument) are checked
+    first: a bad one refuses the write, every bad field named; else each is passed as the value it
+    reads as."""
+    typed = fields.typed_in([*args, *kwargs.values()])
     try:
-        result = create(*args, **kwargs)
+        bad = fields.problems_of(typed)
+        if bad:
+            raise InputError(bad)
+        result = create(*fields.unwrap(args), **fields.unwrap(kwargs))
     except InputError as exc:
         if title is None:
             show_problems(exc, labels=labels)

@@ -1,7 +1,7 @@
-"""Glue for the Tarefas page and the admin overview: the jobs' settings and their runs in local time."""
+"""Glue for the Tarefas page and the admin overview: the jobs' settings and their next runs (stored times are
+shown with `ui.fmt.moment_br`, which converts them to the office's zone once)."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from ui import session, settings
@@ -13,31 +13,26 @@ def job_settings() -> JobSettings:
     return svc.settings if svc is not None else JobSettings.from_env(settings.db_path())
 
 
-def local(moment: datetime | None, cfg: JobSettings) -> datetime | None:
-    """A stored naive-UTC timestamp in the schedule's time zone (naive, for display)."""
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC).astimezone(cfg.tz).replace(tzinfo=None)
-
-
 def next_runs() -> dict[str, Any]:
+    """The scheduler's next run of each job, aware (in the schedule's zone): never stripped of its zone, which
+    would make it read as a stored UTC time and shift it again ("Todo dia às 07:00 · Próxima: 04:00")."""
     svc = session.service()
     if svc is None or svc.scheduler is None:
         return {}
-    return {k: (v.replace(tzinfo=None) if v is not None else None) for k, v in svc.scheduler.next_runs().items()}
+    return dict(svc.scheduler.next_runs())
 
 
 def audit_failure_notice(store: Any) -> None:
     """On the admin overview: the latest audit-chain verification, when it failed."""
     import streamlit as st
 
-    from ui.fmt import date_br
+    from ui.fmt import moment_br
     from ui.safe import md
     from valuation.jobs.runs import audit_alert
 
     alert = audit_alert(store)
     if alert is not None:
-        st.error(f"A verificação da cadeia de auditoria de {date_br(local(alert['ended_at'], job_settings()))} "
+        st.error(f"A verificação da cadeia de auditoria de {moment_br(alert['ended_at'], zone=True)} "
                  f"falhou. {md(alert['message'] or '')} Veja a página Tarefas.", icon=":material/gpp_bad:")
 
 

@@ -9,13 +9,14 @@ import streamlit as st
 
 from page_tabs.commission.view import VOTES, RoundView, done
 from ui import item_card, session
-from ui.fmt import for_display, money_in, number_br, option_label, rate_br, yes_no
+from ui.fields import date_field, money_field
+from ui.fmt import for_display, money_in, option_label, rate_br, yes_no
 from ui.forms import save
 from ui.safe import md
 from valuation.commission.entries import record_assessment, round_entries
 from valuation.commission.rounds import RoundOverview
 from valuation.commission.sheet import LABELS as ENTRY_LABELS
-from valuation.commission.sheet import SOURCES
+from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
 from valuation.commission.views import known_currencies, my_item_history, source_label, vote_label
 
 # the form's labels, for problems that name a field (the store's messages use ENTRY_LABELS)
@@ -61,13 +62,13 @@ def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
         vote = st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
                         index=list(VOTES).index(mine_vote))
         c1, c2, c3 = st.columns(3)
-        amount = c1.text_input("Valor", value="" if pd.isna(row["my_amount"]) else
-                               number_br(row["my_amount"], 2), placeholder="ex.: 1.234,56")
+        amount = money_field("Valor", value=None if pd.isna(row["my_amount"]) else row["my_amount"], minimum=None,
+                             maximum=MAX_VALUE_BRL, where=c1, path="amount")
         cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
         currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
-        price_date = c3.date_input("Data do preço", format="DD/MM/YYYY", max_value=session.today(),
-                                   value=row["my_price_date"] if isinstance(row["my_price_date"], date)
-                                   else session.today())
+        price_date = date_field("Data do preço", max_value=session.today(), where=c3, path="price_date",
+                                value=row["my_price_date"] if isinstance(row["my_price_date"], date)
+                                else session.today())
         c4, c5 = st.columns(2)
         src_keys = [None, *SOURCES]
         src0 = row["my_source"] if isinstance(row["my_source"], str) and row["my_source"] in SOURCES else None
@@ -83,14 +84,25 @@ def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
         keep = c7.checkbox("Propor manter na União (voto histórico)", value=row["my_must_keep"] is True)
         submitted = st.form_submit_button("Gravar avaliação", type="primary")
     if submitted:
-        has_value = bool(amount.strip())
+        has_value = bool(amount.text.strip())
         message = f"Avaliação do item {row['item_code']} gravada."
-        done(save(record_assessment, store, user, rid, item_id, historical=vote, amount=amount.strip() or None,
+        done(save(record_assessment, store, user, rid, item_id, historical=vote, amount=amount,
                   currency=currency if has_value else None, price_date=price_date if has_value else None,
                   significance=significance, must_keep=True if keep else (False if vote is True else None),
                   source=source if has_value else None,
                   source_note=(note.strip() or None) if has_value else None,
-                  success=None, labels=FORM_LABELS), message)
+                  success=None, labels=FORM_LABELS), message, None if has_value or vote is None else
+             vote_without_value(str(row["item_code"])))
+
+
+def vote_without_value(code: str) -> str:
+    """The warning after a vote saved without a value (issue 23 item 4): the Commission decides whether each
+    thing is historical AND attributes its value (Lei 7.542 art. 20 §3); a vote alone counts for the
+    classification, not for the value, which is the median of the members' values."""
+    return (f"Voto do item {code} gravado sem valor. A Comissão decide se o bem é histórico e também lhe atribui "
+            "valor, pelos preços do mercado internacional (Lei 7.542/1986, art. 20 §3): seu voto conta para a "
+            "classificação, mas não para o valor, que é a mediana dos valores dos membros. Informe o valor "
+            "deste item antes do encerramento da rodada.")
 
 
 def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:

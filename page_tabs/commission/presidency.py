@@ -7,10 +7,12 @@ import streamlit as st
 from page_tabs.commission.progress import progress_table
 from page_tabs.commission.view import VOTES, RoundView, done
 from ui import comparables as comparables_ui
+from ui.fields import money_field
 from ui.fmt import count_br
 from ui.forms import save
 from valuation.commission.decisions import record_decisions
 from valuation.commission.rounds import close_round, publish_round
+from valuation.commission.sheet import MAX_VALUE_BRL
 from valuation.commission.views import override_decision
 
 OVERRIDE_LABELS = {"historical": "Classificação", "value_brl": "Valor (R$)", "item_code": "Código do item",
@@ -50,7 +52,7 @@ def override_form(view: RoundView) -> None:
         o1, o2, o3 = st.columns(3)
         o_code = o1.text_input("Código do item", value=st.session_state.get(f"cm_last_item_{rid}", ""))
         o_hist = o2.radio("Classificação", [True, False], format_func=lambda h: VOTES[h], horizontal=True)
-        o_value = o3.text_input("Valor (R$)", placeholder="ex.: 1.234,56")
+        o_value = money_field("Valor (R$)", maximum=MAX_VALUE_BRL, required=True, where=o3, path="value_brl")
         o4, o5 = st.columns(2)
         o_sig = o4.selectbox("Significância", [None, 1, 2, 3, 4, 5],
                              format_func=lambda s: "—" if s is None else str(s))

@@ -14,6 +14,7 @@ from valuation.db.store import Store
 VOTES = {None: "Não votar", True: "Histórico (art. 20 §3)", False: "Não histórico"}
 ERRORS = (AccessDenied, ConflictError, NotFound)
 FLASH = "commission_flash"
+FLASH_WARNING = "commission_flash_warning"
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,16 @@ def show_flash() -> None:
     flash = st.session_state.pop(FLASH, None)
     if flash:
         st.success(flash)
+    warning = st.session_state.pop(FLASH_WARNING, None)
+    if warning:
+        st.warning(warning, icon=":material/warning:")
 
 
-def done(saved: object, message: str) -> None:
+def done(saved: object, message: str, warning: str | None = None) -> None:
     """After a write that went through: show `message` on the page as it is now (rerun) — once, above the
     tabs: the writes here pass `success=None` to `save`, which would otherwise state it in the tab too."""
     if saved is not None:
         st.session_state[FLASH] = message
+        if warning:
+            st.session_state[FLASH_WARNING] = warning
         st.rerun()

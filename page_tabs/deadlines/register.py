@@ -7,8 +7,10 @@ import streamlit as st
 
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui import attachments as attachments_ui  # issue 16: the reports of the events
+from ui.fields import date_field
 from ui.fmt import for_display, option_label, yes_no
 from ui.forms import save
+from valuation.core.dates import MONTH_PLACEHOLDER
 from valuation.deadlines import appeals, engine, events, views, vocabulary
 from valuation.registry.contracts import list_contracts
 from valuation.registry.offices import list_offices
@@ -51,14 +53,14 @@ def reference_widget(view: DeadlinesView, kind: engine.EventKind, contract: str 
     if kind.reference is None:
         return None
     if kind.reference == "month":
-        return st.text_input(label, placeholder="AAAA-MM", help="O mês do relatório entregue, p. ex. 2025-06.")
+        return st.text_input(label, placeholder=MONTH_PLACEHOLDER,
+                             help="O mês do relatório entregue, p. ex. 06/2025 (ou 2025-06).")
     if kind.reference == "year":
         return int(st.number_input(label, min_value=1900, max_value=9998, value=view.as_of.year - 1, step=1))
     if kind.reference == "date":
-        return st.date_input(label, value=None, format="DD/MM/YYYY")
+        return date_field(label, path="reference")
     if kind.reference == "expiry":
-        return st.date_input(label, value=None, format="DD/MM/YYYY",
-                             help="Em branco: o vencimento atual da autorização.")
+        return date_field(label, help="Em branco: o vencimento atual da autorização", path="reference")
     if kind.reference == "decision":
         found = appeals.appealable_decisions(view.store, view.user, contract) if contract else None
         labels = dict(zip(found["reference"], found["label"])) if found is not None else {}
@@ -81,7 +83,7 @@ def event_form(view: DeadlinesView) -> None:
     labels = {**events.FIELD_LABELS, "reference": kind.reference_label}
     contract = contract_widget(view) if kind.subject == "contract" else None
     with st.form("event"):
-        event_date = st.date_input("Data do evento", value=as_of, format="DD/MM/YYYY")
+        event_date = date_field("Data do evento", value=as_of, required=True, path="event_date")
         field, subject = ("contract_code", contract) if kind.subject == "contract" else subject_widget(view, kind)
         reference = reference_widget(view, kind, contract)
         org = None

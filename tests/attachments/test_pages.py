@@ -13,7 +13,7 @@ import pytest
 from tests.commission.test_comparables import _published_peers
 from tests.support import attachments as F
 from tests.support.commission import enter, full_panel, item_ids
-from tests.support.ui import open_tab, page_as, page_direct, refused, texts
+from tests.support.ui import open_tab, page_as, page_direct, refused, set_date, texts
 from valuation.attachments import records
 from valuation.commission.rounds import close_round, open_round
 from valuation.db import access
@@ -163,9 +163,9 @@ def test_an_explorer_attaches_its_monthly_report_to_the_deadline_it_meets(small_
     w.store.close()
     exp = w.principal("explorer_a")
     at = open_tab(page_as(w.path, exp, "deadlines"), "deadlines", "Registrar entrega")
-    at.date_input[0].set_value(date(2025, 7, 20))
-    next(d for d in at.date_input if d.label == "Data do evento").set_value(date(2025, 7, 14))
-    next(t for t in at.text_input if t.label == "Mês de referência (AAAA-MM)").set_value("2025-06")
+    set_date(at, None, date(2025, 7, 20))
+    set_date(at, "Data do evento", date(2025, 7, 14))
+    next(t for t in at.text_input if t.label == "Mês de referência (MM/AAAA)").set_value("2025-06")
     uploader = next(f for f in at.get("file_uploader") if f.label.startswith("Relatório"))
     uploader.set_value(("relatorio_junho.pdf", F.pdf(), "application/pdf"))
     next(b for b in at.button if b.label == "Registrar").click()

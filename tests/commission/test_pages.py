@@ -116,7 +116,7 @@ def test_a_member_enters_a_value_with_the_form(small_world: Any) -> None:
     widget(at.text_input, "Valor").input("doze")
     widget(at.button, "Gravar avaliação").click()
     at.run()
-    assert any("Valor" in e.value and "número" in e.value for e in at.error)
+    assert any("Valor" in e.value and "valor em reais como 1.234,56" in e.value for e in at.error)
     assert small_world.store.scalar("SELECT count(*) FROM assessment_log WHERE round_id = ?", [rnd.id]) == 1
 
 

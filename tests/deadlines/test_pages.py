@@ -9,7 +9,7 @@ from datetime import date, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.support.ui import ROOT, each_tab, fresh_app, open_tab, page_as, refused, texts
+from tests.support.ui import ROOT, each_tab, fresh_app, open_tab, page_as, refused, set_date, texts
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
 from valuation.demo.deadlines import seed_deadline_demo
@@ -93,10 +93,9 @@ def test_deadlines_page_scopes_the_explorer(world):
 
 def test_explorer_records_a_report_delivery_on_the_page(world):
     at = open_tab(page_as(world.path, world.principal("explorer_a"), "deadlines"), "deadlines", "Registrar entrega")
-    at.date_input[0].set_value(AS_OF)
-    form_dates = [d for d in at.date_input if d.label == "Data do evento"]
-    form_dates[0].set_value(date(2025, 7, 14))
-    next(t for t in at.text_input if t.label == "Mês de referência (AAAA-MM)").set_value("2025-06")
+    set_date(at, None, AS_OF)
+    set_date(at, "Data do evento", date(2025, 7, 14))
+    next(t for t in at.text_input if t.label == "Mês de referência (MM/AAAA)").set_value("06/2025")  # MM/AAAA
     next(b for b in at.button if b.label == "Registrar").click()
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -110,7 +109,7 @@ def test_calendar_page_adds_a_local_holiday_and_shows_problems(world):
     at.selectbox[0].set_value("CPBA")
     at.number_input[0].set_value(2025)
     at.run()
-    next(d for d in at.date_input if d.label == "Data do feriado").set_value(date(2025, 8, 15))
+    set_date(at, "Data do feriado", date(2025, 8, 15))
     next(t for t in at.text_input if t.label == "Nome do feriado").set_value("Nossa Senhora da Boa Morte")
     next(b for b in at.button if b.label == "Incluir feriado municipal").click()
     at.run()
@@ -118,7 +117,7 @@ def test_calendar_page_adds_a_local_holiday_and_shows_problems(world):
     assert world.store.fetch("SELECT name FROM local_holidays WHERE office_code = 'CPBA'") == [
         {"name": "Nossa Senhora da Boa Morte"}]
     assert "Nossa Senhora da Boa Morte" in all_cells(at)
-    next(d for d in at.date_input if d.label == "Data do feriado").set_value(date(2025, 4, 21))   # Tiradentes
+    set_date(at, "Data do feriado", date(2025, 4, 21))   # Tiradentes
     next(t for t in at.text_input if t.label == "Nome do feriado").set_value("Repetido")
     next(b for b in at.button if b.label == "Incluir feriado municipal").click()
     at.run()

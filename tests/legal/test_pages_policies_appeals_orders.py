@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tests.support.ui import open_tab, page_as, texts
+from tests.support.ui import open_tab, page_as, set_date, texts
 from valuation.db.store import Store
 from valuation.deadlines import events
 from valuation.deadlines import vocabulary as v
@@ -24,7 +24,7 @@ def test_policies_page_records_a_dated_value_with_its_reference(small_world):
     next(s for s in at.selectbox if s.label == "Política a alterar").select("final_report_days").run()
     next(n for n in at.number_input if n.label.startswith("Relatório final: prazo")).set_value(120)
     next(t for t in at.text_input if t.label == "Referência legal").input("Portaria DPC nº 12/2026")
-    next(d for d in at.date_input if d.label == "Vigência a partir de").set_value(date(2027, 1, 1))
+    set_date(at, "Vigência a partir de", date(2027, 1, 1))
     at.text_area[0].input(REASON)
     button(at, "Gravar alteração").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -69,7 +69,7 @@ def test_the_explorer_files_its_own_appeal_on_the_page(small_world):
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
     decision = next(s for s in at.selectbox if s.label == "Decisão")
     assert decision.options == ["Cancelamento da autorização, de 03/03/2025"]
-    next(d for d in at.date_input if d.label == "Data do evento").set_value(date(2025, 3, 12))
+    set_date(at, "Data do evento", date(2025, 3, 12))
     button(at, "Registrar").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     with Store(small_world.path) as s:
@@ -99,7 +99,7 @@ def test_wreck_page_ranks_competing_requests_and_records_a_co_signature(small_wo
     assert ranking["Pedido"].tolist() == ["R-1", "R-2"] and set(ranking["Preferência"]) == {"sem preferência legal"}
     detail.set_value(small_world.ids["w1"]).run()
     assert any("sem coassinatura do Ministério da Cultura" in w.value for w in at.warning)
-    next(d for d in at.date_input if d.label == "Data da coassinatura").set_value(date(2024, 2, 5))
+    set_date(at, "Data da coassinatura", date(2024, 2, 5))
     next(t for t in at.text_input if t.label == "Ato (termo de coassinatura)").input("Termo nº 1/2024-MinC")
     next(t for t in at.text_input if t.label == "Representante do Ministério da Cultura").input("Dra. Helena")
     button(at, "Registrar coassinatura").click().run()
@@ -118,7 +118,7 @@ def test_domain_page_records_a_removal_order_and_lists_it(small_world):
     next(t for t in at.text_input if t.label == "Ato da determinação").input("Ofício nº 1/2025-CPRJ")
     for label, day in (("Data da determinação", date(2025, 3, 3)), ("Data da intimação pessoal", date(2025, 3, 5)),
                        ("Início fixado", date(2025, 4, 1)), ("Término fixado", date(2025, 6, 30))):
-        next(d for d in at.date_input if d.label == label).set_value(day)
+        set_date(at, label, day)
     next(t for t in at.text_input if t.label == "Motivo (art. 5)").input("Obstáculo à navegação")
     button(at, "Registrar determinação").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -174,3 +175,24 @@ def page_problems(at: AppTest) -> list[str]:
     if blanks:
         bad.append("blank markers: " + ", ".join(blanks))
     return bad
+
+
+# -- the strict date fields (ui.fields.date_field: a dd/mm/aaaa text box; no page uses st.date_input) --------
+DATE_PLACEHOLDER = "dd/mm/aaaa"
+
+
+def date_box(at: AppTest, label: str | None = None) -> Any:
+    """The date field labelled `label` (the page's first one when None), as the person sees it."""
+    boxes = [t for t in at.text_input if t.placeholder == DATE_PLACEHOLDER and (label is None or t.label == label)]
+    assert boxes, f"no date field {label!r}: {[t.label for t in at.text_input]}"
+    return boxes[0]
+
+
+def set_date(at: AppTest, label: str | None, day: date) -> Any:
+    """Type `day` as dd/mm/aaaa into the date field `label` (see `date_box`); the field, to chain `.run()`."""
+    return date_box(at, label).set_value(day.strftime("%d/%m/%Y"))
+
+
+def date_value(at: AppTest, label: str | None = None) -> date:
+    """The day the date field `label` holds."""
+    return datetime.strptime(str(date_box(at, label).value), "%d/%m/%Y").date()

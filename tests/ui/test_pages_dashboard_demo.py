@@ -20,7 +20,7 @@ import pypdf
 import pytest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import each_tab, open_tab, page_as, texts
+from tests.support.ui import date_value, each_tab, open_tab, page_as, set_date, texts
 from valuation.db.access import Principal
 from valuation.db.store import Store
 from valuation.deadlines import engine, frames, views, wreck_map
@@ -305,8 +305,8 @@ def test_deadline_charts_read_at_a_glance_on_the_demo(demo):
     assert any(a["text"].startswith("hoje") for a in gantt["layout"]["annotations"])
     assert gantt["layout"]["xaxis"]["tickformat"] == "%d/%m/%Y"
     with Store(demo) as store:
-        df = engine.compute_deadlines(store, dpc, as_of=at.date_input[0].value)
-    expected = views.nearest_pending_contract(df, at.date_input[0].value)
+        df = engine.compute_deadlines(store, dpc, as_of=date_value(at))
+    expected = views.nearest_pending_contract(df, date_value(at))
     contract = next(s for s in at.selectbox if s.label == "Contrato")
     assert contract.value == expected and expected is not None
 
@@ -328,10 +328,10 @@ def test_every_event_form_asks_for_its_subject_and_reference_by_name(small_world
 def test_dpc_records_a_wreck_map_sent_on_the_page(small_world):
     small_world.store.close()
     at = open_tab(page_as(small_world.path, small_world.principal("dpc"), "deadlines"), "deadlines", "Registrar")
-    at.date_input[0].set_value(date(2025, 3, 1)).run()
+    set_date(at, None, date(2025, 3, 1)).run()
     kind = engine.EVENT_KIND_BY_KEY["mapa_de_naufrágios_enviado"]
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
-    next(d for d in at.date_input if d.label == "Data do evento").set_value(date(2025, 2, 10))
+    set_date(at, "Data do evento", date(2025, 2, 10))
     next(s for s in at.selectbox if s.label == "Capitania/Delegacia/Agência" and "CPSP" in s.options
          and s.options[0] != "Todas").set_value("CPSP")
     next(n for n in at.number_input if n.label == "Ano do mapa").set_value(2024)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from valuation.commission.fx import BRL, is_currency_code
 from valuation.commission.sheet import as_mask
 from valuation.core.errors import InputError, Problem
+from valuation.core.money import parse_brl
 from valuation.db.access import Principal, require
 from valuation.db.paging import check_page
 from valuation.importing.cells import decimal_convention, default_convention, parse_dates, parse_decimal
@@ -126,24 +127,16 @@ def add_rate(store: Store, user: Principal, currency: str, day: date, brl: Decim
     return store.write(user.username, run)
 
 
+MIN_RATE, MAX_RATE = Decimal("0.000001"), Decimal("999999999999.999999")   # DECIMAL(18,6), above zero
+
+
 def _rate_value(value: object) -> Decimal | str:
-    """The rate as a Decimal, or why not (pt-BR)."""
-    if isinstance(value, (bool, float)):
-        return "informe um número decimal exato (ex.: 5,7810)"
+    """The rate as a Decimal, or why not (pt-BR): read by the one pt-BR parser (`core.money.parse_brl`,
+    up to 6 places: '5,7810', '5.7810'; '5.781' is pt-BR's 5 781; mixed separators refused, never guessed)."""
     try:
-        text = str(value).strip()
-        if isinstance(value, str) and "," in text:
-            text = text.replace(".", "").replace(",", ".")
-        d = Decimal(text)
-    except (InvalidOperation, ValueError):
-        return "deve ser um número (ex.: 5,7810)"
-    if not d.is_finite() or d <= 0:
-        return "deve ser um número maior que zero"
-    if d != d.quantize(Decimal("0.000001"), rounding="ROUND_DOWN"):
-        return "deve ter no máximo 6 casas decimais"
-    if d >= Decimal("1e12"):
-        return "valor grande demais"
-    return d
+        return parse_brl(value, path="brl", label="Taxa", minimum=MIN_RATE, maximum=MAX_RATE, places=6)
+    except InputError as exc:
+        return exc.problems[0].message.removeprefix("Taxa: ").rstrip(".")
 
 
 def _fmt(d: Decimal) -> str:

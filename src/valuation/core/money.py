@@ -5,7 +5,6 @@ with `to_cents`; intermediate products stay exact Decimals.
 """
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
@@ -41,24 +40,19 @@ def amount_str(amount: Decimal | None) -> str | None:
     return str(q.copy_abs() if q == 0 else q)  # never '-0.00'
 
 
-_PT_BR_AMOUNT = re.compile(r"(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+)(?:,[0-9]{1,2})?")
-_PLAIN_AMOUNT = re.compile(r"[0-9]+(?:\.[0-9]{1,2})?")
-
-
 def parse_amount(text: object) -> Decimal | None:
     """An amount as people type it — '1.234,56', '1234,56', 'R$ 1.234', or the plain '1234.56' —
     as an exact Decimal; None for anything else: mixed separators that could be read two ways
-    ('1001.76,41'), more than two decimals, a sign, non-ASCII digits. Never guesses."""
+    ('1001.76,41'), more than two decimals, a sign, non-ASCII digits. Never guesses: `parse_brl`
+    (the one parser) without its message, for amounts that may not be negative."""
     if isinstance(text, Decimal):
         return text
     if not isinstance(text, str):
         return None
-    t = text.strip().removeprefix("R$").strip()
-    if _PLAIN_AMOUNT.fullmatch(t) and "," not in t and t.count(".") <= 1 and not _PT_BR_AMOUNT.fullmatch(t):
-        return Decimal(t)
-    if _PT_BR_AMOUNT.fullmatch(t):
-        return Decimal(t.replace(".", "").replace(",", "."))
-    return None
+    try:
+        return parse_brl(text, minimum=ZERO)
+    except InputError:
+        return None
 
 
 def format_brl(amount: Decimal | None, *, symbol: bool = True) -> str:

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from valuation.core.dates import parse_month
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
@@ -55,7 +56,6 @@ FIELD_LABELS: dict[str, str] = {"kind": "Tipo de evento", "event_date": "Data do
                                 "wreck_code": "Naufrágio", "office_code": "Capitania/Delegacia/Agência",
                                 "organisation_id": "Empresa", "note": "Observação", "supersedes": "Evento corrigido",
                                 "reference": "Referência", "reason": "Motivo", "key": "Prazo"}
-_MONTH = re.compile(r"^([0-9]{4})-([0-9]{2})$")    # ASCII digits only: \d also takes "１２３"
 _YEAR = re.compile(r"^[0-9]{4}$")
 _KEY = re.compile(r"^([a-z_]+):(.+)$")
 _SUBJECT_LABEL = {k: FIELD_LABELS[k] for k in ("contract_code", "wreck_code", "office_code")}
@@ -259,13 +259,10 @@ def _office_for(store: Store, f: Form, data: Mapping[str, Any]) -> str | None:
 
 def _month_reference(f: Form, label: str, text: object, event_date: date | None,
                      contract: Mapping[str, Any] | None) -> str | None:
-    if isinstance(text, date):
-        text = month_key(text)
-    m = _MONTH.match(text) if isinstance(text, str) else None
-    if m is None or not 1 <= int(m[2]) <= 12:
-        f.fail("reference", f"{label}: informe o mês como AAAA-MM.")
+    month = parse_month(text)        # 'MM/AAAA' (the Brazilian form) or 'AAAA-MM' (issue 23 item 11)
+    if month is None:
+        f.fail("reference", f"{label}: informe o mês como MM/AAAA (ex.: 06/2025) ou AAAA-MM.")
         return None
-    month = date(int(m[1]), int(m[2]), 1)
     if event_date is not None and month > date(event_date.year, event_date.month, 1):
         f.fail("reference", f"{label}: o relatório de {dl.fmt_month(month)} não pode ser entregue antes "
                             "do próprio mês.")

@@ -68,7 +68,7 @@ class EventKind:
 _ART = "Lei 2.180"
 EVENT_KINDS: tuple[EventKind, ...] = (
     EventKind(MONTHLY_REPORT_DELIVERED, "Relatório mensal entregue", "contract", "month", True,
-              "Mês de referência (AAAA-MM)"),
+              "Mês de referência (MM/AAAA)"),
     EventKind(FINAL_REPORT_DELIVERED, "Relatório final entregue", "contract", None, True),
     EventKind(OPERATIONS_STARTED, "Início das operações", "contract"),
     EventKind(EXTENSION_REQUESTED, "Prorrogação requerida", "contract", "expiry", False,

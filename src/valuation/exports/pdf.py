@@ -27,15 +27,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from importlib import resources
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fpdf import FPDF, FontFace
 from fpdf.enums import Align, TableBordersLayout, TableCellFillMode, XPos, YPos
 
-from valuation.core.money import format_date_br, format_datetime_br
+from valuation.core.money import format_date_br
 from valuation.exports._values import clean_text, display_text, is_missing, is_number
 
 _FONT = "DejaVu"
@@ -45,7 +44,6 @@ _FONT_FILES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}
 # so no user string can ever be mistaken for it; its three characters reserve
 # the width of three digits.
 _PAGE_TOTAL_ALIAS = "\x7fN\x7f"
-_TIMEZONE = "America/Sao_Paulo"  # the documents carry Brasília time
 
 _MARGIN = 15.0
 _BOTTOM_MARGIN = 20.0
@@ -75,19 +73,20 @@ def _brasilia_now() -> datetime:
 
 
 def brasilia_time(moment: datetime) -> datetime:
-    """A stored timestamp (naive UTC, the store's convention; or aware) as Brasília wall time (naive)."""
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    try:
-        return aware.astimezone(ZoneInfo(_TIMEZONE)).replace(tzinfo=None)
-    except ZoneInfoNotFoundError:  # no tz database: Brasília has kept UTC−3 since 2019
-        return (aware.astimezone(UTC) - timedelta(hours=3)).replace(tzinfo=None)
+    """A stored timestamp (naive UTC, the store's convention; or aware) as the office's wall time (naive):
+    `core.clock.brasilia`, the one conversion."""
+    from valuation.core import clock
+
+    return clock.brasilia(moment)
 
 
 def brasilia_text(moment: datetime | None) -> str:
-    """'30/11/2026 08:00 (horário de Brasília)' for a stored timestamp; None → '—'."""
+    """'30/11/2026 08:00 (horário de Brasília)' for a stored timestamp; None → '—' (`core.clock.moment_text`)."""
+    from valuation.core import clock
+
     if moment is None:
         return "—"
-    return format_datetime_br(brasilia_time(moment)) + f" ({TIMEZONE_LABEL})"
+    return clock.moment_text(moment, zone=True)
 
 
 class _Canvas(FPDF):

@@ -114,16 +114,10 @@ def _reader(user: Principal) -> None:
     require(user, "file_survey_costs")
 
 
-def _money_text(v: object) -> object:
-    """'1.234,56' → '1234.56' (pt-BR grouping) for Form.decimal; other values unchanged."""
-    if isinstance(v, str) and "," in v:
-        return v.strip().replace(".", "").replace(",", ".")
-    return v
-
-
 def _money(form: Form, key: str, label: str, *, required: bool = True) -> Decimal | None:
-    form.data[key] = _money_text(form.data.get(key))
-    return form.decimal(key, label, required=required, minimum=Decimal(0), maximum=Decimal("9999999999999999.99"))
+    """An amount typed the pt-BR way, read by the one parser (`core.money.parse_brl` through `Form.money`:
+    '1.234,56'; '1001.76,41' refused, never guessed)."""
+    return form.money(key, label, required=required)
 
 
 # -- cost sheets -----------------------------------------------------------------------------
@@ -327,8 +321,8 @@ def approve_overrun(store: Store, user: Principal, code: str, line_no: int, amou
     """dpc approves spending above the sheet on one line, with its reason (rules.md §5):
     at most actual − planned; 0 withdraws an approval."""
     require(user, "approve_survey_overruns")
-    f = Form({"amount": _money_text(amount), "reason": reason}, allowed=("amount", "reason"))
-    value = f.decimal("amount", "Excesso aprovado", minimum=Decimal(0))
+    f = Form({"amount": amount, "reason": reason}, allowed=("amount", "reason"))
+    value = _money(f, "amount", "Excesso aprovado")
     why = f.text("reason", "Motivo da aprovação", max_len=1000)
     if why is not None and len(why) < MIN_REASON:
         f.fail("reason", f"Motivo da aprovação: descreva o motivo (ao menos {MIN_REASON} caracteres).")

@@ -30,7 +30,7 @@ from valuation.core.errors import (
 )
 from valuation.core.forms import Form
 from valuation.core.law import DIFFICULTY_ACTIVITIES, HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
-from valuation.core.money import MAX_AMOUNT, format_brl, format_date_br, format_share
+from valuation.core.money import format_brl, format_date_br, format_share
 from valuation.db import access
 from valuation.db.access import Principal, require
 from valuation.partition.contract_law import law_text_of
@@ -184,19 +184,13 @@ def percent_text(share: Decimal | None) -> str:
     return "" if share is None else f"{(share * 100).normalize():f}".replace(".", ",")
 
 
-def _money_arg(v: object) -> object:
-    if isinstance(v, str) and "," in v:
-        return v.strip().replace(".", "").replace(",", ".")
-    return v
-
-
 def _share(f: Form, key: str, *, required: bool) -> Decimal | None:
     return f.decimal(key, FIELD_LABELS[key], required=required, minimum=Decimal(0), places=SHARE_PLACES)
 
 
 def _money_field(f: Form, key: str, *, required: bool) -> Decimal | None:
-    f.data[key] = _money_arg(f.data.get(key))
-    return f.decimal(key, FIELD_LABELS[key], required=required, minimum=Decimal(0), maximum=MAX_AMOUNT)
+    """An amount typed the pt-BR way, read by the one parser (`core.money.parse_brl` through `Form.money`)."""
+    return f.money(key, FIELD_LABELS[key], required=required)
 
 
 def _dec(v: Any) -> Decimal | None:

@@ -15,12 +15,11 @@ DPC only (the owner is a person's data); validated and audited.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
-from valuation.core.money import MAX_AMOUNT, format_date_br, parse_amount
+from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
 from valuation.registry.parties import responsible_name
 
@@ -43,14 +42,11 @@ def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any])
     the balance's id. dpc only; audited."""
     require(user, "manage_owner_balances")
     f = Form(data, allowed=BALANCE_FIELDS)
-    for key in ("proceeds", "union_costs"):   # typed the pt-BR way ('84.300,00'): read exactly, never guessed
-        amount = parse_amount(f.data.get(key))
-        if amount is not None:
-            f.data[key] = amount
     code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
     disposed = f.date("disposed_on", LABELS["disposed_on"])
-    proceeds = f.decimal("proceeds", LABELS["proceeds"], minimum=Decimal(0), maximum=MAX_AMOUNT)
-    costs = f.decimal("union_costs", LABELS["union_costs"], minimum=Decimal(0), maximum=MAX_AMOUNT)
+    # typed the pt-BR way ('84.300,00'): the one parser (core.money.parse_brl) reads it exactly, never guesses
+    proceeds = f.money("proceeds", LABELS["proceeds"])
+    costs = f.money("union_costs", LABELS["union_costs"])
     order = f.integer("removal_order_id", LABELS["removal_order_id"], required=False, minimum=1)
     note = f.text("note", LABELS["note"], required=False, max_len=1000)
     wreck = store.fetch_one("SELECT id, code FROM wrecks WHERE code = ?", [code]) if code else None
