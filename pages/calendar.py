@@ -66,7 +66,7 @@ else:
     st.dataframe(for_display(closed, dates=["day"], only=["day", "weekday", "kind_label", "reason"],
                              rename={"day": "Data", "weekday": "Dia da semana", "kind_label": "Tipo",
                                      "reason": "Motivo"}), hide_index=True, width="stretch")
-today = session.now().date()
+today = session.today()
 for key in ("policy_days", "early_closing_days"):
     state = policy_in_force(store, key, as_of=today)
     st.caption(f"{state.label} em vigor hoje (política, {state.basis}): {state.text}. "

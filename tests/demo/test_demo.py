@@ -194,10 +194,6 @@ def test_counts_meet_the_minimums_and_match_the_tables(seeded, table, minimum):
     assert in_table >= minimum
 
 
-def test_seeding_is_fast(seeded):
-    assert seeded[2] < 5.0
-
-
 def test_same_seed_same_content(store, tmp_path):
     other = Store(tmp_path / "again.duckdb")
     try:

@@ -1,6 +1,9 @@
 """A tiny pytest plugin: counts the generated inputs the hostile-input tests ran and the SIGKILLs the
-crash tests sent, and prints the figures at the end of the session (loaded with `pytest_plugins`
-by the test modules that count).
+crash tests sent, and prints the figures at the end of the session (loaded by the root conftest's
+`pytest_plugins`, so that it runs in the controller of a parallel run too).
+
+Under pytest-xdist each worker counts its own tests; at its end it hands its tallies and figures to the
+controller (`workeroutput`), which adds them up and prints one summary.
 
     FUZZ.count("compute:consensus", outcome="refused")
     KILLS.count("demo", outcome="none")          # the kill left nothing of the write / all of it
@@ -13,6 +16,8 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any
+
+import pytest
 
 
 class _Tally:
@@ -48,6 +53,28 @@ class _Figures:
 
 
 FIGURES = _Figures()
+
+
+def _tallies() -> dict[str, _Tally]:
+    return {name: value for name, value in globals().items() if isinstance(value, _Tally)}
+
+
+def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:        # an xdist worker: hand the counts to the controller
+        workeroutput["tallies"] = {name: [dict(t.by_target), dict(t.by_outcome)] for name, t in _tallies().items()}
+        workeroutput["figures"] = dict(FIGURES.values)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    output = getattr(node, "workeroutput", {})
+    mine = _tallies()
+    for name, (by_target, by_outcome) in output.get("tallies", {}).items():
+        if name in mine:
+            mine[name].by_target.update(by_target)
+            mine[name].by_outcome.update(by_outcome)
+    FIGURES.values.update(output.get("figures", {}))
 
 
 def _report(terminalreporter: Any, tally: _Tally, title: str, what: str) -> None:
