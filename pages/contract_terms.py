@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import fields, session
-from ui.fields import money_field
+from ui.fields import date_field, money_field
 from ui.fmt import date_br, number_br
 from ui.forms import save
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
@@ -169,7 +169,7 @@ def salvage_form(code: str) -> None:
             "expenses": b.text_input(labels["expenses"], placeholder="ex.: 1.234,56"),
             "useful_result": c3.checkbox(labels["useful_result"], value=True),
             "act": a.text_input(labels["act"], placeholder="Portaria nº 12/2026-DPC"),
-            "assessed_on": b.date_input(labels["assessed_on"], value=None, format="DD/MM/YYYY"),
+            "assessed_on": date_field(labels["assessed_on"], where=b, path="assessed_on"),
         }
         for key, label in salvage.FACTORS.items():
             data[key] = st.text_area(label, height=68)

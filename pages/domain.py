@@ -162,7 +162,7 @@ def edital_publications(orders: pd.DataFrame) -> None:
         pick = a.selectbox("Determinação por edital", list(titles), format_func=option_label(titles))
         data = {"outlet": b.selectbox(labels["outlet"], removal_orders.OUTLETS,
                                       format_func=option_label(removal_orders.OUTLET_LABELS)),
-                "published_on": c.date_input(labels["published_on"], value=None, format="DD/MM/YYYY"),
+                "published_on": date_field(labels["published_on"], where=c, path="published_on"),
                 "reference": d.text_input(labels["reference"], placeholder="Seção 3, p. 41")}
         if st.form_submit_button("Registrar publicação"):
             save(removal_orders.record_edital_publication, store, user, pick, blanks_to_none(data), labels=labels,

@@ -11,6 +11,7 @@ import streamlit as st
 
 from page_tabs.wrecks.view import WreckView
 from ui import session
+from ui.fields import date_field
 from ui.fmt import for_display, option_label
 from ui.forms import blanks_to_none, save
 from valuation.core.responsible import PART_LABELS, PARTS
@@ -58,8 +59,8 @@ def forms(view: WreckView, shown: dict[str, Any]) -> None:
                     "part": a.selectbox(labels["part"], parts, format_func=option_label(PART_LABELS)),
                     "cedent_id": b.selectbox(labels["cedent_id"], list(names), format_func=pick),
                     "cessionary_id": c.selectbox(labels["cessionary_id"], list(names), format_func=pick),
-                    "ceded_on": a.date_input(labels["ceded_on"], value=None, format="DD/MM/YYYY"),
-                    "communicated_on": b.date_input(labels["communicated_on"], value=None, format="DD/MM/YYYY"),
+                    "ceded_on": date_field(labels["ceded_on"], where=a, path="ceded_on"),
+                    "communicated_on": date_field(labels["communicated_on"], where=b, path="communicated_on"),
                     "act": c.text_input(labels["act"])}
             if st.form_submit_button("Registrar cessão"):
                 save(parties.record_cession, view.store, view.user, blanks_to_none(data), labels=labels,
@@ -70,7 +71,7 @@ def forms(view: WreckView, shown: dict[str, Any]) -> None:
         with st.form(f"cession_communicated_{view.wreck_id}", clear_on_submit=True):
             a, b = st.columns(2)
             which = a.selectbox("Cessão não comunicada", list(pending), format_func=option_label(pending))
-            day = b.date_input(labels["day"], value=None, format="DD/MM/YYYY")
+            day = date_field(labels["day"], where=b, path="day")
             if st.form_submit_button("Registrar comunicação à Autoridade Naval (art. 8 §2)"):
                 save(parties.record_cession_communicated, view.store, view.user, which, {"day": day}, labels=labels,
                      success="Comunicação registrada: a cessão vale perante a Autoridade Naval a partir dessa data.")
@@ -80,7 +81,7 @@ def forms(view: WreckView, shown: dict[str, Any]) -> None:
             data = {"wreck_code": code,
                     "part": a.selectbox(labels["part"], parts, format_func=option_label(PART_LABELS)),
                     "requester_id": b.selectbox(labels["requester_id"], list(names), format_func=pick),
-                    "requested_on": c.date_input(labels["requested_on"], value=None, format="DD/MM/YYYY"),
+                    "requested_on": date_field(labels["requested_on"], where=c, path="requested_on"),
                     "note": st.text_input(labels["note"])}
             if st.form_submit_button("Registrar pedido"):
                 save(parties.record_licence_request, view.store, view.user, blanks_to_none(data), labels=labels,
@@ -97,7 +98,7 @@ def cargo_form(view: WreckView, names: dict[int, str]) -> None:
             data = {"wreck_code": view.wreck["code"], "description": a.text_input(labels["description"]),
                     "owner_id": b.selectbox(labels["owner_id"], [None, *names],
                                             format_func=lambda i: "desconhecido" if i is None else names[i]),
-                    "declared_lost": c.date_input(labels["declared_lost"], value=None, format="DD/MM/YYYY")}
+                    "declared_lost": date_field(labels["declared_lost"], where=c, path="declared_lost")}
             if st.form_submit_button("Registrar carga"):
                 save(parties.record_cargo, view.store, view.user, blanks_to_none(data), labels=labels,
                      success="Carga registrada.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from page_tabs.wrecks.view import WreckView
+from ui.fields import date_field
 from ui.forms import blanks_to_none, save
 from valuation.db.access import allowed
 from valuation.registry import sites
@@ -30,7 +31,7 @@ def site_form(view: WreckView) -> None:
         data = {"wreck_code": view.wreck["code"],
                 "authority": a.text_input(labels["authority"], value="IPHAN"),
                 "number": b.text_input(labels["number"], placeholder="CNSA BA-00123"),
-                "registered_on": c.date_input(labels["registered_on"], value=None, format="DD/MM/YYYY"),
+                "registered_on": date_field(labels["registered_on"], where=c, path="registered_on"),
                 "note": st.text_input(labels["note"])}
         if st.form_submit_button("Registrar sítio arqueológico", type="primary"):
             save(sites.record_site, view.store, view.user, blanks_to_none(data), labels=labels,

@@ -52,7 +52,9 @@ def _plant_throttle(folder: Path) -> None:
     con = duckdb.connect()
     try:
         con.execute(f"COPY (SELECT 'account' AS scope, 'dpc.silva' AS key, 1000 AS failures, TIMESTAMP '{STAMP}' "
-                    f"AS last_failure_at, TIMESTAMP '2099-01-01' AS blocked_until) TO '{path}' (FORMAT parquet)")
+                    f"AS last_failure_at, TIMESTAMP '2099-01-01' AS blocked_until, "
+                    f"CAST(NULL AS TIMESTAMP) AS started_at, 0 AS refused, CAST(NULL AS VARCHAR) AS detail) "
+                    f"TO '{path}' (FORMAT parquet)")
     finally:
         con.close()
     doc = B.manifest(folder)
@@ -92,7 +94,8 @@ def test_a_planted_session_and_throttle_are_never_restored(world_backup: tuple[A
 def test_a_backup_holds_no_sessions_nor_throttle_state(small_world: Any, tmp_path: Path) -> None:
     s = small_world.store
     sessions.issue(s, small_world.principal("dpc"), now=NOW)
-    s.write("fixture", lambda tx: tx.execute("INSERT INTO login_throttle VALUES ('client', '10.0.0.9', 3, ?, NULL)",
+    s.write("fixture", lambda tx: tx.execute("INSERT INTO login_throttle (scope, key, failures, last_failure_at, "
+                                             "blocked_until) VALUES ('client', '10.0.0.9', 3, ?, NULL)",
                                              [NOW.replace(tzinfo=None)]))
     manifest = backup.backup(s, tmp_path / "b")
     assert not {"sessions", "login_throttle"} & set(manifest["tables"])
