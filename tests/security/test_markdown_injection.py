@@ -25,12 +25,11 @@ from typing import Any
 
 import duckdb
 import pytest
-import streamlit as st
 from google.protobuf.message import Message
 from streamlit.testing.v1 import AppTest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import ROOT, each_tab, first_user
+from tests.support.ui import RoleSessions, each_tab, first_user
 from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
@@ -122,7 +121,7 @@ CORRECTION = "Correção: um bem foi reavaliado depois da emissão."
 
 VIEWS = [(role, spec.key) for role in access.ROLES for spec in PAGES
          if spec.exists() and spec.key in access.PAGES_BY_ROLE[role]]
-_sessions: dict[str, AppTest] = {}
+_sessions = RoleSessions()
 
 
 def inject(path: Path) -> dict[str, int]:
@@ -181,21 +180,9 @@ def _issue_a_correction(path: Path) -> str:
 
 
 def _session(path: Path, role: str) -> AppTest:
-    if role not in _sessions:
-        user = first_user(path, role)
-        assert user.full_name.startswith(PAYLOAD)
-        os.environ["VALUATION_DB"] = str(path)
-        close_shared()
-        st.cache_resource.clear()
-        st.cache_data.clear()
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        at.session_state[USER_KEY] = user
-        at.session_state[SEEN_KEY] = datetime.now()
-        at.run()
-        assert not at.exception, f"{role}: app.py failed: {at.exception[0].message}"
-        _sessions.clear()
-        _sessions[role] = at
-    return _sessions[role]
+    at = _sessions.get(path, role)
+    assert at.session_state[USER_KEY].full_name.startswith(PAYLOAD)
+    return at
 
 
 def _strings(msg: Message, kind: str, where: str) -> Iterator[tuple[str, str]]:

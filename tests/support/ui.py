@@ -52,6 +52,27 @@ def page_as(db_path: Path | str, user: Principal | None, key: str, *, timeout: f
     return at
 
 
+class RoleSessions:
+    """A walk's logged-in app, one role at a time: the app of the role asked last is kept while the walk
+    stays with it (its pages and tabs), and a new role starts a fresh one (`fresh_app`)."""
+
+    def __init__(self) -> None:
+        self._apps: dict[str, AppTest] = {}
+
+    def get(self, path: Path | str, role: str, *, timeout: float = 120) -> AppTest:
+        if role not in self._apps:
+            at = fresh_app(path, timeout=timeout)
+            at.session_state[USER_KEY] = first_user(path, role)
+            at.session_state[SEEN_KEY] = datetime.now()
+            at.run()
+            assert not at.exception, f"{role}: app.py failed: {at.exception[0].message}"
+            self._apps = {role: at}
+        return self._apps[role]
+
+    def clear(self) -> None:
+        self._apps = {}
+
+
 def first_user(path: Path | str, role: str) -> Principal:
     """The role's first active demo user (the README lists them), as the login would give it."""
     with Store(path, migrate=False) as store:

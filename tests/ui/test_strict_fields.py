@@ -11,7 +11,6 @@ every write appends to, does not grow).
 """
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,13 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import ROOT, each_tab, first_user, open_tab, refused
+from tests.support.ui import RoleSessions, each_tab, open_tab, refused
 from ui.registry import PAGES
-from ui.session import SEEN_KEY, USER_KEY
+from ui.session import SEEN_KEY
 from valuation.db import access
 from valuation.db.shared import close_shared, using
 
@@ -37,7 +35,7 @@ MONEY_PLACEHOLDER = re.compile(r"^ex\.: [0-9.]+,[0-9]+$")
 RANGE = re.compile(r"de ([0-9]{2}/[0-9]{2}/[0-9]{4}) a ([0-9]{2}/[0-9]{2}/[0-9]{4})")
 VIEWS = [(role, spec.key) for role in access.ROLES for spec in PAGES
          if spec.exists() and spec.key in access.PAGES_BY_ROLE[role]]
-_sessions: dict[str, AppTest] = {}
+_sessions = RoleSessions()
 _found: dict[str, set[str]] = {"money": set(), "date": set()}
 _attacked: set[tuple[str, str | None, str, str]] = set()   # a field several roles see: once
 
@@ -60,18 +58,7 @@ def demo(full_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 
 def _session(path: Path, role: str) -> AppTest:
-    if role not in _sessions:
-        os.environ["VALUATION_DB"] = str(path)
-        st.cache_resource.clear()
-        st.cache_data.clear()
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        at.session_state[USER_KEY] = first_user(path, role)
-        at.session_state[SEEN_KEY] = datetime.now()
-        at.run()
-        assert not at.exception, at.exception
-        _sessions.clear()
-        _sessions[role] = at
-    return _sessions[role]
+    return _sessions.get(path, role)
 
 
 def _open(at: AppTest, key: str, tab: str | None) -> None:

@@ -20,13 +20,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import ROOT, each_tab, first_user, refused
+from tests.support.ui import RoleSessions, each_tab, first_user, refused
 from ui.registry import PAGES
-from ui.session import SEEN_KEY, USER_KEY
+from ui.session import SEEN_KEY
 from valuation.db import access
 from valuation.db.store import Store
 
@@ -39,7 +38,7 @@ VIEWS = [(role, spec.key) for role in access.ROLES for spec in PAGES
 MUST_SHOW = {"audit": "admin", "jobs": "admin", "subscriptions": "dpc", "users": "admin", "policies": "dpc",
              "statements": "dpc", "rates": "dpc", "commission": "commission"}
 _shown: dict[tuple[str, str], bool] = {}
-_sessions: dict[str, AppTest] = {}
+_sessions = RoleSessions()
 
 
 def _seed_missing_rows(path: Path) -> None:
@@ -103,18 +102,7 @@ def stamped(full_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 
 def _session(path: Path, role: str) -> AppTest:
-    if role not in _sessions:
-        os.environ["VALUATION_DB"] = str(path)
-        st.cache_resource.clear()
-        st.cache_data.clear()
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        at.session_state[USER_KEY] = first_user(path, role)
-        at.session_state[SEEN_KEY] = datetime.now()
-        at.run()
-        assert not at.exception, at.exception
-        _sessions.clear()
-        _sessions[role] = at
-    return _sessions[role]
+    return _sessions.get(path, role)
 
 
 def _nodes(node: Any) -> Iterator[Any]:
