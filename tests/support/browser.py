@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -37,6 +37,21 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_healthy(base: str, proc: subprocess.Popen[Any], timeout: float, failure: Callable[[], str]) -> None:
+    """Until `base`'s /_stcore/health answers 200; RuntimeError(failure()) if `proc` ends or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(failure())
+        time.sleep(0.3)
+
+
 @contextlib.contextmanager
 def running_app(db_path: Path | str, *, timeout: float = 60) -> Iterator[str]:
     port = _free_port()
@@ -48,17 +63,8 @@ def running_app(db_path: Path | str, *, timeout: float = 60) -> Iterator[str]:
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the Streamlit server did not start: " + Path(log.name).read_text()[-2000:])
-            time.sleep(0.3)
+        wait_healthy(base, proc, timeout, lambda: "the Streamlit server did not start: "
+                     + Path(log.name).read_text()[-2000:])
         yield base
     finally:
         proc.terminate()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.support.browser import ROOT, _free_port
+from tests.support.browser import ROOT, _free_port, wait_healthy
 
 CLI_ENV = {"PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
 
@@ -115,17 +115,7 @@ def running_service(db_path: Path | str, *, env: dict[str, str] | None = None, p
                              "--port", str(port)], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     svc = Service(f"http://127.0.0.1:{port}", port, proc, log_path)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(f"{svc.base}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the service did not start: " + log_path.read_text()[-3000:])
-            time.sleep(0.3)
+        wait_healthy(svc.base, proc, timeout, lambda: "the service did not start: " + log_path.read_text()[-3000:])
         yield svc
     finally:
         svc.stop()
