@@ -17,6 +17,7 @@ from tests.support.ui import RAW_IDENTIFIER, page_as, page_problems, texts
 from valuation.core import clock
 from valuation.core.errors import AccessDenied, InputError
 from valuation.db import audit_log
+from valuation.db.shared import using
 from valuation.db.store import Store
 from valuation.exports import to_csv_bytes, to_xlsx_bytes
 from valuation.oversight import audit_text as at_text
@@ -36,7 +37,7 @@ def button(page: Any, label: str) -> Any:
 
 # -- the log in Portuguese -------------------------------------------------------------------------
 def test_every_field_the_full_demo_writes_has_a_label_and_reads_without_codes(full_demo_db: Path) -> None:
-    with Store(full_demo_db, read_only=True) as s:
+    with using(full_demo_db, read_only=True) as s:   # the pages' shared Store when a page opened it
         rows = s.fetch("SELECT action, entity, entity_id, before_json, after_json FROM audit_log ORDER BY id")
     assert len(rows) > 50
     keys = {k for r in rows for j in (r["before_json"], r["after_json"]) if j for k in json.loads(j)}
