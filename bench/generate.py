@@ -24,6 +24,7 @@ from small template tables; ids are reserved from the sequences in one statement
 """
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -318,13 +319,31 @@ def _snapshot_consensus(store: Store, round_id: int) -> None:
         cur.close()
 
 
-def build_main(path: str, n_items: int, progress: Progress | None = None) -> MainInfo:
+def _seeded(path: str, template: str | None, progress: Progress | None, t0: float) -> Store:
+    """A Store on `path` holding the full demo: a copy of `template` (a file `seed_full_demo` wrote,
+    closed) when one is given — the demo is deterministic, so both files start from the same bytes —
+    else seeded here."""
+    if template is not None:
+        shutil.copyfile(template, path)
+    store = Store(path, clock=lambda: datetime(2026, 11, 30, 10, 0))
+    if template is None:
+        seed_full_demo(store)
+    _log(progress, f"demo {'copied' if template else 'seeded'} ({time.perf_counter() - t0:.1f} s)")
+    return store
+
+
+def seed_template(path: str, progress: Progress | None = None) -> str:
+    """Write the full demo alone to `path` (closed and checkpointed), for `build_main` and
+    `build_deadlines` to copy instead of seeding it twice."""
+    _seeded(path, None, progress, time.perf_counter()).close()
+    return path
+
+
+def build_main(path: str, n_items: int, progress: Progress | None = None, template: str | None = None) -> MainInfo:
     """Write the main benchmark file (see the module docstring). `path` must not exist."""
     t0 = time.perf_counter()
-    store = Store(path, clock=lambda: datetime(2026, 11, 30, 10, 0))
+    store = _seeded(path, template, progress, t0)
     try:
-        seed_full_demo(store)
-        _log(progress, f"demo seeded ({time.perf_counter() - t0:.1f} s)")
         users = principals(store)
         state: dict[str, Any] = {}
 
@@ -389,12 +408,12 @@ _STATUSES = (("vigente", 0.45), ("concluído", 0.35), ("expirado", 0.08), ("canc
 _EPOCH = date(2017, 1, 2)
 
 
-def build_deadlines(path: str, n_contracts: int, progress: Progress | None = None) -> dict[str, int]:
+def build_deadlines(path: str, n_contracts: int, progress: Progress | None = None,
+                    template: str | None = None) -> dict[str, int]:
     """Write the deadline benchmark file: full demo + n generated contracts and their events."""
     t0 = time.perf_counter()
-    store = Store(path, clock=lambda: datetime(2026, 11, 30, 10, 0))
+    store = _seeded(path, template, progress, t0)
     try:
-        seed_full_demo(store)
         rng = np.random.default_rng(SEED + 2)
         n = n_contracts
         kind = rng.choice(len(_KINDS), size=n, p=[k[3] for k in _KINDS]).astype(np.int8)

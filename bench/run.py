@@ -356,12 +356,16 @@ def phase_build(args: argparse.Namespace) -> dict[str, Any]:
     main_path, dl_path = paths(args)
     _remove(main_path)
     _remove(dl_path)
+    template = Path(args.out) / "demo_seed.duckdb"   # the demo seeded once, copied into both files
+    _remove(template)
     t = time.perf_counter()
-    info = gen.build_main(str(main_path), args.items, progress=say)
+    gen.seed_template(str(template), progress=say)
+    info = gen.build_main(str(main_path), args.items, progress=say, template=str(template))
     t_main = time.perf_counter() - t
     t = time.perf_counter()
-    counts = gen.build_deadlines(str(dl_path), args.contracts, progress=say)
+    counts = gen.build_deadlines(str(dl_path), args.contracts, progress=say, template=str(template))
     t_dl = time.perf_counter() - t
+    _remove(template)
     t = time.perf_counter()
     csv_path = big_csv_path(args)
     if not csv_path.exists():
@@ -802,6 +806,8 @@ def measure_pages(args: argparse.Namespace, db_path: Path, users: dict[str, Any]
             for spec in PAGES:
                 if not spec.exists() or not access.may_view_page(user, spec.key):
                     continue
+                if args.pages and spec.key not in args.pages:   # --pages: a subset (the smoke test)
+                    continue
                 say(f"page {spec.key} as {role}")
                 PEAKS.start()
                 row = table.setdefault(spec.key, {"title": spec.title})
@@ -1191,6 +1197,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--big-import-repeat", type=int, default=1, help="runs of the large import")
     ap.add_argument("--exact-items", type=int, default=EXACT_ITEMS, help="items of the exact selection")
     ap.add_argument("--pool-items", type=int, default=POOL_ITEMS, help="items of the whole-pool selection")
+    ap.add_argument("--pages", type=lambda s: {k for k in s.split(",") if k}, default=set(),
+                    help="measure only these page keys, comma-separated (default: every page)")
     ap.add_argument("--no-live", dest="live", action="store_false",
                     help="skip the browser and the load runs (bench/browser.py, bench/load.py)")
     ap.add_argument("--browser-passes", type=int, default=3, help="passes over every role's pages in the browser")

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 2_000
 IMPORT_ROWS = 500
 CONTRACTS = 60
+PAGES = ("inventory", "statements", "deadlines")   # the three the figures name
 
 
 def _bench_run():
@@ -36,6 +37,7 @@ def outcome(tmp_path_factory):
     env_before = os.environ.get("VALUATION_DB")
     returned = run.main(["--items", str(ITEMS), "--contracts", str(CONTRACTS), "--import-rows", str(IMPORT_ROWS),
                          "--repeat", "1", "--no-live",   # the browser and load runs: bench/browser.py, load.py
+                         "--pages", ",".join(PAGES),     # every page on every role: tests/ui (AppTest)
                          "--out", str(tmp / "work"), "--json", str(tmp / "figures.json"),
                          "--readme", str(tmp / "README.md")])
     return run, returned, json.loads((tmp / "figures.json").read_text(encoding="utf-8")), tmp, env_before
@@ -69,7 +71,8 @@ def test_the_measured_data_is_the_data_built(outcome):
     assert d["selection_exact"]["items"] == min(1_000, st["historical_items"])
     assert d["selection_large"]["items"] == ITEMS // 10
     assert d["deadlines"]["contracts"] >= CONTRACTS and d["deadlines"]["rows"] > CONTRACTS
-    for page in ("inventory", "statements", "deadlines"):
+    assert set(d["pages"]) == set(PAGES)
+    for page in PAGES:
         assert d["pages"][page]["title"], page
     assert all(len(v["runs"]) >= 1 for k, v in d.items() if isinstance(v, dict) and "runs" in v)
 
