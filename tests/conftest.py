@@ -29,7 +29,9 @@ Who may see which position (rules.md §8), by construction of the data:
 """
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -38,6 +40,7 @@ from typing import Any
 
 import pytest
 from argon2 import PasswordHasher
+from filelock import FileLock
 
 from valuation.accounts import passwords
 from valuation.db.access import Principal
@@ -266,7 +269,6 @@ DEMO_BUILD_TIMEOUT_S = 900    # the 100 000-item database on a loaded machine, b
 
 
 def _run_python(args: list[str], cwd: Path) -> None:
-    import os
     import subprocess
     import sys
 
@@ -277,14 +279,34 @@ def _run_python(args: list[str], cwd: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, file_name: str,
+                build: Callable[[Path], None]) -> Path:
+    """A session database built once for the whole run and copied to this worker: under pytest-xdist
+    the first worker to ask builds it in the run's common temporary folder (a file lock), the others
+    wait and copy it with its folder (the attached files) — a DuckDB file belongs to one process, so
+    each worker has its own copy."""
+    own = tmp_path_factory.mktemp(name) / file_name
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        build(own)
+        return own
+    shared = tmp_path_factory.getbasetemp().parent / f"shared_{name}"
+    shared.mkdir(exist_ok=True)
+    built, done = shared / file_name, shared / "built"
+    with FileLock(str(shared / "lock")):
+        if not done.exists():
+            build(built)
+            done.touch()
+    # the file and what lies beside it (the demo's attached files under files/)
+    shutil.copytree(shared, own.parent, dirs_exist_ok=True, ignore=shutil.ignore_patterns("lock", "built"))
+    return own
+
+
 @pytest.fixture(scope="session")
 def full_demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The full demo database as README's start command makes it (`python -m valuation db init
-    --demo`), built once per session. Copy it before handing it to a server (one process per file)."""
-    folder = tmp_path_factory.mktemp("full_demo")
-    path = folder / "demo.duckdb"
-    _run_python(["-m", "valuation", "db", "init", "--db", str(path), "--demo"], folder)
-    return path
+    --demo`), built once per run. Copy it before handing it to a server (one process per file)."""
+    return _built_once(tmp_path_factory, "full_demo", "demo.duckdb", lambda path: _run_python(
+        ["-m", "valuation", "db", "init", "--db", str(path), "--demo"], path.parent))
 
 
 BENCH_ITEMS = 100_000
@@ -294,9 +316,7 @@ BENCH_ITEMS = 100_000
 def bench_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The full demo plus a 100 000-item treasure contract (bench/generate.py: one round valued by
     the six members, decided, published, União's choice and draft statement), built once per session."""
-    folder = tmp_path_factory.mktemp("bench_db")
-    path = folder / "bench.duckdb"
     code = ("import sys; from bench import generate as g; "
             f"info = g.build_main(sys.argv[1], {BENCH_ITEMS}); g.decide_main(sys.argv[1], info.round_id)")
-    _run_python(["-c", code, str(path)], Path(__file__).resolve().parent.parent)
-    return path
+    return _built_once(tmp_path_factory, "bench_db", "bench.duckdb", lambda path: _run_python(
+        ["-c", code, str(path)], Path(__file__).resolve().parent.parent))
