@@ -213,7 +213,8 @@ def _append_log(tx: Tx, rnd: Mapping[str, Any], user: Principal, log: pa.Table, 
             f"rate, rate_date, conversion_date, conversion_rate_date, value_brl, significance, must_keep, source, "
             f"source_note, supersedes, entered_by, entered_at, import_id) "
             f"SELECT s.round_id, s.item_id, s.member_id, s.historical, s.amount, s.currency, s.price_date, s.rate, "
-            f"s.rate_date, s.conversion_date, s.conversion_rate_date, s.value_brl, s.significance, s.must_keep, s.source, s.source_note, c.log_id, ?, ?, ? "
+            f"s.rate_date, s.conversion_date, s.conversion_rate_date, s.value_brl, s.significance, s.must_keep, "
+            f"s.source, s.source_note, c.log_id, ?, ?, ? "
             f"FROM {view} s LEFT JOIN (SELECT c.item_id, c.log_id FROM assessment_current c WHERE c.round_id = ? "
             f"AND c.member_id = ?{only}) c ON c.item_id = s.item_id "
             f"RETURNING id, round_id, item_id, member_id, historical, value_brl, significance, must_keep, supersedes",

@@ -16,17 +16,22 @@
   vessel stays private (its owner asked in time, 10/05/2023); the vessel's owner then asked to remove the
   cargo (art. 14 I, 02/09/2024), which does not count for the cargo's five years;
 - the salvage award of the Cargueiro Tijuca's removal (DPC-RM-2016/04, modality IV, art. 21 IV) with the
-  factors the Authority weighed (Lei 7.203/1984 art. 10), printed by the contract's statements.
+  factors the Authority weighed (Lei 7.203/1984 art. 10), printed by the contract's statements;
+- the valuation date of the Navío Nuestra Señora de Begoña's exploration (DPC-EX-2021/05, value fixed before
+  the operations, which started on 01/11/2021): 29/10/2021 (art. 21 §3), with that day's USD/EUR/GBP rates —
+  the Commission converts this contract's foreign prices at them, not at each price's date.
 
 Refuses nothing: it does nothing when its records exist already (idempotent).
 """
 from __future__ import annotations
 
 from datetime import date, datetime, time
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from valuation.core import ids
-from valuation.demo.constants import DEMO_ACTOR
+from valuation.core.valuation_date import valuation_date_problems
+from valuation.demo.constants import DEMO_ACTOR, DEMO_TODAY
 from valuation.partition.pools import aggregates
 
 if TYPE_CHECKING:
@@ -81,6 +86,9 @@ SALVAGE = ("DPC-RM-2016/04", "Portaria nº 27/2019-DPC", _D(2019, 10, 15), "6124
     "damage_avoided": "Remoção do óleo residual dos tanques (38 m³) e fim do obstáculo à navegação no canal.",
 })
 
+# contract → (valuation date, that day's rates: BRL per unit, a PTAX-style demo series)
+VALUATION = ("DPC-EX-2021/05", _D(2021, 10, 29), {"USD": "5.6430", "EUR": "6.5393", "GBP": "7.7448"})
+
 
 def _at(day: date, hour: int = 10) -> datetime:
     return datetime.combine(day, time(hour, 0))
@@ -90,13 +98,14 @@ def seed_wreck_law_demo(store: Store) -> dict[str, int]:
     """Insert the records listed in the module docstring; returns the rows added per kind."""
     if store.scalar("SELECT count(*) FROM archaeological_sites"):
         return {"archaeological_sites": 0, "cessions": 0, "wreck_cargoes": 0, "licence_requests": 0,
-                "salvage_assessments": 0}
+                "salvage_assessments": 0, "valuation_dates": 0}
     counts: dict[str, int] = {}
 
     def write(tx: Tx) -> None:
         counts["archaeological_sites"] = _sites(tx)
         counts.update(_parties(tx))
         counts["salvage_assessments"] = _salvage(tx)
+        counts["valuation_dates"] = _valuation_date(tx)
         tx.audit("seed_wreck_law_demo", "demo", None, None, dict(counts))
 
     store.write(DEMO_ACTOR, write)
@@ -149,4 +158,18 @@ def _salvage(tx: Tx) -> int:
                "efforts, danger, time_spent, risk, equipment, damage_avoided, act, assessed_on, recorded_by, "
                "recorded_at) VALUES (?, ?, true, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                [c["id"], c["salvage_award"], saved, expenses, *factors.values(), act, day, DEMO_ACTOR, _at(day)])
+    return 1
+
+
+def _valuation_date(tx: Tx) -> int:
+    """The contract's valuation date (art. 21 §3), checked by the rule the store applies, and that day's rates."""
+    code, day, rates = VALUATION
+    c = tx.fetch_one("SELECT id, value_fixed, starts_on, work_ended_on FROM contracts WHERE code = ?", [code])
+    if c is None or valuation_date_problems(day, c["value_fixed"], c["starts_on"], c["work_ended_on"],
+                                            today=DEMO_TODAY):
+        return 0
+    tx.execute("UPDATE contracts SET valuation_date = ? WHERE id = ?", [day, c["id"]])
+    tx.cur.executemany("INSERT INTO fx_rates (currency, day, brl, source, recorded_by, recorded_at) "
+                       "VALUES (?, ?, ?, 'PTAX (demo)', ?, ?) ON CONFLICT DO NOTHING",
+                       [(cur, day, Decimal(brl), DEMO_ACTOR, _at(day, 13)) for cur, brl in rates.items()])
     return 1
