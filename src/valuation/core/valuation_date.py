@@ -52,10 +52,10 @@ def conversion_rule(valuation_date: date | None, value_fixed: str | None) -> Con
                                 "anterior mais próxima, nunca posterior): o contrato não fixa data de avaliação "
                                 f"({ART_21_3}).")
     moment = MOMENT_LABELS.get(value_fixed or "", "")
-    when = f", fixada {moment}" if moment else ""
+    when = f" (valor fixado {moment})" if moment else ""
     return Conversion(valuation_date,
                       f"Preços em moeda estrangeira convertidos pela cotação de {fmt(valuation_date)} (ou a anterior "
-                      f"mais próxima, nunca posterior), data de avaliação fixada no contrato{when} ({ART_21_3}): "
+                      f"mais próxima, nunca posterior), a data de avaliação do contrato{when}, {ART_21_3}: "
                       "não pela data de cada preço.")
 
 
