@@ -179,3 +179,28 @@ def _president(store: Any) -> Any:
     from valuation.demo.commission import demo_panel
 
     return demo_panel(store)[0]
+
+
+def test_migrations_030_and_031_on_a_database_that_predates_them(tmp_path: Path, monkeypatch: Any) -> None:
+    from valuation.db import store as dbmod
+    from valuation.db.store import Store
+
+    real = dbmod.available_migrations()
+    before = [m for m in real if m.version < 30]
+    monkeypatch.setattr(dbmod, "available_migrations", lambda: before)
+    path = tmp_path / "old.duckdb"
+    with Store(path) as old:
+        old.write("fixture", lambda tx: tx.execute(
+            "INSERT INTO assessment_log (round_id, item_id, member_id, amount, currency, price_date, rate, rate_date, "
+            "value_brl, entered_by, entered_at) VALUES (1, 1, 1, 10, 'USD', DATE '2025-03-10', 5.5, "
+            "DATE '2025-03-10', 55, 'x', TIMESTAMP '2025-03-10 10:00:00')"))
+        assert not old.has_table("found_thing_costs")
+    monkeypatch.setattr(dbmod, "available_migrations", lambda: real)
+    with Store(path) as new:
+        assert [v for v in new.applied_now if v in (30, 31)] == [30, 31]
+        row = new.fetch_one("SELECT rate_date, conversion_date, conversion_rate_date, value_brl FROM assessment_log")
+        assert row == {"rate_date": D(2025, 3, 10), "conversion_date": None, "conversion_rate_date": None,
+                       "value_brl": Decimal("55")}
+        assert new.has_table("found_thing_costs")
+        assert new.scalar("SELECT count(*) FROM information_schema.columns WHERE table_name = 'contracts' "
+                          "AND column_name = 'valuation_date'") == 1
