@@ -23,6 +23,7 @@ from valuation.commission.sheet_import import import_assessments
 from valuation.core.errors import ConflictError, InputError
 from valuation.core.valuation_date import ART_21_3, conversion_rule, valuation_date_problems
 from valuation.db.shared import using
+from valuation.partition import terms
 from valuation.partition.valuation_date import contract_valuation, set_valuation_date
 
 D = date
@@ -96,6 +97,9 @@ def test_prices_are_converted_at_the_contracts_valuation_date(small_world: Any) 
     assert set_valuation_date(s, dpc, "A-1", {"valuation_date": "07/03/2025"}, today=TODAY) == D(2025, 3, 7)
     day, rule = contract_valuation(s, dpc, "A-1")
     assert day == D(2025, 3, 7) and "07/03/2025" in rule.text
+    with pytest.raises(InputError) as err:                 # the terms cannot drop the moment the date rests on
+        terms.set_contract_terms(s, dpc, "A-1", {"modality": "I", "fixed_amount": "150000.10", "value_fixed": "antes"})
+    assert [p.path for p in err.value.problems] == ["value_fixed"]
     assert s.scalar("SELECT count(*) FROM audit_log WHERE action = 'valuation_date_set'") == 1
 
     rnd = open_round(s, panel["pres"], "A-1")
@@ -109,7 +113,7 @@ def test_prices_are_converted_at_the_contracts_valuation_date(small_world: Any) 
     assert (early.rate, early.conversion_rate_date) == (Decimal("5"), D(2025, 3, 5))
     # the sheet (the batch path) converts the same way
     sheet = ("codigo;historico;valor;moeda;data_do_preco;significancia;manter;fonte;observacao\n"
-             "A1-002;não;10,00;USD;10/03/2025;;;catalogo;\n").encode("utf-8")
+             "A1-002;não;10,00;USD;10/03/2025;;;catalogo;\n").encode()
     import_assessments(s, panel["cult1"], rnd.id, sheet, "valores.csv")
     row = s.fetch_one("SELECT rate, rate_date, conversion_date, conversion_rate_date, value_brl FROM assessment_log "
                       "WHERE member_id = ? ORDER BY id DESC LIMIT 1", [panel["cult1"].id])
