@@ -14,7 +14,7 @@ from ui.fmt import date_br, number_br
 from ui.forms import save
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.core.money import format_brl, format_share
-from valuation.partition import salvage, terms
+from valuation.partition import salvage, terms, valuation_date
 from valuation.partition.contract_law import caps_help_pt, law_text_of, modality_labels
 from valuation.partition.documents import (
     MODALITY_LABELS,
@@ -101,6 +101,27 @@ def save_terms() -> dict[str, object]:
 if saved and save(save_terms, success="Termos gravados; a alteração ficou registrada na auditoria "
                                       "(antes → depois).") is not None:
     st.rerun()
+
+
+def valuation_date_form(code: str) -> None:
+    """The valuation date (art. 21 §3): the day whose rates convert the Commission's foreign prices."""
+    st.subheader("Data de avaliação (art. 21 §3)")
+    day, conversion = valuation_date.contract_valuation(store, user, code)
+    st.caption("O valor das coisas pode ser fixado no contrato antes do início ou depois do término das operações "
+               "(Lei 7.542/1986, art. 21 §3). Com data de avaliação, a Comissão converte todos os preços em moeda "
+               "estrangeira pela cotação dessa data.")
+    (st.info if day else st.caption)(conversion.text)
+    with st.form(f"valuation_date_{code}"):
+        typed = date_field(valuation_date.LABEL, value=day, max_value=session.today(), path="valuation_date",
+                           help="Antes do início ou depois do término das operações; em branco: sem data fixada")
+        ok = st.form_submit_button("Gravar data de avaliação")
+    if ok and save(valuation_date.set_valuation_date, store, user, code, {"valuation_date": typed},
+                   today=session.today(), labels=valuation_date.LABELS,
+                   success="Data de avaliação gravada.") is not None:
+        st.rerun()
+
+
+valuation_date_form(code)
 
 st.subheader("Rubrica de dificuldade (art. 21 §1)")
 st.caption("Cada atividade recebe nota de 0 a 4, com os pesos da política de pesos da rubrica de dificuldade "

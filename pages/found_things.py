@@ -8,16 +8,17 @@ import streamlit as st
 from ui import fields, session
 from ui.fields import date_field, money_field
 from ui.fmt import brl, count_br, date_br, for_display, is_blank, option_label
-from ui.forms import show_problems
+from ui.forms import save, show_problems
 from ui.safe import md
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
-from valuation.inventory import found_things
+from valuation.inventory import found_costs, found_things
 from valuation.registry import offices
 from valuation.registry.wrecks import list_wrecks
 
 TABLE = {"id": "Nº", "office_code": "OM", "description": "Descrição", "quantity": "Qtd.", "place": "Local do achado",
          "collected_on": "Recolhida em", "finder_name": "Quem achou", "origin": "Procedência",
-         "state_label": "Situação", "unclaimed_due": "Prazo do responsável (30 dias)", "proceeds": "Produto da venda",
+         "state_label": "Situação", "unclaimed_due": "Prazo do responsável (30 dias)",
+         "costs_due": "Custas de guarda e conservação devidas", "proceeds": "Produto da venda",
          "proceeds_due": "Produto guardado até", "next_step": "Próximo passo"}
 EVENTS = {"kind": "Registro", "event_date": "Data", "amount": "Valor", "party": "Pessoa", "origin": "Procedência",
           "reference": "Documento", "note": "Observação", "recorded_by": "Registrado por",
@@ -49,6 +50,9 @@ def detail(df: pd.DataFrame) -> None:
         with st.expander(f"Produto ({brl(thing['proceeds'])}) guardado até "
                          f"{date_br(thing['proceeds_deadline'].due)} — como foi contado"):
             st.markdown("\n".join(f"- {md(s)}" for s in thing["proceeds_deadline"].steps))
+    reclaim = thing["reclaim"]
+    (st.info if reclaim.open else st.caption)(reclaim.text)
+    costs(int(pick), thing)
     if len(thing["events"]) > 0:
         events = pd.DataFrame(thing["events"])
         events["kind"] = [found_things.EVENT_LABELS.get(k, k) for k in events["kind"]]
@@ -61,6 +65,38 @@ def detail(df: pd.DataFrame) -> None:
         event_form(int(pick), thing["next_events"])
 
 
+COSTS = {"incurred_on": "Data", "kind": "Natureza", "amount": "Valor", "description": "Descrição",
+         "reference": "Documento", "recorded_by": "Registrado por"}
+
+
+def costs(found_id: int, thing: dict) -> None:
+    """The custody and conservation costs (art. 29 §1): what the owner pays to reclaim the thing."""
+    with st.expander(f"Custas e despesas de guarda e conservação (art. 29 §1): {brl(thing['reclaim'].costs_due)} "
+                     "devidas até hoje"):
+        if thing["costs"]:
+            st.dataframe(for_display(pd.DataFrame(thing["costs"]), money=("amount",), dates=("incurred_on",),
+                                     only=list(COSTS), rename=COSTS), hide_index=True, width="stretch")
+        else:
+            st.caption("Nenhuma despesa registrada.")
+        if thing["state"] not in found_things.KEPT_STATES:
+            return
+        L = found_costs.LABELS
+        with st.form("cost", clear_on_submit=True):
+            a, b, c = st.columns(3)
+            kind = a.selectbox(L["kind"], list(found_costs.KINDS))
+            day = date_field(L["incurred_on"], value=today, max_value=today, required=True, where=b,
+                             path="incurred_on")
+            amount = money_field(L["amount"], required=True, where=c, path="amount")
+            description = st.text_input(L["description"])
+            reference = st.text_input(L["reference"])
+            sent = st.form_submit_button("Registrar despesa")
+        if sent and save(found_costs.record_found_cost, store, user, found_id,
+                         {"kind": kind, "incurred_on": day, "amount": amount, "description": description or None,
+                          "reference": reference or None}, today=today, labels=L, success=None) is not None:
+            st.session_state["found_flash"] = "Despesa de guarda e conservação registrada."
+            st.rerun()
+
+
 def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
     L = EVENT_LABELS
     with st.form("event"):
@@ -69,8 +105,8 @@ def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
         event_date = date_field(L["event_date"], value=today, max_value=today, required=True, where=b,
                                 path="event_date")
         c, d, e = st.columns(3)
-        amount = money_field(L["amount"], help="Custas pagas na devolução ou produto da venda.", where=c,
-                             path="amount")
+        amount = money_field(L["amount"], help="Na devolução: custas e despesas de guarda e conservação pagas "
+                             "(no mínimo as devidas, art. 29 §1); na venda: o produto.", where=c, path="amount")
         party = d.text_input(L["party"])
         origin = e.selectbox(L["origin"], ["", "nacional", "estrangeira"],
                              format_func=lambda o: found_things.ORIGIN_LABELS.get(o, "não informada"),
@@ -139,10 +175,12 @@ store = session.store()
 today = session.today()
 st.title("Coisas achadas")
 st.caption("Quem acha coisas ou bens em águas sob jurisdição nacional deve comunicar e entregá-los à CP, DL ou AG "
-           "(art. 28). Ficam sob custódia; não reclamados em 30 dias do recolhimento podem ser declarados perdidos "
-           "(art. 29 §2); os de difícil guarda podem ser vendidos e o produto fica 6 meses à disposição do "
-           "responsável, depois vira receita da União (art. 29 §3); os de procedência estrangeira vão à Receita "
-           "Federal (art. 30). Prazos contados no calendário da Capitania que recolheu.")
+           "(art. 28). Ficam sob custódia; enquanto não alienados, o responsável pode reclamá-los pagando as custas e "
+           "despesas de guarda e conservação (art. 29 §1), mesmo depois de declarados perdidos; não reclamados em 30 "
+           "dias do recolhimento podem ser declarados perdidos (art. 29 §2); os de difícil guarda podem ser vendidos "
+           "e o produto fica 6 meses à disposição do responsável, depois vira receita da União (art. 29 §3); os de "
+           "procedência estrangeira vão à Receita Federal (art. 30). Prazos contados no "
+           "calendário da Capitania que recolheu.")
 if flash := st.session_state.pop("found_flash", None):
     st.success(flash)
 
@@ -155,7 +193,8 @@ m[0].metric("Sob custódia", count_br(len(held)))
 m[1].metric("Prazo de 30 dias vencido", count_br(int((held["unclaimed_due"] < today).sum()) if len(held) else 0))
 m[2].metric("Produto de venda guardado", count_br(int((df["state"] == "vendido").sum()) if len(df) else 0))
 if len(df):
-    st.dataframe(for_display(df, money=("proceeds",), dates=("collected_on", "unclaimed_due", "proceeds_due"),
+    st.dataframe(for_display(df, money=("proceeds", "costs_due"),
+                             dates=("collected_on", "unclaimed_due", "proceeds_due"),
                              counts=("quantity",), only=list(TABLE), rename=TABLE), hide_index=True, width="stretch")
     detail(df)
 else:

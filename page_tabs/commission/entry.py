@@ -58,6 +58,7 @@ def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
     item_id = int(row["item_id"])
     mine_vote = row["my_historical"] if isinstance(row["my_historical"], bool) else None
     currencies = known_currencies(store, user)
+    st.caption(view.round.conversion.text)       # which day's rates convert the price, and why (art. 21 §3)
     with st.form(f"cm_entry_{rid}_{item_id}"):
         vote = st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
                         index=list(VOTES).index(mine_vote))
@@ -115,6 +116,8 @@ def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:
     if own:
         out["Cotação (R$)"] = [rate_br(v) for v in df["rate"].tolist()]
         out["Data da cotação"] = df["rate_date"].tolist()
+        if "conversion_date" in df and df["conversion_date"].notna().any():
+            out["Convertido na data de avaliação (art. 21 §3)"] = df["conversion_date"].tolist()
     out["Valor (R$)"] = df["value_brl"].tolist()
     out["Significância"] = df["significance"].tolist()
     if own:
@@ -123,5 +126,7 @@ def entries_view(df: pd.DataFrame, *, own: bool) -> pd.DataFrame:
     if own:
         out["Observação"] = df["source_note"].tolist()
         out["Em vigor"] = [yes_no(bool(v)) for v in df["in_force"].tolist()]
-    return for_display(out, money=("Valor (R$)",), dates=("Registrada em", "Data do preço", "Data da cotação"),
+    dates = tuple(c for c in ("Registrada em", "Data do preço", "Data da cotação",
+                              "Convertido na data de avaliação (art. 21 §3)") if c in out)
+    return for_display(out, money=("Valor (R$)",), dates=dates,
                        counts=("Significância",))

@@ -19,6 +19,7 @@ def render(view: RoundView) -> None:
                "Significância (1 a 5, voto histórico), Manter (sim ou não), Fonte ("
                + ", ".join(SHEET_SOURCE_VALUES) + ") e Observação. Tudo ou nada: se uma linha tiver "
                "problema, nada é gravado.")
+    st.caption(rnd.conversion.text)       # which day's rates convert the prices (art. 21 §3)
     t1, t2 = st.columns(2)
     t1.download_button("Baixar planilha (CSV)", data=lambda: round_template(store, user, rid, "csv"),
                        file_name=f"avaliacao_rodada{rnd.number}.csv", mime="text/csv", key="cm_tpl_csv")

@@ -71,8 +71,9 @@ def test_declaration_of_loss_only_after_the_window(small_world):
     assert counts(small_world.store) == before
     event(small_world, found_id, kind="declared_lost", event_date=date(2026, 11, 4))
     assert state_of(small_world, found_id) == "declarado_perdido"
-    with pytest.raises(InputError):                  # the owner's claim ended with the declaration
-        event(small_world, found_id, kind="reclaimed", event_date=date(2026, 11, 5), party="Dono", amount="0")
+    # the declaration does not end the owner's claim: not yet sold, the thing is still reclaimed (art. 29 §1)
+    event(small_world, found_id, kind="reclaimed", event_date=date(2026, 11, 5), party="Dono", amount="0")
+    assert state_of(small_world, found_id) == "devolvido"
 
 
 # -- sale and proceeds (art. 29 §3) ----------------------------------------------------------------------
@@ -208,7 +209,8 @@ COLLECTED = date(2026, 10, 1)
     ([], "estrangeira", "reclaimed", False),
     ([], "nacional", "sent_to_revenue", False),
     ([("origin_identified", "estrangeira")], "nacional", "sent_to_revenue", True),
-    ([("declared_lost", None)], "nacional", "reclaimed", False),
+    ([("declared_lost", None)], "nacional", "reclaimed", True),      # art. 29 §1: until the sale (issue 25)
+    ([("declared_lost", None)], "estrangeira", "reclaimed", False),
     ([("declared_lost", None)], "nacional", "sold", True),
     ([("sold", None)], "nacional", "sold", False),
     ([("sold", None)], "nacional", "reclaimed", False),

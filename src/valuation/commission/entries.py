@@ -53,6 +53,8 @@ VALUES_AFTER_CLOSE = ("Rodada aberta: a DPC acompanha o andamento (quantos itens
                       "e votos de cada membro aparecem no encerramento, como para os membros.")
 TOO_BIG = "valor convertido em reais grande demais (máximo R$ 9.999.999.999.999.999,99)"
 NEVER_LATER = " (nunca se usa cotação posterior à data do preço)"
+AT_VALUATION_DATE = (", a data de avaliação fixada no contrato, pela qual se convertem os preços (Lei 7.542/1986, "
+                     "art. 21 §3; nunca se usa cotação posterior)")
 # Field labels for pages that show entry problems next to widgets.
 ENTRY_LABELS = dict(LABELS)
 
@@ -79,6 +81,8 @@ class RecordedEntry:
     supersedes: int | None
     entered_by: str
     entered_at: datetime
+    conversion_date: date | None = None       # the contract's valuation date used (art. 21 §3), else None
+    conversion_rate_date: date | None = None  # the rate's day at that date (rate_date is then None)
 
 
 @dataclass(frozen=True)
@@ -120,7 +124,9 @@ def write_entries(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entr
     f, p = entries.frame, entries.problems
     n = len(f)
     amount, currency, price_date = _column(f, "amount"), _column(f, "currency"), _column(f, "price_date")
-    rate, rate_date = _batch_rates(tx, p, amount, currency, price_date)
+    fixed = rnd.get("valuation_date")          # the contract's valuation date (art. 21 §3), else each price's
+    lookup = price_date if fixed is None else pa.array([fixed] * n, type=pa.date32())
+    rate, rate_date = _batch_rates(tx, p, amount, currency, lookup, fixed is not None)
     value = pc.multiply(pc.cast(amount, AMOUNT_TYPE), rate)       # decimal128(37,8): exact
     p.add(as_mask(pc.greater(value, pa.scalar(MAX_VALUE_BRL, pa.decimal128(18, 2)))), "amount", TOO_BIG)
     p.raise_if_any()
@@ -134,7 +140,7 @@ def write_entries(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entr
         "currency": currency,
         "price_date": price_date,
         "rate": rate,
-        "rate_date": rate_date,
+        **_rate_dates(rate_date, fixed, amount),
         "value_brl": pc.cast(value, pa.decimal128(26, 8)),
         "significance": pc.cast(_column(f, "significance"), pa.int32()),
         "must_keep": _column(f, "must_keep"),
@@ -153,10 +159,22 @@ def write_entries(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entr
     return written, corrections
 
 
+def _rate_dates(rate_date: pa.Array, fixed: date | None, amount: pa.Array) -> dict[str, pa.Array]:
+    """The log's date columns of a batch (migration 030): the rate's day in `rate_date` for a price-date
+    conversion; at the contract's valuation date, `conversion_date` and `conversion_rate_date` instead."""
+    n = len(rate_date)
+    if fixed is None:
+        return {"rate_date": rate_date, "conversion_date": pa.nulls(n, pa.date32()),
+                "conversion_rate_date": pa.nulls(n, pa.date32())}
+    used = pc.if_else(amount.is_valid(), pa.scalar(fixed, pa.date32()), pa.scalar(None, pa.date32()))
+    return {"rate_date": pa.nulls(n, pa.date32()), "conversion_date": used, "conversion_rate_date": rate_date}
+
+
 def _batch_rates(tx: Tx, p: Problems, amount: pa.Array, currency: pa.Array,
-                 price_date: pa.Array) -> tuple[pa.Array, pa.Array]:
+                 price_date: pa.Array, fixed: bool = False) -> tuple[pa.Array, pa.Array]:
     """(rate, rate_date) of every good row with a value, by one ASOF join in row order; a currency
-    without rates, or without one on or before the price date, is a problem of its row."""
+    without rates, or without one on or before the price date (`fixed`: the contract's valuation
+    date, whose day every row then carries), is a problem of its row."""
     n = len(amount)
     needs_rate = ~p.bad_rows() & as_mask(amount.is_valid())
     if not needs_rate.any():
@@ -179,7 +197,8 @@ def _batch_rates(tx: Tx, p: Problems, amount: pa.Array, currency: pa.Array,
         names = np.array(pc.filter(currency, pa.array(no_rate)).to_pylist(), dtype=object)
         days = np.array([d.strftime("%d/%m/%Y") for d in pc.filter(price_date, pa.array(no_rate)).to_pylist()],
                         dtype=object)
-        p.add(no_rate, "price_date", "não há cotação de " + names + " em ou antes de " + days + NEVER_LATER)
+        p.add(no_rate, "price_date", "não há cotação de " + names + " em ou antes de " + days
+              + (AT_VALUATION_DATE if fixed else NEVER_LATER))
     return (found["rate"].combine_chunks().cast(pa.decimal128(18, 6)),
             found["rate_date"].combine_chunks().cast(pa.date32()))
 
@@ -191,10 +210,11 @@ def _append_log(tx: Tx, rnd: Mapping[str, Any], user: Principal, log: pa.Table, 
     try:
         return tx.cur.sql(
             f"INSERT INTO assessment_log (round_id, item_id, member_id, historical, amount, currency, price_date, "
-            f"rate, rate_date, value_brl, significance, must_keep, source, source_note, supersedes, entered_by, "
-            f"entered_at, import_id) "
+            f"rate, rate_date, conversion_date, conversion_rate_date, value_brl, significance, must_keep, source, "
+            f"source_note, supersedes, entered_by, entered_at, import_id) "
             f"SELECT s.round_id, s.item_id, s.member_id, s.historical, s.amount, s.currency, s.price_date, s.rate, "
-            f"s.rate_date, s.value_brl, s.significance, s.must_keep, s.source, s.source_note, c.log_id, ?, ?, ? "
+            f"s.rate_date, s.conversion_date, s.conversion_rate_date, s.value_brl, s.significance, s.must_keep, "
+            f"s.source, s.source_note, c.log_id, ?, ?, ? "
             f"FROM {view} s LEFT JOIN (SELECT c.item_id, c.log_id FROM assessment_current c WHERE c.round_id = ? "
             f"AND c.member_id = ?{only}) c ON c.item_id = s.item_id "
             f"RETURNING id, round_id, item_id, member_id, historical, value_brl, significance, must_keep, supersedes",
@@ -281,10 +301,11 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
     currency, price_date = _one_value(f, "currency"), _one_value(f, "price_date")
     rate: Decimal | None = None
     rate_date: date | None = None
+    fixed: date | None = rnd.get("valuation_date")     # the contract's valuation date (art. 21 §3)
     if not bool(p.bad_rows()[0]) and amount is not None:
         if currency is None or price_date is None:
             return None
-        rate, rate_date = _one_rate(tx, p, currency, price_date)
+        rate, rate_date = _one_rate(tx, p, currency, price_date if fixed is None else fixed, fixed is not None)
     value: Decimal | None = None
     if amount is not None and rate is not None:
         value = EXACT.multiply(amount, rate)          # exact, as decimal128(37,8)
@@ -295,9 +316,12 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
     historical, significance, must_keep = (_one_value(f, c) for c in ("historical", "significance", "must_keep"))
     row = tx.fetch_one(
         "INSERT INTO assessment_log (round_id, item_id, member_id, historical, amount, currency, price_date, "
-        "rate, rate_date, value_brl, significance, must_keep, source, source_note, supersedes, entered_by, "
-        "entered_at, import_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL) RETURNING *",
-        [rnd["id"], item_id, user.id, historical, amount, currency, price_date, rate, rate_date, value,
+        "rate, rate_date, conversion_date, conversion_rate_date, value_brl, significance, must_keep, source, "
+        "source_note, supersedes, entered_by, entered_at, import_id) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL) RETURNING *",
+        [rnd["id"], item_id, user.id, historical, amount, currency, price_date, rate,
+         rate_date if fixed is None else None, None if fixed is None or rate is None else fixed,
+         rate_date if fixed is not None else None, value,
          significance, must_keep, _one_value(f, "source"), _one_value(f, "source_note"), prev, user.username,
          tx.store.now()])
     assert row is not None
@@ -318,8 +342,10 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
     return row
 
 
-def _one_rate(tx: Tx, p: Problems, currency: str, price_date: date) -> tuple[Decimal | None, date | None]:
-    """The rate of one value (1 for BRL) and its date, or a problem of the entry when there is none."""
+def _one_rate(tx: Tx, p: Problems, currency: str, price_date: date,
+              fixed: bool = False) -> tuple[Decimal | None, date | None]:
+    """The rate of one value (1 for BRL) and its date, or a problem of the entry when there is none;
+    `price_date` is the contract's valuation date when `fixed` (art. 21 §3)."""
     if currency == "BRL":
         return Decimal("1.000000"), None
     found = tx.fetch_one("SELECT brl, day FROM fx_rates WHERE currency = ? AND day <= ? ORDER BY day DESC LIMIT 1",
@@ -332,13 +358,14 @@ def _one_rate(tx: Tx, p: Problems, currency: str, price_date: date) -> tuple[Dec
     else:
         p.add(np.array([True]), "price_date",
               np.array(["não há cotação de " + currency + " em ou antes de " + price_date.strftime("%d/%m/%Y")
-                        + NEVER_LATER], dtype=object))
+                        + (AT_VALUATION_DATE if fixed else NEVER_LATER)], dtype=object))
     return None, None
 
 
 _ENTRY_FIELDS = tuple(f.name for f in fields(RecordedEntry))
 _AUDITED = ("id", "round_id", "item_id", "member_id", "historical", "amount", "currency", "price_date", "rate",
-            "rate_date", "value_brl", "significance", "must_keep", "source", "source_note", "supersedes")
+            "rate_date", "conversion_date", "conversion_rate_date", "value_brl", "significance", "must_keep", "source",
+            "source_note", "supersedes")
 
 
 def _entry(row: Mapping[str, Any]) -> RecordedEntry:
@@ -442,7 +469,8 @@ def my_assessments(store: Store, user: Principal, round_id: int, *, history: boo
     only = "" if history else "AND c.log_id IS NOT NULL"
     return store.fetch_df(
         f"""SELECT l.id AS log_id, l.item_id, i.item_code, i.description, l.historical, l.amount, l.currency,
-                   l.price_date, l.rate, l.rate_date, l.value_brl, l.significance, l.must_keep, l.source,
+                   l.price_date, l.rate, coalesce(l.conversion_rate_date, l.rate_date) AS rate_date,
+                   l.conversion_date, l.value_brl, l.significance, l.must_keep, l.source,
                    l.source_note, l.supersedes, l.entered_by, l.entered_at, c.log_id IS NOT NULL AS in_force
             FROM assessment_log l JOIN items i ON i.id = l.item_id
             LEFT JOIN assessment_current c ON c.log_id = l.id
@@ -482,7 +510,8 @@ def round_entries(store: Store, user: Principal, round_id: int, *, item_id: int 
         WITH m AS (SELECT c.member_id, {PSEUDONYM_SQL} AS n
                    FROM (SELECT DISTINCT round_id, member_id FROM assessment_current WHERE round_id = ?) c)
         SELECT c.item_id, i.item_code, {member_sql} AS member, c.member_id = ? AS is_me,
-               l.historical, l.amount, l.currency, l.price_date, l.rate, l.rate_date, l.value_brl,
+               l.historical, l.amount, l.currency, l.price_date, l.rate,
+               coalesce(l.conversion_rate_date, l.rate_date) AS rate_date, l.conversion_date, l.value_brl,
                l.significance, l.must_keep, l.source, l.source_note, l.entered_at
         FROM assessment_current c JOIN assessment_log l ON l.id = c.log_id JOIN items i ON i.id = c.item_id
         JOIN users u ON u.id = c.member_id JOIN m ON m.member_id = c.member_id

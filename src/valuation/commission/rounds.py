@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
+from valuation.core.valuation_date import Conversion, conversion_rule
 from valuation.db.access import (
     COMMISSION_ROLES,
     Principal,
@@ -67,7 +68,8 @@ PSEUDONYM_SQL = ("row_number() OVER (ORDER BY hash(CAST(c.round_id AS VARCHAR) |
 ROUND_SQL = """
 SELECT r.id, r.contract_id, c.code AS contract_code, c.organisation_id, r.number, r.previous_round_id, r.status,
        r.method, r.quorum, r.spread_threshold, r.president_id, r.opened_by, r.opened_at, r.closed_by,
-       r.closed_at, r.decided_by, r.decided_at, r.published_by, r.published_at, {count} AS item_count
+       r.closed_at, r.decided_by, r.decided_at, r.published_by, r.published_at, {count} AS item_count,
+       c.valuation_date, c.value_fixed
 FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id
 """
 ITEM_COUNT_SQL = "(SELECT count(*) FROM round_items ri WHERE ri.round_id = r.id)"
@@ -94,6 +96,13 @@ class Round:
     published_by: str | None
     published_at: datetime | None
     item_count: int
+    valuation_date: date | None = None   # the contract's (art. 21 §3): the day whose rates convert its prices
+    value_fixed: str | None = None       # antes | depois the operations (art. 21 §3)
+
+    @property
+    def conversion(self) -> Conversion:
+        """Which day's rates convert this round's foreign prices, and why (Lei 7.542 art. 21 §3)."""
+        return conversion_rule(self.valuation_date, self.value_fixed)
 
     @property
     def status_label(self) -> str:

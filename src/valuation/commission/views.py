@@ -100,7 +100,8 @@ def my_item_history(store: Store, user: Principal, round_id: int, item_id: int) 
     fetch_round(store, round_id, count=False)
     return store.fetch_df(
         """SELECT l.id AS log_id, l.entered_at, l.historical, l.amount, l.currency, l.price_date, l.rate,
-                  l.rate_date, l.value_brl, l.significance, l.must_keep, l.source, l.source_note, l.supersedes,
+                  coalesce(l.conversion_rate_date, l.rate_date) AS rate_date, l.conversion_date, l.value_brl,
+                  l.significance, l.must_keep, l.source, l.source_note, l.supersedes,
                   c.log_id IS NOT NULL AS in_force
            FROM assessment_log l LEFT JOIN assessment_current c ON c.log_id = l.id
            WHERE l.round_id = ? AND l.item_id = ? AND l.member_id = ?

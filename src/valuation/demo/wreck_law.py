@@ -16,17 +16,25 @@
   vessel stays private (its owner asked in time, 10/05/2023); the vessel's owner then asked to remove the
   cargo (art. 14 I, 02/09/2024), which does not count for the cargo's five years;
 - the salvage award of the Cargueiro Tijuca's removal (DPC-RM-2016/04, modality IV, art. 21 IV) with the
-  factors the Authority weighed (Lei 7.203/1984 art. 10), printed by the contract's statements.
+  factors the Authority weighed (Lei 7.203/1984 art. 10), printed by the contract's statements;
+- the valuation date of the Navío Nuestra Señora de Begoña's exploration (DPC-EX-2021/05, value fixed before
+  the operations, which started on 01/11/2021): 29/10/2021 (art. 21 §3), with that day's USD/EUR/GBP rates —
+  the Commission converts this contract's foreign prices at them, not at each price's date;
+- a found thing declared lost and not yet sold (art. 29 §§1–2): a bronze bell handed in at the CPRJ on
+  14/07/2026, declared lost on 02/09/2026, with R$ 3.650,00 of custody and conservation costs by 31/10/2026 —
+  its owner may still reclaim it, paying them, until the Authority sells it.
 
 Refuses nothing: it does nothing when its records exist already (idempotent).
 """
 from __future__ import annotations
 
 from datetime import date, datetime, time
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from valuation.core import ids
-from valuation.demo.constants import DEMO_ACTOR
+from valuation.core.valuation_date import valuation_date_problems
+from valuation.demo.constants import DEMO_ACTOR, DEMO_TODAY
 from valuation.partition.pools import aggregates
 
 if TYPE_CHECKING:
@@ -81,6 +89,17 @@ SALVAGE = ("DPC-RM-2016/04", "Portaria nº 27/2019-DPC", _D(2019, 10, 15), "6124
     "damage_avoided": "Remoção do óleo residual dos tanques (38 m³) e fim do obstáculo à navegação no canal.",
 })
 
+# contract → (valuation date, that day's rates: BRL per unit, a PTAX-style demo series)
+VALUATION = ("DPC-EX-2021/05", _D(2021, 10, 29), {"USD": "5.6430", "EUR": "6.5393", "GBP": "7.7448"})
+
+# (office, description, place, collected_on, finder, reference, declared lost on, costs: (kind, day, amount, text))
+FOUND = ("CPRJ", "Sino de bronze com a inscrição \"Guarany 1911\", 38 cm", "Praia de Itaipu, Niterói",
+         _D(2026, 7, 14), "Antônio Carlos Ribeiro (pescador)", "Termo de arrecadação nº 14/2026-CPRJ",
+         _D(2026, 9, 2), (
+             ("conservação", _D(2026, 7, 20), "850.00", "Dessalinização e estabilização do bronze (laboratório)"),
+             ("guarda", _D(2026, 8, 31), "1200.00", "Guarda no depósito da CPRJ, 14/07 a 31/08/2026"),
+             ("guarda", _D(2026, 10, 31), "1600.00", "Guarda no depósito da CPRJ, 01/09 a 31/10/2026")))
+
 
 def _at(day: date, hour: int = 10) -> datetime:
     return datetime.combine(day, time(hour, 0))
@@ -90,13 +109,16 @@ def seed_wreck_law_demo(store: Store) -> dict[str, int]:
     """Insert the records listed in the module docstring; returns the rows added per kind."""
     if store.scalar("SELECT count(*) FROM archaeological_sites"):
         return {"archaeological_sites": 0, "cessions": 0, "wreck_cargoes": 0, "licence_requests": 0,
-                "salvage_assessments": 0}
+                "salvage_assessments": 0, "valuation_dates": 0,
+                "found_things": 0}
     counts: dict[str, int] = {}
 
     def write(tx: Tx) -> None:
         counts["archaeological_sites"] = _sites(tx)
         counts.update(_parties(tx))
         counts["salvage_assessments"] = _salvage(tx)
+        counts["valuation_dates"] = _valuation_date(tx)
+        counts["found_things"] = _found_thing(tx)
         tx.audit("seed_wreck_law_demo", "demo", None, None, dict(counts))
 
     store.write(DEMO_ACTOR, write)
@@ -149,4 +171,37 @@ def _salvage(tx: Tx) -> int:
                "efforts, danger, time_spent, risk, equipment, damage_avoided, act, assessed_on, recorded_by, "
                "recorded_at) VALUES (?, ?, true, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                [c["id"], c["salvage_award"], saved, expenses, *factors.values(), act, day, DEMO_ACTOR, _at(day)])
+    return 1
+
+
+def _valuation_date(tx: Tx) -> int:
+    """The contract's valuation date (art. 21 §3), checked by the rule the store applies, and that day's rates."""
+    code, day, rates = VALUATION
+    c = tx.fetch_one("SELECT id, value_fixed, starts_on, work_ended_on FROM contracts WHERE code = ?", [code])
+    if c is None or valuation_date_problems(day, c["value_fixed"], c["starts_on"], c["work_ended_on"],
+                                            today=DEMO_TODAY):
+        return 0
+    tx.execute("UPDATE contracts SET valuation_date = ? WHERE id = ?", [day, c["id"]])
+    tx.cur.executemany("INSERT INTO fx_rates (currency, day, brl, source, recorded_by, recorded_at) "
+                       "VALUES (?, ?, ?, 'PTAX (demo)', ?, ?) ON CONFLICT DO NOTHING",
+                       [(cur, day, Decimal(brl), DEMO_ACTOR, _at(day, 13)) for cur, brl in rates.items()])
+    return 1
+
+
+def _found_thing(tx: Tx) -> int:
+    """A found thing declared lost, not yet sold, with its custody and conservation costs (art. 29 §§1–2)."""
+    office, description, place, collected, finder, reference, lost, costs = FOUND
+    if tx.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
+        return 0
+    found_id = int(tx.scalar(
+        "INSERT INTO found_things (office_code, description, quantity, place, found_on, collected_on, finder_name, "
+        "origin, reference, recorded_by, recorded_at) VALUES (?, ?, 1, ?, ?, ?, ?, 'nacional', ?, ?, ?) RETURNING id",
+        [office, description, place, collected, collected, finder, reference, DEMO_ACTOR, _at(collected)]))
+    tx.execute("INSERT INTO found_thing_events (found_id, kind, event_date, reference, note, recorded_by, "
+               "recorded_at) VALUES (?, 'declared_lost', ?, 'Portaria nº 31/2026-CPRJ', ?, ?, ?)",
+               [found_id, lost, "Não reclamado em 30 dias do recolhimento (art. 29 §2).", DEMO_ACTOR, _at(lost)])
+    tx.cur.executemany("INSERT INTO found_thing_costs (found_id, kind, incurred_on, amount, description, recorded_by, "
+                       "recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       [(found_id, kind, day, Decimal(amount), text, DEMO_ACTOR, _at(day, 16))
+                        for kind, day, amount, text in costs])
     return 1

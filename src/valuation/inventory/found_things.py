@@ -6,7 +6,8 @@ Law
                 what they hold.
     art. 29     the things are collected (arrecadados) and kept in the custody of the Naval
                 Authority, which may hand them, when national or nationalised, to their owners;
-        §1      things not yet sold may be reclaimed by their owner, who pays the costs of keeping;
+        §1      things not yet sold may be reclaimed by their owner, who pays the costs of custody and
+                conservation (`valuation.inventory.found_costs`) — also after a declaration of loss;
         §2      not reclaimed within 30 days of the collection → the Authority may declare them
                 lost (`valuation.deadlines.rules.found_unclaimed`, office calendar);
         §3      things hard to keep may be sold at auction or tender; the proceeds are held
@@ -18,18 +19,19 @@ Model: `found_things` holds the registration (never updated); `found_thing_event
 append-only history. The state is derived from the events (`derive_state`), and which
 event may come next, with what, is checked by the pure `event_problems`:
 
-    sob_custodia ──reclaimed──────────→ devolvido                 (not of foreign origin)
-        │  ├──declared_lost (after the 30 days)──→ declarado_perdido ─┐
+    sob_custodia ──reclaimed──────────→ devolvido ←─reclaimed─┐   (not of foreign origin)
+        │  ├──declared_lost (after the 30 days)──→ declarado_perdido ─┤
         │  ├──sent_to_revenue (foreign origin)───→ encaminhado_receita│
         │  └──sold (hard to keep: reason, tender) → vendido ←──────────┘ (also sent_to_revenue)
         │                                             ├─proceeds_claimed (within 6 months)→ produto_devolvido
         │                                             └─proceeds_to_union (after 6 months)→ receita_uniao
         └──origin_identified (any time while held: nacional / estrangeira)
 
-Reclaim is allowed only while the thing is in custody and not declared lost: the
-declaration of §2 ends the owner's claim on the thing (§1 then covers only the proceeds of a
-sale, under §3). Who: dpc only (read and write). Money (costs paid, proceeds) is DECIMAL,
-to the cent.
+Reclaim (§1) is allowed while the thing is not yet sold: in custody, and also after the
+declaration of loss of §2 (issue 25: the declaration lets the Authority dispose of the thing; only
+the sale ends the owner's claim on it, §3 then covers the proceeds). The owner pays at least the
+custody and conservation costs incurred up to the reclaim's day (`reclaim_terms` says how much and
+why). Who: dpc only (read and write). Money (costs paid, proceeds) is DECIMAL, to the cent.
 """
 from __future__ import annotations
 
@@ -42,9 +44,11 @@ from typing import TYPE_CHECKING, Any
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.core.money import format_brl
 from valuation.db.access import Principal, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import office_calendars
+from valuation.inventory.found_costs import costs_due, costs_due_by_thing, costs_of
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -58,7 +62,7 @@ EVENT_KINDS: tuple[str, ...] = ("origin_identified", "reclaimed", "declared_lost
                                 "proceeds_to_union", "sent_to_revenue")
 EVENT_LABELS: dict[str, str] = {
     "origin_identified": "Procedência identificada (art. 29 / art. 30)",
-    "reclaimed": "Devolvida ao responsável (art. 29 caput e §1)",
+    "reclaimed": "Devolvida ao responsável, pagas as custas de guarda e conservação (art. 29 §1)",
     "declared_lost": "Declarada perdida (art. 29 §2)",
     "sold": "Alienada por ser de difícil guarda (art. 29 §3)",
     "proceeds_claimed": "Produto da venda entregue ao responsável (art. 29 §3)",
@@ -77,13 +81,15 @@ STATE_LABELS: dict[str, str] = {
 # state → the events that may follow it
 NEXT_EVENTS: dict[str, tuple[str, ...]] = {
     "sob_custodia": ("origin_identified", "reclaimed", "declared_lost", "sold", "sent_to_revenue"),
-    "declarado_perdido": ("origin_identified", "sold", "sent_to_revenue"),
+    "declarado_perdido": ("origin_identified", "reclaimed", "sold", "sent_to_revenue"),   # §1: until the sale
     "vendido": ("proceeds_claimed", "proceeds_to_union"),
     "devolvido": (),
     "produto_devolvido": (),
     "receita_uniao": (),
     "encaminhado_receita": (),
 }
+# the states in which the office still keeps the thing (costs accrue; the owner may reclaim it, art. 29 §1)
+KEPT_STATES: tuple[str, ...] = ("sob_custodia", "declarado_perdido")
 _STATE_AFTER: dict[str, str] = {
     "reclaimed": "devolvido", "declared_lost": "declarado_perdido", "sold": "vendido",
     "proceeds_claimed": "produto_devolvido", "proceeds_to_union": "receita_uniao",
@@ -148,8 +154,39 @@ def _due(deadline: dl.Deadline) -> date:
     return deadline.due
 
 
-def _reclaimed_problems(current: FoundState, event: FoundEvent) -> list[Problem]:
-    """Return to the owner (art. 29 caput and §1)."""
+@dataclass(frozen=True)
+class ReclaimTerms:
+    """Whether the owner may still reclaim the thing (art. 29 §1) and, if so, the custody and conservation
+    costs due; `text` is what the page prints (pt-BR, with the article)."""
+
+    open: bool
+    costs_due: Decimal
+    text: str
+
+
+def reclaim_terms(current: FoundState, costs_due: Decimal) -> ReclaimTerms:
+    """Lei 7.542 art. 29 §1: things not yet sold may be reclaimed by their owner, who pays the costs of
+    custody and conservation — in custody or declared lost (§2), until the sale (§3: then only the proceeds,
+    for 6 months); never a thing of foreign origin (art. 29 caput; art. 30)."""
+    due = format_brl(costs_due)
+    if current.state in KEPT_STATES and current.origin == "estrangeira":
+        return ReclaimTerms(False, costs_due, "Procedência estrangeira: não é devolvida ao responsável, vai à Receita "
+                                              "Federal (art. 29 caput; art. 30).")
+    if current.state == "sob_custodia":
+        return ReclaimTerms(True, costs_due, f"O responsável pode reclamá-la até a alienação, pagando as custas e "
+                                             f"despesas de guarda e conservação: {due} até hoje (art. 29 §1).")
+    if current.state == "declarado_perdido":
+        return ReclaimTerms(True, costs_due, f"Declarada perdida (art. 29 §2), mas ainda não alienada: o responsável "
+                                             f"ainda pode reclamá-la, pagando as custas e despesas de guarda e "
+                                             f"conservação: {due} até hoje (art. 29 §1).")
+    if current.state == "vendido":
+        return ReclaimTerms(False, costs_due, "Alienada: a coisa já não pode ser reclamada; o produto da venda fica "
+                                              "6 meses à disposição do responsável (art. 29 §§1 e 3).")
+    return ReclaimTerms(False, costs_due, "Não pode mais ser reclamada.")
+
+
+def _reclaimed_problems(current: FoundState, event: FoundEvent, costs_due: Decimal) -> list[Problem]:
+    """Return to the owner (art. 29 caput and §1), paying at least the costs due on the reclaim's day."""
     problems: list[Problem] = []
     if current.origin == "estrangeira":
         problems.append(Problem("kind", "Coisa de procedência estrangeira não é devolvida ao responsável: é "
@@ -160,6 +197,11 @@ def _reclaimed_problems(current: FoundState, event: FoundEvent) -> list[Problem]
     if event.amount is None:
         problems.append(Problem("amount", "Custas e despesas de guarda e conservação pagas (art. 29 §1): "
                                           "informe o valor (0 se nada foi cobrado)."))
+    elif event.amount < costs_due:
+        problems.append(Problem("amount", f"Custas e despesas de guarda e conservação pagas (art. 29 §1): "
+                                          f"{format_brl(event.amount)} é menos que o devido até "
+                                          f"{dl.fmt(event.event_date)}, {format_brl(costs_due)}: o responsável "
+                                          "as paga para receber a coisa."))
     return problems
 
 
@@ -219,9 +261,9 @@ def _revenue_problems(current: FoundState, event: FoundEvent) -> list[Problem]:
 
 
 def event_problems(collected_on: date, current: FoundState, event: FoundEvent, cal: BusinessCalendar, *,
-                   today: date) -> list[Problem]:
-    """Why `event` may not follow `current` (empty when it may). Pure: the office calendar
-    and `today` are parameters. Implements art. 29 caput and §§1–3 and art. 30."""
+                   today: date, costs_due: Decimal = Decimal(0)) -> list[Problem]:
+    """Why `event` may not follow `current` (empty when it may). Pure: the office calendar, `today` and
+    the custody costs due on the event's day are parameters. Implements art. 29 caput and §§1–3 and art. 30."""
     kind, day = event.kind, event.event_date
     if kind not in NEXT_EVENTS.get(current.state, ()):
         return [Problem("kind", f"{EVENT_LABELS.get(kind, kind)}: não se aplica a uma coisa "
@@ -235,7 +277,7 @@ def event_problems(collected_on: date, current: FoundState, event: FoundEvent, c
     if kind == "origin_identified" and event.origin not in ("nacional", "estrangeira"):
         problems.append(Problem("origin", "Procedência: informe nacional ou estrangeira."))
     if kind == "reclaimed":
-        problems += _reclaimed_problems(current, event)
+        problems += _reclaimed_problems(current, event, costs_due)
     elif kind == "declared_lost":
         problems += _lost_problems(collected_on, event, cal)
     elif kind == "sold":
@@ -262,7 +304,8 @@ def next_step(collected_on: date, current: FoundState, cal: BusinessCalendar, as
             return f"produto guardado para o responsável até {dl.fmt(due)}"
         return f"6 meses vencidos em {dl.fmt(due)}: converter o produto em receita da União (art. 29 §3)"
     if current.state == "declarado_perdido":
-        return "declarada perdida: destinação pela DPC (NORMAM-10 (ed. 2002) 0405)"
+        return ("declarada perdida: destinação pela DPC (NORMAM-10 (ed. 2002) 0405); até a alienação o responsável "
+                "ainda pode reclamá-la (art. 29 §1)")
     return "encerrado"
 
 
@@ -284,7 +327,8 @@ def list_found_things(store: Store, user: Principal, *, as_of: date, state: str 
                       office_code: str | None = None) -> pd.DataFrame:
     """Found things, newest collection first, with their derived state and deadlines:
     id, office_code, description, quantity, place, collected_on, finder_name, origin, state,
-    state_label, unclaimed_due (art. 29 §2), proceeds, proceeds_due (art. 29 §3), next_step."""
+    state_label, unclaimed_due (art. 29 §2), costs_due (custody and conservation costs to `as_of` while the
+    office keeps it, art. 29 §1; else None), proceeds, proceeds_due (art. 29 §3), next_step."""
     import pandas as pd
 
     require(user, "read_found_things")
@@ -296,6 +340,7 @@ def list_found_things(store: Store, user: Principal, *, as_of: date, state: str 
         f"SELECT {_EVENT_COLS} FROM found_thing_events WHERE found_id IN (SELECT id FROM found_things {where}) "
         "ORDER BY id", params))
     cals = office_calendars(store, sorted({t["office_code"] for t in things})) if things else {}
+    due_by_thing = costs_due_by_thing(store, as_of) if things else {}
     rows = []
     for t in things:
         cal = cals.get(t["office_code"]) or BusinessCalendar()
@@ -308,18 +353,20 @@ def list_found_things(store: Store, user: Principal, *, as_of: date, state: str 
             "finder_name": t["finder_name"], "origin": ORIGIN_LABELS[cur.origin], "state": cur.state,
             "state_label": STATE_LABELS[cur.state], "unclaimed_due": unclaimed_deadline(t["collected_on"], cal).due,
             "proceeds": cur.proceeds,
+            "costs_due": due_by_thing.get(int(t["id"]), Decimal("0.00")) if cur.state in KEPT_STATES else None,
             "proceeds_due": proceeds_deadline(cur.sold_on, cal).due if cur.sold_on else None,
             "next_step": next_step(t["collected_on"], cur, cal, as_of),
         })
     columns = ["id", "office_code", "description", "quantity", "place", "collected_on", "finder_name", "origin",
-               "state", "state_label", "unclaimed_due", "proceeds", "proceeds_due", "next_step"]
+               "state", "state_label", "unclaimed_due", "costs_due", "proceeds", "proceeds_due", "next_step"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def get_found_thing(store: Store, user: Principal, found_id: int, *, as_of: date) -> dict[str, Any]:
     """One found thing: its registration fields, `events` (dicts, recording order), `state`,
     `state_label`, `origin` (current), `unclaimed` and `proceeds_deadline` (Deadline or None, with
-    the steps that explain the date), `next_events` (what may be recorded now) and `next_step`."""
+    the steps that explain the date), `next_events` (what may be recorded now), `next_step`, `costs`
+    (the custody and conservation cost rows) and `reclaim` (ReclaimTerms on `as_of`, art. 29 §1)."""
     require(user, "read_found_things")
     row = store.fetch_one(f"SELECT {_THING_COLS} FROM found_things WHERE id = ?", [found_id])
     if row is None:
@@ -328,7 +375,11 @@ def get_found_thing(store: Store, user: Principal, found_id: int, *, as_of: date
                              [found_id])
     cal = office_calendars(store, [row["office_code"]]).get(row["office_code"]) or BusinessCalendar()
     cur = derive_state(row["collected_on"], row["origin"], _events_by_thing(event_rows).get(int(found_id), []))
+    cost_rows = store.fetch("SELECT id, kind, incurred_on, amount, description, reference, recorded_by, recorded_at "
+                            "FROM found_thing_costs WHERE found_id = ? ORDER BY incurred_on, id", [found_id])
+    due = costs_due(costs_of(store, found_id), as_of)
     return {
+        "costs": cost_rows, "reclaim": reclaim_terms(cur, due),
         **row, "events": event_rows, "state": cur.state, "state_label": STATE_LABELS[cur.state],
         "current_origin": cur.origin, "proceeds": cur.proceeds, "sold_on": cur.sold_on,
         "unclaimed": unclaimed_deadline(row["collected_on"], cal),
@@ -417,7 +468,8 @@ def record_found_event(store: Store, user: Principal, found_id: int, data: Mappi
         cal = office_calendars(tx.store, [thing["office_code"]]).get(thing["office_code"]) or BusinessCalendar()
         candidate = FoundEvent(str(kind), event_date, amount, event["party"],  # type: ignore[arg-type]
                                event["origin"], event["reference"], event["note"])
-        problems = event_problems(thing["collected_on"], cur, candidate, cal, today=today)
+        due = costs_due(costs_of(tx, found_id), event_date) if event_date else Decimal(0)
+        problems = event_problems(thing["collected_on"], cur, candidate, cal, today=today, costs_due=due)
         if problems:
             raise InputError(problems)
         new_id = int(tx.scalar(
@@ -432,3 +484,12 @@ def record_found_event(store: Store, user: Principal, found_id: int, data: Mappi
         return new_id
 
     return store.write(user.username, run)
+
+
+def current_state(db: Store | Tx, found_id: int) -> FoundState:
+    """The derived state of a found thing (no access check; the thing must exist)."""
+    thing = db.fetch_one("SELECT collected_on, origin FROM found_things WHERE id = ?", [found_id])
+    assert thing is not None
+    events = _events_by_thing(db.fetch(f"SELECT {_EVENT_COLS} FROM found_thing_events WHERE found_id = ? ORDER BY id",
+                                       [found_id]))
+    return derive_state(thing["collected_on"], thing["origin"], events.get(int(found_id), []))

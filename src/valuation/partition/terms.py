@@ -268,6 +268,11 @@ def set_contract_terms(store: Store, user: Principal, code: str, data: Mapping[s
     value_fixed = f.choice("value_fixed", FIELD_LABELS["value_fixed"], VALUE_FIXED, required=False)
     c = contract_for(store, user, code)
     _check_caps(f, c["signed_on"], hshare, oshare)
+    valued = store.scalar("SELECT valuation_date FROM contracts WHERE id = ?", [c["id"]])
+    if valued is not None and value_fixed != c["value_fixed"]:
+        f.fail("value_fixed", f"{FIELD_LABELS['value_fixed']}: o contrato tem data de avaliação "
+                              f"({format_date_br(valued)}) fixada por este termo; apague-a antes de mudá-lo "
+                              "(Lei 7.542/1986, art. 21 §3).")
     if c["kind"] not in TERMS_KINDS:
         f.fail("contract", f"Contrato {code}: termos de partilha só em contratos de exploração ou remoção "
                            f"(este é de {c['kind']}; art. 18 parágrafo único, arts. 20–21).")
