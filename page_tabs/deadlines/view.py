@@ -22,12 +22,12 @@ SHOWN = {"label_pt": "Prazo", "contract_code": "Contrato", "organisation": "Empr
 # so they and the due date come before the columns one may scroll to (DN last: the lists are sorted by it).
 LIST_COLUMNS = ("label_pt", "contract_code", "organisation", "due", "basis", "office_code", "reason", "wreck",
                 "naval_district")
-# Column widths in pixels; text wraps (ROW_HEIGHT holds three lines: Streamlit wraps above 4rem).
-WIDTHS = {"label_pt": 190, "contract_code": 110, "organisation": 150, "due": 90, "basis": 200, "office_code": 105,
+# Column widths in pixels; text wraps (ROW_HEIGHT holds four lines: Streamlit wraps above 4rem).
+WIDTHS = {"label_pt": 185, "contract_code": 125, "organisation": 175, "due": 90, "basis": 195, "office_code": 120,
           "reason": 160, "wreck": 80, "naval_district": 50, "wreck_name": 150, "state_pt": 130, "met_on": 95}
-ROW_HEIGHT = 72
+ROW_HEIGHT = 84
 HEADER_HEIGHT = 38
-FIT_ROWS = 10   # a list up to this many rows is drawn whole; a longer one scrolls, says so and offers "ver todos"
+FIT_ROWS = 8   # a list up to this many rows is drawn whole; a longer one scrolls, says so and offers "ver todos"
 _COLOURS = {"overdue": "#c0392b", "due_soon": "#e67e22", "upcoming": "#2e86c1", "met": "#27ae60", "waived": "#95a5a6",
             "suspended": "#8e44ad"}
 STATE_COLOURS = {**{STATE_LABELS[s]: c for s, c in _COLOURS.items()}, CLOSED_LABEL: "#7f8c8d"}  # by state_pt

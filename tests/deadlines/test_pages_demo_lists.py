@@ -18,6 +18,7 @@ from icalendar import Calendar
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.testing.v1 import AppTest
 
+from page_tabs.deadlines.view import FIT_ROWS
 from tests.support.ui import first_user, open_tab, page_as, texts
 from ui import session
 from valuation.db.store import Store
@@ -73,14 +74,14 @@ def test_an_overdue_list_longer_than_the_table_says_so_and_shows_all(demo):
     at = page_as(demo, first_user(demo, "dpc"), "deadlines", timeout=180)
     heading = next(h.value for h in at.subheader if h.value.startswith("Vencidos ("))
     n = int(heading.removeprefix("Vencidos (").rstrip(")"))
-    assert n > 10, "the demo's overdue list is longer than the table"
-    assert f"{n} prazos: a tabela mostra 10 por vez" in texts(at)
+    assert n > FIT_ROWS, "the demo's overdue list is longer than the table"
+    assert f"{n} prazos: a tabela mostra {FIT_ROWS} por vez" in texts(at)
     toggle = next(t for t in at.toggle if t.label == f"Ver todos os {n} prazos desta lista")
     toggle.set_value(True)
     at.run()
     overdue = deadline_lists(at)[0]
     assert len(overdue.value) == n
-    assert not any("a tabela mostra 10 por vez" in c.value and c.value.startswith(f"{n} ") for c in at.caption)
+    assert not any(c.value.startswith(f"{n} prazos: a tabela mostra") for c in at.caption)
 
 
 def test_one_contracts_deadlines_as_a_list(demo):
