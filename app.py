@@ -5,7 +5,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import run_timing, session, warmup
+from ui import front_end_words, run_timing, session, warmup
 from ui.registry import PAGES
 from ui.safe import md
 from valuation.db import access
@@ -42,6 +42,8 @@ else:
         if st.button("Sair", icon=":material/logout:"):
             session.logout()
             st.rerun()
+        if session.service() is not None:
+            front_end_words.mount()   # Streamlit's own English in Portuguese (issue 23 item 9)
     nav = st.navigation(sections, expanded=True)
 session.cookie_bridge()  # under the service: the session cookie (issue 13)
 with run_timing.recorded(started, nav.url_path, user):

@@ -22,7 +22,7 @@ cfg = job_settings()
 st.title("Assinatura de calendário")
 st.write("Assine os prazos no seu aplicativo de calendário (Outlook, Google Agenda, Calendário do celular): "
          "ele consulta este endereço e mostra cada prazo no dia do vencimento, com lembretes "
-         f"{' e '.join(f'{d} dia' + ('s' if d != 1 else '') for d in feeds.alarm_days(store))} antes.")
+         f"{feeds.alarms_text(feeds.alarm_days(store))}.")
 st.caption("O endereço é pessoal e dá acesso aos prazos que você pode ver: não o compartilhe. "
            "Se ele vazar, gere um novo — o antigo deixa de funcionar.")
 

@@ -60,8 +60,9 @@ if not logging.getLogger("valuation").handlers:
 
 
 def _register_cookie_bridge() -> None:
-    """Declare service/assets as the asset dir of components valuation_service.cookie_bridge and
-    .front_end_warmup (ui/front_end_warmup.py), so their JS is served from this origin (CSP script-src
+    """Declare service/assets as the asset dir of components valuation_service.cookie_bridge,
+    .front_end_warmup (ui/front_end_warmup.py) and .front_end_words (ui/front_end_words.py), so their JS is
+    served from this origin (CSP script-src
     'self'; an inline component would need blob:)."""
     from streamlit.components.v2.manifest_scanner import (
         ComponentConfig,
@@ -71,7 +72,8 @@ def _register_cookie_bridge() -> None:
 
     manifest = ComponentManifest(name="valuation_service", version="1",
                                  components=[ComponentConfig(name="cookie_bridge", asset_dir="assets"),
-                                             ComponentConfig(name="front_end_warmup", asset_dir="assets")])
+                                             ComponentConfig(name="front_end_warmup", asset_dir="assets"),
+                                             ComponentConfig(name="front_end_words", asset_dir="assets")])
     Runtime.instance().bidi_component_registry.register_from_manifest(manifest, ASSETS.parent)
 
 

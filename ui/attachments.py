@@ -193,7 +193,8 @@ def upload_form(store: Any, user: Principal, owner_kind: str, owner_id: int, kin
             if len(kinds) > 1 else kinds[0]
         accepted = accepted_text(_type_keys(kinds))
         files = st.file_uploader(f"Arquivos ({accepted}; até {megabytes(MAX_FILE_BYTES)} cada)",
-                                 type=_types_for(kinds), accept_multiple_files=True, key=f"{key}_files")
+                                 type=_types_for(kinds), accept_multiple_files=True, key=f"{key}_files",
+                                 max_upload_size=25)   # MB = MAX_FILE_BYTES (a literal: tests/service)
         submitted = st.form_submit_button("Anexar", icon=":material/attach_file:")
     if submitted:
         attach_uploaded(store, user, owner_kind, owner_id, str(kind), files or [])
@@ -261,7 +262,8 @@ def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "
 def report_uploader(*, key: str) -> Any:
     """A file field for the report itself, inside a deadline-event form."""
     accepted = accepted_text(TYPES_BY_KIND["report"])
-    return st.file_uploader(f"Relatório ({accepted}; opcional)", type=_types_for(["report"]), key=key)
+    return st.file_uploader(f"Relatório ({accepted}; até {megabytes(MAX_FILE_BYTES)}; opcional)",
+                            type=_types_for(["report"]), key=key, max_upload_size=25)   # MB = MAX_FILE_BYTES
 
 
 def attach_report(store: Any, user: Principal, event_id: int, uploaded: Any) -> None:

@@ -17,7 +17,40 @@ from ui.fmt import GEO_CONFIG
 
 MONTHS_PT = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
 DATE_TICKS = "%d/%m/%Y"
-CONFIG: dict[str, Any] = {"displaylogo": False, "locale": "pt-BR", **GEO_CONFIG}
+# Plotly's own localisation (config.locales): the plotly.js Streamlit bundles registers only "en" and "en-US",
+# so "locale": "pt-BR" alone changed nothing and the mode bar read "Download plot as a PNG" (issue 23 item 9).
+# Its strings in Portuguese, after plotly.js's locale-pt-br; every button of the mode bar is in it.
+PLOTLY_PT_BR: dict[str, Any] = {
+    "dictionary": {
+        "Autoscale": "Escala automática", "Box Select": "Seleção retangular", "Click to enter Colorscale title":
+        "Clique para editar o título da escala de cor", "Compare data on hover": "Comparar dados ao pairar",
+        "Double-click to zoom back out": "Clique duas vezes para afastar", "Download plot": "Baixar gráfico",
+        "Download plot as a PNG": "Baixar gráfico em PNG", "Download plot as a png": "Baixar gráfico em PNG",
+        "Download plot as JSON": "Baixar gráfico em JSON", "Draw circle": "Desenhar círculo",
+        "Draw closed freeform": "Desenhar forma livre fechada", "Draw line": "Desenhar linha",
+        "Draw open freeform": "Desenhar forma livre aberta", "Draw rectangle": "Desenhar retângulo",
+        "Erase active shape": "Apagar a forma ativa", "Lasso Select": "Seleção por laço",
+        "Orbital rotation": "Rotação orbital", "Pan": "Mover", "Produced with Plotly.js": "Gerado com Plotly.js",
+        "Reset": "Restaurar", "Reset axes": "Restaurar eixos", "Reset camera to default": "Restaurar câmera",
+        "Reset camera to last save": "Restaurar a última câmera salva", "Reset view": "Restaurar vista",
+        "Reset views": "Restaurar vistas", "Show closest data on hover": "Mostrar o dado mais próximo ao pairar",
+        "Snapshot succeeded": "Imagem gerada", "Sorry, there was a problem downloading your snapshot!":
+        "Não foi possível baixar a imagem.", "Taking snapshot - this may take a few seconds":
+        "Gerando a imagem; pode levar alguns segundos", "Toggle Spike Lines": "Linhas de referência",
+        "Toggle show closest data on hover": "Mostrar o dado mais próximo ao pairar",
+        "Turntable rotation": "Rotação em plataforma", "Zoom": "Zoom", "Zoom in": "Aproximar",
+        "Zoom out": "Afastar", "Share chart...": "Compartilhar gráfico…",
+    },
+    "format": {
+        "days": ["Domingo", "Segunda-feira", "Terça-feira", "Quarta-feira", "Quinta-feira", "Sexta-feira", "Sábado"],
+        "shortDays": ["Dom", "Seg", "Ter", "Qua", "Qui", "Sex", "Sáb"],
+        "months": ["Janeiro", "Fevereiro", "Março", "Abril", "Maio", "Junho", "Julho", "Agosto", "Setembro",
+                   "Outubro", "Novembro", "Dezembro"],
+        "shortMonths": ["Jan", "Fev", "Mar", "Abr", "Mai", "Jun", "Jul", "Ago", "Set", "Out", "Nov", "Dez"],
+        "date": "%d/%m/%Y", "decimal": ",", "thousands": ".",
+    },
+}
+CONFIG: dict[str, Any] = {"displaylogo": False, "locale": "pt-BR", "locales": {"pt-BR": PLOTLY_PT_BR}, **GEO_CONFIG}
 
 
 def pt_br(fig: Any, *, counts: Iterable[str] = (), money: Iterable[str] = (), dates: Iterable[str] = (),

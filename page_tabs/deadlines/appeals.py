@@ -20,4 +20,5 @@ def render(view: DeadlinesView) -> None:
         st.info("Nenhum recurso registrado. Registre a ciência da decisão na aba de registro.")
         return
     deadline_table(part.sort_values(["contract_code", "start"], kind="stable"),
-                   ("label_pt", "contract_code", "organisation", "due", "state_pt", "met_on", "reason", "basis"))
+                   ("label_pt", "contract_code", "organisation", "due", "basis", "state_pt", "met_on", "reason"),
+                   key="appeals")

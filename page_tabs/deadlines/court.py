@@ -21,4 +21,4 @@ def render(view: DeadlinesView) -> None:
         st.info("Nenhum acidente com trâmite no Tribunal Marítimo.")
         return
     deadline_table(court.sort_values(["wreck", "due"]),
-                   ("wreck", "wreck_name", "label_pt", "due", "state_pt", "met_on", "reason", "basis"))
+                   ("wreck", "wreck_name", "label_pt", "due", "basis", "state_pt", "met_on", "reason"), key="court")

@@ -29,7 +29,7 @@ def render(view: DeadlinesView) -> None:
         if part.empty:
             st.caption("Nenhum prazo nesta situação.")
         else:
-            deadline_table(part.sort_values(["naval_district", "office_code", "due"], kind="stable"))
+            deadline_table(part.sort_values(["naval_district", "office_code", "due"], kind="stable"), key=state)
     if not frame.empty:
         explain(frame)
 

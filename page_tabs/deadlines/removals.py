@@ -21,4 +21,4 @@ def render(view: DeadlinesView) -> None:
         st.info("Nenhuma determinação de remoção nem saldo do responsável.")
         return
     deadline_table(part.sort_values(["wreck", "start"], kind="stable"),
-                   ("wreck", "wreck_name", "label_pt", "due", "state_pt", "met_on", "reason", "basis"))
+                   ("wreck", "wreck_name", "label_pt", "due", "basis", "state_pt", "met_on", "reason"), key="removals")

@@ -99,6 +99,11 @@ def alarm_days(store: Any) -> tuple[int, ...]:
     return tuple(policy_in_force(store, "calendar_alarm_days").value)
 
 
+def alarms_text(days: tuple[int, ...]) -> str:
+    """The reminders as people read them: '5 dias e 1 dia antes'; none: 'nenhum'."""
+    return " e ".join(f"{d} dia" + ("s" if d != 1 else "") for d in days) + " antes" if days else "nenhum"
+
+
 def feed_ics(store: Any, token: str, *, as_of: date) -> bytes | None:
     """The iCalendar body of a subscription, or None for an unknown or revoked token."""
     from valuation.deadlines.frames import deadlines_ics
