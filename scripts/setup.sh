@@ -9,8 +9,11 @@ PY="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 req=requirements.txt
 [ "${1:-}" = "--dev" ] && req=requirements-dev.txt
-stamp=".venv/.installed-$(cat "$req" requirements.txt pyproject.toml | sha256sum | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
+stamp_of() { echo ".venv/.installed-$(cat "$1" requirements.txt pyproject.toml | sha256sum | cut -c1-16)"; }
+stamp="$(stamp_of "$req")"
+# a .venv set up with the test tools has the runtime too (requirements-dev.txt includes requirements.txt):
+# scripts/start.sh after scripts/test.sh installs nothing
+if [ ! -f "$stamp" ] && [ ! -f "$(stamp_of requirements-dev.txt)" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -r "$req"
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
   touch "$stamp"
