@@ -18,3 +18,9 @@ if [ ! -f "$stamp" ] && [ ! -f "$(stamp_of requirements-dev.txt)" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
   touch "$stamp"
 fi
+# the accessibility test's axe-core (tests/support/axe.py: same pinned version), from the npm registry into
+# the git-ignored build/; the test installs it itself when this step was skipped
+AXE=axe-core-4.14.1
+if [ "${1:-}" = "--dev" ] && [ ! -f "build/$AXE/node_modules/axe-core/axe.min.js" ] && command -v npm >/dev/null; then
+  npm install --prefix "build/$AXE" "axe-core@${AXE#axe-core-}" --no-audit --no-fund --no-save --silent
+fi
