@@ -8,10 +8,13 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 DB="${VALUATION_DB:-data/valuation.duckdb}"
 export VALUATION_DB="$DB"
+# db init's JSON summary is for scripts (README "Command line"); a person reads one line when the
+# service is ready ("Painel em http://…; usuários de demonstração no README", service/console.py)
 if [ ! -f "$DB" ]; then
-  .venv/bin/python -m valuation db init --db "$DB" --demo
+  echo "Criando o banco de demonstração em $DB (cerca de um minuto na primeira vez)…"
+  .venv/bin/python -m valuation db init --db "$DB" --demo >/dev/null
 else
-  .venv/bin/python -m valuation db init --db "$DB"
+  .venv/bin/python -m valuation db init --db "$DB" >/dev/null
 fi
 export VALUATION_HOST="${HOST:-127.0.0.1}" VALUATION_PORT="${PORT:-8501}"
 exec .venv/bin/python -m uvicorn service.asgi:app --host "$VALUATION_HOST" --port "$VALUATION_PORT" \

@@ -7,6 +7,10 @@ bash scripts/setup.sh --dev
 if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
 fi
+# npm installs axe-core for the accessibility test (tests/support/axe.py)
+if ! command -v npm >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm) >/dev/null
+fi
 # The suite runs in parallel (pytest-xdist), one worker per core unless VALUATION_TEST_WORKERS says
 # otherwise (0: in this process); each test file stays on one worker (its module fixtures built once).
 exec .venv/bin/python -m pytest -n "${VALUATION_TEST_WORKERS:-auto}" --dist loadfile "$@"

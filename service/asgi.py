@@ -28,7 +28,7 @@ from typing import Any
 import streamlit as st
 from starlette.middleware import Middleware
 
-from service import alerts, cli_bridge, state
+from service import alerts, cli_bridge, console, state
 from service.hosts import allowed_hosts
 from service.middleware import AllowedHosts, SecurityHeaders
 from service.routes import ROUTES
@@ -52,6 +52,7 @@ class _RedactFeedTokens(logging.Filter):
 
 
 logging.getLogger("uvicorn.access").addFilter(_RedactFeedTokens())
+console.quiet_startup()
 logging.getLogger("valuation").setLevel(logging.INFO)
 if not logging.getLogger("valuation").handlers:
     _h = logging.StreamHandler()
@@ -110,6 +111,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from ui import settings as ui_settings
     from valuation.accounts.sessions import TicketBook
     from valuation.cli.service_link import remove_link, write_link
+    from valuation.db.audit import DEMO_LOAD, completed_load
     from valuation.db.shared import close_shared, open_shared
     from valuation.jobs.settings import JobSettings
 
@@ -122,14 +124,16 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     _register_cookie_bridge()
     _navigation_from_the_first_run()
     cli_bridge.install()
-    token = write_link(db_path, host=os.environ.get("VALUATION_HOST", "127.0.0.1"),
-                       port=int(os.environ.get("VALUATION_PORT", "8501")))
+    host, port = os.environ.get("VALUATION_HOST", "127.0.0.1"), int(os.environ.get("VALUATION_PORT", "8501"))
+    token = write_link(db_path, host=host, port=port)
     seal_alert = alerts.install(store, settings)      # a write refused for the audit seal alerts the admins
     scheduler = JobScheduler(store, settings)
     state.set_current(state.ServiceState(store=store, settings=settings, tickets=TicketBook(),
                                          scheduler=scheduler, cli_token=token))
     scheduler.start()
     log.info("service ready: %s (schema %s)", db_path, store.schema_version())
+    console.one_line_per_request()      # Streamlit's runtime has configured its loggers by now
+    console.announce(host, port, demo=completed_load(store, DEMO_LOAD))
     try:
         yield {"store": store}
     finally:

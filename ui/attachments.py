@@ -63,15 +63,16 @@ def in_worker(user: Principal, label: str, fn: Any, *args: Any) -> Any:
         bar.empty()
 
 
-def _image(store: Any, user: Principal, a: Any, variant: str) -> None:
+def _image(store: Any, user: Principal, a: Any, variant: str, alt: str | None = None) -> None:
     """One stored image, or a notice when its file is missing or altered on disk (audit verify names it;
-    the page goes on)."""
+    the page goes on). `alt`: what the photo shows, for who cannot see it (an item's code and description);
+    else its caption or file name."""
     try:
         data = _bytes(store, user, a.id, variant)
     except StoreError as exc:
         st.warning(f"Foto indisponível: {md(exc)}")
         return
-    st.image(data, caption=_caption(a), width="stretch")
+    st.image(data, caption=_caption(a), width="stretch", alt=alt_text(a, alt))
 
 
 def _bytes(store: Any, user: Principal, attachment_id: int, variant: str) -> bytes:
@@ -87,6 +88,12 @@ def _bytes(store: Any, user: Principal, attachment_id: int, variant: str) -> byt
     return data
 
 
+def alt_text(a: records.Attachment, subject: str | None) -> str:
+    """The image's alternative text (WCAG 1.1.1): `subject` (e.g. "DPC-EX-2015-01-00001 — Moeda de prata"),
+    else the photo's caption or file name."""
+    return f"Foto: {subject or a.caption or a.name}"
+
+
 def _caption(a: records.Attachment) -> str:
     label = a.caption or a.name
     return ("★ " if a.principal else "") + md(label)      # st.image renders its caption as Markdown
@@ -98,7 +105,7 @@ def _download(store: Any, user: Principal, a: records.Attachment, *, key: str, l
 
 
 @st.dialog("Fotos do item", width="large")
-def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int) -> None:
+def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int, alt: str | None = None) -> None:
     photos = [a for a in records.list_attachments(store, user, owner_kind, owner_id) if a.is_image]
     if not photos:
         st.info("Nenhuma foto.")
@@ -106,7 +113,7 @@ def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int)
     pick = st.radio("Foto", range(len(photos)), horizontal=True, key=f"att_dialog_pick_{owner_kind}_{owner_id}",
                     format_func=lambda k: f"{k + 1}" + (" (principal)" if photos[k].principal else ""))
     a = photos[int(pick)]
-    _image(store, user, a, "preview")
+    _image(store, user, a, "preview", alt)
     meta = f"{a.width} × {a.height} pixels · {a.type_label} · enviada por {a.uploaded_by} em {date_br(a.uploaded_at)}"
     st.caption(md(meta))
     if a.original_sha256:
@@ -115,9 +122,9 @@ def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int)
 
 
 def gallery(store: Any, user: Principal, owner_kind: str, owner_id: int, *, key: str, columns: int = 4,
-            upload: bool = True) -> None:
+            upload: bool = True, alt: str | None = None) -> None:
     """The photos of one owner row as thumbnails, a button for the full-size gallery and, for who
-    may, an upload form and the choice of the principal photo."""
+    may, an upload form and the choice of the principal photo; `alt` names what they show (`alt_text`)."""
     try:
         photos = [a for a in records.list_attachments(store, user, owner_kind, owner_id) if a.is_image]
     except (NotFound, AccessDenied) as exc:
@@ -129,12 +136,12 @@ def gallery(store: Any, user: Principal, owner_kind: str, owner_id: int, *, key:
         cols = st.columns(columns)
         for k, a in enumerate(photos[: columns * 3]):
             with cols[k % columns]:
-                _image(store, user, a, "thumb")
+                _image(store, user, a, "thumb", alt)
         if len(photos) > columns * 3:
             st.caption(f"… e mais {count_br(len(photos) - columns * 3)} foto(s) na galeria.")
         if st.button(f"Abrir galeria ({count_br(len(photos))} foto(s))", key=f"{key}_open",
                      icon=":material/photo_library:"):
-            _gallery_dialog(store, user, owner_kind, owner_id)
+            _gallery_dialog(store, user, owner_kind, owner_id, alt)
         if owner_kind == "item" and len(photos) > 1 and may_attach(user, "item", "photo"):
             _principal_picker(store, user, photos, key=key)
     if upload and may_attach(user, owner_kind, "photo" if owner_kind == "item" else None) \
@@ -156,8 +163,8 @@ def _principal_picker(store: Any, user: Principal, photos: Sequence[records.Atta
                 st.rerun()              # the gallery above shows the new principal first
 
 
-def principal_photo(store: Any, user: Principal, item_id: int, *, key: str) -> None:
-    """The item's principal photo (display copy) and a button that opens the gallery."""
+def principal_photo(store: Any, user: Principal, item_id: int, *, key: str, alt: str | None = None) -> None:
+    """The item's principal photo (display copy) and a button that opens the gallery; `alt` as `alt_text`."""
     try:
         photos = [a for a in records.list_attachments(store, user, "item", item_id, kind="photo")]
     except (NotFound, AccessDenied):
@@ -165,9 +172,9 @@ def principal_photo(store: Any, user: Principal, item_id: int, *, key: str) -> N
     if not photos:
         st.caption("Sem foto.")
         return
-    _image(store, user, photos[0], "thumb")
+    _image(store, user, photos[0], "thumb", alt)
     if st.button(f"Ver fotos ({count_br(len(photos))})", key=f"{key}_gallery", icon=":material/photo_library:"):
-        _gallery_dialog(store, user, "item", item_id)
+        _gallery_dialog(store, user, "item", item_id, alt)
 
 
 def _type_keys(kinds: Sequence[str]) -> list[str]:
@@ -249,14 +256,14 @@ def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "
 
     ids = [int(i) for i in rows["id"].tolist()]
     counts = records.counts(store, user, "item", ids)
-    labels = {i: f"{c} — {text(d)}" + (f" · {counts[i]} foto(s)" if counts.get(i) else "")
-              for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
+    subjects = {i: f"{c} — {text(d)}" for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
+    labels = {i: s + (f" · {counts[i]} foto(s)" if counts.get(i) else "") for i, s in subjects.items()}
     with st.expander("Detalhe do item e fotos", expanded=False):
         item_id = st.selectbox("Item da página", ids, format_func=lambda i: labels.get(i, str(i)), key=f"{key}_item")
         if item_id is None:
             return
         item_card.facts(store, user, int(item_id))
-        gallery(store, user, "item", int(item_id), key=f"{key}_{item_id}")
+        gallery(store, user, "item", int(item_id), key=f"{key}_{item_id}", alt=subjects.get(int(item_id)))
 
 
 def report_uploader(*, key: str) -> Any:

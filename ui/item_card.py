@@ -35,11 +35,20 @@ def facts(store: Any, user: Principal, item_id: int) -> None:
         st.caption(f"{LABELS['notes']}: {md(f.notes)}")
 
 
+def subject(store: Any, user: Principal, item_id: int) -> str | None:
+    """What the item's photos show, for their alternative text: "code — description" (None outside the scope)."""
+    try:
+        f = item_facts(store, user, item_id)
+    except (NotFound, AccessDenied):
+        return None
+    return f"{f.item_code} — {text(f.description)}"
+
+
 def show(store: Any, user: Principal, item_id: int, *, key: str, with_comparables: bool = True) -> None:
     """Photo beside the facts; below, the comparables (Commission and DPC)."""
     left, right = st.columns([1, 2])
     with left:
-        attachments.principal_photo(store, user, item_id, key=key)
+        attachments.principal_photo(store, user, item_id, key=key, alt=subject(store, user, item_id))
     with right:
         facts(store, user, item_id)
     if with_comparables:

@@ -208,7 +208,7 @@ def refused_page() -> None:
 def login_page() -> None:
     _, middle, _ = st.columns([1, 1.3, 1])
     with middle:
-        st.image(str(ROOT / "static" / "anchor.svg"), width=56)
+        st.image(str(ROOT / "static" / "anchor.svg"), width=56, alt="Âncora, símbolo da Marinha do Brasil")
         st.title("Naufrágios e bens resgatados")
         st.caption("Marinha do Brasil · Diretoria de Portos e Costas · Lei 7.542/1986 (redação da Lei 10.166/2000) "
                    "e NORMAM-10")

@@ -84,7 +84,6 @@ def cmd_init(args: argparse.Namespace) -> int:
     return 0
 
 
-DEMO_LOAD = "demo"          # the entity of the load markers (db.audit.LOAD_STARTED / LOAD_COMPLETE)
 
 
 def _init_demo(path: Path) -> dict[str, Any]:
@@ -131,7 +130,7 @@ def _seed_demo(store: Store) -> None:
             raise
         raise StoreError("the demo data set is not part of this installation (valuation.demo.base "
                          "is missing); nothing was seeded") from exc
-    from valuation.db.audit import LOAD_COMPLETE, LOAD_STARTED
+    from valuation.db.audit import DEMO_LOAD, LOAD_COMPLETE, LOAD_STARTED
 
     store.write("demo", lambda tx: tx.audit(LOAD_STARTED, DEMO_LOAD, None, None, {"load": DEMO_LOAD}))
     demo.seed_full_demo(store)

@@ -525,6 +525,7 @@ def seal_chain(store: Any, *, actor: str, old_key: bytes | None = None) -> Chain
 
 LOAD_STARTED = "load_started"     # a bulk load (the demo) begins: its entity names what is loaded
 LOAD_COMPLETE = "load_complete"   # … and ends; a start without its end is an interrupted load
+DEMO_LOAD = "demo"                # the entity of the demo's load markers (`db init --demo`)
 
 
 def unfinished_load(store: Any) -> dict[str, Any] | None:
@@ -533,6 +534,12 @@ def unfinished_load(store: Any) -> dict[str, Any] | None:
         "SELECT s.id, s.entity FROM audit_log s WHERE s.action = ? AND NOT EXISTS (SELECT 1 FROM audit_log c "
         "WHERE c.action = ? AND c.entity = s.entity AND c.id > s.id) ORDER BY s.id DESC LIMIT 1",
         [LOAD_STARTED, LOAD_COMPLETE])
+
+
+def completed_load(store: Any, entity: str) -> bool:
+    """Whether a bulk load of `entity` (e.g. "demo") ran to its end in this database."""
+    return store.fetch_one("SELECT 1 AS done FROM audit_log WHERE action = ? AND entity = ? LIMIT 1",
+                           [LOAD_COMPLETE, entity]) is not None
 
 
 def chain_head(store: Any) -> dict[str, Any] | None:
