@@ -8,6 +8,7 @@ import streamlit as st
 from ui import session
 from ui.fmt import for_display, moment_br, zone_note
 from ui.jobs_view import job_settings, next_runs, recovery_notice
+from ui.people import with_names
 from ui.safe import md
 from valuation.jobs.runs import (
     JOB_LABELS,
@@ -62,7 +63,7 @@ runs = pd.DataFrame(recent_runs(store))
 if runs.empty:
     st.write("Nenhuma execução registrada.")
 else:
-    st.dataframe(for_display(runs, moments=("started_at", "ended_at"),
+    st.dataframe(for_display(with_names(store, user, runs, "started_by"), moments=("started_at", "ended_at"),
                              labels={"job": JOB_LABELS, "outcome": OUTCOME_LABELS, "trigger": TRIGGER_LABELS},
                              counts=("attempt",),
                              only=("job", "trigger", "attempt", "started_at", "ended_at", "outcome", "message",

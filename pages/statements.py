@@ -13,6 +13,7 @@ from ui import session
 from ui.fields import date_field
 from ui.fmt import brl_fit, brl_nb, count_br, for_display, option_label
 from ui.forms import save
+from ui.people import with_names
 from ui.safe import md
 from valuation.attachments.photo_sheet import statement_photo_sheet
 from valuation.core.errors import NotFound
@@ -177,7 +178,8 @@ listing = statement_reads.list_statements(store, user, code)
 if not len(listing):
     st.info("Nenhum demonstrativo deste contrato ainda.")
     st.stop()
-shown = listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at", "superseded"]]
+shown = with_names(store, user, listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at",
+                                         "superseded"]], "created_by")
 st.dataframe(for_display(shown.assign(superseded=[("sim" if v else "não") for v in listing["superseded"]]),
                          money=("gross", "net"), dates=("as_of", "created_at"),
                          rename={"label": "Demonstrativo", "status": "Situação", "as_of": "Data-base",

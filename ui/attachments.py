@@ -17,6 +17,7 @@ import streamlit as st
 
 from ui.fmt import count_br, date_br, for_display, text
 from ui.forms import show_problems
+from ui.people import person
 from ui.safe import md
 from valuation.attachments import bulk, records
 from valuation.attachments.kinds import (
@@ -107,7 +108,8 @@ def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int)
                     format_func=lambda k: f"{k + 1}" + (" (principal)" if photos[k].principal else ""))
     a = photos[int(pick)]
     _image(store, user, a, "preview")
-    meta = f"{a.width} × {a.height} pixels · {a.type_label} · enviada por {a.uploaded_by} em {date_br(a.uploaded_at)}"
+    meta = (f"{a.width} × {a.height} pixels · {a.type_label} · enviada por {person(store, user, a.uploaded_by)} "
+            f"em {date_br(a.uploaded_at)}")
     st.caption(md(meta))
     if a.original_sha256:
         st.caption(f"SHA-256 do arquivo original (prova; só DPC): {a.original_sha256}")
@@ -231,7 +233,8 @@ def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, ke
         return
     proof = allowed(user, "read_original_checksums")
     frame = pd.DataFrame([{"name": a.name, "kind": a.kind_label, "type": a.type_label,
-                           "size": size_text(a.size_bytes), "by": a.uploaded_by, "at": a.uploaded_at,
+                           "size": size_text(a.size_bytes), "by": person(store, user, a.uploaded_by),
+                           "at": a.uploaded_at,
                            **({"sha": a.original_sha256} if proof else {})} for a in files])
     st.dataframe(for_display(frame, dates=("at",), rename={
         "name": "Arquivo", "kind": "Tipo", "type": "Formato", "size": "Tamanho", "by": "Enviado por",

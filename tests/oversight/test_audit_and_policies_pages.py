@@ -117,7 +117,7 @@ def test_filters_narrow_in_sql_and_pages_run_newest_first(small_world: Any) -> N
 def test_the_export_holds_the_filtered_rows_readable_and_typed(small_world: Any) -> None:
     s, admin = _log(small_world)
     exported = audit_log.export_audit(s, admin, audit_log.AuditFilter(action="set_policy"))
-    frame = at_text.readable(exported, with_hash=True)
+    frame = at_text.readable(exported, names={}, with_hash=True)
     assert frame["Nº"].tolist() == [1, 2, 3] and set(frame["Ação"]) == {"Política alterada"}
     assert frame["Alteração"].tolist()[0].startswith("Quórum da Comissão: 4 de 6 membros votantes → 5 de 6")
     assert isinstance(frame["Data e hora (Brasília)"].iloc[0], datetime)
