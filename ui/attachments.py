@@ -243,22 +243,51 @@ def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, ke
     _download(store, user, files[int(pick)], key=f"{key}_dl_{files[int(pick)].id}", label="Baixar arquivo")
 
 
+FIND_LABEL = "Outro item (código ou descrição)"
+
+
+def _item_choice(store: Any, user: Principal, rows: pd.DataFrame | None, *, key: str) -> int | None:
+    """The item to open: one found by code or description among all the user's items (`FIND_LABEL`), or else
+    one of the page's rows."""
+    from valuation.inventory.queries import FIND_LIMIT, FIND_MAX_CHARS, find_items
+
+    wanted = st.text_input(FIND_LABEL, key=f"{key}_find", max_chars=FIND_MAX_CHARS,
+                           placeholder="ex.: DPC-EX-2015-01-00001 ou ânfora",
+                           help="Qualquer item dos seus contratos, não só os desta página.")
+    if wanted.strip():
+        try:
+            found = find_items(store, user, wanted)
+        except InputError as exc:
+            show_problems(exc, title="Busca inválida:")
+            return None
+        if not found:
+            st.info("Nenhum item seu com esse código ou descrição.")
+            return None
+        items = [(int(r["id"]), str(r["item_code"]), r["description"]) for r in found]
+        title = "Item encontrado" + (f" (os primeiros {count_br(len(found))})" if len(found) >= FIND_LIMIT else "")
+        choice_key = f"{key}_found"
+    elif rows is not None and len(rows) and "id" in rows.columns:
+        items = [(int(i), str(c), d) for i, c, d in zip(rows["id"], rows["item_code"], rows["description"])]
+        title, choice_key = "Item da página", f"{key}_item"
+    else:
+        return None
+    counts = records.counts(store, user, "item", [i for i, _, _ in items])
+    labels = {i: f"{c} — {text(d)}" + (f" · {counts[i]} foto(s)" if counts.get(i) else "") for i, c, d in items}
+    picked = st.selectbox(title, list(labels), format_func=lambda i: labels.get(i, str(i)), key=choice_key)
+    return None if picked is None else int(picked)
+
+
 def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "inv_detail") -> None:
-    """Inventory: pick an item of the page, see its data and its photos (and attach photos)."""
-    if rows is None or not len(rows) or "id" not in rows.columns:
-        return
+    """Inventory: pick an item — of the page, or any of the user's by code or description — see its data
+    and its photos (and attach photos)."""
     from ui import item_card
 
-    ids = [int(i) for i in rows["id"].tolist()]
-    counts = records.counts(store, user, "item", ids)
-    labels = {i: f"{c} — {text(d)}" + (f" · {counts[i]} foto(s)" if counts.get(i) else "")
-              for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
     with st.expander("Detalhe do item e fotos", expanded=False):
-        item_id = st.selectbox("Item da página", ids, format_func=lambda i: labels.get(i, str(i)), key=f"{key}_item")
+        item_id = _item_choice(store, user, rows, key=key)
         if item_id is None:
             return
-        item_card.facts(store, user, int(item_id))
-        gallery(store, user, "item", int(item_id), key=f"{key}_{item_id}")
+        item_card.facts(store, user, item_id)
+        gallery(store, user, "item", item_id, key=f"{key}_{item_id}")
 
 
 def report_uploader(*, key: str) -> Any:
