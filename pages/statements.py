@@ -82,7 +82,8 @@ def lines_table(doc: StatementDoc) -> None:
     """The statement in the PDF's order: gross, deductions, net, how it is paid, the surveyor's credit,
     the inspection expenses (outside the net), the surveyor's cost lines."""
     parts = statement_parts(doc)
-    st.markdown(f"**Valor bruto: {brl_nb(parts.gross)}** — a soma das parcelas marcadas com +")
+    st.markdown(f"**Valor bruto: {brl_nb(parts.gross)}** — a soma das parcelas marcadas com +; as linhas "
+                "“base” (base de cálculo) e “não pago” ficam fora da soma")
     st.dataframe(for_display(pd.DataFrame([{
         "Na soma": r.place, "Descrição": r.label, "Detalhe": r.detail, "Valor": r.amount, "Fundamento legal": r.basis}
         for r in gross_sum.gross_rows(parts.gross_lines, parts.gross)]), money=("Valor",)),

@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.ui import first_user, page_as, texts
 from valuation.core.money import format_brl, parse_brl
+from valuation.partition import gross_sum
 
 
 def gross_table(at):  # type: ignore[no-untyped-def]
@@ -37,8 +38,8 @@ def test_the_gross_table_adds_up_and_the_residual_is_explained(full_demo_db: Pat
     shown = texts(at).replace("\\", "")   # the Markdown source, its escapes removed: what the reader sees
     assert f"Valor bruto: {format_brl(total)}".replace("R$ ", "R$\u00a0") in shown, shown[:400]
     # the demo's treasure contract pays its historical reward in items only: the residual, in one sentence
-    assert "fora da soma (não pago)" in places, places
-    residual = next(amount(v) for p, v in zip(places, table["Valor"]) if p == "fora da soma (não pago)")
+    assert gross_sum.OUTSIDE_UNPAID in places, places
+    residual = next(amount(v) for p, v in zip(places, table["Valor"]) if p == gross_sum.OUTSIDE_UNPAID)
     sentence = [t for t in shown.split("\n") if "não são pagos" in t]
     assert len(sentence) == 1, shown
     assert "art. 20 §2" in sentence[0] and "§4" in sentence[0] and "Lei 7.542/1986" in sentence[0], sentence

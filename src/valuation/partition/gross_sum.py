@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 SUMMED_KEYS = ("adjudicated", "cash_balance", "other_payment")
 UNPAID_KEYS = ("unpaid_residual",)
 PLUS, EQUALS = "+", "="
-OUTSIDE_BASE = "fora da soma (base de cálculo)"
-OUTSIDE_UNPAID = "fora da soma (não pago)"
+OUTSIDE_BASE = "base"        # a base of calculation, outside the sum
+OUTSIDE_UNPAID = "não pago"   # outside the sum
 TOTAL_LABEL = "Valor bruto devido ao concessionário"
 TOTAL_BASIS = "Lei 7.542/1986 arts. 20 §2 e 21 (soma das parcelas marcadas com +)"
 
