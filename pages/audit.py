@@ -9,8 +9,8 @@ import streamlit as st
 from ui import session
 from ui.fields import date_field, value_or_stop
 from ui.fmt import count_br, for_display, moment_br
+from ui.people import known, person
 from ui.safe import md
-from valuation.accounts import users
 from valuation.core import clock
 from valuation.core.errors import InputError
 from valuation.db import audit_log
@@ -73,7 +73,7 @@ def filters_panel(choices: dict[str, list[str]], names: dict[str, str]) -> audit
     end = value_or_stop(date_field("até", value=today, min_value=EARLIEST_LOG, max_value=today, required=True,
                                    where=d2, help=note))
     actor = c2.selectbox("Usuário", [None, *choices["actor"]],
-                         format_func=lambda a: "Todos" if a is None else names.get(a, f"{a} (sem cadastro)"))
+                         format_func=lambda a: "Todos" if a is None else person(store, user, a))
     entity = c3.selectbox("Objeto", [None, *sorted(choices["entity"], key=at.entity_label)],
                           format_func=lambda e: "Todos" if e is None else at.entity_label(e))
     action = c4.selectbox("Ação", [None, *sorted(choices["action"], key=at.action_label)],
@@ -85,7 +85,7 @@ def export_buttons(chosen: audit_log.AuditFilter, total: int) -> None:
     stamp = clock.brasilia(clock.now_utc()).strftime("%Y%m%d-%H%M")
 
     def frame():
-        return at.readable(audit_log.export_audit(store, user, chosen), with_hash=True)
+        return at.readable(audit_log.export_audit(store, user, chosen), names=known(store, user), with_hash=True)
 
     c1, c2, _ = st.columns([1, 1, 3])
     c1.download_button("Exportar CSV", data=lambda: to_csv_bytes(frame()), file_name=f"auditoria-{stamp}.csv",
@@ -108,7 +108,7 @@ def detail_panel(rows) -> None:
     pick = st.selectbox("Registro", ids, format_func=lambda i: f"nº {i} — {at.action_label(labels[i])}")
     row = rows.loc[rows["id"] == pick].iloc[0]
     st.markdown(f"**{md(at.action_label(row['action']))}** · {md(at.subject(row['entity'], row['entity_id']))} · "
-                f"{md(row['actor'])} · {moment_br(row['at'])}")
+                f"{md(person(store, user, row['actor']))} · {moment_br(row['at'])}")
     changes = at.changes(str(row["action"]), row["before_json"], row["after_json"], entity=row["entity"])
     if changes:
         import pandas as pd
@@ -121,7 +121,7 @@ def detail_panel(rows) -> None:
 
 chain_panel()
 st.subheader("Registros")
-names = {u["username"]: f"{u['full_name']} · {u['username']}" for u in users.list_users(store, user).to_dict("records")}
+names = known(store, user)
 chosen = filters_panel(audit_log.audit_choices(store, user), names)
 try:
     total = audit_log.count_audit(store, user, filters=chosen)
@@ -140,7 +140,7 @@ first = (number - 1) * size + 1
 c3.caption(f"Registros {count_br(first)} a {count_br(first + len(rows) - 1)} de {count_br(total)}, "
            f"do mais recente ao mais antigo.")
 # a table, not a data grid: the change of each row wraps and reads whole
-shown = at.readable(rows)
+shown = at.readable(rows, names=known(store, user))
 shown["Data e hora (Brasília)"] = [moment_br(v) for v in rows["at"].tolist()]   # the stored instant, converted once
 st.table(for_display(shown, counts=("Nº",)), hide_index=True)
 export_buttons(chosen, total)

@@ -12,6 +12,7 @@ from ui import fields, session
 from ui.fields import date_field, money_field
 from ui.fmt import date_br, number_br
 from ui.forms import save
+from ui.people import person
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.core.money import format_brl, format_share
 from valuation.partition import salvage, terms, valuation_date
@@ -139,7 +140,8 @@ note = s3.text_input("Observação da avaliação", value=(current.note or "") i
 if st.button("Gravar rubrica"):
     save(terms.record_difficulty, store, user, code, scores, note=blank(note), success="Rubrica gravada.")
 if current:
-    st.caption(f"Última avaliação: {current.assessed_by}, {date_br(current.assessed_at)}; sugerida "
+    st.caption(f"Última avaliação: {person(store, user, current.assessed_by)}, {date_br(current.assessed_at)}; "
+               "sugerida "
                f"{format_share(current.suggested_share)}.")
 
 if c["status"] == "cancelado":

@@ -9,6 +9,7 @@ from ui.charts import pt_br, show
 from ui.fields import date_field
 from ui.fmt import count_br, for_display
 from ui.forms import show_problems
+from ui.people import with_names
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.db.access import allowed
 from valuation.inventory import custody
@@ -125,6 +126,7 @@ if allowed(user, "record_deliveries"):
 st.subheader("Últimos registros de entrega")
 recent = cache.custody_recent(store, user)
 if len(recent):
+    recent = with_names(store, user, recent, "recorded_by")
     st.dataframe(for_display(recent, dates=("delivered_on", "recorded_at"), counts=("items",),
                              rename={"contract_code": "Contrato", "delivered_on": "Entregue em",
                                      "received_by": "Recebido por", "place": "Local", "note": "Observação",

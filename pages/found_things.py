@@ -9,6 +9,7 @@ from ui import fields, session
 from ui.fields import date_field, money_field
 from ui.fmt import brl, count_br, date_br, for_display, is_blank, option_label
 from ui.forms import save, show_problems
+from ui.people import with_names
 from ui.safe import md
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
 from valuation.inventory import found_costs, found_things
@@ -57,6 +58,7 @@ def detail(df: pd.DataFrame) -> None:
         events = pd.DataFrame(thing["events"])
         events["kind"] = [found_things.EVENT_LABELS.get(k, k) for k in events["kind"]]
         events["origin"] = [None if is_blank(o) else found_things.ORIGIN_LABELS.get(o, o) for o in events["origin"]]
+        events = with_names(store, user, events, "recorded_by")
         st.dataframe(for_display(events, money=("amount",), dates=("event_date", "recorded_at"), only=list(EVENTS),
                                  rename=EVENTS), hide_index=True, width="stretch")
     else:

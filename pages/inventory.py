@@ -9,6 +9,7 @@ from ui import cache, figures, session
 from ui.charts import pt_br, show
 from ui.fields import date_field, value_or_stop
 from ui.fmt import brl, brl_fit, count_br, for_display, option_label, yes_no
+from ui.people import with_names
 from ui.safe import md
 from ui.tabs import LazyTabs
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound
@@ -89,6 +90,7 @@ if tabs.is_open("Importar"):
         with st.expander("Últimas importações"):
             imports = item_import.list_imports(store, user)
             if len(imports):
+                imports = with_names(store, user, imports, "imported_by")
                 st.dataframe(for_display(imports, dates=("imported_at",), counts=("row_count",),
                                          rename={"id": "Nº", "contract_code": "Contrato", "file_name": "Arquivo",
                                                  "sha256": "SHA-256", "row_count": "Itens", "imported_by": "Por",

@@ -7,7 +7,8 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import for_display, moment_br, zone_note
-from ui.jobs_view import job_settings, next_runs, recovery_notice
+from ui.jobs_view import FLASH_KEY, ask_run, job_settings, next_runs, poll_pending, recovery_notice, show_flash
+from ui.people import with_names
 from ui.safe import md
 from valuation.jobs.runs import (
     JOB_LABELS,
@@ -32,6 +33,8 @@ if svc is None:
             "“Executar agora” roda a tarefa nesta página, até terminar.")
 
 recovery_notice(store, cfg)
+show_flash()
+poll_pending(store)
 last = last_outcomes(store)
 upcoming = next_runs()
 for name, job in JOBS.items():
@@ -50,19 +53,21 @@ for name, job in JOBS.items():
             b.caption(f"Próxima: {moment_br(upcoming[name])}")
         if c.button("Executar agora", key=f"run_{name}", icon=":material/play_arrow:"):
             if svc is not None and svc.scheduler is not None:
-                svc.scheduler.run_now(name, user.username)
-                st.toast(f"“{job.label}” foi iniciada; atualize a página para ver o resultado.")
+                ask_run(store, name, job.label, user.username)
+                st.rerun()   # the cards and the recent runs drawn again, with the outcome
             else:
                 with st.spinner(f"Executando “{job.label}”…"):
                     ok = run_job(store, name, cfg, trigger="manual", started_by=user.username)
-                (st.success if ok else st.error)("Concluída." if ok else "Falhou: veja o motivo abaixo.")
+                st.session_state[FLASH_KEY] = (ok, f"“{job.label}”: " + ("concluída." if ok else
+                                                                          "falhou — veja o motivo abaixo."))
+                st.rerun()   # the card's "Última" and the recent runs drawn again, with the outcome
 
 st.subheader("Execuções recentes")
 runs = pd.DataFrame(recent_runs(store))
 if runs.empty:
     st.write("Nenhuma execução registrada.")
 else:
-    st.dataframe(for_display(runs, moments=("started_at", "ended_at"),
+    st.dataframe(for_display(with_names(store, user, runs, "started_by"), moments=("started_at", "ended_at"),
                              labels={"job": JOB_LABELS, "outcome": OUTCOME_LABELS, "trigger": TRIGGER_LABELS},
                              counts=("attempt",),
                              only=("job", "trigger", "attempt", "started_at", "ended_at", "outcome", "message",

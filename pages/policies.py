@@ -13,6 +13,7 @@ from ui import session
 from ui.fields import date_field
 from ui.fmt import date_br, for_display, moment_br, option_label
 from ui.forms import save
+from ui.people import person
 from valuation.core.calendar import POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.law import COMMISSION_SIZE
 from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
@@ -43,7 +44,7 @@ if flash:
 def who(state: policies.PolicyState) -> str:
     if state.is_default:
         return "valor padrão (nunca alterado)"
-    name = state.set_by_name or state.set_by or "—"
+    name = state.set_by_name or person(store, user, state.set_by)
     return f"{name}, em {moment_br(state.set_at)}"
 
 
@@ -143,7 +144,8 @@ def history() -> None:
         st.info("Nenhuma alteração registrada: valem os valores padrão." if key is None
                 else "Esta política nunca foi alterada: vale o valor padrão.")
         return
-    df["set_by_name"] = [n if isinstance(n, str) else u for n, u in zip(df["set_by_name"], df["set_by"])]
+    df["set_by_name"] = [n if isinstance(n, str) else person(store, user, u)
+                         for n, u in zip(df["set_by_name"], df["set_by"])]
     shown = for_display(df, dates=("starts",), moments=("set_at",),
                         only=("starts", "label", "text", "basis", "set_by_name", "set_at", "reason"),
                         rename={"starts": "Vigência a partir de", "label": "Política", "text": "Valor",

@@ -11,6 +11,7 @@ from ui import session
 from ui.fields import date_field, money_field, value_or_stop
 from ui.fmt import count_br, date_br, for_display, rate_br
 from ui.forms import save, show_problems
+from ui.people import with_names
 from valuation.commission.rates import MAX_RATE, MIN_RATE, add_rate, import_rates, list_rates
 from valuation.commission.views import known_currencies, problems_frame
 from valuation.core.errors import AccessDenied, ConflictError, InputError
@@ -85,7 +86,8 @@ except InputError as exc:
     st.stop()
 if len(df):
     df["brl"] = [rate_br(v) for v in df["brl"].tolist()]
-    st.dataframe(for_display(pd.DataFrame(df), dates=("day", "recorded_at"), rename={
+    shown = with_names(store, user, pd.DataFrame(df), "recorded_by")
+    st.dataframe(for_display(shown, dates=("day", "recorded_at"), rename={
         "currency": "Moeda", "day": "Data", "brl": "Taxa (R$)", "source": "Fonte", "recorded_by": "Cadastrada por",
         "recorded_at": "Em"}), hide_index=True, width="stretch")
 elif page == 1:

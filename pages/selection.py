@@ -14,6 +14,7 @@ from ui import cache, session
 from ui.charts import pt_br, show
 from ui.fmt import brl, brl_fit, count_br, for_display, option_label, yes_no
 from ui.forms import save, show_problems
+from ui.people import person
 from ui.tabs import LazyTabs
 from valuation.core.errors import InputError
 from valuation.core.money import format_brl
@@ -194,7 +195,7 @@ if tabs.is_open("Escolhas gravadas"):
                 "Nº": r.id, "Em uso": yes_no(r.current), "Rótulo": r.label or "—",
                 "Situação": choice.STATUS_PT.get(r.status), "Lacuna": choice.percent(r.gap, 4), "Alvo": r.target,
                 "Entregue": r.selected_value, "Itens": r.selected_count, "Significância": r.significance_handed,
-                "Tolerância": choice.percent(r.tolerance), "Por": r.ran_by,
+                "Tolerância": choice.percent(r.tolerance), "Por": person(store, user, r.ran_by),
                 "Em": r.ran_at} for r in runs])
             st.dataframe(for_display(table, money=("Alvo", "Entregue"), dates=("Em",),
                                      counts=("Itens", "Significância")),

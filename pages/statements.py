@@ -13,12 +13,13 @@ from ui import session
 from ui.fields import date_field
 from ui.fmt import brl_fit, brl_nb, count_br, for_display, option_label
 from ui.forms import save
+from ui.people import with_names
 from ui.safe import md
 from valuation.attachments.photo_sheet import statement_photo_sheet
 from valuation.core.errors import NotFound
 from valuation.core.money import format_brl
 from valuation.db import access
-from valuation.partition import statement_reads, statements
+from valuation.partition import gross_sum, statement_reads, statements
 from valuation.partition.documents import (
     GROUP_LABELS,
     INSPECTION_EFFECT,
@@ -81,8 +82,15 @@ def lines_table(doc: StatementDoc) -> None:
     """The statement in the PDF's order: gross, deductions, net, how it is paid, the surveyor's credit,
     the inspection expenses (outside the net), the surveyor's cost lines."""
     parts = statement_parts(doc)
-    st.markdown(f"**Valor bruto: {brl_nb(parts.gross)}**")
-    amount_lines(parts.gross_lines)
+    st.markdown(f"**Valor bruto: {brl_nb(parts.gross)}** — a soma das parcelas marcadas com +; as linhas "
+                "“base” (base de cálculo) e “não pago” ficam fora da soma")
+    st.dataframe(for_display(pd.DataFrame([{
+        "Na soma": r.place, "Descrição": r.label, "Detalhe": r.detail, "Valor": r.amount, "Fundamento legal": r.basis}
+        for r in gross_sum.gross_rows(parts.gross_lines, parts.gross)]), money=("Valor",)),
+        hide_index=True, width="stretch")
+    residual = gross_sum.residual_sentence(parts.gross_lines)
+    if residual:
+        st.markdown(md(residual))
     factors = factor_rows(doc.terms.get("salvage_assessment"))   # modality IV (Lei 7.203/1984 art. 10)
     if factors:
         st.markdown("**Fatores da remuneração por assistência e salvamento** (art. 21 IV; Lei 7.203/1984 art. 10)")
@@ -177,7 +185,8 @@ listing = statement_reads.list_statements(store, user, code)
 if not len(listing):
     st.info("Nenhum demonstrativo deste contrato ainda.")
     st.stop()
-shown = listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at", "superseded"]]
+shown = with_names(store, user, listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at",
+                                         "superseded"]], "created_by")
 st.dataframe(for_display(shown.assign(superseded=[("sim" if v else "não") for v in listing["superseded"]]),
                          money=("gross", "net"), dates=("as_of", "created_at"),
                          rename={"label": "Demonstrativo", "status": "Situação", "as_of": "Data-base",

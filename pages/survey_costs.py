@@ -15,6 +15,7 @@ from ui.charts import pt_br, show
 from ui.fields import date_field, money_field
 from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br, option_label
 from ui.forms import save
+from ui.people import with_names
 from ui.safe import md
 from ui.tabs import LazyTabs
 from valuation.core.money import format_brl
@@ -146,7 +147,8 @@ if tabs.is_open("Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"):
                        "demonstrativo em seção própria, fora do valor líquido.")
             if len(exp):
                 totals = exp.groupby("kind", as_index=False).agg(n=("id", "count"), total=("amount", "sum"))
-                st.dataframe(for_display(exp.drop(columns=["id"]), money=("amount",),
+                shown = with_names(store, user, exp.drop(columns=["id"]), "recorded_by")
+                st.dataframe(for_display(shown, money=("amount",),
                                          dates=("incurred_on", "coverage_from", "coverage_to", "recorded_at"),
                                          labels={"kind": survey_sheets.EXPENSE_LABELS},
                                          rename={"kind": "Tipo", "description": "Descrição", "amount": "Valor",

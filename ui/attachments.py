@@ -17,6 +17,7 @@ import streamlit as st
 
 from ui.fmt import count_br, date_br, for_display, text
 from ui.forms import show_problems
+from ui.people import person
 from ui.safe import md
 from valuation.attachments import bulk, records
 from valuation.attachments.kinds import (
@@ -114,7 +115,8 @@ def _gallery_dialog(store: Any, user: Principal, owner_kind: str, owner_id: int,
                     format_func=lambda k: f"{k + 1}" + (" (principal)" if photos[k].principal else ""))
     a = photos[int(pick)]
     _image(store, user, a, "preview", alt)
-    meta = f"{a.width} × {a.height} pixels · {a.type_label} · enviada por {a.uploaded_by} em {date_br(a.uploaded_at)}"
+    meta = (f"{a.width} × {a.height} pixels · {a.type_label} · enviada por {person(store, user, a.uploaded_by)} "
+            f"em {date_br(a.uploaded_at)}")
     st.caption(md(meta))
     if a.original_sha256:
         st.caption(f"SHA-256 do arquivo original (prova; só DPC): {a.original_sha256}")
@@ -239,7 +241,8 @@ def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, ke
         return
     proof = allowed(user, "read_original_checksums")
     frame = pd.DataFrame([{"name": a.name, "kind": a.kind_label, "type": a.type_label,
-                           "size": size_text(a.size_bytes), "by": a.uploaded_by, "at": a.uploaded_at,
+                           "size": size_text(a.size_bytes), "by": person(store, user, a.uploaded_by),
+                           "at": a.uploaded_at,
                            **({"sha": a.original_sha256} if proof else {})} for a in files])
     st.dataframe(for_display(frame, dates=("at",), rename={
         "name": "Arquivo", "kind": "Tipo", "type": "Formato", "size": "Tamanho", "by": "Enviado por",
@@ -248,22 +251,53 @@ def file_list(store: Any, user: Principal, owner_kind: str, owner_id: int, *, ke
     _download(store, user, files[int(pick)], key=f"{key}_dl_{files[int(pick)].id}", label="Baixar arquivo")
 
 
+FIND_LABEL = "Outro item (código ou descrição)"
+
+
+def _item_choice(store: Any, user: Principal, rows: pd.DataFrame | None, *, key: str) -> tuple[int, str] | None:
+    """The item to open and its subject ("code — description", the photos' alternative text): one found by
+    code or description among all the user's items (`FIND_LABEL`), or else one of the page's rows."""
+    from valuation.inventory.queries import FIND_LIMIT, FIND_MAX_CHARS, find_items
+
+    wanted = st.text_input(FIND_LABEL, key=f"{key}_find", max_chars=FIND_MAX_CHARS,
+                           placeholder="ex.: DPC-EX-2015-01-00001 ou ânfora",
+                           help="Qualquer item dos seus contratos, não só os desta página.")
+    if wanted.strip():
+        try:
+            found = find_items(store, user, wanted)
+        except InputError as exc:
+            show_problems(exc, title="Busca inválida:")
+            return None
+        if not found:
+            st.info("Nenhum item seu com esse código ou descrição.")
+            return None
+        items = [(int(r["id"]), str(r["item_code"]), r["description"]) for r in found]
+        title = "Item encontrado" + (f" (os primeiros {count_br(len(found))})" if len(found) >= FIND_LIMIT else "")
+        choice_key = f"{key}_found"
+    elif rows is not None and len(rows) and "id" in rows.columns:
+        items = [(int(i), str(c), d) for i, c, d in zip(rows["id"], rows["item_code"], rows["description"])]
+        title, choice_key = "Item da página", f"{key}_item"
+    else:
+        return None
+    counts = records.counts(store, user, "item", [i for i, _, _ in items])
+    subjects = {i: f"{c} — {text(d)}" for i, c, d in items}
+    labels = {i: s + (f" · {counts[i]} foto(s)" if counts.get(i) else "") for i, s in subjects.items()}
+    picked = st.selectbox(title, list(labels), format_func=lambda i: labels.get(i, str(i)), key=choice_key)
+    return None if picked is None else (int(picked), subjects[int(picked)])
+
+
 def item_detail(store: Any, user: Principal, rows: pd.DataFrame, *, key: str = "inv_detail") -> None:
-    """Inventory: pick an item of the page, see its data and its photos (and attach photos)."""
-    if rows is None or not len(rows) or "id" not in rows.columns:
-        return
+    """Inventory: pick an item — of the page, or any of the user's by code or description — see its data
+    and its photos (and attach photos)."""
     from ui import item_card
 
-    ids = [int(i) for i in rows["id"].tolist()]
-    counts = records.counts(store, user, "item", ids)
-    subjects = {i: f"{c} — {text(d)}" for i, c, d in zip(ids, rows["item_code"].tolist(), rows["description"].tolist())}
-    labels = {i: s + (f" · {counts[i]} foto(s)" if counts.get(i) else "") for i, s in subjects.items()}
     with st.expander("Detalhe do item e fotos", expanded=False):
-        item_id = st.selectbox("Item da página", ids, format_func=lambda i: labels.get(i, str(i)), key=f"{key}_item")
-        if item_id is None:
+        choice = _item_choice(store, user, rows, key=key)
+        if choice is None:
             return
-        item_card.facts(store, user, int(item_id))
-        gallery(store, user, "item", int(item_id), key=f"{key}_{item_id}", alt=subjects.get(int(item_id)))
+        item_id, subject = choice
+        item_card.facts(store, user, item_id)
+        gallery(store, user, "item", item_id, key=f"{key}_{item_id}", alt=subject)
 
 
 def report_uploader(*, key: str) -> Any:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import streamlit as st
+
 from ui import session, settings
+from ui.safe import md
 from valuation.jobs.settings import JobSettings
 
 
@@ -50,3 +53,70 @@ def recovery_notice(store: Any, cfg: JobSettings) -> None:
         st.error(text, icon=":material/history:")
     else:
         st.success(text, icon=":material/verified:")
+
+
+# -- "Executar agora" in the service: the outcome shows without a reload (issue 23 item 16) -----------------
+PENDING_KEY = "jobs_pending"      # {job: the newest run id when it was asked for}
+FLASH_KEY = "jobs_flash"          # (ok, text) of a run that ended, shown once
+WAIT_S = 20.0                     # the button waits this long for the outcome, then the page polls
+POLL_S = 2.0
+
+
+def ask_run(store: Any, name: str, label: str, started_by: str) -> None:
+    """Hand `name` to the service's scheduler and wait (up to WAIT_S) for its outcome; a longer run is left
+    to `poll_pending`, which the page draws while it is pending."""
+    import time
+
+    from valuation.jobs.runs import latest_run_id
+
+    svc = session.service()
+    mark = latest_run_id(store)
+    svc.scheduler.run_now(name, started_by)
+    st.session_state.setdefault(PENDING_KEY, {})[name] = mark
+    deadline = time.monotonic() + WAIT_S
+    with st.spinner(f"Executando “{label}”…"):
+        while time.monotonic() < deadline and not settle_pending(store):
+            time.sleep(0.25)
+
+
+def settle_pending(store: Any) -> bool:
+    """Move the pending runs that ended to the flash; True when one did (the page then redraws)."""
+    from valuation.jobs.runs import JOB_LABELS, OUTCOME_LABELS, finished_after
+
+    pending: dict[str, int] = st.session_state.get(PENDING_KEY, {})
+    ended = False
+    for name, mark in list(pending.items()):
+        row = finished_after(store, name, mark)
+        if row is None:
+            continue
+        del pending[name]
+        ok = row["outcome"] == "ok"
+        text = f"“{JOB_LABELS.get(name, name)}”: {OUTCOME_LABELS[row['outcome']]}" + (
+            f" — {row['message']}" if row["message"] and not ok else ".")
+        st.session_state[FLASH_KEY] = (ok, text)
+        ended = True
+    return ended
+
+
+def poll_pending(store: Any) -> None:
+    """While a run asked for is pending: a note that refreshes itself every POLL_S seconds and redraws the
+    page when the run ends (st.fragment run_every; no reload by hand)."""
+    if not st.session_state.get(PENDING_KEY):
+        return
+
+    def note() -> None:
+        if settle_pending(store):
+            st.rerun(scope="app")
+        from valuation.jobs.runs import JOB_LABELS
+
+        names = ", ".join(f"“{JOB_LABELS.get(n, n)}”" for n in st.session_state.get(PENDING_KEY, {}))
+        st.info(f"Em execução: {names}. O resultado aparece aqui ao terminar (atualização automática).")
+
+    st.fragment(note, run_every=POLL_S)()
+
+
+def show_flash() -> None:
+    flash = st.session_state.pop(FLASH_KEY, None)
+    if flash is not None:
+        ok, text = flash
+        (st.success if ok else st.error)(md(text))

@@ -10,6 +10,7 @@ from ui import attachments as attachments_ui  # issue 16: the reports of the eve
 from ui.fields import date_field
 from ui.fmt import for_display, option_label, yes_no
 from ui.forms import save
+from ui.people import with_names
 from valuation.core.dates import MONTH_PLACEHOLDER
 from valuation.deadlines import appeals, engine, events, views, vocabulary
 from valuation.registry.contracts import list_contracts
@@ -131,6 +132,7 @@ def recent_events(view: DeadlinesView) -> None:
         return
     recent["reference"] = [views.event_reference_text(k, r) for k, r in zip(recent["kind"], recent["reference"])]
     recent["current"] = [yes_no(bool(v)) for v in recent["current"]]
+    recent = with_names(view.store, view.user, recent, "recorded_by")
     st.dataframe(for_display(recent, dates=["event_date"], only=list(EVENT_TABLE), rename=EVENT_TABLE),
                  hide_index=True, width="stretch")
     attachments_ui.event_reports(view.store, view.user, recent)

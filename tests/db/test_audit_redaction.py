@@ -58,7 +58,7 @@ def _surfaces(world: Any) -> dict[str, str]:
     table, the detail of each record, and the CSV and XLSX exports."""
     s, admin = world.store, world.principal("admin")
     rows = audit_log.export_audit(s, admin)
-    frame = audit_text.readable(rows, with_hash=True)
+    frame = audit_text.readable(rows, names={}, with_hash=True)
     details = [" ".join(" ".join(c) for c in audit_text.changes(r["action"], r["before_json"], r["after_json"],
                                                                 entity=r["entity"]))
                for r in rows.to_dict("records")]

@@ -117,12 +117,13 @@ def test_filters_narrow_in_sql_and_pages_run_newest_first(small_world: Any) -> N
 def test_the_export_holds_the_filtered_rows_readable_and_typed(small_world: Any) -> None:
     s, admin = _log(small_world)
     exported = audit_log.export_audit(s, admin, audit_log.AuditFilter(action="set_policy"))
-    frame = at_text.readable(exported, with_hash=True)
+    frame = at_text.readable(exported, names={"dpc.silva": "CF Ana Silva (DPC)"}, with_hash=True)
     assert frame["Nº"].tolist() == [1, 2, 3] and set(frame["Ação"]) == {"Política alterada"}
+    assert set(frame["Usuário"]) == {"CF Ana Silva (DPC)"} and set(frame["Login"]) == {"dpc.silva"}  # the person
     assert frame["Alteração"].tolist()[0].startswith("Quórum da Comissão: 4 de 6 membros votantes → 5 de 6")
     assert isinstance(frame["Data e hora (Brasília)"].iloc[0], datetime)
     csv = to_csv_bytes(frame).decode("utf-8-sig")
-    assert csv.splitlines()[0] == "Nº;Data e hora (Brasília);Usuário;Ação;Objeto;Alteração;Hash"
+    assert csv.splitlines()[0] == "Nº;Data e hora (Brasília);Usuário;Ação;Objeto;Alteração;Login;Hash"
     assert "Motivo: " in csv and "set_policy" not in csv
     with zipfile.ZipFile(io.BytesIO(to_xlsx_bytes({"Auditoria": frame}))) as z:
         assert "Política alterada" in z.read("xl/sharedStrings.xml").decode("utf-8")

@@ -628,7 +628,7 @@ def test_store_forms_refuse_clearly_and_write_nothing(small_world: Any, name: st
     keys = _fields_of(fn) or _keys(seeds)
 
     key = st.sampled_from(keys) if keys else st.text()
-    state = {"now": snapshot(world.store)}   # nothing else writes between examples: one example's after is the next's before
+    state = {"now": snapshot(world.store)}   # nothing writes between examples: one's after is the next's before
 
     @fuzz_settings(N_FORM)
     @given(data=st.one_of(mutated(seeds, keys, True), mutated(seeds, keys, True),
@@ -677,7 +677,7 @@ def test_store_imports_refuse_clearly_and_write_nothing(small_world: Any, name: 
     parser_mod = sys.modules[fn.__module__]
     tables = [t for f in PARSERS.values() for t in _csv_seeds(f)] or [[["a"], ["1"]]]
     del parser_mod
-    state = {"now": snapshot(world.store)}   # nothing else writes between examples: one example's after is the next's before
+    state = {"now": snapshot(world.store)}   # nothing writes between examples: one's after is the next's before
 
     @fuzz_settings(N_STORE_IMPORT)
     @given(case=st.one_of(csv_bytes(tables), st.tuples(st.binary(max_size=2000), st.sampled_from(FILE_NAMES)),

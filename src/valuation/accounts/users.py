@@ -23,6 +23,8 @@ from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.law import COMMISSION_BODIES
 from valuation.db.access import (
+    COMMISSION_BODY_LABELS,
+    ROLE_LABELS,
     ROLES,
     Principal,
     answers_for_offices,
@@ -95,8 +97,8 @@ def _role_problems(store: Any, role: str | None, organisation_id: Any, commissio
         problems.append(Problem("organisation_id", "Empresa: só se informa para o perfil Empresa exploradora."))
     if needs_commission_body(role):
         if commission_body not in COMMISSION_BODIES:
-            problems.append(Problem("commission_body",
-                                    "Órgão na Comissão: informe navy (Marinha) ou culture (Cultura)."))
+            bodies = " ou ".join(COMMISSION_BODY_LABELS[b] for b in COMMISSION_BODIES)
+            problems.append(Problem("commission_body", f"Órgão na Comissão: escolha {bodies}."))
     elif commission_body is not None:
         problems.append(Problem("commission_body", "Órgão na Comissão: só se informa para os perfis da Comissão."))
     return problems
@@ -117,9 +119,10 @@ def validate_user(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rec["username"] = username
     rec["full_name"] = f.text("full_name", "Nome completo", max_len=200)
     rec["email"] = f.email("email")
-    role = rec["role"] = f.choice("role", "Perfil", ROLES)
+    role = rec["role"] = f.choice("role", "Perfil", ROLES, labels=ROLE_LABELS)
     rec["organisation_id"] = f.integer("organisation_id", "Empresa", required=False, minimum=1)
-    rec["commission_body"] = f.choice("commission_body", "Órgão na Comissão", COMMISSION_BODIES, required=False)
+    rec["commission_body"] = f.choice("commission_body", "Órgão na Comissão", COMMISSION_BODIES, required=False,
+                                        labels=COMMISSION_BODY_LABELS)
     if role is not None and f.ok("organisation_id", "commission_body"):
         f.problems.extend(_role_problems(store, role, rec["organisation_id"], rec["commission_body"]))
     password = data.get("password") if isinstance(data, Mapping) else None

@@ -70,6 +70,7 @@ TYPES_BY_KIND: dict[str, tuple[str, ...]] = {
 }
 
 VARIANTS: tuple[str, ...] = ("file", "preview", "thumb")
+VARIANT_LABELS: dict[str, str] = {"file": "arquivo enviado", "preview": "visualização", "thumb": "miniatura"}
 
 
 def megabytes(n: int) -> str:

@@ -189,13 +189,16 @@ class Form:
             self.problems.extend(exc.problems)
             return None
 
-    def choice(self, key: str, label: str, options: Sequence[str], *, required: bool = True) -> str | None:
+    def choice(self, key: str, label: str, options: Sequence[str], *, required: bool = True,
+               labels: Mapping[str, str] | None = None) -> str | None:
+        """One of `options`; a refusal names them by `labels` (their pt-BR labels) when given."""
         if not self.has(key):
             self._missing(key, label, required)
             return None
         v = self.data[key]
         if not isinstance(v, str) or v.strip() not in options:
-            self.fail(key, f"{label}: valor não reconhecido ({excerpt(v)}); use um de: {', '.join(options)}.")
+            named = ", ".join((labels or {}).get(o, o) for o in options)
+            self.fail(key, f"{label}: valor não reconhecido ({excerpt(v)}); use um de: {named}.")
             return None
         return v.strip()
 

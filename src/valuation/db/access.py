@@ -298,6 +298,17 @@ def users_of_organisation(organisation_id: int, alias: str = "u") -> tuple[str, 
     return f"{alias}.organisation_id = ?", [organisation_id]
 
 
+def named_people_scope(user: Principal, alias: str = "u") -> tuple[str, list[Any]]:
+    """(predicate over users `alias`, params): the people whose name `user` may read beside what they recorded
+    (a rate, a delivery, a statement): everyone for the public servants and the admin; for an explorer, the
+    public servants and the people of its own company — never another company's staff."""
+    if not needs_organisation(user.role):
+        return "TRUE", []
+    explorers = [r for r in ROLES if needs_organisation(r)]
+    return (f"({alias}.role NOT IN ({', '.join('?' for _ in explorers)}) OR {alias}.organisation_id = ?)",
+            [*explorers, user.organisation_id])
+
+
 # -- pages and positions -------------------------------------------------------------------------
 
 

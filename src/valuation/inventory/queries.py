@@ -160,6 +160,27 @@ def page_items(store: Store, user: Principal, flt: ItemFilter = ItemFilter(), *,
         [*params, page_size, (page - 1) * page_size])
 
 
+FIND_MAX_CHARS = 100
+FIND_LIMIT = 50
+
+
+def find_items(store: Store, user: Principal, term: str, *, limit: int = FIND_LIMIT) -> list[dict[str, Any]]:
+    """The items the user may read (every contract of theirs, whatever page or filter is shown) whose code or
+    description contains `term` (accent- and case-insensitive): id, item_code, description, contract_code,
+    at most `limit`, the exact code first."""
+    wanted = str(term or "").strip()
+    if len(wanted) > FIND_MAX_CHARS:
+        raise InputError(Problem("item", f"Código ou descrição do item: no máximo {FIND_MAX_CHARS} caracteres."))
+    if not wanted:
+        return []
+    require(user, "read_items")
+    scope, params = contract_scope(user, "c")
+    clause, extra = search_clause(("i.item_code", "i.description"), wanted)
+    return store.fetch(f"SELECT i.id, i.item_code, i.description, c.code AS contract_code {_FROM} "
+                       f"WHERE {scope} AND {clause} ORDER BY lower(i.item_code) <> lower(?), i.item_code LIMIT ?",
+                       [*params, *extra, wanted, int(limit)])
+
+
 def filter_options(store: Store, user: Principal, *, contract_code: str | None = None) -> dict[str, list[str]]:
     """Distinct categories and materials among the items the user may read (for filter widgets),
     at most MAX_OPTIONS each."""

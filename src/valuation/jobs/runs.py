@@ -193,6 +193,21 @@ def recent_runs(store: Any, limit: int = 50) -> list[dict[str, Any]]:
                        "FROM job_runs ORDER BY id DESC LIMIT ?", [limit])
 
 
+def latest_run_id(store: Any) -> int:
+    """The newest run's id (0 when none): the mark a "run now" waits beyond."""
+    return int(store.scalar("SELECT coalesce(max(id), 0) FROM job_runs"))
+
+
+def finished_after(store: Any, name: str, after_id: int) -> dict[str, Any] | None:
+    """The latest finished attempt of `name` started after run `after_id` (outcome, ended_at, message), or
+    None while it is still pending or running (a failed first attempt is retried: the retry is awaited)."""
+    row = store.fetch_one("SELECT id, outcome, ended_at, attempt, message FROM job_runs WHERE job = ? AND id > ? "
+                          "ORDER BY id DESC LIMIT 1", [name, int(after_id)])
+    if row is None or row["outcome"] == "running" or (row["outcome"] == "failed" and int(row["attempt"]) == 1):
+        return None
+    return row
+
+
 def last_outcomes(store: Any) -> dict[str, dict[str, Any]]:
     """Per job, its latest finished attempt: outcome, ended_at (naive UTC), attempt and message."""
     rows = store.fetch("SELECT job, outcome, ended_at, attempt, message FROM job_runs WHERE id IN "

@@ -19,6 +19,7 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
+from valuation.accounts.people import person
 from valuation.core import law
 from valuation.core.clock import brasilia
 from valuation.core.law import years_text
@@ -235,10 +236,15 @@ _DECIMAL = re.compile(r"^-?\d+\.\d+$")
 _SNAKE = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
 
 
+ATTACHMENT_ACTIONS = ("attachment_upload", "attachment_bulk_upload", "attachment_replace", "attachment_withdraw",
+                      "attachment_download", "attachment_principal", "attachment_photo_sheet")
+
+
 @cache
 def _value_labels() -> dict[str, Mapping[Any, str]]:
     """Labels of stored codes, by field: taken from the modules that own each concept."""
     from valuation.accounts import throttle
+    from valuation.attachments.kinds import KIND_LABELS, OWNER_LABELS, VARIANT_LABELS
     from valuation.commission.sheet import SOURCES
     from valuation.core.calendar import POLICY_DAY_LABELS
     from valuation.db import access
@@ -267,6 +273,8 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
         "login_throttle.scope": throttle.SCOPE_LABELS,
         "notice": NOTICE_LABELS, "end_kind": END_LABELS,
+        "owner_kind": OWNER_LABELS, "variant": VARIANT_LABELS,
+        **{f"{action}.kind": KIND_LABELS for action in ATTACHMENT_ACTIONS},
     }
 
 
@@ -477,18 +485,21 @@ def unlabelled(keys: Iterable[str]) -> list[str]:
 READABLE_COLUMNS = ("Nº", "Data e hora (Brasília)", "Usuário", "Ação", "Objeto", "Alteração")
 
 
-def readable(rows: Any, *, with_hash: bool = False) -> Any:
+def readable(rows: Any, *, names: Mapping[str, str], with_hash: bool = False) -> Any:
     """Audit rows (a DataFrame of the log's columns) as the reader sees them: one row per record,
-    Brasília time, labels for action and object, the change on one line (pt-BR)."""
+    Brasília time, the person by name (`names`: {login: full name}, accounts.people), labels for action
+    and object, the change on one line (pt-BR). The export (`with_hash`) adds the login and the hash."""
     import pandas as pd
 
     out = []
     for r in rows.to_dict("records"):
         row = {"Nº": int(r["id"]), "Data e hora (Brasília)": brasilia(pd.Timestamp(r["at"]).to_pydatetime()),
-               "Usuário": r["actor"], "Ação": action_label(r["action"]), "Objeto": subject(r["entity"], r["entity_id"]),
+               "Usuário": person(names, r["actor"]), "Ação": action_label(r["action"]),
+               "Objeto": subject(r["entity"], r["entity_id"]),
                "Alteração": summary(str(r["action"]), r["before_json"], r["after_json"], limit=50 if with_hash else 6,
                                     entity=r["entity"])}
         if with_hash:
+            row["Login"] = r["actor"]
             row["Hash"] = r["hash"]
         out.append(row)
-    return pd.DataFrame(out, columns=[*READABLE_COLUMNS, *(("Hash",) if with_hash else ())])
+    return pd.DataFrame(out, columns=[*READABLE_COLUMNS, *(("Login", "Hash") if with_hash else ())])
