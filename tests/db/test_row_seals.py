@@ -79,6 +79,10 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
     "an assessment value": ("SELECT min(id) + 11 FROM assessment_log",
                             lambda i: f"UPDATE assessment_log SET amount = amount + 1 WHERE id = {i}",
                             "assessment_log"),
+    "an assessment's conversion day (art. 21 §3)": (
+        "SELECT min(id) + 5 FROM assessment_log",
+        lambda i: f"UPDATE assessment_log SET conversion_date = DATE '2020-01-02', "
+                  f"conversion_rate_date = DATE '2020-01-02' WHERE id = {i}", "assessment_log"),
     "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
                       lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
 }

@@ -11,6 +11,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from tests.support.commission import full_panel, item_ids
@@ -194,11 +195,15 @@ def test_migrations_030_and_031_on_a_database_that_predates_them(tmp_path: Path,
     monkeypatch.setattr(dbmod, "available_migrations", lambda: before)
     path = tmp_path / "old.duckdb"
     with Store(path) as old:
-        old.write("fixture", lambda tx: tx.execute(
-            "INSERT INTO assessment_log (round_id, item_id, member_id, amount, currency, price_date, rate, rate_date, "
-            "value_brl, entered_by, entered_at) VALUES (1, 1, 1, 10, 'USD', DATE '2025-03-10', 5.5, "
-            "DATE '2025-03-10', 55, 'x', TIMESTAMP '2025-03-10 10:00:00')"))
         assert not old.has_table("found_thing_costs")
+    # a row the older version wrote (written raw: this code's write funnel seals the columns of migration 030)
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("INSERT INTO assessment_log (round_id, item_id, member_id, amount, currency, price_date, rate, "
+                    "rate_date, value_brl, entered_by, entered_at) VALUES (1, 1, 1, 10, 'USD', DATE '2025-03-10', "
+                    "5.5, DATE '2025-03-10', 55, 'x', TIMESTAMP '2025-03-10 10:00:00')")
+    finally:
+        con.close()
     monkeypatch.setattr(dbmod, "available_migrations", lambda: real)
     with Store(path) as new:
         assert [v for v in new.applied_now if v in (30, 31)] == [30, 31]

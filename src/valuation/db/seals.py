@@ -2,7 +2,7 @@
 
 The audit chain proves what the application did; these seals prove that the rows it wrote are
 still what it wrote. For each sealed table a row's digest is the sha256 of the JSON of a fixed
-list of its columns (`SEALED`; a column added later is not sealed). The write funnel
+list of its columns (`SEALED`; a column added later gets a seal of its own, as `assessment_conversion`). The write funnel
 (`Store.transaction`) calls `begin` when a transaction opens and `finish` just before COMMIT:
 
 - append-only tables (issued statements — with the sha256 of their PDF —, decisions, the
@@ -108,6 +108,13 @@ SEALED += (Sealed(STATEMENT_CONTENT, ("id",), "linhas, custos de pesquisa e bens
                   "statement_survey_lines, statement_items)", where=_HEADER.where, source=_HEADER.table,
                   extra=tuple((name, _rows_digest(t, cols, order)) for name, t, cols, order in _CONTENT_ROWS),
                   subject="Demonstrativo emitido nº {id}", baseline_alone=True),)
+# Issue 25, rule 5: the day a value was converted at when the contract fixed a valuation date (art. 21 §3;
+# migration 030 added the two columns after the log's seal was drawn): one more seal per assessment row.
+ASSESSMENT_CONVERSION = "assessment_conversion"
+SEALED += (Sealed(ASSESSMENT_CONVERSION, ("id",), "data de conversão de um valor de membro (art. 21 §3)",
+                  source="assessment_log", extra=(("conversion_date", "{alias}.conversion_date"),
+                                                   ("conversion_rate_date", "{alias}.conversion_rate_date")),
+                  subject="Tabela assessment_log, registro {id} (data de conversão)", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 
