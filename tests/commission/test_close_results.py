@@ -66,3 +66,17 @@ def test_the_president_reads_the_close_results_in_one_view(full_demo_db: Path, t
     undecided = at.dataframe[0].value
     assert len(undecided) == stored["undecided"] and set(undecided["Decisão"]) == {"sem decisão"}
     assert not at.exception
+
+
+def test_a_member_reads_the_results_without_the_presidents_comparable_flags(full_demo_db: Path,
+                                                                           tmp_path: Path) -> None:
+    db = copy_database(full_demo_db, tmp_path / "demo.duckdb")
+    stored = _stored(db)
+    at = page_as(db, first_user(db, "commission"), "commission", timeout=180)
+    at.selectbox(key="cm_contract").set_value(CONTRACT).run()
+    open_tab(at, "commission", "Resultado")
+    assert not at.exception and not at.error, [e.message for e in at.exception]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Sinalizados"] == str(stored["flagged"]) and "Fora dos comparáveis" not in metrics
+    columns = list(at.dataframe[0].value.columns)
+    assert columns[:3] == ["Código", "Sinalizado", "Decisão"] and "Fora dos comparáveis" not in columns

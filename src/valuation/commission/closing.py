@@ -113,8 +113,9 @@ def close_results(store: Store, user: Principal, round_id: int, *, kind: str = "
     flags = allowed(user, "read_comparable_flags")
     if kind not in _KIND_WHERE or (kind == "outside" and not flags):
         kind = "all"
-    join = ("LEFT JOIN comparable_flags f ON f.round_id = ic.round_id AND f.item_id = ic.item_id" if flags
-            else "LEFT JOIN (SELECT NULL::BIGINT AS item_id) f ON FALSE")
+    # a reader of no comparable flags joins none (the columns stay, empty)
+    join = ("LEFT JOIN comparable_flags f ON f.round_id = ic.round_id AND f.item_id = ic.item_id AND "
+            + ("TRUE" if flags else "FALSE"))
     counts = store.fetch_one(
         f"""SELECT count(*) AS items, count(*) FILTER (WHERE ic.decided_by <> 'undecided') AS decided,
                   count(*) FILTER (WHERE ic.flagged) AS flagged, count(f.item_id) AS outside,
