@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from page_tabs.commission import agreement, items, minutes, presidency, progress, sheet
+from page_tabs.commission import agreement, items, minutes, presidency, progress, results, sheet
 from page_tabs.commission.view import RoundView, done, show_flash
-from ui import session
+from ui import choices, session
 from ui.fmt import count_br, day_br, moment_br, percent_br
 from ui.forms import save
 from ui.tabs import LazyTabs
@@ -19,8 +19,9 @@ from valuation.commission.rounds import flagged_counts, get_round, list_rounds, 
 from valuation.commission.views import round_contracts
 from valuation.db.access import allowed
 
-TABS = {"Itens": items.render, "Planilha": sheet.render, "Presidência": presidency.render,
-        "Andamento": progress.render, "Concordância": agreement.render, "Ata": minutes.render}
+TABS = {"Itens": items.render, "Resultado": results.render, "Planilha": sheet.render,
+        "Presidência": presidency.render, "Andamento": progress.render, "Concordância": agreement.render,
+        "Ata": minutes.render}
 
 user = session.guard("commission")
 store = session.store()
@@ -38,7 +39,7 @@ if not contracts:
     st.info("Nenhum contrato com bens resgatados para avaliar.")
     st.stop()
 by_code = {c.code: c for c in contracts}
-code = st.selectbox("Contrato", list(by_code), format_func=lambda k: by_code[k].label, key="cm_contract")
+code = choices.selectbox("Contrato", list(by_code), format_func=lambda k: by_code[k].label, key="cm_contract")
 rounds = list_rounds(store, user, code)
 
 if is_president and not any(r.status == "aberta" for r in rounds):
@@ -57,7 +58,7 @@ if not rounds:
     st.info("Este contrato ainda não tem rodadas de avaliação.")
     st.stop()
 by_id = {r.id: r for r in rounds}
-rid = st.selectbox("Rodada", list(by_id), key=f"cm_round_{code}", format_func=lambda i: (
+rid = choices.selectbox("Rodada", list(by_id), key=f"cm_round_{code}", format_func=lambda i: (
     f"Rodada {by_id[i].number} — {by_id[i].status_label} · {count_br(by_id[i].item_count)} itens"))
 rnd = get_round(store, user, rid)
 m = st.columns(5)
@@ -70,7 +71,8 @@ m[4].metric("Método · quórum", f"{rnd.method_label} · {rnd.quorum}",
 
 view = RoundView(user=user, store=store, round=rnd, is_member=is_member, is_president=is_president,
                  sees_names=allowed(user, "read_member_names"))
-tab_names = ["Itens"] + (["Planilha"] if is_member and rnd.is_open else []) \
+tab_names = ["Itens"] + (["Resultado"] if not rnd.is_open else []) \
+    + (["Planilha"] if is_member and rnd.is_open else []) \
     + (["Presidência"] if is_president else []) \
     + (["Andamento"] if not is_member and allowed(user, "follow_round_progress") and rnd.is_open else []) \
     + (["Concordância", "Ata"] if not rnd.is_open else [])

@@ -43,24 +43,6 @@ def show(store: Any, user: Principal, item_id: int, *, recent: int = cp.RECENT) 
         "historical": "Histórico", "on": "Decidido em"}), hide_index=True, width="stretch")
 
 
-def round_flags(store: Any, user: Principal, round_id: int) -> None:
-    """For the president: items whose consensus lies far outside their comparables' range."""
-    try:
-        df = cp.round_flags(store, user, round_id)
-    except AccessDenied:
-        return
-    st.markdown(f"**Fora da faixa dos comparáveis** ({count_br(len(df))})")
-    if df.empty:
-        st.caption("Nenhum consenso fora da faixa dos comparáveis (ou rodada ainda aberta).")
-        return
-    st.dataframe(for_display(df, money=("consensus_brl", "median_brl"), only=(
-        "item_code", "description", "consensus_brl", "median_brl", "comparables"), rename={
-        "item_code": "Código", "description": "Descrição", "consensus_brl": "Consenso",
-        "median_brl": "Mediana dos comparáveis", "comparables": "Comparáveis"}), hide_index=True, width="stretch")
-    with st.expander(f"Motivos ({count_br(len(df))})", expanded=len(df) <= 3):
-        st.text("\n\n".join(f"{c} — {r}" for c, r in zip(df["item_code"].tolist(), df["reason"].tolist())))
-
-
 def flag_column(store: Any, user: Principal, round_id: int, item_ids: list[int]) -> list[str] | None:
     """'sim'/'não' per item for the items table (president and DPC); None for others."""
     if not allowed(user, "read_comparable_flags"):

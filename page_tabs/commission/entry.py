@@ -10,15 +10,17 @@ import streamlit as st
 from page_tabs.commission.view import VOTES, RoundView, done
 from ui import item_card, session
 from ui.fields import date_field, money_field
-from ui.fmt import for_display, money_in, option_label, rate_br, yes_no
+from ui.fmt import count_br, for_display, money_in, option_label, rate_br, yes_no
 from ui.forms import save
 from ui.safe import md
 from valuation.commission.entries import record_assessment, round_entries
+from valuation.commission.entry_queue import entry_queue
 from valuation.commission.rounds import RoundOverview
 from valuation.commission.sheet import LABELS as ENTRY_LABELS
 from valuation.commission.sheet import MAX_VALUE_BRL, SOURCES
 from valuation.commission.views import known_currencies, my_item_history, source_label, vote_label
 
+GOTO = "cm_goto_{rid}"   # the place (1…N) of the item the Itens tab opens on next (set after a saved entry)
 # the form's labels, for problems that name a field (the store's messages use ENTRY_LABELS)
 FORM_LABELS = {**ENTRY_LABELS, "historical": "Voto", "source": "Fonte do valor (art. 21 §2)",
                "significance": "Significância (voto histórico)", "must_keep": "Propor manter na União (voto histórico)",
@@ -59,41 +61,57 @@ def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
     mine_vote = row["my_historical"] if isinstance(row["my_historical"], bool) else None
     currencies = known_currencies(store, user)
     st.caption(view.round.conversion.text)       # which day's rates convert the price, and why (art. 21 §3)
+    queue = entry_queue(store, user, rid)
+    st.caption(f"Faltam {count_br(queue.remaining)} de {count_br(queue.total)} itens para você avaliar nesta "
+               "rodada. Valor, data do preço, voto e fonte (com a significância, se histórico); Enter grava e passa ao "
+               "próximo item sem avaliação.")
     with st.form(f"cm_entry_{rid}_{item_id}"):
-        vote = st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
-                        index=list(VOTES).index(mine_vote))
-        c1, c2, c3 = st.columns(3)
+        c1, c3 = st.columns(2)
         amount = money_field("Valor", value=None if pd.isna(row["my_amount"]) else row["my_amount"], minimum=None,
                              maximum=MAX_VALUE_BRL, where=c1, path="amount")
-        cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
-        currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
         price_date = date_field("Data do preço", max_value=session.today(), where=c3, path="price_date",
                                 value=row["my_price_date"] if isinstance(row["my_price_date"], date)
                                 else session.today())
-        c4, c5 = st.columns(2)
+        vote = st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
+                        index=list(VOTES).index(mine_vote))
+        c4, c6, c2 = st.columns(3)        # then what a value or a historical vote also needs
         src_keys = [None, *SOURCES]
         src0 = row["my_source"] if isinstance(row["my_source"], str) and row["my_source"] in SOURCES else None
         source = c4.selectbox("Fonte do valor (art. 21 §2)", src_keys, index=src_keys.index(src0),
                               format_func=lambda s: "—" if s is None else SOURCES[s])
-        note = c5.text_input("Observação (organização de renome, catálogo, lote…)",
-                             value=note0 if isinstance(note0, str) else "")
-        c6, c7 = st.columns(2)
         sig0 = None if pd.isna(row["my_significance"]) else int(row["my_significance"])
         significance = c6.selectbox("Significância (voto histórico)", [None, 1, 2, 3, 4, 5],
                                     index=[None, 1, 2, 3, 4, 5].index(sig0),
                                     format_func=lambda s: "—" if s is None else str(s))
+        cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
+        currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
+        c5, c7 = st.columns(2)
+        note = c5.text_input("Observação (organização de renome, catálogo, lote…)",
+                             value=note0 if isinstance(note0, str) else "")
         keep = c7.checkbox("Propor manter na União (voto histórico)", value=row["my_must_keep"] is True)
         submitted = st.form_submit_button("Gravar avaliação", type="primary")
     if submitted:
         has_value = bool(amount.text.strip())
+        saved = save(record_assessment, store, user, rid, item_id, historical=vote, amount=amount,
+                     currency=currency if has_value else None, price_date=price_date if has_value else None,
+                     significance=significance, must_keep=True if keep else (False if vote is True else None),
+                     source=source if has_value else None, source_note=(note.strip() or None) if has_value else None,
+                     success=None, labels=FORM_LABELS)
         message = f"Avaliação do item {row['item_code']} gravada."
-        done(save(record_assessment, store, user, rid, item_id, historical=vote, amount=amount,
-                  currency=currency if has_value else None, price_date=price_date if has_value else None,
-                  significance=significance, must_keep=True if keep else (False if vote is True else None),
-                  source=source if has_value else None,
-                  source_note=(note.strip() or None) if has_value else None,
-                  success=None, labels=FORM_LABELS), message, None if has_value or vote is None else
-             vote_without_value(str(row["item_code"])))
+        if saved is not None:
+            message += " " + move_on(view, item_id)
+        done(saved, message, None if has_value or vote is None else vote_without_value(str(row["item_code"])))
+
+
+def move_on(view: RoundView, item_id: int) -> str:
+    """After a saved entry: the Itens tab opens on the member's next item without an entry (items.GOTO) — and
+    the sentence that says how many remain."""
+    queue = entry_queue(view.store, view.user, view.rid, after_item_id=item_id)
+    if queue.next_pos is None:
+        return f"Você avaliou todos os {count_br(queue.total)} itens da rodada."
+    st.session_state[GOTO.format(rid=view.rid)] = queue.next_pos
+    return (f"Faltam {count_br(queue.remaining)} de {count_br(queue.total)} itens; a seguir, o item "
+            f"{queue.next_code}.")
 
 
 def vote_without_value(code: str) -> str:

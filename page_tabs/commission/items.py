@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from page_tabs.commission.entry import item_panel
+from page_tabs.commission.entry import GOTO, item_panel
 from page_tabs.commission.view import RoundView
 from ui import comparables as comparables_ui
 from ui.fmt import for_display, money_in, percent_br, yes_no
@@ -19,11 +19,11 @@ PAGE_SIZES = [25, 50, 100, 200]
 def render(view: RoundView) -> None:
     store, user, rid = view.store, view.user, view.rid
     overview = round_overview(store, user, rid, page=1, page_size=1)
+    go_to(rid, int(st.session_state.get("cm_size", PAGE_SIZES[0])))
     a, b = st.columns(2)
     size = a.selectbox("Itens por página", PAGE_SIZES, key="cm_size")
     pages = max(1, -(-overview.total_items // size))
-    page = b.number_input(f"Página (de {pages})", min_value=1, max_value=pages, value=1, step=1,
-                          key=f"cm_page_{rid}")
+    page = b.number_input(f"Página (de {pages})", min_value=1, max_value=pages, step=1, key=f"cm_page_{rid}")
     ov = round_overview(store, user, rid, page=int(page), page_size=int(size))
     df = ov.items
     st.dataframe(for_display(items_table(view, ov), money=("Meu valor (R$)", "Mediana (R$)", "Valor (R$)"),
@@ -42,6 +42,16 @@ def render(view: RoundView) -> None:
         row = df.iloc[sel]
         st.session_state[f"cm_last_item_{rid}"] = str(row["item_code"])   # the override form's default
         item_panel(view, row, ov)
+
+
+def go_to(rid: int, size: int) -> None:
+    """Open the page and the item the member's last saved entry moves on to (entry.GOTO), once."""
+    pos = st.session_state.pop(GOTO.format(rid=rid), None)
+    if pos is None:
+        return
+    page = (int(pos) - 1) // size + 1
+    st.session_state[f"cm_page_{rid}"] = page
+    st.session_state[f"cm_item_{rid}_{page}"] = (int(pos) - 1) % size
 
 
 def items_table(view: RoundView, ov: RoundOverview) -> pd.DataFrame:

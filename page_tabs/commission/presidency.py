@@ -6,10 +6,10 @@ import streamlit as st
 
 from page_tabs.commission.progress import progress_table
 from page_tabs.commission.view import VOTES, RoundView, done
-from ui import comparables as comparables_ui
 from ui.fields import money_field
-from ui.fmt import count_br
+from ui.fmt import count_br, for_display
 from ui.forms import save
+from valuation.commission.closing import close_readiness
 from valuation.commission.decisions import record_decisions
 from valuation.commission.rounds import close_round, publish_round
 from valuation.commission.sheet import MAX_VALUE_BRL
@@ -21,16 +21,11 @@ OVERRIDE_LABELS = {"historical": "Classificação", "value_brl": "Valor (R$)", "
 
 def render(view: RoundView) -> None:
     store, user, rid, rnd = view.store, view.user, view.rid, view.round
-    if not view.is_open:
-        comparables_ui.round_flags(store, user, rid)
     if view.is_open:
-        progress_table(view)
-        sure = st.checkbox("Confirmo o encerramento: os membros não poderão mais registrar avaliações.",
-                           key="cm_close_sure")
-        if st.button("Encerrar rodada", type="primary", disabled=not sure, key="cm_close"):
-            message = f"Rodada {rnd.number} encerrada: o consenso de cada item foi calculado e gravado."
-            done(save(close_round, store, user, rid, success=None), message)
+        close_form(view)
     elif rnd.status in ("encerrada", "decidida"):
+        st.caption("O resultado do encerramento (decididos, sinalizados, fora dos comparáveis com o motivo, sem "
+                   "decisão) está na aba Resultado.")
         if st.button("Adotar o consenso dos itens decididos", key="cm_adopt"):
             adopted = save(record_decisions, store, user, rid, success=None)
             done(adopted, "" if adopted is None else f"{count_br(adopted.written)} decisão(ões) registrada(s); "
@@ -42,6 +37,39 @@ def render(view: RoundView) -> None:
             done(save(publish_round, store, user, rid, success=None), message)
     else:
         st.info("Rodada publicada: uma mudança exige nova rodada (abra-a acima, com os itens sinalizados).")
+
+
+def close_form(view: RoundView) -> None:
+    """Before the close: who has not voted yet and whether every item has the quorum, then the confirmation
+    (issue 23 item 6); the close states its outcome above the tabs, the results in the Resultado tab."""
+    store, user, rid, rnd = view.store, view.user, view.rid, view.round
+    ready = close_readiness(store, user, rid)
+    st.markdown(f"**Antes de encerrar a rodada {ready.number}**")
+    quorum = (f"Quórum da Comissão: {count_br(ready.quorum)} membros votantes por item ({ready.quorum_basis}). "
+              f"{count_br(ready.with_quorum)} de {count_br(ready.items)} itens têm quórum")
+    if ready.quorum_met:
+        st.success(quorum + ": todos os itens podem ser decididos.")
+    else:
+        st.warning(quorum + f"; {count_br(ready.short)} não têm e ficarão sem decisão (sem quórum) se a rodada "
+                   "for encerrada agora.")
+    if len(ready.missing):
+        st.markdown(f"**Ainda não votaram** ({count_br(len(ready.missing))} membro(s))")
+        st.dataframe(for_display(ready.missing, counts=("voted", "missing"), rename={
+            "member": "Membro", "body": "Órgão", "voted": "Itens votados", "missing": "Itens sem voto"}),
+            hide_index=True, width="stretch")
+    else:
+        st.caption("Todos os membros votaram em todos os itens da rodada.")
+    with st.expander("Andamento por membro (itens avaliados)"):
+        progress_table(view)
+    pending = "" if ready.quorum_met and not len(ready.missing) else (
+        f" com {count_br(ready.short)} item(ns) sem quórum e {count_br(len(ready.missing))} membro(s) sem votar "
+        "em todos os itens")
+    sure = st.checkbox(f"Confirmo o encerramento da rodada {ready.number}{pending}: os membros não poderão mais "
+                       "registrar avaliações.", key=f"cm_close_sure_{rid}")
+    if st.button("Encerrar rodada", type="primary", disabled=not sure, key="cm_close"):
+        message = (f"Rodada {rnd.number} encerrada: o consenso de cada item foi calculado e gravado; o resultado "
+                   "está na aba Resultado.")
+        done(save(close_round, store, user, rid, success=None), message)
 
 
 def override_form(view: RoundView) -> None:

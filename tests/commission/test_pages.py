@@ -128,7 +128,7 @@ def test_the_president_closes_the_round_on_the_page(small_world: Any) -> None:
     assert set(progress["Itens avaliados"]) == {str(len(ROUND_PLAN))}     # counts only, never values
     close = widget(at.button, "Encerrar rodada")
     assert close.disabled
-    widget(at.checkbox, "Confirmo o encerramento: os membros não poderão mais registrar avaliações.").check()
+    next(c for c in at.checkbox if c.label.startswith("Confirmo o encerramento da rodada")).check()
     at.run()
     widget(at.button, "Encerrar rodada").click()
     at.run()
