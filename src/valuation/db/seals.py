@@ -3,7 +3,8 @@
 The audit chain proves what the application did; these seals prove that the rows it wrote are
 still what it wrote. For each sealed table a row's digest is the sha256 of the JSON of a fixed
 list of its columns (`SEALED`; a column added later gets a seal of its own, as
-`assessment_conversion`). The write funnel (`Store.transaction`) calls `begin` when a transaction opens and `finish` just before COMMIT:
+`assessment_conversion`). The write funnel (`Store.transaction`) calls `begin` when a
+transaction opens and `finish` just before COMMIT:
 
 - append-only tables (issued statements — with the sha256 of their PDF —, decisions, the
   assessment log): the rows with an id above the one at `begin` are new in this transaction
