@@ -115,7 +115,7 @@ ASSESSMENT_CONVERSION = "assessment_conversion"
 SEALED += (Sealed(ASSESSMENT_CONVERSION, ("id",), "data de conversão de um valor de membro (art. 21 §3)",
                   source="assessment_log", extra=(("conversion_date", "{alias}.conversion_date"),
                                                    ("conversion_rate_date", "{alias}.conversion_rate_date")),
-                  subject="Tabela assessment_log, registro {id} (data de conversão)", baseline_alone=True),)
+                  subject="Valor de membro nº {id}", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 
