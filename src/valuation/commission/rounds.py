@@ -34,6 +34,7 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
+from valuation.core.nup import format_nup as nup_format
 from valuation.db.access import (
     COMMISSION_ROLES,
     Principal,
@@ -67,7 +68,8 @@ PSEUDONYM_SQL = ("row_number() OVER (ORDER BY hash(CAST(c.round_id AS VARCHAR) |
 ROUND_SQL = """
 SELECT r.id, r.contract_id, c.code AS contract_code, c.organisation_id, r.number, r.previous_round_id, r.status,
        r.method, r.quorum, r.spread_threshold, r.president_id, r.opened_by, r.opened_at, r.closed_by,
-       r.closed_at, r.decided_by, r.decided_at, r.published_by, r.published_at, {count} AS item_count
+       r.closed_at, r.decided_by, r.decided_at, r.published_by, r.published_at, {count} AS item_count,
+       (SELECT g.nup FROM process_numbers g WHERE g.subject = 'round' AND g.subject_id = r.id) AS nup
 FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id
 """
 ITEM_COUNT_SQL = "(SELECT count(*) FROM round_items ri WHERE ri.round_id = r.id)"
@@ -94,6 +96,12 @@ class Round:
     published_by: str | None
     published_at: datetime | None
     item_count: int
+    nup: str | None = None       # the 17 digits of the decision's process number (given when it is recorded)
+
+    @property
+    def nup_label(self) -> str | None:
+        """The decision's NUP as printed (00000.000000/0000-00), None before the decision."""
+        return nup_format(self.nup) if self.nup else None
 
     @property
     def status_label(self) -> str:

@@ -94,7 +94,8 @@ def parse(text: str | None, *, field: str = LABEL) -> Nup:
     if not raw:
         raise InputError(Problem(field, f"Informe o {LABEL} ({EXAMPLE})."))
     if len(raw) > MAX_INPUT:
-        raise InputError(Problem(field, f"O {LABEL} tem {DIGITS} dígitos ({EXAMPLE}); o texto informado é longo demais."))
+        raise InputError(Problem(field, f"O {LABEL} tem {DIGITS} dígitos ({EXAMPLE}); o texto informado é "
+                                        "longo demais."))
     digits = _PUNCTUATION.sub("", raw)
     if not digits.isdigit() or len(digits) != DIGITS:
         raise InputError(Problem(field, f"O {LABEL} tem {DIGITS} dígitos, no formato {EXAMPLE}."))
