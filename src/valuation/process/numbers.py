@@ -142,8 +142,8 @@ def set_protocol_unit(store: Store, user: Principal, office_code: str, unit_code
             tx.execute("INSERT INTO protocol_units VALUES (?, ?, ?, ?)", [office_code, code, user.username,
                                                                            tx.store.now()])
         else:
-            tx.execute("UPDATE protocol_units SET unit_code = ?, recorded_by = ?, recorded_at = ? WHERE office_code = ?",
-                       [code, user.username, tx.store.now(), office_code])
+            tx.execute("UPDATE protocol_units SET unit_code = ?, recorded_by = ?, recorded_at = ? "
+                       "WHERE office_code = ?", [code, user.username, tx.store.now(), office_code])
         tx.audit("protocol_unit_set", "office", office_code, {"unit_code": before}, {"unit_code": code})
 
     store.write(user.username, write)
