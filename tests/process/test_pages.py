@@ -73,3 +73,20 @@ def test_the_removal_orders_show_their_nup(demo_numbers, full_demo_db: Path, tmp
     assert not at.exception, at.exception
     shown = {v for df in at.dataframe if "NUP" in df.value.columns for v in df.value["NUP"]}
     assert orders <= shown, (orders, shown)
+
+
+def test_the_calendar_page_shows_and_sets_an_offices_protocol_unit(full_demo_db: Path, tmp_path: Path):
+    db = copy_database(full_demo_db, tmp_path / "demo.duckdb")
+    at = page_as(db, first_user(db, "dpc"), "calendar")
+    assert not at.exception, at.exception
+    next(s for s in at.selectbox if s.label == "Capitania/Delegacia/Agência").set_value("CPRJ").run()
+    assert "Código 64101" in texts(at)                  # CPRJ, the demo's first office, with its demo code
+    box = next(t for t in at.text_input if t.label == "Código da unidade protocolizadora")
+    box.set_value("12a45")
+    next(b for b in at.button if b.label == "Gravar código").click().run()
+    assert "Código da unidade protocolizadora: informe os 5 dígitos" in " ".join(str(e.value) for e in at.error
+                                                                                 ).replace("\\", "")
+    next(t for t in at.text_input if t.label == "Código da unidade protocolizadora").set_value("77777")
+    next(b for b in at.button if b.label == "Gravar código").click().run()
+    assert not at.exception, at.exception
+    assert "Código 77777" in texts(at)

@@ -121,8 +121,8 @@ def shown(db: Store | Tx, subject: str, subject_id: int, office_code: str | None
     return NO_UNIT_TEXT.format(office=office_code or "OM")
 
 
-def set_protocol_unit(store: Store, user: Principal, office_code: str, unit_code: str) -> None:
-    """Register (or, before it numbered anything, correct) an office's protocol unit code. dpc only."""
+def set_protocol_unit(store: Store, user: Principal, office_code: str, unit_code: str) -> str:
+    """Register (or, before it numbered anything, correct) an office's protocol unit code; returns it. dpc only."""
     require(user, "manage_protocol_units")
     code = (unit_code or "").strip()
     if len(code) != nup.UNIT_DIGITS or not code.isdigit():
@@ -147,6 +147,7 @@ def set_protocol_unit(store: Store, user: Principal, office_code: str, unit_code
         tx.audit("protocol_unit_set", "office", office_code, {"unit_code": before}, {"unit_code": code})
 
     store.write(user.username, write)
+    return code
 
 
 def protocol_units(store: Store, user: Principal) -> list[dict[str, Any]]:
