@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import openpyxl
 import pypdf
 import pytest
 
@@ -14,6 +15,8 @@ from tests.support.ui import first_user, page_as, texts
 from valuation.commission.minutes import round_minutes_pdf
 from valuation.core import nup
 from valuation.db.shared import using
+from valuation.partition.documents import render_xlsx
+from valuation.partition.statement_reads import load_statement
 from valuation.process import cases
 from valuation.process.numbers import SUBJECTS
 
@@ -30,7 +33,10 @@ def demo_numbers(full_demo_db: Path):
         statement = s.scalar("SELECT nup FROM process_numbers WHERE subject = 'statement' ORDER BY id LIMIT 1")
         round_id = s.scalar("SELECT subject_id FROM process_numbers WHERE subject = 'round' ORDER BY id LIMIT 1")
         minutes = round_minutes_pdf(s, dpc, int(round_id))
-    yield counts, given, pdf, statement, minutes, round_id
+        issued = int(s.scalar("SELECT subject_id FROM process_numbers WHERE subject = 'statement' ORDER BY id LIMIT 1"))
+        doc = load_statement(s, issued, item_limit=10)
+        xlsx = render_xlsx(doc, doc.items)
+    yield counts, given, pdf, statement, minutes, round_id, xlsx
 
 
 def _pdf_text(data: bytes) -> str:
@@ -38,12 +44,14 @@ def _pdf_text(data: bytes) -> str:
 
 
 def test_every_numbered_record_of_the_demo_has_a_valid_nup(demo_numbers):
-    counts, given, pdf, statement, minutes, round_id = demo_numbers
+    counts, given, pdf, statement, minutes, round_id, xlsx = demo_numbers
     assert all(total == numbered and total > 0 for total, numbered in counts.values()), counts
     assert all(nup.is_valid(r["nup"]) for r in given)
     assert nup.format_nup(statement) in _pdf_text(pdf)                      # the issued statement's PDF
     numbered_round = next(r["nup"] for r in given if r["subject"] == "round" and r["subject_id"] == round_id)
     assert nup.format_nup(numbered_round) in _pdf_text(minutes)            # the Commission's minutes
+    summary = openpyxl.load_workbook(io.BytesIO(xlsx)).worksheets[0]
+    assert ["NUP", nup.format_nup(statement)] in [[c.value for c in row][:2] for row in summary.iter_rows()]
 
 
 def test_prazos_finds_a_case_by_its_nup(demo_numbers, full_demo_db: Path, tmp_path: Path):
