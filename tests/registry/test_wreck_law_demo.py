@@ -11,7 +11,6 @@ import pytest
 
 from tests.support.db_copies import copy_database
 from tests.support.ui import first_user, open_tab, page_as, texts
-from valuation.db.shared import using
 from valuation.db.store import Store
 from valuation.demo.constants import DEMO_TODAY
 from valuation.registry.domain.queries import domain_statuses
@@ -22,7 +21,9 @@ D = date
 @pytest.fixture(scope="module")
 def demo_status(full_demo_db: Path):
     dpc = first_user(full_demo_db, "dpc")
-    with using(full_demo_db, read_only=True) as s:   # the pages' shared Store when a page opened it
+    # a read-write Store of its own: DuckDB refuses a read-only one beside the read-write Store a page of an
+    # earlier file may hold in this process, and page_as closes that shared one (so it cannot be borrowed)
+    with Store(full_demo_db, migrate=False) as s:
         yield s, dpc, domain_statuses(s, dpc, DEMO_TODAY).set_index("code")
 
 
