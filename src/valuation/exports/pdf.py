@@ -35,9 +35,8 @@ from fpdf import FPDF, FontFace
 from fpdf.enums import Align, TableBordersLayout, TableCellFillMode, XPos, YPos
 
 from valuation.core.money import format_date_br
-from valuation.exports import stamp as stamping
 from valuation.exports._values import clean_text, display_text, is_missing, is_number
-from valuation.exports.stamp import Stamp
+from valuation.exports.stamp import BAND_MM, Stamp, draw, finish
 
 _FONT = "DejaVu"
 _FONT_FILES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}
@@ -117,7 +116,7 @@ class _Canvas(FPDF):
                 self.add_font(_FONT, style, str(path))
         self.alias_nb_pages(_PAGE_TOTAL_ALIAS)
         self.set_margins(_MARGIN, _MARGIN, _MARGIN)
-        self.set_auto_page_break(True, margin=_BOTTOM_MARGIN + (stamping.BAND_MM if stamp else 0))
+        self.set_auto_page_break(True, margin=_BOTTOM_MARGIN + (BAND_MM if stamp else 0))
         self.set_title(title)
         self.set_lang("pt-BR")
         self.set_creator("valuation")
@@ -152,7 +151,7 @@ class _Canvas(FPDF):
 
     def footer(self) -> None:
         if self.stamp is not None:
-            self.crc_slots[self.page_no()] = stamping.draw(self, self.stamp, _FONT, _fit)
+            self.crc_slots[self.page_no()] = draw(self, self.stamp, _FONT, _fit)
         self.set_y(-14)
         self.set_draw_color(*_GREY)
         self.line(self.l_margin, self.get_y(), self.w - self.r_margin, self.get_y())
@@ -407,7 +406,7 @@ class PdfReport:
         """The finished PDF; the report is closed (later blocks raise RuntimeError). A `stamp` sets `stamp.crc`."""
         if self._output is None:
             data = bytes(self._pdf.output())
-            self._output = data if self._pdf.stamp is None else stamping.finish(data, self._pdf.stamp,
+            self._output = data if self._pdf.stamp is None else finish(data, self._pdf.stamp,
                                                                                 self._pdf.crc_slots, self._pdf.h)
         return self._output
 

@@ -80,12 +80,12 @@ def stamp_crc(data: bytes, crc: str, slots: dict[int, tuple[float, float]], page
         opening.set_data(b"q\n")
         closing.set_data(f"Q\nq {_GREY} g BT /VCRC {TEXT_PT} Tf {x * k:.2f} {(page_h_mm - y) * k:.2f} Td "
                          f"({crc}) Tj ET Q\n".encode("ascii"))
-        contents = page.get("/Contents")
+        contents: Any = page.get("/Contents")
         parts = list(contents.get_object()) if isinstance(contents.get_object(), ArrayObject) else [contents]
         page[NameObject("/Contents")] = ArrayObject([writer._add_object(opening), *parts,   # noqa: SLF001
                                                     writer._add_object(closing)])   # noqa: SLF001
-        resources = page["/Resources"].get_object()
-        fonts = resources.get("/Font")
+        resources: Any = page["/Resources"].get_object()
+        fonts: Any = resources.get("/Font")
         if fonts is None:
             resources[NameObject("/Font")] = fonts = DictionaryObject()
         fonts.get_object()[NameObject("/VCRC")] = font
