@@ -65,9 +65,9 @@ def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str,
         raise ValueError("the document was not rendered with its stamp")
     table, record_id, key = record
     new_id = int(tx.scalar("SELECT nextval('seq_issued_documents')"))
-    tx.execute("INSERT INTO issued_documents (id, code, kind, record_table, record_id, record_key, office, issued_at, "
-               "crc, sha256, size, issued_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               [new_id, stamp.code, kind, table, record_id, key, office[:200], clock.stored(clock.now_utc()),
+    tx.execute("INSERT INTO issued_documents (id, code, kind, record_table, record_id, record_key, office, nup, "
+               "issued_at, crc, sha256, size, issued_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               [new_id, stamp.code, kind, table, record_id, key, office[:200], stamp.nup, clock.stored(clock.now_utc()),
                 stamp.crc, hashlib.sha256(data).hexdigest(), len(data), actor])
     tx.audit("document_issued", "issued_document", new_id, None,
              {"code": grouped(stamp.code), "kind": kind, "record": f"{table}:{record_id or key}"})
@@ -93,11 +93,11 @@ def record_nup(db: Store | Tx, table: str, record_id: object) -> str | None:
 
 def stamp_of(db: Store | Tx, table: str, record_id: int) -> Stamp | None:
     """The stamp of the record's latest issued document (its code, CRC and NUP), None if it has none."""
-    row = db.fetch_one("SELECT code, crc FROM issued_documents WHERE record_table = ? AND record_id = ? "
+    row = db.fetch_one("SELECT code, crc, nup FROM issued_documents WHERE record_table = ? AND record_id = ? "
                        "ORDER BY id DESC LIMIT 1", [table, record_id])
     if row is None:
         return None
-    return Stamp(code=row["code"], base_url=base_url(), nup=record_nup(db, table, record_id), crc=row["crc"])
+    return Stamp(code=row["code"], base_url=base_url(), nup=row["nup"], crc=row["crc"])
 
 
 def lookup(store: Store, typed: object) -> Answer | None:
@@ -105,11 +105,11 @@ def lookup(store: Store, typed: object) -> Answer | None:
     code = parse_code(typed)
     if code is None:
         return None
-    row = store.fetch_one("SELECT code, kind, record_table, record_id, issued_at, office, sha256, crc "
-                          "FROM issued_documents WHERE code = ?", [code])
+    row = store.fetch_one("SELECT code, kind, nup, issued_at, office, sha256, crc FROM issued_documents "
+                          "WHERE code = ?", [code])
     if row is None:
         return None
-    return Answer(code=row["code"], kind=row["kind"], nup=record_nup(store, row["record_table"], row["record_id"]),
+    return Answer(code=row["code"], kind=row["kind"], nup=row["nup"],
                   issued_on=clock.brasilia(row["issued_at"]).date(), office=row["office"], sha256=row["sha256"],
                   crc=row["crc"])
 

@@ -118,7 +118,7 @@ SEALED += (Sealed(ASSESSMENT_CONVERSION, ("id",), "data de conversão de um valo
                   subject="Tabela assessment_log, registro {id} (data de conversão)", baseline_alone=True),)
 # Issue 27, section 1: the registry of issued documents (code, CRC and sha256 of every issued PDF), append-only.
 SEALED += (Sealed("issued_documents", ("id", "code", "kind", "record_table", "record_id", "record_key", "office",
-                                       "issued_at", "crc", "sha256", "size", "issued_by"),
+                                       "nup", "issued_at", "crc", "sha256", "size", "issued_by"),
                   "documento emitido (código de verificação)", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 

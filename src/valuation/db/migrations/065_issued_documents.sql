@@ -6,6 +6,7 @@
 --   kind        what the document is (statement, minutes, wreck_map, office_deadlines, photo_sheet)
 --   record_table / record_id / record_key   the record it belongs to (a row, or a key such as 'CPSP|2026')
 --   office      the issuing office as printed ('Diretoria de Portos e Costas', 'CPSP'…)
+--   nup         the record's NUP as printed in the footer (NULL: the record had none; issue 26 adds them)
 --   crc         CRC-32 (8 hex) of the bytes before the CRC was stamped; sha256 / size: the final bytes
 -- No foreign keys. Never edit an applied migration.
 
@@ -20,6 +21,7 @@ CREATE TABLE issued_documents (
     record_id    BIGINT,
     record_key   VARCHAR,
     office       VARCHAR NOT NULL,
+    nup          VARCHAR,
     issued_at    TIMESTAMP NOT NULL,
     crc          VARCHAR NOT NULL CHECK (length(crc) = 8),
     sha256       VARCHAR NOT NULL CHECK (length(sha256) = 64),
