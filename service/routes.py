@@ -7,6 +7,7 @@
                                  partial copies left by killed backups and restores, the recovery point
                                  (the newest proven backup's age, and whether it is late: issue 24)
     POST /servico/cli            the command line's batch commands (loopback + bearer token only)
+    GET/POST /verificar          a document's verification code, without login (service/verify.py, issue 27)
 
 The cookie routes accept only same-origin requests (Origin / Sec-Fetch-Site), so another site
 cannot plant its own session in a user's browser (login CSRF). No token is ever logged: uvicorn's
@@ -28,6 +29,7 @@ from starlette.routing import Route
 
 from service import state
 from service.hosts import allowed_hosts, host_allowed
+from service.verify import verify_page
 from valuation.accounts import sessions
 from valuation.core import clock
 from valuation.deadlines import feeds
@@ -155,5 +157,6 @@ ROUTES = [
     Route("/sessao/sair", clear_cookie, methods=["POST"]),
     Route("/calendario/{token}.ics", calendar_feed, methods=["GET"]),
     Route("/saude", health, methods=["GET"]),
+    Route("/verificar", verify_page, methods=["GET", "POST"]),
     Route("/servico/cli", cli, methods=["POST"]),
 ]

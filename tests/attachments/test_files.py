@@ -322,9 +322,12 @@ def test_the_files_are_content_addressed_and_checked_on_read(small_world):
 
 # -- photo sheets (the minutes' and statements' appendix) -----------------------------------------
 def _images_in(pdf: bytes) -> int:
+    """The photos of a photo sheet: every image but each page's verification QR (issue 27)."""
     from pypdf import PdfReader
 
-    return sum(len(page.images) for page in PdfReader(io.BytesIO(pdf)).pages)
+    pages = PdfReader(io.BytesIO(pdf)).pages
+    assert all("Código de verificação" in page.extract_text() and len(page.images) >= 1 for page in pages)
+    return sum(len(page.images) - 1 for page in pages)
 
 
 def test_the_minutes_get_a_photo_appendix_within_a_size_budget(small_world):

@@ -99,7 +99,11 @@ def keys(username: str, client: object) -> list[tuple[str, str]]:
 
 def delay(scope: str, failures: int) -> timedelta | None:
     """How long the key waits after `failures` counted failures (None: no wait)."""
-    rule = RULES[scope]
+    return rule_delay(RULES[scope], failures)
+
+
+def rule_delay(rule: Rule, failures: int) -> timedelta | None:
+    """`rule`'s wait after `failures` failures: none while within `free`, then base_s doubled, up to cap_s."""
     over = failures - rule.free
     if over < 0:
         return None

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.attachments.kinds import MIB, megabytes
 from valuation.attachments.records import principal_roots
+from valuation.authenticity import registry
 from valuation.core.errors import ConflictError, InputError, Problem
 from valuation.db.access import Principal, attachment_scope, require
 from valuation.db.blobs import BlobStore
 from valuation.exports.pdf import PdfReport
 
 if TYPE_CHECKING:
-    from valuation.db.store import Store
+    from valuation.db.store import Store, Tx
 
 DEFAULT_BUDGET = 4 * MIB
 MAX_ITEMS = 2_000
@@ -66,7 +67,8 @@ def photo_sheet_pdf(store: Store, user: Principal, title: str, subtitle: str, it
             isinstance(subject, tuple) and len(subject) == 2):
         raise InputError(Problem("items", "Anexo de fotos: informe os itens (com id) e o documento a que pertence."))
     images, read, no_photo, over = _thumbs(store, user, items, budget)
-    report = PdfReport(title, subtitle)
+    stamp = registry.new_stamp()
+    report = PdfReport(title, subtitle, stamp=stamp)
     report.paragraph(f"Miniaturas da foto principal de cada item ({len(images)} de {len(items)} itens). As fotos "
                      "são cópias sem metadados (sem posição GPS nem dados da câmera).")
     report.image_grid(images)
@@ -78,8 +80,13 @@ def photo_sheet_pdf(store: Store, user: Principal, title: str, subtitle: str, it
     if notes:
         report.paragraph("Não incluídos: " + "; ".join(notes) + ".")
     pdf = report.bytes()
-    store.write(user.username, lambda tx: tx.audit("attachment_photo_sheet", subject[0], subject[1], None,
-                                                   {"attachments": read, "items": len(items), "bytes": len(pdf)}))
+
+    def write(tx: Tx) -> None:
+        registry.register(tx, stamp, pdf, kind="photo_sheet", record=(str(subject[0]), int(subject[1]), None),
+                          office=registry.DPC, actor=user.username)
+        tx.audit("attachment_photo_sheet", subject[0], subject[1], None,
+                 {"attachments": read, "items": len(items), "bytes": len(pdf)})
+    store.write(user.username, write)
     return pdf
 
 

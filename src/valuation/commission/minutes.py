@@ -33,6 +33,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.authenticity import registry
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.rounds import Round, get_round
 from valuation.core import law
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 
 MAX_DETAIL_ITEMS = 400
 MAX_FLAGGED_LISTED = 200
+MINUTES_OFFICE = "Comissão de peritos (Lei 7.542/1986, art. 20 §3)"
 MAX_OVERRIDES_LISTED = 100
 METHOD_LABELS = {"median": "mediana", "mean": "média", "trimmed_mean": "média aparada (sem o maior e o menor valor)"}
 BASIS = ("Lei 7.542/1986, art. 20 §3 (classificação e atribuição de valores pela comissão de peritos, "
@@ -163,13 +165,15 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
     """The minutes of a closed round as PDF bytes (see the module docstring)."""
     data = minutes_data(store, user, round_id)
     rnd: Round = data["round"]
+    stamp = registry.new_stamp(registry.record_nup(store, "assessment_rounds", round_id))
     report = PdfReport(
         f"Ata da rodada {rnd.number} de avaliação — contrato {rnd.contract_code}",
         "Comissão Interministerial — Lei 7.542/1986, art. 20 §3",
-        orientation="L", generated_at=generated_at)
+        orientation="L", generated_at=generated_at, stamp=stamp)
     for section in (_identification, _panel_and_rules, _items, _overrides, _flagged, _agreement, _signatures):
         section(report, data)
-    return report.bytes()
+    return registry.issue(store, user.username, stamp, report.bytes(), kind="minutes",
+                          record=("assessment_rounds", round_id, None), office=MINUTES_OFFICE)
 
 
 def _identification(report: PdfReport, data: dict[str, Any]) -> None:

@@ -118,6 +118,10 @@ SEALED += (Sealed(ASSESSMENT_CONVERSION, ("id",), "data de conversão de um valo
                   source="assessment_log", extra=(("conversion_date", "{alias}.conversion_date"),
                                                    ("conversion_rate_date", "{alias}.conversion_rate_date")),
                   subject="Valor de membro nº {id}", baseline_alone=True),)
+# Issue 27, section 1: the registry of issued documents (code, CRC and sha256 of every issued PDF), append-only.
+SEALED += (Sealed("issued_documents", ("id", "code", "kind", "record_table", "record_id", "record_key", "office",
+                                       "nup", "issued_at", "crc", "sha256", "size", "issued_by"),
+                  "documento emitido (código de verificação)", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from valuation.authenticity import registry
+from valuation.authenticity.codes import Stamp
 from valuation.core.errors import NotFound
 from valuation.db.access import Principal, require
 from valuation.deadlines.engine import compute_deadlines
@@ -74,14 +76,19 @@ def office_deadlines_pdf(store: Store, user: Principal, *, office: str, as_of: d
     df = frame if frame is not None else compute_deadlines(store, user, as_of=as_of, office=office)
     if not df.empty:
         df = df[df["office_code"] == office]
-    return render(f"{info['name']} ({office})", as_of, [*office_sections(df), *extra], generated_at=generated_at)
+    stamp = registry.new_stamp()
+    pdf = render(f"{info['name']} ({office})", as_of, [*office_sections(df), *extra], generated_at=generated_at,
+                 stamp=stamp)
+    return registry.issue(store, user.username, stamp, pdf, kind="office_deadlines",
+                          record=("offices", None, f"{office}|{as_of.isoformat()}"),
+                          office=f"{info['name']} ({office})")
 
 
 def render(office_label: str, as_of: date, sections: Sequence[Section], *,
-           generated_at: datetime | None = None) -> bytes:
+           generated_at: datetime | None = None, stamp: Stamp | None = None) -> bytes:
     """The report's PDF from its sections (landscape A4, the product's header and footer)."""
     report = PdfReport("Prazos da Organização Militar", f"{office_label} — situação em {as_of:%d/%m/%Y}",
-                       orientation="L", generated_at=generated_at)
+                       orientation="L", generated_at=generated_at, stamp=stamp)
     report.key_values([("Organização Militar", office_label), ("Data de referência", as_of),
                        ("Prazos listados", "; ".join(s.heading for s in sections))])
     report.paragraph(COUNTING)

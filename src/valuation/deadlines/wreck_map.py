@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from valuation.authenticity import registry
 from valuation.core.casualty import casualty_text
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.positions import Coordinate, format_coordinate
@@ -133,7 +134,8 @@ def wreck_map_pdf(store: Store, user: Principal, *, office: str, year: int,
     """The map as a landscape A4 PDF; the NEGAT SINISTRO BT message when the year had none."""
     m = wreck_map(store, user, office=office, year=year)
     title, subtitle = _title(m)
-    report = PdfReport(title, subtitle, orientation="L", generated_at=generated_at)
+    stamp = registry.new_stamp()
+    report = PdfReport(title, subtitle, orientation="L", generated_at=generated_at, stamp=stamp)
     report.key_values([
         ("Organização Militar", f"{m.office_name} ({m.office_code})"),
         ("Ano dos sinistros", str(m.year)),
@@ -158,7 +160,9 @@ def wreck_map_pdf(store: Store, user: Principal, *, office: str, year: int,
         report.table(list(_PDF_COLUMNS), data, col_widths=[0.6, 3.3, 1.6, 1.6, 1.6, 1.7, 1.4, 1.8, 1.8, 1.9, 2.1])
         report.paragraph("Posições em graus, minutos e centésimos de minuto, com o datum de referência "
                          "(NORMAM-10 (ed. 2002) 0403 a). Documento de circulação restrita: contém posições sigilosas.")
-    return report.bytes()
+    return registry.issue(store, user.username, stamp, report.bytes(), kind="wreck_map",
+                          record=("offices", None, f"{m.office_code}|{m.year}"),
+                          office=f"{m.office_name} ({m.office_code})")
 
 
 def wreck_map_xlsx(store: Store, user: Principal, *, office: str, year: int) -> bytes:

@@ -5,9 +5,10 @@ The public API (everything else in this package is private):
     neutralise_cell(value)                         one spreadsheet cell, formula-injection safe
     to_csv_bytes(df_or_rows, columns=None, *, sep=";", decimal=",")      -> bytes
     to_xlsx_bytes(sheets, *, money_columns=None, date_columns=None)      -> bytes
-    PdfReport(title, subtitle=None, *, orientation="P", generated_at=None, organisation=...)
+    PdfReport(title, subtitle=None, *, orientation="P", generated_at=None, organisation=..., stamp=None)
         .heading(text) .paragraph(text) .key_values(rows) .table(columns, rows, ...)
         .totals(rows) .signature_lines(names) .bytes()                   -> bytes
+        (stamp: an issued document's verification code, CRC and QR on every page — exports.stamp)
     brasilia_time(stored_utc) / brasilia_text(stored_utc)  a stored timestamp in Brasília time
     CalendarEvent(uid, date, summary, description="", url=None)          (a NamedTuple)
     to_ics(events, *, calendar_name, prodid=..., dtstamp=None)           -> bytes

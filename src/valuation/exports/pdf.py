@@ -36,6 +36,7 @@ from fpdf.enums import Align, TableBordersLayout, TableCellFillMode, XPos, YPos
 
 from valuation.core.money import format_date_br
 from valuation.exports._values import clean_text, display_text, is_missing, is_number
+from valuation.exports.stamp import BAND_MM, Stamp, draw, finish
 
 _FONT = "DejaVu"
 _FONT_FILES = {"": "DejaVuSans.ttf", "B": "DejaVuSans-Bold.ttf"}
@@ -100,8 +101,11 @@ class _Canvas(FPDF):
         subtitle: str | None,
         organisation: str | None,
         generated_at: datetime,
+        stamp: Stamp | None = None,
     ) -> None:
         super().__init__(orientation=orientation, unit="mm", format="A4")
+        self.stamp = stamp
+        self.crc_slots: dict[int, tuple[float, float]] = {}
         self.report_title = title
         self.report_subtitle = subtitle
         self.organisation = organisation
@@ -112,7 +116,7 @@ class _Canvas(FPDF):
                 self.add_font(_FONT, style, str(path))
         self.alias_nb_pages(_PAGE_TOTAL_ALIAS)
         self.set_margins(_MARGIN, _MARGIN, _MARGIN)
-        self.set_auto_page_break(True, margin=_BOTTOM_MARGIN)
+        self.set_auto_page_break(True, margin=_BOTTOM_MARGIN + (BAND_MM if stamp else 0))
         self.set_title(title)
         self.set_lang("pt-BR")
         self.set_creator("valuation")
@@ -146,6 +150,8 @@ class _Canvas(FPDF):
         self.set_font(_FONT, "", _BODY_SIZE)
 
     def footer(self) -> None:
+        if self.stamp is not None:
+            self.crc_slots[self.page_no()] = draw(self, self.stamp, _FONT, _fit)
         self.set_y(-14)
         self.set_draw_color(*_GREY)
         self.line(self.l_margin, self.get_y(), self.w - self.r_margin, self.get_y())
@@ -178,8 +184,8 @@ class PdfReport:
     ``generated_at`` is the time printed in the footer, followed by "(horário de
     Brasília)" (default: now; an aware datetime is converted to Brasília time, a
     naive one is printed as given — convert stored naive-UTC timestamps with
-    `brasilia_time`; pass it for reproducible files). Each block method returns the report,
-    so calls can be chained.
+    `brasilia_time`; pass it for reproducible files). ``stamp`` (`exports.stamp.Stamp`) makes it an issued
+    document: its verification code, CRC, address and QR on every page. Each block method returns the report.
     """
 
     def __init__(
@@ -190,6 +196,7 @@ class PdfReport:
         orientation: Literal["P", "L"] = "P",
         generated_at: datetime | None = None,
         organisation: str | None = "Marinha do Brasil — Diretoria de Portos e Costas",
+        stamp: Stamp | None = None,
     ) -> None:
         if orientation not in ("P", "L"):
             raise ValueError("orientation must be 'P' or 'L'")
@@ -200,6 +207,7 @@ class PdfReport:
             organisation=None if organisation is None else clean_text(organisation, multiline=False),
             generated_at=_brasilia_now() if generated_at is None
             else brasilia_time(generated_at) if generated_at.tzinfo is not None else generated_at,
+            stamp=stamp,
         )
         self._pdf.add_page()
         self._output: bytes | None = None
@@ -395,9 +403,11 @@ class PdfReport:
     # -- output ---------------------------------------------------------------
 
     def bytes(self) -> bytes:
-        """The finished PDF. The report is closed: later blocks raise RuntimeError."""
+        """The finished PDF; the report is closed (later blocks raise RuntimeError). A `stamp` sets `stamp.crc`."""
         if self._output is None:
-            self._output = bytes(self._pdf.output())
+            data = bytes(self._pdf.output())
+            self._output = data if self._pdf.stamp is None else finish(data, self._pdf.stamp,
+                                                                                self._pdf.crc_slots, self._pdf.h)
         return self._output
 
     def _open(self) -> _Canvas:

@@ -179,6 +179,7 @@ def to_xlsx_bytes(
     *,
     money_columns: ColumnSelection = None,
     date_columns: ColumnSelection = None,
+    properties: Mapping[str, str] | None = None,
 ) -> bytes:
     """An .xlsx workbook, one worksheet per DataFrame (the index is not written).
 
@@ -192,6 +193,8 @@ def to_xlsx_bytes(
       collection/mapping forms as ``money_columns``.
     - Text is neutralised (`neutralise_cell`) and always written as a string, never
       as a formula; the header row is bold, frozen and filtered; widths fit the data.
+    - ``properties``: the file's document properties (xlsxwriter's names: title, subject, keywords,
+      comments…), e.g. an issued statement's verification code (issue 27).
 
     Excel stores every number as an IEEE double. A money ``Decimal`` is rounded
     to the cent (half-up) and written as the double nearest to it, which reads
@@ -215,6 +218,8 @@ def to_xlsx_bytes(
             "strings_to_urls": False,
         },
     )
+    if properties:
+        workbook.set_properties({str(k): str(v) for k, v in properties.items()})
     formats = _formats(workbook)
     used: set[str] = set()
     for name, frame in sheets.items():

@@ -68,6 +68,7 @@ ACTION_LABELS: dict[str, str] = {
     "cancellation_compensation_set": "Compensação por cancelamento definida",
     "selection_locks_set": "Bens fixados na escolha", "selection_saved": "Escolha da União gravada",
     "statement_drafted": "Rascunho de demonstrativo gravado", "statement_issued": "Demonstrativo emitido",
+    "document_issued": "Documento emitido com código de verificação",
     "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",
     "survey_actual_costs": "Custos realizados da pesquisa informados",
     "survey_overrun_approved": "Excesso de custo aprovado",
@@ -103,7 +104,7 @@ ACTION_LABELS: dict[str, str] = {
 }
 
 ENTITY_LABELS: dict[str, str] = {
-    "backup": "Cópia de segurança",
+    "backup": "Cópia de segurança", "issued_document": "Documento emitido (código de verificação)",
     "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
     "organisation": "Empresa", "organisations": "Empresas", "wreck": "Naufrágio", "wrecks": "Naufrágios",
     "wreck_suspensions": f"Suspensões do prazo de {years_text(law.LAPSE_YEARS.value)}",

@@ -16,6 +16,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from valuation.authenticity.codes import Stamp
 from valuation.core.money import format_brl, format_count, format_date_br, format_share
 from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.exports import PdfReport, brasilia_text, brasilia_time, to_xlsx_bytes
@@ -256,7 +257,7 @@ def _terms_rows(doc: StatementDoc) -> list[tuple[str, object]]:
     return rows
 
 
-def render_pdf(doc: StatementDoc) -> bytes:
+def render_pdf(doc: StatementDoc, stamp: Stamp | None = None) -> bytes:
     """The statement in Portuguese, in the order an auditor checks it: header (issuer by name and
     post), terms, gross value, deductions, net, how the net is paid (items / cash), the surveyor's
     credit, the inspection expenses borne by the concessionaire, the surveyor's cost lines, the
@@ -264,7 +265,7 @@ def render_pdf(doc: StatementDoc) -> bytes:
     title = (f"Demonstrativo de partilha {doc.label}" if doc.is_issued
              else f"RASCUNHO — Demonstrativo de partilha (nº {doc.id}, sem valor de documento emitido)")
     report = PdfReport(title, f"Contrato {doc.contract_code} — {doc.wreck_name} ({doc.wreck_code})",
-                       generated_at=brasilia_time(doc.created_at))
+                       generated_at=brasilia_time(doc.created_at), stamp=stamp)
     parts = statement_parts(doc)
     report.key_values(_header_rows(doc))
     n = iter(range(1, 20))
@@ -375,10 +376,11 @@ def _line_text(ln: StatementLine) -> str:
     return ln.label if not ln.detail else f"{ln.label}\n{ln.detail}"
 
 
-def render_xlsx(doc: StatementDoc, items: Sequence[StatementItem]) -> bytes:
+def render_xlsx(doc: StatementDoc, items: Sequence[StatementItem], stamp: Stamp | None = None) -> bytes:
     """The statement as a workbook: a summary whose amounts and dates are numbers and dates (with
     formats, never text), the lines in the PDF's order with their basis, survey lines, every
-    adjudicated item."""
+    adjudicated item. An issued statement's `stamp` (the code of its PDF, issue 27) opens the summary
+    and is in the file's properties."""
     import pandas as pd
 
     parts = statement_parts(doc)
@@ -395,6 +397,11 @@ def render_xlsx(doc: StatementDoc, items: Sequence[StatementItem]) -> bytes:
         ("Bens adjudicados (quantidade)", parts.items),
         ("Despesas de fiscalização a cargo do concessionário (fora do valor líquido)", parts.inspection_total),
     ]
+    properties = {}
+    if stamp is not None:
+        summary_rows[:0] = [("Código de verificação", stamp.printed_code), ("Verifique em", stamp.verify_url)]
+        properties = {"title": doc.label, "keywords": f"Código de verificação {stamp.printed_code}",
+                      "comments": f"Código de verificação {stamp.printed_code}; verifique em {stamp.verify_url}"}
     summary = pd.DataFrame({"Campo": [k for k, _ in summary_rows], "Valor": [v for _, v in summary_rows]})
     ordered = [("Valor bruto", ln) for ln in parts.gross_lines] \
         + [("Valor bruto", ln) for ln in doc.lines if ln.key == "gross"] \
@@ -433,4 +440,4 @@ def render_xlsx(doc: StatementDoc, items: Sequence[StatementItem]) -> bytes:
                          money_columns={"Demonstrativo": ["Valor"], "Bens adjudicados": ["Valor"],
                                         "Gastos do pesquisador": ["Previsto", "Real", "Excesso aprovado",
                                                                   "Aceito", "Variação"],
-                                        "Resumo": ["Valor"], "Observações": []})
+                                        "Resumo": ["Valor"], "Observações": []}, properties=properties)

@@ -12,6 +12,7 @@ import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.authenticity import registry
 from valuation.core import nup
 from valuation.core.errors import (
     NotFound,
@@ -205,4 +206,5 @@ def statement_xlsx(store: Store, user: Principal, statement_id: int) -> bytes:
     """The statement as XLSX, with every adjudicated item (rendered from the stored rows)."""
     _readable(store, user, statement_id)
     doc = load_statement(store, statement_id, item_limit=0)
-    return render_xlsx(doc, _items(store, statement_id, 1_048_000, 0))
+    stamp = registry.stamp_of(store, "statements", statement_id) if doc.is_issued else None
+    return render_xlsx(doc, _items(store, statement_id, 1_048_000, 0), stamp)

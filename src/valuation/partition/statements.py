@@ -29,6 +29,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.authenticity import registry
 from valuation.core import nup
 from valuation.core.errors import (
     ConflictError,
@@ -332,7 +333,8 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
                       supersedes_label=f"{prev['number']} v{prev['version']}" if prev else None,
                       correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None,
                       issuer_name=user.full_name, nup=nup.format_nup(given) if given else None)
-        pdf = render_pdf(doc)
+        stamp = registry.new_stamp(nup.format_nup(given) if given else None)
+        pdf = render_pdf(doc, stamp)
         sha = hashlib.sha256(pdf).hexdigest()
         tx.execute(f"INSERT INTO statements (id, contract_id, status, number, version, supersedes, draft_id, "
                    f"correction_reason, {_COPIED_COLS}, pdf, pdf_sha256, created_by, created_at) "
@@ -341,6 +343,8 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
                    [new_id, STATEMENT_ISSUED, number, version, supersedes, why, pdf, sha, user.username, moment,
                     draft_id])
         _copy_draft(tx, new_id, draft_id)
+        registry.register(tx, stamp, pdf, kind="statement", record=("statements", new_id, None), office=registry.DPC,
+                          actor=user.username)
         tx.audit("statement_issued", "statement", new_id, None,
                  {"number": number, "version": version, "supersedes": supersedes, "draft": draft_id,
                   "net": doc.net, "pdf_sha256": sha, "correction_reason": why})

@@ -1,0 +1,145 @@
+"""The public route /verificar (issue 27, section 1): anyone, without login, checks a document's code.
+
+    GET  /verificar                    the form (code, and a PDF to compare)
+    GET  /verificar?codigo=XXXXX-XXXXX what the registry says of the code
+    POST /verificar                    multipart: codigo + arquivo (a PDF, at most MAX_UPLOAD bytes):
+                                       the same, and whether the file's bytes are the registered ones
+
+It answers only the kind of document, its NUP, the issue date, the issuing office, the sha256, the CRC and
+the signature status (`valuation.authenticity.registry.Answer`; SECURITY.md says why nothing more). An
+unknown and a malformed code get the same Portuguese page, status and database round trip. Each address
+is rate-limited (`valuation.authenticity.limiter`, like the login's throttle). Every value shown is
+HTML-escaped; the service's strict headers (service/middleware.py) apply, and the page has no script.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+from datetime import datetime
+
+from anyio import to_thread
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from service import state
+from valuation.attachments.kinds import MAX_FILE_BYTES
+from valuation.authenticity import registry
+from valuation.authenticity.codes import grouped, parse_code
+from valuation.authenticity.limiter import Limiter
+from valuation.core import clock
+from valuation.core.money import format_date_br
+
+MAX_UPLOAD = MAX_FILE_BYTES          # 25 MiB, as any attachment
+UNKNOWN = ("Código não encontrado. Confira o código impresso no rodapé do documento "
+           "(dez caracteres, por exemplo ABCDE-12345) e tente de novo.")
+LIMITED = "Muitas consultas deste endereço. Tente novamente a partir de {at} (horário de Brasília)."
+TOO_BIG = f"Arquivo grande demais: o limite é {MAX_UPLOAD // (1024 * 1024)} MB."
+NO_LENGTH = "Envie o arquivo pelo formulário desta página (tamanho do envio não informado)."
+LIMITER = Limiter()
+_NO_CODE = "##########"              # looked up for a malformed code: the same round trip, never found
+
+
+def _page(body: str, status: int = 200) -> Response:
+    doc = ("<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+           "content=\"width=device-width, initial-scale=1\"><title>Verificação de documento</title>"
+           "<style>body{font-family:sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}"
+           "th{text-align:left;padding-right:1rem;vertical-align:top}td{word-break:break-all}"
+           ".aviso{padding:.6rem;border:1px solid #b00;color:#800}.ok{padding:.6rem;border:1px solid #070}"
+           "</style></head><body><h1>Verificação de autenticidade</h1>" + body + "</body></html>")
+    response = HTMLResponse(doc, status_code=status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _forms(code: str) -> str:
+    value = html.escape(code, quote=True)
+    return ("<form method=\"get\" action=\"/verificar\"><p><label>Código de verificação "
+            f"<input name=\"codigo\" value=\"{value}\" maxlength=\"64\" required></label> "
+            "<button>Consultar</button></p></form>"
+            "<form method=\"post\" action=\"/verificar\" enctype=\"multipart/form-data\">"
+            f"<input type=\"hidden\" name=\"codigo\" value=\"{value}\"><p><label>Conferir o arquivo (PDF) "
+            "<input type=\"file\" name=\"arquivo\" accept=\"application/pdf\" required></label> "
+            "<button>Conferir</button></p></form>")
+
+
+def _answer_html(answer: registry.Answer) -> str:
+    rows = [("Código", grouped(answer.code)), ("Documento", answer.kind_label), ("NUP", answer.nup or "—"),
+            ("Emitido em", format_date_br(answer.issued_on)), ("Emitido por", answer.office),
+            ("Resumo SHA-256 do arquivo", answer.sha256), ("CRC", answer.crc),
+            ("Assinatura eletrônica", answer.signature)]
+    cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    return f"<p>Este código corresponde a um documento emitido por este sistema.</p><table>{cells}</table>"
+
+
+def _limited(until: datetime) -> Response:
+    at = clock.brasilia(until)
+    return _page(f"<p class=\"aviso\">{html.escape(LIMITED.format(at=f'{at:%d/%m/%Y %H:%M:%S}'))}</p>", 429)
+
+
+async def _lookup(typed: str) -> registry.Answer | None:
+    svc = state.current()
+    if svc is None:
+        raise RuntimeError("the service is not running")
+    store = svc.store
+    probe = typed if parse_code(typed) is not None else _NO_CODE
+    return await to_thread.run_sync(lambda: registry.lookup(store, probe))
+
+
+async def verify_page(request: Request) -> Response:
+    client = request.client.host if request.client else None
+    if request.method == "POST":
+        return await _verify_upload(request, client)
+    typed = request.query_params.get("codigo")
+    if typed is None:
+        return _page("<p>Informe o código de verificação impresso no rodapé do documento, ou leia o QR.</p>"
+                     + _forms(""))
+    now = clock.now_utc()
+    until = LIMITER.admit(client, now)
+    if until is not None:
+        return _limited(until)
+    answer = await _lookup(typed[:64])
+    LIMITER.count(client, now, failed=answer is None)
+    if answer is None:
+        return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed[:64]), 404)
+    return _page(_answer_html(answer) + _forms(grouped(answer.code)))
+
+
+async def _read_upload(request: Request) -> tuple[str, bytes] | str:
+    """(typed code, file bytes) of the form, or the Portuguese refusal."""
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit():
+        return NO_LENGTH
+    if int(length) > MAX_UPLOAD + 64 * 1024:
+        return TOO_BIG
+    async with request.form(max_files=1, max_fields=2, max_part_size=1024) as form:
+        typed, upload = form.get("codigo"), form.get("arquivo")
+        if not isinstance(typed, str) or not isinstance(upload, UploadFile):
+            return "Informe o código e escolha o arquivo PDF."
+        data = await upload.read(MAX_UPLOAD + 1)
+    if len(data) > MAX_UPLOAD:
+        return TOO_BIG
+    return typed[:64], data
+
+
+async def _verify_upload(request: Request, client: str | None) -> Response:
+    now = clock.now_utc()
+    until = LIMITER.admit(client, now)
+    if until is not None:
+        return _limited(until)
+    read = await _read_upload(request)
+    if isinstance(read, str):
+        return _page(f"<p class=\"aviso\">{html.escape(read)}</p>" + _forms(""), 413 if read == TOO_BIG else 400)
+    typed, data = read
+    answer = await _lookup(typed)
+    LIMITER.count(client, now, failed=answer is None)
+    if answer is None:
+        return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed), 404)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest == answer.sha256:
+        verdict = ("<p class=\"ok\">O arquivo enviado é idêntico ao documento registrado: "
+                   "seus bytes têm o resumo SHA-256 registrado na emissão.</p>")
+    else:
+        verdict = ("<p class=\"aviso\">O arquivo enviado NÃO é o documento registrado com este código: seu resumo "
+                   f"SHA-256 é {html.escape(digest)}. Ele pode ter sido alterado depois da emissão.</p>")
+    return _page(verdict + _answer_html(answer) + _forms(grouped(answer.code)))

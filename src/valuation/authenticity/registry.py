@@ -1,0 +1,124 @@
+"""The registry of issued documents (issue 27, section 1; table `issued_documents`, migration 065).
+
+    stamp = new_stamp(nup=None)                   a fresh code (before rendering) and the public address
+    register(tx, stamp, data, kind=…, record=…, office=…, actor=…)   after rendering, in the write that issues
+    issue(store, actor, stamp, data, …)           the same in a write of its own (a document rendered on demand)
+    lookup(store, typed_code)                     the public answer of /verificar, or None
+    same_bytes(store, typed_code, data)           True / False / None (unknown code)
+
+What /verificar may tell (SECURITY.md, "Verificação de documentos"): the kind, the NUP, the issue date,
+the issuing office, the sha256, the CRC and the signature status — never the contents, the positions,
+the values or the company. `lookup` reads only those columns.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from valuation.authenticity.codes import Stamp, grouped, new_code, parse_code
+from valuation.core import clock
+from valuation.db.store import Store, Tx
+
+KIND_LABELS = {"statement": "Demonstrativo de partilha", "minutes": "Ata da Comissão de Avaliação",
+               "wreck_map": "Mapa anual de bens afundados (NORMAM-10, anexo 4-B)",
+               "office_deadlines": "Relatório de prazos da Organização Militar",
+               "photo_sheet": "Folha de fotografias"}
+NO_SIGNATURE = "sem assinatura eletrônica registrada"
+DEFAULT_BASE_URL = "http://127.0.0.1:8501"      # as jobs/settings.py's VALUATION_BASE_URL
+DPC = "Diretoria de Portos e Costas"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What /verificar shows of one code (nothing else is read)."""
+    code: str
+    kind: str
+    nup: str | None
+    issued_on: date
+    office: str
+    sha256: str
+    crc: str
+    signature: str = NO_SIGNATURE
+
+    @property
+    def kind_label(self) -> str:
+        return KIND_LABELS.get(self.kind, self.kind)
+
+
+def base_url(env: Any = None) -> str:
+    """The service's public address printed on documents (VALUATION_BASE_URL, as the e-mail links)."""
+    return str((env if env is not None else os.environ).get("VALUATION_BASE_URL", DEFAULT_BASE_URL)).rstrip("/")
+
+
+def new_stamp(nup: str | None = None, *, env: Any = None) -> Stamp:
+    """A fresh code for a document about to be rendered (its CRC is filled by the rendering)."""
+    return Stamp(code=new_code(), base_url=base_url(env), nup=nup)
+
+
+def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str, int | None, str | None],
+             office: str, actor: str) -> int:
+    """Record the issue of `data` (the final bytes) under `stamp`'s code; returns the registry row's id."""
+    if stamp.crc is None:
+        raise ValueError("the document was not rendered with its stamp")
+    table, record_id, key = record
+    new_id = int(tx.scalar("SELECT nextval('seq_issued_documents')"))
+    tx.execute("INSERT INTO issued_documents (id, code, kind, record_table, record_id, record_key, office, nup, "
+               "issued_at, crc, sha256, size, issued_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               [new_id, stamp.code, kind, table, record_id, key, office[:200], stamp.nup, clock.stored(clock.now_utc()),
+                stamp.crc, hashlib.sha256(data).hexdigest(), len(data), actor])
+    tx.audit("document_issued", "issued_document", new_id, None,
+             {"code": grouped(stamp.code), "kind": kind, "record": f"{table}:{record_id or key}"})
+    return new_id
+
+
+def issue(store: Store, actor: str, stamp: Stamp, data: bytes, **where: Any) -> bytes:
+    """`register` in a write of its own; returns `data` (for a document rendered on demand)."""
+    store.write(actor, lambda tx: register(tx, stamp, data, actor=actor, **where))
+    return data
+
+
+_SUBJECT_OF = {"statements": "statement", "assessment_rounds": "round", "removal_orders": "removal_order",
+               "licence_requests": "licence_request"}   # record table → process.numbers subject
+
+
+def record_nup(db: Store | Tx, table: str, record_id: object) -> str | None:
+    """The record's NUP as printed (process.numbers: the act's process number), None when it has none:
+    the footer and /verificar print it then."""
+    from valuation.process.numbers import nup_of
+
+    subject = _SUBJECT_OF.get(table)
+    if subject is None or record_id is None:
+        return None
+    return nup_of(db, subject, int(str(record_id)))
+
+
+def stamp_of(db: Store | Tx, table: str, record_id: int) -> Stamp | None:
+    """The stamp of the record's latest issued document (its code, CRC and NUP), None if it has none."""
+    row = db.fetch_one("SELECT code, crc, nup FROM issued_documents WHERE record_table = ? AND record_id = ? "
+                       "ORDER BY id DESC LIMIT 1", [table, record_id])
+    if row is None:
+        return None
+    return Stamp(code=row["code"], base_url=base_url(), nup=row["nup"], crc=row["crc"])
+
+
+def lookup(store: Store, typed: object) -> Answer | None:
+    """The public answer for a typed code; None for a malformed or unknown one (the caller says the same)."""
+    code = parse_code(typed)
+    if code is None:
+        return None
+    row = store.fetch_one("SELECT code, kind, nup, issued_at, office, sha256, crc FROM issued_documents "
+                          "WHERE code = ?", [code])
+    if row is None:
+        return None
+    return Answer(code=row["code"], kind=row["kind"], nup=row["nup"],
+                  issued_on=clock.brasilia(row["issued_at"]).date(), office=row["office"], sha256=row["sha256"],
+                  crc=row["crc"])
+
+
+def same_bytes(store: Store, typed: object, data: bytes) -> bool | None:
+    """Whether `data` are the registered bytes of the code (None: malformed or unknown code)."""
+    answer = lookup(store, typed)
+    return None if answer is None else hashlib.sha256(data).hexdigest() == answer.sha256
