@@ -31,6 +31,7 @@ from service.hosts import allowed_hosts, host_allowed
 from valuation.accounts import sessions
 from valuation.core import clock
 from valuation.deadlines import feeds
+from valuation.process import feeds as process_feeds
 
 LOOPBACK = ("127.0.0.1", "::1")
 FEED_MAX_AGE_S = 900
@@ -95,7 +96,8 @@ async def calendar_feed(request: Request) -> Response:
     svc = _svc()
     token = request.path_params["token"]
     as_of = clock.now_utc().astimezone(svc.settings.tz).date()
-    body = await to_thread.run_sync(lambda: feeds.feed_ics(svc.store, token, as_of=as_of))
+    body = await to_thread.run_sync(lambda: feeds.feed_ics(svc.store, token, as_of=as_of,
+                                                           extra=process_feeds.authority_events))
     if body is None:
         return _no_store(Response("Assinatura não encontrada ou revogada.\n", status_code=404,
                                   media_type="text/plain; charset=utf-8"))

@@ -116,6 +116,10 @@ SEALED += (Sealed(ASSESSMENT_CONVERSION, ("id",), "data de conversão de um valo
                   source="assessment_log", extra=(("conversion_date", "{alias}.conversion_date"),
                                                    ("conversion_rate_date", "{alias}.conversion_rate_date")),
                   subject="Tabela assessment_log, registro {id} (data de conversão)", baseline_alone=True),)
+# Issue 26: the steps of a request's process (migration 060), append-only — the days the Authority's own
+# periods of Lei 9.784/1999 run from, and the written reasons of its extensions.
+SEALED += (Sealed("request_steps", ("id", "request_id", "kind", "day", "reference_day", "reason", "note",
+                                    "recorded_by", "recorded_at"), "etapa de requerimento (Lei 9.784/1999)"),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines.counting import ART66, Deadline, business_days_before, days_after, fmt, join_basis
+from valuation.deadlines.params import reference
 from valuation.policies.defaults import DEFAULT_BY_KEY, PROCESS_KEYS
 
 _Param = law.LegalValue[int]
@@ -41,10 +42,6 @@ def default(key: str) -> _Param:
 
 
 DEFAULT: dict[str, _Param] = {key: default(key) for key in PROCESS_KEYS}   # the law's periods (tests, no store)
-
-
-def _reference(p: _Param) -> str:
-    return p.basis if p.effective_from is None else f"{p.basis} ({p.since_text})"
 
 
 def _reason(reason: str | None, article: str) -> str | None:
@@ -63,7 +60,7 @@ def act_due(start: date, cal: BusinessCalendar, days: _Param = DEFAULT["process_
     with a proven reason, up to double (Lei 9.784/1999 art. 24 and sole paragraph)."""
     reason = _reason(extension_reason, "Lei 9.784/1999 art. 24 parágrafo único")
     n = days.value * (law.PROCESS_ACT_EXTENSION.value if reason else 1)
-    basis = join_basis(_reference(days), law.PROCESS_ACT_EXTENSION.basis if reason else "")
+    basis = join_basis(reference(days), law.PROCESS_ACT_EXTENSION.basis if reason else "")
     head = (f"Ato sem prazo específico: {n} dias" + (f", dilatado até o dobro ({reason.strip()})" if reason else "")
             + f" ({basis})")
     return _with_head(days_after("process_act", start, n, cal, basis, "ciência do ato a praticar"), head, basis)
@@ -72,7 +69,7 @@ def act_due(start: date, cal: BusinessCalendar, days: _Param = DEFAULT["process_
 def opinion_due(requested: date, cal: BusinessCalendar, days: _Param = DEFAULT["process_opinion_days"]) -> Deadline:
     """A mandatory opinion of a consultative body: at most `days` (law: 15) days after it was asked
     (Lei 9.784/1999 art. 42)."""
-    basis = _reference(days)
+    basis = reference(days)
     head = f"Parecer obrigatório em até {days.value} dias ({basis})"
     return _with_head(days_after("process_opinion", requested, days.value, cal, basis, "pedido do parecer"),
                       head, basis)
@@ -82,7 +79,7 @@ def allegations_due(instruction_ended: date, cal: BusinessCalendar,
                     days: _Param = DEFAULT["process_allegations_days"]) -> Deadline:
     """The party's allegations: at most `days` (law: 10) days after the instruction ends (Lei 9.784/1999
     art. 44)."""
-    basis = _reference(days)
+    basis = reference(days)
     head = f"Manifestação do interessado em até {days.value} dias do encerramento da instrução ({basis})"
     return _with_head(days_after("process_allegations", instruction_ended, days.value, cal, basis,
                                  "encerramento da instrução"), head, basis)
@@ -94,7 +91,7 @@ def decision_due(instruction_ended: date, cal: BusinessCalendar, days: _Param = 
     period with an express written reason (Lei 9.784/1999 art. 49)."""
     reason = _reason(extension_reason, "Lei 9.784/1999 art. 49")
     n = days.value * (law.PROCESS_DECISION_EXTENSION.value if reason else 1)
-    basis = join_basis(_reference(days), law.PROCESS_DECISION_EXTENSION.basis if reason else "")
+    basis = join_basis(reference(days), law.PROCESS_DECISION_EXTENSION.basis if reason else "")
     head = (f"Decisão em até {n} dias da conclusão da instrução"
             + (f", prorrogado por igual período ({reason.strip()})" if reason else "") + f" ({basis})")
     return _with_head(days_after("process_decision", instruction_ended, n, cal, basis, "conclusão da instrução"),
@@ -108,7 +105,7 @@ def intimation_due(hearing: date, cal: BusinessCalendar,
     the eve, the hearing's day never counting."""
     n = business_days.value
     days, skipped = business_days_before(hearing, n, cal)
-    basis = _reference(business_days)
+    basis = reference(business_days)
     steps = (f"Comparecimento, prova ou diligência em {fmt(hearing)}; intimação com antecedência mínima de {n} dias "
              f"úteis ({basis})",
              f"Contagem regressiva a partir da véspera, sem contar o dia {fmt(hearing)}",
