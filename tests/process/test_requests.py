@@ -25,8 +25,8 @@ AS_OF = date(2026, 11, 30)
 def _filed(world: Any) -> int:
     dpc = world.principal("dpc")
     request_id = requests.file_request(world.store, dpc, {
-        "wreck_code": "NAU-1890-02", "part": "embarcação", "requester_id": world.ids["owner1"],
-        "requested_on": date(2026, 9, 1), "matter": "remoção", "organisation_id": world.ids["org_b"]})
+        "wreck_code": "NAU-1890-02", "requester_id": world.ids["owner1"], "filed_on": date(2026, 9, 1),
+        "matter": "remoção", "organisation_id": world.ids["org_b"]})
     for kind, day, ref in (("instruction_opened", date(2026, 9, 3), None),
                            ("opinion_requested", date(2026, 9, 10), None),
                            ("instruction_ended", date(2026, 10, 1), None),
@@ -111,14 +111,18 @@ def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(small_worl
     dpc = small_world.principal("dpc")
     with pytest.raises(InputError) as refused:
         requests.file_request(small_world.store, dpc, {
-            "wreck_code": "NAU-1890-02", "part": "embarcação", "requester_id": small_world.ids["owner1"],
-            "requested_on": date(2026, 9, 1), "matter": "mágica"})
+            "wreck_code": "NAU-1890-02", "requester_id": small_world.ids["owner1"], "filed_on": date(2026, 9, 1),
+            "matter": "mágica"})
     assert refused.value.problems[0].path == "matter"
+    with pytest.raises(InputError) as nobody:
+        requests.file_request(small_world.store, dpc, {"wreck_code": "NAU-1890-02", "filed_on": date(2026, 9, 1),
+                                                       "matter": "reclamação"})
+    assert nobody.value.problems[0].path == "requester_id"
     request_id = _filed(small_world)
     with pytest.raises(InputError) as early:
         requests.record_step(small_world.store, dpc, request_id, {"kind": "opinion_given", "day": date(2026, 8, 1)})
     assert early.value.problems[0].path == "day"
-    assert small_world.store.scalar("SELECT count(*) FROM request_processes") == 1
+    assert small_world.store.scalar("SELECT count(*) FROM requests") == 1
     assert small_world.store.scalar("SELECT count(*) FROM request_steps") == 4
 
 
@@ -168,3 +172,21 @@ def test_a_dpc_calendar_feed_carries_the_authoritys_deadlines_and_a_companys_doe
     assert body is not None and f"requerimento-{request_id}@valuation".encode() in body
     plain = feeds.feed_ics(small_world.store, token, as_of=AS_OF)
     assert plain is not None and b"requerimento-" not in plain
+
+
+def test_only_a_licence_asked_by_the_responsible_is_the_request_the_five_years_read(small_world: Any) -> None:
+    """Art. 6 reads the responsible's licence request (registry.parties): a licence asked by the owner is one,
+    a reclaim by the same owner is not, nor a company's licence request."""
+    from valuation.registry.parties import responsible_parties
+
+    dpc = small_world.principal("dpc")
+    common = {"wreck_code": "NAU-1890-02", "filed_on": date(2026, 9, 1)}
+    requests.file_request(small_world.store, dpc, {**common, "matter": "reclamação",
+                                                   "requester_id": small_world.ids["owner1"]})
+    requests.file_request(small_world.store, dpc, {**common, "matter": "pesquisa",
+                                                   "organisation_id": small_world.ids["org_b"]})
+    assert responsible_parties(small_world.store, dpc, small_world.ids["w2"], AS_OF)["requests"] == []
+    requests.file_request(small_world.store, dpc, {**common, "matter": "remoção",
+                                                   "requester_id": small_world.ids["owner1"]})
+    (licence,) = responsible_parties(small_world.store, dpc, small_world.ids["w2"], AS_OF)["requests"]
+    assert licence["requested_on"] == date(2026, 9, 1) and licence["counts"].startswith("conta")

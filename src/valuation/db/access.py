@@ -277,7 +277,7 @@ def own_scope(user: Principal, alias: str = "c") -> tuple[str, list[Any]]:
 
 
 def request_scope(user: Principal, alias: str = "p") -> tuple[str, list[Any]]:
-    """(predicate over `request_processes` rows `alias`, params): every request for a user allowed
+    """(predicate over `requests` rows `alias`, params): every request for a user allowed
     `read_all_requests` (dpc), the requests its own organisation filed for anyone else (explorers), none
     for a role that may not read requests."""
     if allowed(user, "read_all_requests"):

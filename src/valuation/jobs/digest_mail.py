@@ -50,7 +50,7 @@ def authority_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
     """The Authority's own overdue and due-soon deadlines in the requests of every office, by due date."""
     from valuation.process.requests import authority_deadlines
 
-    if not store.has_table("request_processes"):
+    if not store.has_table("requests"):
         return []
     return [r for r in authority_deadlines(store, SYSTEM_PRINCIPAL, as_of=as_of) if r["state"] in SHOWN_STATES]
 

@@ -217,8 +217,9 @@ FIELD_LABELS: dict[str, str] = {
     "declared_lost": "Declarada perdida em",
     "wreck_cargoes": "Cargas", "licence_requests": "Pedidos de responsáveis",
     # issue 26
-    "request_processes": "Processos de requerimentos", "request_steps": "Etapas de requerimentos",
+    "requests": "Requerimentos", "request_steps": "Etapas de requerimentos",
     "matter": "Assunto", "step_id": "Etapa nº", "reference_day": "Data do comparecimento",
+    "licence_request_id": "Pedido de responsável nº",
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",

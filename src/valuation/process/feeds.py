@@ -16,7 +16,7 @@ from valuation.process.requests import authority_deadlines
 def authority_events(store: Any, user: Principal, as_of: date, office: str | None) -> list[CalendarEvent]:
     """The events of the Authority's open deadlines the user answers for: DPC users only (a company's
     subscription gets none); the UID names the request and the period, so an app updates the event."""
-    if not allowed(user, "read_all_requests") or not store.has_table("request_processes"):
+    if not allowed(user, "read_all_requests") or not store.has_table("requests"):
         return []
     events = []
     for r in authority_deadlines(store, user, as_of=as_of, office=office):

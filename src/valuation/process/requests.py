@@ -1,11 +1,12 @@
 """Requests (requerimentos) to the Naval Authority and their process: what the Authority owes the parties.
 
-A request is a `licence_requests` row (`valuation.registry.parties`, migration 026) with its process
-(migration 060): what it asks (`MATTERS`), the company that filed it, and its steps. The deadlines the steps
-start are the pure rules of `valuation.process.periods`, computed here with the office's calendar and the
-periods in force on the day each starts (dated policies):
+A request (migration 060) is what a party asks of the wreck's office (`MATTERS`), by a responsible and/or a
+company, with its steps; a licence asked by a responsible is also that party's licence request of
+`valuation.registry.parties` (the one the five years of art. 6 read) — no other request counts for them. The
+deadlines the steps start are the pure rules of `valuation.process.periods`, computed here with the office's
+calendar and the periods in force on the day each starts (dated policies):
 
-- `file_request`: a party files a request (DPC records it, with the company when a company filed it);
+- `file_request`: a party files a request (DPC records it);
 - `record_step`: a step of its process (instruction, opinion, hearing and intimation, allegations, an
   extension with its written reason, the decision) — validated, audited through the write funnel;
 - `request_history`: one request and its steps; `open_requests`: the undecided requests by age;
@@ -50,44 +51,75 @@ MATTERS: dict[str, str] = {
     "saldo do responsável": "Saldo do responsável (Lei 7.542/1986 art. 13 §2)",
     "recurso": "Recurso (Lei 7.542/1986 art. 33)",
 }
-LABELS: dict[str, str] = {"matter": "Assunto", "organisation_id": "Empresa requerente", "kind": "Etapa",
-                          "day": "Data da etapa", "reference_day": "Data do comparecimento ou diligência",
-                          "reason": "Motivação escrita", "note": "Observação"}
+# a licence asked by the wreck's responsible is also the request the five years read (arts. 4 and 6)
+LICENCE_MATTERS = ("pesquisa", "exploração", "remoção")
+LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "matter": "Assunto", "requester_id": "Responsável requerente",
+                          "organisation_id": "Empresa requerente", "filed_on": "Data do protocolo",
+                          "kind": "Etapa", "day": "Data da etapa",
+                          "reference_day": "Data do comparecimento ou diligência", "reason": "Motivação escrita",
+                          "note": "Observação"}
+REQUEST_FIELDS = ("wreck_code", "matter", "requester_id", "organisation_id", "filed_on", "note")
 STEP_FIELDS = ("kind", "day", "reference_day", "reason", "note")
 _REQUESTS = """
-SELECT r.id, r.requested_on, r.part, r.requester_id, o.name AS requester, w.code AS wreck, w.name AS wreck_name,
-       w.office_code, p.matter, p.organisation_id, g.name AS organisation
-FROM licence_requests r JOIN wrecks w ON w.id = r.wreck_id JOIN request_processes p ON p.request_id = r.id
-LEFT JOIN owners o ON o.id = r.requester_id LEFT JOIN organisations g ON g.id = p.organisation_id
-WHERE {scope} AND (? IS NULL OR w.office_code = ?) AND (? IS NULL OR r.id = ?)
-ORDER BY r.requested_on, r.id"""
+SELECT q.id, q.filed_on AS requested_on, q.requester_id, o.name AS requester, w.code AS wreck, w.name AS wreck_name,
+       q.office_code, q.matter, q.organisation_id, g.name AS organisation, q.licence_request_id
+FROM requests q JOIN wrecks w ON w.id = q.wreck_id
+LEFT JOIN owners o ON o.id = q.requester_id LEFT JOIN organisations g ON g.id = q.organisation_id
+WHERE {scope} AND (? IS NULL OR q.office_code = ?) AND (? IS NULL OR q.id = ?)
+ORDER BY q.filed_on, q.id"""
+
+
+def _known(store: Store, f: Form, key: str, table: str) -> int | None:
+    value = f.integer(key, LABELS[key], required=False, minimum=1)
+    if value is not None and not store.scalar(f"SELECT count(*) FROM {table} WHERE id = ?", [value]):
+        f.fail(key, f"{LABELS[key]}: não encontrado ({value}).")
+    return value
 
 
 def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
-    """A request filed by a party (`parties.REQUEST_FIELDS`) on a `matter`, with the company that filed it
-    (`organisation_id`, optional). Returns its id. dpc only; InputError names every bad field; audited."""
+    """A request filed with the wreck's office on a `matter`, by a responsible party (`requester_id`) and/or a
+    company (`organisation_id`); a licence asked by a party (`LICENCE_MATTERS`) is also recorded as the
+    party's licence request (`registry.parties.record_licence_request`: whether it counts for the five years
+    is read there). Returns its id. dpc only; InputError names every bad field; audited."""
     require(user, "manage_requests")
-    own = ("matter", "organisation_id")
-    f = Form({k: v for k, v in data.items() if k in own}, allowed=own)
-    matter = f.choice("matter", LABELS["matter"], tuple(MATTERS))
-    org = f.integer("organisation_id", LABELS["organisation_id"], required=False, minimum=1)
-    if org is not None and not store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org]):
-        f.fail("organisation_id", f"{LABELS['organisation_id']}: empresa desconhecida ({org}).")
+    f = Form(data, allowed=REQUEST_FIELDS)
+    code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
+    wreck = store.fetch_one("SELECT id, code, office_code FROM wrecks WHERE code = ?", [code]) if code else None
+    if code and wreck is None:
+        f.fail("wreck_code", f"{LABELS['wreck_code']}: não encontrado ({excerpt(code)}).")
+    rec: dict[str, Any] = {"matter": f.choice("matter", LABELS["matter"], tuple(MATTERS)),
+                           "requester_id": _known(store, f, "requester_id", "owners"),
+                           "organisation_id": _known(store, f, "organisation_id", "organisations"),
+                           "filed_on": f.date("filed_on", LABELS["filed_on"]),
+                           "note": f.text("note", LABELS["note"], required=False, max_len=1000)}
+    if f.ok("requester_id", "organisation_id") and rec["requester_id"] is None and rec["organisation_id"] is None:
+        f.fail("requester_id", f"{LABELS['requester_id']}: informe quem requer (o responsável ou a empresa).")
+    if rec["filed_on"] is not None and rec["filed_on"] > store.now().date():
+        f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
     f.done()
-    request_id = parties.record_licence_request(store, user, {k: v for k, v in data.items() if k not in own})
+    assert wreck is not None
+    licence = None
+    if rec["matter"] in LICENCE_MATTERS and rec["requester_id"] is not None:
+        licence = parties.record_licence_request(store, user, {
+            "wreck_code": wreck["code"], "part": "embarcação", "requester_id": rec["requester_id"],
+            "requested_on": rec["filed_on"], "note": rec["note"]})
 
-    def write(tx: Tx) -> None:
-        tx.execute("INSERT INTO request_processes (request_id, matter, organisation_id, recorded_by, recorded_at) "
-                   "VALUES (?, ?, ?, ?, ?)", [request_id, matter, org, user.username, store.now()])
-        tx.audit("file_request", "request", request_id, None, {"matter": matter, "organisation_id": org})
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO requests (office_code, wreck_id, matter, requester_id, organisation_id, filed_on, "
+            "licence_request_id, note, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [wreck["office_code"], wreck["id"], rec["matter"], rec["requester_id"], rec["organisation_id"],
+             rec["filed_on"], licence, rec["note"], user.username, store.now()]))
+        tx.audit("file_request", "request", new_id, None,
+                 {"wreck_code": wreck["code"], **rec, "licence_request_id": licence})
+        return new_id
 
-    store.write(user.username, write)
-    return request_id
+    return store.write(user.username, write)
 
 
 def _requests(store: Store | Tx, user: Principal, *, office: str | None = None,
               request_id: int | None = None) -> list[dict[str, Any]]:
-    where, params = request_scope(user, "p")
+    where, params = request_scope(user, "q")
     rows = store.fetch(_REQUESTS.format(scope=where), [*params, office, office, request_id, request_id])
     if not allowed(user, "read_owners"):
         for r in rows:
