@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from tests.support.ui import first_user, open_tab, page_as, texts
+from tests.support.ui import first_user, open_tab, page_as, page_problems, texts
 from valuation.db.store import Store
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
 from valuation.demo import wreck_law
@@ -31,7 +31,7 @@ def _tab(path: Path, role: str) -> Any:
     at = page_as(path, first_user(path, role), "deadlines", timeout=180)
     assert not at.exception, at.exception
     open_tab(at, "deadlines", TAB)
-    assert not at.exception, at.exception
+    assert not page_problems(at), page_problems(at)
     return at
 
 
@@ -54,6 +54,7 @@ def test_the_dpc_reads_what_each_office_owes_with_its_basis(demo: Path) -> None:
     assert "Fundamento: Lei 9.784/1999" in explained and "Vencimento:" in explained
     opened = _table(at, "Etapa atual")
     assert opened["OM"].nunique() > 1 and opened["Etapa atual"].nunique() >= 3
+    assert "Mediana de dias para decidir, nos últimos 12 meses" in shown and at.get("plotly_chart")
 
 
 def test_an_explorer_reads_its_own_companys_requests_only(demo: Path) -> None:
