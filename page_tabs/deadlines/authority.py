@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from page_tabs.deadlines.view import PICK_LIMIT, STATE_COLOURS, DeadlinesView
+from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, STATE_COLOURS, DeadlinesView
 from ui import figures
 from ui.charts import pt_br, show
 from ui.fmt import count_br, date_br, for_display, option_label
@@ -15,12 +15,15 @@ from valuation.core.errors import ValuationError
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
 from valuation.process import periods, requests
 
-DUE_COLUMNS = {"office_code": "OM", "request_id": "Requerimento nº", "wreck": "Naufrágio", "matter_pt": "Assunto",
-               "label": "O que fazer", "due": "Vencimento", "state_pt": "Situação", "days_late": "Dias de atraso",
-               "basis": "Fundamento"}
-OPEN_COLUMNS = {"office_code": "OM", "id": "Requerimento nº", "wreck": "Naufrágio", "matter_pt": "Assunto",
-                "organisation": "Empresa", "requested_on": "Protocolado em", "age_days": "Idade (dias)",
-                "step": "Etapa atual"}
+# the basis right after what to do and when (issue 23 item 12: it must fit the 1366 px table), the case after
+DUE_COLUMNS = {"office_code": "OM", "label": "O que fazer", "due": "Vencimento", "state_pt": "Situação",
+               "basis": "Fundamento", "days_late": "Dias de atraso", "request_id": "Requerimento nº",
+               "wreck": "Naufrágio", "matter_pt": "Assunto"}
+WIDTHS = {"OM": 110, "O que fazer": 190, "Vencimento": 90, "Situação": 110, "Fundamento": 260, "Dias de atraso": 70,
+          "Requerimento nº": 80, "Naufrágio": 80, "Assunto": 260}
+OPEN_COLUMNS = {"office_code": "OM", "id": "Requerimento nº", "age_days": "Idade (dias)", "step": "Etapa atual",
+                "requested_on": "Protocolado em", "matter_pt": "Assunto", "organisation": "Empresa",
+                "wreck": "Naufrágio"}
 AGE_BANDS = ((30, "até 30 dias"), (90, "31 a 90 dias"), (180, "91 a 180 dias"), (10 ** 6, "mais de 180 dias"))
 
 
@@ -61,7 +64,8 @@ def _table(rows: list[dict]) -> None:
         return
     frame = pd.DataFrame(rows)[list(DUE_COLUMNS)].sort_values(["office_code", "due"], kind="stable")
     st.dataframe(for_display(frame, dates=["due"], counts=["days_late"], rename=DUE_COLUMNS), hide_index=True,
-                 width="stretch")
+                 width="stretch", column_config={c: st.column_config.Column(width=w) for c, w in WIDTHS.items()},
+                 row_height=ROW_HEIGHT)
 
 
 def _office_chart(rows: list[dict]) -> None:
