@@ -223,6 +223,7 @@ FIELD_LABELS: dict[str, str] = {
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",
+    "valuation_dates": "Datas de avaliação (art. 21 §3)", "found_things": "Coisas achadas",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
