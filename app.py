@@ -42,7 +42,7 @@ else:
         if st.button("Sair", icon=":material/logout:"):
             session.logout()
             st.rerun()
-        if session.service() is not None:
+        if session.components_served():
             front_end_words.mount()   # Streamlit's own English in Portuguese (issue 23 item 9)
     nav = st.navigation(sections, expanded=True)
 session.cookie_bridge()  # under the service: the session cookie (issue 13)

@@ -17,6 +17,7 @@ from ui.forms import save
 from valuation.db.access import allowed
 from valuation.deadlines import calendars
 from valuation.policies.values import policy_in_force
+from valuation.process import numbers
 from valuation.registry.offices import list_offices
 
 MONTHS = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
@@ -109,3 +110,22 @@ def own_days(kind: str) -> None:
 if allowed(user, "manage_calendars"):
     own_days("local")
     own_days("early")
+
+
+def protocol_unit() -> None:
+    """The office's protocol unit code, from which its requests, decisions and documents take their NUP
+    (Portaria Interministerial MJSP/ME nº 11/2019)."""
+    st.subheader(f"Unidade protocolizadora de {office} (NUP)")
+    unit = next((u["unit_code"] for u in numbers.protocol_units(store, user) if u["office_code"] == office), None)
+    st.caption(f"Código {unit}: os pedidos, decisões e documentos da OM recebem NUP {unit}.NNNNNN/AAAA-DV, em "
+               "sequência anual (Portaria Interministerial MJSP/ME nº 11/2019)." if unit else
+               "Sem código cadastrado: os atos desta OM ficam sem NUP até o cadastro.")
+    with st.form("protocol_unit"):
+        code = st.text_input(numbers.UNIT_LABEL, value=unit or "", max_chars=5, placeholder="5 dígitos")
+        if st.form_submit_button("Gravar código"):
+            done(save(numbers.set_protocol_unit, store, user, office, code, labels={"unit_code": numbers.UNIT_LABEL},
+                      success="Código gravado."), "Código gravado.")
+
+
+if allowed(user, "manage_protocol_units"):
+    protocol_unit()

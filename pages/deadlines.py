@@ -32,11 +32,15 @@ from page_tabs.deadlines import (
 from page_tabs.deadlines.view import DeadlinesView
 from ui import cache, session
 from ui.fields import date_field, value_or_stop
-from ui.fmt import count_br
+from ui.fmt import count_br, date_br
+from ui.forms import problem_lines
+from ui.safe import md
 from ui.tabs import LazyTabs
-from valuation.core.errors import ValuationError
+from valuation.core import nup
+from valuation.core.errors import InputError, NotFound, ValuationError
 from valuation.db.access import allowed
 from valuation.deadlines.states import STATE_HEADINGS
+from valuation.process import cases
 from valuation.registry.offices import list_offices
 
 METRICS = {**{s: STATE_HEADINGS[s] for s in ("overdue", "due_soon", "upcoming")}, "met": "Cumpridos ou encerrados"}
@@ -53,6 +57,33 @@ st.title("Prazos")
 st.caption("Contagem da Lei 9.784/1999 art. 66 (exclui o dia do começo, inclui o do vencimento; o prazo que vence "
            "em dia sem expediente é prorrogado para o primeiro dia útil seguinte); prazos da NORMAM-10, da Lei "
            "7.542/1986 e da Lei 2.180/1954. Situação na data de referência.")
+
+
+
+def nup_search() -> None:
+    """Find a case by its NUP (Portaria Interministerial MJSP/ME nº 11/2019), typed with or without punctuation."""
+    typed = st.text_input(cases.FIELD, max_chars=nup.MAX_INPUT, placeholder=nup.EXAMPLE,
+                          help="Com ou sem pontuação. O sistema confere os dígitos verificadores (Portaria "
+                               "Interministerial MJSP/ME nº 11/2019).")
+    if not typed.strip():
+        return
+    try:
+        case = cases.find_case(store, user, typed)
+    except InputError as exc:
+        st.error("\n".join(md(line) for line in problem_lines(exc, {cases.FIELD: cases.FIELD})))
+        return
+    except NotFound as exc:
+        st.warning(md(str(exc)))
+        return
+    where = f"contrato {md(case['contract_code'])} · " if case["contract_code"] else ""
+    st.success(f"**NUP {case['nup']}** — {md(case['subject_label'])}: {md(case['party'] or '—')}  \n"
+               f"Naufrágio {md(case['wreck_name'])} ({md(case['wreck_code'])}) · {where}"
+               f"{md(case['office_name'] or case['office_code'])} · em {date_br(case['act_on'])}")
+
+
+if allowed(user, "find_by_nup"):
+    with st.expander("Buscar processo pelo NUP", expanded=False):
+        nup_search()
 
 c1, c2 = st.columns(2)
 as_of: date = value_or_stop(date_field("Data de referência", value=session.today(), required=True, where=c1))

@@ -44,6 +44,9 @@ v[0].metric("Valor históricos", brl_fit(t.historical_value, 3), help=brl(t.hist
 v[1].metric("Valor demais", brl_fit(t.other_value, 3), help=brl(t.other_value))
 v[2].metric("Valor total decidido", brl_fit(t.total_value, 3), help=brl(t.total_value))
 st.caption(f"{count_br(t.must_keep)} item(ns) que a Comissão propõe manter com a União.")
+numbered = [f"rodada {r.number}: NUP {r.nup_label}" for r in published if r.contract_code == code and r.nup_label]
+if numbered:
+    st.caption("Processo das decisões — " + "; ".join(numbered) + ".")
 
 a, b, c = st.columns(3)
 group = a.radio("Grupo", list(GROUPS), horizontal=True, key="dec_group")

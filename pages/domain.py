@@ -88,7 +88,7 @@ if not is_blank(row["court_pending"]):
 st.text(f"Fundamento: {row['basis']}\n\n{row['steps']}")
 
 
-ORDERS = {"wreck_code": "Naufrágio", "act": "Ato", "kind": "Providência", "ordered_on": "Determinada em",
+ORDERS = {"nup": "NUP", "wreck_code": "Naufrágio", "act": "Ato", "kind": "Providência", "ordered_on": "Determinada em",
           "notice": "Intimação", "starts_by": "Início fixado", "ends_by": "Término fixado", "state_pt": "Situação"}
 BALANCES = {"wreck_code": "Naufrágio", "owner_name": "Responsável", "disposed_on": "Alienação", "proceeds": "Produto",
             "union_costs": "Despesas da União", "balance": "Saldo", "paid_on": "Entregue em"}

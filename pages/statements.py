@@ -149,6 +149,8 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
     if doc.superseded_by:
         st.warning(f"Esta versão foi substituída por {doc.superseded_by}. Consulte a versão em vigor.")
     st.subheader(f"{doc.label} — contrato {doc.contract_code}")
+    if doc.nup:
+        st.caption(f"NUP {doc.nup}")
     if doc.terms.get("law_text_line"):
         st.caption(f"Texto legal aplicado: {doc.terms['law_text_line']}.")
     st.metric("Valor líquido a receber", format_brl(doc.net))
@@ -185,11 +187,11 @@ listing = statement_reads.list_statements(store, user, code)
 if not len(listing):
     st.info("Nenhum demonstrativo deste contrato ainda.")
     st.stop()
-shown = with_names(store, user, listing[["label", "status", "as_of", "gross", "net", "created_by", "created_at",
+shown = with_names(store, user, listing[["label", "nup", "status", "as_of", "gross", "net", "created_by", "created_at",
                                          "superseded"]], "created_by")
 st.dataframe(for_display(shown.assign(superseded=[("sim" if v else "não") for v in listing["superseded"]]),
                          money=("gross", "net"), dates=("as_of", "created_at"),
-                         rename={"label": "Demonstrativo", "status": "Situação", "as_of": "Data-base",
+                         rename={"label": "Demonstrativo", "nup": "NUP", "status": "Situação", "as_of": "Data-base",
                                  "gross": "Bruto", "net": "Líquido", "created_by": "Por", "created_at": "Em",
                                  "superseded": "Substituído"}), hide_index=True, width="stretch")
 ids = [int(i) for i in listing["id"]]
@@ -205,6 +207,8 @@ m = st.columns(3)
 m[0].metric("Valor bruto", brl_fit(doc.gross, 3), help=format_brl(doc.gross))
 m[1].metric("Valor líquido", brl_fit(doc.net, 3), help=format_brl(doc.net))
 m[2].metric("Situação", doc.label if doc.is_issued else "rascunho")
+if doc.nup:
+    st.caption(f"NUP {doc.nup}")
 if doc.supersedes_label:
     st.caption(f"Substitui {doc.supersedes_label}. Motivo: {md(doc.correction_reason)}")
 if doc.terms.get("law_text_line"):

@@ -129,7 +129,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     seal_alert = alerts.install(store, settings)      # a write refused for the audit seal alerts the admins
     scheduler = JobScheduler(store, settings)
     state.set_current(state.ServiceState(store=store, settings=settings, tickets=TicketBook(),
-                                         scheduler=scheduler, cli_token=token))
+                                         scheduler=scheduler, cli_token=token, components_served=True))
     scheduler.start()
     log.info("service ready: %s (schema %s)", db_path, store.schema_version())
     console.one_line_per_request()      # Streamlit's runtime has configured its loggers by now

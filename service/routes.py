@@ -31,7 +31,7 @@ from service.hosts import allowed_hosts, host_allowed
 from valuation.accounts import sessions
 from valuation.core import clock
 from valuation.deadlines import feeds
-from valuation.process import feeds as process_feeds
+from valuation.proceedings import feeds as proceedings_feeds
 
 LOOPBACK = ("127.0.0.1", "::1")
 FEED_MAX_AGE_S = 900
@@ -97,7 +97,7 @@ async def calendar_feed(request: Request) -> Response:
     token = request.path_params["token"]
     as_of = clock.now_utc().astimezone(svc.settings.tz).date()
     body = await to_thread.run_sync(lambda: feeds.feed_ics(svc.store, token, as_of=as_of,
-                                                           extra=process_feeds.authority_events))
+                                                           extra=proceedings_feeds.authority_events))
     if body is None:
         return _no_store(Response("Assinatura não encontrada ou revogada.\n", status_code=404,
                                   media_type="text/plain; charset=utf-8"))

@@ -20,6 +20,7 @@ class ServiceState:
     tickets: TicketBook
     scheduler: Any = None          # service.scheduler.JobScheduler
     cli_token: str | None = None   # the token of the <db>.service link file
+    components_served: bool = False   # service/assets declared (the served components may be mounted)
 
 
 _current: ServiceState | None = None

@@ -75,6 +75,13 @@ def service() -> Any:
     return mod.current() if mod is not None else None
 
 
+def components_served() -> bool:
+    """Whether the served components (service/assets: cookie bridge, warm-up, front-end words) may be
+    mounted: only under the service that declared them — not under `streamlit run`, nor in an AppTest
+    that holds a service state of its own."""
+    return bool(getattr(service(), "components_served", False))
+
+
 def _clear_state() -> None:
     for key in list(st.session_state.keys()):
         del st.session_state[key]
@@ -155,8 +162,7 @@ def logout() -> None:
 
 def cookie_bridge() -> None:
     """Under the service: mount the served JS that turns a ticket into the cookie, or clears it."""
-    svc = service()
-    if svc is None:
+    if not components_served():
         return
     pending = st.session_state.get(TICKET_KEY)
     if pending is not None and time.monotonic() - pending[1] >= sessions.TICKET_SECONDS:
@@ -232,7 +238,7 @@ def login_page() -> None:
                    "administrador do sistema.")
         if settings.oidc_configured():
             _oidc_block()
-    if service() is not None:   # issue 17: the first page's chart and table code, fetched while the person types
+    if components_served():   # issue 17: the first page's chart and table code, fetched while the person types
         front_end_warmup.mount()
 
 

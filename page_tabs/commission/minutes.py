@@ -14,6 +14,8 @@ def render(view: RoundView) -> None:
     if view.is_open:
         st.info("A ata só é lavrada depois do encerramento da rodada.")
         return
+    if rnd.nup_label:
+        st.caption(f"NUP da decisão: {rnd.nup_label}")
     st.caption("Ata da rodada em PDF: identificação, membros, regras, itens, decisões divergentes, itens "
                "sinalizados, concordância e assinaturas.")
     st.download_button("Baixar ata (PDF)", data=lambda: round_minutes_pdf(store, user, rid),

@@ -13,7 +13,7 @@ from ui.charts import pt_br, show
 from ui.fmt import count_br, date_br, for_display, option_label
 from valuation.core.errors import ValuationError
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
-from valuation.process import periods, requests
+from valuation.proceedings import periods, requests
 
 # the basis right after what to do and when (issue 23 item 12: it must fit the 1366 px table), the case after
 DUE_COLUMNS = {"office_code": "OM", "label": "O que fazer", "due": "Vencimento", "state_pt": "Situação",

@@ -21,7 +21,7 @@ from valuation.registry import owners, parties
 PARTIES = {"part": "Coisas", "name": "Responsável", "role": "Papel", "basis": "Fundamento"}
 CESSIONS = {"part": "Direitos sobre", "cedent": "Cedente", "cessionary": "Cessionário", "ceded_on": "Cessão em",
             "act": "Instrumento", "state": "Perante a Autoridade Naval"}
-REQUESTS = {"part": "Coisas", "requester": "Quem pediu", "requested_on": "Pedido em",
+REQUESTS = {"nup": "NUP", "part": "Coisas", "requester": "Quem pediu", "requested_on": "Pedido em",
             "counts": "Para o prazo de 5 anos"}
 
 

@@ -82,7 +82,7 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
     "an assessment's conversion day (art. 21 §3)": (
         "SELECT min(id) + 5 FROM assessment_log",
         lambda i: f"UPDATE assessment_log SET conversion_date = DATE '2020-01-02', "
-                  f"conversion_rate_date = DATE '2020-01-02' WHERE id = {i}", "assessment_log"),
+                  f"conversion_rate_date = DATE '2020-01-02' WHERE id = {i}", seals.ASSESSMENT_CONVERSION),
     "a request's step moved (the day the Authority's period runs from)": (
         "SELECT min(id) FROM request_steps WHERE kind = 'instruction_ended'",
         lambda i: f"UPDATE request_steps SET day = day + 20 WHERE id = {i}", "request_steps"),
@@ -106,11 +106,12 @@ def test_a_row_changed_behind_the_applications_back_is_named(demo: Path, capsys,
     rc, doc = verify(demo, capsys)
     TAMPER.count(f"store:row-seals:{table}", outcome="detected" if rc == 1 else "missed")
     assert rc == 1, doc
-    assert f"Tabela {table}, registro {row_id}" in doc["message"], doc["message"]
+    named = seals.BY_TABLE[table].subject.format(table=table, id=row_id)   # "Tabela statements, registro 3"
+    assert named in doc["message"], doc["message"]
     with Store(demo) as s:                                    # an ordinary write afterwards launders nothing
         s.write("ana", lambda tx: tx.audit("touch", "test", 1, None, {"v": 1}))
     rc, doc = verify(demo, capsys)
-    assert rc == 1 and f"registro {row_id}" in doc["message"]
+    assert rc == 1 and named in doc["message"]
 
 
 def test_rewriting_the_seals_too_is_caught_by_the_chain(demo: Path, capsys) -> None:

@@ -25,7 +25,6 @@ from valuation.db.access import Principal
 from valuation.db.store import Store
 from valuation.deadlines import engine, frames, views, wreck_map
 from valuation.demo.base import DEMO_TODAY
-from valuation.demo.suite import seed_full_demo
 from valuation.inventory import found_things as ft
 
 # the check of ../shared/tools/pages_on_demo.py --strict
@@ -42,11 +41,9 @@ VIEWS = {
 
 
 @pytest.fixture(scope="module")
-def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = Path(tmp_path_factory.mktemp("full-demo")) / "demo.duckdb"
-    with Store(path) as store:
-        seed_full_demo(store)
-    return path
+def demo_file(full_demo_db: Path) -> Path:
+    """The full demo (the session's, built once per run by `db init --demo`)."""
+    return full_demo_db
 
 
 @pytest.fixture

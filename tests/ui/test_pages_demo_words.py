@@ -9,15 +9,13 @@ Also the labels of the users page and the field names in the problems of its for
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import ROOT, each_tab, page_as
+from tests.support.ui import each_tab, page_as
 from ui.forms import named
 from valuation.db import access
 from valuation.db.access import Principal
@@ -34,12 +32,9 @@ ENGLISH_NUMBER = re.compile(r"^(R\$ )?-?(\d+\.\d{1,2}|\d{4,}\.\d+)$|^-?[\d.]+,\d
 
 
 @pytest.fixture(scope="module")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.duckdb"
-    env = {"PYTHONPATH": f"{ROOT / 'src'}:{ROOT}", "PATH": "/usr/bin:/bin"}
-    subprocess.run([sys.executable, "-m", "valuation", "db", "init", "--db", str(path), "--demo"], check=True,
-                   capture_output=True, env=env, cwd=ROOT)
-    return path
+def demo_db(full_demo_db: Path) -> Path:
+    """The full demo as `db init --demo` makes it (the session's, built once per run)."""
+    return full_demo_db
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from valuation.commission.sheet import MAX_VALUE_BRL
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.money import to_cents
 from valuation.db.access import Principal, require, require_own
+from valuation.process import numbers
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -90,6 +91,8 @@ def record_decisions(store: Store, user: Principal, round_id: int,
         if rnd["status"] == "encerrada":
             tx.execute("UPDATE assessment_rounds SET status = 'decidida', decided_by = ?, decided_at = ? WHERE id = ?",
                        [user.username, now, round_id])
+        office = str(tx.scalar("SELECT office_code FROM contracts WHERE id = ?", [rnd["contract_id"]]))
+        numbers.assign(tx, "round", round_id, office, now.date())   # the decision's NUP (Portaria 11/2019)
         tx.audit("decisions_recorded", "assessment_round", round_id, {"status": rnd["status"]},
                  {"status": "decidida", "written": written, "corrections": corrections,
                   "mode": "consensus" if explicit is None else "explicit",

@@ -156,7 +156,7 @@ def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]
     return {"round": rnd, "quorum_basis": quorum_basis(store, rnd), "contract": contract, "president": president,
             "members": members, "items": items,
             "summary": summary, "rest": rest, "overrides": overrides, "overrides_total": overrides_total,
-            "flagged": flagged, "agreement": panel_agreement}
+            "flagged": flagged, "agreement": panel_agreement, "nup": rnd.nup_label}
 
 
 def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated_at: datetime | None = None) -> bytes:
@@ -178,6 +178,7 @@ def _identification(report: PdfReport, data: dict[str, Any]) -> None:
     president = data["president"]
     report.heading("1. Identificação")
     report.key_values([
+        ("NUP", data["nup"] or "— (a decisão ainda não foi registrada ou a OM não tem unidade protocolizadora)"),
         ("Contrato", f"{rnd.contract_code} ({contract.get('kind', '—')}; {contract.get('act_number') or 'sem ato'})"),
         ("Empresa", contract.get("organisation") or "—"),
         ("Naufrágio", f"{contract.get('wreck') or '—'} ({contract.get('wreck_code') or '—'})"),

@@ -34,6 +34,7 @@ from valuation.commission.panel import (
     composition_breaches,
 )
 from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
+from valuation.core.nup import format_nup as nup_format
 from valuation.core.valuation_date import Conversion, conversion_rule
 from valuation.db.access import (
     COMMISSION_ROLES,
@@ -69,7 +70,8 @@ ROUND_SQL = """
 SELECT r.id, r.contract_id, c.code AS contract_code, c.organisation_id, r.number, r.previous_round_id, r.status,
        r.method, r.quorum, r.spread_threshold, r.president_id, r.opened_by, r.opened_at, r.closed_by,
        r.closed_at, r.decided_by, r.decided_at, r.published_by, r.published_at, {count} AS item_count,
-       c.valuation_date, c.value_fixed
+       c.valuation_date, c.value_fixed,
+       (SELECT g.nup FROM process_numbers g WHERE g.subject = 'round' AND g.subject_id = r.id) AS nup
 FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id
 """
 ITEM_COUNT_SQL = "(SELECT count(*) FROM round_items ri WHERE ri.round_id = r.id)"
@@ -98,11 +100,17 @@ class Round:
     item_count: int
     valuation_date: date | None = None   # the contract's (art. 21 §3): the day whose rates convert its prices
     value_fixed: str | None = None       # antes | depois the operations (art. 21 §3)
+    nup: str | None = None       # the 17 digits of the decision's process number (given when it is recorded)
 
     @property
     def conversion(self) -> Conversion:
         """Which day's rates convert this round's foreign prices, and why (Lei 7.542 art. 21 §3)."""
         return conversion_rule(self.valuation_date, self.value_fixed)
+
+    @property
+    def nup_label(self) -> str | None:
+        """The decision's NUP as printed (00000.000000/0000-00), None before the decision."""
+        return nup_format(self.nup) if self.nup else None
 
     @property
     def status_label(self) -> str:

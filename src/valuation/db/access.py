@@ -149,6 +149,10 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("read_domain_status", ("dpc",), "consultar o domínio dos naufrágios"),
     Permission("read_removal_orders", ("dpc",), "consultar determinações de remoção"),
     Permission("manage_removal_orders", ("dpc",), "registrar determinações de remoção"),
+    # issue 26 §3: process numbers (NUP, Portaria Interministerial MJSP/ME 11/2019); what a NUP finds is read
+    # with the permission of the record it numbers (valuation.process.cases)
+    Permission("find_by_nup", _READERS, "buscar processo pelo NUP"),
+    Permission("manage_protocol_units", ("dpc",), "cadastrar unidades protocolizadoras (NUP)"),
     Permission("manage_owner_balances", ("dpc",), "registrar saldos do responsável"),
     Permission("read_preference", ("dpc",), "consultar a preferência entre pedidos"),
     Permission("record_co_signature", ("dpc",), "registrar a coassinatura do Ministério da Cultura"),

@@ -7,7 +7,7 @@ list of its columns (`SEALED`; a column added later gets a seal of its own, as
 transaction opens and `finish` just before COMMIT:
 
 - append-only tables (issued statements — with the sha256 of their PDF —, decisions, the
-  assessment log): the rows with an id above the one at `begin` are new in this transaction
+  assessment log, the process numbers given): the rows with an id above the one at `begin` are new in this transaction
   and get sealed; an UPDATE or DELETE of a sealed row is never done by the application, so it is
   reported by `verify` even when done inside a write;
 - `users` (roles, organisation, body, active, e-mail, password hash): every row whose digest
@@ -81,6 +81,8 @@ SEALED: tuple[Sealed, ...] = (
                               "price_date", "rate", "rate_date", "value_brl", "significance", "must_keep", "source",
                               "source_note", "supersedes", "entered_by", "entered_at", "import_id"),
            "valor ou voto de membro da Comissão"),
+    Sealed("process_numbers", ("id", "nup", "unit_code", "year", "sequence", "subject", "subject_id", "office_code",
+                               "act_on", "assigned_by", "assigned_at"), "número único de protocolo (NUP)"),
     Sealed("users", ("id", "username", "full_name", "email", "role", "organisation_id", "commission_body",
                      "password_hash", "active"), "usuário (perfil e acesso)", append_only=False),
 )
@@ -115,7 +117,7 @@ ASSESSMENT_CONVERSION = "assessment_conversion"
 SEALED += (Sealed(ASSESSMENT_CONVERSION, ("id",), "data de conversão de um valor de membro (art. 21 §3)",
                   source="assessment_log", extra=(("conversion_date", "{alias}.conversion_date"),
                                                    ("conversion_rate_date", "{alias}.conversion_rate_date")),
-                  subject="Tabela assessment_log, registro {id} (data de conversão)", baseline_alone=True),)
+                  subject="Valor de membro nº {id}", baseline_alone=True),)
 # Issue 26: the steps of a request's process (migration 060), append-only — the days the Authority's own
 # periods of Lei 9.784/1999 run from, and the written reasons of its extensions.
 SEALED += (Sealed("request_steps", ("id", "request_id", "kind", "day", "reference_day", "reason", "note",

@@ -109,7 +109,7 @@ def feed_ics(store: Any, token: str, *, as_of: date,
              extra: Callable[[Any, Principal, date, str | None], Sequence[Any]] | None = None) -> bytes | None:
     """The iCalendar body of a subscription, or None for an unknown or revoked token. `extra(store, principal,
     as_of, office)`: more events the caller adds with the subscriber's rights (the service adds the Authority's
-    own deadlines in the requests: valuation.process.feeds.authority_events)."""
+    own deadlines in the requests: valuation.proceedings.feeds.authority_events)."""
     from valuation.deadlines.frames import deadlines_ics
 
     feed = resolve(store, token)

@@ -100,7 +100,7 @@ def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | N
     read: per office (`office`) or per explorer (`organisation_id`; an explorer always gets
     its own). One all-day event per deadline on its due day; the UID is the deadline's key,
     so a calendar app updates an event rather than duplicating it. `extra`: events of another
-    capability the caller adds (the Authority's own deadlines in the requests, valuation.process.feeds)."""
+    capability the caller adds (the Authority's own deadlines in the requests, valuation.proceedings.feeds)."""
     from valuation.exports import CalendarEvent, to_ics
 
     df = frame if frame is not None else compute_deadlines(store, user, as_of=as_of, office=office,

@@ -34,6 +34,7 @@ from valuation.deadlines.vocabulary import (
     COURT_STEPS_CONCLUDED,
     CURRENT_EVENTS,
 )
+from valuation.process import numbers
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -194,10 +195,12 @@ def _removal_rows(rows: Rows, book: ParameterBook, store: Store, sc: Scope, as_o
                          f"JOIN wrecks w ON w.id = r.wreck_id WHERE r.ordered_on <= ? {where} ORDER BY r.id",
                          [as_of, *params])
     published = _publications(store, as_of)
+    given = numbers.nups(store, "removal_order", [int(o["id"]) for o in orders])   # in lists, .ics and e-mails
     for o in orders:
         office = o["office_code"]
         subject = rows.subject(office, wreck=(o["wreck_id"], o["wreck_code"], o["wreck_name"]))
-        what = f" — {o['kind']} ({o['act']})"
+        number = f"; NUP {given[int(o['id'])]}" if int(o["id"]) in given else ""
+        what = f" — {o['kind']} ({o['act']}{number})"
         ended = o["ended_on"] if o["ended_on"] is not None and o["ended_on"] <= as_of else None
         taken = o["taken_over_on"] if o["taken_over_on"] is not None and o["taken_over_on"] <= as_of else None
         moot = None

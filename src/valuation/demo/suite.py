@@ -15,6 +15,7 @@ from valuation.demo.comparables import seed_comparables_demo
 from valuation.demo.deadlines import seed_deadline_demo
 from valuation.demo.legal import seed_legal_demo
 from valuation.demo.partition import seed_partition_demo
+from valuation.demo.process import number_demo_records, seed_protocol_units
 from valuation.demo.requests import seed_requests_demo
 from valuation.demo.wreck_law import seed_wreck_law_demo
 
@@ -26,6 +27,7 @@ def _deadlines(store: Any) -> Any:
 # Order matters: the commission's decisions feed the partition statements; the comparables take an
 # earlier published round; the legal records read the contracts, decisions and statements.
 STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("process.seed_protocol_units", seed_protocol_units),     # issue 26 §3: before any act is numbered
     ("deadlines.seed_deadline_demo", _deadlines),
     ("commission.seed_commission_demo", seed_commission_demo),
     ("partition.seed_partition_demo", seed_partition_demo),
@@ -34,6 +36,7 @@ STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
     ("legal.seed_legal_demo", seed_legal_demo),
     ("wreck_law.seed_wreck_law_demo", seed_wreck_law_demo),   # issue 25: sites, cessions, cargo, salvage
     ("requests.seed_requests_demo", seed_requests_demo),      # issue 26: requests and the Authority's deadlines
+    ("process.number_demo_records", number_demo_records),     # a NUP for the records loaded as rows
 )
 
 

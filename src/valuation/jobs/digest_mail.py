@@ -8,7 +8,7 @@ Who gets what (decision, README "Decisions"):
   (headquarters), so nobody at DPC gets one message per office;
 - one message per explorer company with overdue or due-soon deadlines, to its active users.
 The DPC messages (headquarters and each office's) also list, in a section of their own, what the Authority
-itself owes in the requests filed with the office (`valuation.process.requests.authority_deadlines`: Lei
+itself owes in the requests filed with the office (`valuation.proceedings.requests.authority_deadlines`: Lei
 9.784/1999 arts. 24, 26 §2, 41, 42 and 49), overdue and due soon; the companies' messages do not.
 Users without an e-mail address are skipped. A group with nothing overdue or due soon gets no
 message. Every user-written value (names, reasons) is HTML-escaped in the HTML part.
@@ -48,7 +48,7 @@ def digest_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
 
 def authority_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
     """The Authority's own overdue and due-soon deadlines in the requests of every office, by due date."""
-    from valuation.process.requests import authority_deadlines
+    from valuation.proceedings.requests import authority_deadlines
 
     if not store.has_table("requests"):
         return []

@@ -122,6 +122,7 @@ class StatementDoc:
     pdf_sha256: str | None = None
     superseded_by: str | None = None
     issuer_name: str | None = None    # full name of created_by (the username is never printed)
+    nup: str | None = None            # an issued statement's process number (Portaria Interministerial 11/2019)
 
     @property
     def label(self) -> str:
@@ -314,7 +315,8 @@ def render_pdf(doc: StatementDoc) -> bytes:
 
 
 def _header_rows(doc: StatementDoc) -> list[tuple[str, object]]:
-    rows: list[tuple[str, object]] = [
+    rows: list[tuple[str, object]] = [("NUP", doc.nup)] if doc.nup else []
+    rows += [
         ("Contrato", f"{doc.contract_code} ({doc.contract_kind}; {doc.contract_act or 'ato sem número'})"),
         ("Concessionário", doc.organisation_name),
         ("Naufrágio", f"{doc.wreck_name} ({doc.wreck_code})"),
@@ -382,7 +384,7 @@ def render_xlsx(doc: StatementDoc, items: Sequence[StatementItem]) -> bytes:
     parts = statement_parts(doc)
     summary_rows: list[tuple[str, object]] = [
         ("Demonstrativo", doc.label), ("Situação", STATUS_LABELS.get(doc.status, doc.status)),
-        ("Contrato", doc.contract_code), ("Concessionário", doc.organisation_name),
+        ("NUP", doc.nup or "—"), ("Contrato", doc.contract_code), ("Concessionário", doc.organisation_name),
         ("Naufrágio", f"{doc.wreck_name} ({doc.wreck_code})"), ("Data-base", doc.as_of),
         ("Emitido em (horário de Brasília)" if doc.is_issued else "Gerado em (horário de Brasília)",
          brasilia_time(doc.created_at)),

@@ -12,6 +12,7 @@ import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import nup
 from valuation.core.errors import (
     NotFound,
 )
@@ -69,6 +70,7 @@ def load_statement(db: Db, statement_id: int, *, item_limit: int) -> StatementDo
     h = db.fetch_one(
         f"SELECT {_HEAD_COLS}, c.code AS contract_code, c.kind AS contract_kind, "
         "p.number || ' v' || p.version AS supersedes_label, "
+        "(SELECT g.nup FROM process_numbers g WHERE g.subject = 'statement' AND g.subject_id = s.id) AS nup, "
         "(SELECT u.full_name FROM users u WHERE u.username = s.created_by) AS issuer_name, "
         "(SELECT n.number || ' v' || n.version FROM statements n WHERE n.supersedes = s.id LIMIT 1) AS superseded_by "
         "FROM statements s JOIN contracts c ON c.id = s.contract_id LEFT JOIN statements p ON p.id = s.supersedes "
@@ -98,7 +100,8 @@ def load_statement(db: Db, statement_id: int, *, item_limit: int) -> StatementDo
         net=h["net"], gross=h["gross"], lines=lines, survey_lines=survey, items=items, items_total=int(agg["n"]),
         items_value=Decimal(agg["v"]).quantize(Decimal("0.01")),
         warnings=tuple(json.loads(h["warnings_json"])), blockers=tuple(json.loads(h["blockers_json"])),
-        pdf_sha256=h["pdf_sha256"], superseded_by=h["superseded_by"], issuer_name=h["issuer_name"])
+        pdf_sha256=h["pdf_sha256"], superseded_by=h["superseded_by"], issuer_name=h["issuer_name"],
+        nup=nup.format_nup(h["nup"]) if h["nup"] else None)
 
 
 def _items(db: Db, statement_id: int, limit: int, offset: int) -> tuple[StatementItem, ...]:
@@ -112,7 +115,7 @@ def _items(db: Db, statement_id: int, limit: int, offset: int) -> tuple[Statemen
 def list_statements(store: Store, user: Principal, code: str | None = None) -> pd.DataFrame:
     """Statements the user may read, newest first: dpc all (drafts too); an explorer only the
     issued statements of its own organisation. Columns: id, contract_code, status, label,
-    number, version, as_of, net, created_at, created_by, superseded (a later version exists)."""
+    number, version, as_of, net, created_at, created_by, superseded (a later version exists), nup ('—': none)."""
     require(user, "read_statements")
     scope, scope_params = access.contract_scope(user, "c")
     where: list[str] = [scope]
@@ -122,8 +125,9 @@ def list_statements(store: Store, user: Principal, code: str | None = None) -> p
     if code:
         where.append("c.code = ?")
         params.append(code)
-    return store.fetch_df(
+    df = store.fetch_df(
         "SELECT s.id, c.code AS contract_code, o.name AS organisation_name, s.status, "
+        "(SELECT g.nup FROM process_numbers g WHERE g.subject = 'statement' AND g.subject_id = s.id) AS nup, "
         f"CASE WHEN s.status = '{STATEMENT_ISSUED}' THEN s.number || ' v' || s.version "
         "ELSE 'Rascunho nº ' || s.id END AS label, "
         "s.number, s.version, s.as_of, s.gross, s.net, s.created_at, s.created_by, "
@@ -131,6 +135,8 @@ def list_statements(store: Store, user: Principal, code: str | None = None) -> p
         "json_array_length(s.blockers_json) AS blockers "
         "FROM statements s JOIN contracts c ON c.id = s.contract_id JOIN organisations o ON o.id = c.organisation_id "
         f"WHERE {' AND '.join(where)} ORDER BY s.id DESC", params)
+    df["nup"] = [nup.format_nup(v) if isinstance(v, str) else "—" for v in df["nup"]]
+    return df
 
 
 def statement_contracts(store: Store, user: Principal) -> pd.DataFrame:

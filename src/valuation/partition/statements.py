@@ -29,6 +29,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import nup
 from valuation.core.errors import (
     ConflictError,
     InputError,
@@ -71,6 +72,7 @@ from valuation.partition.terms import (
     stable_json,
     stored_terms,
 )
+from valuation.process import numbers
 
 if TYPE_CHECKING:
 
@@ -323,11 +325,13 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         number, version, prev, why = _numbering(tx, d["contract_id"], reason, moment)
         supersedes = None if prev is None else int(prev["id"])
         new_id = int(tx.scalar("SELECT nextval('seq_statements')"))
+        office = str(tx.scalar("SELECT office_code FROM contracts WHERE id = ?", [d["contract_id"]]))
+        given = numbers.assign(tx, "statement", new_id, office, moment.date())   # its NUP, printed in its PDF
         doc = replace(load_statement(tx, draft_id, item_limit=PDF_ITEM_LIMIT), id=new_id, status=STATEMENT_ISSUED,
                       number=number, version=version,
                       supersedes_label=f"{prev['number']} v{prev['version']}" if prev else None,
                       correction_reason=why, created_at=moment, created_by=user.username, superseded_by=None,
-                      issuer_name=user.full_name)
+                      issuer_name=user.full_name, nup=nup.format_nup(given) if given else None)
         pdf = render_pdf(doc)
         sha = hashlib.sha256(pdf).hexdigest()
         tx.execute(f"INSERT INTO statements (id, contract_id, status, number, version, supersedes, draft_id, "

@@ -27,7 +27,7 @@ class PolicyDefault:
     dated: bool = False  # a NORMAM parameter or a calendar day: read on the day the period starts
     normam: bool = False  # a NORMAM-10 number a deadline rule takes (valuation.deadlines.rule_specs names which)
     bounds: tuple[int, int, str] | None = None  # a whole number's (low, high, unit) on the policies page
-    process: bool = False  # a period of Lei 9.784/1999 in a request's process (valuation.process.periods)
+    process: bool = False  # a period of Lei 9.784/1999 in a request's process (valuation.proceedings.periods)
 
 
 DEFAULTS: tuple[PolicyDefault, ...] = (
@@ -104,7 +104,7 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "Mapa anual de naufrágios: envio", True,
                   True),
     # -- the periods of the administrative process (Lei 9.784/1999; dated: the value in force on the day the
-    # period starts). The law fixes them; the bounds are what it lets the Authority apply (valuation.process).
+    # period starts). The law fixes them; the bounds are what it lets the Authority apply (valuation.proceedings).
     PolicyDefault("process_act_days", 5, "Prazo dos atos do processo sem prazo específico, da Autoridade e dos "
                   "interessados (pode ser dilatado até o dobro, mediante justificação).",
                   "Lei 9.784/1999 art. 24 e parágrafo único", "Processo: atos sem prazo específico", True,

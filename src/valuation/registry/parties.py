@@ -26,6 +26,7 @@ from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br as fmt
 from valuation.core.responsible import WreckParties
 from valuation.db.access import Principal, require
+from valuation.process import numbers
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -214,6 +215,8 @@ def record_licence_request(store: Store, user: Principal, data: Mapping[str, Any
         tx.audit("record_licence_request", "licence_request", new_id, None,
                  {"wreck_code": wreck["code"], "part": part, "requester_id": requester, "requested_on": day,
                   "note": note})
+        office = str(tx.scalar("SELECT office_code FROM wrecks WHERE id = ?", [wreck["id"]]))
+        numbers.assign(tx, "licence_request", new_id, office, day or store.now().date())   # its NUP (Portaria 11/2019)
         return new_id
 
     return store.write(user.username, write)
@@ -260,7 +263,7 @@ def _part_rows(parties: WreckParties, part: str, names: dict[int, str], as_of: d
 def responsible_parties(store: Store, user: Principal, wreck_id: int, as_of: date) -> dict[str, Any]:
     """A wreck's parties on `as_of`: `rows` (part, name, role, basis, responsible — the one the Authority
     deals with for that part), `cessions` (id, part, cedent, cessionary, ceded_on, communicated_on, act,
-    state) and `requests` (part, requester, requested_on, counts). dpc only (a person's data)."""
+    state) and `requests` (nup, part, requester, requested_on, counts). dpc only (a person's data)."""
     require(user, "read_owners")
     ok = isinstance(wreck_id, int) and not isinstance(wreck_id, bool)
     parties = facts(store, [wreck_id]).get(wreck_id) if ok else None
@@ -276,10 +279,13 @@ def responsible_parties(store: Store, user: Principal, wreck_id: int, as_of: dat
                 for r in store.fetch("SELECT id, part, cedent_id, cessionary_id, ceded_on, communicated_on, act "
                                      "FROM cessions WHERE wreck_id = ? ORDER BY ceded_on, id", [wreck_id])]
     requests = []
-    for r in parties.requests:
+    ids = [int(r["id"]) for r in store.fetch("SELECT id FROM licence_requests WHERE wreck_id = ? "
+                                             "ORDER BY requested_on, id", [wreck_id])]   # the order of `facts`
+    given = numbers.nups(store, "licence_request", ids)
+    for request_id, r in zip(ids, parties.requests):
         counts = r.requester == parties.responsible(r.part, r.day)
-        requests.append({"part": rp.PART_LABELS[r.part], "requester": names.get(r.requester, "?"),
-                         "requested_on": r.day,
+        requests.append({"nup": given.get(request_id, "—"), "part": rp.PART_LABELS[r.part],
+                         "requester": names.get(r.requester, "?"), "requested_on": r.day,
                          "counts": "conta (o responsável nesse dia)" if counts else
                          ("não conta: pedido de remoção da carga pelo responsável pela embarcação (art. 14 I)"
                           if r.part == rp.CARGO and r.requester == parties.responsible(rp.VESSEL, r.day)

@@ -28,6 +28,7 @@ from valuation.core.forms import Form, excerpt
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
+from valuation.process import numbers
 from valuation.registry.parties import responsible_name
 
 if TYPE_CHECKING:
@@ -135,6 +136,8 @@ def record_removal_order(store: Store, user: Principal, data: Mapping[str, Any])
                    "VALUES (?, 'II', ?, NULL, ?, ?)",
                    [rec["wreck_id"], rec["ordered_on"], SUSPENSION_REASON.format(act=rec["act"]), new_id])
         tx.audit("record_removal_order", "removal_order", new_id, None, rec)
+        office = str(tx.scalar("SELECT office_code FROM wrecks WHERE id = ?", [rec["wreck_id"]]))
+        numbers.assign(tx, "removal_order", new_id, office, rec["ordered_on"])   # its NUP (Portaria 11/2019)
         return new_id
 
     return store.write(user.username, write)
@@ -232,12 +235,14 @@ def end_order(store: Store, user: Principal, order_id: int, data: Mapping[str, A
 def list_removal_orders(store: Store, user: Principal, *, wreck_id: int | None = None) -> pd.DataFrame:
     """Every removal order (newest first) with its wreck: id, wreck_id, wreck_code, wreck_name, office_code,
     kind, act, ordered_on, notice, notified_on, published_on, starts_by, ends_by, started_on, taken_over_on,
-    ended_on, end_kind, reason, state_pt (dpc only)."""
+    ended_on, end_kind, reason, state_pt, nup (its process number, '—' when it has none; dpc only)."""
     require(user, "read_removal_orders")
     where, params = ("WHERE r.wreck_id = ?", [wreck_id]) if wreck_id is not None else ("", [])
     df = store.fetch_df("SELECT r.*, w.code AS wreck_code, w.name AS wreck_name, w.office_code FROM removal_orders r "
                         f"JOIN wrecks w ON w.id = r.wreck_id {where} ORDER BY r.ordered_on DESC, r.id DESC", params)
     df["state_pt"] = [order_state(r, store.now().date()) for r in df.to_dict("records")]
+    given = numbers.nups(store, "removal_order", [int(i) for i in df["id"]])
+    df["nup"] = [given.get(int(i), "—") for i in df["id"]]
     return df
 
 

@@ -7,7 +7,7 @@
 -- `request_steps` is its history, append-only: the instruction opened, an opinion asked and given, a hearing
 -- set (`reference_day`: the hearing's day) and the intimation, the instruction ended, the party's allegations,
 -- an extension with its written `reason` (arts. 24 sole paragraph and 49), the decision. The deadlines the
--- steps start are computed (valuation.process.periods), never stored. No foreign keys (DuckDB refuses updates
+-- steps start are computed (valuation.proceedings.periods), never stored. No foreign keys (DuckDB refuses updates
 -- of referenced rows). Never edit an applied migration.
 
 CREATE SEQUENCE seq_requests START 1;

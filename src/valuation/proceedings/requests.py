@@ -3,7 +3,7 @@
 A request (migration 060) is what a party asks of the wreck's office (`MATTERS`), by a responsible and/or a
 company, with its steps; a licence asked by a responsible is also that party's licence request of
 `valuation.registry.parties` (the one the five years of art. 6 read) — no other request counts for them. The
-deadlines the steps start are the pure rules of `valuation.process.periods`, computed here with the office's
+deadlines the steps start are the pure rules of `valuation.proceedings.periods`, computed here with the office's
 calendar and the periods in force on the day each starts (dated policies):
 
 - `file_request`: a party files a request (DPC records it);
@@ -34,7 +34,7 @@ from valuation.deadlines.rules import deadline_state
 from valuation.deadlines.states import STATE_LABELS
 from valuation.policies.defaults import PROCESS_KEYS
 from valuation.policies.values import timelines, values_in_force
-from valuation.process import periods as pr
+from valuation.proceedings import periods as pr
 from valuation.registry import parties
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import pytest
 
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.law import LegalValue
-from valuation.process import periods as pr
+from valuation.proceedings import periods as pr
 
 RJ = BusinessCalendar("RJ")
 NAT = BusinessCalendar(None)

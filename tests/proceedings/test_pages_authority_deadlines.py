@@ -16,7 +16,7 @@ from tests.support.ui import first_user, open_tab, page_as, page_problems, texts
 from valuation.db.store import Store
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
 from valuation.demo import wreck_law
-from valuation.process import requests
+from valuation.proceedings import requests
 
 TAB = "O que a Autoridade deve"
 AS_OF = date(2026, 11, 30)   # the demo's today

@@ -10,7 +10,7 @@ from typing import Any
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, allowed
 from valuation.exports import CalendarEvent
-from valuation.process.requests import authority_deadlines
+from valuation.proceedings.requests import authority_deadlines
 
 
 def authority_events(store: Any, user: Principal, as_of: date, office: str | None) -> list[CalendarEvent]:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from valuation.core.errors import AccessDenied, InputError, NotFound
-from valuation.process import periods, requests
+from valuation.proceedings import periods, requests
 
 AS_OF = date(2026, 11, 30)
 
@@ -159,7 +159,7 @@ def test_a_dpc_calendar_feed_carries_the_authoritys_deadlines_and_a_companys_doe
     from datetime import UTC, datetime
 
     from valuation.deadlines import feeds
-    from valuation.process.feeds import authority_events
+    from valuation.proceedings.feeds import authority_events
 
     request_id = _filed(small_world)
     dpc, own = small_world.principal("dpc"), small_world.principal("explorer_b")

@@ -1,0 +1,157 @@
+"""Process numbers (NUP, Portaria Interministerial MJSP/ME nº 11/2019): every request, decision and issued
+document of an office gets one, from its protocol unit's yearly sequence.
+
+- `protocol_units`: each office's 5-digit protocol unit code (DPC maintains it, `set_protocol_unit`).
+- `assign(tx, subject, id, office, on)`: inside the write that records the act (the store's one write funnel,
+  so the next sequence number is read and taken in one transaction; writes of this process are serialised
+  and `UNIQUE (unit_code, year, sequence)` refuses a number given twice). The year is the act's.
+  An office without a protocol unit gives no NUP (the page says so) rather than refusing the act.
+- `number_missing(tx)`: numbers every record of the subjects below that has none (a database from before
+  migration 034; the demo), in the order of their dates.
+
+The format and its check digits are valuation.core.nup's.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from valuation.core import nup
+from valuation.core.errors import ConflictError, InputError, NotFound, Problem
+from valuation.db.access import Principal, require
+from valuation.db.store import Store, Tx
+
+
+@dataclass(frozen=True)
+class Subject:
+    key: str
+    label: str      # pt-BR, as the pages name the record
+    rows_sql: str   # (id, office_code, act_on) of every record of this kind
+
+
+SUBJECTS: dict[str, Subject] = {s.key: s for s in (
+    Subject("licence_request", "Pedido do responsável (art. 4)",
+            "SELECT r.id, w.office_code, r.requested_on AS act_on FROM licence_requests r "
+            "JOIN wrecks w ON w.id = r.wreck_id"),
+    Subject("removal_order", "Determinação de remoção ou demolição (art. 5)",
+            "SELECT r.id, w.office_code, r.ordered_on AS act_on FROM removal_orders r "
+            "JOIN wrecks w ON w.id = r.wreck_id"),
+    Subject("round", "Decisão da Comissão (ata da rodada, art. 20 §3)",
+            "SELECT r.id, c.office_code, CAST(r.decided_at AS DATE) AS act_on FROM assessment_rounds r "
+            "JOIN contracts c ON c.id = r.contract_id WHERE r.decided_at IS NOT NULL"),
+    Subject("statement", "Demonstrativo de partilha emitido",
+            "SELECT s.id, c.office_code, CAST(s.created_at AS DATE) AS act_on FROM statements s "
+            "JOIN contracts c ON c.id = s.contract_id WHERE s.status = 'emitido'"),
+)}
+NO_UNIT_TEXT = "sem NUP: a unidade protocolizadora da {office} não está cadastrada"
+UNIT_LABEL = "Código da unidade protocolizadora"
+
+
+def unit_of(db: Store | Tx, office_code: str) -> str | None:
+    """The office's 5-digit protocol unit code (None: not registered)."""
+    return db.scalar("SELECT unit_code FROM protocol_units WHERE office_code = ?", [office_code])
+
+
+def _subject(subject: str) -> Subject:
+    if subject not in SUBJECTS:
+        raise ValueError(f"not a numbered record: {subject!r}")
+    return SUBJECTS[subject]
+
+
+def assign(tx: Tx, subject: str, subject_id: int, office_code: str, on: date) -> str | None:
+    """Give the record its NUP from the office's unit's sequence of the year of `on`, in this transaction;
+    the 17 digits, or None when the office has no protocol unit. A record numbered already keeps its NUP."""
+    _subject(subject)
+    held = tx.scalar("SELECT nup FROM process_numbers WHERE subject = ? AND subject_id = ?", [subject, subject_id])
+    if held is not None:
+        return str(held)
+    unit = unit_of(tx, office_code)
+    if unit is None:
+        return None
+    sequence = int(tx.scalar("SELECT coalesce(max(sequence), 0) + 1 FROM process_numbers WHERE unit_code = ? "
+                             "AND year = ?", [unit, on.year]))
+    if sequence > nup.MAX_SEQUENCE:
+        raise ConflictError(f"A unidade protocolizadora {unit} esgotou os {nup.MAX_SEQUENCE} números de {on.year}.")
+    number = nup.make(unit, sequence, on.year).digits
+    tx.execute("INSERT INTO process_numbers (nup, unit_code, year, sequence, subject, subject_id, office_code, act_on, "
+               "assigned_by, assigned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               [number, unit, on.year, sequence, subject, subject_id, office_code, on, tx.actor, tx.store.now()])
+    tx.audit("nup_assigned", subject, subject_id, None, {"nup": nup.format_nup(number), "office": office_code})
+    return number
+
+
+def number_missing(tx: Tx) -> int:
+    """Number every record of SUBJECTS that has no NUP (offices with a protocol unit), oldest act first;
+    returns how many were numbered."""
+    done = 0
+    pending: list[tuple[date, str, int, str]] = []
+    for s in SUBJECTS.values():
+        rows = tx.execute(f"SELECT x.id, x.office_code, x.act_on FROM ({s.rows_sql}) x WHERE x.id NOT IN "
+                          "(SELECT subject_id FROM process_numbers WHERE subject = ?) AND x.office_code IN "
+                          "(SELECT office_code FROM protocol_units)", [s.key])
+        pending += [(r["act_on"], s.key, int(r["id"]), r["office_code"]) for r in rows]
+    for act_on, subject, subject_id, office in sorted(pending):
+        done += assign(tx, subject, subject_id, office, act_on) is not None
+    return done
+
+
+def nups(db: Store | Tx, subject: str, ids: Iterable[int] | None = None) -> dict[int, str]:
+    """{record id: formatted NUP} of one subject (every numbered record, or those of `ids`)."""
+    _subject(subject)
+    wanted = None if ids is None else [int(i) for i in ids]
+    if wanted is not None and not wanted:
+        return {}
+    where, params = ("AND list_contains(?, subject_id)", [wanted]) if wanted is not None else ("", [])
+    rows = db.fetch(f"SELECT subject_id, nup FROM process_numbers WHERE subject = ? {where}", [subject, *params])
+    return {int(r["subject_id"]): nup.format_nup(r["nup"]) for r in rows}
+
+
+def nup_of(db: Store | Tx, subject: str, subject_id: int) -> str | None:
+    """The formatted NUP of one record (None: not numbered)."""
+    return nups(db, subject, [subject_id]).get(int(subject_id))
+
+
+def shown(db: Store | Tx, subject: str, subject_id: int, office_code: str | None) -> str:
+    """What a page or document prints for a record's NUP: the number, or why it has none."""
+    found = nup_of(db, subject, subject_id)
+    if found is not None:
+        return found
+    return NO_UNIT_TEXT.format(office=office_code or "OM")
+
+
+def set_protocol_unit(store: Store, user: Principal, office_code: str, unit_code: str) -> str:
+    """Register (or, before it numbered anything, correct) an office's protocol unit code; returns it. dpc only."""
+    require(user, "manage_protocol_units")
+    code = (unit_code or "").strip()
+    if len(code) != nup.UNIT_DIGITS or not code.isdigit():
+        raise InputError(Problem("unit_code", f"{UNIT_LABEL}: informe os {nup.UNIT_DIGITS} dígitos."))
+    if store.fetch_one("SELECT code FROM offices WHERE code = ?", [office_code]) is None:
+        raise NotFound(f"Capitania/Delegacia/Agência {office_code} não encontrada.", what="office", key=office_code)
+
+    def write(tx: Tx) -> None:
+        before = unit_of(tx, office_code)
+        if before is not None and tx.scalar("SELECT count(*) FROM process_numbers WHERE unit_code = ?", [before]):
+            raise ConflictError(f"A unidade {before} da {office_code} já numerou processos: seu código não muda.")
+        other = tx.scalar("SELECT office_code FROM protocol_units WHERE unit_code = ? AND office_code <> ?",
+                          [code, office_code])
+        if other is not None:
+            raise InputError(Problem("unit_code", f"{UNIT_LABEL}: {code} já é o da {other}."))
+        if before is None:
+            tx.execute("INSERT INTO protocol_units VALUES (?, ?, ?, ?)", [office_code, code, user.username,
+                                                                           tx.store.now()])
+        else:
+            tx.execute("UPDATE protocol_units SET unit_code = ?, recorded_by = ?, recorded_at = ? "
+                       "WHERE office_code = ?", [code, user.username, tx.store.now(), office_code])
+        tx.audit("protocol_unit_set", "office", office_code, {"unit_code": before}, {"unit_code": code})
+
+    store.write(user.username, write)
+    return code
+
+
+def protocol_units(store: Store, user: Principal) -> list[dict[str, Any]]:
+    """office_code, office_name, unit_code (None when not registered), for every office."""
+    require(user, "read_offices")
+    return store.fetch("SELECT o.code AS office_code, o.name AS office_name, u.unit_code FROM offices o "
+                       "LEFT JOIN protocol_units u ON u.office_code = o.code ORDER BY o.state, o.code")
