@@ -4,7 +4,8 @@ Lists of overdue and due-soon deadlines by office and naval district, a timeline
 contract, a calendar heat map, the appeals against the decisions (Lei 7.542 art. 33), the
 automatic-cancellation candidates (NORMAM-10 0305 f), the Maritime Court track (Lei 2.180
 arts. 33, 37, 38, 41), the removal orders and owner's balances (arts. 5, 9, 10, 13 §2), events
-and waivers, and the exports (.ics feeds, the annual wrecks map of NORMAM-10 0404). The store
+and waivers, and the exports (.ics feeds, the annual wrecks map of NORMAM-10 0404); what the Authority itself owes in
+the requests filed with each office (Lei 9.784/1999 arts. 24, 41, 42, 49). The store
 scopes every row.
 
 This file chooses the reference date and the office, states the deadlines once and draws the tab bar;
@@ -18,6 +19,7 @@ import streamlit as st
 
 from page_tabs.deadlines import (
     appeals,
+    authority,
     cancellation,
     court,
     export,
@@ -43,7 +45,8 @@ from valuation.registry.offices import list_offices
 
 METRICS = {**{s: STATE_HEADINGS[s] for s in ("overdue", "due_soon", "upcoming")}, "met": "Cumpridos ou encerrados"}
 TABS = {"Vencidos e a vencer": lists.render, "Linha do tempo": timeline.render, "Mapa de calor": heatmap.render,
-        "Recursos": appeals.render, "Cancelamento automático": cancellation.render, "Tribunal Marítimo": court.render,
+        "Recursos": appeals.render, "O que a Autoridade deve": authority.render,
+        "Cancelamento automático": cancellation.render, "Tribunal Marítimo": court.render,
         "Remoções e saldos": removals.render, "Registrar": register.render, "Registrar entrega": register.render,
         "Exportar": export.render}
 
@@ -97,7 +100,7 @@ m = st.columns(4)
 for col, (state, label) in zip(m, METRICS.items()):
     col.metric(label, count_br(int(counts.get(state, 0))))
 
-names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor", "Recursos"]
+names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor", "Recursos", "O que a Autoridade deve"]
 names += ["Cancelamento automático", "Tribunal Marítimo", "Remoções e saldos", "Registrar", "Exportar"] if manage \
     else ["Registrar entrega", "Exportar"]
 tabs = LazyTabs("deadlines", names)   # issue 17: only the open tab runs

@@ -82,8 +82,8 @@ def widget(key: str, current: Any) -> object:
     if key == "due_soon_days":
         return st.number_input(f"{label} (dias antes do vencimento)", min_value=1,
                                max_value=fields.MAX_DUE_SOON_DAYS, value=int(current), step=1)
-    if key in fields.NORMAM_RANGES:
-        lo, hi, unit = fields.NORMAM_RANGES[key]
+    if key in fields.INTEGER_RANGES:
+        lo, hi, unit = fields.INTEGER_RANGES[key]
         return st.number_input(f"{label} ({unit.lstrip('º ')})", min_value=lo, max_value=hi, value=int(current),
                                step=1)
     if key == "policy_days":

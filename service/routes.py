@@ -33,6 +33,7 @@ from service.verify import verify_page
 from valuation.accounts import sessions
 from valuation.core import clock
 from valuation.deadlines import feeds
+from valuation.proceedings import feeds as proceedings_feeds
 
 LOOPBACK = ("127.0.0.1", "::1")
 FEED_MAX_AGE_S = 900
@@ -97,7 +98,8 @@ async def calendar_feed(request: Request) -> Response:
     svc = _svc()
     token = request.path_params["token"]
     as_of = clock.now_utc().astimezone(svc.settings.tz).date()
-    body = await to_thread.run_sync(lambda: feeds.feed_ics(svc.store, token, as_of=as_of))
+    body = await to_thread.run_sync(lambda: feeds.feed_ics(svc.store, token, as_of=as_of,
+                                                           extra=proceedings_feeds.authority_events))
     if body is None:
         return _no_store(Response("Assinatura não encontrada ou revogada.\n", status_code=404,
                                   media_type="text/plain; charset=utf-8"))

@@ -83,6 +83,9 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
         "SELECT min(id) + 5 FROM assessment_log",
         lambda i: f"UPDATE assessment_log SET conversion_date = DATE '2020-01-02', "
                   f"conversion_rate_date = DATE '2020-01-02' WHERE id = {i}", seals.ASSESSMENT_CONVERSION),
+    "a request's step moved (the day the Authority's period runs from)": (
+        "SELECT min(id) FROM request_steps WHERE kind = 'instruction_ended'",
+        lambda i: f"UPDATE request_steps SET day = day + 20 WHERE id = {i}", "request_steps"),
     "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
                       lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
 }
@@ -91,7 +94,7 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
 def test_the_demo_is_sealed_and_verifies(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, doc = verify(demo, capsys)
     assert rc == 0 and "Conteúdo protegido confere" in doc["message"]
-    for table in ("statements", "decisions", "assessment_log", "users"):
+    for table in ("statements", "decisions", "assessment_log", "users", "request_steps"):
         assert _first(demo, f"SELECT count(*) FROM row_seals WHERE tbl = '{table}'") > 0, table
 
 

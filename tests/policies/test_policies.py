@@ -41,6 +41,11 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "extension_request_days": (45, 45, "45 dias antes do vencimento"),
     "tourism_notice_business_days": (15, 15, "15 dias úteis antes da excursão"),
     "wreck_map_day": ("31/03", (3, 31), "até 31 de março do ano seguinte"),
+    "process_act_days": ("4", 4, "4 dias"),
+    "process_opinion_days": (20, 20, "20 dias"),
+    "process_allegations_days": (8, 8, "8 dias"),
+    "process_decision_days": ("25", 25, "25 dias"),
+    "process_intimation_business_days": (5, 5, "5 dias úteis de antecedência"),
     "early_closing_days": ("24/12, 31/12, 19/03", ((3, 19), (12, 24), (12, 31)),
                            "19 de março, 24 de dezembro, 31 de dezembro"),
 }

@@ -107,6 +107,11 @@ APPEAL_DECISION_EXTENSION = LegalValue(2, f"{L9784} art. 59 §2 (prorrogação p
 APPEAL_RECONSIDERATION_DAYS = LegalValue(5, f"{L9784} art. 56 §1 (a autoridade que decidiu reconsidera em 5 dias "
                                             "ou encaminha o recurso à superior)")
 
+# the administrative process's extensions (the periods themselves are dated policies: valuation.proceedings.periods)
+PROCESS_ACT_EXTENSION = LegalValue(2, f"{L9784} art. 24 parágrafo único (dilatado até o dobro, mediante comprovada "
+                                      "justificação)")
+PROCESS_DECISION_EXTENSION = LegalValue(2, f"{L9784} art. 49 (prorrogação por igual período, expressamente motivada)")
+
 # --- Removal orders (arts. 5, 9, 10) ------------------------------------------------
 REMOVAL_ORDER = f"{L7542} art. 5 e parágrafo único (prazos de início e término fixados pela Autoridade Naval)"
 REMOVAL_NOTICE_PERSONAL = f"{L7542} art. 9 I (intimação pessoal: responsável com paradeiro conhecido no País)"

@@ -160,6 +160,10 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("manage_archaeological_sites", ("dpc",), "registrar sítios arqueológicos"),
     Permission("manage_cessions", ("dpc",), "registrar cessões e pedidos dos responsáveis"),
     Permission("manage_cargo", ("dpc",), "registrar a carga e o seu responsável"),
+    # issue 26: requests to the Authority and the periods of Lei 9.784/1999 (explorers: their own company's)
+    Permission("read_requests", ("dpc", "explorer"), "consultar requerimentos e os prazos da Autoridade"),
+    Permission("read_all_requests", ("dpc",), "consultar os requerimentos de todas as empresas"),
+    Permission("manage_requests", ("dpc",), "registrar requerimentos e as etapas do processo"),
     # explorers read only their own organisation's row
     Permission("read_representative_cpf", ("dpc", "explorer"), "consultar o CPF do representante"),
     # issue 16 (attached files): the owner row decides which rows (attachment_owner_scope, may_attach)
@@ -274,6 +278,17 @@ def own_scope(user: Principal, alias: str = "c") -> tuple[str, list[Any]]:
     if user.organisation_id is None:
         return "FALSE", []
     return f"{alias}.organisation_id = ?", [user.organisation_id]
+
+
+def request_scope(user: Principal, alias: str = "p") -> tuple[str, list[Any]]:
+    """(predicate over `requests` rows `alias`, params): every request for a user allowed
+    `read_all_requests` (dpc), the requests its own organisation filed for anyone else (explorers), none
+    for a role that may not read requests."""
+    if allowed(user, "read_all_requests"):
+        return "TRUE", []
+    if not allowed(user, "read_requests"):
+        return "FALSE", []
+    return own_scope(user, alias)
 
 
 def chosen_organisation(user: Principal, asked: int | None, *, any_with: str) -> int | None:

@@ -122,6 +122,10 @@ SEALED += (Sealed(ASSESSMENT_CONVERSION, ("id",), "data de conversão de um valo
 SEALED += (Sealed("issued_documents", ("id", "code", "kind", "record_table", "record_id", "record_key", "office",
                                        "nup", "issued_at", "crc", "sha256", "size", "issued_by"),
                   "documento emitido (código de verificação)", baseline_alone=True),)
+# Issue 26: the steps of a request's process (migration 060), append-only — the days the Authority's own
+# periods of Lei 9.784/1999 run from, and the written reasons of its extensions.
+SEALED += (Sealed("request_steps", ("id", "request_id", "kind", "day", "reference_day", "reason", "note",
+                                    "recorded_by", "recorded_at"), "etapa de requerimento (Lei 9.784/1999)"),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -139,6 +139,22 @@ def move_back(raw: date, cal: BusinessCalendar) -> tuple[date, date | None, list
                       + " (antecipado para o dia útil anterior: prazo de antecedência mínima)"]
 
 
+def business_days_before(event: date, n: int, cal: BusinessCalendar) -> tuple[list[date], list[str]]:
+    """The `n` business days counted backwards from the eve of `event` (the event's day never counts; the
+    eve is the first when it is a business day), and the closed days passed over ('dd/mm/aaaa (reason)').
+    The last of the days is the latest day for a notice of at least `n` business days."""
+    days: list[date] = []
+    skipped: list[str] = []
+    d = event
+    while len(days) < n:
+        d -= ONE_DAY
+        if cal.is_business_day(d):
+            days.append(d)
+        else:
+            skipped.append(f"{fmt(d)} ({cal.reason_closed(d)})")
+    return days, skipped
+
+
 def join_basis(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 

@@ -10,6 +10,7 @@ VALARM per day count of the policy `calendar_alarm_days` (default 5 and 1 days b
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -104,13 +105,17 @@ def alarms_text(days: tuple[int, ...]) -> str:
     return " e ".join(f"{d} dia" + ("s" if d != 1 else "") for d in days) + " antes" if days else "nenhum"
 
 
-def feed_ics(store: Any, token: str, *, as_of: date) -> bytes | None:
-    """The iCalendar body of a subscription, or None for an unknown or revoked token."""
+def feed_ics(store: Any, token: str, *, as_of: date,
+             extra: Callable[[Any, Principal, date, str | None], Sequence[Any]] | None = None) -> bytes | None:
+    """The iCalendar body of a subscription, or None for an unknown or revoked token. `extra(store, principal,
+    as_of, office)`: more events the caller adds with the subscriber's rights (the service adds the Authority's
+    own deadlines in the requests: valuation.proceedings.feeds.authority_events)."""
     from valuation.deadlines.frames import deadlines_ics
 
     feed = resolve(store, token)
     if feed is None:
         return None
     stamp = datetime(as_of.year, as_of.month, as_of.day, tzinfo=UTC)  # stable within a day (ETag)
+    more = extra(store, feed.principal, as_of, feed.office) if extra is not None else ()
     return deadlines_ics(store, feed.principal, as_of=as_of, office=feed.office, now=stamp,
-                         alarm_days=alarm_days(store))
+                         alarm_days=alarm_days(store), extra=more)

@@ -13,9 +13,12 @@ from valuation.deadlines.rows import ONE, fmt
 from valuation.deadlines.states import DIGEST_STATES, PENDING_STATES, STATES
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
     from valuation.db.store import Store
+    from valuation.exports import CalendarEvent
 
 # -- derived views for the dashboard -------------------------------------------------------------------------
 def cancellation_candidates(store: Store, user: Principal, *, as_of: date, office: str | None = None,
@@ -91,16 +94,18 @@ def timeline_frame(frame: pd.DataFrame) -> pd.DataFrame:
 # -- iCalendar feeds -------------------------------------------------------------------------------------------
 def deadlines_ics(store: Store, user: Principal, *, as_of: date, office: str | None = None,
                   organisation_id: int | None = None, now: datetime | None = None,
-                  frame: pd.DataFrame | None = None, alarm_days: tuple[int, ...] = ()) -> bytes:
+                  frame: pd.DataFrame | None = None, alarm_days: tuple[int, ...] = (),
+                  extra: Sequence[CalendarEvent] = ()) -> bytes:
     """An iCalendar (.ics) feed of the pending deadlines (not met, not waived) the user may
     read: per office (`office`) or per explorer (`organisation_id`; an explorer always gets
     its own). One all-day event per deadline on its due day; the UID is the deadline's key,
-    so a calendar app updates an event rather than duplicating it."""
+    so a calendar app updates an event rather than duplicating it. `extra`: events of another
+    capability the caller adds (the Authority's own deadlines in the requests, valuation.proceedings.feeds)."""
     from valuation.exports import CalendarEvent, to_ics
 
     df = frame if frame is not None else compute_deadlines(store, user, as_of=as_of, office=office,
                                                             organisation_id=organisation_id)
-    events: list[CalendarEvent] = []
+    events: list[CalendarEvent] = list(extra)
     if not df.empty:
         for r in df[df["state"].isin(PENDING_STATES) & df["due"].notna()].itertuples(index=False):
             who = " — ".join(x for x in (r.contract_code and f"contrato {r.contract_code}",

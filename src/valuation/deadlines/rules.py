@@ -26,6 +26,7 @@ from valuation.deadlines.counting import (
     Window,
     add_months,
     add_years,
+    business_days_before,
     days_after,
     days_text,
     fixed_date,
@@ -159,15 +160,7 @@ def tourism_notice(excursion: date, cal: BusinessCalendar,
     backwards from the day before the excursion (that day counts as the first when it is a
     business day; the excursion day never counts)."""
     n = business_days.value
-    days: list[date] = []
-    skipped: list[str] = []
-    d = excursion
-    while len(days) < n:
-        d -= ONE_DAY
-        if cal.is_business_day(d):
-            days.append(d)
-        else:
-            skipped.append(f"{fmt(d)} ({cal.reason_closed(d)})")
+    days, skipped = business_days_before(excursion, n, cal)
     due = days[-1]
     steps = (
         f"Excursão em {fmt(excursion)}; comunicação com antecedência mínima de {n} dias úteis "

@@ -16,6 +16,7 @@ from valuation.demo.deadlines import seed_deadline_demo
 from valuation.demo.legal import seed_legal_demo
 from valuation.demo.partition import seed_partition_demo
 from valuation.demo.process import number_demo_records, seed_protocol_units
+from valuation.demo.requests import seed_requests_demo
 from valuation.demo.wreck_law import seed_wreck_law_demo
 
 
@@ -34,6 +35,7 @@ STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
     ("attachments.seed_attachment_demo", seed_attachment_demo),     # photos, reports, documents
     ("legal.seed_legal_demo", seed_legal_demo),
     ("wreck_law.seed_wreck_law_demo", seed_wreck_law_demo),   # issue 25: sites, cessions, cargo, salvage
+    ("requests.seed_requests_demo", seed_requests_demo),      # issue 26: requests and the Authority's deadlines
     ("process.number_demo_records", number_demo_records),     # a NUP for the records loaded as rows
 )
 

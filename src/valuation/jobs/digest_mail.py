@@ -7,6 +7,9 @@ Who gets what (decision, README "Decisions"):
 - one message with every office's deadlines to the active DPC users assigned to none
   (headquarters), so nobody at DPC gets one message per office;
 - one message per explorer company with overdue or due-soon deadlines, to its active users.
+The DPC messages (headquarters and each office's) also list, in a section of their own, what the Authority
+itself owes in the requests filed with the office (`valuation.proceedings.requests.authority_deadlines`: Lei
+9.784/1999 arts. 24, 26 §2, 41, 42 and 49), overdue and due soon; the companies' messages do not.
 Users without an e-mail address are skipped. A group with nothing overdue or due soon gets no
 message. Every user-written value (names, reasons) is HTML-escaped in the HTML part.
 """
@@ -25,6 +28,7 @@ from valuation.jobs.mail import Mail, addresses
 
 SHOWN_STATES = ("overdue", "due_soon")
 PAGE_PATH = "/deadlines"
+AUTHORITY_HEADING = "O que a Autoridade deve"
 
 
 def _d(day: date) -> str:
@@ -42,6 +46,19 @@ def digest_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["due"], str(r["key"])))
 
 
+def authority_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
+    """The Authority's own overdue and due-soon deadlines in the requests of every office, by due date."""
+    from valuation.proceedings.requests import authority_deadlines
+
+    if not store.has_table("requests"):
+        return []
+    return [r for r in authority_deadlines(store, SYSTEM_PRINCIPAL, as_of=as_of) if r["state"] in SHOWN_STATES]
+
+
+def _owed_title(r: dict[str, Any]) -> str:
+    return f"{r['label']} — requerimento nº {r['request_id']}, {r['matter_pt']}, naufrágio {r['wreck']}"
+
+
 def _who(r: dict[str, Any]) -> str:
     def given(key: str) -> bool:
         v = r.get(key)
@@ -53,7 +70,7 @@ def _who(r: dict[str, Any]) -> str:
     return " — ".join(p for p in parts if p)
 
 
-def _text(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str:
+def _text(title: str, as_of: date, rows: list[dict[str, Any]], link: str, owed: list[dict[str, Any]]) -> str:
     lines = [title, f"Situação em {_d(as_of)}.", ""]
     for state in SHOWN_STATES:
         chosen = [r for r in rows if r["state"] == state]
@@ -66,12 +83,18 @@ def _text(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str
                       f"  Vencimento: {_d(r['due'])} ({r['reason']}) · {r.get('office_code') or ''}",
                       f"  Fundamento: {r['basis']}"]
         lines.append("")
+    if owed:
+        lines.append(f"{AUTHORITY_HEADING.upper()} ({len(owed)})")
+        for r in owed:
+            lines += [f"- {_owed_title(r)}", f"  Vencimento: {_d(r['due'])} ({r['state_pt']}) · {r['office_code']}",
+                      f"  Fundamento: {r['basis']}"]
+        lines.append("")
     lines += [f"Abrir a página de prazos: {link}", "",
               "Mensagem automática do painel de naufrágios e bens resgatados (DPC). Não responda."]
     return "\n".join(lines)
 
 
-def _html(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str:
+def _html(title: str, as_of: date, rows: list[dict[str, Any]], link: str, owed: list[dict[str, Any]]) -> str:
     e = html.escape
     parts = [f"<h2>{e(title)}</h2>", f"<p>Situação em {_d(as_of)}.</p>"]
     for state in SHOWN_STATES:
@@ -87,18 +110,29 @@ def _html(title: str, as_of: date, rows: list[dict[str, Any]], link: str) -> str
                          f"<td>{e(str(r['reason']))}</td><td>{e(str(r.get('office_code') or ''))}</td>"
                          f"<td>{e(str(r['basis']))}</td></tr>")
         parts.append("</table>")
+    if owed:
+        parts.append(f"<h3>{AUTHORITY_HEADING} ({len(owed)})</h3>")
+        parts.append('<table border="1" cellpadding="4" cellspacing="0"><tr><th>O que fazer</th><th>Vencimento</th>'
+                     "<th>Situação</th><th>Capitania</th><th>Fundamento</th></tr>")
+        for r in owed:
+            parts.append(f"<tr><td>{e(_owed_title(r))}</td><td>{_d(r['due'])}</td><td>{e(str(r['state_pt']))}</td>"
+                         f"<td>{e(str(r['office_code']))}</td><td>{e(str(r['basis']))}</td></tr>")
+        parts.append("</table>")
     parts.append(f'<p><a href="{e(link, quote=True)}">Abrir a página de prazos</a></p>')
     parts.append("<p><small>Mensagem automática do painel de naufrágios e bens resgatados (DPC).</small></p>")
     return "<html><body>" + "\n".join(parts) + "</body></html>"
 
 
-def _mail(to: tuple[str, ...], title: str, as_of: date, rows: list[dict[str, Any]], base_url: str) -> Mail:
-    overdue = sum(1 for r in rows if r["state"] == "overdue")
-    soon = len(rows) - overdue
+def _mail(to: tuple[str, ...], title: str, as_of: date, rows: list[dict[str, Any]], base_url: str,
+          owed: list[dict[str, Any]] | None = None) -> Mail:
+    owed = owed or []
+    overdue = sum(1 for r in [*rows, *owed] if r["state"] == "overdue")
+    soon = len(rows) + len(owed) - overdue
     subject = (f"{title} — {_d(as_of)}: {overdue} vencido{'s' if overdue != 1 else ''}, "
                f"{soon} vence{'m' if soon != 1 else ''} em breve")
     link = base_url + PAGE_PATH
-    return Mail(to=to, subject=subject, text=_text(title, as_of, rows, link), html=_html(title, as_of, rows, link))
+    return Mail(to=to, subject=subject, text=_text(title, as_of, rows, link, owed),
+                html=_html(title, as_of, rows, link, owed))
 
 
 def _users(store: Any, action: str, where: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -111,20 +145,22 @@ def _users(store: Any, action: str, where: str, params: list[Any]) -> list[dict[
 def digest_mails(store: Any, *, as_of: date, base_url: str) -> list[Mail]:
     """The day's digest messages (see the module docstring for who gets which)."""
     rows = digest_rows(store, as_of)
-    if not rows:
+    owed = authority_rows(store, as_of)
+    if not rows and not owed:
         return []
     mails: list[Mail] = []
     offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices")}
     hq = addresses(_users(store, "read_all_deadlines", "NOT EXISTS (SELECT 1 FROM user_offices o "
                                                        "WHERE o.user_id = u.id)", []))
     if hq:
-        mails.append(_mail(hq, "Prazos de todas as Capitanias", as_of, rows, base_url))
-    for code in sorted({r["office_code"] for r in rows if r.get("office_code")}):
+        mails.append(_mail(hq, "Prazos de todas as Capitanias", as_of, rows, base_url, owed))
+    for code in sorted({r["office_code"] for r in [*rows, *owed] if r.get("office_code")}):
         to = addresses(_users(store, "read_all_deadlines", "u.id IN (SELECT user_id FROM user_offices "
                                                            "WHERE office_code = ?)", [code]))
         if to:
             chosen = [r for r in rows if r.get("office_code") == code]
-            mails.append(_mail(to, f"Prazos da {offices.get(code, code)} ({code})", as_of, chosen, base_url))
+            mails.append(_mail(to, f"Prazos da {offices.get(code, code)} ({code})", as_of, chosen, base_url,
+                               [r for r in owed if r["office_code"] == code]))
     for org_id in sorted({int(r["organisation_id"]) for r in rows if _present(r.get("organisation_id"))}):
         # only an explorer belongs to an organisation (accounts.users checks it)
         to = addresses(_users(store, "read_deadlines", *users_of_organisation(org_id, "u")))

@@ -101,6 +101,9 @@ ACTION_LABELS: dict[str, str] = {
     "record_cargo": "Carga e seu responsável registrados", "record_licence_request": "Pedido de responsável registrado",
     "salvage_assessed": "Remuneração por assistência e salvamento fixada com os fatores",
     "seed_wreck_law_demo": "Carga dos registros de demonstração de sítios, cessões, cargas e salvamento",
+    # issue 26: requests and their process (Lei 9.784/1999)
+    "file_request": "Requerimento protocolado", "record_request_step": "Etapa de requerimento registrada",
+    "seed_requests_demo": "Carga dos requerimentos de demonstração",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -119,6 +122,7 @@ ENTITY_LABELS: dict[str, str] = {
     "row_seals": "Selos de conteúdo",
     "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
     "owner_balance": "Saldo do responsável",
+    "request": "Requerimento",
     "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
     "licence_request": "Pedido de responsável",
 }
@@ -213,6 +217,10 @@ FIELD_LABELS: dict[str, str] = {
     "requester_id": "Requerente nº", "requested_on": "Pedido em", "cessions": "Cessões", "part": "Coisas",
     "declared_lost": "Declarada perdida em",
     "wreck_cargoes": "Cargas", "licence_requests": "Pedidos de responsáveis",
+    # issue 26
+    "requests": "Requerimentos", "request_steps": "Etapas de requerimentos",
+    "matter": "Assunto", "step_id": "Etapa nº", "reference_day": "Data do comparecimento",
+    "licence_request_id": "Pedido de responsável nº",
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",

@@ -27,6 +27,7 @@ class PolicyDefault:
     dated: bool = False  # a NORMAM parameter or a calendar day: read on the day the period starts
     normam: bool = False  # a NORMAM-10 number a deadline rule takes (valuation.deadlines.rule_specs names which)
     bounds: tuple[int, int, str] | None = None  # a whole number's (low, high, unit) on the policies page
+    process: bool = False  # a period of Lei 9.784/1999 in a request's process (valuation.proceedings.periods)
 
 
 DEFAULTS: tuple[PolicyDefault, ...] = (
@@ -102,6 +103,24 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "embarcações naufragadas.", "NORMAM-10 (ed. 2002) 0404 (Anexo 4-B)",
                   "Mapa anual de naufrágios: envio", True,
                   True),
+    # -- the periods of the administrative process (Lei 9.784/1999; dated: the value in force on the day the
+    # period starts). The law fixes them; the bounds are what it lets the Authority apply (valuation.proceedings).
+    PolicyDefault("process_act_days", 5, "Prazo dos atos do processo sem prazo específico, da Autoridade e dos "
+                  "interessados (pode ser dilatado até o dobro, mediante justificação).",
+                  "Lei 9.784/1999 art. 24 e parágrafo único", "Processo: atos sem prazo específico", True,
+                  bounds=(1, 5, "dias"), process=True),
+    PolicyDefault("process_opinion_days", 15, "Prazo máximo para o órgão consultivo emitir o parecer obrigatório.",
+                  "Lei 9.784/1999 art. 42", "Processo: parecer", True, bounds=(1, 60, "dias"), process=True),
+    PolicyDefault("process_allegations_days", 10, "Prazo do interessado para se manifestar depois de encerrada a "
+                  "instrução.", "Lei 9.784/1999 art. 44", "Processo: alegações finais", True,
+                  bounds=(1, 10, "dias"), process=True),
+    PolicyDefault("process_decision_days", 30, "Prazo para a Autoridade decidir depois de concluída a instrução "
+                  "(prorrogável uma vez por igual período, expressamente motivada).", "Lei 9.784/1999 art. 49",
+                  "Processo: decisão", True, bounds=(1, 30, "dias"), process=True),
+    PolicyDefault("process_intimation_business_days", 3, "Antecedência mínima, em dias úteis, da intimação para "
+                  "comparecimento, prova ou diligência.", "Lei 9.784/1999 arts. 26 §2 e 41",
+                  "Processo: antecedência da intimação", True, bounds=(3, 30, "dias úteis de antecedência"),
+                  process=True),
     PolicyDefault("early_closing_days", ((12, 24), (12, 31)),
                   "Dias de cada ano em que as repartições federais encerram o expediente mais cedo (14h): um prazo "
                   "que vence nesses dias passa ao dia útil seguinte. Cada Capitania pode ter datas próprias "
@@ -113,7 +132,9 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
 DEFAULT_BY_KEY: dict[str, PolicyDefault] = {p.key: p for p in DEFAULTS}
 DATED_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.dated)
 NORMAM_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.normam)
-CALENDAR_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.dated and not p.normam)  # the office calendars
+# the office calendars
+CALENDAR_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.dated and not p.normam and not p.process)
+PROCESS_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.process)
 
 
 # How the Commission's values combine into the value attributed to an item (policy `consensus_method`;

@@ -34,6 +34,8 @@ _DAY_MONTH = re.compile(r"\s*([0-9]{1,2})\s*/\s*([0-9]{1,2})\s*")
 MAX_EARLY_CLOSING_DAYS = 12
 # (low, high, unit) of the whole-number NORMAM parameters (declared with them: defaults.DEFAULTS)
 NORMAM_RANGES: dict[str, tuple[int, int, str]] = {p.key: p.bounds for p in DEFAULTS if p.normam and p.bounds}
+# (low, high, unit) of every whole-number policy with bounds (the NORMAM parameters and the process periods)
+INTEGER_RANGES: dict[str, tuple[int, int, str]] = {p.key: p.bounds for p in DEFAULTS if p.bounds}
 
 
 
@@ -166,7 +168,7 @@ def _outlier_factor(raw: object) -> Decimal:
 def _min_comparables(raw: object) -> int:
     return _integer("comparables_min_count", raw, 1, MAX_MIN_COMPARABLES, "decisões")
 def _normam_integer(key: str) -> Callable[[object], int]:
-    lo, hi, unit = NORMAM_RANGES[key]
+    lo, hi, unit = INTEGER_RANGES[key]
     return lambda raw: _integer(key, raw, lo, hi, unit.lstrip("º "))
 
 
@@ -216,7 +218,7 @@ PARSERS: dict[str, Callable[[object], Any]] = {
     "selection_tolerance": _tolerance, "due_soon_days": _due_soon, "policy_days": _policy_days,
     "court_pending_suspends_lapse": _court, "difficulty_weights": _weights, "calendar_alarm_days": _alarm_days,
     "comparables_outlier_factor": _outlier_factor, "comparables_min_count": _min_comparables,
-    **{key: _normam_integer(key) for key in NORMAM_RANGES},
+    **{key: _normam_integer(key) for key in INTEGER_RANGES},
     "wreck_map_day": _wreck_map_day, "early_closing_days": _early_closing,
 }
 
@@ -274,8 +276,8 @@ def day_of_year_text(pair: Sequence[int]) -> str:
 
 def display(key: str, value: Any) -> str:
     """The value in pt-BR, as the policies page shows it."""
-    if key in NORMAM_RANGES:
-        unit = NORMAM_RANGES[key][2]
+    if key in INTEGER_RANGES:
+        unit = INTEGER_RANGES[key][2]
         return f"{value}{unit}" if unit.startswith("º") else f"{value} {unit}"
     if key == "wreck_map_day":
         return f"até {day_of_year_text(value)} do ano seguinte"

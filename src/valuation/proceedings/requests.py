@@ -1,0 +1,257 @@
+"""Requests (requerimentos) to the Naval Authority and their process: what the Authority owes the parties.
+
+A request (migration 060) is what a party asks of the wreck's office (`MATTERS`), by a responsible and/or a
+company, with its steps; a licence asked by a responsible is also that party's licence request of
+`valuation.registry.parties` (the one the five years of art. 6 read) — no other request counts for them. The
+deadlines the steps start are the pure rules of `valuation.proceedings.periods`, computed here with the office's
+calendar and the periods in force on the day each starts (dated policies):
+
+- `file_request`: a party files a request (DPC records it);
+- `record_step`: a step of its process (instruction, opinion, hearing and intimation, allegations, an
+  extension with its written reason, the decision) — validated, audited through the write funnel;
+- `request_history`: one request and its steps; `open_requests`: the undecided requests by age;
+- `decision_times`: the median days from filing to decision per office and matter over the last 12 months;
+- `authority_deadlines`: the open deadlines per office (overdue, due soon — policy `due_soon_days` — and
+  upcoming), each with its article and its explanation.
+
+Access (`valuation.db.access.request_scope`): DPC reads every request, an explorer its own organisation's only
+(another company's answers as missing); only DPC records. The requester's name is a person's data: shown to
+those who may read the owners.
+"""
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from valuation.core.errors import NotFound
+from valuation.core.forms import Form, excerpt
+from valuation.db.access import Principal, allowed, request_scope, require
+from valuation.deadlines.calendars import office_calendars
+from valuation.deadlines.counting import add_months
+from valuation.deadlines.rules import deadline_state
+from valuation.deadlines.states import STATE_LABELS
+from valuation.policies.defaults import PROCESS_KEYS
+from valuation.policies.values import timelines, values_in_force
+from valuation.proceedings import periods as pr
+from valuation.registry import parties
+
+if TYPE_CHECKING:
+    from valuation.db.store import Store, Tx
+
+MATTERS: dict[str, str] = {
+    "pesquisa": "Licença de pesquisa (Lei 7.542/1986 art. 4)",
+    "exploração": "Autorização de exploração (Lei 7.542/1986 arts. 16 e 18)",
+    "remoção": "Autorização de remoção (Lei 7.542/1986 arts. 4 e 19)",
+    "prorrogação": "Prorrogação de autorização (NORMAM-10 0304)",
+    "reclamação": "Reclamação de coisas resgatadas (Lei 7.542/1986 arts. 12 e 29 §1)",
+    "preferência": "Preferência (Lei 7.542/1986 art. 16)",
+    "coisa achada": "Reclamação de coisa achada (Lei 7.542/1986 art. 29)",
+    "saldo do responsável": "Saldo do responsável (Lei 7.542/1986 art. 13 §2)",
+    "recurso": "Recurso (Lei 7.542/1986 art. 33)",
+}
+# a licence asked by the wreck's responsible is also the request the five years read (arts. 4 and 6)
+LICENCE_MATTERS = ("pesquisa", "exploração", "remoção")
+LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "matter": "Assunto", "requester_id": "Responsável requerente",
+                          "organisation_id": "Empresa requerente", "filed_on": "Data do protocolo",
+                          "kind": "Etapa", "day": "Data da etapa",
+                          "reference_day": "Data do comparecimento ou diligência", "reason": "Motivação escrita",
+                          "note": "Observação"}
+REQUEST_FIELDS = ("wreck_code", "matter", "requester_id", "organisation_id", "filed_on", "note")
+STEP_FIELDS = ("kind", "day", "reference_day", "reason", "note")
+_REQUESTS = """
+SELECT q.id, q.filed_on AS requested_on, q.requester_id, o.name AS requester, w.code AS wreck, w.name AS wreck_name,
+       q.office_code, q.matter, q.organisation_id, g.name AS organisation, q.licence_request_id
+FROM requests q JOIN wrecks w ON w.id = q.wreck_id
+LEFT JOIN owners o ON o.id = q.requester_id LEFT JOIN organisations g ON g.id = q.organisation_id
+WHERE {scope} AND (? IS NULL OR q.office_code = ?) AND (? IS NULL OR q.id = ?)
+ORDER BY q.filed_on, q.id"""
+
+
+def _known(store: Store, f: Form, key: str, table: str) -> int | None:
+    value = f.integer(key, LABELS[key], required=False, minimum=1)
+    if value is not None and not store.scalar(f"SELECT count(*) FROM {table} WHERE id = ?", [value]):
+        f.fail(key, f"{LABELS[key]}: não encontrado ({value}).")
+    return value
+
+
+def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
+    """A request filed with the wreck's office on a `matter`, by a responsible party (`requester_id`) and/or a
+    company (`organisation_id`); a licence asked by a party (`LICENCE_MATTERS`) is also recorded as the
+    party's licence request (`registry.parties.record_licence_request`: whether it counts for the five years
+    is read there). Returns its id. dpc only; InputError names every bad field; audited."""
+    require(user, "manage_requests")
+    f = Form(data, allowed=REQUEST_FIELDS)
+    code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
+    wreck = store.fetch_one("SELECT id, code, office_code FROM wrecks WHERE code = ?", [code]) if code else None
+    if code and wreck is None:
+        f.fail("wreck_code", f"{LABELS['wreck_code']}: não encontrado ({excerpt(code)}).")
+    rec: dict[str, Any] = {"matter": f.choice("matter", LABELS["matter"], tuple(MATTERS)),
+                           "requester_id": _known(store, f, "requester_id", "owners"),
+                           "organisation_id": _known(store, f, "organisation_id", "organisations"),
+                           "filed_on": f.date("filed_on", LABELS["filed_on"]),
+                           "note": f.text("note", LABELS["note"], required=False, max_len=1000)}
+    if f.ok("requester_id", "organisation_id") and rec["requester_id"] is None and rec["organisation_id"] is None:
+        f.fail("requester_id", f"{LABELS['requester_id']}: informe quem requer (o responsável ou a empresa).")
+    if rec["filed_on"] is not None and rec["filed_on"] > store.now().date():
+        f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
+    f.done()
+    assert wreck is not None
+    licence = None
+    if rec["matter"] in LICENCE_MATTERS and rec["requester_id"] is not None:
+        licence = parties.record_licence_request(store, user, {
+            "wreck_code": wreck["code"], "part": "embarcação", "requester_id": rec["requester_id"],
+            "requested_on": rec["filed_on"], "note": rec["note"]})
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO requests (office_code, wreck_id, matter, requester_id, organisation_id, filed_on, "
+            "licence_request_id, note, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [wreck["office_code"], wreck["id"], rec["matter"], rec["requester_id"], rec["organisation_id"],
+             rec["filed_on"], licence, rec["note"], user.username, store.now()]))
+        tx.audit("file_request", "request", new_id, None,
+                 {"wreck_code": wreck["code"], **rec, "licence_request_id": licence})
+        return new_id
+
+    return store.write(user.username, write)
+
+
+def _requests(store: Store | Tx, user: Principal, *, office: str | None = None,
+              request_id: int | None = None) -> list[dict[str, Any]]:
+    where, params = request_scope(user, "q")
+    rows = store.fetch(_REQUESTS.format(scope=where), [*params, office, office, request_id, request_id])
+    if not allowed(user, "read_owners"):
+        for r in rows:
+            r["requester"] = None
+    return rows
+
+
+def _steps(store: Store | Tx, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    if ids:
+        for r in store.fetch("SELECT id, request_id, kind, day, reference_day, reason, note, recorded_by FROM "
+                             "request_steps WHERE request_id IN (SELECT UNNEST(?)) ORDER BY day, id", [ids]):
+            out[r["request_id"]].append(r)
+    return out
+
+
+def _one(store: Store, user: Principal, request_id: object) -> dict[str, Any]:
+    ok = isinstance(request_id, int) and not isinstance(request_id, bool)
+    rows = _requests(store, user, request_id=request_id) if ok else []  # type: ignore[arg-type]
+    if not rows:
+        raise NotFound(f"Requerimento {excerpt(request_id)} não encontrado.", what="request", key=request_id)
+    return rows[0]
+
+
+def record_step(store: Store, user: Principal, request_id: int, data: Mapping[str, Any]) -> int:
+    """One step of a request's process (`periods.STEP_KINDS`): a hearing needs its day, an extension its
+    written reason (arts. 24 and 49, once each); nothing after the decision. dpc only; audited."""
+    require(user, "manage_requests")
+    req = _one(store, user, request_id)
+    f = Form(data, allowed=STEP_FIELDS)
+    kind = f.choice("kind", LABELS["kind"], pr.STEP_KINDS)
+    day = f.date("day", LABELS["day"])
+    ref = f.date("reference_day", LABELS["reference_day"], required=False)
+    reason = f.text("reason", LABELS["reason"], required=False, max_len=1000)
+    note = f.text("note", LABELS["note"], required=False, max_len=1000)
+    if day is not None and day > store.now().date():
+        f.fail("day", f"{LABELS['day']}: não pode estar no futuro.")
+    if kind is not None and day is not None:
+        steps = pr.as_steps(_steps(store, [req["id"]])[req["id"]])
+        problem = pr.step_problem(kind, day, req["requested_on"], ref, reason, steps)
+        if problem is not None:
+            f.fail(problem[0], f"{LABELS[problem[0]]}: {problem[1]}.")
+    f.done()
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO request_steps (request_id, kind, day, reference_day, reason, note, recorded_by, recorded_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [req["id"], kind, day, ref, reason, note, user.username, store.now()]))
+        tx.audit("record_request_step", "request", req["id"], None,
+                 {"step_id": new_id, "kind": kind, "day": day, "reference_day": ref, "reason": reason, "note": note})
+        return new_id
+
+    return store.write(user.username, write)
+
+
+def request_history(store: Store, user: Principal, request_id: int) -> dict[str, Any]:
+    """One request (`request`: office, wreck, matter, requester, company, filed day) and its `steps`
+    (kind label, day, hearing day, reason, note), oldest first."""
+    require(user, "read_requests")
+    req = _one(store, user, request_id)
+    steps = [{**s, "label": pr.STEP_LABELS[s["kind"]]} for s in _steps(store, [req["id"]])[req["id"]]]
+    return {"request": {**req, "matter_pt": MATTERS[req["matter"]]}, "steps": steps}
+
+
+def _periods(store: Store) -> pr.PolicyAt:
+    lines = timelines(store, PROCESS_KEYS)
+    return lambda key, day: lines[key].at(day).legal()
+
+
+def _request_deadlines(store: Store, user: Principal, as_of: date, office: str | None
+                       ) -> list[tuple[dict[str, Any], list[dict[str, Any]], list[pr.ProcessDeadline]]]:
+    reqs = _requests(store, user, office=office)
+    steps = _steps(store, [r["id"] for r in reqs])
+    cals = office_calendars(store, sorted({r["office_code"] for r in reqs}), on=as_of)
+    policy = _periods(store)
+    return [(r, steps[r["id"]], pr.request_deadlines(r["requested_on"], pr.as_steps(steps[r["id"]]),
+                                                     cals[r["office_code"]], policy)) for r in reqs]
+
+
+def open_requests(store: Store, user: Principal, *, as_of: date, office: str | None = None) -> list[dict[str, Any]]:
+    """The requests not yet decided on `as_of`, oldest first: id, office_code, wreck, matter_pt, requester,
+    organisation, requested_on, age_days, step (the latest step's label)."""
+    require(user, "read_requests")
+    out = []
+    for r, steps, _ in _request_deadlines(store, user, as_of, office):
+        done = [s for s in steps if s["day"] <= as_of]
+        if r["requested_on"] > as_of or any(s["kind"] == "decided" for s in done):
+            continue
+        out.append({**r, "matter_pt": MATTERS[r["matter"]], "age_days": (as_of - r["requested_on"]).days,
+                    "step": pr.current_step(pr.as_steps(done))})
+    return out
+
+
+def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: str | None = None,
+                        owed_by: str | None = pr.AUTHORITY) -> list[dict[str, Any]]:
+    """The open deadlines of the requests not decided on `as_of` (not met by then), by due date: request_id,
+    office_code, wreck, matter_pt, organisation, rule, label, owed_by, owed_by_pt, due, state (overdue,
+    due_soon — policy `due_soon_days` —, upcoming), state_pt, days_late, basis (the articles), steps (the explanation).
+    `owed_by`: the Authority's only (default), the party's (`periods.PARTY`), or None for both."""
+    require(user, "read_requests")
+    soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
+    out = []
+    for r, steps, deadlines in _request_deadlines(store, user, as_of, office):
+        if any(s["kind"] == "decided" and s["day"] <= as_of for s in steps):
+            continue   # decided: what was still owed in it is moot
+        for d in deadlines:
+            due = d.deadline.due
+            if due is None or (d.met_on is not None and d.met_on <= as_of) or owed_by not in (None, d.owed_by):
+                continue
+            state = deadline_state(due, as_of, due_soon_days=soon)
+            out.append({"request_id": r["id"], "office_code": r["office_code"], "wreck": r["wreck"],
+                        "matter_pt": MATTERS[r["matter"]], "organisation": r["organisation"], "rule": d.kind,
+                        "label": pr.PERIOD_LABELS[d.kind], "owed_by": d.owed_by,
+                        "owed_by_pt": pr.OWED_BY_LABELS[d.owed_by], "due": due, "state": state,
+                        "state_pt": STATE_LABELS[state], "days_late": max((as_of - due).days, 0),
+                        "basis": d.deadline.basis, "steps": d.deadline.steps})
+    out.sort(key=lambda row: (row["due"], row["request_id"]))
+    return out
+
+
+def decision_times(store: Store, user: Principal, *, as_of: date, months: int = 12) -> list[dict[str, Any]]:
+    """Per office and matter, the requests decided in the `months` up to `as_of`: office_code, matter,
+    matter_pt, decided (how many) and median_days (from filing to the decision), by office and matter."""
+    require(user, "read_requests")
+    since = add_months(as_of, -months)[0]
+    reqs = {r["id"]: r for r in _requests(store, user)}
+    groups: dict[tuple[str, str], list[int]] = {}
+    for request_id, steps in _steps(store, list(reqs)).items():
+        decided = next((s["day"] for s in steps if s["kind"] == "decided"), None)
+        if decided is not None and since < decided <= as_of:
+            r = reqs[request_id]
+            groups.setdefault((r["office_code"], r["matter"]), []).append((decided - r["requested_on"]).days)
+    return [{"office_code": office, "matter": matter, "matter_pt": MATTERS[matter], "decided": len(days),
+             "median_days": statistics.median(days)} for (office, matter), days in sorted(groups.items())]
