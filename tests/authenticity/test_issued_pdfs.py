@@ -155,21 +155,23 @@ def test_a_registry_row_changed_behind_the_applications_back_is_named(issued: tu
 
 
 def test_a_record_with_a_nup_prints_it_in_the_footer_and_verificar_answers_it(small_world: Any) -> None:
-    """Issue 26 gives acts a `nup` column; without one nothing is printed (the tests above), with one the
-    footer of every page and /verificar's answer carry it."""
+    """An act numbered by its office's protocol unit (process.numbers, Portaria Interministerial 11/2019)
+    prints its NUP in the footer of every page, and /verificar's answer carries it; without a unit
+    nothing is printed (the tests above)."""
+    from valuation.process import numbers
+
     prepare(small_world)
     ready_a1(small_world)
     dpc = small_world.principal("dpc")
-    draft = statements.create_draft(small_world.store, dpc, "A-1", as_of=AS_OF, now=T1)
-    small_world.store.close()
-    con = duckdb.connect(str(small_world.path))
-    con.execute("ALTER TABLE statements ADD COLUMN nup VARCHAR")
-    con.execute("UPDATE statements SET nup = '60000.000123/2026-45' WHERE id = ?", [draft])
-    con.close()
-    with Store(small_world.path) as s:
-        doc = statements.issue_statement(s, dpc, draft, now=T1)
-        pdf = statement_reads.statement_pdf(s, dpc, doc.id)
-        code = s.scalar("SELECT code FROM issued_documents WHERE record_id = ?", [doc.id])
-        answer = registry.lookup(s, code)
-    assert all("NUP 60000.000123/2026-45" in t for t in pages_text(pdf))
-    assert answer is not None and answer.nup == "60000.000123/2026-45"
+    s = small_world.store
+    office = str(s.scalar("SELECT office_code FROM contracts WHERE code = 'A-1'"))
+    numbers.set_protocol_unit(s, dpc, office, "60000")
+    draft = statements.create_draft(s, dpc, "A-1", as_of=AS_OF, now=T1)
+    doc = statements.issue_statement(s, dpc, draft, now=T1)
+    pdf = statement_reads.statement_pdf(s, dpc, doc.id)
+    code = s.scalar("SELECT code FROM issued_documents WHERE record_id = ?", [doc.id])
+    answer = registry.lookup(s, code)
+    given = numbers.nup_of(s, "statement", doc.id)
+    assert given is not None and given.startswith("60000.")
+    assert all(f"NUP {given}" in t for t in pages_text(pdf))
+    assert answer is not None and answer.nup == given

@@ -58,6 +58,10 @@ def new_stamp(nup: str | None = None, *, env: Any = None) -> Stamp:
     return Stamp(code=new_code(), base_url=base_url(env), nup=nup)
 
 
+_RECORD_PT = {"statements": "demonstrativo nº", "assessment_rounds": "rodada nº", "offices": "OM",
+              "items": "item nº", "contracts": "contrato nº", "wrecks": "naufrágio nº"}   # the audit's words
+
+
 def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str, int | None, str | None],
              office: str, actor: str) -> int:
     """Record the issue of `data` (the final bytes) under `stamp`'s code; returns the registry row's id."""
@@ -70,7 +74,8 @@ def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str,
                [new_id, stamp.code, kind, table, record_id, key, office[:200], stamp.nup, clock.stored(clock.now_utc()),
                 stamp.crc, hashlib.sha256(data).hexdigest(), len(data), actor])
     tx.audit("document_issued", "issued_document", new_id, None,
-             {"code": grouped(stamp.code), "kind": kind, "record": f"{table}:{record_id or key}"})
+             {"code": grouped(stamp.code), "kind": kind,
+              "record": f"{_RECORD_PT.get(table, 'registro')} {record_id or key}"})
     return new_id
 
 

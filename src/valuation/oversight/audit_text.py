@@ -69,6 +69,8 @@ ACTION_LABELS: dict[str, str] = {
     "selection_locks_set": "Bens fixados na escolha", "selection_saved": "Escolha da União gravada",
     "statement_drafted": "Rascunho de demonstrativo gravado", "statement_issued": "Demonstrativo emitido",
     "document_issued": "Documento emitido com código de verificação",
+    "protocol_unit_set": "Unidade protocolizadora da OM cadastrada",
+    "nup_assigned": "Número único de processo (NUP) atribuído",
     "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",
     "survey_actual_costs": "Custos realizados da pesquisa informados",
     "survey_overrun_approved": "Excesso de custo aprovado",
@@ -108,6 +110,8 @@ ACTION_LABELS: dict[str, str] = {
 
 ENTITY_LABELS: dict[str, str] = {
     "backup": "Cópia de segurança", "issued_document": "Documento emitido (código de verificação)",
+    "office": "Capitania/Delegacia/Agência", "protocol_units": "Unidades protocolizadoras",
+    "round": "Rodada da Comissão",
     "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
     "organisation": "Empresa", "organisations": "Empresas", "wreck": "Naufrágio", "wrecks": "Naufrágios",
     "wreck_suspensions": f"Suspensões do prazo de {years_text(law.LAPSE_YEARS.value)}",
@@ -225,6 +229,8 @@ FIELD_LABELS: dict[str, str] = {
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",
     "valuation_dates": "Datas de avaliação (art. 21 §3)", "found_things": "Coisas achadas",
+    "nup": "NUP (número único de processo)", "office": "Capitania/Delegacia/Agência", "record": "Registro",
+    "unit_code": "Código da unidade protocolizadora",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",
