@@ -49,6 +49,9 @@ const WORDS = {
   "Distance": "Distância",
   "Relative": "Relativo",
   "Duration": "Duração",
+  // a text field's hint (inside a form or on its own)
+  "Press Enter to submit form": "Pressione Enter para enviar o formulário",
+  "Press Enter to apply": "Pressione Enter para aplicar",
   // an element's toolbar (charts, tables, images)
   "Fullscreen": "Tela cheia",
   "View fullscreen": "Tela cheia",
@@ -94,7 +97,8 @@ const WORDS = {
 };
 // "25MB per file" / "200MB per file • CSV, XLSX"; "TXT files are not allowed."; "File must be 25.0MB or smaller."
 const PATTERNS = [
-  [/^(\d+(?:\.\d+)?)\s?(B|KB|MB|GB) per file$/, (m) => `Até ${m[1].replace(".", ",")} ${m[2]} por arquivo`],
+  [/^(\d+(?:\.\d+)?)\s?(B|KB|MB|GB) per file( • .+)?$/,
+    (m) => `Até ${m[1].replace(".", ",")} ${m[2]} por arquivo${m[3] || ""}`],
   [/^(.+) files are not allowed\.$/, (m) => `Arquivos ${m[1]} não são aceitos.`],
   [/^File must be (\d+(?:\.\d+)?)\s?(B|KB|MB|GB) or smaller\.$/,
     (m) => `O arquivo deve ter até ${m[1].replace(".", ",")} ${m[2]}.`],

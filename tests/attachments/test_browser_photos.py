@@ -49,8 +49,8 @@ def test_a_member_opens_the_photos_and_values_the_item(small_world: Any) -> None
         dialog.get_by_text("2", exact=True).click()                       # the second photo
         big = dialog.locator('[data-testid="stImage"] img').first
         expect(big).to_be_visible()
-        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=big.element_handle())
-        assert big.evaluate("img => img.naturalWidth") == 600       # EXIF orientation applied: upright, 600 × 900
+        # EXIF orientation applied: upright, 600 × 900 (retried: a rerun may redraw the image meanwhile)
+        expect(big).to_have_js_property("naturalWidth", 600, timeout=30_000)
         src_big = big.evaluate("img => img.src")
         assert "/media/" in src_big and sha not in src_big                 # a per-render media id, not the file
         page.keyboard.press("Escape")

@@ -27,7 +27,7 @@ from tests.support.fuzz_report import FUZZ  # noqa: E402
 
 pytest_plugins = ["tests.support.fuzz_report"]
 
-N_MANIFEST = 60
+N_MANIFEST = 30          # generated manifests (each a backup folder restored)
 _HEALTH = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
 
 

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs PO
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
-KILL_POINTS = 4
+KILL_POINTS = 3
 SEED = int(os.environ.get("VALUATION_KILL_SEED", "14"))
 
 

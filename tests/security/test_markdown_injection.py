@@ -57,9 +57,12 @@ SYSTEM_TABLES: dict[str, str] = {
     "published_comparables": "keys derived from published decisions", "offices": "reference data (migration)",
     "selection_runs": "the solver's own labels and messages",
     "issued_documents": "codes, CRCs, digests and labels the product generates (issue 27; /verificar escapes them)",
+    "process_numbers": "NUPs the product allocates (17 digits, a CHECK; issue 26)",
+    "protocol_units": "5-digit unit codes (a CHECK; issue 26)",
 }
 NOT_USER_TEXT: dict[str, str] = {
     "assessment_log.currency": "ISO currency code, validated", "fx_rates.currency": "ISO currency code, validated",
+    "requests.matter": "chosen from a list (a CHECK)", "request_steps.kind": "chosen from a list (a CHECK)",
     "attachments.batch": "sha256 of a ZIP", "attachments.kind": "kind chosen from a list",
     "attachments.media_type": "sniffed from the bytes", "imports.kind": "set by the importer",
     "deadline_events.kind": "kind chosen from a list", "deadline_waivers.deadline_key": "generated key",

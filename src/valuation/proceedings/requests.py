@@ -44,7 +44,7 @@ MATTERS: dict[str, str] = {
     "pesquisa": "Licença de pesquisa (Lei 7.542/1986 art. 4)",
     "exploração": "Autorização de exploração (Lei 7.542/1986 arts. 16 e 18)",
     "remoção": "Autorização de remoção (Lei 7.542/1986 arts. 4 e 19)",
-    "prorrogação": "Prorrogação de autorização (NORMAM-10 0304)",
+    "prorrogação": "Prorrogação de autorização (NORMAM-10 (ed. 2002) 0304)",
     "reclamação": "Reclamação de coisas resgatadas (Lei 7.542/1986 arts. 12 e 29 §1)",
     "preferência": "Preferência (Lei 7.542/1986 art. 16)",
     "coisa achada": "Reclamação de coisa achada (Lei 7.542/1986 art. 29)",
