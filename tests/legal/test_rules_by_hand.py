@@ -188,7 +188,8 @@ RECLAIM_CASES = [
      ("1500.00", "invoice", "0.00", "1500.00"), "L7542 art. 12 §1"),
     ("expenses partly paid: only what is missing", ("800.00", "900.00", "700.00", "3000.00", "1500.00"),
      ("900.00", "insurance", "600.00", "1500.00"), "L7542 art. 12 §1"),
-    # more paid than the expenses is inconsistent input since issue 25 (cli.md; tests/legal/test_lapse_suspension_and_reclaim_corrections)
+    # more paid than the expenses is inconsistent input since issue 25 (cli.md;
+    # tests/legal/test_lapse_suspension_and_reclaim_corrections)
     ("expenses paid in full: nothing missing, never negative", (None, None, "500.00", "900.00", "900.00"),
      ("500.00", "market", "0.00", "500.00"), "L7542 art. 12 §1"),
 ]
