@@ -14,7 +14,7 @@ from tests.support.db_copies import copy_database
 from tests.support.ui import first_user, page_as, texts
 from valuation.commission.minutes import round_minutes_pdf
 from valuation.core import nup
-from valuation.db.shared import using
+from valuation.db.store import Store
 from valuation.partition.documents import render_xlsx
 from valuation.partition.statement_reads import load_statement
 from valuation.process import cases
@@ -22,9 +22,11 @@ from valuation.process.numbers import SUBJECTS
 
 
 @pytest.fixture(scope="module")
-def demo_numbers(full_demo_db: Path):
-    dpc = first_user(full_demo_db, "dpc")
-    with using(full_demo_db, read_only=True) as s:   # the pages' shared Store when a page opened it
+def demo_numbers(full_demo_db: Path, tmp_path_factory: pytest.TempPathFactory):
+    # a copy of its own: drawing the minutes registers the issued document (a write)
+    db = copy_database(full_demo_db, tmp_path_factory.mktemp("numbers") / "demo.duckdb")
+    dpc = first_user(db, "dpc")
+    with Store(db) as s:
         counts = {k: (int(s.scalar(f"SELECT count(*) FROM ({sub.rows_sql})")),
                       int(s.scalar("SELECT count(*) FROM process_numbers WHERE subject = ?", [k])))
                   for k, sub in SUBJECTS.items()}
