@@ -2,6 +2,7 @@
 their labels (valuation.db.access.ROLE_LABELS, COMMISSION_BODY_LABELS)."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from ui import session
@@ -18,7 +19,7 @@ from valuation.db.access import (
 )
 
 # the new-user form's labels, for problems that name a field
-FORM_LABELS = {"username": "Usuário", "full_name": "Nome completo", "email": "E-mail", "role": "Perfil",
+FORM_LABELS = {"username": "Usuário", "full_name": "Nome completo", "email": "E-mail", "cpf": "CPF", "role": "Perfil",
                "organisation_id": "Empresa (exploradores)", "commission_body": "Órgão (Comissão)",
                "password": "Senha inicial"}
 
@@ -34,9 +35,9 @@ if len(shown):
     st.dataframe(for_display(
         shown, dates=("locked_until", "created_at"), counts=("failed_attempts",),
         labels={"role": ROLE_LABELS, "commission_body": COMMISSION_BODY_LABELS},
-        only=("username", "full_name", "email", "role", "organisation_name", "commission_body", "active",
+        only=("username", "full_name", "email", "cpf", "role", "organisation_name", "commission_body", "active",
               "locked_until", "failed_attempts", "created_at"),
-        rename={"username": "Usuário", "full_name": "Nome", "email": "E-mail", "role": "Perfil",
+        rename={"username": "Usuário", "full_name": "Nome", "email": "E-mail", "cpf": "CPF", "role": "Perfil",
                 "organisation_name": "Empresa", "commission_body": "Órgão", "active": "Ativo",
                 "locked_until": "Bloqueado até", "failed_attempts": "Falhas de acesso", "created_at": "Criado em"}),
         hide_index=True, width="stretch")
@@ -54,12 +55,14 @@ with st.expander("Novo usuário"):
             "username": a.text_input(FORM_LABELS["username"], placeholder="ex.: cf.silva"),
             "full_name": b.text_input(FORM_LABELS["full_name"], placeholder="posto e nome, ex.: CF Ana Silva (DPC)"),
             "email": a.text_input(FORM_LABELS["email"]),
-            "role": b.selectbox(FORM_LABELS["role"], ROLES, format_func=option_label(ROLE_LABELS)),
-            "organisation_id": a.selectbox(FORM_LABELS["organisation_id"], [None, *org_names],
+            "cpf": b.text_input(FORM_LABELS["cpf"], placeholder="000.000.000-00",
+                                help="De quem assina atos (certificado ICP-Brasil ou gov.br) e entra com gov.br."),
+            "role": a.selectbox(FORM_LABELS["role"], ROLES, format_func=option_label(ROLE_LABELS)),
+            "organisation_id": b.selectbox(FORM_LABELS["organisation_id"], [None, *org_names],
                                            format_func=lambda i: "—" if i is None else org_names[i]),
-            "commission_body": b.selectbox(FORM_LABELS["commission_body"], [None, *COMMISSION_BODIES],
+            "commission_body": a.selectbox(FORM_LABELS["commission_body"], [None, *COMMISSION_BODIES],
                                            format_func=lambda v: "—" if v is None else COMMISSION_BODY_LABELS[v]),
-            "password": a.text_input(FORM_LABELS["password"], type="password"),
+            "password": b.text_input(FORM_LABELS["password"], type="password"),
         }
         submitted = st.form_submit_button("Criar")
     if submitted:
@@ -85,6 +88,16 @@ if len(df):
         show_problems(exc)
     except ValuationError as exc:
         st.error(str(exc))
+    with st.form("user_cpf"):
+        current = df.loc[df["id"] == pick, "cpf"].iloc[0]
+        cpf = st.text_input("CPF do usuário", value="" if pd.isna(current) else str(current),
+                            help="Vazio: remove o CPF. Conferido pelos dígitos verificadores.")
+        if st.form_submit_button("Salvar CPF"):
+            try:
+                users.set_cpf(store, user, int(pick), cpf.strip() or None)
+                st.success("CPF salvo.")
+            except InputError as exc:
+                show_problems(exc, labels={"cpf": "CPF"})
 
 if len(df) and answers_for_offices(df.loc[df["id"] == pick, "role"].iloc[0]):   # issue 13: whose digest is whose
     all_offices = users.office_choices(store, user)

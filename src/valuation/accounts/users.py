@@ -21,6 +21,7 @@ from valuation.accounts.login import USERNAME_PATTERN, normalise_username
 from valuation.accounts.passwords import hash_password, password_problem
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
+from valuation.core.ids import cpf_is_valid, normalise_digits
 from valuation.core.law import COMMISSION_BODIES
 from valuation.db.access import (
     COMMISSION_BODY_LABELS,
@@ -41,13 +42,14 @@ from valuation.db.search import search_clause
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
 
-_COLS = ("u.id, u.username, u.full_name, u.email, u.role, u.organisation_id, o.name AS organisation_name, "
+_COLS = ("u.id, u.username, u.full_name, u.email, u.cpf, u.role, u.organisation_id, o.name AS organisation_name, "
          "u.commission_body, u.active, u.failed_attempts, u.locked_until, u.created_at")
 _FROM = "FROM users u LEFT JOIN organisations o ON o.id = u.organisation_id"
-_AUDITED = ("username", "full_name", "email", "role", "organisation_id", "commission_body", "active",
+_AUDITED = ("username", "full_name", "email", "cpf", "role", "organisation_id", "commission_body", "active",
             "failed_attempts", "locked_until")
-USER_FIELDS: tuple[str, ...] = ("username", "full_name", "email", "role", "organisation_id", "commission_body",
-                                "password")
+USER_FIELDS: tuple[str, ...] = ("username", "full_name", "email", "cpf", "role", "organisation_id",
+                                "commission_body", "password")
+CPF_LABEL = "CPF"
 
 
 def list_users(store: Any, user: Principal, *, role: str | None = None, search: str | None = None) -> pd.DataFrame:
@@ -104,6 +106,42 @@ def _role_problems(store: Any, role: str | None, organisation_id: Any, commissio
     return problems
 
 
+def _checked_cpf(store: Any, f: Form, user_id: int | None) -> str | None:
+    """The form's CPF as 11 digits (None when blank), or a problem named `cpf`: wrong check digits, or the CPF
+    of another user (a CPF is one person: the signer of an act, the key of a gov.br login)."""
+    raw = f.text("cpf", CPF_LABEL, required=False, max_len=20)
+    if raw is None:
+        return None
+    if not cpf_is_valid(raw):
+        f.fail("cpf", f"CPF inválido: {raw} (11 dígitos com os dois dígitos verificadores certos).")
+        return None
+    cpf = normalise_digits(raw)
+    other = store.scalar("SELECT id FROM users WHERE cpf = ? AND id IS DISTINCT FROM ?", [cpf, user_id])
+    if other is not None:
+        f.fail("cpf", "CPF: já cadastrado para outro usuário.")
+    return cpf
+
+
+def set_cpf(store: Any, user: Principal, user_id: int, cpf: str | None) -> None:
+    """Set or clear a user's CPF (admin only): validated (check digits, one user per CPF), audited."""
+    require(user, "manage_users")
+    f = Form({"cpf": cpf}, allowed=("cpf",))
+    value = _checked_cpf(store, f, user_id)
+    f.done()
+    _change(store, user, user_id, "set_cpf", lambda tx, before: None, "UPDATE users SET cpf = ? WHERE id = ?",
+            [value])
+
+
+def user_by_cpf(store: Any, cpf: object) -> dict[str, Any] | None:
+    """The active user whose CPF is `cpf` (any punctuation), or None — the gov.br login's and the
+    signature check's lookup (no access check: the caller is the login or the verifier)."""
+    digits = normalise_digits(str(cpf)) if cpf is not None else ""
+    if len(digits) != 11:
+        return None
+    return store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body, cpf FROM users "
+                           "WHERE cpf = ? AND active", [digits])
+
+
 def validate_user(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     """The row for a new user (with the argon2id hash), or InputError naming every bad field (pt-BR)."""
     f = Form(data, allowed=USER_FIELDS)
@@ -119,6 +157,7 @@ def validate_user(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rec["username"] = username
     rec["full_name"] = f.text("full_name", "Nome completo", max_len=200)
     rec["email"] = f.email("email")
+    rec["cpf"] = _checked_cpf(store, f, None)
     role = rec["role"] = f.choice("role", "Perfil", ROLES, labels=ROLE_LABELS)
     rec["organisation_id"] = f.integer("organisation_id", "Empresa", required=False, minimum=1)
     rec["commission_body"] = f.choice("commission_body", "Órgão na Comissão", COMMISSION_BODIES, required=False,

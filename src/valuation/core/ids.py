@@ -32,6 +32,16 @@ def _mod11_digit(values: list[int], weights: list[int]) -> int:
     return 0 if rest < 2 else 11 - rest
 
 
+def complete_cpf(first_nine: str) -> str:
+    """The 11-digit CPF whose first nine digits are `first_nine`, with its two check digits."""
+    if not re.fullmatch(r"\d{9}", first_nine):
+        raise ValueError("nine digits expected")
+    nums = [int(c) for c in first_nine]
+    nums.append(_mod11_digit(nums, list(range(10, 1, -1))))
+    nums.append(_mod11_digit(nums, list(range(11, 1, -1))))
+    return "".join(map(str, nums))
+
+
 def cpf_is_valid(text: str | None) -> bool:
     """True for an 11-digit CPF whose two check digits are right (punctuation ignored).
 

@@ -126,6 +126,11 @@ SEALED += (Sealed("issued_documents", ("id", "code", "kind", "record_table", "re
 # periods of Lei 9.784/1999 run from, and the written reasons of its extensions.
 SEALED += (Sealed("request_steps", ("id", "request_id", "kind", "day", "reference_day", "reason", "note",
                                     "recorded_by", "recorded_at"), "etapa de requerimento (Lei 9.784/1999)"),)
+# Issue 27: the CPF of a user (migration 066, after the users' seal was drawn) — whose certificate must sign,
+# whom a gov.br login is — re-sealed whenever it changes, like the user's row.
+USER_CPF = "user_cpf"
+SEALED += (Sealed(USER_CPF, ("id",), "CPF do usuário", append_only=False, source="users",
+                  extra=(("cpf", "{alias}.cpf"),), subject="Usuário nº {id}", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 
@@ -181,7 +186,8 @@ def begin(cur: Any, state: SealState | None = None) -> dict[str, Any]:
     marks["_baseline"] = bool(row[-1])
     marks["_fresh"] = set(state.fresh) if state is not None else set()
     for s in _mutable():
-        marks[s.table] = {int(i): d for i, d in cur.execute(_dirty_sql(s)).fetchall()} if marks["_baseline"] else {}
+        known = marks["_baseline"] and s.table not in marks["_fresh"]   # else every row is sealed now
+        marks[s.table] = {int(i): d for i, d in cur.execute(_dirty_sql(s)).fetchall()} if known else {}
     return marks
 
 

@@ -69,7 +69,7 @@ from valuation.demo.items import (
     item_frame,
 )
 from valuation.demo.offices import HOLIDAY_YEARS, MUNICIPAL_HOLIDAYS, OFFICES
-from valuation.demo.parties import DEMO_USERNAMES_BY_ROLE, ORGANISATIONS, OWNERS, PASSWORD_HASHES, USERS
+from valuation.demo.parties import DEMO_CPFS, DEMO_USERNAMES_BY_ROLE, ORGANISATIONS, OWNERS, PASSWORD_HASHES, USERS
 from valuation.demo.wrecks import SUSPENSIONS, WRECK_FIELDS, WRECKS
 from valuation.partition.contract_law import law_text_of
 
@@ -272,9 +272,9 @@ def _seed_items(cur: Any, counts: dict[str, int], ids: _Ids, rnd: random.Random,
 def _seed_users(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
     user_ids = _reserve_ids(cur, "seq_users", len(USERS))
     counts["users"] = _insert_rows(cur, "users", (
-        "id", "username", "full_name", "email", "role", "organisation_id", "commission_body", "password_hash",
+        "id", "username", "full_name", "email", "cpf", "role", "organisation_id", "commission_body", "password_hash",
         "created_at"),
-        [(uid, u, name, email, role, ids.org[org] if org else None, body, PASSWORD_HASHES[u],
+        [(uid, u, name, email, DEMO_CPFS.get(u), role, ids.org[org] if org else None, body, PASSWORD_HASHES[u],
           _at(date(2026, 1, 5), 8, 0)) for uid, (u, name, email, role, org, body) in zip(user_ids, USERS)])
 
 

@@ -194,6 +194,11 @@ USERS: tuple[tuple[str, str, str, str, str | None, str | None], ...] = (
     ("admin", "Administrador do sistema", "admin@valuation.example", "admin", None, None),
 )
 
+# Fictional CPFs of the demo people (the signer an act expects, the key of a gov.br login; issue 27): nine digits
+# of our choosing, their check digits computed. Explorers' representatives sign nothing the Authority issues.
+DEMO_CPFS: dict[str, str] = {u: ids.complete_cpf(f"{900_100_000 + 37 * i:09d}") for i, (u, *_rest) in enumerate(USERS)
+                             if not u.startswith("exp.")}
+
 PASSWORD_HASHES: dict[str, str] = {
     "cmg.tavares": "$argon2id$v=19$m=65536,t=3,p=4$Wra3k/c0Ed89f3ZmzzROpQ$BdXv4hywhIDbk+GQh80gW8wmnE0w/VEIsKAGyX3oLv4",
     "cf.rocha": "$argon2id$v=19$m=65536,t=3,p=4$aMkc6Jn4aRwNiGoiXQX3HA$3rB3OHtLr+D9Uacuou1S7lWQY2cT1Nob9S9ywfAi1pk",
