@@ -13,13 +13,13 @@ the values or the company. `lookup` reads only those columns.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from valuation.authenticity.codes import Stamp, grouped, new_code, parse_code
 from valuation.core import clock
+from valuation.core.address import base_url
 from valuation.db.store import Store, Tx
 
 KIND_LABELS = {"statement": "Demonstrativo de partilha", "minutes": "Ata da Comissão de Avaliação",
@@ -27,7 +27,6 @@ KIND_LABELS = {"statement": "Demonstrativo de partilha", "minutes": "Ata da Comi
                "office_deadlines": "Relatório de prazos da Organização Militar",
                "photo_sheet": "Folha de fotografias"}
 NO_SIGNATURE = "sem assinatura eletrônica registrada"
-DEFAULT_BASE_URL = "http://127.0.0.1:8501"      # as jobs/settings.py's VALUATION_BASE_URL
 DPC = "Diretoria de Portos e Costas"
 
 
@@ -46,11 +45,6 @@ class Answer:
     @property
     def kind_label(self) -> str:
         return KIND_LABELS.get(self.kind, self.kind)
-
-
-def base_url(env: Any = None) -> str:
-    """The service's public address printed on documents (VALUATION_BASE_URL, as the e-mail links)."""
-    return str((env if env is not None else os.environ).get("VALUATION_BASE_URL", DEFAULT_BASE_URL)).rstrip("/")
 
 
 def new_stamp(nup: str | None = None, *, env: Any = None) -> Stamp:

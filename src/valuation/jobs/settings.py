@@ -30,6 +30,7 @@ from datetime import time
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from valuation.core.address import base_url
 from valuation.core.errors import InputError, Problem
 from valuation.jobs.retention import Schedule
 
@@ -99,7 +100,7 @@ class JobSettings:
             raise InputError(Problem("VALUATION_BACKUP_MIRROR", "must be another folder than VALUATION_BACKUP_DIR"))
         return JobSettings(db_path=db_path, tz=tz, times=times, backup_dir=backup_dir, retention=_schedule(env),
                            retry_seconds=max(0.0, float(_int(env, "VALUATION_JOB_RETRY_SECONDS", 60))),
-                           base_url=env.get("VALUATION_BASE_URL", "http://127.0.0.1:8501").rstrip("/"), smtp=smtp,
+                           base_url=base_url(env), smtp=smtp,
                            every={"backup_hourly": every}, mirror=None if mirror is None else Path(mirror),
                            rpo_minutes=rpo)
 
