@@ -61,13 +61,14 @@ by_id = {r.id: r for r in rounds}
 rid = choices.selectbox("Rodada", list(by_id), key=f"cm_round_{code}", format_func=lambda i: (
     f"Rodada {by_id[i].number} — {by_id[i].status_label} · {count_br(by_id[i].item_count)} itens"))
 rnd = get_round(store, user, rid)
-m = st.columns(5)
+m = st.columns(6)
 m[0].metric("Situação", rnd.status_label)
 m[1].metric("Itens", count_br(rnd.item_count))
 m[2].metric("Aberta em", day_br(rnd.opened_at), help=moment_br(rnd.opened_at, zone=True))
 m[3].metric("Encerrada em", day_br(rnd.closed_at), help=moment_br(rnd.closed_at, zone=True) if rnd.closed_at else None)
-m[4].metric("Método · quórum", f"{rnd.method_label} · {rnd.quorum}",
+m[4].metric("Método", rnd.method_label,
             help=f"Sinaliza dispersão acima de {percent_br(rnd.spread_threshold)} ou votação dividida por até um voto.")
+m[5].metric("Quórum", f"{rnd.quorum} membros")
 
 view = RoundView(user=user, store=store, round=rnd, is_member=is_member, is_president=is_president,
                  sees_names=allowed(user, "read_member_names"))

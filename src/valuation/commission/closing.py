@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from valuation.commission.comparables import flag_reason
-from valuation.commission.consensus import BASIS_QUORUM
 from valuation.commission.rounds import fetch_round
 from valuation.core.errors import ConflictError
 from valuation.db.access import (
@@ -82,7 +81,7 @@ def close_readiness(store: Store, user: Principal, round_id: int) -> CloseReadin
         "SELECT count(*) FROM (SELECT item_id FROM assessment_current WHERE round_id = ? AND historical IS NOT NULL "
         "GROUP BY item_id HAVING count(*) >= ?)", [round_id, int(row["quorum"])]))
     return CloseReadiness(number=int(row["number"]), items=items, quorum=int(row["quorum"]),
-                          quorum_basis=f"{QUORUM_BASIS}; {BASIS_QUORUM}", with_quorum=with_quorum, missing=missing)
+                          quorum_basis=QUORUM_BASIS, with_quorum=with_quorum, missing=missing)
 
 
 @dataclass(frozen=True)
