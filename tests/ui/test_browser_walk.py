@@ -6,7 +6,7 @@ check is its own test below, reading the walk's result (built once, `walk`):
 - pages: no Streamlit exception box, no visible None/nan/NaT/<NA> (text and grid cells: `check_page`), no
   page that never finishes drawing;
 - offline: every request that is not to 127.0.0.1 is blocked, and a blocked one fails (tab icon, fonts, map
-  outlines are the app's own);
+  outlines are the app's own); so does one the service's Content Security Policy refused (the console says so);
 - bookmark: the first request after the start is a deep link (/audit): it answers with the login form, in
   Portuguese, with no folder-based navigation, and after the login opens that page;
 - axe: axe-core (the npm package, tests/support/axe.py; no CDN) over the login page and every page and tab of
@@ -203,6 +203,10 @@ def walk(full_demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             page, blocked = new_page(browser)
+            # under the service's CSP the browser itself refuses an address not its own before any request:
+            # what it refused counts as a request that would have left the machine
+            page.on("console", lambda m: blocked.append(f"CSP: {m.text[:200]}")
+                    if "Content Security Policy" in m.text else None)
             page.set_default_timeout(60_000)
             for n, role in enumerate(WALK_ROLES):
                 user, password = logins[role]
