@@ -84,6 +84,7 @@ READ = """() => {
 # the DPC's pages with an upload box (Câmbio, Documentos e fotos) or a chart (Prazos), and a table: hovered
 HOVERED = {"rates": '[data-testid="stFileUploader"]', "documents": '[data-testid="stFileUploader"]',
            "deadlines": '[data-testid="stPlotlyChart"]'}
+NARROW, WIDE = {"width": 1366, "height": 768}, {"width": 1400, "height": 1000}   # WIDE: tests/support/browser
 CHECKS = ("pages", "offline", "bookmark", "axe", "keyboard", "english", "upload_limit")
 
 
@@ -146,9 +147,12 @@ def _open_page(walk: Walk, page: Any, role: str, spec: Any, first: bool) -> None
     from playwright.sync_api import expect
 
     where = f"{role}/{spec.key}"
+    hovered = role == "dpc" and spec.key in HOVERED
+    if hovered:          # a laptop's screen: the tabs overflow ("Scroll tabs right") as a person sees them
+        page.set_viewport_size(NARROW)
     open_from_sidebar(page, spec.title, None if first else spec.key)
     walk.views[role] = walk.views.get(role, 0) + 1
-    if role == "dpc" and spec.key in HOVERED:
+    if hovered:
         page.locator(HOVERED[spec.key]).first.wait_for()
         page.locator('[data-testid="stDataFrame"]').first.wait_for()
         walk.found["english"] += [f"{where} (hover): {h}" for h in hover_toolbars(page)]
@@ -158,6 +162,8 @@ def _open_page(walk: Walk, page: Any, role: str, spec: Any, first: bool) -> None
             instructions.first.wait_for()
             walk.limits = instructions.all_inner_texts()
     _stop(walk, page, role, where, sidebar=first)          # a role's sidebar: checked once
+    if hovered:
+        page.set_viewport_size(WIDE)
     labels = [t.strip() for t in page.get_by_role("tab").all_inner_texts()]
     for label in labels[1:]:
         tab = page.get_by_role("tab", name=label, exact=True).first
