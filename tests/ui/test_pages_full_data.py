@@ -25,14 +25,14 @@ from ui.registry import PAGES
 from ui.session import SEEN_KEY, USER_KEY
 from valuation.db import access
 
-DATABASES = ("demo", "bench100k")
+DATABASES = ("bench100k",)   # the full demo: test_pages_walk.py, with the other checks
 VIEWS = [(db, role, spec.key) for db in DATABASES for role in access.ROLES for spec in PAGES
          if spec.exists() and spec.key in access.PAGES_BY_ROLE[role]]
 _sessions: dict[tuple[str, str], AppTest] = {}
 
 
 @pytest.fixture(scope="module")
-def databases(full_demo_db: Path, bench_db: Path):
+def databases(bench_db: Path):
     """The two databases; while this module runs, exceptions keep their message (the product hides
     them from users: .streamlit/config.toml) so that a failure says what broke."""
     from streamlit import config
@@ -40,7 +40,7 @@ def databases(full_demo_db: Path, bench_db: Path):
     hidden = config.get_option("client.showErrorDetails")
     config.set_option("client.showErrorDetails", "full")
     try:
-        yield {"demo": full_demo_db, "bench100k": bench_db}
+        yield {"bench100k": bench_db}
     finally:
         config.set_option("client.showErrorDetails", hidden)
         _sessions.clear()
@@ -82,5 +82,5 @@ def test_the_views_cover_every_role_and_every_registered_page() -> None:
     """The parametrisation is not empty by accident: every role has pages, every page a role."""
     roles = {r for _, r, _ in VIEWS}
     pages = {k for _, _, k in VIEWS}
-    assert roles == set(access.ROLES)
+    assert roles == set(access.ROLES) and {d for d, _, _ in VIEWS} == set(DATABASES)
     assert pages == {p.key for p in PAGES}, "a registered page without a file, or offered to no role"

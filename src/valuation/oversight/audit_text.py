@@ -133,6 +133,7 @@ ENTITY_LABELS: dict[str, str] = {
 
 FIELD_LABELS: dict[str, str] = {
     # people and access
+    "outcome": "Resultado",
     "username": "Usuário", "full_name": "Nome", "email": "E-mail", "role": "Perfil", "organisation_id": "Empresa nº",
     "commission_body": "Órgão na Comissão", "active": "Ativo", "failed_attempts": "Tentativas falhas",
     "locked_until": "Bloqueado até", "member_id": "Membro nº", "president": "Presidente",
@@ -266,6 +267,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     from valuation.db import access
     from valuation.deadlines.vocabulary import EVENT_KINDS
     from valuation.inventory import found_things
+    from valuation.jobs.runs import OUTCOME_LABELS
     from valuation.partition import choice, survey_sheets
     from valuation.partition import documents as statement_docs
     from valuation.policies.fields import METHOD_LABELS
@@ -289,7 +291,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
         "login_throttle.scope": throttle.SCOPE_LABELS,
         "notice": NOTICE_LABELS, "end_kind": END_LABELS,
-        "owner_kind": OWNER_LABELS, "variant": VARIANT_LABELS,
+        "owner_kind": OWNER_LABELS, "variant": VARIANT_LABELS, "outcome": OUTCOME_LABELS,
         **{f"{action}.kind": KIND_LABELS for action in ATTACHMENT_ACTIONS},
     }
 
