@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import front_end_warmup, settings
+from ui import front_end_warmup, front_end_words, settings
 from ui.registry import ROOT
 from valuation.accounts import login, sessions
 from valuation.core import clock
@@ -240,6 +240,7 @@ def login_page() -> None:
             _oidc_block()
     if components_served():   # issue 17: the first page's chart and table code, fetched while the person types
         front_end_warmup.mount()
+        front_end_words.mount()   # the login page speaks Portuguese too ("Ir para o conteúdo", "Tela cheia")
 
 
 def _oidc_block() -> None:

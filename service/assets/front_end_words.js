@@ -103,6 +103,8 @@ const PATTERNS = [
   [/^File must be (\d+(?:\.\d+)?)\s?(B|KB|MB|GB) or smaller\.$/,
     (m) => `O arquivo deve ter até ${m[1].replace(".", ",")} ${m[2]}.`],
   [/^Help for (.+)$/, (m) => `Ajuda: ${m[1]}`],
+  // an image's fullscreen button names the image: "Fullscreen: <alt>"
+  [/^Fullscreen: (.+)$/, (m) => `Tela cheia: ${m[1]}`],
 ];
 const ATTRIBUTES = ["title", "aria-label", "placeholder", "data-title"];
 // The app's content: what the pages wrote (and the cells a table shows) is never touched.

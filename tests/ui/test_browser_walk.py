@@ -295,10 +295,6 @@ def test_streamlit_and_plotly_speak_portuguese(walk: Walk) -> None:
     assert not found, "English where a person reads it:\n" + "\n".join(found[:30])
 
 
-@pytest.mark.xfail(strict=True, reason="found by the one walk (English at every stop): the login page (the "
-                   "translator is mounted after the login only: 'Skip to main content', 'Link to heading', "
-                   "'Fullscreen') and an image's 'Fullscreen: <alt>' aria-label (not an exact string of "
-                   "ui/front_end_words) — to fix in the product, then drop this mark")
 def test_streamlit_speaks_portuguese_at_every_other_stop(walk: Walk) -> None:
     found = _english(walk, hovered=False)
     assert not found, "English where a person reads it:\n" + "\n".join(found[:30])
