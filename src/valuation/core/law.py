@@ -107,6 +107,16 @@ APPEAL_DECISION_EXTENSION = LegalValue(2, f"{L9784} art. 59 §2 (prorrogação p
 APPEAL_RECONSIDERATION_DAYS = LegalValue(5, f"{L9784} art. 56 §1 (a autoridade que decidiu reconsidera em 5 dias "
                                             "ou encaminha o recurso à superior)")
 
+APPEAL_ALLEGATIONS_BUSINESS_DAYS = LegalValue(5, f"{L9784} art. 62 (intimados os demais interessados, alegações em "
+                                                 "5 dias úteis)")
+APPEAL_MAX_INSTANCES = LegalValue(3, f"{L9784} art. 57 (no máximo três instâncias administrativas); {L7542} art. 33 "
+                                     "parágrafo único (o Ministro da Marinha, hoje o Comandante da Marinha, é a "
+                                     "instância final)")
+APPEAL_SUSPENSIVE = (f"{L7542} art. 33 e {L9784} art. 61 (sem efeito suspensivo; a autoridade recorrida ou a "
+                     "imediatamente superior pode concedê-lo havendo justo receio de prejuízo de difícil ou incerta "
+                     "reparação, art. 61 parágrafo único)")
+APPEAL_NOT_KNOWN_LATE = f"{L9784} art. 63 I (o recurso interposto fora do prazo não é conhecido)"
+
 # the administrative process's extensions (the periods themselves are dated policies: valuation.proceedings.periods)
 PROCESS_ACT_EXTENSION = LegalValue(2, f"{L9784} art. 24 parágrafo único (dilatado até o dobro, mediante comprovada "
                                       "justificação)")

@@ -172,6 +172,25 @@ def days_after(rule: str, start: date, days: int, cal: BusinessCalendar, basis: 
     return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
 
 
+def business_days_after(rule: str, start: date, n: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
+    """The `n`-th business day after `start` (excluded): a period the law gives in "dias úteis" (art. 66 caput;
+    the days without office hours are passed over, so the end is always a business day)."""
+    days: list[date] = []
+    skipped: list[str] = []
+    d = start
+    while len(days) < n:
+        d += ONE_DAY
+        if cal.is_business_day(d):
+            days.append(d)
+        else:
+            skipped.append(f"{fmt(d)} ({cal.reason_closed(d)})")
+    steps = (f"Termo inicial: {fmt(start)} ({event}), excluído da contagem ({ART66})",
+             "Dias úteis contados: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(days, 1)),
+             "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum"),
+             f"Vencimento: {fmt(days[-1])}")
+    return Deadline(rule, days[-1], join_basis(basis, ART66), None, steps)
+
+
 def months_after(rule: str, start: date, months: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
     """`months` months after `start`, date to date (art. 66 §3), moved forward to a business day."""
     raw, clamped = add_months(start, months)

@@ -36,6 +36,10 @@ _TABLE: tuple[tuple[str, law.LegalValue[Any], Any], ...] = (
     ("Produto da venda de coisa achada", law.FOUND_PROCEEDS_MONTHS, months_text),
     ("Pedido de reconsideração ou recurso", law.APPEAL_DAYS, days_text),
     ("Decisão do recurso", law.APPEAL_DECISION_DAYS, days_text),
+    ("Reconsideração pela autoridade que decidiu", law.APPEAL_RECONSIDERATION_DAYS, days_text),
+    ("Alegações dos demais interessados no recurso", law.APPEAL_ALLEGATIONS_BUSINESS_DAYS,
+     lambda v: f"{days_text(v)} úteis"),
+    ("Instâncias administrativas do recurso", law.APPEAL_MAX_INSTANCES, lambda v: f"no máximo {v}"),
     ("Abertura do inquérito (Tribunal Marítimo)", law.COURT_INQUIRY_OPENING_DAYS, days_text),
     ("Coassinatura do Ministério da Cultura", law.CO_SIGNATURE, lambda v: "exigida nos contratos sobre bens de valor "
                                                                           "histórico"),
