@@ -139,20 +139,26 @@ def move_back(raw: date, cal: BusinessCalendar) -> tuple[date, date | None, list
                       + " (antecipado para o dia útil anterior: prazo de antecedência mínima)"]
 
 
-def business_days_before(event: date, n: int, cal: BusinessCalendar) -> tuple[list[date], list[str]]:
-    """The `n` business days counted backwards from the eve of `event` (the event's day never counts; the
-    eve is the first when it is a business day), and the closed days passed over ('dd/mm/aaaa (reason)').
-    The last of the days is the latest day for a notice of at least `n` business days."""
+def _business_days(start: date, n: int, cal: BusinessCalendar, step: timedelta) -> tuple[list[date], list[str]]:
+    """The `n` business days met walking from `start` (excluded) by `step`, and the closed days passed over
+    ('dd/mm/aaaa (reason)')."""
     days: list[date] = []
     skipped: list[str] = []
-    d = event
+    d = start
     while len(days) < n:
-        d -= ONE_DAY
+        d += step
         if cal.is_business_day(d):
             days.append(d)
         else:
             skipped.append(f"{fmt(d)} ({cal.reason_closed(d)})")
     return days, skipped
+
+
+def business_days_before(event: date, n: int, cal: BusinessCalendar) -> tuple[list[date], list[str]]:
+    """The `n` business days counted backwards from the eve of `event` (the event's day never counts; the
+    eve is the first when it is a business day), and the closed days passed over ('dd/mm/aaaa (reason)').
+    The last of the days is the latest day for a notice of at least `n` business days."""
+    return _business_days(event, n, cal, -ONE_DAY)
 
 
 def join_basis(*parts: str) -> str:
@@ -175,15 +181,7 @@ def days_after(rule: str, start: date, days: int, cal: BusinessCalendar, basis: 
 def business_days_after(rule: str, start: date, n: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
     """The `n`-th business day after `start` (excluded): a period the law gives in "dias úteis" (art. 66 caput;
     the days without office hours are passed over, so the end is always a business day)."""
-    days: list[date] = []
-    skipped: list[str] = []
-    d = start
-    while len(days) < n:
-        d += ONE_DAY
-        if cal.is_business_day(d):
-            days.append(d)
-        else:
-            skipped.append(f"{fmt(d)} ({cal.reason_closed(d)})")
+    days, skipped = _business_days(start, n, cal, ONE_DAY)
     steps = (f"Termo inicial: {fmt(start)} ({event}), excluído da contagem ({ART66})",
              "Dias úteis contados: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(days, 1)),
              "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum"),
