@@ -28,6 +28,8 @@ CASES = [
      D(2026, 4, 17), NAT, {}, D(2026, 4, 27), "art. 62"),
     ("alegações, RJ: sex 17/04 + 5 úteis = 20, (21), 22, (23 São Jorge), 24, 27, 28 → ter 28/04", ap.allegations_due,
      D(2026, 4, 17), RJ, {}, D(2026, 4, 28), "art. 62"),
+    ("alegações: qui 17/12 + 5 úteis = 18, 21, 22, 23, 24 (encerra cedo, art. 66 §1) → seg 28/12",
+     ap.allegations_due, D(2026, 12, 17), RJ, {}, D(2026, 12, 28), "art. 62"),
     ("decisão: qui 01/10 + 30 = sáb 31/10, seg 02/11 Finados → ter 03/11", ap.decision_due, D(2026, 10, 1), RJ, {},
      D(2026, 11, 3), "art. 59 §1"),
     ("decisão prorrogada: qui 01/10 + 60 = seg 30/11", ap.decision_due, D(2026, 10, 1), RJ,

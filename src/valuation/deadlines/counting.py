@@ -180,13 +180,16 @@ def days_after(rule: str, start: date, days: int, cal: BusinessCalendar, basis: 
 
 def business_days_after(rule: str, start: date, n: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
     """The `n`-th business day after `start` (excluded): a period the law gives in "dias úteis" (art. 66 caput;
-    the days without office hours are passed over, so the end is always a business day)."""
+    the days without office hours are passed over), moved forward like every other end when the office closes
+    early on it (§1)."""
     days, skipped = _business_days(start, n, cal, ONE_DAY)
-    steps = (f"Termo inicial: {fmt(start)} ({event}), excluído da contagem ({ART66})",
+    steps = [f"Termo inicial: {fmt(start)} ({event}), excluído da contagem ({ART66})",
              "Dias úteis contados: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(days, 1)),
-             "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum"),
-             f"Vencimento: {fmt(days[-1])}")
-    return Deadline(rule, days[-1], join_basis(basis, ART66), None, steps)
+             "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum")]
+    due, moved, more = move_forward(days[-1], cal)
+    steps += more
+    steps.append(f"Vencimento: {fmt(due)}")
+    return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
 
 
 def months_after(rule: str, start: date, months: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
