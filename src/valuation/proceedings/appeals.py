@@ -28,6 +28,7 @@ from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines import rules
 from valuation.deadlines.counting import Deadline, business_days_after, days_after, fmt, join_basis
+from valuation.proceedings.periods import written_reason
 
 OUTCOMES: dict[str, str] = {
     "provido": "Provido",
@@ -84,8 +85,7 @@ def allegations_due(intimated_on: date, cal: BusinessCalendar) -> Deadline:
 def decision_due(received_on: date, cal: BusinessCalendar, extension_reason: str | None = None) -> Deadline:
     """The appeal's decision: 30 days from the receipt of the case, once more 30 with an explicit reason
     (art. 59 §§1–2)."""
-    if extension_reason is not None and not extension_reason.strip():
-        raise ValueError("a prorrogação exige justificativa explícita (Lei 9.784/1999 art. 59 §2)")
+    written_reason(extension_reason, "Lei 9.784/1999 art. 59 §2")
     d = rules.appeal_decision(received_on, extension_reason is not None, cal)
     if extension_reason is None:
         return d

@@ -44,7 +44,9 @@ def default(key: str) -> _Param:
 DEFAULT: dict[str, _Param] = {key: default(key) for key in PROCESS_KEYS}   # the law's periods (tests, no store)
 
 
-def _reason(reason: str | None, article: str) -> str | None:
+def written_reason(reason: str | None, article: str) -> str | None:
+    """`reason` as given (None: no extension), or ValueError when it is blank: an extension needs its written
+    reason (`article`)."""
     if reason is not None and not reason.strip():
         raise ValueError(f"a prorrogação exige motivação escrita ({article})")
     return reason
@@ -58,7 +60,7 @@ def act_due(start: date, cal: BusinessCalendar, days: _Param = DEFAULT["process_
             extension_reason: str | None = None) -> Deadline:
     """An act with no specific period (of the Authority or of a party): `days` (law: 5) days after `start`;
     with a proven reason, up to double (Lei 9.784/1999 art. 24 and sole paragraph)."""
-    reason = _reason(extension_reason, "Lei 9.784/1999 art. 24 parágrafo único")
+    reason = written_reason(extension_reason, "Lei 9.784/1999 art. 24 parágrafo único")
     n = days.value * (law.PROCESS_ACT_EXTENSION.value if reason else 1)
     basis = join_basis(reference(days), law.PROCESS_ACT_EXTENSION.basis if reason else "")
     head = (f"Ato sem prazo específico: {n} dias" + (f", dilatado até o dobro ({reason.strip()})" if reason else "")
@@ -89,7 +91,7 @@ def decision_due(instruction_ended: date, cal: BusinessCalendar, days: _Param = 
                  extension_reason: str | None = None) -> Deadline:
     """The decision: up to `days` (law: 30) days after the instruction ends, extended once by an equal
     period with an express written reason (Lei 9.784/1999 art. 49)."""
-    reason = _reason(extension_reason, "Lei 9.784/1999 art. 49")
+    reason = written_reason(extension_reason, "Lei 9.784/1999 art. 49")
     n = days.value * (law.PROCESS_DECISION_EXTENSION.value if reason else 1)
     basis = join_basis(reference(days), law.PROCESS_DECISION_EXTENSION.basis if reason else "")
     head = (f"Decisão em até {n} dias da conclusão da instrução"
