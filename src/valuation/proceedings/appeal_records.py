@@ -167,15 +167,19 @@ def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> i
     return store.write(user.username, write)
 
 
-def decision_nup(db: Store | Tx, d: Mapping[str, Any]) -> str:
-    """The decision's NUP as printed: its record's own (a removal order, round, statement, request), else the
-    one it was given, else why it has none."""
-    subject = KINDS[d["kind"]].nup_subject
-    if subject is not None and d.get("record_id") is not None and subject in numbers.SUBJECTS:
-        own = numbers.nup_of(db, subject, int(d["record_id"]))
-        if own is not None:
-            return own
-    return numbers.shown(db, "administrative_decision", int(d["id"]), d["office_code"])
+def _with_nups(db: Store | Tx, rows: list[dict[str, Any]]) -> None:
+    """Each decision's NUP as printed (`nup`): its record's own (a removal order, round, statement, request),
+    else the one it was given, else why it has none — read in one query per subject."""
+    given = numbers.nups(db, "administrative_decision", [int(r["id"]) for r in rows])
+    own: dict[str, dict[int, str]] = {}
+    for subject in {KINDS[r["kind"]].nup_subject for r in rows} - {None}:
+        if subject in numbers.SUBJECTS:
+            own[str(subject)] = numbers.nups(db, str(subject), [int(r["record_id"]) for r in rows
+                                                                if KINDS[r["kind"]].nup_subject == subject])
+    for r in rows:
+        subject = KINDS[r["kind"]].nup_subject
+        mine = own.get(str(subject), {}).get(int(r["record_id"] or 0)) if subject else None
+        r["nup"] = mine or given.get(int(r["id"])) or numbers.NO_UNIT_TEXT.format(office=r["office_code"])
 
 
 def decisions(store: Store | Tx, user: Principal, *, office: str | None = None,
@@ -187,7 +191,7 @@ def decisions(store: Store | Tx, user: Principal, *, office: str | None = None,
     rows = store.fetch(_DECISIONS.format(scope=where), [*params, office, office, decision_id, decision_id])
     for r in rows:
         r["kind_pt"] = KIND_LABELS[r["kind"]]
-        r["nup"] = decision_nup(store, r)
+    _with_nups(store, rows)
     return rows
 
 
