@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from page_tabs.deadlines.case_pdf import case_history_section
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, STATE_COLOURS, DeadlinesView
 from ui import figures
 from ui.charts import pt_br, show
@@ -54,6 +55,7 @@ def render(view: DeadlinesView) -> None:
         _explain(owed)
     st.subheader(f"Requerimentos em aberto, por idade ({count_br(len(opened))})")
     _open_table(opened)
+    case_history_section(view, opened)
     if view.manage:
         _decision_chart(requests.decision_times(view.store, view.user, as_of=view.as_of))
 
