@@ -4,6 +4,8 @@ decision with its notification, file an appeal and record its steps. The store s
 sees its own company's cases) and validates every field."""
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 import streamlit as st
 
@@ -13,6 +15,7 @@ from ui.fmt import count_br, date_br, for_display, option_label
 from ui.forms import save
 from valuation.core.errors import ValuationError
 from valuation.proceedings import appeal_records as ar
+from valuation.proceedings import appeal_reports
 from valuation.proceedings import appeals as ap
 
 CASE_COLUMNS = {"nup": "NUP", "office_code": "OM", "kind_pt": "Decisão", "wreck": "Naufrágio",
@@ -38,7 +41,7 @@ def render(view: DeadlinesView) -> None:
         st.caption("Nenhuma decisão registrada nesta Capitania.")
     else:
         _cases_table(cases)
-        _case_detail(cases)
+        _case_detail(view, cases)
     if view.manage:
         with st.expander("Registrar decisão da Autoridade"):
             _decision_form(view)
@@ -61,7 +64,7 @@ def _title(c: dict) -> str:
     return f"{c['nup']} · {c['office_code']} · {c['kind_pt']} · ciência {date_br(c['notified_on'])}"
 
 
-def _case_detail(cases: list[dict]) -> None:
+def _case_detail(view: DeadlinesView, cases: list[dict]) -> None:
     picked = cases[-PICK_LIMIT:]
     titles = {i: _title(c) for i, c in enumerate(picked)}
     i = st.selectbox("Ver o caso", list(titles), format_func=option_label(titles), key="appeal_case")
@@ -78,6 +81,10 @@ def _case_detail(cases: list[dict]) -> None:
         lines += [f"  {date_br(s['day'])} — {s['label']}" + (f": {s['outcome_pt']}" if s["outcome_pt"] else "")
                   + (f" — {s['reason']}" if s["reason"] else "") for s in a["steps"]]
     st.text("\n".join(lines))   # what people wrote is shown as plain text, never Markdown
+    st.download_button("Baixar histórico do caso (PDF)", functools.partial(
+        appeal_reports.decision_history_pdf, view.store, view.user, int(c["id"]), as_of=view.as_of),
+        file_name=f"historico-decisao-{c['id']}-{view.as_of:%Y-%m-%d}.pdf", mime="application/pdf",
+        icon=":material/picture_as_pdf:", key="appeal_case_pdf")
 
 
 def _decision_form(view: DeadlinesView) -> None:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui.fmt import count_br, option_label
-from valuation.proceedings import reports
+from valuation.proceedings import appeal_reports, reports
 
 BUTTON = "Baixar histórico do processo (PDF)"
 
@@ -20,6 +20,12 @@ def _title(r: dict[str, Any], nup: str | None) -> str:
     matter = str(r.get("matter_pt") or "").split(" (", 1)[0]
     return " · ".join(v for v in (f"{r['office_code']}", f"requerimento nº {r['id']}", nup and f"NUP {nup}",
                                   str(r.get("wreck") or ""), matter, str(r.get("step") or "")) if v)
+
+
+def _history(view: DeadlinesView, request_id: int) -> bytes:
+    """The request's history with the decisions taken on it and their appeals (built when the button is pressed)."""
+    extra = appeal_reports.request_decision_sections(view.store, view.user, request_id, as_of=view.as_of)
+    return reports.case_history_pdf(view.store, view.user, request_id, as_of=view.as_of, extra=extra)
 
 
 def case_history_section(view: DeadlinesView, opened: list[dict[str, Any]]) -> None:
@@ -39,6 +45,6 @@ def case_history_section(view: DeadlinesView, opened: list[dict[str, Any]]) -> N
                               key="authority_case_pdf")
     if request_id is None:
         return
-    pdf = functools.partial(reports.case_history_pdf, view.store, view.user, int(request_id), as_of=view.as_of)
+    pdf = functools.partial(_history, view, int(request_id))
     st.download_button(BUTTON, pdf, file_name=f"historico-requerimento-{request_id}-{view.as_of:%Y-%m-%d}.pdf",
                        mime="application/pdf", icon=":material/picture_as_pdf:", key="authority_case_pdf_button")

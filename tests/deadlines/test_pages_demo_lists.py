@@ -195,7 +195,7 @@ def test_office_pdf_carries_the_authoritys_own_deadlines_with_their_article(demo
     assert not at.exception, [e.value for e in at.exception]
     data, _ = downloads["Baixar PDF dos prazos da OM"]
     text = " ".join(pdf_text(served(data)).split())
-    assert f"Vencidos — a Autoridade Naval deve, nos requerimentos ({len(mine)})" in text
+    assert f"Vencidos — a Autoridade Naval deve, nos requerimentos e recursos ({len(mine)})" in text
     assert "Vencidos (" in text   # the engine's lists first
     for r in mine:
         assert f"Requerimento nº {r['request_id']}" in text and r["label"] in text

@@ -173,3 +173,34 @@ def test_an_explorer_sees_its_own_companys_appeals_only(small_world: Any) -> Non
         ar.record_appeal_step(small_world.store, small_world.principal("dpc"), 999, {"kind": "forwarded",
                                                                                      "day": date(2026, 10, 9)})
     assert periods.AUTHORITY == "authority"
+
+
+def test_the_decisions_history_pdf_carries_its_nup_appeals_and_outcome(small_world: Any) -> None:
+    import io
+
+    import pypdf
+
+    from valuation.proceedings import appeal_reports
+
+    _units(small_world)
+    decision = _decision(small_world)
+    appeal = _appeal(small_world, decision, date(2026, 10, 8), suspensive=True,
+                     suspensive_reason="Dano de difícil reparação.")
+    _step(small_world, appeal, "forwarded", date(2026, 10, 13))
+    _step(small_world, appeal, "decided", date(2026, 11, 10), outcome="parcialmente provido")
+    data = appeal_reports.decision_history_pdf(small_world.store, small_world.principal("explorer_b"), decision,
+                                               as_of=AS_OF)
+    pages = [" ".join(p.extract_text().split()) for p in pypdf.PdfReader(io.BytesIO(data)).pages]
+    whole = " ".join(pages)
+    decision_nup = numbers.nup_of(small_world.store, "administrative_decision", decision)
+    assert decision_nup and decision_nup in pages[0]
+    assert numbers.nup_of(small_world.store, "appeal", appeal) in whole
+    assert "1ª instância" in whole and "Parcialmente provido" in whole and "Dano de difícil reparação" in whole
+    assert "reformada em parte" in whole
+    assert all("Código de verificação" in p or "verificar" in p.lower() for p in pages)
+    assert small_world.store.scalar("SELECT count(*) FROM issued_documents WHERE record_table = "
+                                    "'administrative_decisions' AND record_id = ?", [decision]) == 1
+    with pytest.raises(NotFound):   # another company's case answers as missing, and nothing is registered
+        appeal_reports.decision_history_pdf(small_world.store, small_world.principal("explorer_a"), decision,
+                                            as_of=AS_OF)
+    assert small_world.store.scalar("SELECT count(*) FROM issued_documents") == 1

@@ -59,7 +59,8 @@ def test_each_deadline_names_the_step_that_started_it() -> None:
 
 
 def _owed(rule: str, owed_by: str, state: str, due: date, late: int, basis: str) -> dict[str, Any]:
-    return {"request_id": 7, "wreck": "NAU-1", "matter_pt": requests.MATTERS["remoção"], "organisation": "Beta S.A.",
+    return {"request_id": 7, "case_pt": "requerimento nº 7", "wreck": "NAU-1", "matter_pt": requests.MATTERS["remoção"],
+            "organisation": "Beta S.A.",
             "label": periods.PERIOD_LABELS[rule], "owed_by": owed_by, "owed_by_pt": periods.OWED_BY_LABELS[owed_by],
             "due": due, "state": state, "days_late": late, "basis": basis}
 
@@ -72,14 +73,14 @@ def test_the_authoritys_deadlines_become_sections_with_who_owes_and_the_article(
             _owed("process_allegations", periods.PARTY, "overdue", date(2026, 10, 13), 48, "Lei 9.784/1999 art. 44"),
             _owed("process_act", periods.AUTHORITY, "upcoming", date(2027, 1, 4), 0, "Lei 9.784/1999 art. 24")]
     overdue, soon, parties = reports.owed_sections(rows, {7: "60000.000123/2026-45"})
-    assert overdue.heading == "Vencidos — a Autoridade Naval deve, nos requerimentos (2)"
+    assert overdue.heading == "Vencidos — a Autoridade Naval deve, nos requerimentos e recursos (2)"
     assert overdue.columns == reports.OWED_COLUMNS
     assert overdue.rows == (   # by due date; the case with its NUP, matter and wreck
         ("Emitir o parecer", "Requerimento nº 7, NUP 60000.000123/2026-45 — Autorização de remoção / NAU-1",
          "Beta S.A.", "Autoridade Naval", "25/09/2026 (66 dias de atraso)", "Lei 9.784/1999 art. 42"),
         ("Decidir o requerimento", "Requerimento nº 7, NUP 60000.000123/2026-45 — Autorização de remoção / NAU-1",
          "Beta S.A.", "Autoridade Naval", "03/11/2026 (27 dias de atraso)", "Lei 9.784/1999 art. 49"))
-    assert soon.heading == "Vencem em breve — a Autoridade Naval deve, nos requerimentos (1)"
+    assert soon.heading == "Vencem em breve — a Autoridade Naval deve, nos requerimentos e recursos (1)"
     assert soon.rows[0][4] == "01/12/2026" and soon.rows[0][5] == "Lei 9.784/1999 arts. 26 §2 e 41"
     assert parties.heading.endswith("(1)") and parties.rows[0][3] == "Interessado"
     assert parties.rows[0][5] == "Lei 9.784/1999 art. 44"
@@ -145,7 +146,8 @@ def test_the_dpc_issues_the_case_history_stamped_on_every_page_and_registered(sm
         assert shown in whole, shown
     assert whole.index("Prazos iniciados pelas etapas") < whole.index("Decisões e recursos (1)")
     answer = registry.lookup(store, row["code"])
-    assert answer is not None and answer.kind_label == "Histórico do processo administrativo (requerimento)"
+    assert answer is not None
+    assert answer.kind_label == "Histórico do processo administrativo (requerimento ou decisão e recursos)"
     assert answer.nup == "60000.000123/2026-45"
     assert seals.verify(store)[0]
 
@@ -189,9 +191,10 @@ def test_the_office_pdf_of_the_full_demo_carries_the_authoritys_overdue_deadline
             extra=reports.authority_sections(store, dpc, office=office, as_of=AS_OF))
         assert seals.verify(store)[0]
     whole = " ".join(pages(data))
-    assert f"Vencidos — a Autoridade Naval deve, nos requerimentos ({len(mine)})" in whole
+    assert f"Vencidos — a Autoridade Naval deve, nos requerimentos e recursos ({len(mine)})" in whole
     for r in mine:
-        assert r["label"] in whole and f"Requerimento nº {r['request_id']}" in whole
+        case = f"Requerimento nº {r['request_id']}" if r["request_id"] is not None else r["case_pt"].capitalize()
+        assert r["label"] in whole and case in whole
         assert " ".join(r["basis"].split()) in whole, r["basis"]
     assert "Autoridade Naval" in whole and "Vencidos (" in whole   # the engine's lists are still there
 

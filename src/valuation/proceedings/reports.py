@@ -75,8 +75,8 @@ def _matter(matter_pt: str) -> str:
 
 def owed_row(r: dict[str, Any], nup: str | None = None) -> tuple[str, ...]:
     """One `authority_deadlines` row as the office report prints it (OWED_COLUMNS)."""
-    case = f"Requerimento nº {r['request_id']}" + (f", NUP {nup}" if nup else "") + \
-        f" — {_matter(str(r['matter_pt']))} / {r['wreck']}"
+    head = f"Requerimento nº {r['request_id']}" if r["request_id"] is not None else str(r["case_pt"]).capitalize()
+    case = head + (f", NUP {nup}" if nup else "") + f" — {_matter(str(r['matter_pt']))} / {r['wreck']}"
     late = int(r.get("days_late") or 0)
     due = format_date_br(r["due"]) + (f" ({late} dia{'s' if late != 1 else ''} de atraso)" if late else "")
     return (str(r["label"]), case, str(r.get("organisation") or "—"), str(r["owed_by_pt"]), due, str(r["basis"]))
@@ -87,15 +87,15 @@ def owed_sections(rows: Sequence[dict[str, Any]], nups: dict[int, str] | None = 
     nups = nups or {}
 
     def section(heading: str, part: list[dict[str, Any]]) -> Section:
-        part = sorted(part, key=lambda r: (r["due"], r["request_id"]))
+        part = sorted(part, key=lambda r: (r["due"], r["case_pt"]))
         return Section(f"{heading} ({len(part)})", tuple(owed_row(r, nups.get(r["request_id"])) for r in part),
                        OWED_COLUMNS, OWED_WIDTHS)
 
     busy = [r for r in rows if r["state"] in ("overdue", "due_soon")]
     mine = [r for r in busy if r["owed_by"] == pr.AUTHORITY]
-    return [*(section(f"{STATE_HEADINGS[state]} — a Autoridade Naval deve, nos requerimentos",
+    return [*(section(f"{STATE_HEADINGS[state]} — a Autoridade Naval deve, nos requerimentos e recursos",
                       [r for r in mine if r["state"] == state]) for state in ("overdue", "due_soon")),
-            section("Prazos dos interessados nos requerimentos, vencidos e a vencer em breve",
+            section("Prazos dos interessados nos requerimentos e recursos, vencidos e a vencer em breve",
                     [r for r in busy if r["owed_by"] == pr.PARTY])]
 
 
@@ -103,7 +103,7 @@ def authority_sections(store: Store, user: Principal, *, office: str, as_of: dat
     """The sections of `office`'s requests for its deadlines PDF on `as_of` (`owed_sections` of
     `requests.authority_deadlines`, the Authority's and the parties')."""
     rows = requests.authority_deadlines(store, user, as_of=as_of, office=office, owed_by=None)
-    return owed_sections(rows, request_nups(store, {r["request_id"] for r in rows}))
+    return owed_sections(rows, request_nups(store, {r["request_id"] for r in rows if r["request_id"] is not None}))
 
 
 # -- one case's history ---------------------------------------------------------------------------------------
