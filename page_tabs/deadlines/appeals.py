@@ -1,11 +1,11 @@
 """Recursos: the reconsideration requests and appeals against the decisions, and the decisions on them
 (Lei 7.542/1986 art. 33; Lei 9.784/1999 art. 59) — those recorded as a contract's deadline events, then every
-decision of the Authority with its appeals (`appeal_cases`)."""
+decision of the Authority with its appeals (`appeal_cases.render`)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from page_tabs.deadlines import appeal_cases
+from page_tabs.deadlines.appeal_cases import render as render_cases
 from page_tabs.deadlines.view import DeadlinesView, deadline_table, rows_of
 from valuation.core import law
 from valuation.deadlines import rule_specs
@@ -25,4 +25,4 @@ def render(view: DeadlinesView) -> None:
         deadline_table(part.sort_values(["contract_code", "start"], kind="stable"),
                        ("label_pt", "contract_code", "organisation", "due", "basis", "state_pt", "met_on", "reason"),
                        key="appeals")
-    appeal_cases.render(view)
+    render_cases(view)

@@ -132,7 +132,7 @@ USER_CPF = "user_cpf"
 SEALED += (Sealed(USER_CPF, ("id",), "CPF do usuário", append_only=False, source="users",
                   extra=(("cpf", "{alias}.cpf"),), subject="Usuário nº {id}", baseline_alone=True),)
 # Issue 26 §2: the Authority's decisions (with their notification days), the appeals and their steps (migration
-# 070), append-only — the days the appeal's periods run from, its instance and outcome.
+# 064), append-only — the days the appeal's periods run from, its instance and outcome.
 SEALED += (Sealed("administrative_decisions", ("id", "kind", "record_table", "record_id", "office_code", "wreck_id",
                                                "contract_id", "organisation_id", "summary", "authority", "decided_on",
                                                "notice", "notified_on", "recorded_by", "recorded_at"),

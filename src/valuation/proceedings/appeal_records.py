@@ -1,5 +1,5 @@
 """The Authority's decisions and the appeals against them, stored (issue 26 §2; Lei 7.542/1986 art. 33; Lei
-9.784/1999 arts. 56–65; migration 070). The path's rules are `valuation.proceedings.appeals` (pure).
+9.784/1999 arts. 56–65; migration 064). The path's rules are `valuation.proceedings.appeals` (pure).
 
 - `record_decision`: a decision of the Authority as a record, with the day it was notified or published
   (what the 10 days of art. 59 run from): one of the product's records (a removal order, a Commission round, an

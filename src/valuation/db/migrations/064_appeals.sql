@@ -1,4 +1,4 @@
--- 070 the administrative process's decisions and the appeals against them (issue 26 §2; Lei 7.542/1986 art. 33;
+-- 064 the administrative process's decisions and the appeals against them (issue 26 §2; Lei 7.542/1986 art. 33;
 -- Lei 9.784/1999 arts. 56–65).
 -- `administrative_decisions`: every decision of the Naval Authority that can be appealed, as a record with the
 -- day it was notified to the interested party or officially published (the 10 days of art. 59 run from it).
