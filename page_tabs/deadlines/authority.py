@@ -14,14 +14,16 @@ from ui.fmt import count_br, date_br, for_display, option_label
 from valuation.core.errors import ValuationError
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
 from valuation.proceedings import periods, requests
+from valuation.process import numbers
 
 # the basis right after what to do and when (issue 23 item 12: it must fit the 1366 px table), the case after
 DUE_COLUMNS = {"office_code": "OM", "label": "O que fazer", "due": "Vencimento", "state_pt": "Situação",
                "basis": "Fundamento", "days_late": "Dias de atraso", "request_id": "Requerimento nº",
-               "wreck": "Naufrágio", "matter_pt": "Assunto"}
+               "nup": "NUP", "wreck": "Naufrágio", "matter_pt": "Assunto"}
 WIDTHS = {"OM": 110, "O que fazer": 190, "Vencimento": 90, "Situação": 110, "Fundamento": 260, "Dias de atraso": 70,
-          "Requerimento nº": 80, "Naufrágio": 80, "Assunto": 260}
-OPEN_COLUMNS = {"office_code": "OM", "id": "Requerimento nº", "age_days": "Idade (dias)", "step": "Etapa atual",
+          "Requerimento nº": 80, "NUP": 170, "Naufrágio": 80, "Assunto": 260}
+OPEN_COLUMNS = {"office_code": "OM", "id": "Requerimento nº", "nup": "NUP", "age_days": "Idade (dias)",
+                "step": "Etapa atual",
                 "requested_on": "Protocolado em", "matter_pt": "Assunto", "organisation": "Empresa",
                 "wreck": "Naufrágio"}
 AGE_BANDS = ((30, "até 30 dias"), (90, "31 a 90 dias"), (180, "91 a 180 dias"), (10 ** 6, "mais de 180 dias"))
@@ -90,6 +92,7 @@ def _explain(rows: list[dict]) -> None:
     i = st.selectbox("Explicar um prazo", list(titles), format_func=option_label(titles), key="authority_explain")
     row = picked[int(i)]
     st.text(f"{row['label']} ({row['owed_by_pt']}) — requerimento nº {row['request_id']}, {row['matter_pt']}\n"
+            f"NUP: {row['nup'] or numbers.NO_UNIT_TEXT.format(office=row['office_code'])}\n"
             f"Situação: {row['state_pt']}\nVencimento: {date_br(row['due'])}\nFundamento: {row['basis']}\n\n"
             + "\n".join(row["steps"]))
 

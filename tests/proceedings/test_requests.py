@@ -190,3 +190,48 @@ def test_only_a_licence_asked_by_the_responsible_is_the_request_the_five_years_r
                                                    "requester_id": small_world.ids["owner1"]})
     (licence,) = responsible_parties(small_world.store, dpc, small_world.ids["w2"], AS_OF)["requests"]
     assert licence["requested_on"] == date(2026, 9, 1) and licence["counts"].startswith("conta")
+
+
+def test_a_filed_request_gets_its_nup_and_the_nup_finds_it_with_the_users_rights(small_world: Any) -> None:
+    """Portaria Interministerial MJSP/ME nº 11/2019: the request is numbered in the write that files it, from
+    the CPRJ unit's sequence of the filing's year (2026, first number: 54321.000001/2026-06); the NUP finds the
+    case for the DPC and for the company that filed it, and answers as missing to another company. A licence
+    asked by the responsible is one document: it carries the NUP its licence request received, not a second."""
+    from valuation.core import nup
+    from valuation.process import cases, numbers
+
+    dpc = small_world.principal("dpc")
+    numbers.set_protocol_unit(small_world.store, dpc, "CPRJ", "54321")
+    request_id = requests.file_request(small_world.store, dpc, {
+        "wreck_code": "NAU-1890-02", "organisation_id": small_world.ids["org_b"], "filed_on": date(2026, 9, 1),
+        "matter": "pesquisa"})
+    given = numbers.nup_of(small_world.store, "request", request_id)
+    assert given == str(nup.make("54321", 1, 2026)) == "54321.000001/2026-06"
+    history = requests.request_history(small_world.store, dpc, request_id)
+    assert history["request"]["nup"] == given == history["request"]["nup_shown"]
+    assert requests.open_requests(small_world.store, dpc, as_of=AS_OF)[0]["nup"] == given
+    assert {r["nup"] for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF)} == {given}
+    for who in (dpc, small_world.principal("explorer_b")):
+        case = cases.find_case(small_world.store, who, given.replace(".", "").replace("/", "").replace("-", ""))
+        assert (case["subject"], case["subject_id"], case["office_code"], case["wreck_code"]) == (
+            "request", request_id, "CPRJ", "NAU-1890-02"), who.role
+        assert case["act_on"] == date(2026, 9, 1) and case["subject_label"] == "Requerimento"
+    with pytest.raises(NotFound):
+        cases.find_case(small_world.store, small_world.principal("explorer_a"), given)
+    audited = small_world.store.scalar("SELECT count(*) FROM audit_log WHERE action = 'nup_assigned' AND "
+                                       "entity = 'request' AND entity_id = ?", [str(request_id)])
+    assert audited == 1
+    licence_id = _filed(small_world)   # remoção asked by the owner: also a licence request (art. 4)
+    licence = requests.request_history(small_world.store, dpc, licence_id)["request"]
+    assert licence["nup"] == str(nup.make("54321", 2, 2026)) == numbers.nup_of(
+        small_world.store, "licence_request", licence["licence_request_id"])
+    assert numbers.nup_of(small_world.store, "request", licence_id) is None
+    with small_world.store.transaction("test") as tx:
+        assert numbers.number_missing(tx) == 0   # nothing left to number, and no second NUP for the licence
+
+
+def test_a_request_at_an_office_without_a_protocol_unit_says_why_it_has_no_nup(small_world: Any) -> None:
+    request_id = _filed(small_world)
+    history = requests.request_history(small_world.store, small_world.principal("dpc"), request_id)
+    assert history["request"]["nup"] is None and "CPRJ" in history["request"]["nup_shown"]
+    assert small_world.store.scalar("SELECT count(*) FROM process_numbers") == 0

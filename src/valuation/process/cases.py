@@ -6,7 +6,7 @@ from typing import Any
 
 from valuation.core import nup
 from valuation.core.errors import NotFound
-from valuation.db.access import Principal, allowed, contract_scope, require
+from valuation.db.access import Principal, allowed, contract_scope, request_scope, require
 from valuation.db.store import Store
 from valuation.process.numbers import SUBJECTS
 
@@ -33,13 +33,26 @@ _CASES: dict[str, tuple[str, bool, str]] = {
                   "CAST(s.created_at AS DATE) AS act_on, s.number || ' v' || s.version AS party, c.id AS contract_id "
                   "FROM statements s JOIN contracts c ON c.id = s.contract_id JOIN wrecks w ON w.id = c.wreck_id "
                   "WHERE s.id = ?"),
+    "request": ("read_requests", False,
+                "SELECT w.code AS wreck_code, w.name AS wreck_name, NULL AS contract_code, q.filed_on AS act_on, "
+                "'nº ' || q.id || ' (' || q.matter || ')' || coalesce(' — ' || g.name, '') AS party, "
+                "NULL AS contract_id FROM requests q "
+                "JOIN wrecks w ON w.id = q.wreck_id LEFT JOIN organisations g ON g.id = q.organisation_id "
+                "WHERE q.id = ?"),
 }
+# subjects read under a scope of their own rows (not a contract's): the scope, the table and its alias
+_ROW_SCOPES = {"request": (request_scope, "requests", "q")}
 
 
-def _readable(store: Store, user: Principal, subject: str, contract_id: int | None) -> bool:
+def _readable(store: Store, user: Principal, subject: str, subject_id: int, contract_id: int | None) -> bool:
     permission, scoped, _sql = _CASES[subject]
     if not allowed(user, permission):
         return False
+    if subject in _ROW_SCOPES:
+        scope, table, alias = _ROW_SCOPES[subject]
+        own, args = scope(user, alias)
+        return bool(store.scalar(f"SELECT count(*) FROM {table} {alias} WHERE {alias}.id = ? AND {own}",
+                                 [subject_id, *args]))
     if not scoped:
         return True
     where, params = contract_scope(user, "c")
@@ -58,7 +71,7 @@ def find_case(store: Store, user: Principal, text: str | None) -> dict[str, Any]
     if row is None or row["subject"] not in _CASES:
         raise missing
     facts = store.fetch_one(_CASES[row["subject"]][2], [row["subject_id"]])
-    if facts is None or not _readable(store, user, row["subject"], facts["contract_id"]):
+    if facts is None or not _readable(store, user, row["subject"], int(row["subject_id"]), facts["contract_id"]):
         raise missing
     return {"nup": str(number), "subject": row["subject"], "subject_label": SUBJECTS[row["subject"]].label,
             "subject_id": int(row["subject_id"]), "office_code": row["office_code"], "office_name": row["office_name"],
