@@ -1,12 +1,14 @@
 """O que a Autoridade deve: what each office must decide or do in the requests filed with it (Lei 9.784/1999
 arts. 24, 26 §2, 41, 42 and 49), overdue and due soon, each with its article and explanation; the parties'
 own periods in those requests (art. 44); and the office's open requests by age. The store scopes the rows
-(an explorer sees its own company's requests)."""
+(an explorer sees its own company's requests). For DPC (`manage_requests`), above them, the forms that file a
+request and record its steps (page_tabs/deadlines/request_forms.py)."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from page_tabs.deadlines.request_forms import offer_forms
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, STATE_COLOURS, DeadlinesView
 from ui import figures
 from ui.charts import pt_br, show
@@ -35,6 +37,7 @@ def render(view: DeadlinesView) -> None:
                "intimação com antecedência mínima de 3 dias úteis (arts. 26 §2 e 41); decisão em 30 dias da "
                "conclusão da instrução, prorrogável uma vez por igual período com motivação (art. 49). Contagem do "
                "art. 66 com o calendário de cada Capitania; a vencer: aviso da política de prazos.")
+    offer_forms(view)   # DPC: before the tables, which are read after a write and so show it
     try:
         owed = requests.authority_deadlines(view.store, view.user, as_of=view.as_of, office=view.office,
                                             owed_by=None)
