@@ -10,7 +10,7 @@ import streamlit as st
 
 from page_tabs.deadlines.request_forms import offer_forms
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, STATE_COLOURS, DeadlinesView
-from ui import figures
+from ui import cache, figures
 from ui.charts import pt_br, show
 from ui.fmt import count_br, date_br, for_display, option_label
 from valuation.core.errors import ValuationError
@@ -39,8 +39,7 @@ def render(view: DeadlinesView) -> None:
                "art. 66 com o calendário de cada Capitania; a vencer: aviso da política de prazos.")
     offer_forms(view)   # DPC: before the tables, which are read after a write and so show it
     try:
-        owed = requests.authority_deadlines(view.store, view.user, as_of=view.as_of, office=view.office,
-                                            owed_by=None)
+        owed = cache.authority_deadlines(view.store, view.user, as_of=view.as_of, office=view.office)
         opened = requests.open_requests(view.store, view.user, as_of=view.as_of, office=view.office)
     except ValuationError as exc:
         st.error(str(exc))
