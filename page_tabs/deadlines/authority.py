@@ -1,6 +1,6 @@
 """O que a Autoridade deve: what each office must decide or do in the requests filed with it (Lei 9.784/1999
 arts. 24, 26 §2, 41, 42 and 49), overdue and due soon, each with its article and explanation; the parties'
-own periods in those requests (art. 44); and the office's open requests by age. The store scopes the rows
+own periods in those requests (arts. 39 and 44); and the office's open requests by age. The store scopes the rows
 (an explorer sees its own company's requests). For DPC (`manage_requests`), above them, the forms that file a
 request and record its steps (page_tabs/deadlines/request_forms.py)."""
 from __future__ import annotations
@@ -35,7 +35,9 @@ def render(view: DeadlinesView) -> None:
     st.caption("Prazos que correm contra a Autoridade Naval nos requerimentos (Lei 9.784/1999): atos sem prazo "
                "específico em 5 dias, dilatáveis até o dobro com justificação (art. 24); parecer em 15 dias (art. 42); "
                "intimação com antecedência mínima de 3 dias úteis (arts. 26 §2 e 41); decisão em 30 dias da "
-               "conclusão da instrução, prorrogável uma vez por igual período com motivação (art. 49). Contagem do "
+               "conclusão da instrução, prorrogável uma vez por igual período com motivação (art. 49). Do "
+               "interessado: informações ou documentos pedidos, na data fixada na intimação (art. 39) ou em 5 dias "
+               "(art. 24); alegações finais em 10 dias (art. 44). Contagem do "
                "art. 66 com o calendário de cada Capitania; a vencer: aviso da política de prazos.")
     offer_forms(view)   # DPC: before the tables, which are read after a write and so show it
     try:

@@ -89,7 +89,9 @@ def step_form(view: DeadlinesView) -> None:
                 "day": date_field(labels["day"], value=view.as_of, required=True, where=b, path="day",
                                   key="step_day"),
                 "reference_day": date_field(labels["reference_day"], where=a, path="reference_day", key="step_ref",
-                                            help="Só para o comparecimento ou diligência marcada (arts. 26 §2 e 41)"),
+                                            help="O dia do comparecimento ou diligência marcada (arts. 26 §2 e 41) "
+                                                 "ou, no pedido de informações ao interessado, o último dia "
+                                                 "fixado na intimação (art. 39; em branco: 5 dias, art. 24)"),
                 "reason": b.text_input(labels["reason"], max_chars=MAX_NOTE, key="step_reason",
                                        help="Obrigatória para dilatar ou prorrogar um prazo (arts. 24 e 49)."),
                 "note": st.text_input(labels["note"], max_chars=MAX_NOTE, key="step_note")}

@@ -50,6 +50,7 @@ def test_the_dpc_reads_what_each_office_owes_with_its_basis(demo: Path) -> None:
     assert owed["OM"].nunique() > 1
     assert owed["Fundamento"].str.contains("Lei 9.784/1999 art. 49").any()
     assert owed["Fundamento"].str.contains("Lei 9.784/1999 art. 42").any()
+    assert owed["Fundamento"].str.contains("Lei 9.784/1999 art. 39").any()   # the documents asked of a company
     assert set(owed["Situação"]) == {STATE_LABELS["overdue"], STATE_LABELS["due_soon"]}
     explained = "\n".join(str(t.value) for t in at.text)
     assert "Fundamento: Lei 9.784/1999" in explained and "Vencimento:" in explained

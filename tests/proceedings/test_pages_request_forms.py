@@ -74,9 +74,9 @@ def test_the_dpc_records_a_step_through_the_form(small_world: Any) -> None:
     set_date(at, "Data da etapa", date(2026, 11, 20))
     next(b for b in at.button if b.label == "Registrar etapa").click()
     at.run()
-    assert "Data do comparecimento ou diligência: informe o dia" in _errors(at), _errors(at)
+    assert "Data marcada (comparecimento, diligência ou prazo fixado): informe o dia" in _errors(at), _errors(at)
     assert small_world.store.scalar("SELECT count(*) FROM request_steps") == 0
-    set_date(at, "Data do comparecimento ou diligência", date(2026, 12, 4))
+    set_date(at, "Data marcada (comparecimento, diligência ou prazo fixado)", date(2026, 12, 4))
     next(b for b in at.button if b.label == "Registrar etapa").click()
     at.run()
     assert not at.exception and not at.error, _errors(at)

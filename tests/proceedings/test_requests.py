@@ -235,3 +235,36 @@ def test_a_request_at_an_office_without_a_protocol_unit_says_why_it_has_no_nup(s
     history = requests.request_history(small_world.store, small_world.principal("dpc"), request_id)
     assert history["request"]["nup"] is None and "CPRJ" in history["request"]["nup_shown"]
     assert small_world.store.scalar("SELECT count(*) FROM process_numbers") == 0
+
+
+def test_information_asked_of_the_party_runs_against_the_party(small_world: Any) -> None:
+    """Art. 39 through the store: information asked on Tue 10/11 by the day the intimation fixed, Sat 05/12 →
+    Mon 07/12 (art. 66 §1), the party's; another asked Mon 16/11 with no day fixed: + 5 (art. 24) = Sat 21/11 →
+    Mon 23/11, overdue by 7 days on 30/11; a day fixed before the intimation refused naming the field; the
+    information provided on 20/11 meets both."""
+    dpc = small_world.principal("dpc")
+    request_id = requests.file_request(small_world.store, dpc, {
+        "wreck_code": "NAU-1890-02", "organisation_id": small_world.ids["org_b"], "filed_on": date(2026, 11, 3),
+        "matter": "pesquisa"})
+    with pytest.raises(InputError) as early:
+        requests.record_step(small_world.store, dpc, request_id, {"kind": "information_requested",
+                                                                  "day": date(2026, 11, 10),
+                                                                  "reference_day": date(2026, 11, 9)})
+    assert early.value.problems[0].path == "reference_day" and "art. 39" in early.value.problems[0].message
+    requests.record_step(small_world.store, dpc, request_id, {"kind": "information_requested",
+                                                              "day": date(2026, 11, 10),
+                                                              "reference_day": date(2026, 12, 5)})
+    requests.record_step(small_world.store, dpc, request_id, {"kind": "information_requested",
+                                                              "day": date(2026, 11, 16)})
+    party = [r for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF, owed_by=periods.PARTY)
+             if r["rule"] == "process_information"]
+    assert [(r["due"], r["days_late"], r["owed_by"]) for r in party] == [
+        (date(2026, 11, 23), 7, periods.PARTY), (date(2026, 12, 7), 0, periods.PARTY)]
+    assert party[0]["state"] == "overdue" and all("Lei 9.784/1999 art. 39" in r["basis"] for r in party)
+    assert "art. 24" in party[0]["basis"]
+    owed = {r["rule"] for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF)}
+    assert "process_information" not in owed and "process_act" not in owed   # the request was the first act
+    requests.record_step(small_world.store, dpc, request_id, {"kind": "information_provided",
+                                                              "day": date(2026, 11, 20)})
+    assert [r for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF, owed_by=periods.PARTY)
+            if r["rule"] == "process_information"] == []   # the first information provided meets both asked

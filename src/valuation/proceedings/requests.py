@@ -58,7 +58,7 @@ LICENCE_MATTERS = ("pesquisa", "exploração", "remoção")
 LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "matter": "Assunto", "requester_id": "Responsável requerente",
                           "organisation_id": "Empresa requerente", "filed_on": "Data do protocolo",
                           "kind": "Etapa", "day": "Data da etapa",
-                          "reference_day": "Data do comparecimento ou diligência", "reason": "Motivação escrita",
+                          "reference_day": "Data marcada (comparecimento, diligência ou prazo fixado)", "reason": "Motivação escrita",
                           "note": "Observação"}
 REQUEST_FIELDS = ("wreck_code", "matter", "requester_id", "organisation_id", "filed_on", "note")
 STEP_FIELDS = ("kind", "day", "reference_day", "reason", "note")
@@ -155,7 +155,8 @@ def _one(store: Store, user: Principal, request_id: object) -> dict[str, Any]:
 
 
 def record_step(store: Store, user: Principal, request_id: int, data: Mapping[str, Any]) -> int:
-    """One step of a request's process (`periods.STEP_KINDS`): a hearing needs its day, an extension its
+    """One step of a request's process (`periods.STEP_KINDS`): a hearing needs its day, a request for
+    information of the party (art. 39) may carry the last day its intimation fixed, an extension needs its
     written reason (arts. 24 and 49, once each); nothing after the decision. dpc only; audited."""
     require(user, "manage_requests")
     req = _one(store, user, request_id)
