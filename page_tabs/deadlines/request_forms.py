@@ -12,6 +12,7 @@ from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui.fields import date_field
 from ui.fmt import date_br, option_label
 from ui.forms import blanks_to_none, save
+from ui.safe import md
 from valuation.db.access import allowed
 from valuation.proceedings import periods, requests
 from valuation.registry.organisations import list_organisations
@@ -66,7 +67,7 @@ def filing_form(view: DeadlinesView) -> None:
     new_id = save(requests.file_request, store, user, blanks_to_none(data), labels=labels, success=None)
     if new_id is not None:
         shown = requests.request_history(store, user, new_id)["request"]["nup_shown"]
-        st.success(f"Requerimento nº {new_id} protocolado — NUP: {shown}.")
+        st.success(f"Requerimento nº {new_id} protocolado — NUP: {md(shown)}.")
 
 
 def _request_titles(view: DeadlinesView) -> dict[int, str]:

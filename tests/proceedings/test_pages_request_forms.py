@@ -44,9 +44,13 @@ def _file(at: Any, world: Any, filed: str, *, company: bool = True) -> Any:
 
 
 def test_the_dpc_files_a_request_through_the_form(small_world: Any) -> None:
+    from valuation.process import numbers
+
+    numbers.set_protocol_unit(small_world.store, small_world.principal("dpc"), "CPRJ", "54321")
     at = _file(_tab(small_world, "dpc"), small_world, "01/09/2026")
     assert not at.error, _errors(at)
-    assert any("Requerimento nº" in s.value and "protocolado" in s.value for s in at.success), texts(at)
+    told = " ".join(s.value for s in at.success).replace("\\", "")
+    assert "Requerimento nº" in told and "protocolado — NUP: 54321.000001/2026-06" in told, told
     rows = small_world.store.fetch("SELECT w.code, q.matter, q.requester_id, q.organisation_id, q.filed_on, q.note, "
                                    "q.office_code, q.recorded_by FROM requests q JOIN wrecks w ON w.id = q.wreck_id")
     assert rows == [{"code": W2, "matter": "reclamação", "requester_id": None, "organisation_id": small_world.ids[
