@@ -58,7 +58,8 @@ LICENCE_MATTERS = ("pesquisa", "exploração", "remoção")
 LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "matter": "Assunto", "requester_id": "Responsável requerente",
                           "organisation_id": "Empresa requerente", "filed_on": "Data do protocolo",
                           "kind": "Etapa", "day": "Data da etapa",
-                          "reference_day": "Data marcada (comparecimento, diligência ou prazo fixado)", "reason": "Motivação escrita",
+                          "reference_day": "Data marcada (comparecimento, diligência ou prazo fixado)",
+                          "reason": "Motivação escrita",
                           "note": "Observação"}
 REQUEST_FIELDS = ("wreck_code", "matter", "requester_id", "organisation_id", "filed_on", "note")
 STEP_FIELDS = ("kind", "day", "reference_day", "reason", "note")
