@@ -111,7 +111,7 @@ if allowed(user, "read_requests"):   # what the Authority itself owes in the req
         st.error(str(exc))
     else:
         mine = Counter(r["state"] for r in owed if r["owed_by"] == AUTHORITY)
-        for col, (state, label) in zip(st.columns(4), AUTHORITY_METRICS.items()):
+        for col, (state, label) in zip(st.columns([3, 3, 2]), AUTHORITY_METRICS.items()):   # labels fit at 1366 px
             col.metric(label, count_br(mine[state]), help=AUTHORITY_HELP)
 
 names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor", "Recursos", "O que a Autoridade deve"]
