@@ -13,6 +13,7 @@ each tab is a module of page_tabs/deadlines/.
 """
 from __future__ import annotations
 
+from collections import Counter
 from datetime import date
 
 import streamlit as st
@@ -40,10 +41,14 @@ from valuation.core import nup
 from valuation.core.errors import InputError, NotFound, ValuationError
 from valuation.db.access import allowed
 from valuation.deadlines.states import STATE_HEADINGS
+from valuation.proceedings.periods import AUTHORITY
 from valuation.process import cases
 from valuation.registry.offices import list_offices
 
 METRICS = {**{s: STATE_HEADINGS[s] for s in ("overdue", "due_soon", "upcoming")}, "met": "Cumpridos ou encerrados"}
+AUTHORITY_METRICS = {s: f"{STATE_HEADINGS[s]} — a Autoridade deve" for s in ("overdue", "due_soon")}
+AUTHORITY_HELP = ("Prazos que correm contra a Autoridade Naval nos requerimentos protocolados na Capitania escolhida "
+                  "(Lei 9.784/1999 arts. 24, 26 §2, 41, 42 e 49); detalhes na aba «O que a Autoridade deve».")
 TABS = {"Vencidos e a vencer": lists.render, "Linha do tempo": timeline.render, "Mapa de calor": heatmap.render,
         "Recursos": appeals.render, "O que a Autoridade deve": authority.render,
         "Cancelamento automático": cancellation.render, "Tribunal Marítimo": court.render,
@@ -99,6 +104,15 @@ counts = df["state"].value_counts() if not df.empty else {}
 m = st.columns(4)
 for col, (state, label) in zip(m, METRICS.items()):
     col.metric(label, count_br(int(counts.get(state, 0))))
+if allowed(user, "read_requests"):   # what the Authority itself owes in the requests (Lei 9.784/1999)
+    try:
+        owed = cache.authority_deadlines(store, user, as_of=as_of, office=office)
+    except ValuationError as exc:
+        st.error(str(exc))
+    else:
+        mine = Counter(r["state"] for r in owed if r["owed_by"] == AUTHORITY)
+        for col, (state, label) in zip(st.columns([3, 3, 2]), AUTHORITY_METRICS.items()):   # labels fit at 1366 px
+            col.metric(label, count_br(mine[state]), help=AUTHORITY_HELP)
 
 names = ["Vencidos e a vencer", "Linha do tempo", "Mapa de calor", "Recursos", "O que a Autoridade deve"]
 names += ["Cancelamento automático", "Tribunal Marítimo", "Remoções e saldos", "Registrar", "Exportar"] if manage \

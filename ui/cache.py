@@ -138,6 +138,17 @@ def deadlines(store: Store, user: Principal, *, as_of: date, office: str | None 
                         compute=lambda: engine.compute_deadlines(store, user, as_of=as_of, office=office))
 
 
+def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: str | None = None
+                        ) -> list[dict[str, Any]]:
+    """`proceedings.requests.authority_deadlines` with both sides (`owed_by=None`: the Authority's and the
+    parties'), as Prazos reads them — its overview metrics and the tab "O que a Autoridade deve". Read only."""
+    from valuation.proceedings import requests
+
+    return per_revision(store, user, "authority_deadlines", as_of, office,
+                        compute=lambda: requests.authority_deadlines(store, user, as_of=as_of, office=office,
+                                                                     owed_by=None))
+
+
 def inventory_summary(store: Store, user: Principal, flt: ItemFilter) -> InventorySummary:
     """`inventory.queries.summarise` (Inventário: the totals and the four charts' groups)."""
     from valuation.inventory import queries

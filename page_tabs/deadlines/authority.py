@@ -1,28 +1,32 @@
 """O que a Autoridade deve: what each office must decide or do in the requests filed with it (Lei 9.784/1999
 arts. 24, 26 §2, 41, 42 and 49), overdue and due soon, each with its article and explanation; the parties'
-own periods in those requests (art. 44); and the office's open requests by age. The store scopes the rows
-(an explorer sees its own company's requests)."""
+own periods in those requests (arts. 39 and 44); and the office's open requests by age. The store scopes the rows
+(an explorer sees its own company's requests). For DPC (`manage_requests`), above them, the forms that file a
+request and record its steps (page_tabs/deadlines/request_forms.py)."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
 from page_tabs.deadlines.case_pdf import case_history_section
+from page_tabs.deadlines.request_forms import offer_forms
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, STATE_COLOURS, DeadlinesView
-from ui import figures
+from ui import cache, figures
 from ui.charts import pt_br, show
 from ui.fmt import count_br, date_br, for_display, option_label
 from valuation.core.errors import ValuationError
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
 from valuation.proceedings import periods, requests
+from valuation.process import numbers
 
 # the basis right after what to do and when (issue 23 item 12: it must fit the 1366 px table), the case after
 DUE_COLUMNS = {"office_code": "OM", "label": "O que fazer", "due": "Vencimento", "state_pt": "Situação",
                "basis": "Fundamento", "days_late": "Dias de atraso", "case_pt": "Processo",
-               "wreck": "Naufrágio", "matter_pt": "Assunto"}
+               "nup": "NUP", "wreck": "Naufrágio", "matter_pt": "Assunto"}
 WIDTHS = {"OM": 110, "O que fazer": 190, "Vencimento": 90, "Situação": 110, "Fundamento": 260, "Dias de atraso": 70,
-          "Processo": 170, "Naufrágio": 80, "Assunto": 260}
-OPEN_COLUMNS = {"office_code": "OM", "id": "Requerimento nº", "age_days": "Idade (dias)", "step": "Etapa atual",
+          "Processo": 150, "NUP": 170, "Naufrágio": 80, "Assunto": 260}
+OPEN_COLUMNS = {"office_code": "OM", "id": "Requerimento nº", "nup": "NUP", "age_days": "Idade (dias)",
+                "step": "Etapa atual",
                 "requested_on": "Protocolado em", "matter_pt": "Assunto", "organisation": "Empresa",
                 "wreck": "Naufrágio"}
 AGE_BANDS = ((30, "até 30 dias"), (90, "31 a 90 dias"), (180, "91 a 180 dias"), (10 ** 6, "mais de 180 dias"))
@@ -32,11 +36,13 @@ def render(view: DeadlinesView) -> None:
     st.caption("Prazos que correm contra a Autoridade Naval nos requerimentos (Lei 9.784/1999): atos sem prazo "
                "específico em 5 dias, dilatáveis até o dobro com justificação (art. 24); parecer em 15 dias (art. 42); "
                "intimação com antecedência mínima de 3 dias úteis (arts. 26 §2 e 41); decisão em 30 dias da "
-               "conclusão da instrução, prorrogável uma vez por igual período com motivação (art. 49). Contagem do "
+               "conclusão da instrução, prorrogável uma vez por igual período com motivação (art. 49). Do "
+               "interessado: informações ou documentos pedidos, na data fixada na intimação (art. 39) ou em 5 dias "
+               "(art. 24); alegações finais em 10 dias (art. 44). Contagem do "
                "art. 66 com o calendário de cada Capitania; a vencer: aviso da política de prazos.")
+    offer_forms(view)   # DPC: before the tables, which are read after a write and so show it
     try:
-        owed = requests.authority_deadlines(view.store, view.user, as_of=view.as_of, office=view.office,
-                                            owed_by=None)
+        owed = cache.authority_deadlines(view.store, view.user, as_of=view.as_of, office=view.office)
         opened = requests.open_requests(view.store, view.user, as_of=view.as_of, office=view.office)
     except ValuationError as exc:
         st.error(str(exc))
@@ -92,6 +98,7 @@ def _explain(rows: list[dict]) -> None:
     i = st.selectbox("Explicar um prazo", list(titles), format_func=option_label(titles), key="authority_explain")
     row = picked[int(i)]
     st.text(f"{row['label']} ({row['owed_by_pt']}) — {row['case_pt']}, {row['matter_pt']}\n"
+            f"NUP: {row['nup'] or numbers.NO_UNIT_TEXT.format(office=row['office_code'])}\n"
             f"Situação: {row['state_pt']}\nVencimento: {date_br(row['due'])}\nFundamento: {row['basis']}\n\n"
             + "\n".join(row["steps"]))
 

@@ -88,7 +88,8 @@ def test_deadlines_page_scopes_the_explorer(world):
     assert "Tribunal Marítimo" not in labels and "Registrar entrega" in labels
     dpc = page_as(world.path, world.principal("dpc"), "deadlines")
     assert "B-1" in all_cells(dpc) and "Tribunal Marítimo" in [t.label for t in dpc.tabs]
-    assert {m.label for m in dpc.metric} == {"Vencidos", "Vencem em breve", "A vencer", "Cumpridos ou encerrados"}
+    assert {m.label for m in dpc.metric} == {"Vencidos", "Vencem em breve", "A vencer", "Cumpridos ou encerrados",
+                                           "Vencidos — a Autoridade deve", "Vencem em breve — a Autoridade deve"}
 
 
 def test_explorer_records_a_report_delivery_on_the_page(world):

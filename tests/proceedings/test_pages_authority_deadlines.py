@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from tests.support.ui import first_user, open_tab, page_as, page_problems, texts
+from valuation.core import nup
 from valuation.db.store import Store
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
 from valuation.demo import wreck_law
@@ -49,11 +50,15 @@ def test_the_dpc_reads_what_each_office_owes_with_its_basis(demo: Path) -> None:
     assert owed["OM"].nunique() > 1
     assert owed["Fundamento"].str.contains("Lei 9.784/1999 art. 49").any()
     assert owed["Fundamento"].str.contains("Lei 9.784/1999 art. 42").any()
+    assert owed["Fundamento"].str.contains("Lei 9.784/1999 art. 39").any()   # the documents asked of a company
     assert set(owed["Situação"]) == {STATE_LABELS["overdue"], STATE_LABELS["due_soon"]}
     explained = "\n".join(str(t.value) for t in at.text)
     assert "Fundamento: Lei 9.784/1999" in explained and "Vencimento:" in explained
     opened = _table(at, "Etapa atual")
     assert opened["OM"].nunique() > 1 and opened["Etapa atual"].nunique() >= 3
+    for table in (owed, opened):   # every demo request is numbered (Portaria Interministerial MJSP/ME 11/2019)
+        assert all(nup.parse(v).digits for v in table["NUP"]), table["NUP"].head()
+    assert "NUP: " in explained and "sem NUP" not in explained
     assert "Mediana de dias para decidir, nos últimos 12 meses" in shown and at.get("plotly_chart")
 
 
@@ -80,6 +85,14 @@ def test_the_demo_has_open_requests_in_several_steps_and_overdue_authority_deadl
         assert len(steps) >= 3, (office, steps)
         states = {r["state"] for r in owed if r["office_code"] == office}
         assert "overdue" in states and "due_soon" in states, (office, states)
+
+
+def test_every_demo_request_has_its_nup(demo: Path) -> None:
+    with Store(demo, migrate=False) as store:
+        missing = store.scalar("SELECT count(*) FROM requests q WHERE q.id NOT IN (SELECT subject_id FROM "
+                               "process_numbers WHERE subject = 'request')")
+        total = store.scalar("SELECT count(*) FROM requests")
+    assert total > 0 and missing == 0
 
 
 def test_the_demo_requests_are_no_licence_request_of_a_responsible(demo: Path) -> None:

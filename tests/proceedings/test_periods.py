@@ -44,6 +44,21 @@ CASES = [
      pr.intimation_due, D(2026, 4, 24), RJ, {}, D(2026, 4, 17), None, "arts. 26 §2 e 41"),
     ("intimação sem o feriado estadual: qui 23 (1º), qua 22 (2º), seg 20 (3º)", pr.intimation_due, D(2026, 4, 24),
      NAT, {}, D(2026, 4, 20), None, "arts. 26 §2 e 41"),
+    # art. 39: the party's information or evidence, by the day the intimation fixed (the end of a period: art. 66
+    # §1 moves it off a day without full office hours), or in the 5 days of art. 24 when it fixed none
+    ("informações: intimado seg 02/03, data fixada sex 13/03, dia útil", pr.information_due, D(2026, 3, 2), RJ,
+     {"fixed": D(2026, 3, 13)}, D(2026, 3, 13), None, "art. 39"),
+    ("informações: data fixada sáb 21/03 → seg 23/03", pr.information_due, D(2026, 3, 2), RJ,
+     {"fixed": D(2026, 3, 21)}, D(2026, 3, 23), D(2026, 3, 21), "art. 39"),
+    ("informações: data fixada ter 21/04 Tiradentes → qua 22/04", pr.information_due, D(2026, 4, 6), RJ,
+     {"fixed": D(2026, 4, 21)}, D(2026, 4, 22), D(2026, 4, 21), "art. 39"),
+    ("informações: data fixada qui 24/12, expediente até 14h → 25/12 Natal, fim de semana → seg 28/12",
+     pr.information_due, D(2026, 12, 14), RJ, {"fixed": D(2026, 12, 24)}, D(2026, 12, 28), D(2026, 12, 24),
+     "art. 39"),
+    ("informações sem prazo fixado: 02/03 + 5 (art. 24) = sáb 07/03 → seg 09/03", pr.information_due, D(2026, 3, 2),
+     RJ, {}, D(2026, 3, 9), D(2026, 3, 7), "art. 24"),
+    ("informações sem prazo fixado: seg 14/12 + 5 = sáb 19/12 → seg 21/12", pr.information_due, D(2026, 12, 14),
+     RJ, {}, D(2026, 12, 21), D(2026, 12, 19), "art. 39"),
 ]
 
 
@@ -110,3 +125,35 @@ def test_a_step_is_refused_naming_its_field() -> None:
     twice = [*steps, pr.Step("decision_extended", date(2026, 10, 5), None, "Laudo")]
     assert pr.step_problem("decision_extended", date(2026, 10, 6), filed, None, "Outro", twice)[0] == "kind"
     assert pr.step_problem("decision_extended", date(2026, 10, 5), filed, None, "Laudo", steps) is None
+
+
+def test_information_asked_of_the_party_is_the_partys_and_met_when_provided() -> None:
+    """Art. 39: filed 02/03; information asked on Mon 09/03 (the Authority's first act, art. 24 met) with no
+    day fixed: 09/03 + 5 = sat 14/03 → mon 16/03, the party's; a second asked 23/03 by fri 10/04, met on 08/04.
+    What the party provides is no act of the Authority."""
+    steps = _steps(("information_requested", D(2026, 3, 9)), ("information_requested", D(2026, 3, 23),
+                                                                D(2026, 4, 10), None),
+                   ("information_provided", D(2026, 4, 8)))
+    got = pr.request_deadlines(D(2026, 3, 2), steps, RJ)
+    assert [(g.kind, g.owed_by, g.deadline.due, g.met_on) for g in got] == [
+        ("process_act", pr.AUTHORITY, D(2026, 3, 9), D(2026, 3, 9)),
+        ("process_information", pr.PARTY, D(2026, 3, 16), D(2026, 4, 8)),
+        ("process_information", pr.PARTY, D(2026, 4, 10), D(2026, 4, 8)),
+    ]
+    only_party = pr.request_deadlines(D(2026, 3, 2), _steps(("information_provided", D(2026, 3, 5))), RJ)
+    assert only_party[0].kind == "process_act" and only_party[0].met_on is None
+    explained = "\n".join(got[1].deadline.steps)
+    assert "art. 39 parágrafo único" in explained and "art. 40" in explained
+    assert pr.current_step(steps) == pr.STEP_LABELS["information_provided"]
+
+
+def test_the_day_an_intimation_fixed_is_after_it_and_only_some_steps_carry_a_day() -> None:
+    filed = D(2026, 9, 1)
+    assert pr.step_problem("information_requested", D(2026, 9, 10), filed, D(2026, 9, 10), None, [])[0] == \
+        "reference_day"
+    assert pr.step_problem("information_requested", D(2026, 9, 10), filed, D(2026, 9, 25), None, []) is None
+    assert pr.step_problem("information_requested", D(2026, 9, 10), filed, None, None, []) is None
+    assert pr.step_problem("opinion_requested", D(2026, 9, 10), filed, D(2026, 9, 25), None, [])[0] == \
+        "reference_day"
+    with pytest.raises(ValueError, match="art. 39"):
+        pr.information_due(D(2026, 9, 10), RJ, D(2026, 9, 9))

@@ -190,3 +190,81 @@ def test_only_a_licence_asked_by_the_responsible_is_the_request_the_five_years_r
                                                    "requester_id": small_world.ids["owner1"]})
     (licence,) = responsible_parties(small_world.store, dpc, small_world.ids["w2"], AS_OF)["requests"]
     assert licence["requested_on"] == date(2026, 9, 1) and licence["counts"].startswith("conta")
+
+
+def test_a_filed_request_gets_its_nup_and_the_nup_finds_it_with_the_users_rights(small_world: Any) -> None:
+    """Portaria Interministerial MJSP/ME nº 11/2019: the request is numbered in the write that files it, from
+    the CPRJ unit's sequence of the filing's year (2026, first number: 54321.000001/2026-06); the NUP finds the
+    case for the DPC and for the company that filed it, and answers as missing to another company. A licence
+    asked by the responsible is one document: it carries the NUP its licence request received, not a second."""
+    from valuation.core import nup
+    from valuation.process import cases, numbers
+
+    dpc = small_world.principal("dpc")
+    numbers.set_protocol_unit(small_world.store, dpc, "CPRJ", "54321")
+    request_id = requests.file_request(small_world.store, dpc, {
+        "wreck_code": "NAU-1890-02", "organisation_id": small_world.ids["org_b"], "filed_on": date(2026, 9, 1),
+        "matter": "pesquisa"})
+    given = numbers.nup_of(small_world.store, "request", request_id)
+    assert given == str(nup.make("54321", 1, 2026)) == "54321.000001/2026-06"
+    history = requests.request_history(small_world.store, dpc, request_id)
+    assert history["request"]["nup"] == given == history["request"]["nup_shown"]
+    assert requests.open_requests(small_world.store, dpc, as_of=AS_OF)[0]["nup"] == given
+    assert {r["nup"] for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF)} == {given}
+    for who in (dpc, small_world.principal("explorer_b")):
+        case = cases.find_case(small_world.store, who, given.replace(".", "").replace("/", "").replace("-", ""))
+        assert (case["subject"], case["subject_id"], case["office_code"], case["wreck_code"]) == (
+            "request", request_id, "CPRJ", "NAU-1890-02"), who.role
+        assert case["act_on"] == date(2026, 9, 1) and case["subject_label"] == "Requerimento"
+    with pytest.raises(NotFound):
+        cases.find_case(small_world.store, small_world.principal("explorer_a"), given)
+    audited = small_world.store.scalar("SELECT count(*) FROM audit_log WHERE action = 'nup_assigned' AND "
+                                       "entity = 'request' AND entity_id = ?", [str(request_id)])
+    assert audited == 1
+    licence_id = _filed(small_world)   # remoção asked by the owner: also a licence request (art. 4)
+    licence = requests.request_history(small_world.store, dpc, licence_id)["request"]
+    assert licence["nup"] == str(nup.make("54321", 2, 2026)) == numbers.nup_of(
+        small_world.store, "licence_request", licence["licence_request_id"])
+    assert numbers.nup_of(small_world.store, "request", licence_id) is None
+    with small_world.store.transaction("test") as tx:
+        assert numbers.number_missing(tx) == 0   # nothing left to number, and no second NUP for the licence
+
+
+def test_a_request_at_an_office_without_a_protocol_unit_says_why_it_has_no_nup(small_world: Any) -> None:
+    request_id = _filed(small_world)
+    history = requests.request_history(small_world.store, small_world.principal("dpc"), request_id)
+    assert history["request"]["nup"] is None and "CPRJ" in history["request"]["nup_shown"]
+    assert small_world.store.scalar("SELECT count(*) FROM process_numbers") == 0
+
+
+def test_information_asked_of_the_party_runs_against_the_party(small_world: Any) -> None:
+    """Art. 39 through the store: information asked on Tue 10/11 by the day the intimation fixed, Sat 05/12 →
+    Mon 07/12 (art. 66 §1), the party's; another asked Mon 16/11 with no day fixed: + 5 (art. 24) = Sat 21/11 →
+    Mon 23/11, overdue by 7 days on 30/11; a day fixed before the intimation refused naming the field; the
+    information provided on 20/11 meets both."""
+    dpc = small_world.principal("dpc")
+    request_id = requests.file_request(small_world.store, dpc, {
+        "wreck_code": "NAU-1890-02", "organisation_id": small_world.ids["org_b"], "filed_on": date(2026, 11, 3),
+        "matter": "pesquisa"})
+    with pytest.raises(InputError) as early:
+        requests.record_step(small_world.store, dpc, request_id, {"kind": "information_requested",
+                                                                  "day": date(2026, 11, 10),
+                                                                  "reference_day": date(2026, 11, 9)})
+    assert early.value.problems[0].path == "reference_day" and "art. 39" in early.value.problems[0].message
+    requests.record_step(small_world.store, dpc, request_id, {"kind": "information_requested",
+                                                              "day": date(2026, 11, 10),
+                                                              "reference_day": date(2026, 12, 5)})
+    requests.record_step(small_world.store, dpc, request_id, {"kind": "information_requested",
+                                                              "day": date(2026, 11, 16)})
+    party = [r for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF, owed_by=periods.PARTY)
+             if r["rule"] == "process_information"]
+    assert [(r["due"], r["days_late"], r["owed_by"]) for r in party] == [
+        (date(2026, 11, 23), 7, periods.PARTY), (date(2026, 12, 7), 0, periods.PARTY)]
+    assert party[0]["state"] == "overdue" and all("Lei 9.784/1999 art. 39" in r["basis"] for r in party)
+    assert "art. 24" in party[0]["basis"]
+    owed = {r["rule"] for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF)}
+    assert "process_information" not in owed and "process_act" not in owed   # the request was the first act
+    requests.record_step(small_world.store, dpc, request_id, {"kind": "information_provided",
+                                                              "day": date(2026, 11, 20)})
+    assert [r for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF, owed_by=periods.PARTY)
+            if r["rule"] == "process_information"] == []   # the first information provided meets both asked

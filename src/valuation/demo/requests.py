@@ -7,8 +7,9 @@ responsible (`licence_requests`): the companies' are theirs (a company is not th
 are no licence — so the five years of art. 6 and their explanation stay as they were:
 
 - one just filed, the Authority's first act due soon (art. 24, 5 days);
-- one in instruction: an opinion asked 40 days ago and never given (art. 42: overdue), a hearing set for next
-  week whose intimation is due soon (arts. 26 §2 and 41);
+- one in instruction: an opinion asked 40 days ago and never given (art. 42: overdue), documents asked of the
+  company 12 days ago by a day 4 days ahead (art. 39: the party's, due soon), a hearing set for next week whose
+  intimation is due soon (arts. 26 §2 and 41);
 - one whose instruction ended 45 days ago, the party's allegations filed, the decision overdue (art. 49);
 - one whose decision was extended with a written reason (art. 49), still within the extended period;
 - two decided (the median days to decide per office and matter; each office a little faster or slower).
@@ -27,12 +28,13 @@ from valuation.demo.constants import DEMO_ACTOR, DEMO_TODAY
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
-# (matter, filed: days before today, by a company?, steps: (kind, days before today, hearing in days, reason))
+# (matter, filed: days before today, by a company?, steps: (kind, days before today, reference day — the hearing's or
+#  the one an intimation fixed — in days from today, reason))
 Plan = tuple[str, int, bool, tuple[tuple[str, int, int | None, str | None], ...]]
 PLAN: tuple[Plan, ...] = (
     ("pesquisa", 2, True, ()),
     ("remoção", 75, True, (("instruction_opened", 72, None, None), ("opinion_requested", 40, None, None),
-                           ("hearing_set", 6, 8, None))),
+                           ("information_requested", 12, 4, None), ("hearing_set", 6, 8, None))),
     ("exploração", 160, True, (("instruction_opened", 157, None, None), ("opinion_requested", 130, None, None),
                                ("opinion_given", 118, None, None), ("instruction_ended", 45, None, None),
                                ("allegations_filed", 40, None, None))),

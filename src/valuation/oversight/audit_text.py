@@ -224,7 +224,8 @@ FIELD_LABELS: dict[str, str] = {
     "wreck_cargoes": "Cargas", "licence_requests": "Pedidos de responsáveis",
     # issue 26
     "requests": "Requerimentos", "request_steps": "Etapas de requerimentos",
-    "matter": "Assunto", "step_id": "Etapa nº", "reference_day": "Data do comparecimento",
+    "matter": "Assunto", "step_id": "Etapa nº",
+    "reference_day": "Data marcada (comparecimento, diligência ou prazo fixado)",
     "licence_request_id": "Pedido de responsável nº",
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",

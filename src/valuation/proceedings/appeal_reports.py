@@ -43,8 +43,9 @@ def decision_sections(cases: Sequence[dict[str, Any]]) -> list[Section]:
     """One section per decision (`appeal_records.appeals_of` rows): the decision, then each appeal and its steps."""
     out = []
     for d in cases:
-        rows: list[tuple[str, ...]] = [(format_date_br(d["decided_on"]), f"Decisão {d['nup']} — {d['kind_pt']}: {d['summary']}", "—",
-                 f"{d['authority']}; {d['notice']} em {format_date_br(d['notified_on'])}")]
+        rows: list[tuple[str, ...]] = [(format_date_br(d["decided_on"]), f"Decisão {d['nup']} — {d['kind_pt']}: "
+                                        f"{d['summary']}", "—",
+                                        f"{d['authority']}; {d['notice']} em {format_date_br(d['notified_on'])}")]
         for a in d["appeals"]:
             rows += _appeal_rows(a)
         out.append(Section(f"Decisão e recursos — situação: {d['state_pt']}", tuple(rows), APPEAL_COLUMNS,

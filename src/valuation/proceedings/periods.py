@@ -6,6 +6,8 @@ and what the parties owe in the process (issue 26, section 1).
     allegations_due  art. 44: the party's allegations after the instruction ends, 10 days at most
     decision_due     art. 49: the decision, 30 days after the instruction ends; once more 30 with written reason
     intimation_due   arts. 26 §2 and 41: the intimation at least 3 business days before a hearing, proof or act
+    information_due  art. 39: information or evidence asked of the party, by the day the intimation fixes (moved
+                     forward like every end, art. 66 §1); an intimation that fixes none leaves the 5 days of art. 24
 
 The days of arts. 24, 42, 44 and 49 are calendar days (art. 66 §2: "contam-se de modo contínuo"), counted
 from the day after the start (art. 66 caput) and moved forward when the period ends on a day without full
@@ -26,7 +28,15 @@ from typing import Any
 
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
-from valuation.deadlines.counting import ART66, Deadline, business_days_before, days_after, fmt, join_basis
+from valuation.deadlines.counting import (
+    ART66,
+    Deadline,
+    business_days_before,
+    days_after,
+    fmt,
+    join_basis,
+    move_forward,
+)
 from valuation.deadlines.params import reference
 from valuation.policies.defaults import DEFAULT_BY_KEY, PROCESS_KEYS
 
@@ -117,6 +127,36 @@ def intimation_due(hearing: date, cal: BusinessCalendar,
     return Deadline("process_intimation", days[-1], join_basis(basis, ART66), None, steps)
 
 
+INFORMATION_ARTICLE = "Lei 9.784/1999 art. 39"
+INFORMATION_LATE = ("Não atendida a intimação, o órgão pode suprir de ofício a omissão e não se exime de decidir "
+                    "(Lei 9.784/1999 art. 39 parágrafo único); se os dados ou documentos forem necessários à "
+                    "apreciação do pedido, o não atendimento no prazo fixado implica o arquivamento do processo "
+                    "(art. 40)")
+
+
+def information_due(intimated: date, cal: BusinessCalendar, fixed: date | None = None,
+                    days: _Param = DEFAULT["process_act_days"]) -> Deadline:
+    """Information or evidence asked of the party (Lei 9.784/1999 art. 39: the intimation names the date, period,
+    form and conditions): due on the last day the intimation `fixed` — the end of a period to act, so moved to
+    the next full business day when the office has no full hours on it (art. 66 §1); an intimation that fixed
+    none leaves the period of an act with no specific period, `days` (law: 5) after the intimation (art. 24).
+    Not met: the Authority may supply it and still decides (art. 39 sole §), or archives the request when it was
+    needed to judge it (art. 40) — said in the explanation."""
+    if fixed is None:
+        basis = join_basis(INFORMATION_ARTICLE, reference(days))
+        head = (f"Informações ou documentos pedidos ao interessado, sem prazo fixado na intimação: {days.value} "
+                f"dias ({basis}). {INFORMATION_LATE}")
+        return _with_head(days_after("process_information", intimated, days.value, cal, basis,
+                                     "intimação para prestar as informações"), head, basis)
+    if fixed <= intimated:
+        raise ValueError("o prazo fixado na intimação deve ser posterior a ela (Lei 9.784/1999 art. 39)")
+    due, moved, more = move_forward(fixed, cal)
+    steps = (f"Informações ou documentos pedidos ao interessado, intimado em {fmt(intimated)}, até a data fixada "
+             f"na intimação ({INFORMATION_ARTICLE}). {INFORMATION_LATE}",
+             f"Data fixada na intimação: {fmt(fixed)}", *more, f"Vencimento: {fmt(due)}")
+    return Deadline("process_information", due, join_basis(INFORMATION_ARTICLE, ART66), moved, steps)
+
+
 # -- a request's steps and the deadlines they start ------------------------------------------------------------
 STEP_LABELS: dict[str, str] = {
     "instruction_opened": "Instrução aberta",
@@ -126,6 +166,8 @@ STEP_LABELS: dict[str, str] = {
     "intimated": "Interessado intimado",
     "instruction_ended": "Instrução encerrada",
     "allegations_filed": "Alegações apresentadas",
+    "information_requested": "Informações ou documentos solicitados ao interessado (art. 39)",
+    "information_provided": "Informações ou documentos apresentados pelo interessado",
     "act_extended": "Prazo do ato dilatado (art. 24 parágrafo único)",
     "decision_extended": "Prazo da decisão prorrogado (art. 49)",
     "decided": "Decidido",
@@ -134,12 +176,15 @@ STEP_KINDS: tuple[str, ...] = tuple(STEP_LABELS)
 FILED_LABEL = "Protocolado"
 REASONED_STEPS = ("act_extended", "decision_extended")    # a written reason is required
 DATED_STEPS = ("hearing_set",)                            # the day of the hearing is required
+FIXED_DAY_STEPS = ("information_requested",)              # the day the intimation fixed, when it fixed one
+PARTY_STEPS = ("allegations_filed", "information_provided")   # the party's: no act of the Authority
 PERIOD_LABELS: dict[str, str] = {
     "process_act": "Primeiro ato da Autoridade (abrir a instrução)",
     "process_opinion": "Emitir o parecer",
     "process_intimation": "Intimar o interessado",
     "process_allegations": "Alegações finais do interessado",
     "process_decision": "Decidir o requerimento",
+    "process_information": "Prestar as informações ou documentos solicitados",
 }
 
 
@@ -181,12 +226,13 @@ def request_deadlines(filed_on: date, steps: Sequence[Step], cal: BusinessCalend
     """Every deadline the steps of one request start (in the order they start), each with its met day:
     the first act after filing (art. 24; met by any later step of the Authority), each opinion asked
     (art. 42; met by the next opinion given), each hearing set (arts. 26 §2 and 41; met by an intimation
-    on or after the step), and after the instruction ends the party's allegations (art. 44) and the
+    on or after the step), each request for information of the party (art. 39; the party's, met by the next
+    information provided), and after the instruction ends the party's allegations (art. 44) and the
     decision (art. 49; met by the decision). `policy(key, day)` is the period in force on `day`."""
     steps = sorted(steps, key=lambda s: s.day)
     reason = {k: next((s.reason for s in steps if s.kind == k), None) for k in REASONED_STEPS}
     out: list[ProcessDeadline] = []
-    acted = _first(steps, [k for k in STEP_KINDS if k not in ("act_extended", "allegations_filed")], filed_on)
+    acted = _first(steps, [k for k in STEP_KINDS if k != "act_extended" and k not in PARTY_STEPS], filed_on)
     out.append(ProcessDeadline("process_act", AUTHORITY, act_due(filed_on, cal, policy("process_act_days", filed_on),
                                                                  reason["act_extended"]),
                                acted.day if acted else None))
@@ -202,6 +248,11 @@ def request_deadlines(filed_on: date, steps: Sequence[Step], cal: BusinessCalend
                                        intimation_due(s.reference_day, cal,
                                                       policy("process_intimation_business_days", s.day)),
                                        told.day if told else None, s))
+        elif s.kind == "information_requested":
+            provided = _first(steps, ("information_provided",), s.day)
+            out.append(ProcessDeadline("process_information", PARTY,
+                                       information_due(s.day, cal, s.reference_day, policy("process_act_days", s.day)),
+                                       provided.day if provided else None, s))
     ended = _first(steps, ("instruction_ended",), filed_on)
     if ended is not None:
         filed = _first(steps, ("allegations_filed",), ended.day)
@@ -233,6 +284,10 @@ def step_problem(kind: str, day: date, filed_on: date, reference_day: date | Non
         return "kind", "o requerimento já foi decidido"
     if kind in DATED_STEPS and (reference_day is None or reference_day <= day):
         return "reference_day", "informe o dia do comparecimento ou diligência, posterior ao registro"
+    if kind in FIXED_DAY_STEPS and reference_day is not None and reference_day <= day:
+        return "reference_day", "o prazo fixado na intimação deve ser posterior a ela (Lei 9.784/1999 art. 39)"
+    if kind not in (*DATED_STEPS, *FIXED_DAY_STEPS) and reference_day is not None:
+        return "reference_day", "só o comparecimento ou diligência e o pedido de informações têm esta data"
     if kind in REASONED_STEPS and not (reason or "").strip():
         return "reason", "a prorrogação exige motivação escrita (Lei 9.784/1999 arts. 24 e 49)"
     if kind in REASONED_STEPS and any(s.kind == kind for s in steps):

@@ -9,7 +9,8 @@ calendar and the periods in force on the day each starts (dated policies):
 - `file_request`: a party files a request (DPC records it);
 - `record_step`: a step of its process (instruction, opinion, hearing and intimation, allegations, an
   extension with its written reason, the decision) — validated, audited through the write funnel;
-- `request_history`: one request and its steps; `open_requests`: the undecided requests by age;
+- `request_history`: one request and its steps; `open_requests`: the undecided requests by age (on a day);
+  `undecided_requests`: those a step may still be recorded on;
 - `decision_times`: the median days from filing to decision per office and matter over the last 12 months;
 - `authority_deadlines`: the open deadlines per office (overdue, due soon — policy `due_soon_days` — and
   upcoming), each with its article and its explanation.
@@ -36,6 +37,7 @@ from valuation.policies.defaults import PROCESS_KEYS
 from valuation.policies.values import timelines, values_in_force
 from valuation.proceedings import appeal_records
 from valuation.proceedings import periods as pr
+from valuation.process import numbers
 from valuation.registry import parties
 
 if TYPE_CHECKING:
@@ -57,7 +59,8 @@ LICENCE_MATTERS = ("pesquisa", "exploração", "remoção")
 LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "matter": "Assunto", "requester_id": "Responsável requerente",
                           "organisation_id": "Empresa requerente", "filed_on": "Data do protocolo",
                           "kind": "Etapa", "day": "Data da etapa",
-                          "reference_day": "Data do comparecimento ou diligência", "reason": "Motivação escrita",
+                          "reference_day": "Data marcada (comparecimento, diligência ou prazo fixado)",
+                          "reason": "Motivação escrita",
                           "note": "Observação"}
 REQUEST_FIELDS = ("wreck_code", "matter", "requester_id", "organisation_id", "filed_on", "note")
 STEP_FIELDS = ("kind", "day", "reference_day", "reason", "note")
@@ -81,7 +84,9 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     """A request filed with the wreck's office on a `matter`, by a responsible party (`requester_id`) and/or a
     company (`organisation_id`); a licence asked by a party (`LICENCE_MATTERS`) is also recorded as the
     party's licence request (`registry.parties.record_licence_request`: whether it counts for the five years
-    is read there). Returns its id. dpc only; InputError names every bad field; audited."""
+    is read there). Its NUP is given in the same write when the office has a protocol unit — a licence request's
+    is the one its `licence_requests` row received (one document, one number). Returns its id. dpc only;
+    InputError names every bad field; audited."""
     require(user, "manage_requests")
     f = Form(data, allowed=REQUEST_FIELDS)
     code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
@@ -113,6 +118,8 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
              rec["filed_on"], licence, rec["note"], user.username, store.now()]))
         tx.audit("file_request", "request", new_id, None,
                  {"wreck_code": wreck["code"], **rec, "licence_request_id": licence})
+        if licence is None:   # a licence request was numbered as one already: one document, one NUP
+            numbers.assign(tx, "request", new_id, wreck["office_code"], rec["filed_on"])   # Portaria 11/2019
         return new_id
 
     return store.write(user.username, write)
@@ -122,8 +129,12 @@ def _requests(store: Store | Tx, user: Principal, *, office: str | None = None,
               request_id: int | None = None) -> list[dict[str, Any]]:
     where, params = request_scope(user, "q")
     rows = store.fetch(_REQUESTS.format(scope=where), [*params, office, office, request_id, request_id])
-    if not allowed(user, "read_owners"):
-        for r in rows:
+    given = numbers.nups(store, "request", [r["id"] for r in rows])
+    linked = numbers.nups(store, "licence_request", [r["licence_request_id"] for r in rows if r["licence_request_id"]])
+    hide = not allowed(user, "read_owners")
+    for r in rows:   # None: the office has no protocol unit (numbers.NO_UNIT_TEXT says why)
+        r["nup"] = given.get(r["id"]) or linked.get(r["licence_request_id"])
+        if hide:
             r["requester"] = None
     return rows
 
@@ -146,7 +157,8 @@ def _one(store: Store, user: Principal, request_id: object) -> dict[str, Any]:
 
 
 def record_step(store: Store, user: Principal, request_id: int, data: Mapping[str, Any]) -> int:
-    """One step of a request's process (`periods.STEP_KINDS`): a hearing needs its day, an extension its
+    """One step of a request's process (`periods.STEP_KINDS`): a hearing needs its day, a request for
+    information of the party (art. 39) may carry the last day its intimation fixed, an extension needs its
     written reason (arts. 24 and 49, once each); nothing after the decision. dpc only; audited."""
     require(user, "manage_requests")
     req = _one(store, user, request_id)
@@ -178,12 +190,25 @@ def record_step(store: Store, user: Principal, request_id: int, data: Mapping[st
 
 
 def request_history(store: Store, user: Principal, request_id: int) -> dict[str, Any]:
-    """One request (`request`: office, wreck, matter, requester, company, filed day) and its `steps`
+    """One request (`request`: nup — None without a protocol unit; nup_shown says why —, office, wreck, matter,
+    requester, company, filed day) and its `steps`
     (kind label, day, hearing day, reason, note), oldest first."""
     require(user, "read_requests")
     req = _one(store, user, request_id)
     steps = [{**s, "label": pr.STEP_LABELS[s["kind"]]} for s in _steps(store, [req["id"]])[req["id"]]]
-    return {"request": {**req, "matter_pt": MATTERS[req["matter"]]}, "steps": steps}
+    shown = req["nup"] or numbers.NO_UNIT_TEXT.format(office=req["office_code"])
+    return {"request": {**req, "matter_pt": MATTERS[req["matter"]], "nup_shown": shown}, "steps": steps}
+
+
+def undecided_requests(store: Store, user: Principal, *, office: str | None = None) -> list[dict[str, Any]]:
+    """The requests with no decision recorded (those a step may still be recorded on), newest first: id, nup,
+    office_code, wreck, matter_pt, organisation, requested_on."""
+    require(user, "read_requests")
+    decided = {int(r["request_id"]) for r in store.fetch("SELECT DISTINCT request_id FROM request_steps "
+                                                         "WHERE kind = 'decided'")}
+    rows = [{**r, "matter_pt": MATTERS[r["matter"]]} for r in _requests(store, user, office=office)
+            if r["id"] not in decided]
+    return rows[::-1]
 
 
 def _periods(store: Store) -> pr.PolicyAt:
@@ -202,7 +227,7 @@ def _request_deadlines(store: Store, user: Principal, as_of: date, office: str |
 
 
 def open_requests(store: Store, user: Principal, *, as_of: date, office: str | None = None) -> list[dict[str, Any]]:
-    """The requests not yet decided on `as_of`, oldest first: id, office_code, wreck, matter_pt, requester,
+    """The requests not yet decided on `as_of`, oldest first: id, nup, office_code, wreck, matter_pt, requester,
     organisation, requested_on, age_days, step (the latest step's label)."""
     require(user, "read_requests")
     out = []
@@ -219,9 +244,9 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
                         owed_by: str | None = pr.AUTHORITY) -> list[dict[str, Any]]:
     """The open deadlines of the requests not decided on `as_of` (not met by then) and of the appeals
     (`appeal_records.deadline_rows`), by due date: request_id (None for an appeal's), appeal_id, decision_id,
-    case_pt (which request, appeal or decision), office_code, wreck, matter_pt, organisation, rule, label,
-    owed_by, owed_by_pt, due, state (overdue, due_soon — policy `due_soon_days` —, upcoming), state_pt,
-    days_late, basis (the articles), steps (the explanation).
+    case_pt (which request, appeal or decision), nup (the request's or appeal's), office_code, wreck, matter_pt,
+    organisation, rule, label, owed_by, owed_by_pt, due, state (overdue, due_soon — policy `due_soon_days` —,
+    upcoming), state_pt, days_late, basis (the articles), steps (the explanation).
     `owed_by`: the Authority's only (default), the party's (`periods.PARTY`), or None for both."""
     require(user, "read_requests")
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
@@ -234,7 +259,7 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
             if due is None or (d.met_on is not None and d.met_on <= as_of) or owed_by not in (None, d.owed_by):
                 continue
             state = deadline_state(due, as_of, due_soon_days=soon)
-            out.append({"request_id": r["id"], "appeal_id": None, "decision_id": None,
+            out.append({"request_id": r["id"], "appeal_id": None, "decision_id": None, "nup": r["nup"],
                         "case_pt": f"requerimento nº {r['id']}", "office_code": r["office_code"], "wreck": r["wreck"],
                         "matter_pt": MATTERS[r["matter"]], "organisation": r["organisation"], "rule": d.kind,
                         "label": pr.PERIOD_LABELS[d.kind], "owed_by": d.owed_by,

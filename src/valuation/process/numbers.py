@@ -44,6 +44,9 @@ SUBJECTS: dict[str, Subject] = {s.key: s for s in (
     Subject("statement", "Demonstrativo de partilha emitido",
             "SELECT s.id, c.office_code, CAST(s.created_at AS DATE) AS act_on FROM statements s "
             "JOIN contracts c ON c.id = s.contract_id WHERE s.status = 'emitido'"),
+    # a request that is also the responsible's licence request carries that one's NUP (one document, one number)
+    Subject("request", "Requerimento",
+            "SELECT q.id, q.office_code, q.filed_on AS act_on FROM requests q WHERE q.licence_request_id IS NULL"),
     # issue 26 §2: a decision with no numbered record of its own, and each appeal
     Subject("administrative_decision", "Decisão administrativa",
             "SELECT d.id, d.office_code, d.decided_on AS act_on FROM administrative_decisions d WHERE d.kind NOT IN "

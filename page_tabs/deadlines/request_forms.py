@@ -1,0 +1,103 @@
+"""The DPC's forms on "O que a Autoridade deve": file a request with the wreck's office (Protocolar requerimento)
+and record a step of a request's process (Registrar etapa) — validated by the store, every bad field named in
+Portuguese and nothing written (`ui.forms.save`); dates typed dd/mm/aaaa (`ui.fields.date_field`). Offered only
+to a user allowed `manage_requests`."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
+from ui.fields import date_field
+from ui.fmt import date_br, option_label
+from ui.forms import blanks_to_none, save
+from ui.safe import md
+from valuation.db.access import allowed
+from valuation.proceedings import periods, requests
+from valuation.registry.organisations import list_organisations
+from valuation.registry.owners import list_owners
+from valuation.registry.wrecks import list_wrecks
+
+NOBODY = "— nenhum —"
+MAX_NOTE = 1000
+
+
+def offer_forms(view: DeadlinesView) -> None:
+    """Both forms, each in its expander, for a user allowed `manage_requests` (nothing for anyone else)."""
+    if not allowed(view.user, "manage_requests"):
+        return
+    with st.expander("Protocolar requerimento"):
+        filing_form(view)
+    with st.expander("Registrar etapa"):
+        step_form(view)
+
+
+def _choices(frame: Any, key: str, label: str) -> dict[int | None, str]:
+    return {None: NOBODY, **{int(i): str(n) for i, n in zip(frame[key], frame[label])}}
+
+
+def filing_form(view: DeadlinesView) -> None:
+    store, user, labels = view.store, view.user, requests.LABELS
+    wrecks = list_wrecks(store, user, office=view.office)
+    if wrecks.empty:
+        st.caption("Nenhum naufrágio nesta Capitania/Delegacia/Agência.")
+        return
+    wreck_names = {str(c): f"{c} — {n} ({o})"
+                   for c, n, o in zip(wrecks["code"], wrecks["name"], wrecks["office_code"])}
+    people = _choices(list_owners(store, user), "id", "name")
+    companies = _choices(list_organisations(store, user), "id", "name")
+    with st.form("file_request", clear_on_submit=False):
+        a, b = st.columns(2)
+        data = {"wreck_code": a.selectbox(labels["wreck_code"], list(wreck_names),
+                                          format_func=option_label(wreck_names)),
+                "matter": b.selectbox(labels["matter"], list(requests.MATTERS),
+                                      format_func=option_label(requests.MATTERS)),
+                "requester_id": a.selectbox(labels["requester_id"], list(people), format_func=option_label(people),
+                                            help="O responsável pelo naufrágio que requer (arts. 4 a 6)."),
+                "organisation_id": b.selectbox(labels["organisation_id"], list(companies),
+                                               format_func=option_label(companies),
+                                               help="A empresa que requer; informe o responsável, a empresa "
+                                                    "ou ambos."),
+                "filed_on": date_field(labels["filed_on"], value=view.as_of, required=True, where=a, path="filed_on",
+                                       key="request_filed_on"),
+                "note": b.text_input(labels["note"], max_chars=MAX_NOTE, key="request_note")}
+        if not st.form_submit_button("Protocolar", type="primary"):
+            return
+    new_id = save(requests.file_request, store, user, blanks_to_none(data), labels=labels, success=None)
+    if new_id is not None:
+        shown = requests.request_history(store, user, new_id)["request"]["nup_shown"]
+        st.success(f"Requerimento nº {new_id} protocolado — NUP: {md(shown)}.")
+
+
+def _request_titles(view: DeadlinesView) -> dict[int, str]:
+    rows = requests.undecided_requests(view.store, view.user, office=view.office)[:PICK_LIMIT]
+    return {int(r["id"]): f"nº {r['id']} · NUP {r['nup'] or 'sem NUP'} · {r['office_code']} · {r['wreck']} · "
+                          f"{r['matter_pt']} · protocolado em {date_br(r['requested_on'])}" for r in rows}
+
+
+def step_form(view: DeadlinesView) -> None:
+    labels = requests.LABELS
+    titles = _request_titles(view)
+    if not titles:
+        st.caption("Nenhum requerimento sem decisão nesta Capitania/Delegacia/Agência.")
+        return
+    with st.form("record_step", clear_on_submit=False):
+        chosen = st.selectbox("Requerimento", list(titles), format_func=option_label(titles), key="step_request")
+        a, b = st.columns(2)
+        data = {"kind": a.selectbox(labels["kind"], list(periods.STEP_KINDS),
+                                    format_func=option_label(periods.STEP_LABELS)),
+                "day": date_field(labels["day"], value=view.as_of, required=True, where=b, path="day",
+                                  key="step_day"),
+                "reference_day": date_field(labels["reference_day"], where=a, path="reference_day", key="step_ref",
+                                            help="O dia do comparecimento ou diligência marcada (arts. 26 §2 e 41) "
+                                                 "ou, no pedido de informações ao interessado, o último dia "
+                                                 "fixado na intimação (art. 39; em branco: 5 dias, art. 24)"),
+                "reason": b.text_input(labels["reason"], max_chars=MAX_NOTE, key="step_reason",
+                                       help="Obrigatória para dilatar ou prorrogar um prazo (arts. 24 e 49)."),
+                "note": st.text_input(labels["note"], max_chars=MAX_NOTE, key="step_note")}
+        if not st.form_submit_button("Registrar etapa", type="primary"):
+            return
+    save(requests.record_step, view.store, view.user, int(chosen), blanks_to_none(data), labels=labels,
+         success=f"Etapa registrada no requerimento nº {int(chosen)}; os prazos abaixo foram recalculados.")
+
