@@ -35,8 +35,7 @@ def case_history_section(view: DeadlinesView, opened: list[dict[str, Any]]) -> N
         st.caption("Nenhum requerimento em aberto para emitir o histórico.")
         return
     picked = opened[:PICK_LIMIT]
-    nups = reports.request_nups(view.store, [int(r["id"]) for r in picked])
-    titles = {int(r["id"]): _title(r, nups.get(int(r["id"]))) for r in picked}
+    titles = {int(r["id"]): _title(r, r.get("nup")) for r in picked}
     st.caption("Requerimento, NUP, OM, partes, etapas com as datas e os prazos que cada etapa iniciou, com o "
                "fundamento de cada um (Lei 9.784/1999), na data de referência; emitido com código de verificação."
                + (f" Mostrando os {count_br(PICK_LIMIT)} mais antigos de {count_br(len(opened))}."

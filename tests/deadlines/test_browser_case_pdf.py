@@ -27,7 +27,7 @@ def test_the_dpc_walks_from_what_the_authority_owes_to_a_case_history_pdf(full_d
     username, password = readme_logins()["dpc"]
     with Store(path, migrate=False) as store:
         case = requests.open_requests(store, first_user(path, "dpc"), as_of=AS_OF)[0]   # the first one offered
-        _, printed = reports.nup_text(store, int(case["id"]), case["office_code"])
+        _, printed = reports.nup_text(store, first_user(path, "dpc"), int(case["id"]))
     with running_app(path) as base, browser_page() as page:
         login(page, base, username, password)
         open_from_sidebar(page, "Prazos", "deadlines")

@@ -82,7 +82,7 @@ def test_the_dpc_downloads_the_history_of_a_case_with_its_nup_and_wreck(demo: Pa
     assert data.startswith(b"%PDF-") and name.startswith(f"historico-requerimento-{case['id']}-")
     text = " ".join(" ".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(data)).pages).split())
     with Store(demo, migrate=False) as store:
-        nup, printed = reports.nup_text(store, int(case["id"]), case["office_code"])
+        nup, printed = reports.nup_text(store, dpc, int(case["id"]))
         issued = store.fetch_one("SELECT code, kind, nup FROM issued_documents WHERE record_table = 'requests' AND "
                                  "record_id = ? ORDER BY id DESC LIMIT 1", [case["id"]])
     assert issued is not None and issued["kind"] == "case_history" and issued["nup"] == nup

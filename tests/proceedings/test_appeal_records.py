@@ -204,3 +204,23 @@ def test_the_decisions_history_pdf_carries_its_nup_appeals_and_outcome(small_wor
         appeal_reports.decision_history_pdf(small_world.store, small_world.principal("explorer_a"), decision,
                                             as_of=AS_OF)
     assert small_world.store.scalar("SELECT count(*) FROM issued_documents") == 1
+
+
+def test_the_appeals_deadlines_reach_the_calendar_feed_and_the_digest_with_their_nup(small_world: Any) -> None:
+    from valuation.jobs import digest_mail
+    from valuation.proceedings import feeds
+
+    _units(small_world)
+    appeal = _appeal(small_world, _decision(small_world), date(2026, 10, 8))
+    number = numbers.nup_of(small_world.store, "appeal", appeal)
+    events = [e for e in feeds.authority_events(small_world.store, small_world.principal("dpc"), AS_OF, None)
+              if e.uid.startswith("appeal_reconsideration:")]
+    assert len(events) == 1 and events[0].uid == f"appeal_reconsideration:recurso-{appeal}@valuation"
+    assert number in events[0].summary and "art. 56 §1" in events[0].description
+    assert feeds.authority_events(small_world.store, small_world.principal("explorer_b"), AS_OF, None) == []
+    owed = digest_mail.authority_rows(small_world.store, AS_OF)
+    assert [r["appeal_id"] for r in owed if r["rule"] == "appeal_reconsideration"] == [appeal]
+    small_world.store.write("test", lambda tx: tx.execute("UPDATE users SET email = 'ana@dpc.mar.mil.br' "
+                                                          "WHERE username = 'dpc.silva'"))
+    mails = digest_mail.digest_mails(small_world.store, as_of=AS_OF, base_url="http://127.0.0.1:8501")
+    assert any(number in m.text and "Reconsiderar ou encaminhar o recurso" in m.text for m in mails)

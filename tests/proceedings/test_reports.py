@@ -199,24 +199,18 @@ def test_the_office_pdf_of_the_full_demo_carries_the_authoritys_overdue_deadline
     assert "Autoridade Naval" in whole and "Vencidos (" in whole   # the engine's lists are still there
 
 
-def test_once_requests_are_numbered_the_history_prints_the_requests_nup(small_world: Any,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Before valuation.process.numbers numbers requests the history says "sem NUP atribuído"; with the subject
-    'request' there (as issue 26 §3 adds it) the NUP the office's protocol unit gave is in the body, in every
-    page's footer and in the registry (what /verificar answers)."""
+def test_once_requests_are_numbered_the_history_prints_the_requests_nup(small_world: Any) -> None:
+    """Without a protocol unit the history says why it has no NUP; once the office's unit numbers the request
+    the NUP is in the body, in every page's footer and in the registry (what /verificar answers)."""
     from valuation.process import numbers
 
     request_id = filed_case(small_world)
     store, dpc = small_world.store, small_world.principal("dpc")
-    assert reports.nup_text(store, request_id, "CPRJ") == (None, reports.NO_NUP)
-    monkeypatch.setitem(numbers.SUBJECTS, "request", numbers.Subject(
-        "request", "Requerimento", "SELECT q.id, q.office_code, q.filed_on AS act_on FROM requests q"))
-    assert reports.nup_text(store, request_id, "CPRJ")[1] == numbers.NO_UNIT_TEXT.format(office="CPRJ")
+    assert reports.nup_text(store, dpc, request_id)[1] == numbers.NO_UNIT_TEXT.format(office="CPRJ")
     numbers.set_protocol_unit(store, dpc, "CPRJ", "60000")
     store.write(dpc.username, numbers.number_missing)
-    given = numbers.nup_of(store, "request", request_id)
-    assert given is not None and given.startswith("60000.") and reports.request_nups(store, [request_id]) == {
-        request_id: given}
+    given = reports.nup_text(store, dpc, request_id)[0]   # a licence request: its licence's NUP (one document)
+    assert given is not None and given.startswith("60000.")
     data = reports.case_history_pdf(store, dpc, request_id, as_of=AS_OF)
     texts = pages(data)
     assert all(f"NUP {given}" in t for t in texts) and f"Requerimento nº {request_id} — NUP {given}" in texts[0]

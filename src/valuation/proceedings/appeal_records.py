@@ -158,7 +158,7 @@ def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> i
             [key, kind.table, facts["record_id"], facts["office_code"], facts["wreck_id"], facts["contract_id"],
              facts["organisation_id"], rec["summary"], rec["authority"], rec["decided_on"], rec["notice"],
              rec["notified_on"], user.username, store.now()]))
-        if kind.nup_subject is None or numbers.nup_of(tx, kind.nup_subject, facts["record_id"]) is None:
+        if kind.nup_subject is None:   # the others are documents of their record's process: its NUP
             numbers.assign(tx, "administrative_decision", new_id, facts["office_code"], decided)
         tx.audit("record_administrative_decision", "administrative_decision", new_id, None,
                  {"kind": key, "record_id": facts["record_id"], **{k: v for k, v in rec.items() if k != "summary"}})
@@ -168,17 +168,24 @@ def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> i
 
 
 def _with_nups(db: Store | Tx, rows: list[dict[str, Any]]) -> None:
-    """Each decision's NUP as printed (`nup`): its record's own (a removal order, round, statement, request),
-    else the one it was given, else why it has none — read in one query per subject."""
+    """Each decision's NUP as printed (`nup`): its record's process's (a removal order, round, statement,
+    request — a licence request's by its licence's), else the one it was given, else why it has none."""
     given = numbers.nups(db, "administrative_decision", [int(r["id"]) for r in rows])
     own: dict[str, dict[int, str]] = {}
     for subject in {KINDS[r["kind"]].nup_subject for r in rows} - {None}:
         if subject in numbers.SUBJECTS:
             own[str(subject)] = numbers.nups(db, str(subject), [int(r["record_id"]) for r in rows
                                                                 if KINDS[r["kind"]].nup_subject == subject])
+    requests = [int(r["record_id"]) for r in rows if r["kind"] == "request"]
+    licences = {int(q["id"]): int(q["licence_request_id"]) for q in db.fetch(
+        "SELECT id, licence_request_id FROM requests WHERE licence_request_id IS NOT NULL AND id IN "
+        "(SELECT UNNEST(?))", [requests])} if requests else {}
+    licence_nups = numbers.nups(db, "licence_request", licences.values()) if licences else {}
     for r in rows:
         subject = KINDS[r["kind"]].nup_subject
         mine = own.get(str(subject), {}).get(int(r["record_id"] or 0)) if subject else None
+        if mine is None and r["kind"] == "request":   # a licence request's process carries the licence's NUP
+            mine = licence_nups.get(licences.get(int(r["record_id"]), 0))
         r["nup"] = mine or given.get(int(r["id"])) or numbers.NO_UNIT_TEXT.format(office=r["office_code"])
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, allowed
 from valuation.exports import CalendarEvent
-from valuation.proceedings.requests import authority_deadlines
+from valuation.proceedings.requests import authority_deadlines, case_title
 
 
 def authority_events(store: Any, user: Principal, as_of: date, office: str | None) -> list[CalendarEvent]:
@@ -25,6 +25,6 @@ def authority_events(store: Any, user: Principal, as_of: date, office: str | Non
         case = (f"requerimento-{r['request_id']}" if r["request_id"] is not None else
                 f"recurso-{r['appeal_id']}" if r["appeal_id"] is not None else f"decisao-{r['decision_id']}")
         events.append(CalendarEvent(f"{r['rule']}:{case}@valuation", r["due"],
-                                    f"{r['label']} — {r['case_pt']} — naufrágio {r['wreck']} — "
+                                    f"{r['label']} — {case_title(r)} — naufrágio {r['wreck']} — "
                                     f"{r['office_code']}", description))
     return events

@@ -31,13 +31,11 @@ from valuation.policies.defaults import PROCESS_KEYS
 from valuation.policies.values import timelines, values_in_force
 from valuation.proceedings import periods as pr
 from valuation.proceedings import requests
-from valuation.process import numbers
 
 if TYPE_CHECKING:
-    from valuation.db.store import Store, Tx
+    from valuation.db.store import Store
 
-NUP_SUBJECT = "request"       # the requests' subject in valuation.process.numbers (once it numbers them)
-NO_NUP = "sem NUP atribuído"
+NUP_SUBJECT = "request"       # the requests' subject in valuation.process.numbers
 OWED_COLUMNS = ("O que fazer", "Requerimento / naufrágio", "Empresa", "Quem deve", "Vencimento", "Fundamento")
 OWED_WIDTHS = (2.6, 2.6, 2.0, 1.5, 2.0, 3.6)
 STEP_COLUMNS = ("Data", "Etapa", "Comparecimento ou diligência", "Motivação / observação")
@@ -52,20 +50,12 @@ PROCESS_COUNTING = ("Prazos do processo administrativo (Lei 9.784/1999): atos se
                     "prorrogável uma vez por igual período com motivação (art. 49); contados na forma do art. 66.")
 
 
-def request_nups(db: Store | Tx, ids: Iterable[int]) -> dict[int, str]:
-    """{request id: formatted NUP} of the numbered requests among `ids` (none while valuation.process.numbers
-    does not number requests)."""
-    if NUP_SUBJECT not in numbers.SUBJECTS:
-        return {}
-    return numbers.nups(db, NUP_SUBJECT, ids)
-
-
-def nup_text(db: Store | Tx, request_id: int, office_code: str) -> tuple[str | None, str]:
-    """(the request's NUP or None, what a document prints for it: the NUP, or why it has none)."""
-    if NUP_SUBJECT not in numbers.SUBJECTS:
-        return None, NO_NUP
-    found = numbers.nup_of(db, NUP_SUBJECT, request_id)
-    return found, found or numbers.shown(db, NUP_SUBJECT, request_id, office_code)
+def nup_text(db: Store, user: Principal, request_id: int) -> tuple[str | None, str]:
+    """(the request's NUP or None, what a document prints for it: the NUP, or why it has none) — the request's own
+    or, for a licence request of the responsible, its licence's (`requests.request_history`: one document, one
+    number)."""
+    req = requests.request_history(db, user, request_id)["request"]
+    return req["nup"], str(req["nup_shown"])
 
 
 # -- the office's deadlines PDF: the Authority's own and the parties' in its requests ---------------------------
@@ -103,7 +93,7 @@ def authority_sections(store: Store, user: Principal, *, office: str, as_of: dat
     """The sections of `office`'s requests for its deadlines PDF on `as_of` (`owed_sections` of
     `requests.authority_deadlines`, the Authority's and the parties')."""
     rows = requests.authority_deadlines(store, user, as_of=as_of, office=office, owed_by=None)
-    return owed_sections(rows, request_nups(store, {r["request_id"] for r in rows if r["request_id"] is not None}))
+    return owed_sections(rows, {r["request_id"]: r["nup"] for r in rows if r["request_id"] is not None and r["nup"]})
 
 
 # -- one case's history ---------------------------------------------------------------------------------------
@@ -178,7 +168,7 @@ def case_history_pdf(store: Store, user: Principal, request_id: int, *, as_of: d
     office = str(req["office_code"])
     name = store.scalar("SELECT name FROM offices WHERE code = ?", [office])
     office_label = f"{name} ({office})" if name else office
-    given, printed = (nup, nup) if nup else nup_text(store, int(req["id"]), office)
+    given, printed = (nup, nup) if nup else (req["nup"], str(req["nup_shown"]))
     cal = office_calendars(store, [office], on=as_of)[office]
     deadlines = pr.request_deadlines(req["requested_on"], pr.as_steps(history["steps"]), cal, _policy(store))
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])

@@ -272,6 +272,14 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     return out
 
 
+def case_title(row: Mapping[str, Any]) -> str:
+    """How a message names the case of an `authority_deadlines` row: the request with its NUP, or the appeal or
+    decision (its NUP in `case_pt` already)."""
+    if row.get("request_id") is None or not row.get("nup"):
+        return str(row["case_pt"])
+    return f"{row['case_pt']} (NUP {row['nup']})"
+
+
 def decision_times(store: Store, user: Principal, *, as_of: date, months: int = 12) -> list[dict[str, Any]]:
     """Per office and matter, the requests decided in the `months` up to `as_of`: office_code, matter,
     matter_pt, decided (how many) and median_days (from filing to the decision), by office and matter."""

@@ -47,11 +47,11 @@ SUBJECTS: dict[str, Subject] = {s.key: s for s in (
     # a request that is also the responsible's licence request carries that one's NUP (one document, one number)
     Subject("request", "Requerimento",
             "SELECT q.id, q.office_code, q.filed_on AS act_on FROM requests q WHERE q.licence_request_id IS NULL"),
-    # issue 26 §2: a decision with no numbered record of its own, and each appeal
+    # issue 26 §2: a decision with no numbered record of its own (one on a request is a document of the
+    # request's process: its NUP), and each appeal
     Subject("administrative_decision", "Decisão administrativa",
             "SELECT d.id, d.office_code, d.decided_on AS act_on FROM administrative_decisions d WHERE d.kind NOT IN "
-            "('removal_order', 'round', 'statement') AND NOT (d.kind = 'request' AND d.record_id IN "
-            "(SELECT subject_id FROM process_numbers WHERE subject = 'request'))"),
+            "('removal_order', 'round', 'statement', 'request')"),
     Subject("appeal", "Recurso administrativo (Lei 7.542/1986 art. 33)",
             "SELECT a.id, d.office_code, a.filed_on AS act_on FROM appeals a "
             "JOIN administrative_decisions d ON d.id = a.decision_id"),
