@@ -97,11 +97,12 @@ def naive_utc(moment: datetime) -> datetime:
 
 
 # -- login ------------------------------------------------------------------------
-_USER_COLUMNS = ("id, username, full_name, role, organisation_id, commission_body, password_hash, active")
+PRINCIPAL_COLUMNS = "id, username, full_name, role, organisation_id, commission_body"   # what principal_from_row reads
+_USER_COLUMNS = f"{PRINCIPAL_COLUMNS}, password_hash, active"
 
 
 def principal_from_row(row: dict[str, Any]) -> Principal:
-    """The Principal of a `users` row (id, username, full_name, role, organisation_id, commission_body)."""
+    """The Principal of a `users` row (its PRINCIPAL_COLUMNS)."""
     return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
                      role=row["role"], organisation_id=row["organisation_id"],
                      commission_body=row["commission_body"])
