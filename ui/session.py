@@ -151,17 +151,16 @@ def sign_in(user: access.Principal, *, session_id: int | None = None) -> None:
 
 
 def logout() -> None:
-    """"Sair": end the server-side session (the old cookie is refused from now on) and clear the state. After a
-    gov.br login, also drop Streamlit's identity cookie (st.logout: and the gov.br session, through the provider's
-    logout), so the next person at this browser meets the login page."""
+    """"Sair": end the server-side session (the old cookie is refused from now on) and clear the state. When the
+    browser holds Streamlit's identity cookie (a gov.br login), drop it too (st.logout: and the gov.br session,
+    through the provider's logout), so the next person at this browser meets the login page."""
     sid = st.session_state.get(SESSION_KEY)
-    via_govbr = bool(st.session_state.get(GOVBR_KEY))
     if sid is not None:
         sessions.revoke(store(), sid, reason="logout", now=now())
     _clear_state()
     if service() is not None:
         st.session_state[CLEAR_KEY] = True
-    if via_govbr:
+    if settings.oidc_configured() and getattr(st.user, "is_logged_in", False) is True:
         st.logout()
 
 
@@ -249,7 +248,6 @@ def login_page() -> None:
 
 
 GOVBR_BUTTON = "Entrar com gov.br"
-GOVBR_KEY = "valuation_via_govbr"
 
 
 def _govbr_provider() -> str | None:
@@ -286,5 +284,4 @@ def _oidc_block() -> None:
         right.button("Sair do gov.br", on_click=st.logout, width="stretch")
         return
     sign_in(user)
-    st.session_state[GOVBR_KEY] = True
     st.rerun()
