@@ -131,6 +131,7 @@ def test_a_member_logs_in_with_govbr_and_sees_the_commission_pages(stack: Any, b
     page.get_by_role("button", name="End session").click()
     page.get_by_role("button", name="Entrar com gov.br").wait_for(timeout=60_000)
     assert _cookie(page, IDENTITY_COOKIE) is None and page.get_by_role("button", name="Sair", exact=True).count() == 0
+    assert page.get_by_text(govbr.FAILED_MESSAGE[:60]).count() == 0          # the return from logout is no failure
     check_offline(blocked)
     page.context.close()
 

@@ -64,10 +64,10 @@ class LevelTooLow(AuthenticationFailed):
 
     def __init__(self, role: str, level: str | None, minimum: str):
         self.role, self.level, self.minimum = role, level, minimum
-        have = (f"é de nível {GOVBR_LEVEL_LABELS[level]}" if level is not None
-                else "não teve o nível informado pelo gov.br")
+        have = (f"A sua conta gov.br é de nível {GOVBR_LEVEL_LABELS[level]}." if level is not None
+                else "O gov.br não informou o nível da sua conta.")
         super().__init__(
-            f"A sua conta gov.br {have}. O perfil {ROLE_LABELS.get(role, role)} assina atos neste sistema e exige "
+            f"{have} O perfil {ROLE_LABELS.get(role, role)} assina atos neste sistema e exige "
             f"conta gov.br de nível {GOVBR_LEVEL_LABELS[minimum]} ou superior (Decreto 10.543/2020, art. 4). Eleve o "
             "nível da sua conta em gov.br (selos de confiabilidade) e entre de novo.")
 
