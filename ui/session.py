@@ -248,6 +248,7 @@ def login_page() -> None:
 
 
 GOVBR_BUTTON = "Entrar com gov.br"
+GOVBR_REFUSED_KEY = "valuation_govbr_refused"     # (identity key, message) of the gov.br identity refused here
 
 
 def _govbr_provider() -> str | None:
@@ -272,12 +273,18 @@ def _oidc_block() -> None:
     if not getattr(st.user, "is_logged_in", False):
         st.button(GOVBR_BUTTON, on_click=_govbr_login, width="stretch")
         return
+    claims = st.user.to_dict()
+    identity = govbr.IdentityBook.key(claims)
+    refused = st.session_state.get(GOVBR_REFUSED_KEY)
     try:
-        user = govbr.principal_for_govbr(store(), st.user.to_dict(), now=now(), client=client_address())
+        if refused is not None and refused[0] == identity:   # the login form's reruns: refused (and audited) once
+            raise ValuationError(refused[1])
+        user = govbr.principal_for_govbr(store(), claims, now=now(), client=client_address())
     except govbr.IdentitySpent:       # after "Sair", an ended session, or a day later: a new gov.br login
         st.button(GOVBR_BUTTON, on_click=_govbr_login, width="stretch")
         return
     except ValuationError as exc:
+        st.session_state[GOVBR_REFUSED_KEY] = (identity, str(exc))
         st.error(str(exc))
         left, right = st.columns(2)
         left.button(GOVBR_BUTTON, on_click=_govbr_login, width="stretch")

@@ -123,8 +123,6 @@ def test_a_member_logs_in_with_govbr_and_sees_the_commission_pages(stack: Any, b
     assert session is not None and session["httpOnly"], "no HttpOnly session cookie after the gov.br login"
     assert _cookie(page, IDENTITY_COOKIE) is not None
     check_page(page, "after the gov.br login")
-    page.reload()                                                              # the session cookie holds
-    page.get_by_role("button", name="Sair", exact=True).wait_for(timeout=60_000)
     wait_idle(page)
     page.get_by_role("button", name="Sair", exact=True).click()                            # and Sair ends gov.br's too
     page.wait_for_url("**/oauth2/end_session**")
