@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from page_tabs.deadlines.case_pdf import case_history_section
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, STATE_COLOURS, DeadlinesView
 from ui import figures
 from ui.charts import pt_br, show
@@ -17,10 +18,10 @@ from valuation.proceedings import periods, requests
 
 # the basis right after what to do and when (issue 23 item 12: it must fit the 1366 px table), the case after
 DUE_COLUMNS = {"office_code": "OM", "label": "O que fazer", "due": "Vencimento", "state_pt": "Situação",
-               "basis": "Fundamento", "days_late": "Dias de atraso", "request_id": "Requerimento nº",
+               "basis": "Fundamento", "days_late": "Dias de atraso", "case_pt": "Processo",
                "wreck": "Naufrágio", "matter_pt": "Assunto"}
 WIDTHS = {"OM": 110, "O que fazer": 190, "Vencimento": 90, "Situação": 110, "Fundamento": 260, "Dias de atraso": 70,
-          "Requerimento nº": 80, "Naufrágio": 80, "Assunto": 260}
+          "Processo": 170, "Naufrágio": 80, "Assunto": 260}
 OPEN_COLUMNS = {"office_code": "OM", "id": "Requerimento nº", "age_days": "Idade (dias)", "step": "Etapa atual",
                 "requested_on": "Protocolado em", "matter_pt": "Assunto", "organisation": "Empresa",
                 "wreck": "Naufrágio"}
@@ -54,6 +55,7 @@ def render(view: DeadlinesView) -> None:
         _explain(owed)
     st.subheader(f"Requerimentos em aberto, por idade ({count_br(len(opened))})")
     _open_table(opened)
+    case_history_section(view, opened)
     if view.manage:
         _decision_chart(requests.decision_times(view.store, view.user, as_of=view.as_of))
 
@@ -85,11 +87,11 @@ def _office_chart(rows: list[dict]) -> None:
 
 def _explain(rows: list[dict]) -> None:
     picked = rows[:PICK_LIMIT]
-    titles = {i: f"{r['office_code']} · requerimento nº {r['request_id']} · {r['label']} · vence {date_br(r['due'])}"
+    titles = {i: f"{r['office_code']} · {r['case_pt']} · {r['label']} · vence {date_br(r['due'])}"
               for i, r in enumerate(picked)}
     i = st.selectbox("Explicar um prazo", list(titles), format_func=option_label(titles), key="authority_explain")
     row = picked[int(i)]
-    st.text(f"{row['label']} ({row['owed_by_pt']}) — requerimento nº {row['request_id']}, {row['matter_pt']}\n"
+    st.text(f"{row['label']} ({row['owed_by_pt']}) — {row['case_pt']}, {row['matter_pt']}\n"
             f"Situação: {row['state_pt']}\nVencimento: {date_br(row['due'])}\nFundamento: {row['basis']}\n\n"
             + "\n".join(row["steps"]))
 

@@ -1,16 +1,19 @@
 """Exportar: the .ics calendar of the pending deadlines (of the office chosen, or of one company: DPC), with the
 reminders (VALARM) of the calendar subscription; for the DPC, the PDF of an office's deadlines (overdue, due
-soon, suspended, with their basis: for an ofício) and the annual wrecks map of an office (NORMAM-10 0404, Anexo
+soon, suspended, with their basis: for an ofício — the explorers' and, in the office's requests, the Authority's
+own and the parties') and the annual wrecks map of an office (NORMAM-10 0404, Anexo
 4-B) as PDF and XLSX — both opening on the office chosen above the tabs."""
 from __future__ import annotations
 
 import functools
 
+import pandas as pd
 import streamlit as st
 
 from page_tabs.deadlines.view import DeadlinesView
 from ui.fmt import count_br, date_br, is_blank, option_label
 from valuation.deadlines import feeds, frames, office_report, wreck_map
+from valuation.proceedings import reports
 
 
 def render(view: DeadlinesView) -> None:
@@ -51,10 +54,17 @@ def office_pdf_section(view: DeadlinesView) -> None:
         return
     office = st.selectbox("OM dos prazos", view.offices, index=office_index(view), key=f"dl_pdf_office_{view.office}")
     frame = view.frame if view.office == office else None   # the page's frame is of that office already
-    pdf = functools.partial(office_report.office_deadlines_pdf, view.store, view.user, office=office,
-                            as_of=view.as_of, frame=frame)
+    pdf = functools.partial(office_pdf, view, office, frame)
     st.download_button("Baixar PDF dos prazos da OM", pdf, file_name=f"prazos-{office}-{view.as_of:%Y-%m-%d}.pdf",
                        mime="application/pdf", icon=":material/picture_as_pdf:")
+
+
+def office_pdf(view: DeadlinesView, office: str, frame: pd.DataFrame | None) -> bytes:
+    """The office's deadlines PDF: the engine's (explorers', owners') and, after them, what the Authority and the
+    parties owe in the office's requests (Lei 9.784/1999) — computed when the button is pressed."""
+    extra = reports.authority_sections(view.store, view.user, office=office, as_of=view.as_of)
+    return office_report.office_deadlines_pdf(view.store, view.user, office=office, as_of=view.as_of, frame=frame,
+                                              extra=extra)
 
 
 def wreck_map_section(view: DeadlinesView) -> None:

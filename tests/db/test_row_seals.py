@@ -86,6 +86,16 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
     "a request's step moved (the day the Authority's period runs from)": (
         "SELECT min(id) FROM request_steps WHERE kind = 'instruction_ended'",
         lambda i: f"UPDATE request_steps SET day = day + 20 WHERE id = {i}", "request_steps"),
+    "an appeal's filing day (its timeliness, Lei 9.784/1999 art. 63 I)": (
+        "SELECT min(id) FROM appeals WHERE on_time = false",
+        lambda i: f"UPDATE appeals SET on_time = true, filed_on = filed_on - 40 WHERE id = {i}", "appeals"),
+    "an appeal's outcome (Lei 9.784/1999 art. 64)": (
+        "SELECT min(id) FROM appeal_steps WHERE outcome = 'não provido'",
+        lambda i: f"UPDATE appeal_steps SET outcome = 'provido' WHERE id = {i}", "appeal_steps"),
+    "a decision's notification day (the 10 days of art. 59)": (
+        "SELECT min(id) FROM administrative_decisions",
+        lambda i: f"UPDATE administrative_decisions SET notified_on = notified_on + 30 WHERE id = {i}",
+        "administrative_decisions"),
     "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
                       lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
 }
@@ -94,7 +104,8 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
 def test_the_demo_is_sealed_and_verifies(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, doc = verify(demo, capsys)
     assert rc == 0 and "Conteúdo protegido confere" in doc["message"]
-    for table in ("statements", "decisions", "assessment_log", "users", "request_steps"):
+    for table in ("statements", "decisions", "assessment_log", "users", "request_steps", "administrative_decisions",
+                  "appeals", "appeal_steps"):
         assert _first(demo, f"SELECT count(*) FROM row_seals WHERE tbl = '{table}'") > 0, table
 
 

@@ -177,3 +177,27 @@ def test_wreck_map_pdf_follows_the_office_chosen(demo, downloads):
     data, name = downloads["Baixar PDF"]
     assert name.startswith(f"mapa-naufragios-{office}-")
     assert f"({office})" in pdf_text(served(data))
+
+
+def test_office_pdf_carries_the_authoritys_own_deadlines_with_their_article(demo, downloads):
+    """Issue 26 §4: the office's PDF lists, after the explorers' deadlines, what the Authority owes in the office's
+    requests (Lei 9.784/1999) — the overdue ones with their article and who owes them."""
+    from valuation.proceedings import requests
+
+    user = first_user(demo, "dpc")
+    with Store(demo, migrate=False) as store:
+        owed = requests.authority_deadlines(store, user, as_of=session.today())
+    overdue = [r for r in owed if r["state"] == "overdue"]
+    assert overdue, "the demo has overdue deadlines of the Authority"
+    office = overdue[0]["office_code"]
+    mine = [r for r in overdue if r["office_code"] == office]
+    at = exports_of(demo, office)
+    assert not at.exception, [e.value for e in at.exception]
+    data, _ = downloads["Baixar PDF dos prazos da OM"]
+    text = " ".join(pdf_text(served(data)).split())
+    assert f"Vencidos — a Autoridade Naval deve, nos requerimentos e recursos ({len(mine)})" in text
+    assert "Vencidos (" in text   # the engine's lists first
+    for r in mine:
+        assert f"Requerimento nº {r['request_id']}" in text and r["label"] in text
+        assert " ".join(r["basis"].split()) in text, r["basis"]
+    assert "Autoridade Naval" in text

@@ -96,6 +96,12 @@ def test_the_calendar_page_shows_and_sets_an_offices_protocol_unit(full_demo_db:
     next(b for b in at.button if b.label == "Gravar código").click().run()
     assert "Código da unidade protocolizadora: informe os 5 dígitos" in " ".join(str(e.value) for e in at.error
                                                                                  ).replace("\\", "")
+    # CPRJ's unit numbered the demo's acts (its appeals among them): its code no longer changes
+    next(t for t in at.text_input if t.label == "Código da unidade protocolizadora").set_value("77777")
+    next(b for b in at.button if b.label == "Gravar código").click().run()
+    assert "já numerou processos" in " ".join(str(e.value) for e in at.error)
+    # an office whose unit numbered nothing yet (the demo's CPAP) takes a corrected code
+    next(s for s in at.selectbox if s.label == "Capitania/Delegacia/Agência").set_value("CPAP").run()
     next(t for t in at.text_input if t.label == "Código da unidade protocolizadora").set_value("77777")
     next(b for b in at.button if b.label == "Gravar código").click().run()
     assert not at.exception, at.exception

@@ -25,7 +25,8 @@ from valuation.db.store import Store, Tx
 KIND_LABELS = {"statement": "Demonstrativo de partilha", "minutes": "Ata da Comissão de Avaliação",
                "wreck_map": "Mapa anual de bens afundados (NORMAM-10, anexo 4-B)",
                "office_deadlines": "Relatório de prazos da Organização Militar",
-               "photo_sheet": "Folha de fotografias"}
+               "photo_sheet": "Folha de fotografias",
+               "case_history": "Histórico do processo administrativo (requerimento ou decisão e recursos)"}
 NO_SIGNATURE = "sem assinatura eletrônica registrada"
 DPC = "Diretoria de Portos e Costas"
 
@@ -53,7 +54,8 @@ def new_stamp(nup: str | None = None, *, env: Any = None) -> Stamp:
 
 
 _RECORD_PT = {"statements": "demonstrativo nº", "assessment_rounds": "rodada nº", "offices": "OM",
-              "items": "item nº", "contracts": "contrato nº", "wrecks": "naufrágio nº"}   # the audit's words
+              "items": "item nº", "contracts": "contrato nº", "wrecks": "naufrágio nº",
+              "requests": "requerimento nº", "administrative_decisions": "decisão nº"}   # the audit's words
 
 
 def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str, int | None, str | None],

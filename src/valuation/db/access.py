@@ -164,6 +164,8 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("read_requests", ("dpc", "explorer"), "consultar requerimentos e os prazos da Autoridade"),
     Permission("read_all_requests", ("dpc",), "consultar os requerimentos de todas as empresas"),
     Permission("manage_requests", ("dpc",), "registrar requerimentos e as etapas do processo"),
+    # issue 26 §2: the Authority's decisions and the appeals against them (read with read_requests, same scope)
+    Permission("manage_appeals", ("dpc",), "registrar decisões administrativas e recursos"),
     # explorers read only their own organisation's row
     Permission("read_representative_cpf", ("dpc", "explorer"), "consultar o CPF do representante"),
     # issue 16 (attached files): the owner row decides which rows (attachment_owner_scope, may_attach)
@@ -288,9 +290,10 @@ def own_scope(user: Principal, alias: str = "c") -> tuple[str, list[Any]]:
 
 
 def request_scope(user: Principal, alias: str = "p") -> tuple[str, list[Any]]:
-    """(predicate over `requests` rows `alias`, params): every request for a user allowed
-    `read_all_requests` (dpc), the requests its own organisation filed for anyone else (explorers), none
-    for a role that may not read requests."""
+    """(predicate over rows `alias` of the administrative process — `requests`, `administrative_decisions` —
+    that carry the interested company's organisation_id, params): every row for a user allowed
+    `read_all_requests` (dpc), its own organisation's for anyone else (explorers), none for a role that may not
+    read requests."""
     if allowed(user, "read_all_requests"):
         return "TRUE", []
     if not allowed(user, "read_requests"):

@@ -131,6 +131,17 @@ SEALED += (Sealed("request_steps", ("id", "request_id", "kind", "day", "referenc
 USER_CPF = "user_cpf"
 SEALED += (Sealed(USER_CPF, ("id",), "CPF do usuário", append_only=False, source="users",
                   extra=(("cpf", "{alias}.cpf"),), subject="Usuário nº {id}", baseline_alone=True),)
+# Issue 26 §2: the Authority's decisions (with their notification days), the appeals and their steps (migration
+# 070), append-only — the days the appeal's periods run from, its instance and outcome.
+SEALED += (Sealed("administrative_decisions", ("id", "kind", "record_table", "record_id", "office_code", "wreck_id",
+                                               "contract_id", "organisation_id", "summary", "authority", "decided_on",
+                                               "notice", "notified_on", "recorded_by", "recorded_at"),
+                  "decisão administrativa (Lei 9.784/1999)"),
+           Sealed("appeals", ("id", "decision_id", "instance", "filed_on", "appellant", "organisation_id", "grounds",
+                              "on_time", "suspensive", "suspensive_reason", "recorded_by", "recorded_at"),
+                  "recurso administrativo (Lei 7.542/1986 art. 33)"),
+           Sealed("appeal_steps", ("id", "appeal_id", "kind", "day", "outcome", "reason", "note", "recorded_by",
+                                   "recorded_at"), "etapa de recurso (Lei 9.784/1999)"))
 BY_TABLE = {s.table: s for s in SEALED}
 
 

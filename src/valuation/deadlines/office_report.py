@@ -3,9 +3,10 @@ and the suspended deadlines on the reference date, each with its basis in law (L
 Lei 2.180/1954; counted by Lei 9.784/1999 art. 66).
 
 The report is a list of `Section`s; `office_sections` makes the ones of the deadline engine. Another source
-of an office's deadlines (issue 26: the Authority's own) adds its sections to the same list and
-`office_deadlines_pdf` prints them all, with the product's PDF builder (valuation.exports.PdfReport: its fonts,
-header and footer).
+of an office's deadlines (issue 26: the Authority's own, valuation.proceedings.reports.authority_sections)
+adds its sections — with columns of its own when it needs them — to the same list and
+`office_deadlines_pdf` prints them all (`print_sections`), with the product's PDF builder
+(valuation.exports.PdfReport: its fonts, header and footer).
 """
 from __future__ import annotations
 
@@ -37,10 +38,16 @@ COUNTING = ("Prazos contados na forma da Lei 9.784/1999 art. 66: exclui-se o dia
 
 @dataclass(frozen=True)
 class Section:
-    """One list of the report: its heading and its rows (one value per COLUMNS)."""
+    """One list of a report: its heading and its rows, one text per column of `columns` (by default the
+    engine's COLUMNS); `widths` their relative widths (None: WIDTHS for COLUMNS, else after the content);
+    `note`, when given, a paragraph printed under the heading. Any issued PDF built from sections prints them
+    with `print_sections` (this report; the history of a case, valuation.proceedings.reports)."""
 
     heading: str
     rows: tuple[tuple[str, ...], ...]
+    columns: tuple[str, ...] = COLUMNS
+    widths: tuple[float, ...] | None = None
+    note: str = ""
 
 
 def _row(r: dict[str, object]) -> tuple[str, ...]:
@@ -92,7 +99,16 @@ def render(office_label: str, as_of: date, sections: Sequence[Section], *,
     report.key_values([("Organização Militar", office_label), ("Data de referência", as_of),
                        ("Prazos listados", "; ".join(s.heading for s in sections))])
     report.paragraph(COUNTING)
+    print_sections(report, sections)
+    return report.bytes()
+
+
+def print_sections(report: PdfReport, sections: Iterable[Section]) -> PdfReport:
+    """Each section on `report`: its heading, its note, its table (an empty one reads "Nenhum registro.")."""
     for section in sections:
         report.heading(section.heading)
-        report.table(list(COLUMNS), section.rows, col_widths=list(WIDTHS))
-    return report.bytes()
+        if section.note:
+            report.paragraph(section.note)
+        widths = section.widths or (WIDTHS if section.columns == COLUMNS else None)
+        report.table(list(section.columns), section.rows, col_widths=None if widths is None else list(widths))
+    return report

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from valuation.demo import base
+from valuation.demo.appeals import seed_appeals_demo
 from valuation.demo.attachments import seed_attachment_demo
 from valuation.demo.commission import seed_commission_demo
 from valuation.demo.comparables import seed_comparables_demo
@@ -36,6 +37,7 @@ STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
     ("legal.seed_legal_demo", seed_legal_demo),
     ("wreck_law.seed_wreck_law_demo", seed_wreck_law_demo),   # issue 25: sites, cessions, cargo, salvage
     ("requests.seed_requests_demo", seed_requests_demo),      # issue 26: requests and the Authority's deadlines
+    ("appeals.seed_appeals_demo", seed_appeals_demo),         # issue 26 §2: decisions and appeals at every stage
     ("process.number_demo_records", number_demo_records),     # a NUP for the records loaded as rows
 )
 

@@ -56,7 +56,7 @@ def authority_rows(store: Any, as_of: date) -> list[dict[str, Any]]:
 
 
 def _owed_title(r: dict[str, Any]) -> str:
-    return f"{r['label']} — requerimento nº {r['request_id']}, {r['matter_pt']}, naufrágio {r['wreck']}"
+    return f"{r['label']} — {r['case_pt']}, {r['matter_pt']}, naufrágio {r['wreck']}"
 
 
 def _who(r: dict[str, Any]) -> str:

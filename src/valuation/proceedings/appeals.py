@@ -21,6 +21,7 @@ all are counted by art. 66 with the office's calendar (valuation.deadlines.count
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -130,3 +131,155 @@ def path_basis() -> str:
     return join_basis(law.APPEAL_DAYS.basis, law.APPEAL_RECONSIDERATION_DAYS.basis,
                       law.APPEAL_ALLEGATIONS_BUSINESS_DAYS.basis, law.APPEAL_DECISION_DAYS.basis,
                       law.APPEAL_MAX_INSTANCES.basis, law.APPEAL_SUSPENSIVE)
+
+
+# -- the appeal's steps and the deadlines they start (issue 26 §2) -----------------------------------------------
+STEP_LABELS: dict[str, str] = {
+    "reconsidered": "Reconsideração pela autoridade que decidiu (art. 56 §1)",
+    "forwarded": "Decisão mantida; recurso encaminhado e recebido pela autoridade superior (arts. 56 §1 e 59 §1)",
+    "others_intimated": "Intimação dos demais interessados (art. 62)",
+    "allegations_filed": "Alegações dos demais interessados (art. 62)",
+    "decision_extended": "Prorrogação do prazo de decisão, com justificativa (art. 59 §2)",
+    "decided": "Decisão do recurso",
+}
+STEP_KINDS = tuple(STEP_LABELS)
+ENDING_STEPS = ("reconsidered", "decided")
+PERIOD_LABELS: dict[str, str] = {
+    "appeal_filing": "Interposição de recurso (Lei 9.784/1999 art. 59)",
+    "appeal_reconsideration": "Reconsiderar ou encaminhar o recurso (Lei 9.784/1999 art. 56 §1)",
+    "appeal_allegations": "Alegações dos demais interessados no recurso (Lei 9.784/1999 art. 62)",
+    "appeal_decision": "Decidir o recurso (Lei 9.784/1999 art. 59 §§1–2)",
+    "appeal_effect": "Cumprir o recurso provido: emitir a nova versão do demonstrativo (Lei 9.784/1999 art. 24)",
+}
+
+
+@dataclass(frozen=True)
+class AppealStep:
+    kind: str
+    day: date
+    outcome: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class AppealDeadline:
+    """One deadline of an appeal: its kind (PERIOD_LABELS), who owes it (periods.AUTHORITY or PARTY), the
+    computed deadline, the day it was met (None: open)."""
+
+    kind: str
+    owed_by: str
+    deadline: Deadline
+    met_on: date | None
+
+
+def _first(steps: Sequence[AppealStep], *kinds: str) -> AppealStep | None:
+    return next((s for s in steps if s.kind in kinds), None)
+
+
+def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: str | None, reason: str | None,
+                 steps: Sequence[AppealStep]) -> tuple[str, str] | None:
+    """(field, why) when a step cannot follow the appeal's `steps`, else None. The deciding authority first
+    reconsiders (ending the appeal) or forwards it (art. 56 §1); the superior intimates the others and hears them
+    (art. 62), may extend once with its reason (art. 59 §2) and decides; nothing after the end. A late appeal is
+    only declared not known (art. 63 I), by whoever receives it."""
+    ended = _first(steps, *ENDING_STEPS)
+    if ended is not None:
+        return "kind", f"o recurso já terminou em {fmt(ended.day)} ({STEP_LABELS[ended.kind].lower()})"
+    if day < filed_on:
+        return "day", f"anterior à interposição do recurso ({fmt(filed_on)})"
+    last = max((s.day for s in steps), default=None)
+    if last is not None and day < last:
+        return "day", f"anterior à última etapa registrada ({fmt(last)})"
+    forwarded = _first(steps, "forwarded")
+    needs: dict[str, tuple[bool, str]] = {
+        "reconsidered": (forwarded is None and on_time, "a reconsideração cabe à autoridade que decidiu, antes de "
+                                                        "encaminhar o recurso (art. 56 §1)"),
+        "forwarded": (forwarded is None and on_time, "o recurso já foi encaminhado" if forwarded else
+                      f"o recurso fora do prazo não é conhecido ({law.APPEAL_NOT_KNOWN_LATE})"),
+        "others_intimated": (forwarded is not None, "a intimação dos demais interessados segue o encaminhamento "
+                                                    "(art. 62)"),
+        "allegations_filed": (_first(steps, "others_intimated") is not None,
+                              "as alegações seguem a intimação dos demais interessados (art. 62)"),
+        "decision_extended": (forwarded is not None and _first(steps, "decision_extended") is None,
+                              "a prorrogação cabe uma vez, depois do recebimento dos autos (art. 59 §2)"),
+        "decided": (forwarded is not None or not on_time,
+                    "o recurso é decidido pela autoridade superior, depois do encaminhamento (art. 56 §1)"),
+    }
+    if kind not in needs:
+        return "kind", "etapa desconhecida"
+    ok, why = needs[kind]
+    if not ok:
+        return "kind", why
+    if kind == "decision_extended" and not (reason or "").strip():
+        return "reason", f"a prorrogação exige justificativa explícita ({law.APPEAL_DECISION_DAYS.basis})"
+    if kind in ENDING_STEPS:
+        allowed_outcomes = ("provido", "parcialmente provido") if kind == "reconsidered" else tuple(OUTCOMES)
+        if outcome not in allowed_outcomes:
+            return "outcome", "informe o resultado: " + ", ".join(OUTCOMES[o] for o in allowed_outcomes).lower()
+        problem = outcome_problem(outcome, on_time)
+        if problem is not None:
+            return "outcome", problem
+    elif outcome is not None:
+        return "outcome", "o resultado só se informa na decisão ou na reconsideração"
+    return None
+
+
+def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep], cal: BusinessCalendar
+                     ) -> list[AppealDeadline]:
+    """Every deadline the appeal's steps have started, with the day each was met: the reconsideration or
+    forwarding (5 days, the deciding authority), the others' allegations (5 business days, the parties), the
+    decision (30 days from the receipt, +30 once with reason; a late appeal's "não conhecido" counts from its
+    filing)."""
+    from valuation.proceedings.periods import AUTHORITY, PARTY
+
+    ended = _first(steps, *ENDING_STEPS)
+    forwarded = _first(steps, "forwarded")
+    out: list[AppealDeadline] = []
+    if on_time:
+        met = _first(steps, "reconsidered", "forwarded")
+        out.append(AppealDeadline("appeal_reconsideration", AUTHORITY, reconsideration_due(filed_on, cal),
+                                  met.day if met else None))
+    intimated = _first(steps, "others_intimated")
+    if intimated is not None:
+        alleged = _first(steps, "allegations_filed")
+        out.append(AppealDeadline("appeal_allegations", PARTY, allegations_due(intimated.day, cal),
+                                  alleged.day if alleged else None))
+    received = forwarded.day if forwarded is not None else (None if on_time else filed_on)
+    if received is not None:
+        extended = _first(steps, "decision_extended")
+        decided = _first(steps, "decided")
+        out.append(AppealDeadline("appeal_decision", AUTHORITY,
+                                  decision_due(received, cal, extended.reason if extended else None),
+                                  decided.day if decided else (ended.day if ended else None)))
+    return out
+
+
+def next_filing(notified: date, cal: BusinessCalendar, instances_used: int, last_outcome: str | None,
+                ) -> AppealDeadline | None:
+    """The interested party's period to appeal (art. 59 caput) — against the decision (no appeal yet) or
+    against the last appeal's decision when it was not granted and an instance remains (art. 57); None when no
+    appeal can follow."""
+    from valuation.proceedings.periods import PARTY
+
+    if instances_used >= law.APPEAL_MAX_INSTANCES.value or last_outcome in ("provido", "não conhecido"):
+        return None
+    return AppealDeadline("appeal_filing", PARTY, filing_deadline(notified, cal), None)
+
+
+def stage(on_time: bool, steps: Sequence[AppealStep]) -> str:
+    """Where an appeal stands, in pt-BR."""
+    ended = _first(steps, *ENDING_STEPS)
+    if ended is not None:
+        if ended.kind == "reconsidered":
+            part = " em parte" if ended.outcome == "parcialmente provido" else ""
+            return f"decisão reconsiderada{part} em {fmt(ended.day)}"
+        return f"decidido em {fmt(ended.day)}: {OUTCOMES[ended.outcome or 'não provido'].lower()}"
+    if not on_time:
+        return "fora do prazo: aguardando a declaração de não conhecimento"
+    if _first(steps, "allegations_filed"):
+        return "alegações recebidas; aguardando a decisão"
+    if _first(steps, "others_intimated"):
+        return "demais interessados intimados; aguardando as alegações"
+    if _first(steps, "forwarded"):
+        return "na autoridade superior; aguardando a decisão"
+    return "na autoridade que decidiu; aguardando a reconsideração ou o encaminhamento"

@@ -22,7 +22,9 @@ def authority_events(store: Any, user: Principal, as_of: date, office: str | Non
     for r in authority_deadlines(store, user, as_of=as_of, office=office):
         description = "\n".join([f"Situação em {format_date_br(as_of)}: {r['state_pt']}", f"Fundamento: {r['basis']}",
                                  "", *r["steps"]])
-        events.append(CalendarEvent(f"{r['rule']}:requerimento-{r['request_id']}@valuation", r["due"],
-                                    f"{r['label']} — requerimento nº {r['request_id']} — naufrágio {r['wreck']} — "
+        case = (f"requerimento-{r['request_id']}" if r["request_id"] is not None else
+                f"recurso-{r['appeal_id']}" if r["appeal_id"] is not None else f"decisao-{r['decision_id']}")
+        events.append(CalendarEvent(f"{r['rule']}:{case}@valuation", r["due"],
+                                    f"{r['label']} — {r['case_pt']} — naufrágio {r['wreck']} — "
                                     f"{r['office_code']}", description))
     return events

@@ -155,12 +155,14 @@ class Step:
 
 @dataclass(frozen=True)
 class ProcessDeadline:
-    """A deadline of a request: who owes it (AUTHORITY or PARTY), the computed deadline, the day it was met."""
+    """A deadline of a request: who owes it (AUTHORITY or PARTY), the computed deadline, the day it was met,
+    and the step that started it (None: the filing)."""
 
     kind: str
     owed_by: str
     deadline: Deadline
     met_on: date | None
+    started: Step | None = None
 
 
 PolicyAt = Callable[[str, date], _Param]
@@ -193,24 +195,24 @@ def request_deadlines(filed_on: date, steps: Sequence[Step], cal: BusinessCalend
             given = _first(steps, ("opinion_given",), s.day)
             out.append(ProcessDeadline("process_opinion", AUTHORITY,
                                        opinion_due(s.day, cal, policy("process_opinion_days", s.day)),
-                                       given.day if given else None))
+                                       given.day if given else None, s))
         elif s.kind == "hearing_set" and s.reference_day is not None:
             told = _first(steps, ("intimated",), s.day)
             out.append(ProcessDeadline("process_intimation", AUTHORITY,
                                        intimation_due(s.reference_day, cal,
                                                       policy("process_intimation_business_days", s.day)),
-                                       told.day if told else None))
+                                       told.day if told else None, s))
     ended = _first(steps, ("instruction_ended",), filed_on)
     if ended is not None:
         filed = _first(steps, ("allegations_filed",), ended.day)
         out.append(ProcessDeadline("process_allegations", PARTY,
                                    allegations_due(ended.day, cal, policy("process_allegations_days", ended.day)),
-                                   filed.day if filed else None))
+                                   filed.day if filed else None, ended))
         decided = _first(steps, ("decided",), ended.day)
         out.append(ProcessDeadline("process_decision", AUTHORITY,
                                    decision_due(ended.day, cal, policy("process_decision_days", ended.day),
                                                 reason["decision_extended"]),
-                                   decided.day if decided else None))
+                                   decided.day if decided else None, ended))
     return out
 
 

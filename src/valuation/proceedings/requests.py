@@ -34,6 +34,7 @@ from valuation.deadlines.rules import deadline_state
 from valuation.deadlines.states import STATE_LABELS
 from valuation.policies.defaults import PROCESS_KEYS
 from valuation.policies.values import timelines, values_in_force
+from valuation.proceedings import appeal_records
 from valuation.proceedings import periods as pr
 from valuation.registry import parties
 
@@ -216,9 +217,11 @@ def open_requests(store: Store, user: Principal, *, as_of: date, office: str | N
 
 def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: str | None = None,
                         owed_by: str | None = pr.AUTHORITY) -> list[dict[str, Any]]:
-    """The open deadlines of the requests not decided on `as_of` (not met by then), by due date: request_id,
-    office_code, wreck, matter_pt, organisation, rule, label, owed_by, owed_by_pt, due, state (overdue,
-    due_soon — policy `due_soon_days` —, upcoming), state_pt, days_late, basis (the articles), steps (the explanation).
+    """The open deadlines of the requests not decided on `as_of` (not met by then) and of the appeals
+    (`appeal_records.deadline_rows`), by due date: request_id (None for an appeal's), appeal_id, decision_id,
+    case_pt (which request, appeal or decision), office_code, wreck, matter_pt, organisation, rule, label,
+    owed_by, owed_by_pt, due, state (overdue, due_soon — policy `due_soon_days` —, upcoming), state_pt,
+    days_late, basis (the articles), steps (the explanation).
     `owed_by`: the Authority's only (default), the party's (`periods.PARTY`), or None for both."""
     require(user, "read_requests")
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
@@ -231,13 +234,16 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
             if due is None or (d.met_on is not None and d.met_on <= as_of) or owed_by not in (None, d.owed_by):
                 continue
             state = deadline_state(due, as_of, due_soon_days=soon)
-            out.append({"request_id": r["id"], "office_code": r["office_code"], "wreck": r["wreck"],
+            out.append({"request_id": r["id"], "appeal_id": None, "decision_id": None,
+                        "case_pt": f"requerimento nº {r['id']}", "office_code": r["office_code"], "wreck": r["wreck"],
                         "matter_pt": MATTERS[r["matter"]], "organisation": r["organisation"], "rule": d.kind,
                         "label": pr.PERIOD_LABELS[d.kind], "owed_by": d.owed_by,
                         "owed_by_pt": pr.OWED_BY_LABELS[d.owed_by], "due": due, "state": state,
                         "state_pt": STATE_LABELS[state], "days_late": max((as_of - due).days, 0),
                         "basis": d.deadline.basis, "steps": d.deadline.steps})
-    out.sort(key=lambda row: (row["due"], row["request_id"]))
+    if store.has_table("appeals"):
+        out += appeal_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)
+    out.sort(key=lambda row: (row["due"], row["case_pt"]))
     return out
 
 

@@ -44,6 +44,14 @@ SUBJECTS: dict[str, Subject] = {s.key: s for s in (
     Subject("statement", "Demonstrativo de partilha emitido",
             "SELECT s.id, c.office_code, CAST(s.created_at AS DATE) AS act_on FROM statements s "
             "JOIN contracts c ON c.id = s.contract_id WHERE s.status = 'emitido'"),
+    # issue 26 §2: a decision with no numbered record of its own, and each appeal
+    Subject("administrative_decision", "Decisão administrativa",
+            "SELECT d.id, d.office_code, d.decided_on AS act_on FROM administrative_decisions d WHERE d.kind NOT IN "
+            "('removal_order', 'round', 'statement') AND NOT (d.kind = 'request' AND d.record_id IN "
+            "(SELECT subject_id FROM process_numbers WHERE subject = 'request'))"),
+    Subject("appeal", "Recurso administrativo (Lei 7.542/1986 art. 33)",
+            "SELECT a.id, d.office_code, a.filed_on AS act_on FROM appeals a "
+            "JOIN administrative_decisions d ON d.id = a.decision_id"),
 )}
 NO_UNIT_TEXT = "sem NUP: a unidade protocolizadora da {office} não está cadastrada"
 UNIT_LABEL = "Código da unidade protocolizadora"

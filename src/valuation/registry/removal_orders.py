@@ -232,6 +232,19 @@ def end_order(store: Store, user: Principal, order_id: int, data: Mapping[str, A
     _update(store, user, order, {"ended_on": day, "end_kind": kind}, "end_removal_order", close_suspension=day)
 
 
+def revoke_in(tx: Tx, order_id: int, day: date, cause: str) -> None:
+    """Inside a write that decided it (an appeal granted, Lei 9.784/1999 art. 64): the order is revoked on `day`
+    and the suspension of the five years it recorded ends then (art. 6 sole paragraph II); audited naming the
+    `cause`. An order already ended keeps its end."""
+    order = tx.fetch_one("SELECT id, ended_on, end_kind FROM removal_orders WHERE id = ?", [order_id])
+    if order is None or order["ended_on"] is not None:
+        return
+    tx.execute("UPDATE removal_orders SET ended_on = ?, end_kind = 'revogada' WHERE id = ?", [day, order_id])
+    tx.execute("UPDATE wreck_suspensions SET ends_on = ? WHERE removal_order_id = ?", [day, order_id])
+    tx.audit("end_removal_order", "removal_order", order_id, {"ended_on": None, "end_kind": None},
+             {"ended_on": day, "end_kind": "revogada", "cause": cause})
+
+
 def list_removal_orders(store: Store, user: Principal, *, wreck_id: int | None = None) -> pd.DataFrame:
     """Every removal order (newest first) with its wreck: id, wreck_id, wreck_code, wreck_name, office_code,
     kind, act, ordered_on, notice, notified_on, published_on, starts_by, ends_by, started_on, taken_over_on,

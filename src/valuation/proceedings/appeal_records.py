@@ -1,0 +1,461 @@
+"""The Authority's decisions and the appeals against them, stored (issue 26 §2; Lei 7.542/1986 art. 33; Lei
+9.784/1999 arts. 56–65; migration 070). The path's rules are `valuation.proceedings.appeals` (pure).
+
+- `record_decision`: a decision of the Authority as a record, with the day it was notified or published
+  (what the 10 days of art. 59 run from): one of the product's records (a removal order, a Commission round, an
+  issued statement, a request's decision, a found thing declared lost, a contract's cancellation) or a decision
+  the product keeps no other record of (the incorporation of a wreck into the União's domain, a preference
+  ruling), with its wreck and the interested company;
+- `file_appeal`: an appeal against it, at the next instance (at most three, art. 57: a fourth is refused),
+  on time or recorded late (art. 63 I), with or without a granted suspensive effect (art. 61);
+- `record_appeal_step`: the reconsideration or forwarding, the others' intimation and allegations, the
+  extension, the decision with its outcome; an outcome that grants the appeal acts on the decision in the same
+  write (`_act_on_decision`: a removal order is revoked, naming the appeal; a statement owes a new version);
+- `decisions`, `appeals_of`: the records, read in the user's scope (`db.access.request_scope`: DPC every one, an
+  explorer its own company's, another company's answers as missing);
+- `deadline_rows`: the appeals' open deadlines in the rows of `requests.authority_deadlines`.
+Every write goes through the store's write funnel and is audited; each record gets its NUP.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from valuation.core import law
+from valuation.core.errors import NotFound
+from valuation.core.forms import Form, excerpt
+from valuation.db.access import Principal, request_scope, require
+from valuation.deadlines.calendars import office_calendars
+from valuation.deadlines.counting import fmt
+from valuation.deadlines.rules import deadline_state
+from valuation.deadlines.states import STATE_LABELS
+from valuation.policies.values import values_in_force
+from valuation.proceedings import appeals as ap
+from valuation.proceedings import periods as pr
+from valuation.process import numbers
+
+if TYPE_CHECKING:
+    from valuation.core.calendar import BusinessCalendar
+    from valuation.db.store import Store, Tx
+
+
+@dataclass(frozen=True)
+class DecisionKind:
+    label: str               # pt-BR
+    table: str | None        # the product's record of it (None: the decision is its own record)
+    facts_sql: str | None    # office_code, wreck_id, contract_id, organisation_id, day of the record `?`
+    nup_subject: str | None  # the record's own NUP subject, when it has one
+
+
+_CONTRACT_FACTS = ("SELECT c.office_code, c.wreck_id, c.id AS contract_id, c.organisation_id, {day} AS day "
+                   "FROM {table} x JOIN contracts c ON c.id = {contract} WHERE x.id = ?")
+KINDS: dict[str, DecisionKind] = {
+    "removal_order": DecisionKind(
+        "Determinação de remoção ou demolição (Lei 7.542/1986 art. 5)", "removal_orders",
+        "SELECT w.office_code, w.id AS wreck_id, NULL AS contract_id, NULL AS organisation_id, x.ordered_on AS day "
+        "FROM removal_orders x JOIN wrecks w ON w.id = x.wreck_id WHERE x.id = ?", "removal_order"),
+    "domain_incorporation": DecisionKind(
+        "Incorporação ao domínio da União (Lei 7.542/1986 art. 6)", None, None, None),
+    "request": DecisionKind(
+        "Decisão de requerimento (licença, prorrogação, reclamação, saldo)", "requests",
+        "SELECT x.office_code, x.wreck_id, NULL AS contract_id, x.organisation_id, x.filed_on AS day "
+        "FROM requests x WHERE x.id = ?", "request"),
+    "preference": DecisionKind("Decisão sobre preferência (Lei 7.542/1986 art. 16)", None, None, None),
+    "found_thing_lost": DecisionKind(
+        "Coisa achada declarada perdida (Lei 7.542/1986 art. 29 §2)", "found_things",
+        "SELECT x.office_code, x.wreck_id, NULL AS contract_id, NULL AS organisation_id, x.collected_on AS day "
+        "FROM found_things x WHERE x.id = ?", None),
+    "cancellation": DecisionKind(
+        "Cancelamento da autorização (Lei 7.542/1986 art. 22)", "contracts",
+        _CONTRACT_FACTS.format(day="x.cancelled_on", table="contracts", contract="x.id"), None),
+    "round": DecisionKind(
+        "Decisão da Comissão (ata da rodada, Lei 7.542/1986 art. 20 §3)", "assessment_rounds",
+        _CONTRACT_FACTS.format(day="CAST(x.decided_at AS DATE)", table="assessment_rounds", contract="x.contract_id"),
+        "round"),
+    "statement": DecisionKind(
+        "Demonstrativo de partilha emitido (Lei 7.542/1986 art. 20)", "statements",
+        _CONTRACT_FACTS.format(day="CAST(x.created_at AS DATE)", table="statements", contract="x.contract_id"),
+        "statement"),
+}
+KIND_LABELS = {k: v.label for k, v in KINDS.items()}
+NOTICES = {"notificação": "Notificação do interessado", "publicação": "Publicação oficial"}
+LABELS: dict[str, str] = {
+    "kind": "Decisão", "record_id": "Registro decidido", "wreck_code": "Naufrágio", "organisation_id": "Empresa",
+    "summary": "Teor da decisão", "authority": "Autoridade que decidiu", "decided_on": "Data da decisão",
+    "notice": "Forma de ciência", "notified_on": "Data da ciência ou publicação", "filed_on": "Data da interposição",
+    "appellant": "Recorrente", "grounds": "Razões do recurso", "suspensive": "Efeito suspensivo concedido",
+    "suspensive_reason": "Razão do efeito suspensivo", "day": "Data da etapa", "outcome": "Resultado",
+    "reason": "Justificativa", "note": "Observação", "instance": "Instância"}
+DECISION_FIELDS = ("kind", "record_id", "wreck_code", "organisation_id", "summary", "authority", "decided_on",
+                   "notice", "notified_on")
+APPEAL_FIELDS = ("filed_on", "appellant", "grounds", "suspensive", "suspensive_reason")
+STEP_FIELDS = ("kind", "day", "outcome", "reason", "note")
+_DECISIONS = """
+SELECT d.*, w.code AS wreck, w.name AS wreck_name, c.code AS contract_code, g.name AS organisation
+FROM administrative_decisions d LEFT JOIN wrecks w ON w.id = d.wreck_id LEFT JOIN contracts c ON c.id = d.contract_id
+LEFT JOIN organisations g ON g.id = d.organisation_id
+WHERE {scope} AND (? IS NULL OR d.office_code = ?) AND (? IS NULL OR d.id = ?)
+ORDER BY d.notified_on, d.id"""
+
+
+def _facts(store: Store, f: Form, kind: DecisionKind, data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """office_code, wreck_id, contract_id, organisation_id, day of the decided record (or of the wreck named)."""
+    if kind.table is not None and kind.facts_sql is not None:
+        rid = f.integer("record_id", LABELS["record_id"], minimum=1)
+        row = store.fetch_one(kind.facts_sql, [rid]) if rid is not None else None
+        if rid is not None and row is None:
+            f.fail("record_id", f"{LABELS['record_id']}: não encontrado ({rid}).")
+        return None if row is None else {**row, "record_id": rid}
+    code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
+    wreck = store.fetch_one("SELECT id, office_code FROM wrecks WHERE code = ?", [code]) if code else None
+    if code and wreck is None:
+        f.fail("wreck_code", f"{LABELS['wreck_code']}: não encontrado ({excerpt(code)}).")
+    if wreck is None:
+        return None
+    org = f.integer("organisation_id", LABELS["organisation_id"], required=False, minimum=1)
+    if org is not None and not store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org]):
+        f.fail("organisation_id", f"{LABELS['organisation_id']}: não encontrada ({org}).")
+    return {"office_code": wreck["office_code"], "wreck_id": wreck["id"], "contract_id": None,
+            "organisation_id": org, "day": None, "record_id": None}
+
+
+def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
+    """A decision of the Authority, with its notification or publication day; returns its id. dpc only;
+    InputError names every bad field; a record decided once is recorded once; audited; numbered."""
+    require(user, "manage_appeals")
+    f = Form(data, allowed=DECISION_FIELDS)
+    key = f.choice("kind", LABELS["kind"], tuple(KINDS), labels=KIND_LABELS)
+    facts = _facts(store, f, KINDS[key], data) if key is not None else None
+    decided, notified = f.date("decided_on", LABELS["decided_on"]), f.date("notified_on", LABELS["notified_on"])
+    rec: dict[str, Any] = {"summary": f.text("summary", LABELS["summary"], max_len=2000),
+                           "authority": f.text("authority", LABELS["authority"], max_len=200),
+                           "decided_on": decided,
+                           "notice": f.choice("notice", LABELS["notice"], tuple(NOTICES), labels=NOTICES),
+                           "notified_on": notified}
+    today = store.now().date()
+    for field, day in (("decided_on", decided), ("notified_on", notified)):
+        if day is not None and day > today:
+            f.fail(field, f"{LABELS[field]}: não pode estar no futuro.")
+    if decided and notified and notified < decided:
+        f.fail("notified_on", f"{LABELS['notified_on']}: anterior à decisão ({fmt(decided)}).")
+    if facts is not None and facts["day"] is not None and decided and decided < facts["day"]:
+        f.fail("decided_on", f"{LABELS['decided_on']}: anterior ao registro decidido ({fmt(facts['day'])}).")
+    if key is not None and facts is not None and facts["record_id"] is not None and store.scalar(
+            "SELECT count(*) FROM administrative_decisions WHERE record_table = ? AND record_id = ?",
+            [KINDS[key].table, facts["record_id"]]):
+        f.fail("record_id", f"{LABELS['record_id']}: esta decisão já está registrada.")
+    f.done()
+    assert key is not None and facts is not None and decided is not None
+    kind = KINDS[key]
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO administrative_decisions (kind, record_table, record_id, office_code, wreck_id, contract_id, "
+            "organisation_id, summary, authority, decided_on, notice, notified_on, recorded_by, recorded_at) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [key, kind.table, facts["record_id"], facts["office_code"], facts["wreck_id"], facts["contract_id"],
+             facts["organisation_id"], rec["summary"], rec["authority"], rec["decided_on"], rec["notice"],
+             rec["notified_on"], user.username, store.now()]))
+        if kind.nup_subject is None or numbers.nup_of(tx, kind.nup_subject, facts["record_id"]) is None:
+            numbers.assign(tx, "administrative_decision", new_id, facts["office_code"], decided)
+        tx.audit("record_administrative_decision", "administrative_decision", new_id, None,
+                 {"kind": key, "record_id": facts["record_id"], **{k: v for k, v in rec.items() if k != "summary"}})
+        return new_id
+
+    return store.write(user.username, write)
+
+
+def _with_nups(db: Store | Tx, rows: list[dict[str, Any]]) -> None:
+    """Each decision's NUP as printed (`nup`): its record's own (a removal order, round, statement, request),
+    else the one it was given, else why it has none — read in one query per subject."""
+    given = numbers.nups(db, "administrative_decision", [int(r["id"]) for r in rows])
+    own: dict[str, dict[int, str]] = {}
+    for subject in {KINDS[r["kind"]].nup_subject for r in rows} - {None}:
+        if subject in numbers.SUBJECTS:
+            own[str(subject)] = numbers.nups(db, str(subject), [int(r["record_id"]) for r in rows
+                                                                if KINDS[r["kind"]].nup_subject == subject])
+    for r in rows:
+        subject = KINDS[r["kind"]].nup_subject
+        mine = own.get(str(subject), {}).get(int(r["record_id"] or 0)) if subject else None
+        r["nup"] = mine or given.get(int(r["id"])) or numbers.NO_UNIT_TEXT.format(office=r["office_code"])
+
+
+def decisions(store: Store | Tx, user: Principal, *, office: str | None = None,
+              decision_id: int | None = None) -> list[dict[str, Any]]:
+    """The decisions the user may read, by notification day: the row, wreck, wreck_name, contract_code,
+    organisation, kind_pt, nup."""
+    require(user, "read_requests")
+    where, params = request_scope(user, "d")
+    rows = store.fetch(_DECISIONS.format(scope=where), [*params, office, office, decision_id, decision_id])
+    for r in rows:
+        r["kind_pt"] = KIND_LABELS[r["kind"]]
+    _with_nups(store, rows)
+    return rows
+
+
+def _decision(store: Store | Tx, user: Principal, decision_id: object) -> dict[str, Any]:
+    ok = isinstance(decision_id, int) and not isinstance(decision_id, bool)
+    rows = decisions(store, user, decision_id=decision_id) if ok else []  # type: ignore[arg-type]
+    if not rows:
+        raise NotFound(f"Decisão {excerpt(decision_id)} não encontrada.", what="administrative_decision",
+                       key=decision_id)
+    return rows[0]
+
+
+def _appeal_rows(db: Store | Tx, decision_ids: list[int]) -> list[dict[str, Any]]:
+    if not decision_ids:
+        return []
+    return db.fetch("SELECT * FROM appeals WHERE decision_id IN (SELECT UNNEST(?)) ORDER BY decision_id, instance",
+                    [decision_ids])
+
+
+def _steps(db: Store | Tx, appeal_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {i: [] for i in appeal_ids}
+    if appeal_ids:
+        for r in db.fetch("SELECT * FROM appeal_steps WHERE appeal_id IN (SELECT UNNEST(?)) ORDER BY day, id",
+                          [appeal_ids]):
+            out[int(r["appeal_id"])].append(r)
+    return out
+
+
+def as_steps(rows: list[dict[str, Any]]) -> list[ap.AppealStep]:
+    return [ap.AppealStep(r["kind"], r["day"], r["outcome"], r["reason"]) for r in rows]
+
+
+def _ended(steps: list[ap.AppealStep]) -> ap.AppealStep | None:
+    return next((s for s in steps if s.kind in ap.ENDING_STEPS), None)
+
+
+def _notified_for_next(decision: Mapping[str, Any], previous: Mapping[str, Any] | None,
+                       previous_steps: list[ap.AppealStep]) -> date | None:
+    """What the next appeal's 10 days run from: the decision's notification (no appeal yet), or the day the
+    previous appeal was decided (its decision is notified in the act that records it); None while the previous
+    appeal is open."""
+    if previous is None:
+        return decision["notified_on"]
+    ended = _ended(previous_steps)
+    return None if ended is None else ended.day
+
+
+def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[str, Any]) -> int:
+    """An appeal against the decision at its next instance (art. 57: 1, 2, 3; never a fourth); on time or late
+    (art. 63 I, recorded and not known); a granted suspensive effect needs its reason (art. 61). dpc only;
+    InputError names the field; audited; numbered."""
+    require(user, "manage_appeals")
+    d = _decision(store, user, decision_id)
+    f = Form(data, allowed=APPEAL_FIELDS)
+    filed = f.date("filed_on", LABELS["filed_on"])
+    appellant = f.text("appellant", LABELS["appellant"], max_len=200)
+    grounds = f.text("grounds", LABELS["grounds"], max_len=4000)
+    suspensive = f.boolean("suspensive", LABELS["suspensive"])
+    why = f.text("suspensive_reason", LABELS["suspensive_reason"], required=False, max_len=1000)
+    problem = ap.suspensive_problem(suspensive, why)
+    if problem is not None:
+        f.fail("suspensive_reason", f"{LABELS['suspensive_reason']}: {problem}.")
+    earlier = _appeal_rows(store, [d["id"]])
+    last = earlier[-1] if earlier else None
+    last_steps = as_steps(_steps(store, [last["id"]])[last["id"]]) if last else []
+    instance = 1 if last is None else int(last["instance"]) + 1
+    problem = ap.instance_problem(instance, None if last is None else int(last["instance"]))
+    if problem is not None:
+        f.fail("filed_on", f"{LABELS['instance']}: {problem}.")
+    elif last is not None:
+        ended = _ended(last_steps)
+        if ended is None:
+            f.fail("filed_on", f"{LABELS['instance']}: o recurso da {last['instance']}ª instância ainda não foi "
+                               "decidido.")
+        elif ended.kind == "reconsidered" or ended.outcome in ("provido", "não conhecido"):
+            how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
+            f.fail("filed_on", f"{LABELS['instance']}: o recurso anterior terminou {how}; não cabe outra instância.")
+    start = _notified_for_next(d, last, last_steps)
+    if filed is not None and filed > store.now().date():
+        f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
+    elif filed is not None and start is not None and filed < start:
+        f.fail("filed_on", f"{LABELS['filed_on']}: anterior à ciência da decisão ({fmt(start)}).")
+    f.done()
+    assert filed is not None and start is not None
+    cal = office_calendars(store, [d["office_code"]], on=filed)[d["office_code"]]
+    admitted = ap.admissibility(start, filed, cal)
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO appeals (decision_id, instance, filed_on, appellant, organisation_id, grounds, on_time, "
+            "suspensive, suspensive_reason, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "RETURNING id",
+            [d["id"], instance, filed, appellant, d["organisation_id"], grounds, admitted.on_time, suspensive,
+             why if suspensive else None, user.username, store.now()]))
+        numbers.assign(tx, "appeal", new_id, d["office_code"], filed)
+        tx.audit("file_appeal", "appeal", new_id, None,
+                 {"decision_id": d["id"], "instance": instance, "filed_on": filed, "on_time": admitted.on_time,
+                  "late": admitted.reason, "suspensive": suspensive, "suspensive_reason": why})
+        return new_id
+
+    return store.write(user.username, write)
+
+
+def _appeal(store: Store, user: Principal, appeal_id: object) -> tuple[dict[str, Any], dict[str, Any]]:
+    ok = isinstance(appeal_id, int) and not isinstance(appeal_id, bool)
+    row = store.fetch_one("SELECT * FROM appeals WHERE id = ?", [appeal_id]) if ok else None
+    missing = NotFound(f"Recurso {excerpt(appeal_id)} não encontrado.", what="appeal", key=appeal_id)
+    if row is None:
+        raise missing
+    try:
+        return row, _decision(store, user, int(row["decision_id"]))
+    except NotFound:
+        raise missing from None
+
+
+def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapping[str, Any]) -> int:
+    """One step of an appeal (`appeals.STEP_KINDS`), validated by `appeals.step_problem`; an ending step that
+    grants the appeal acts on the decision in the same write. dpc only; audited."""
+    require(user, "manage_appeals")
+    appeal, d = _appeal(store, user, appeal_id)
+    f = Form(data, allowed=STEP_FIELDS)
+    kind = f.choice("kind", "Etapa", ap.STEP_KINDS, labels=ap.STEP_LABELS)
+    day = f.date("day", LABELS["day"])
+    outcome = f.choice("outcome", LABELS["outcome"], tuple(ap.OUTCOMES), required=False, labels=ap.OUTCOMES)
+    reason = f.text("reason", LABELS["reason"], required=False, max_len=1000)
+    note = f.text("note", LABELS["note"], required=False, max_len=1000)
+    if day is not None and day > store.now().date():
+        f.fail("day", f"{LABELS['day']}: não pode estar no futuro.")
+    if kind is not None and day is not None and f.ok("outcome"):
+        steps = as_steps(_steps(store, [appeal["id"]])[appeal["id"]])
+        problem = ap.step_problem(kind, day, appeal["filed_on"], appeal["on_time"], outcome, reason, steps)
+        if problem is not None:
+            field = problem[0] if problem[0] != "kind" else "kind"
+            f.fail(field, f"{LABELS.get(field, 'Etapa')}: {problem[1]}.")
+    f.done()
+    assert kind is not None and day is not None
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO appeal_steps (appeal_id, kind, day, outcome, reason, note, recorded_by, recorded_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [appeal["id"], kind, day, outcome, reason, note, user.username, store.now()]))
+        tx.audit("record_appeal_step", "appeal", appeal["id"], None,
+                 {"step_id": new_id, "kind": kind, "day": day, "outcome": outcome, "reason": reason, "note": note})
+        if kind in ap.ENDING_STEPS and outcome in ("provido", "parcialmente provido"):
+            _act_on_decision(tx, d, appeal, outcome, day)
+        return new_id
+
+    return store.write(user.username, write)
+
+
+def _act_on_decision(tx: Tx, d: Mapping[str, Any], appeal: Mapping[str, Any], outcome: str, day: date) -> None:
+    """What a granted appeal does to the decision, in the same transaction, naming the appeal: a removal order
+    granted in full is revoked (its suspension of the five years ends, Lei 7.542 art. 6 sole paragraph II); the
+    other decisions keep their record and read as reformed (`decision_state`), a statement owing its new version
+    (`deadline_rows`)."""
+    from valuation.registry import removal_orders
+
+    cause = f"recurso {numbers.shown(tx, 'appeal', int(appeal['id']), d['office_code'])} ({outcome})"
+    if d["kind"] == "removal_order" and outcome == "provido":
+        removal_orders.revoke_in(tx, int(d["record_id"]), day, cause)
+    tx.audit("decision_reformed_by_appeal", "administrative_decision", d["id"], None,
+             {"appeal_id": appeal["id"], "outcome": outcome, "day": day, "cause": cause})
+
+
+def decision_state(d: Mapping[str, Any], appeals_steps: list[tuple[dict[str, Any], list[ap.AppealStep]]]) -> str:
+    """How a decision stands after its appeals, in pt-BR."""
+    for appeal, steps in reversed(appeals_steps):
+        ended = _ended(steps)
+        if ended is None:
+            effect = " (com efeito suspensivo)" if appeal["suspensive"] else " (sem efeito suspensivo)"
+            return f"em recurso na {appeal['instance']}ª instância{effect}"
+        if ended.kind == "reconsidered":
+            part = " em parte" if ended.outcome == "parcialmente provido" else ""
+            return f"reconsiderada{part} pela autoridade que decidiu em {fmt(ended.day)} (art. 56 §1)"
+        if ended.outcome == "provido":
+            return f"reformada: recurso da {appeal['instance']}ª instância provido em {fmt(ended.day)}"
+        if ended.outcome == "parcialmente provido":
+            return f"reformada em parte: recurso da {appeal['instance']}ª instância em {fmt(ended.day)}"
+    if appeals_steps:
+        return "mantida"
+    return "em vigor"
+
+
+def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None = None,
+               decision_id: int | None = None) -> list[dict[str, Any]]:
+    """Every decision the user may read with its appeals: the decision's row (`decisions`) plus state_pt and
+    appeals — each with nup, instance, filed_on, on_time, late_pt, suspensive, stage_pt, steps (kind label,
+    day, outcome, reason, note) — oldest decision first."""
+    out = decisions(store, user, office=office, decision_id=decision_id)
+    rows = _appeal_rows(store, [int(d["id"]) for d in out])
+    steps = _steps(store, [int(a["id"]) for a in rows])
+    given = numbers.nups(store, "appeal", [int(a["id"]) for a in rows])
+    by_decision: dict[int, list[dict[str, Any]]] = {}
+    for a in rows:
+        s = steps[int(a["id"])]
+        a.update(nup=given.get(int(a["id"]), numbers.NO_UNIT_TEXT.format(office="OM")),
+                 stage_pt=ap.stage(a["on_time"], as_steps(s)),
+                 late_pt=None if a["on_time"] else f"fora do prazo ({law.APPEAL_NOT_KNOWN_LATE})",
+                 steps=[{**x, "label": ap.STEP_LABELS[x["kind"]],
+                         "outcome_pt": ap.OUTCOMES.get(x["outcome"] or "")} for x in s])
+        by_decision.setdefault(int(a["decision_id"]), []).append(a)
+    for d in out:
+        mine = by_decision.get(int(d["id"]), [])
+        d["appeals"] = mine
+        d["state_pt"] = decision_state(d, [(a, as_steps(steps[int(a["id"])])) for a in mine])
+    return out
+
+
+def _case_deadlines(d: Mapping[str, Any], cal: BusinessCalendar, steps: dict[int, list[dict[str, Any]]],
+                    reissued_on: date | None) -> list[tuple[dict[str, Any] | None, ap.AppealDeadline]]:
+    """The deadlines of one decision's appeals, the party's period for the next one, and — a statement reformed by
+    an appeal — the Authority's new version (art. 24: no specific period, 5 days), met when it is issued."""
+    out: list[tuple[dict[str, Any] | None, ap.AppealDeadline]] = []
+    previous: dict[str, Any] | None = None
+    for a in d["appeals"]:
+        s = as_steps(steps[int(a["id"])])
+        out += [(a, x) for x in ap.appeal_deadlines(a["filed_on"], a["on_time"], s, cal)]
+        ended = _ended(s)
+        if d["kind"] == "statement" and ended is not None and ended.outcome in ("provido", "parcialmente provido"):
+            out.append((a, ap.AppealDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(ended.day, cal), reissued_on)))
+        previous = a
+    prev_steps = as_steps(steps[int(previous["id"])]) if previous else []
+    start = _notified_for_next(d, previous, prev_steps)
+    last = _ended(prev_steps)
+    if start is not None:
+        outcome = None if last is None else ("provido" if last.kind == "reconsidered" else last.outcome)
+        filing = ap.next_filing(start, cal, len(d["appeals"]), outcome)
+        if filing is not None:
+            out.append((None, filing))
+    return out
+
+
+def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | None = None,
+                  owed_by: str | None = pr.AUTHORITY) -> list[dict[str, Any]]:
+    """The appeals' open deadlines on `as_of`, in the row shape of `requests.authority_deadlines` (request_id
+    None; case_pt names the appeal or the decision; nup), by due date. A party's period to appeal shows only
+    while it runs or has just lapsed (it is not owed: it is lost, art. 63 I)."""
+    require(user, "read_requests")
+    soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
+    cases = appeals_of(store, user, as_of=as_of, office=office)
+    steps = _steps(store, [int(a["id"]) for d in cases for a in d["appeals"]])
+    cals = office_calendars(store, sorted({d["office_code"] for d in cases}), on=as_of)
+    statements = [int(d["record_id"]) for d in cases if d["kind"] == "statement"]
+    reissued = {int(r["supersedes"]): r["day"] for r in store.fetch(
+        "SELECT supersedes, min(CAST(created_at AS DATE)) AS day FROM statements WHERE supersedes IN "
+        "(SELECT UNNEST(?)) GROUP BY supersedes", [statements])} if statements else {}
+    out = []
+    for d in cases:
+        for appeal, x in _case_deadlines(d, cals[d["office_code"]], steps, reissued.get(d["record_id"] or 0)):
+            due = x.deadline.due
+            if due is None or (x.met_on is not None and x.met_on <= as_of) or owed_by not in (None, x.owed_by):
+                continue
+            if x.kind == "appeal_filing" and due < as_of:
+                continue
+            state = deadline_state(due, as_of, due_soon_days=soon)
+            case = (f"recurso {appeal['nup']} ({appeal['instance']}ª instância)" if appeal is not None
+                    else f"decisão {d['nup']}")
+            out.append({"request_id": None, "appeal_id": None if appeal is None else appeal["id"],
+                        "decision_id": d["id"], "case_pt": case, "nup": appeal["nup"] if appeal else d["nup"],
+                        "office_code": d["office_code"], "wreck": d["wreck"], "matter_pt": d["kind_pt"],
+                        "organisation": d["organisation"], "rule": x.kind, "label": ap.PERIOD_LABELS[x.kind],
+                        "owed_by": x.owed_by, "owed_by_pt": pr.OWED_BY_LABELS[x.owed_by], "due": due, "state": state,
+                        "state_pt": STATE_LABELS[state], "days_late": max((as_of - due).days, 0),
+                        "basis": x.deadline.basis, "steps": x.deadline.steps})
+    out.sort(key=lambda row: (row["due"], row["decision_id"]))
+    return out

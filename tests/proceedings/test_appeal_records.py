@@ -1,0 +1,206 @@
+"""Decisions and appeals through the store (issue 26 §2): a decision with its notification, an appeal at each
+instance up to the third and a fourth refused (Lei 9.784/1999 art. 57), a late appeal only "não conhecido"
+(art. 63 I), a reconsideration that revokes a removal order in the same write (art. 56 §1; Lei 7.542 art. 6 sole
+paragraph II), the Authority's appeal deadlines in "O que a Autoridade deve", NUPs, access.
+
+Dates worked by hand on the 2026 calendar of the CPRJ (Rio de Janeiro; national holidays 12/10 Aparecida,
+02/11 Finados, 15/11 Proclamação (a Sunday), 20/11 Consciência Negra):
+- notified Thu 01/10; appeal filed Thu 08/10 (within 10 days: 01/10 + 10 = Sun 11/10 → Tue 13/10, Mon 12/10 being
+  Aparecida), on time; reconsider by 08/10 + 5 = Tue 13/10 (art. 56 §1) — open on 30/11: overdue by 48 days;
+- forwarded Tue 13/10 (the receipt): decide by 13/10 + 30 = Thu 12/11 (art. 59 §1); others intimated Wed 14/10:
+  allege in 5 business days, 15, 16, 19, 20, 21 → Wed 21/10 (art. 62);
+- decided "não provido" on Tue 10/11: the 2nd instance's filing runs from it, 10/11 + 10 = Fri 20/11 (a holiday,
+  Consciência Negra) → Mon 23/11.
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from valuation.core.errors import InputError, NotFound
+from valuation.proceedings import appeal_records as ar
+from valuation.proceedings import periods, requests
+from valuation.process import cases, numbers
+from valuation.registry import removal_orders
+
+AS_OF = date(2026, 11, 30)
+
+
+def _units(world: Any) -> None:
+    numbers.set_protocol_unit(world.store, world.principal("dpc"), "CPRJ", "64120")
+
+
+def _decision(world: Any, **over: Any) -> int:
+    data = {"kind": "preference", "wreck_code": "NAU-1890-02", "organisation_id": world.ids["org_b"],
+            "summary": "Preferência reconhecida ao pedido anterior.", "authority": "Capitão dos Portos do RJ",
+            "decided_on": date(2026, 9, 30), "notice": "notificação", "notified_on": date(2026, 10, 1), **over}
+    return ar.record_decision(world.store, world.principal("dpc"), data)
+
+
+def _step(world: Any, appeal_id: int, kind: str, day: date, **more: Any) -> int:
+    return ar.record_appeal_step(world.store, world.principal("dpc"), appeal_id, {"kind": kind, "day": day, **more})
+
+
+def _appeal(world: Any, decision_id: int, filed: date, **more: Any) -> int:
+    return ar.file_appeal(world.store, world.principal("dpc"), decision_id,
+                          {"filed_on": filed, "appellant": "Empresa Beta", "grounds": "A preferência é nossa.",
+                           **more})
+
+
+def _rows(world: Any, who: str = "dpc", **kw: Any) -> dict[str, dict[str, Any]]:
+    rows = requests.authority_deadlines(world.store, world.principal(who), as_of=AS_OF, **kw)
+    return {r["rule"]: r for r in rows if r["request_id"] is None}
+
+
+def test_an_on_time_appeal_runs_its_path_with_the_authoritys_deadlines(small_world: Any) -> None:
+    _units(small_world)
+    decision = _decision(small_world)
+    appeal = _appeal(small_world, decision, date(2026, 10, 8))
+    got = _rows(small_world)
+    assert got["appeal_reconsideration"]["due"] == date(2026, 10, 13)
+    assert got["appeal_reconsideration"]["state"] == "overdue" and got["appeal_reconsideration"]["days_late"] == 48
+    assert "art. 56 §1" in got["appeal_reconsideration"]["basis"]
+    assert numbers.nup_of(small_world.store, "appeal", appeal) in got["appeal_reconsideration"]["case_pt"]
+
+    _step(small_world, appeal, "forwarded", date(2026, 10, 13))
+    _step(small_world, appeal, "others_intimated", date(2026, 10, 14))
+    got = _rows(small_world, owed_by=None)
+    assert "appeal_reconsideration" not in got          # met by the forwarding
+    assert got["appeal_decision"]["due"] == date(2026, 11, 12) and got["appeal_decision"]["owed_by"] == "authority"
+    assert got["appeal_allegations"]["due"] == date(2026, 10, 21) and got["appeal_allegations"]["owed_by"] == "party"
+
+    _step(small_world, appeal, "decided", date(2026, 11, 10), outcome="não provido")
+    got = _rows(small_world, owed_by=None)
+    assert "appeal_decision" not in got
+    # the next instance's period ran out on 23/11: lapsed, nothing owed and nothing shown
+    assert "appeal_filing" not in got
+    case = ar.appeals_of(small_world.store, small_world.principal("dpc"), as_of=AS_OF)[0]
+    assert case["state_pt"] == "mantida" and case["appeals"][0]["stage_pt"] == "decidido em 10/11/2026: não provido"
+
+
+def test_three_instances_and_never_a_fourth(small_world: Any) -> None:
+    decision = _decision(small_world)
+    days = [(date(2026, 10, 5), date(2026, 10, 6), date(2026, 10, 20)),
+            (date(2026, 10, 26), date(2026, 10, 27), date(2026, 11, 3)),
+            (date(2026, 11, 9), date(2026, 11, 10), date(2026, 11, 17))]
+    for filed, forwarded, decided in days:
+        appeal = _appeal(small_world, decision, filed)
+        _step(small_world, appeal, "forwarded", forwarded)
+        _step(small_world, appeal, "decided", decided, outcome="não provido")
+    instances = [a["instance"] for a in ar.appeals_of(small_world.store, small_world.principal("dpc"),
+                                                      as_of=AS_OF)[0]["appeals"]]
+    assert instances == [1, 2, 3]
+    with pytest.raises(InputError) as refused:
+        _appeal(small_world, decision, date(2026, 11, 20))
+    assert refused.value.problems[0].path == "filed_on"
+    assert "4ª instância não existe" in refused.value.problems[0].message
+    assert "art. 57" in refused.value.problems[0].message
+    assert small_world.store.scalar("SELECT count(*) FROM appeals") == 3
+
+
+def test_a_late_appeal_is_recorded_and_only_not_known(small_world: Any) -> None:
+    decision = _decision(small_world, decided_on=date(2026, 8, 31), notified_on=date(2026, 9, 1))
+    appeal = _appeal(small_world, decision, date(2026, 10, 1))
+    row = small_world.store.fetch_one("SELECT on_time FROM appeals WHERE id = ?", [appeal])
+    assert row["on_time"] is False
+    for kind, more in (("forwarded", {}), ("decided", {"outcome": "provido"})):
+        with pytest.raises(InputError) as refused:
+            _step(small_world, appeal, kind, date(2026, 10, 5), **more)
+        assert "art. 63" in refused.value.problems[0].message, kind
+    _step(small_world, appeal, "decided", date(2026, 10, 5), outcome="não conhecido")
+    case = ar.appeals_of(small_world.store, small_world.principal("dpc"), as_of=AS_OF)[0]
+    assert case["appeals"][0]["late_pt"].startswith("fora do prazo")
+    with pytest.raises(InputError):   # not known: no further instance
+        _appeal(small_world, decision, date(2026, 10, 6))
+
+
+def test_a_reconsideration_revokes_the_removal_order_naming_the_appeal(small_world: Any) -> None:
+    _units(small_world)
+    dpc = small_world.principal("dpc")
+    order = removal_orders.record_removal_order(small_world.store, dpc, {
+        "wreck_code": "NAU-1890-02", "kind": "remoção", "act": "Portaria 12/2026-CPRJ",
+        "ordered_on": date(2026, 10, 1), "notice": "edital", "published_on": date(2026, 10, 2),
+        "starts_by": date(2026, 11, 1), "ends_by": date(2027, 3, 1), "reason": "Risco à navegação."})
+    decision = _decision(small_world, kind="removal_order", record_id=order, wreck_code=None, organisation_id=None,
+                         decided_on=date(2026, 10, 1), notice="publicação", notified_on=date(2026, 10, 2))
+    assert ar.decisions(small_world.store, dpc)[0]["nup"] == numbers.nup_of(small_world.store, "removal_order", order)
+    appeal = _appeal(small_world, decision, date(2026, 10, 9))
+    _step(small_world, appeal, "reconsidered", date(2026, 10, 13), outcome="provido", reason="Risco afastado.")
+    ended = small_world.store.fetch_one("SELECT ended_on, end_kind FROM removal_orders WHERE id = ?", [order])
+    assert ended == {"ended_on": date(2026, 10, 13), "end_kind": "revogada"}
+    audit = small_world.store.fetch("SELECT after_json FROM audit_log WHERE entity = 'removal_order' "
+                                    "AND action = 'end_removal_order'")
+    assert audit and str(numbers.nup_of(small_world.store, "appeal", appeal)) in str(audit[-1]["after_json"])
+    case = ar.appeals_of(small_world.store, dpc, as_of=AS_OF)[0]
+    assert case["state_pt"].startswith("reconsiderada pela autoridade")
+    assert "reconsiderada" in case["appeals"][0]["stage_pt"]
+    with pytest.raises(InputError):   # nothing after the end
+        _step(small_world, appeal, "forwarded", date(2026, 10, 14))
+
+
+def test_bad_input_names_the_field_and_writes_nothing(small_world: Any) -> None:
+    before = small_world.store.scalar("SELECT count(*) FROM administrative_decisions")
+    with pytest.raises(InputError) as refused:
+        _decision(small_world, notified_on=date(2026, 9, 1), wreck_code="NAO-EXISTE")
+    assert {p.path for p in refused.value.problems} >= {"wreck_code"}
+    with pytest.raises(InputError) as refused:
+        _decision(small_world, notified_on=date(2026, 9, 1))
+    assert [p.path for p in refused.value.problems] == ["notified_on"]
+    decision = _decision(small_world)
+    with pytest.raises(InputError) as refused:
+        _appeal(small_world, decision, date(2026, 10, 8), suspensive=True, suspensive_reason="  ")
+    assert [p.path for p in refused.value.problems] == ["suspensive_reason"]
+    assert "art. 61" in refused.value.problems[0].message
+    assert small_world.store.scalar("SELECT count(*) FROM administrative_decisions") == before + 1
+    assert small_world.store.scalar("SELECT count(*) FROM appeals") == 0
+
+
+def test_an_explorer_sees_its_own_companys_appeals_only(small_world: Any) -> None:
+    _units(small_world)
+    decision = _decision(small_world)
+    appeal = _appeal(small_world, decision, date(2026, 10, 8))
+    mine = ar.appeals_of(small_world.store, small_world.principal("explorer_b"), as_of=AS_OF)
+    assert [d["id"] for d in mine] == [decision]
+    assert ar.appeals_of(small_world.store, small_world.principal("explorer_a"), as_of=AS_OF) == []
+    assert _rows(small_world, "explorer_a") == {}
+    number = numbers.nup_of(small_world.store, "appeal", appeal)
+    assert cases.find_case(small_world.store, small_world.principal("explorer_b"), number)["subject"] == "appeal"
+    with pytest.raises(NotFound):
+        cases.find_case(small_world.store, small_world.principal("explorer_a"), number)
+    with pytest.raises(NotFound):
+        ar.record_appeal_step(small_world.store, small_world.principal("dpc"), 999, {"kind": "forwarded",
+                                                                                     "day": date(2026, 10, 9)})
+    assert periods.AUTHORITY == "authority"
+
+
+def test_the_decisions_history_pdf_carries_its_nup_appeals_and_outcome(small_world: Any) -> None:
+    import io
+
+    import pypdf
+
+    from valuation.proceedings import appeal_reports
+
+    _units(small_world)
+    decision = _decision(small_world)
+    appeal = _appeal(small_world, decision, date(2026, 10, 8), suspensive=True,
+                     suspensive_reason="Dano de difícil reparação.")
+    _step(small_world, appeal, "forwarded", date(2026, 10, 13))
+    _step(small_world, appeal, "decided", date(2026, 11, 10), outcome="parcialmente provido")
+    data = appeal_reports.decision_history_pdf(small_world.store, small_world.principal("explorer_b"), decision,
+                                               as_of=AS_OF)
+    pages = [" ".join(p.extract_text().split()) for p in pypdf.PdfReader(io.BytesIO(data)).pages]
+    whole = " ".join(pages)
+    decision_nup = numbers.nup_of(small_world.store, "administrative_decision", decision)
+    assert decision_nup and decision_nup in pages[0]
+    assert numbers.nup_of(small_world.store, "appeal", appeal) in whole
+    assert "1ª instância" in whole and "Parcialmente provido" in whole and "Dano de difícil reparação" in whole
+    assert "reformada em parte" in whole
+    assert all("Código de verificação" in p or "verificar" in p.lower() for p in pages)
+    assert small_world.store.scalar("SELECT count(*) FROM issued_documents WHERE record_table = "
+                                    "'administrative_decisions' AND record_id = ?", [decision]) == 1
+    with pytest.raises(NotFound):   # another company's case answers as missing, and nothing is registered
+        appeal_reports.decision_history_pdf(small_world.store, small_world.principal("explorer_a"), decision,
+                                            as_of=AS_OF)
+    assert small_world.store.scalar("SELECT count(*) FROM issued_documents") == 1
