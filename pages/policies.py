@@ -20,7 +20,7 @@ from valuation.core.law import DIFFICULTY_ACTIVITIES as ACTIVITIES
 from valuation.policies import fields
 from valuation.policies import values as policies
 from valuation.policies.defaults import CONSENSUS_METHODS as METHODS
-from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
+from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS, GOVBR_LEVEL_LABELS, GOVBR_LEVELS
 from valuation.policies.law_values import law_values
 
 FLASH = "policies_flash"
@@ -73,6 +73,9 @@ def widget(key: str, current: Any) -> object:
     if key == "consensus_method":
         return st.radio(label, METHODS, index=METHODS.index(current), format_func=option_label(fields.METHOD_LABELS),
                         horizontal=True)
+    if key == "govbr_min_level_signers":
+        return st.radio(label, GOVBR_LEVELS, index=GOVBR_LEVELS.index(current),
+                        format_func=option_label(GOVBR_LEVEL_LABELS), horizontal=True)
     if key == "quorum":
         return st.number_input(f"{label} (membros que votam, de 6)", min_value=1, max_value=COMMISSION_SIZE.value,
                                value=int(current), step=1)

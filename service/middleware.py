@@ -104,3 +104,37 @@ class AllowedHosts:
                                 (b"content-length", str(len(HOST_REFUSED)).encode()),
                                 (b"cache-control", b"no-store")]})
         await send({"type": "http.response.body", "body": HOST_REFUSED})
+
+
+CALLBACK_PATH = "/oauth2callback"            # Streamlit's st.login callback (streamlit.web.server.starlette)
+LOGIN_FAILED_FLAG = b"login=govbr-falhou"     # ui.session reads it and says why nobody was signed in
+_IDENTITY_COOKIE = re.compile(rb'^_streamlit_user(_\d+)?=(?!""|;)', re.I)
+
+
+class LoginCallbackOutcome:
+    """Marks the redirect of a failed gov.br callback (`LOGIN_FAILED_FLAG` in its query), so the login page can say
+    so in Portuguese: Streamlit answers a callback whose ID token fails Authlib's checks (signature, issuer,
+    audience, nonce, expiry), or that the provider refused or the person cancelled, with a plain redirect to the
+    home page and no identity cookie. Only a callback that came back with `code` or `error` counts (the return
+    from the provider's logout has neither)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        query = scope.get("query_string", b"")
+        if scope["type"] != "http" or scope.get("path") != CALLBACK_PATH or not re.search(rb"(^|&)(code|error)=",
+                                                                                          query):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_marked(message: Message) -> None:
+            if message["type"] == "http.response.start" and message.get("status") in (302, 303, 307):
+                headers = list(message.get("headers", []))
+                signed_in = any(k.lower() == b"set-cookie" and _IDENTITY_COOKIE.match(v) for k, v in headers)
+                if not signed_in:
+                    message["headers"] = [(k, v + (b"&" if b"?" in v else b"?") + LOGIN_FAILED_FLAG
+                                           if k.lower() == b"location" else v) for k, v in headers]
+            await send(message)
+
+        await self.app(scope, receive, send_marked)

@@ -1,4 +1,4 @@
-"""Session glue: the process's Store, login (local users; optional OIDC), sessions and the page guard.
+"""Session glue: the process's Store, login (local users; optional gov.br through OIDC), sessions and the page guard.
 
 Sessions (issue 13): a login issues a server-side session (`valuation.accounts.sessions`) whose
 id lives in `st.session_state`; every run re-validates it, so "Sair", an admin's deactivation or
@@ -19,7 +19,7 @@ import streamlit as st
 
 from ui import front_end_warmup, front_end_words, settings
 from ui.registry import ROOT
-from valuation.accounts import login, sessions
+from valuation.accounts import govbr, login, sessions
 from valuation.core import clock
 from valuation.core.errors import StoreLocked, ValuationError
 from valuation.db import access
@@ -151,13 +151,17 @@ def sign_in(user: access.Principal, *, session_id: int | None = None) -> None:
 
 
 def logout() -> None:
-    """"Sair": end the server-side session (the old cookie is refused from now on) and clear the state."""
+    """"Sair": end the server-side session (the old cookie is refused from now on) and clear the state. When the
+    browser holds Streamlit's identity cookie (a gov.br login), drop it too (st.logout: and the gov.br session,
+    through the provider's logout), so the next person at this browser meets the login page."""
     sid = st.session_state.get(SESSION_KEY)
     if sid is not None:
         sessions.revoke(store(), sid, reason="logout", now=now())
     _clear_state()
     if service() is not None:
         st.session_state[CLEAR_KEY] = True
+    if settings.oidc_configured() and getattr(st.user, "is_logged_in", False) is True:
+        st.logout()
 
 
 def cookie_bridge() -> None:
@@ -243,18 +247,48 @@ def login_page() -> None:
         front_end_words.mount()   # the login page speaks Portuguese too ("Ir para o conteúdo", "Tela cheia")
 
 
-def _oidc_block() -> None:
-    """Single sign-on through st.login (OIDC); the e-mail maps to a local user and role."""
-    st.divider()
-    if not getattr(st.user, "is_logged_in", False):
-        st.button("Entrar com login único", on_click=st.login)
-        return
-    email = str(getattr(st.user, "email", "") or "")
+GOVBR_BUTTON = "Entrar com gov.br"
+GOVBR_REFUSED_KEY = "valuation_govbr_refused"     # (identity key, message) of the gov.br identity refused here
+
+
+def _govbr_provider() -> str | None:
+    """st.login's provider: the `[auth.govbr]` section when secrets.toml names one, else `[auth]` itself."""
     try:
-        user = login.principal_for_email(store(), email, client=client_address())
+        return "govbr" if "govbr" in st.secrets["auth"] else None
+    except Exception:
+        return None
+
+
+def _govbr_login() -> None:
+    st.login(_govbr_provider())
+
+
+def _oidc_block() -> None:
+    """Logging in with gov.br (OIDC through st.login): the CPF (`sub`), then the e-mail, maps to a local user and
+    role; roles that sign acts need the account level of the policy in force (valuation.accounts.govbr)."""
+    st.divider()
+    if st.query_params.get("login") == "govbr-falhou":      # service.middleware.LoginCallbackOutcome
+        st.error(govbr.FAILED_MESSAGE)
+        del st.query_params["login"]
+    if not getattr(st.user, "is_logged_in", False):
+        st.button(GOVBR_BUTTON, on_click=_govbr_login, width="stretch")
+        return
+    claims = st.user.to_dict()
+    identity = govbr.IdentityBook.key(claims)
+    refused = st.session_state.get(GOVBR_REFUSED_KEY)
+    try:
+        if refused is not None and refused[0] == identity:   # the login form's reruns: refused (and audited) once
+            raise ValuationError(refused[1])
+        user = govbr.principal_for_govbr(store(), claims, now=now(), client=client_address())
+    except govbr.IdentitySpent:       # after "Sair", an ended session, or a day later: a new gov.br login
+        st.button(GOVBR_BUTTON, on_click=_govbr_login, width="stretch")
+        return
     except ValuationError as exc:
+        st.session_state[GOVBR_REFUSED_KEY] = (identity, str(exc))
         st.error(str(exc))
-        st.button("Sair do login único", on_click=st.logout)
+        left, right = st.columns(2)
+        left.button(GOVBR_BUTTON, on_click=_govbr_login, width="stretch")
+        right.button("Sair do gov.br", on_click=st.logout, width="stretch")
         return
     sign_in(user)
     st.rerun()

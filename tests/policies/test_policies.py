@@ -35,6 +35,7 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "calendar_alarm_days": ("1, 7, 7", (7, 1), "7 dias antes e 1 dia antes"),
     "comparables_outlier_factor": ("2,5", Decimal("2.5"), "2,5 × a amplitude interquartil"),
     "comparables_min_count": (8, 8, "8 decisões publicadas comparáveis"),
+    "govbr_min_level_signers": ("gold", "gold", "conta gov.br ouro ou superior"),
     "monthly_report_business_day": ("5", 5, "5º dia útil do mês seguinte"),
     "removal_monthly_report_min_days": (90, 90, "90 dias de duração"),
     "final_report_days": ("120", 120, "120 dias após o término dos trabalhos"),
@@ -154,6 +155,7 @@ def test_an_effective_date_out_of_bounds_is_refused(small_world: Any, effective:
     ("difficulty_weights", ["0", "0", "0", "0", "0"], ("Pesos da rubrica de dificuldade:", "maior que zero")),
     ("difficulty_weights", ["1", "x", "1", "1", "1"], ("Pesos da rubrica de dificuldade (exploração):", "número")),
     ("consensus_method", "moda", ("Método do valor atribuído:", "mediana, média ou média aparada")),
+    ("govbr_min_level_signers", "platina", ("Nível gov.br de quem assina:", "bronze, prata ou ouro")),
     ("monthly_report_business_day", "１０", ("Relatório mensal: dia útil de entrega:", "inteiro")),   # ASCII only
     ("final_report_days", "0", ("Relatório final: prazo:", "de 1 a 365")),
     ("wreck_map_day", "30/02", ("Mapa anual de naufrágios: envio:", "não é um dia de todos os anos")),

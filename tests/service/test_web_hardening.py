@@ -337,19 +337,6 @@ def test_every_spreadsheet_export_neutralises_formulas_in_user_text(small_world:
         assert any(inj.strip() in shown for inj in INJECTIONS), f"{name}: the injected text is not exported at all"
 
 
-def test_single_sign_on_maps_an_email_to_a_local_user(small_world) -> None:
-    """st.login proves the e-mail; the role comes only from the active local user with that e-mail."""
-    store = small_world.store
-    username = small_world.username("commission")
-    store.write("test", lambda tx: tx.execute("UPDATE users SET email = 'membro@marinha.example' WHERE username = ?",
-                                              [username]))
-    user = login.principal_for_email(store, "  Membro@Marinha.EXAMPLE ")
-    assert user.username == username and user.role == "commission"
-    for unknown in ("ninguem@marinha.example", "", "sem-arroba"):
-        with pytest.raises(login.AuthenticationFailed):
-            login.principal_for_email(store, unknown)
-
-
 # -- issue 24, item 13: the Host check in front of every route (the campaign's Host-header angle) --------------
 @pytest.mark.parametrize("scope_type", ["http", "websocket"])
 def test_the_host_middleware_stands_in_front_of_every_kind_of_request(scope_type: str) -> None:

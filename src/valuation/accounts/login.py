@@ -1,4 +1,4 @@
-"""Login: local passwords with throttling, single sign-on by e-mail, and the idle rule of a session.
+"""Login: local passwords with throttling, and the idle rule of a session (gov.br's single sign-on: accounts.govbr).
 
 Password guessing is slowed by growing delays per client address, per account and per (account,
 client) pair (`valuation.accounts.throttle`, issues 14 and 24): no lock that an attacker could keep
@@ -97,11 +97,12 @@ def naive_utc(moment: datetime) -> datetime:
 
 
 # -- login ------------------------------------------------------------------------
-_USER_COLUMNS = ("id, username, full_name, role, organisation_id, commission_body, password_hash, active")
+PRINCIPAL_COLUMNS = "id, username, full_name, role, organisation_id, commission_body"   # what principal_from_row reads
+_USER_COLUMNS = f"{PRINCIPAL_COLUMNS}, password_hash, active"
 
 
 def principal_from_row(row: dict[str, Any]) -> Principal:
-    """The Principal of a `users` row (id, username, full_name, role, organisation_id, commission_body)."""
+    """The Principal of a `users` row (its PRINCIPAL_COLUMNS)."""
     return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
                      role=row["role"], organisation_id=row["organisation_id"],
                      commission_body=row["commission_body"])
@@ -210,33 +211,6 @@ def write_audited(store: Store, actor: str, run: Any) -> None:
     except AuditSealError:
         log.error("audit seal does not verify: login activity of %r kept out of the audit log", actor)
         store.write(actor, lambda tx: run(tx, audited=False))
-
-
-SSO_NO_USER_MESSAGE = ("Login único reconhecido, mas não há usuário ativo com este e-mail neste sistema. "
-                       "Peça ao administrador o cadastro do seu e-mail.")
-
-
-def principal_for_email(store: Store, email: str, *, client: str | None = None) -> Principal:
-    """The local user (and so the role) for an e-mail confirmed by single sign-on (OIDC via st.login).
-
-    The identity provider proves who the person is (password throttles do not apply: they slow
-    guessing, which SSO does not allow); what they may do comes only from the local user with that
-    e-mail (case-insensitive), which must be active. Several active users with one e-mail are
-    refused (ambiguous role). Audited like a login.
-    """
-    address = email.strip().lower() if isinstance(email, str) else ""
-    if "@" not in address:
-        raise AuthenticationFailed(SSO_NO_USER_MESSAGE)
-    rows = store.fetch(f"SELECT {_USER_COLUMNS} FROM users WHERE lower(email) = ? AND active", [address])
-    if len(rows) != 1:
-        raise AuthenticationFailed(SSO_NO_USER_MESSAGE)
-    row = rows[0]
-    def run(tx: Tx, audited: bool = True) -> None:
-        if audited:
-            tx.audit("login_sso", "user", row["id"], None, {"email": address, "client": throttle.client_key(client)})
-
-    write_audited(store, row["username"], run)
-    return principal_from_row(row)
 
 
 def session_expired(last_seen: datetime, now: datetime) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from valuation.accounts import throttle
-from valuation.accounts.login import USERNAME_PATTERN, normalise_username
+from valuation.accounts.login import PRINCIPAL_COLUMNS, USERNAME_PATTERN, normalise_username
 from valuation.accounts.passwords import hash_password, password_problem
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
@@ -134,12 +134,22 @@ def set_cpf(store: Any, user: Principal, user_id: int, cpf: str | None) -> None:
 
 def user_by_cpf(store: Any, cpf: object) -> dict[str, Any] | None:
     """The active user whose CPF is `cpf` (any punctuation), or None — the gov.br login's and the
-    signature check's lookup (no access check: the caller is the login or the verifier)."""
+    signature check's lookup (no access check: the caller is the login or the verifier). The row holds
+    every column `login.principal_from_row` reads, and cpf and email."""
     digits = normalise_digits(str(cpf)) if cpf is not None else ""
     if len(digits) != 11:
         return None
-    return store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body, cpf FROM users "
-                           "WHERE cpf = ? AND active", [digits])
+    return store.fetch_one(f"SELECT {PRINCIPAL_COLUMNS}, cpf, email FROM users WHERE cpf = ? AND active", [digits])
+
+
+def users_by_email(store: Any, email: str) -> list[dict[str, Any]]:
+    """The active users whose e-mail is `email` (case-insensitive), with the columns of `user_by_cpf` — the
+    single sign-on's lookup when the identity carries no known CPF (no access check: the caller is the login)."""
+    address = email.strip().lower() if isinstance(email, str) else ""
+    if "@" not in address:
+        return []
+    return store.fetch(f"SELECT {PRINCIPAL_COLUMNS}, cpf, email FROM users WHERE lower(email) = ? AND active "
+                       "ORDER BY id", [address])
 
 
 def validate_user(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,9 @@ this one (tests/architecture/test_layout.py checks the drawing against the code)
      ├── AuthenticationFailed   accounts.login: login refused, one message whatever the reason
      │    ├── LoginThrottled    accounts.login: refused unchecked while a throttle waits (.scope, .until)
      │    ├── LoginBusy         accounts.login: refused unchecked, every argon2 slot stayed busy
-     │    └── AccountInactive   accounts.login: right password, account deactivated
+     │    ├── AccountInactive   accounts.login: right password, account deactivated
+     │    ├── LevelTooLow       accounts.govbr: gov.br account below the level a signing role needs
+     │    └── IdentitySpent     accounts.govbr: gov.br identity already used, or too old
      ├── NotFound               no such record (.what, .key)
      ├── ConflictError          the change conflicts with stored state (immutable record, duplicate)
      │    └── HashingBusy       accounts.passwords: every argon2 slot stayed busy, nothing hashed

@@ -236,6 +236,13 @@ def answers_for_offices(role: str | None) -> bool:
     return role == "dpc"
 
 
+def signs_acts(role: str | None) -> bool:
+    """Does a user of `role` sign the system's acts (the Commission's minutes and decisions: its members and
+    president; statements and the institutional signature: DPC)? A gov.br login of such a role needs the account
+    level the policy `govbr_min_level_signers` requires (valuation.accounts.govbr)."""
+    return role in (*COMMISSION_ROLES, "dpc")
+
+
 def is_role(role: object) -> bool:
     """Is `role` one of ROLES (a role being assigned)?"""
     return isinstance(role, str) and role in ROLES

@@ -32,7 +32,8 @@ HASH_SHOWN = 12
 
 ACTION_LABELS: dict[str, str] = {
     "login": "Entrada no sistema", "login_failed": "Tentativa de entrada recusada",
-    "login_sso": "Entrada por login único", "account_locked": "Conta bloqueada por tentativas",
+    "login_sso": "Entrada por login único", "login_govbr": "Entrada pelo gov.br",
+    "login_govbr_refused": "Entrada pelo gov.br recusada", "account_locked": "Conta bloqueada por tentativas",
     "login_throttled": "Tentativa de entrada recusada durante a espera",
     "login_throttle": "Espera imposta a novas tentativas de entrada",
     "login_inactive": "Entrada recusada: usuário desativado",

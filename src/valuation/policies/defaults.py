@@ -77,6 +77,13 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "Lembretes das assinaturas de calendário: quantos dias antes de cada prazo (um lembrete por número).",
                   "Escolha da Autoridade Naval (prazos de contratos e comunicações da NORMAM-10)",
                   "Lembretes do calendário"),
+    # who may sign through a gov.br login (valuation.accounts.govbr): the account level of the roles that sign acts
+    PolicyDefault("govbr_min_level_signers", "silver",
+                  "Nível mínimo da conta gov.br (bronze, prata ou ouro) para entrar pelo gov.br com perfil que "
+                  "assina atos (membros e presidente da Comissão, DPC); os demais perfis entram com qualquer nível.",
+                  "Lei 14.063/2020 art. 5; Decreto 10.543/2020 art. 4 II (assinatura avançada: cadastro com "
+                  "garantia de identidade, contas prata ou ouro)",
+                  "Nível gov.br de quem assina"),
     # -- NORMAM-10 parameters (dated: the value in force on the day the period starts) --------------------
     # Declared here once: the deadline engine reads every `normam` key (valuation.deadlines.params), the
     # policies page its bounds (valuation.policies.fields); a rule names the ones it takes (rule_specs).
@@ -136,6 +143,11 @@ NORMAM_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.normam)
 CALENDAR_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.dated and not p.normam and not p.process)
 PROCESS_KEYS: tuple[str, ...] = tuple(p.key for p in DEFAULTS if p.process)
 
+
+# gov.br's account levels, lowest first (the codes its ID token sends in reliability_info.level; pt-BR names
+# below; valuation.accounts.govbr compares them, valuation.policies.fields parses the policy).
+GOVBR_LEVELS: tuple[str, ...] = ("bronze", "silver", "gold")
+GOVBR_LEVEL_LABELS: dict[str, str] = {"bronze": "bronze", "silver": "prata", "gold": "ouro"}
 
 # How the Commission's values combine into the value attributed to an item (policy `consensus_method`;
 # valuation.commission.consensus implements each, valuation.policies.fields names them in pt-BR).

@@ -22,7 +22,7 @@ from typing import Any
 from valuation.core.calendar import MONTH_NAMES, POLICY_DAY_KEYS, POLICY_DAY_LABELS
 from valuation.core.errors import InputError, Problem
 from valuation.core.law import COMMISSION_SIZE, DIFFICULTY_ACTIVITIES
-from valuation.policies.defaults import CONSENSUS_METHODS, DEFAULT_BY_KEY, DEFAULTS
+from valuation.policies.defaults import CONSENSUS_METHODS, DEFAULT_BY_KEY, DEFAULTS, GOVBR_LEVEL_LABELS, GOVBR_LEVELS
 
 METHOD_LABELS: dict[str, str] = {"median": "Mediana", "mean": "Média",
                                  "trimmed_mean": "Média aparada (sem o maior e o menor valor)"}
@@ -88,6 +88,12 @@ def _integer(key: str, raw: object, lo: int, hi: int, unit: str) -> int:
 def _method(raw: object) -> str:
     if raw not in CONSENSUS_METHODS:
         raise _fail("consensus_method", "escolha mediana, média ou média aparada.")
+    return str(raw)
+
+
+def _govbr_level(raw: object) -> str:
+    if raw not in GOVBR_LEVELS:
+        raise _fail("govbr_min_level_signers", "escolha bronze, prata ou ouro.")
     return str(raw)
 
 
@@ -218,6 +224,7 @@ PARSERS: dict[str, Callable[[object], Any]] = {
     "selection_tolerance": _tolerance, "due_soon_days": _due_soon, "policy_days": _policy_days,
     "court_pending_suspends_lapse": _court, "difficulty_weights": _weights, "calendar_alarm_days": _alarm_days,
     "comparables_outlier_factor": _outlier_factor, "comparables_min_count": _min_comparables,
+    "govbr_min_level_signers": _govbr_level,
     **{key: _normam_integer(key) for key in INTEGER_RANGES},
     "wreck_map_day": _wreck_map_day, "early_closing_days": _early_closing,
 }
@@ -303,6 +310,8 @@ def display(key: str, value: Any) -> str:
         return f"{_br(Decimal(value))} × a amplitude interquartil"
     if key == "comparables_min_count":
         return f"{value} decisões publicadas comparáveis"
+    if key == "govbr_min_level_signers":
+        return f"conta gov.br {GOVBR_LEVEL_LABELS.get(value, str(value))} ou superior"
     if key == "calendar_alarm_days":
         return " e ".join("no dia" if d == 0 else ("1 dia antes" if d == 1 else f"{d} dias antes") for d in value)
     return str(value)
