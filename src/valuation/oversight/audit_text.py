@@ -107,6 +107,11 @@ ACTION_LABELS: dict[str, str] = {
     # issue 26: requests and their process (Lei 9.784/1999)
     "file_request": "Requerimento protocolado", "record_request_step": "Etapa de requerimento registrada",
     "seed_requests_demo": "Carga dos requerimentos de demonstração",
+    # issue 26 §2: the Authority's decisions and the appeals (Lei 7.542 art. 33; Lei 9.784/1999 arts. 56–65)
+    "record_administrative_decision": "Decisão da Autoridade registrada, com a sua ciência",
+    "file_appeal": "Recurso administrativo interposto", "record_appeal_step": "Etapa de recurso registrada",
+    "decision_reformed_by_appeal": "Decisão reformada por recurso", "seed_appeals_demo":
+        "Carga das decisões e recursos de demonstração",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -130,6 +135,7 @@ ENTITY_LABELS: dict[str, str] = {
     "request": "Requerimento",
     "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
     "licence_request": "Pedido de responsável",
+    "administrative_decision": "Decisão da Autoridade", "appeal": "Recurso administrativo",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -228,6 +234,12 @@ FIELD_LABELS: dict[str, str] = {
     "matter": "Assunto", "step_id": "Etapa nº",
     "reference_day": "Data marcada (comparecimento, diligência ou prazo fixado)",
     "licence_request_id": "Pedido de responsável nº",
+    "administrative_decisions": "Decisões da Autoridade", "appeals": "Recursos", "appeal_steps": "Etapas de recursos",
+    "appeal_id": "Recurso nº", "decision_id": "Decisão nº", "record_id": "Registro decidido nº",
+    "decided_on": "Decidida em", "summary": "Teor da decisão", "instance": "Instância", "appellant": "Recorrente",
+    "grounds": "Razões do recurso", "on_time": "No prazo", "late": "Fora do prazo (Lei 9.784/1999 art. 63 I)",
+    "suspensive": "Efeito suspensivo concedido", "suspensive_reason": "Razão do efeito suspensivo",
+    "cause": "Causa",
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",
