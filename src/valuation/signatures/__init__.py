@@ -1,0 +1,6 @@
+"""Signatures the product verifies (issue 27 §2): PAdES signatures on the documents it issued.
+
+    trust    the anchors and CRLs the admin installed as files (VALUATION_TRUST_DIR, default data/trust/)
+    cpf      the holder of a signing certificate: the CPF (ICP-Brasil otherName 2.16.76.1.3.1) and the name
+    verify   `verify_signed(data, registered=…, expected_cpfs=…, trust=…)`: pure of the database, pyHanko
+"""
