@@ -131,6 +131,12 @@ SEALED += (Sealed("request_steps", ("id", "request_id", "kind", "day", "referenc
 USER_CPF = "user_cpf"
 SEALED += (Sealed(USER_CPF, ("id",), "CPF do usuário", append_only=False, source="users",
                   extra=(("cpf", "{alias}.cpf"),), subject="Usuário nº {id}", baseline_alone=True),)
+# Issue 27 §2: the signatures verified on issued documents (migration 067), append-only — who signed which
+# revision of which document, the outcome of its verification and the sha256 of the file.
+SEALED += (Sealed("document_signatures", ("id", "document_id", "code", "upload_id", "revision", "signer_cpf",
+                                          "signer_name", "signer_user_id", "signed_at", "outcome", "reason",
+                                          "file_sha256", "file_size", "revision_end", "uploaded_by", "uploaded_at"),
+                  "assinatura verificada de documento emitido", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -73,6 +73,8 @@ UNTRUSTED = ("o certificado do signatário não pertence a uma cadeia de certifi
              "(AC raiz não reconhecida)")
 NO_REVOCATION = ("não foi possível verificar a revogação do certificado (nenhuma LCR instalada e atual para a AC "
                  "emissora): a assinatura não é considerada válida")
+# the reasons of an earlier signature that say the file changed after it (not that its certificate did)
+FILE_REASONS = frozenset({NOT_INTACT, NOT_VALID, NOT_WHOLE_REVISION, CHANGED_AFTER})
 KEY_USAGE = "o certificado do signatário não se destina a assinaturas (uso de chave)"
 NO_TIME = "a assinatura não informa a data em que foi feita"
 NO_CPF = "o certificado do signatário não informa o CPF do titular"
