@@ -226,3 +226,33 @@ def test_the_declared_signing_time_must_lie_between_the_issue_and_the_upload(
         check(signed, registered, trust, issued_at=NOW + timedelta(hours=1), at=NOW + timedelta(hours=2)))
     assert "é posterior ao envio do arquivo" in only_reason(
         check(signed, registered, trust, at=NOW - timedelta(hours=1)))
+
+
+def test_an_rsa_signature_with_the_adobe_subfilter_as_gov_br_writes_it_is_valid(
+        pki: TestPki, registered: bytes, trust: Trust) -> None:
+    """gov.br's signer: RSA, /SubFilter adbe.pkcs7.detached, the CPF in the otherName 2.16.76.1.3.1."""
+    signed = sign(registered, pki.person("govbr"), adobe=True, visible=True)
+    assert b"/adbe.pkcs7.detached" in signed[len(registered):]
+    result = check(signed, registered, trust)
+    assert result.valid, result.reasons
+    assert (result.signatures[0].signer_cpf, result.signatures[0].signer_name) == (ANA, "GINA GOV BR")
+
+
+def test_random_damage_to_a_signed_file_never_raises(pki: TestPki, registered: bytes, trust: Trust) -> None:
+    """Hostile bytes: one byte changed at 40 spread positions of the signature's revision. Every answer is a
+    Verification; one that is still valid changed only the unsigned padding of /Contents."""
+    import random
+
+    signed = sign(registered, pki.person("ana"))
+    start = len(registered)
+    hex_from = signed.rindex(b"/Contents <") + len(b"/Contents <")
+    hex_to = signed.index(b">", hex_from)
+    rng = random.Random(27)
+    for _ in range(40):
+        at = rng.randrange(start, len(signed))
+        damaged = signed[:at] + bytes([signed[at] ^ rng.randrange(1, 256)]) + signed[at + 1:]
+        result = check(damaged, registered, trust)
+        assert isinstance(result, v.Verification)
+        assert all(isinstance(r, str) and r for r in result.reasons)
+        if result.valid:
+            assert hex_from <= at < hex_to, at

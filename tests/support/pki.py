@@ -17,10 +17,11 @@ import io
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
 ICP_PERSON_OID = x509.ObjectIdentifier("2.16.76.1.3.1")
@@ -77,7 +78,7 @@ class Person:
     label: str
     name: str
     cpf: str | None
-    key: ec.EllipticCurvePrivateKey
+    key: Any                                   # an EC key, or RSA for the gov.br-like signer
     cert: x509.Certificate
     chain: list[x509.Certificate]             # the issuing CAs (intermediate, root), embedded in the signature
 
@@ -104,7 +105,7 @@ def _ca(name: str, key: ec.EllipticCurvePrivateKey, issuer: Authority | None, cr
     return builder.sign(issuer.key if issuer else key, hashes.SHA256())
 
 
-def _end_entity(issuer: Authority, name: str, key: ec.EllipticCurvePrivateKey, *, other_name: bytes | None,
+def _end_entity(issuer: Authority, name: str, key: Any, *, other_name: bytes | None,
                 not_before: datetime, not_after: datetime, serial: int | None = None) -> x509.Certificate:
     builder = (x509.CertificateBuilder().subject_name(_name(name))
                .issuer_name(issuer.cert.subject).public_key(key.public_key())
@@ -159,11 +160,12 @@ class TestPki:
         pki._add("stranger", "SILVIO ESTRANHO", "86288366757", stranger, valid)
         pki._add("no_cpf", "NINGUEM SEM CPF", None, intermediate, valid)
         pki._add("bad_cpf", "CPF QUEBRADO", "52998224700", intermediate, valid)
+        pki._add("govbr", "GINA GOV BR", "52998224725", intermediate, valid, rsa_key=True)   # ana's CPF, RSA key
         return pki
 
     def _add(self, label: str, name: str, cpf: str | None, issuer: Authority, validity: tuple[datetime, datetime],
-             *, revoked_at: datetime | None = None) -> None:
-        key = new_key()
+             *, revoked_at: datetime | None = None, rsa_key: bool = False) -> None:
+        key: Any = rsa.generate_private_key(public_exponent=65537, key_size=2048) if rsa_key else new_key()
         cert = _end_entity(issuer, name, key, other_name=None if cpf is None else icp_person_value(cpf),
                            not_before=validity[0], not_after=validity[1])
         if revoked_at is not None:
@@ -195,9 +197,10 @@ def _asn1(cert: x509.Certificate):  # type: ignore[no-untyped-def]
 
 
 def sign(data: bytes, person: Person, *, field_name: str | None = None, visible: bool = False,
-         change=None) -> bytes:  # type: ignore[no-untyped-def]
+         change=None, adobe: bool = False) -> bytes:  # type: ignore[no-untyped-def]
     """`data` with one more PAdES signature of `person`, appended as an incremental update (pyHanko);
-    `change(writer)` alters the document in the signature's own revision first (a forger's signer)."""
+    `change(writer)` alters the document in the signature's own revision first (a forger's signer); `adobe`:
+    the /SubFilter adbe.pkcs7.detached gov.br's signer writes, instead of ETSI.CAdES.detached."""
     from asn1crypto import keys as asn1_keys
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
@@ -213,8 +216,8 @@ def sign(data: bytes, person: Person, *, field_name: str | None = None, visible:
         change(writer)
     name = field_name or f"Assinatura_{person.label}"
     spec = fields.SigFieldSpec(name, box=(40, 700, 240, 760) if visible else None)
-    meta = signers.PdfSignatureMetadata(field_name=name, subfilter=fields.SigSeedSubFilter.PADES,
-                                        md_algorithm="sha256")
+    subfilter = fields.SigSeedSubFilter.ADOBE_PKCS7_DETACHED if adobe else fields.SigSeedSubFilter.PADES
+    meta = signers.PdfSignatureMetadata(field_name=name, subfilter=subfilter, md_algorithm="sha256")
     out = signers.PdfSigner(meta, signer=signer, new_field_spec=spec).sign_pdf(writer)
     return bytes(out.getvalue())
 
