@@ -256,3 +256,18 @@ def test_random_damage_to_a_signed_file_never_raises(pki: TestPki, registered: b
         assert all(isinstance(r, str) and r for r in result.reasons)
         if result.valid:
             assert hex_from <= at < hex_to, at
+
+
+def test_a_signature_without_its_chain_needs_the_intermediate_installed(
+        pki: TestPki, registered: bytes, tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    bare = sign(registered, pki.person("ana"), chain=False)
+    folder = pki.install(tmp_path)
+    assert only_reason(check(bare, registered, load_trust(folder))).endswith(v.UNTRUSTED)
+    (folder / "intermediates").mkdir()
+    (folder / "intermediates" / "ac-intermediaria.pem").write_bytes(
+        pki.intermediate.cert.public_bytes(serialization.Encoding.PEM))
+    trust = load_trust(folder)
+    assert len(trust.intermediates) == 1 and len(trust.anchors) == 1
+    assert check(bare, registered, trust).valid

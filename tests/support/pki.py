@@ -197,10 +197,11 @@ def _asn1(cert: x509.Certificate):  # type: ignore[no-untyped-def]
 
 
 def sign(data: bytes, person: Person, *, field_name: str | None = None, visible: bool = False,
-         change=None, adobe: bool = False) -> bytes:  # type: ignore[no-untyped-def]
+         change=None, adobe: bool = False, chain: bool = True) -> bytes:  # type: ignore[no-untyped-def]
     """`data` with one more PAdES signature of `person`, appended as an incremental update (pyHanko);
     `change(writer)` alters the document in the signature's own revision first (a forger's signer); `adobe`:
-    the /SubFilter adbe.pkcs7.detached gov.br's signer writes, instead of ETSI.CAdES.detached."""
+    the /SubFilter adbe.pkcs7.detached gov.br's signer writes, instead of ETSI.CAdES.detached; `chain=False`:
+    only the signer's certificate is embedded, not its CAs'."""
     from asn1crypto import keys as asn1_keys
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
@@ -210,7 +211,8 @@ def sign(data: bytes, person: Person, *, field_name: str | None = None, visible:
                                        serialization.NoEncryption())
     signer = signers.SimpleSigner(signing_cert=_asn1(person.cert),
                                   signing_key=asn1_keys.PrivateKeyInfo.load(key_der),
-                                  cert_registry=SimpleCertificateStore.from_certs([_asn1(c) for c in person.chain]))
+                                  cert_registry=SimpleCertificateStore.from_certs(
+                                      [_asn1(c) for c in person.chain] if chain else []))
     writer = IncrementalPdfFileWriter(io.BytesIO(data), strict=False)
     if change is not None:
         change(writer)

@@ -8,6 +8,8 @@ The folder holds
     anchors/   *.crt, *.pem, *.cer    root certificates trusted as anchors (ICP-Brasil's AC Raiz v5…v10,
                                       the gov.br signing CA "Autoridade Certificadora Raiz do Governo Federal
                                       do Brasil v1"); PEM (one or more certificates) or DER
+    intermediates/  *.crt, *.pem, *.cer   intermediate CA certificates (never anchors): links of a path, for
+                                      signatures that do not carry their whole chain
     crls/      *.crl                  certificate revocation lists (LCR), DER or PEM, as the CAs publish them,
                                       refreshed by the admin (the CA's distribution point is never fetched)
 
@@ -47,6 +49,7 @@ class Trust:
     problems: tuple[str, ...] = ()
     folder: str = ""
     anchor_names: tuple[str, ...] = field(default=())
+    intermediates: tuple[bytes, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -87,10 +90,12 @@ def _read(path: Path, limit: int, problems: list[str]) -> bytes | None:
 
 
 def _anchor_certs(path: Path, data: bytes, problems: list[str]) -> list[x509.Certificate]:
+    """The CA certificates of one file of anchors/ or intermediates/ (PEM, one or more, or DER)."""
+    where = path.parent.name
     try:
         certs = x509.load_pem_x509_certificates(data) if _PEM_CERT in data else [x509.load_der_x509_certificate(data)]
     except ValueError:
-        problems.append(f"anchors/{path.name}: não é um certificado X.509 legível (PEM ou DER); ignorado")
+        problems.append(f"{where}/{path.name}: não é um certificado X.509 legível (PEM ou DER); ignorado")
         return []
     out = []
     for cert in certs:
@@ -99,7 +104,7 @@ def _anchor_certs(path: Path, data: bytes, problems: list[str]) -> list[x509.Cer
         except (x509.ExtensionNotFound, ValueError):
             is_ca = False
         if not is_ca:
-            problems.append(f"anchors/{path.name}: o certificado {cert.subject.rfc4514_string()[:120]} não é de "
+            problems.append(f"{where}/{path.name}: o certificado {cert.subject.rfc4514_string()[:120]} não é de "
                             "uma autoridade certificadora (basicConstraints); ignorado")
             continue
         out.append(cert)
@@ -128,6 +133,13 @@ def load_trust(folder: Path | None = None, *, env: Mapping[str, str] | None = No
             if der not in anchors:
                 anchors.append(der)
                 names.append(cert.subject.rfc4514_string())
+    intermediates: list[bytes] = []
+    for path in _files(root / "intermediates", ANCHOR_SUFFIXES, problems):
+        data = _read(path, MAX_ANCHOR_BYTES, problems)
+        for cert in _anchor_certs(path, data, problems) if data is not None else []:
+            der = cert.public_bytes(serialization.Encoding.DER)
+            if der not in intermediates and der not in anchors:
+                intermediates.append(der)
     crls: list[bytes] = []
     total = 0
     for path in _files(root / "crls", CRL_SUFFIXES, problems):
@@ -142,4 +154,4 @@ def load_trust(folder: Path | None = None, *, env: Mapping[str, str] | None = No
         if crl_der is not None:
             total += len(data)
             crls.append(crl_der)
-    return Trust(tuple(anchors), tuple(crls), tuple(problems), str(root), tuple(names))
+    return Trust(tuple(anchors), tuple(crls), tuple(problems), str(root), tuple(names), tuple(intermediates))

@@ -232,6 +232,7 @@ def _context(trust: Trust, moment: datetime) -> Any:
     from pyhanko_certvalidator import ValidationContext
 
     return ValidationContext(trust_roots=[asn1_x509.Certificate.load(a) for a in trust.anchors],
+                             other_certs=[asn1_x509.Certificate.load(c) for c in trust.intermediates],
                              crls=list(trust.crls), allow_fetching=False, revocation_mode="require",
                              moment=moment.astimezone(UTC), retroactive_revinfo=True)
 
