@@ -271,3 +271,14 @@ def test_a_signature_without_its_chain_needs_the_intermediate_installed(
     trust = load_trust(folder)
     assert len(trust.intermediates) == 1 and len(trust.anchors) == 1
     assert check(bare, registered, trust).valid
+
+
+@pytest.mark.parametrize("byte_range", [b"/ByteRange 12      ", b"/ByteRange (texto) ", b"/ByteRange [0 1 2 x]"])
+def test_a_byte_range_that_is_not_four_numbers_is_a_refusal(pki: TestPki, registered: bytes, trust: Trust,
+                                                            byte_range: bytes) -> None:
+    signed = sign(registered, pki.person("ana"))
+    at = signed.rindex(b"/ByteRange")
+    end = signed.index(b"]", at) + 1
+    broken = signed[:at] + byte_range.ljust(end - at) + signed[end:]
+    result = check(broken, registered, trust)
+    assert not result.valid and result.reasons

@@ -197,8 +197,11 @@ def _identity(es: Any) -> tuple[str | None, str, datetime | None, int]:
         signed_at = None if declared is None else clock.aware(declared)
     except Exception:  # noqa: BLE001 - an unreadable signing time is no signing time
         signed_at = None
-    byte_range = list(es.byte_range)
-    end = int(byte_range[2]) + int(byte_range[3]) if len(byte_range) == 4 else 0
+    try:
+        byte_range = list(es.byte_range)
+        end = int(byte_range[2]) + int(byte_range[3]) if len(byte_range) == 4 else 0
+    except Exception:  # noqa: BLE001 - a /ByteRange that is not four numbers signs nothing
+        end = 0
     return who.cpf, who.name, signed_at, end
 
 
