@@ -86,6 +86,10 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
     "a request's step moved (the day the Authority's period runs from)": (
         "SELECT min(id) FROM request_steps WHERE kind = 'instruction_ended'",
         lambda i: f"UPDATE request_steps SET day = day + 20 WHERE id = {i}", "request_steps"),
+    "a verified signature's outcome (issue 27 §2)": (
+        "SELECT min(id) FROM document_signatures WHERE outcome = 'refused'",
+        lambda i: f"UPDATE document_signatures SET outcome = 'valid', reason = NULL WHERE id = {i}",
+        "document_signatures"),
     "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
                       lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
 }
@@ -94,7 +98,7 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
 def test_the_demo_is_sealed_and_verifies(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, doc = verify(demo, capsys)
     assert rc == 0 and "Conteúdo protegido confere" in doc["message"]
-    for table in ("statements", "decisions", "assessment_log", "users", "request_steps"):
+    for table in ("statements", "decisions", "assessment_log", "users", "request_steps", "document_signatures"):
         assert _first(demo, f"SELECT count(*) FROM row_seals WHERE tbl = '{table}'") > 0, table
 
 

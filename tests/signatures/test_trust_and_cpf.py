@@ -18,6 +18,8 @@ DER = serialization.Encoding.DER
 def test_the_folder_comes_from_the_environment_and_defaults_to_data_trust() -> None:
     assert trust_dir({}) == Path("data") / "trust"
     assert trust_dir({"VALUATION_TRUST_DIR": "/etc/valuation/trust"}) == Path("/etc/valuation/trust")
+    assert trust_dir({}, db_path="/srv/dados/valuation.duckdb") == Path("/srv/dados/trust")
+    assert trust_dir({"VALUATION_TRUST_DIR": "/etc/t"}, db_path="/srv/dados/valuation.duckdb") == Path("/etc/t")
 
 
 def test_an_empty_or_missing_folder_trusts_nobody(tmp_path: Path) -> None:

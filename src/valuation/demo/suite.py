@@ -17,6 +17,7 @@ from valuation.demo.legal import seed_legal_demo
 from valuation.demo.partition import seed_partition_demo
 from valuation.demo.process import number_demo_records, seed_protocol_units
 from valuation.demo.requests import seed_requests_demo
+from valuation.demo.signatures import seed_signature_demo
 from valuation.demo.wreck_law import seed_wreck_law_demo
 
 
@@ -37,6 +38,7 @@ STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
     ("wreck_law.seed_wreck_law_demo", seed_wreck_law_demo),   # issue 25: sites, cessions, cargo, salvage
     ("requests.seed_requests_demo", seed_requests_demo),      # issue 26: requests and the Authority's deadlines
     ("process.number_demo_records", number_demo_records),     # a NUP for the records loaded as rows
+    ("signatures.seed_signature_demo", seed_signature_demo),  # issue 27 §2: signed minutes and statement, a refusal
 )
 
 

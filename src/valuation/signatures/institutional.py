@@ -59,10 +59,12 @@ def institutional_signer(env: Mapping[str, str] | None = None) -> Any | None:
 
 def sign_document(data: bytes, signer: Any, *, field_name: str = FIELD,
                   reason: str = "Ato da Autoridade Naval assinado pela Diretoria de Portos e Costas") -> bytes:
-    """`data` with one more PAdES signature by `signer`, appended as an incremental update (pyHanko)."""
+    """`data` with one more PAdES signature by `signer`, appended as an incremental update (pyHanko). A dot in
+    `field_name` becomes '_' (in a PDF field name it separates the levels of a field hierarchy)."""
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import fields, signers
 
+    field_name = field_name.replace(".", "_")
     writer = IncrementalPdfFileWriter(io.BytesIO(bytes(data)), strict=False)
     meta = signers.PdfSignatureMetadata(field_name=field_name, subfilter=fields.SigSeedSubFilter.PADES,
                                         md_algorithm="sha256", reason=reason)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +27,7 @@ from valuation.db.blobs import BlobStore
 from valuation.db.store import Store, Tx
 from valuation.signatures.cpf import masked
 from valuation.signatures.required import Person, Progress, RequiredSigner, progress, required_signers
-from valuation.signatures.trust import Trust, load_trust
+from valuation.signatures.trust import Trust, load_trust, trust_dir
 from valuation.signatures.verify import FILE_REASONS, NOT_REGISTERED, SignatureCheck, Verification, verify_signed
 
 MAX_REASON = 2000
@@ -112,8 +112,11 @@ def _outcomes(v: Verification, base_len: int) -> tuple[list[SignatureCheck], lis
     """(valid, refused) among the new signatures (those past `base_len`). A new one is valid when the file has no
     problem, it has none, and no earlier signature reports a change of the file after it."""
     new = [s for s in v.signatures if s.revision_end > base_len]
-    old_broken = any(set(s.reasons) & FILE_REASONS for s in v.signatures if s.revision_end <= base_len)
-    valid = [s for s in new if s.valid and not v.problems and not old_broken]
+    broken = tuple(f"assinatura {s.index}: {r}" for s in v.signatures if s.revision_end <= base_len
+                   for r in s.reasons if r in FILE_REASONS)
+    if broken:      # the earlier signature's complaint is this upload's refusal
+        new = [replace(s, reasons=(*s.reasons, *broken)) for s in new]
+    valid = [s for s in new if s.valid and not v.problems]
     return valid, [s for s in new if s not in valid]
 
 
@@ -130,7 +133,8 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
     if not required:
         raise ConflictError("Este documento não exige assinatura eletrônica.")
     moment = clock.aware(at) or clock.now_utc()
-    v, base_len, previous_upload = _verify(store, doc, payload, required, trust or load_trust(), moment)
+    trust = trust or load_trust(trust_dir(db_path=store.path))
+    v, base_len, previous_upload = _verify(store, doc, payload, required, trust, moment)
     valid, refused = _outcomes(v, base_len)
     by_cpf = {r.cpf: r.user_id for r in required if r.cpf}
     blobs = BlobStore.for_database(store.path)
@@ -164,8 +168,6 @@ def _insert(tx: Tx, doc: Mapping[str, Any], upload_id: int, check: SignatureChec
             v: Verification, by_cpf: Mapping[str, int], sha: str, size: int, actor: str, at: datetime) -> None:
     own = () if check is None else check.reasons
     reasons = "; ".join((*v.problems, *own))[:MAX_REASON] or None
-    if outcome == "refused" and reasons is None:
-        reasons = "uma assinatura anterior do arquivo não confere"
     cpf = None if check is None or not check.signer_cpf or len(check.signer_cpf) != 11 else check.signer_cpf
     tx.execute("INSERT INTO document_signatures (document_id, code, upload_id, revision, signer_cpf, signer_name, "
                "signer_user_id, signed_at, outcome, reason, file_sha256, file_size, revision_end, uploaded_by, "

@@ -1,6 +1,7 @@
 """The trust the verifier works from: the anchors and CRLs the admin installed, as files (issue 27 §2).
 
     trust = load_trust()                      the folder of VALUATION_TRUST_DIR (default data/trust/)
+    trust = load_trust(trust_dir(db_path=store.path))   …or, unset, trust/ beside the database (what records uses)
     trust = load_trust(Path("/etc/valuation/trust"))
 
 The folder holds
@@ -56,10 +57,15 @@ class Trust:
         return not self.anchors
 
 
-def trust_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The trust folder: VALUATION_TRUST_DIR of `env` (default: the process's environment) or data/trust/."""
+def trust_dir(env: Mapping[str, str] | None = None, *, db_path: str | Path | None = None) -> Path:
+    """The trust folder: VALUATION_TRUST_DIR of `env` (default: the process's environment), else `trust/` beside the
+    database file `db_path` (data/trust/ for the default data/valuation.duckdb), else data/trust/."""
     value = (env if env is not None else os.environ).get(ENV_VAR)
-    return Path(value) if value else DEFAULT_DIR
+    if value:
+        return Path(value)
+    if db_path is not None and str(db_path) not in ("", ":memory:"):
+        return Path(db_path).resolve().parent / "trust"
+    return DEFAULT_DIR
 
 
 def _files(folder: Path, suffixes: tuple[str, ...], problems: list[str]) -> list[Path]:
