@@ -69,7 +69,7 @@ def test_two_members_sign_one_after_the_other(issued: dict[str, Any], pki: TestP
     blobs = BlobStore.for_database(store.path)
     assert blobs.read(rows[0]["file_sha256"]) == first and blobs.read(rows[1]["file_sha256"]) == second
     audits = store.fetch("SELECT after_json FROM audit_log WHERE action = 'signed_upload_verified' ORDER BY id")
-    assert [json.loads(a["after_json"])["outcome"] for a in audits] == ["valid", "valid"]
+    assert [json.loads(a["after_json"])["verification"] for a in audits] == ["aceita", "aceita"]
     assert "52998224725" not in audits[0]["after_json"]           # the CPF is masked in the audit log
 
 

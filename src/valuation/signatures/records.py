@@ -151,9 +151,10 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
             for check, outcome in entries:
                 _insert(tx, doc, upload_id, check, outcome, v, by_cpf, sha, len(payload), user.username, moment)
             tx.audit("signed_upload_verified", "issued_document", int(doc["id"]), None,
-                     {"code": grouped(doc["code"]), "outcome": "valid" if valid and not refused else "refused",
-                      "signatures": [{"n": s.index, "cpf": masked(s.signer_cpf), "outcome": o}
-                                     for s, o in rows],
+                     {"code": grouped(doc["code"]),
+                      "verification": "aceita" if valid and not refused else "recusada",
+                      "signed_by": [f"assinatura {s.index}: CPF {masked(s.signer_cpf)} "
+                                    f"({'válida' if o == 'valid' else 'recusada'})" for s, o in rows],
                       "reasons": list(v.reasons)[:20], "sha256": sha})
             if valid:
                 staging.publish()
