@@ -4,7 +4,8 @@
   legal)", an intermediate, one certificate per signer with the ICP-Brasil otherName 2.16.76.1.3.1 (birth date +
   the user's demo CPF); the private keys live only while the demo seeds and are never written anywhere;
 - the demo installs its root and CRLs as the admin would, in `<database folder>/trust/` (the verifier's default
-  folder for that database: `signatures.trust.trust_dir`), so uploads keep verifying in the demo;
+  folder for that database: `signatures.trust.trust_dir`), so uploads keep verifying in the demo — always there,
+  even when VALUATION_TRUST_DIR names another folder (a demo root never reaches an admin's real folder);
 - the published round's minutes are issued and signed by the president and two members, one after the other
   (three incremental signatures, each upload verified against the previous one): "assinado por 3 de 6";
 - the latest issued statement is signed institutionally (`signatures.institutional.sign_document`) with the
@@ -143,7 +144,8 @@ def seed_signature_demo(store: Store) -> dict[str, int]:
     for row in panel:
         pki.person(row["full_name"], row["cpf"])
     pki.person(*OUTSIDER)
-    trust = load_trust(pki.install(trust_dir(db_path=store.path)))
+    # beside the demo's own database, never VALUATION_TRUST_DIR: a demo root must not reach an admin's real folder
+    trust = load_trust(pki.install(trust_dir({}, db_path=store.path)))
     cpf_of = {r["username"]: r["cpf"] for r in panel}
     president = _principal(store, str(store.scalar("SELECT username FROM users WHERE id = ?",
                                                    [published["president_id"]])))
