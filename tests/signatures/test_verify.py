@@ -282,3 +282,17 @@ def test_a_byte_range_that_is_not_four_numbers_is_a_refusal(pki: TestPki, regist
     broken = signed[:at] + byte_range.ljust(end - at) + signed[end:]
     result = check(broken, registered, trust)
     assert not result.valid and result.reasons
+
+
+def test_verifying_inside_a_running_event_loop_works_as_outside(pki: TestPki, registered: bytes,
+                                                                trust: Trust) -> None:
+    """The ASGI service runs an event loop; pyHanko's own asyncio.run would refuse to start inside it."""
+    import asyncio
+
+    signed = sign(registered, pki.person("ana"))
+
+    async def inside() -> v.Verification:
+        return check(signed, registered, trust)
+
+    result = asyncio.run(inside())
+    assert result.valid, result.reasons

@@ -158,7 +158,24 @@ def _revision_problems(reader: Any, registered: bytes, first_signed_revision: in
 def verify_signed(data: bytes, *, registered: bytes, expected_cpfs: Iterable[str], trust: Trust,
                   at: datetime | None = None, previous: bytes | None = None,
                   issued_at: datetime | None = None) -> Verification:
-    """Verify the signed PDF `data` against the `registered` bytes of the issued document (see the module)."""
+    """Verify the signed PDF `data` against the `registered` bytes of the issued document (see the module).
+
+    pyHanko runs its validation with `asyncio.run`, which an event loop already running in this thread (the
+    ASGI service) would refuse: there the verification runs in a thread of its own."""
+    kwargs: dict[str, Any] = dict(registered=registered, expected_cpfs=tuple(expected_cpfs), trust=trust, at=at,
+                                  previous=previous, issued_at=issued_at)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _verify_signed(data, **kwargs)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_verify_signed, data, **kwargs).result()
+
+
+def _verify_signed(data: bytes, *, registered: bytes, expected_cpfs: Iterable[str], trust: Trust,
+                   at: datetime | None, previous: bytes | None, issued_at: datetime | None) -> Verification:
     from pyhanko.pdf_utils.reader import PdfFileReader
 
     data, registered = bytes(data), bytes(registered)
