@@ -96,6 +96,10 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
         "SELECT min(id) FROM administrative_decisions",
         lambda i: f"UPDATE administrative_decisions SET notified_on = notified_on + 30 WHERE id = {i}",
         "administrative_decisions"),
+    "a verified signature's outcome (issue 27 §2)": (
+        "SELECT min(id) FROM document_signatures WHERE outcome = 'refused'",
+        lambda i: f"UPDATE document_signatures SET outcome = 'valid', reason = NULL WHERE id = {i}",
+        "document_signatures"),
     "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
                       lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
 }
@@ -105,7 +109,7 @@ def test_the_demo_is_sealed_and_verifies(demo: Path, capsys: pytest.CaptureFixtu
     rc, doc = verify(demo, capsys)
     assert rc == 0 and "Conteúdo protegido confere" in doc["message"]
     for table in ("statements", "decisions", "assessment_log", "users", "request_steps", "administrative_decisions",
-                  "appeals", "appeal_steps"):
+                  "appeals", "appeal_steps", "document_signatures"):
         assert _first(demo, f"SELECT count(*) FROM row_seals WHERE tbl = '{table}'") > 0, table
 
 

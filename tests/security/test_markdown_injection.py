@@ -63,6 +63,7 @@ SYSTEM_TABLES: dict[str, str] = {
 NOT_USER_TEXT: dict[str, str] = {
     "assessment_log.currency": "ISO currency code, validated", "fx_rates.currency": "ISO currency code, validated",
     "requests.matter": "chosen from a list (a CHECK)", "request_steps.kind": "chosen from a list (a CHECK)",
+    "document_signatures.signer_cpf": "11 digits read from a certificate (a CHECK; issue 27 §2)",
     "attachments.batch": "sha256 of a ZIP", "attachments.kind": "kind chosen from a list",
     "attachments.media_type": "sniffed from the bytes", "imports.kind": "set by the importer",
     "deadline_events.kind": "kind chosen from a list", "deadline_waivers.deadline_key": "generated key",

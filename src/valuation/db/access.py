@@ -195,6 +195,8 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("read_member_names", ("dpc",), "ver os nomes dos membros junto das avaliações"),
     Permission("read_agreement", (*COMMISSION_ROLES, "dpc"), "consultar a concordância da Comissão"),
     Permission("make_minutes", (*COMMISSION_ROLES, "dpc"), "gerar a ata da Comissão"),
+    # issue 27 §2: a signed PDF of an issued act sent back; the verifier decides whose signature counts
+    Permission("upload_signed_document", (*COMMISSION_ROLES, "dpc"), "enviar documento assinado eletronicamente"),
     Permission("read_comparables", (*COMMISSION_ROLES, "dpc"), "consultar decisões de outros contratos"),
     Permission("read_comparable_flags", ("commission_president", "dpc"), "consultar os sinais de comparáveis"),
     Permission("read_rates", (*COMMISSION_ROLES, "dpc"), "consultar cotações"),

@@ -142,6 +142,12 @@ SEALED += (Sealed("administrative_decisions", ("id", "kind", "record_table", "re
                   "recurso administrativo (Lei 7.542/1986 art. 33)"),
            Sealed("appeal_steps", ("id", "appeal_id", "kind", "day", "outcome", "reason", "note", "recorded_by",
                                    "recorded_at"), "etapa de recurso (Lei 9.784/1999)"))
+# Issue 27 §2: the signatures verified on issued documents (migration 067), append-only — who signed which
+# revision of which document, the outcome of its verification and the sha256 of the file.
+SEALED += (Sealed("document_signatures", ("id", "document_id", "code", "upload_id", "revision", "signer_cpf",
+                                          "signer_name", "signer_user_id", "signed_at", "outcome", "reason",
+                                          "file_sha256", "file_size", "revision_end", "uploaded_by", "uploaded_at"),
+                  "assinatura verificada de documento emitido", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

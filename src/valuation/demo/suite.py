@@ -18,6 +18,7 @@ from valuation.demo.legal import seed_legal_demo
 from valuation.demo.partition import seed_partition_demo
 from valuation.demo.process import number_demo_records, seed_protocol_units
 from valuation.demo.requests import seed_requests_demo
+from valuation.demo.signatures import seed_signature_demo
 from valuation.demo.wreck_law import seed_wreck_law_demo
 
 
@@ -39,6 +40,7 @@ STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
     ("requests.seed_requests_demo", seed_requests_demo),      # issue 26: requests and the Authority's deadlines
     ("appeals.seed_appeals_demo", seed_appeals_demo),         # issue 26 §2: decisions and appeals at every stage
     ("process.number_demo_records", number_demo_records),     # a NUP for the records loaded as rows
+    ("signatures.seed_signature_demo", seed_signature_demo),  # issue 27 §2: signed minutes and statement, a refusal
 )
 
 

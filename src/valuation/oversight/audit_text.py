@@ -70,6 +70,7 @@ ACTION_LABELS: dict[str, str] = {
     "selection_locks_set": "Bens fixados na escolha", "selection_saved": "Escolha da União gravada",
     "statement_drafted": "Rascunho de demonstrativo gravado", "statement_issued": "Demonstrativo emitido",
     "document_issued": "Documento emitido com código de verificação",
+    "signed_upload_verified": "Documento assinado enviado e verificado",
     "protocol_unit_set": "Unidade protocolizadora da OM cadastrada",
     "nup_assigned": "Número único de processo (NUP) atribuído",
     "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",
@@ -140,7 +141,8 @@ ENTITY_LABELS: dict[str, str] = {
 
 FIELD_LABELS: dict[str, str] = {
     # people and access
-    "outcome": "Resultado",
+    "outcome": "Resultado", "verification": "Verificação da assinatura", "signed_by": "Assinaturas",
+    "reasons": "Motivos",
     "username": "Usuário", "full_name": "Nome", "email": "E-mail", "role": "Perfil", "organisation_id": "Empresa nº",
     "commission_body": "Órgão na Comissão", "active": "Ativo", "failed_attempts": "Tentativas falhas",
     "locked_until": "Bloqueado até", "member_id": "Membro nº", "president": "Presidente",
