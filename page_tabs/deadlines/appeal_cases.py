@@ -20,7 +20,7 @@ from valuation.proceedings import appeals as ap
 
 CASE_COLUMNS = {"nup": "NUP", "office_code": "OM", "kind_pt": "Decisão", "wreck": "Naufrágio",
                 "organisation": "Empresa", "notified_on": "Ciência", "state_pt": "Situação"}
-WIDTHS = {"NUP": 170, "OM": 90, "Decisão": 230, "Naufrágio": 90, "Empresa": 150, "Ciência": 90, "Situação": 260}
+WIDTHS = {"NUP": 160, "OM": 90, "Decisão": 250, "Naufrágio": 80, "Empresa": 150, "Ciência": 85, "Situação": 300}
 RECORD_KINDS = [k for k, v in ar.KINDS.items() if v.table is not None]
 
 
@@ -37,6 +37,8 @@ def render(view: DeadlinesView) -> None:
     except ValuationError as exc:
         st.error(str(exc))
         return
+    # the cases with an appeal running first, then the newest notification first
+    cases.sort(key=lambda c: (not c["state_pt"].startswith("em recurso"), -c["notified_on"].toordinal()))
     if not cases:
         st.caption("Nenhuma decisão registrada nesta Capitania.")
     else:
@@ -65,7 +67,7 @@ def _title(c: dict) -> str:
 
 
 def _case_detail(view: DeadlinesView, cases: list[dict]) -> None:
-    picked = cases[-PICK_LIMIT:]
+    picked = cases[:PICK_LIMIT]
     titles = {i: _title(c) for i, c in enumerate(picked)}
     i = st.selectbox("Ver o caso", list(titles), format_func=option_label(titles), key="appeal_case")
     c = picked[int(i)]
@@ -112,7 +114,7 @@ def _decision_form(view: DeadlinesView) -> None:
 
 
 def _appeal_form(view: DeadlinesView, cases: list[dict]) -> None:
-    titles = {int(c["id"]): _title(c) for c in cases[-PICK_LIMIT:]}
+    titles = {int(c["id"]): _title(c) for c in cases[:PICK_LIMIT]}
     with st.form("appeal"):
         decision = st.selectbox("Decisão recorrida", list(titles), format_func=option_label(titles))
         filed = date_field(ar.LABELS["filed_on"], required=True, path="filed_on")
