@@ -9,7 +9,7 @@ import functools
 import pandas as pd
 import streamlit as st
 
-from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
+from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, DeadlinesView
 from ui.fields import date_field
 from ui.fmt import count_br, date_br, for_display, option_label
 from ui.forms import save
@@ -18,9 +18,10 @@ from valuation.proceedings import appeal_records as ar
 from valuation.proceedings import appeal_reports
 from valuation.proceedings import appeals as ap
 
-CASE_COLUMNS = {"nup": "NUP", "office_code": "OM", "kind_pt": "Decisão", "wreck": "Naufrágio",
-                "organisation": "Empresa", "notified_on": "Ciência", "state_pt": "Situação"}
-WIDTHS = {"NUP": 160, "OM": 90, "Decisão": 250, "Naufrágio": 80, "Empresa": 150, "Ciência": 85, "Situação": 300}
+# what to look at first (issue 23 item 12: a 1366 px screen gives the table ~900 px): the case, its state, the decision
+CASE_COLUMNS = {"nup": "NUP", "office_code": "OM", "state_pt": "Situação", "kind_pt": "Decisão",
+                "notified_on": "Ciência", "organisation": "Empresa", "wreck": "Naufrágio"}
+WIDTHS = {"NUP": 160, "OM": 90, "Situação": 260, "Decisão": 220, "Ciência": 85, "Empresa": 150, "Naufrágio": 80}
 RECORD_KINDS = [k for k, v in ar.KINDS.items() if v.table is not None]
 
 
@@ -59,7 +60,8 @@ def _cases_table(cases: list[dict]) -> None:
     st.caption(f"{count_br(len(cases))} decisões; em recurso: "
                f"{count_br(sum(1 for c in cases if c['state_pt'].startswith('em recurso')))}.")
     st.dataframe(for_display(frame, dates=["notified_on"], rename=CASE_COLUMNS), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.Column(width=w) for c, w in WIDTHS.items()})
+                 column_config={c: st.column_config.Column(width=w) for c, w in WIDTHS.items()},
+                 row_height=ROW_HEIGHT)   # wrapped: the state and the decision read whole
 
 
 def _title(c: dict) -> str:
