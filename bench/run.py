@@ -100,7 +100,7 @@ KEYS: tuple[str, ...] = (
     "selection_exact_s", "selection_exact_gap", "selection_large_s", "selection_large_gap",
     "selection_600k_s", "selection_600k_gap", "deadlines_s",
     "import_s", "import_rows", "import_1m_s", "import_1m_rows", "import_1m_rss_mb",
-    "page_inventory_s", "page_partition_s", "page_deadlines_s", "pages_slowest_s", "peak_rss_mb",
+    "page_inventory_s", "page_partition_s", "page_deadlines_s", "page_documents_s", "pages_slowest_s", "peak_rss_mb",
 )
 LABELS: dict[str, str] = {
     "items": "items in the treasure contract (N)",
@@ -123,6 +123,7 @@ LABELS: dict[str, str] = {
     "page_inventory_s": "page Inventário as DPC (AppTest)",
     "page_partition_s": "page Demonstrativos as DPC (AppTest)",
     "page_deadlines_s": "page Prazos as DPC (AppTest)",
+    "page_documents_s": "page Documentos e fotos as DPC (AppTest)",
     "pages_slowest_s": "slowest page of the pages table below",
     "peak_rss_mb": "peak RSS of the measuring process (MB)",
 }
@@ -156,7 +157,7 @@ BASELINES: dict[str, tuple[str, str]] = {
 
 
 # ======================================================================================
-# Targets (issue 17, at N = 1 000 000 on this machine)
+# Targets (issues 17 and 28, at N = 1 000 000 on this machine)
 # ======================================================================================
 def targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
     """key → (target text, met?) — None where the figure has no target of its own."""
@@ -166,7 +167,7 @@ def targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
     ratio = r["naive_view_s"] / r["statement_s"] if r["statement_s"] > 0 else math.inf
     return {
         "consensus_full_s": ("≤ 1.0 s", le("consensus_full_s", 1.0)),
-        "consensus_incremental_s": ("≤ 0.02 s", le("consensus_incremental_s", 0.02)),
+        "consensus_incremental_s": ("≤ 0.01 s", le("consensus_incremental_s", 0.01)),        # issue 28
         "naive_view_s": ("baseline", None),
         "statement_s": ("≤ 0.1 s and ≥ 10× faster than naive", le("statement_s", 0.1) and ratio >= 10),
         "selection_exact_s": ("≤ 2 s", le("selection_exact_s", 2.0)),
@@ -178,12 +179,13 @@ def targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
         "deadlines_s": ("≤ 2 s", le("deadlines_s", 2.0)),
         "import_s": ("≤ 2 s", le("import_s", 2.0)),
         "import_rows": ("100 000", None),
-        "import_1m_s": ("≤ 20 s", le("import_1m_s", 20.0)),
+        "import_1m_s": ("≤ 5 s", le("import_1m_s", 5.0)),                                    # issue 28
         "import_1m_rows": ("1 000 000", None),
         "import_1m_rss_mb": ("≤ 1536 MB", le("import_1m_rss_mb", 1536)),
         "page_inventory_s": (f"≤ {PAGE_TARGET_S} s", le("page_inventory_s", PAGE_TARGET_S)),
         "page_partition_s": (f"≤ {PAGE_TARGET_S} s", le("page_partition_s", PAGE_TARGET_S)),
         "page_deadlines_s": (f"≤ {PAGE_TARGET_S} s", le("page_deadlines_s", PAGE_TARGET_S)),
+        "page_documents_s": (f"≤ {PAGE_TARGET_S} s", le("page_documents_s", PAGE_TARGET_S)),   # issue 28
         "pages_slowest_s": (f"≤ {PAGE_TARGET_S} s", le("pages_slowest_s", PAGE_TARGET_S)),
         "peak_rss_mb": ("≤ 1024 MB", le("peak_rss_mb", 1024)),
         "items": ("1 000 000", None),
@@ -898,6 +900,7 @@ def measure_rest(args: argparse.Namespace) -> dict[str, Any]:
         res["page_inventory_s"] = pages["inventory"]["dpc"]
         res["page_partition_s"] = pages["statements"]["dpc"]
         res["page_deadlines_s"] = pages["deadlines"]["dpc"]
+        res["page_documents_s"] = pages["documents"]["dpc"]
         slowest = max((row[r], f"{k} ({r})") for k, row in pages.items() for r in ("dpc", "explorer") if r in row)
         res["pages_slowest_s"], details["pages_slowest"] = slowest
     finally:

@@ -19,7 +19,7 @@ from valuation.attachments.kinds import (
     megabytes,
 )
 from valuation.db.access import allowed
-from valuation.registry.contracts import list_contracts
+from valuation.registry.contracts import contract_choices
 from valuation.registry.wrecks import list_wrecks
 
 user = session.guard("documents")
@@ -34,9 +34,9 @@ st.caption("Os arquivos ficam com o registro a que pertencem e só são entregue
            f"{count_br(MAX_ARCHIVE_ENTRIES)} arquivos; as imagens de um envio somam no máximo "
            f"{megapixels(MAX_UPLOAD_PIXELS)}, e {megapixels(MAX_HOURLY_PIXELS)} por usuário a cada hora.")
 
-contracts = list_contracts(store, user)
 names = ["Contratos", "Fotos em lote"] + (["Naufrágios"] if dpc else [])
 tabs = LazyTabs("documents", names)   # issue 17: only the open tab runs
+contracts = contract_choices(store, user, with_items=tabs.is_open("Fotos em lote"))
 
 if tabs.is_open("Contratos"):
     with tabs["Contratos"]:
@@ -56,7 +56,7 @@ if tabs.is_open("Contratos"):
 
 if tabs.is_open("Fotos em lote"):
     with tabs["Fotos em lote"]:
-        with_items = contracts[contracts["items"] > 0]["code"].tolist() if not contracts.empty else []
+        with_items = contracts[contracts["has_items"]]["code"].tolist() if not contracts.empty else []
         if not with_items:
             st.info("Nenhum contrato com bens resgatados.")
         else:

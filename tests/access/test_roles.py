@@ -197,6 +197,17 @@ def test_contracts_in_scope(small_world, key):
 
 
 @pytest.mark.parametrize("key", sorted(READERS))
+def test_contract_choices_in_scope(small_world, key):
+    """The light list a page chooses a contract from (Documentos e fotos) shows the same contracts."""
+    s, user = small_world.store, small_world.principal(key)
+    choices = contracts.contract_choices(s, user, with_items=True)
+    assert list(choices["code"]) == sorted(EXPECTED_CONTRACTS[key])
+    full = contracts.list_contracts(s, user)
+    assert dict(zip(choices["code"], choices["has_items"])) == {c: n > 0 for c, n in zip(full["code"], full["items"])}
+    assert "has_items" not in contracts.contract_choices(s, user).columns
+
+
+@pytest.mark.parametrize("key", sorted(READERS))
 def test_items_in_scope(small_world, key):
     s, user = small_world.store, small_world.principal(key)
     expected = {code for contract, code, *_ in ITEMS if contract in EXPECTED_CONTRACTS[key]}

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 2_000
 IMPORT_ROWS = 500
 CONTRACTS = 60
-PAGES = ("inventory", "statements", "deadlines")   # the three the figures name
+PAGES = ("inventory", "statements", "deadlines", "documents")   # the four the figures name
 
 
 def _bench_run():

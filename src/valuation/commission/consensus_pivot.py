@@ -147,11 +147,14 @@ def _decide(rnd: Mapping[str, Any], rows: list[tuple[Any, ...]]) -> dict[str, An
 
 def one_entry(tx: Tx, rnd: Mapping[str, Any], member_id: int, item_id: int, log_id: int, *,
               historical: bool | None, value_brl: Decimal | None, significance: int | None,
-              must_keep: bool | None) -> None:
+              must_keep: bool | None, in_force: list[tuple[Any, ...]] | None = None) -> None:
     """After one entry (already in assessment_log as `log_id` and in assessment_current):
-    its slot and the row's rev (in step: basis too), and the item's consensus, by key."""
-    rows = tx.cur.execute("SELECT member_id, historical, value_brl, significance, must_keep FROM assessment_current "
-                          "WHERE round_id = ? AND item_id = ?", [rnd["id"], item_id]).fetchall()
+    its slot and the row's rev (in step: basis too), and the item's consensus, by key.
+    `in_force`: the item's entries in force now — (member_id, historical, value_brl, significance,
+    must_keep), this one included — when the caller has them (else read from assessment_current)."""
+    rows = in_force if in_force is not None else tx.cur.execute(
+        "SELECT member_id, historical, value_brl, significance, must_keep FROM assessment_current "
+        "WHERE round_id = ? AND item_id = ?", [rnd["id"], item_id]).fetchall()
     d = _decide(rnd, rows)
     slot = member_slot(tx, int(rnd["id"]), member_id)
     sets, params = "", []

@@ -99,9 +99,9 @@ class AssessmentImport:
     ignored_columns: tuple[str, ...]
 
 
-def member_round(tx: Tx, round_id: int, *, count: bool = True) -> dict[str, Any]:
+def member_round(tx: Tx, round_id: int, *, count: bool = True, nup: bool = True) -> dict[str, Any]:
     """The round row, refused unless it is open (entries are made only then)."""
-    row = fetch_round(tx, round_id, count=count)
+    row = fetch_round(tx, round_id, count=count, nup=nup)
     status_conflict(row, ("aberta",), "registrar avaliações")
     return row
 
@@ -261,15 +261,20 @@ def record_assessment(store: Store, user: Principal, round_id: int, item_id: int
         entries.problems.raise_if_any()
 
     def run(tx: Tx) -> dict[str, Any]:
-        rnd = member_round(tx, round_id, count=False)
+        rnd = member_round(tx, round_id, count=False, nup=False)
         in_round = tx.fetch_one("SELECT 1 AS x FROM round_items WHERE round_id = ? AND item_id = ?",
                                 [round_id, item_id])
         if in_round is None:
             entries.problems.add(np.array([True]), "item_id", f"não faz parte da rodada {rnd['number']}")
-        prev = tx.scalar("SELECT log_id FROM assessment_current WHERE round_id = ? AND item_id = ? AND member_id = ?",
-                         [round_id, item_id, user.id])
+        # Every member's entry in force for the item, read once: the member's own (the one corrected)
+        # and the others (the item's consensus, `consensus_pivot.one_entry`).
+        item_rows = tx.cur.execute("SELECT member_id, log_id, historical, value_brl, significance, must_keep "
+                                   "FROM assessment_current WHERE round_id = ? AND item_id = ?",
+                                   [round_id, item_id]).fetchall()
+        prev = next((int(r[1]) for r in item_rows if int(r[0]) == user.id), None)
         before = None if prev is None else tx.fetch_one("SELECT * FROM assessment_log WHERE id = ?", [prev])
-        after = None if in_round is None else _write_one(tx, rnd, user, entries, item_id, prev)
+        after = None if in_round is None else _write_one(tx, rnd, user, entries, item_id, prev,
+                                                         [(r[0], *r[2:]) for r in item_rows])
         if after is None:      # not a plain entry (or not in the round): the batch path checks and reports
             written, _ = write_entries(tx, rnd, user, entries, pa.array([item_id], type=pa.int64()), import_id=None)
             after = tx.fetch_one("SELECT * FROM assessment_log WHERE id = ?", [int(written["id"][0].as_py())])
@@ -287,13 +292,14 @@ def _one_value(frame: pd.DataFrame, column: str) -> Any:
 
 
 def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries, item_id: int,
-               prev: int | None) -> dict[str, Any] | None:
+               prev: int | None, in_force: list[tuple[Any, ...]]) -> dict[str, Any] | None:
     """`write_entries` for one entry of `record_assessment`, with plain parameters.
 
     The same checks, messages and rows as `write_entries` (the log row, the current row,
-    the item's consensus); `prev` is the member's entry in force for the item (its log id),
-    already read by the caller. Returns the new assessment_log row, or None when the entry
-    is not a plain one (the caller then takes `write_entries`)."""
+    the item's consensus); `prev` is the member's entry in force for the item (its log id) and
+    `in_force` every member's entry in force before this one (member_id, historical, value_brl,
+    significance, must_keep), both already read by the caller. Returns the new assessment_log row,
+    or None when the entry is not a plain one (the caller then takes `write_entries`)."""
     f, p = entries.frame, entries.problems
     if len(f) != 1:
         return None
@@ -337,8 +343,12 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
         tx.execute("INSERT INTO assessment_current (round_id, item_id, member_id, log_id, historical, value_brl, "
                    "significance, must_keep, vote_code, score_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    [rnd["id"], item_id, user.id, log_id, historical, value, significance, must_keep, vcode, scode])
+    # The item's entries in force now: the others as read, this member's as just written (the log row's
+    # values, as stored: assessment_current holds the same columns of the same types).
+    now = [r for r in in_force if int(r[0]) != user.id]
+    now.append((user.id, row["historical"], row["value_brl"], row["significance"], row["must_keep"]))
     consensus_pivot.one_entry(tx, rnd, user.id, item_id, log_id, historical=historical, value_brl=value,
-                              significance=significance, must_keep=must_keep)
+                              significance=significance, must_keep=must_keep, in_force=now)
     return row
 
 

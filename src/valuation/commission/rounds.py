@@ -70,11 +70,11 @@ ROUND_SQL = """
 SELECT r.id, r.contract_id, c.code AS contract_code, c.organisation_id, r.number, r.previous_round_id, r.status,
        r.method, r.quorum, r.spread_threshold, r.president_id, r.opened_by, r.opened_at, r.closed_by,
        r.closed_at, r.decided_by, r.decided_at, r.published_by, r.published_at, {count} AS item_count,
-       c.valuation_date, c.value_fixed,
-       (SELECT g.nup FROM process_numbers g WHERE g.subject = 'round' AND g.subject_id = r.id) AS nup
+       c.valuation_date, c.value_fixed, {nup} AS nup
 FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id
 """
 ITEM_COUNT_SQL = "(SELECT count(*) FROM round_items ri WHERE ri.round_id = r.id)"
+NUP_SQL = "(SELECT g.nup FROM process_numbers g WHERE g.subject = 'round' AND g.subject_id = r.id)"
 
 
 @dataclass(frozen=True)
@@ -161,13 +161,15 @@ def round_of(row: Mapping[str, Any], *, hide_people: bool = False) -> Round:
     return Round(**data)
 
 
-def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True) -> dict[str, Any]:
+def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool = True) -> dict[str, Any]:
     """The round row (with its contract's code and organisation), no access check; `count=False`
     skips counting its items (item_count None: a one-entry write on a million-item round needs
-    no count). NotFound for an unknown id."""
+    no count), `nup=False` looking up its process number (nup None: the entry does not show it;
+    the lookup was half of the read). NotFound for an unknown id."""
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise InputError(Problem("round_id", "Rodada: identificador inválido."))
-    row = db.fetch_one(ROUND_SQL.format(count=ITEM_COUNT_SQL if count else "NULL") + " WHERE r.id = ?", [round_id])
+    row = db.fetch_one(ROUND_SQL.format(count=ITEM_COUNT_SQL if count else "NULL", nup=NUP_SQL if nup else "NULL")
+                       + " WHERE r.id = ?", [round_id])
     if row is None:
         raise NotFound(f"Rodada de avaliação {round_id} não encontrada.", what="assessment_round", key=round_id)
     return row
@@ -432,7 +434,7 @@ def list_rounds(store: Store, user: Principal, contract_code: str | None = None)
     if contract_code:
         clauses.append("c.code = ?")
         params.append(contract_code)
-    rows = store.fetch(ROUND_SQL.format(count=ITEM_COUNT_SQL) + " WHERE " + " AND ".join(clauses)
+    rows = store.fetch(ROUND_SQL.format(count=ITEM_COUNT_SQL, nup=NUP_SQL) + " WHERE " + " AND ".join(clauses)
                        + " ORDER BY c.code, r.number DESC", params)
     return [round_of(r, hide_people=explorer) for r in rows]
 

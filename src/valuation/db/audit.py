@@ -97,22 +97,6 @@ def row_hash(row: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
-def attach_seals(cur: duckdb.DuckDBPyConnection, row_id: int, seals_json: str) -> None:
-    """Record the row seals of this transaction in its newest audit row (the anchored head, written
-    by this same transaction): the row is re-hashed with them and the anchor follows (db/seals.py)."""
-    cols = _quoted((*HASHED_FIELDS, "hash"))
-    found = cur.execute(f"SELECT {cols} FROM audit_log WHERE id = ?", [int(row_id)]).fetchall()
-    anchor = _read_anchor(cur)
-    if not found or anchor is None or int(anchor["head_id"]) != int(row_id):
-        raise StoreError("row seals must be attached to the transaction's newest audit row")
-    row = dict(zip((*HASHED_FIELDS, "hash"), found[0]))
-    row["seals_json"] = seals_json
-    new_hash = row_hash(row)
-    cur.execute("UPDATE audit_log SET seals_json = ?, hash = ? WHERE id = ?", [seals_json, new_hash, int(row_id)])
-    _write_anchor(cur, row_count=int(anchor["row_count"]), head_id=int(row_id), head_hash=new_hash,
-                  at=row["at"], create=False)
-
-
 def redact_position(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A copy of `record` with wreck-position fields replaced by 'sigilosa' (what a reader sees; the
     log itself is redacted by `append`, with a digest of what it masks)."""
@@ -240,6 +224,30 @@ def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: 
            trusted_seal_key: bytes | None = None, reseal: bool = False,
            accept_broken: bool = False, head_table: bool = False) -> dict[str, Any]:
     """Append one chained row on `cur` (inside the caller's transaction); returns the row.
+    `plan` and `write_planned` (below) at once; see `plan` for the rules."""
+    return write_planned(cur, plan(cur, at=at, actor=actor, action=action, entity=entity, entity_id=entity_id,
+                                   before=before, after=after, trusted_seal_key=trusted_seal_key, reseal=reseal,
+                                   accept_broken=accept_broken, head_table=head_table))
+
+
+@dataclass
+class PlannedRow:
+    """An audit row whose place in the chain is fixed (its id, the hash it links onto, the anchor's
+    count) but not yet written: `write_planned` writes it, with the transaction's row seals when it is
+    the transaction's newest row (so the row is hashed and the anchor written once). Nothing may be
+    appended to the chain between `plan` and `write_planned` (the Store's transaction writes a planned
+    row before it plans the next one, and before its COMMIT)."""
+    row: dict[str, Any]               # the hashed fields, `hash` not yet computed
+    count: int                        # rows the application has appended once this one is written
+    create_anchor: bool               # no anchor yet: the write creates its table
+
+
+def plan(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
+         entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
+         trusted_seal_key: bytes | None = None, reseal: bool = False,
+         accept_broken: bool = False, head_table: bool = False) -> PlannedRow:
+    """The next chained row of `cur`'s chain (inside the caller's transaction), checked and redacted,
+    to be written by `write_planned`.
 
     The row links onto the anchored head (`audit_head`); see the module docstring. Refused
     (`AuditSealError`, and the alert hooks are called) when the anchor's seal does not verify
@@ -250,9 +258,13 @@ def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: 
     RESTORE_ACCEPTED_ACTION row, which `verify_chain` reports forever) skips the seal check.
     `head_table`: the caller knows that the anchor's table exists (this process committed
     an audited write on this file since opening it), so the catalog is not searched for it."""
-    last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
-    last_id, last_hash = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
     anchor = _read_anchor(cur, known=head_table)
+    if anchor is not None:    # the rows from the anchored head on (the last row group): the same next id
+        top = cur.execute("SELECT max(id) FROM audit_log WHERE id >= ?", [int(anchor["head_id"])]).fetchall()[0][0]
+        last = [] if top is None else [(top, None)]
+    else:
+        last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
+    last_id, last_hash = (int(last[0][0]), str(last[0][1])) if last else (0, GENESIS)
     refusal = _seal_refusal(anchor, audit_key())
     if refusal is not None and reseal:
         old_ok = anchor is not None and (not anchor.get("seal") or (
@@ -279,17 +291,37 @@ def append(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: 
         count, link_id, link_hash, next_id = count + 1, marker["id"], marker["hash"], marker["id"] + 1
     else:
         count, link_id, link_hash, next_id = 0, 0, GENESIS, 1
-    row = _insert_row(cur, row_id=next_id, prev_hash=link_hash, at=at, actor=actor, action=action, entity=entity,
-                      entity_id=entity_id, before=redact(cur, entity, before), after=redact(cur, entity, after))
-    _write_anchor(cur, row_count=count + 1, head_id=row["id"], head_hash=row["hash"], at=at,
-                  create=anchor is None)
+    row = _row(row_id=next_id, prev_hash=link_hash, at=at, actor=actor, action=action, entity=entity,
+               entity_id=entity_id, before=redact(cur, entity, before), after=redact(cur, entity, after))
+    return PlannedRow(row=row, count=count + 1, create_anchor=anchor is None)
+
+
+def write_planned(cur: duckdb.DuckDBPyConnection, planned: PlannedRow,
+                  seals_json: str | None = None) -> dict[str, Any]:
+    """Write a planned row (with `seals_json`, hashed with it, when given) and move the anchor onto it;
+    returns the row as written."""
+    row = dict(planned.row)
+    if seals_json is not None:
+        row["seals_json"] = seals_json
+    _insert(cur, row)
+    _write_anchor(cur, row_count=planned.count, head_id=row["id"], head_hash=row["hash"], at=row["at"],
+                  create=planned.create_anchor)
     return row
 
 
 def _insert_row(cur: duckdb.DuckDBPyConnection, *, row_id: int, prev_hash: str, at: datetime, actor: str,
                 action: str, entity: str, entity_id: object, before: Mapping[str, Any] | None,
                 after: Mapping[str, Any] | None) -> dict[str, Any]:
-    row: dict[str, Any] = {
+    row = _row(row_id=row_id, prev_hash=prev_hash, at=at, actor=actor, action=action, entity=entity,
+               entity_id=entity_id, before=before, after=after)
+    _insert(cur, row)
+    return row
+
+
+def _row(*, row_id: int, prev_hash: str, at: datetime, actor: str, action: str, entity: str, entity_id: object,
+         before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The hashed fields of one audit row (no hash yet)."""
+    return {
         "id": row_id,
         "at": at.replace(tzinfo=None),
         "actor": actor,
@@ -300,11 +332,14 @@ def _insert_row(cur: duckdb.DuckDBPyConnection, *, row_id: int, prev_hash: str, 
         "after_json": None if after is None else canonical_json(dict(after)),
         "prev_hash": prev_hash,
     }
+
+
+def _insert(cur: duckdb.DuckDBPyConnection, row: dict[str, Any]) -> None:
+    """Hash `row` (its seals_json too, when it has one) and insert it."""
     row["hash"] = row_hash(row)
-    cols = (*HASHED_FIELDS, "hash")
+    cols = (*HASHED_FIELDS, "hash") + (("seals_json",) if row.get("seals_json") is not None else ())
     cur.execute(f"INSERT INTO audit_log ({_quoted(cols)}) VALUES ({', '.join('?' for _ in cols)})",
                 [row[c] for c in cols]).fetchall()
-    return row
 
 
 # -- head anchor (issue 8) --------------------------------------------------------------

@@ -48,6 +48,8 @@ from valuation.db import seals
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
 
+    from valuation.db.audit import PlannedRow
+
 T = TypeVar("T")
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -152,6 +154,7 @@ class Tx:
         self.store = store
         self.audited = False
         self.last_audit_id: int | None = None   # the newest audit row of this transaction (row seals)
+        self._planned: PlannedRow | None = None  # that row until it is written (`audit`)
 
     def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
         """Run one statement and read its result completely (rows as dicts, [] for none)."""
@@ -184,13 +187,26 @@ class Tx:
 
     def audit(self, action: str, entity: str, entity_id: object,
               before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> None:
-        """Append one hash-chained row to audit_log inside this transaction."""
-        from valuation.db.audit import append
+        """Append one hash-chained row to audit_log inside this transaction.
 
-        row = append(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
-                     entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen)
+        Its place in the chain is fixed here (and a write the chain refuses raises here); the row is
+        written at the next `audit` or just before COMMIT — the newest with the transaction's row seals
+        (db/seals.py), so it is hashed, and the anchor moved, once. Until then it is not in audit_log."""
+        from valuation.db.audit import plan
+
+        self.flush_audit()
+        self._planned = plan(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
+                             entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen)
         self.audited = True
-        self.last_audit_id = int(row["id"])
+        self.last_audit_id = int(self._planned.row["id"])
+
+    def flush_audit(self, seals_json: str | None = None) -> None:
+        """Write the audit row planned by `audit`, if any (with `seals_json`: db/seals.py)."""
+        if self._planned is not None:
+            from valuation.db.audit import write_planned
+
+            planned, self._planned = self._planned, None
+            write_planned(self.cur, planned, seals_json)
 
 
 def store_of(db: Store | Tx) -> Store:
@@ -362,9 +378,10 @@ class Store:
                     tx = Tx(cur, actor, self)
                     yield tx
                     sealed = seals.finish(tx, marks)      # digests of the sealed rows written here, into the chain
+                    tx.flush_audit()                       # the newest audit row, when no seal went into it
                     cur.execute("COMMIT")
-                    if sealed and self._seal_state is not None:
-                        self._seal_state.committed(sealed)
+                    if marks is not None and self._seal_state is not None:
+                        self._seal_state.committed(sealed, marks.get("_after"))
                     if tx.audited:
                         self.audit_head_seen = True
                     if not bookkeeping:

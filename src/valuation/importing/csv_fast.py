@@ -53,23 +53,42 @@ class ArrowCsv:
     separator: str
 
 
-def _encoding(body: bytes) -> str | None:
-    """'utf-8' when `body` is valid UTF-8, else 'cp1252' when valid Windows-1252, else None."""
-    for name in ("utf-8", "cp1252"):
-        decoder = codecs.getincrementaldecoder(name)()
+def _is_utf8(body: bytes) -> bool:
+    """Whether `body` is valid UTF-8 (a Windows-1252 file fails at its first accented letter)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(body), _CHUNK):
+            decoder.decode(body[start:start + _CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _cp1252_to_utf8(body: bytes) -> bytes | None:
+    """Windows-1252 bytes as UTF-8 with every line end made LF (CRLF and a lone CR, as
+    `_lf_lines`), a chunk at a time — one pass that also checks the codec (None: not valid
+    Windows-1252). Single-byte codec: any cut is safe but between the CR and the LF of a CRLF."""
+    parts = []
+    start = 0
+    while start < len(body):
+        end = min(start + _CHUNK, len(body))
+        if end < len(body) and body[end - 1] == 13 and body[end] == 10:
+            end += 1                                  # keep a CRLF whole
         try:
-            for start in range(0, len(body), _CHUNK):
-                decoder.decode(body[start:start + _CHUNK])
-            decoder.decode(b"", final=True)
+            text = body[start:end].decode("cp1252")
         except UnicodeDecodeError:
-            continue
-        return name
-    return None
+            return None
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        parts.append(text.encode("utf-8"))
+        start = end
+    return b"".join(parts)
 
 
-def _to_utf8(body: bytes) -> bytes:
-    """Windows-1252 bytes as UTF-8, a chunk at a time (single-byte codec: any cut is safe)."""
-    return b"".join(body[i:i + _CHUNK].decode("cp1252").encode("utf-8") for i in range(0, len(body), _CHUNK))
+def _lf_lines(body: bytes) -> bytes:
+    """Every line end as LF: CRLF (Windows) and a lone CR (old Mac)."""
+    return body.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in body else body
 
 
 def _line_spans(body: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -92,15 +111,17 @@ def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv |
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
         return None                                   # UTF-16, or not text: the general reader says so
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    encoding = _encoding(body)
-    if encoding is None:
-        return None
-    if data is not body:
-        encoding = "utf-8-sig"
-    if b"\r" in body:
-        body = body.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    if encoding == "cp1252":
-        body = _to_utf8(body)
+    if _is_utf8(body):
+        encoding = "utf-8" if data is body else "utf-8-sig"
+        body = _lf_lines(body)
+    elif data is not body:
+        return None                                   # a UTF-8 BOM over bytes that are not UTF-8: the general reader
+    else:
+        encoding = "cp1252"
+        transcoded = _cp1252_to_utf8(body)
+        if transcoded is None:
+            return None                               # neither UTF-8 nor Windows-1252: the general reader says so
+        body = transcoded
     head = body[:_HEAD].decode("utf-8", errors="ignore")
     offset = 0
     first_line = head.split("\n", 1)[0]

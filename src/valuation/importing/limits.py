@@ -87,11 +87,19 @@ def check_upload(data: bytes, kind: str) -> None:
 
 
 # -- CSV ----------------------------------------------------------------------------------
+def _ends(raw: np.ndarray, byte: int) -> np.ndarray:
+    """Offsets of `byte` in `raw`, a slice at a time (a 130 MB file: a fifth of the time of one pass,
+    whose 130 MB mask leaves the cache)."""
+    step = 1 << 22
+    found = [np.flatnonzero(raw[i:i + step] == byte) + i for i in range(0, len(raw), step)]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
 def check_csv(data: bytes) -> None:
     raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(raw == 10)
+    ends = _ends(raw, 10)
     if not len(ends) and b"\r" in data:               # old Mac files: CR only
-        ends = np.flatnonzero(raw == 13)
+        ends = _ends(raw, 13)
     lines = len(ends) + 1
     if lines > MAX_LINES:
         raise refuse(f"o arquivo tem {_fmt(lines)} linhas; o limite é {_fmt(MAX_LINES)}")
@@ -309,14 +317,14 @@ def check_cells(df: object) -> None:
         raise refuse(f"a tabela tem {_fmt(len(df))} linhas; o limite é {_fmt(MAX_LINES)}")  # type: ignore[arg-type]
     for pos, name in enumerate(columns):
         col = df.iloc[:, pos]  # type: ignore[attr-defined]
-        arr = pa.array(col.array, from_pandas=True)
-        if isinstance(arr, pa.ChunkedArray):
-            arr = arr.combine_chunks()
+        arr = pa.array(col.array, from_pandas=True)       # chunks as read: the lengths need no copy
         if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
             continue
         lengths = pc.fill_null(pc.utf8_length(arr), 0)
         longest = pc.max(lengths).as_py() or 0
         if longest > MAX_CELL_CHARS:
+            if isinstance(lengths, pa.ChunkedArray):
+                lengths = lengths.combine_chunks()
             row = int(np.argmax(lengths.to_numpy(zero_copy_only=False)))
             line = df.index[row]  # type: ignore[attr-defined]
             label = str(name) or f"{pos + 1}ª"

@@ -59,7 +59,7 @@ import pyarrow.compute as pc
 
 from valuation.core.errors import InputError, Problem
 from valuation.importing import early_header, limits, xlsx_parts
-from valuation.importing.cells import cell_text
+from valuation.importing.cells import cell_text, trim_cells
 
 Progress = Callable[[float, str], None]
 
@@ -257,7 +257,7 @@ def _read_csv(data: bytes, progress: Progress | None) -> tuple[pd.DataFrame, Tab
         return _read_csv_text(data, progress)
     n = len(fast.lines)
     index = pd.RangeIndex(n)
-    arrays = [pd.arrays.ArrowStringArray(pc.utf8_trim_whitespace(c)) for c in fast.columns]
+    arrays = [pd.arrays.ArrowStringArray(trim_cells(c)) for c in fast.columns]
     table = pd.DataFrame._from_arrays(arrays, columns=list(range(len(arrays))), index=index, verify_integrity=False)
     df, header, header_line, blank = _split_header(table, fast.lines)
     blank += int((fast.empty_lines > header_line).sum())

@@ -39,12 +39,15 @@ from valuation.importing.cells import (
     MAX_PROBLEMS,
     DecimalColumn,
     DecimalConvention,
+    NumberForms,
     claim_cells,
     decimal_convention,
     default_convention,
     more_problems,
+    number_forms,
     parse_dates,
     parse_decimal,
+    regex_mask,
     with_value,
 )
 from valuation.importing.tabular import Progress, TableMeta, map_header, read_table
@@ -89,7 +92,8 @@ class ParsedItems:
 
 def parse_items(data: bytes, file_name: str, *, today: date,
                 existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray] = (),
-                progress: Progress | None = None, not_before: date | None = None) -> ParsedItems:
+                progress: Progress | None = None, not_before: date | None = None,
+                sha256: str | None = None) -> ParsedItems:
     """Parse and validate an items file (CSV or XLSX); all or nothing.
 
     Raises InputError whose problems name every bad cell (`linha N, coluna X`), sorted by
@@ -98,7 +102,8 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     unsupported file. `existing_codes`: the item codes already in the contract, or a
     function telling, for the file's code column (Arrow strings), which are (a boolean
     array) — the store looks them up in the database. `not_before`: the wreck's casualty date
-    (no recovery before it; never before `EARLIEST_RECOVERY`).
+    (no recovery before it; never before `EARLIEST_RECOVERY`). `sha256`: the file's, when the caller
+    has it already (else computed here).
     """
     if progress:
         progress(0.0, "lendo o arquivo")
@@ -118,9 +123,9 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     _unnamed_problems(problems, df, meta, set(positions.values()))
     text["item_code"] = _nfc(text["item_code"])
     _code_problems(problems, text["item_code"], lines, existing_codes)
-    numeric = [text[f.key] for f in ITEM_FIELDS if f.kind in ("integer", "decimal")]
-    convention = decimal_convention(numeric, default=default_convention(meta.separator))
-    values = {f.key: _checked(problems, f, text[f.key], convention, today) for f in ITEM_FIELDS}
+    forms = {f.key: number_forms(text[f.key]) for f in ITEM_FIELDS if f.kind in ("integer", "decimal")}
+    convention = decimal_convention(forms.values(), default=default_convention(meta.separator))
+    values = {f.key: _checked(problems, f, text[f.key], convention, today, forms.get(f.key)) for f in ITEM_FIELDS}
     _physical_problems(problems, text, values, today, not_before)
     problems.raise_if_any()
     if progress:
@@ -129,7 +134,7 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     if progress:
         progress(1.0, f"{len(frame)} itens válidos")
     return ParsedItems(
-        frame=frame, row_count=len(frame), sha256=hashlib.sha256(data).hexdigest(),
+        frame=frame, row_count=len(frame), sha256=sha256 or hashlib.sha256(data).hexdigest(),
         encoding=meta.encoding, separator=meta.separator, file_name=file_name, format=meta.format,
         lines=lines, ignored_columns=ignored, decimal_convention=convention,
     )
@@ -151,10 +156,12 @@ def _code_problems(problems: _Problems, codes: pd.Series, lines: np.ndarray,
     unique within the file and the contract (its empty cells: `_checked`)."""
     code_arr = _arrow_text(codes)
     has_code = (codes != "").to_numpy(dtype=bool)
-    problems.add(has_code & _np(pc.match_substring_regex(code_arr, _INVISIBLE)), "item_code",
+    # Printable ASCII holds no invisible character and no look-alike letter: the expressions for the rest.
+    unusual = has_code & ~_np(pc.ascii_is_printable(code_arr))
+    problems.add(regex_mask(code_arr, _INVISIBLE, unusual), "item_code",
                  "código com caractere de controle ou invisível (quebra de linha, tabulação, espaço de largura zero…)",
                  codes)
-    problems.add(has_code & _np(pc.match_substring_regex(code_arr, _LOOK_ALIKE)), "item_code",
+    problems.add(regex_mask(code_arr, _LOOK_ALIKE, unusual), "item_code",
                  "código com letra de outro alfabeto ou de largura dupla, parecida com uma latina (use só letras "
                  "latinas e algarismos comuns)", codes)
     first_line = _first_lines(code_arr, lines)
@@ -167,16 +174,17 @@ def _code_problems(problems: _Problems, codes: pd.Series, lines: np.ndarray,
 
 
 def _checked(problems: _Problems, f: ItemField, raw: pd.Series, convention: DecimalConvention | None,
-             today: date) -> Any:
+             today: date, forms: NumberForms | None = None) -> Any:
     """One field's cells checked by its kind (problems added) and typed: the text itself, a
-    DecimalColumn or the parsed dates."""
+    DecimalColumn or the parsed dates. `forms`: a number column's `number_forms`, already made."""
     blank = (raw == "").to_numpy(dtype=bool)
     if f.required:
         problems.add(blank, f.key, "campo obrigatório vazio")
     if f.kind == "integer":
-        return _integer_problems(problems, f.key, raw, blank, convention)
+        return _integer_problems(problems, f.key, raw, blank, convention, forms)
     if f.kind == "decimal":
-        col = parse_decimal(raw, convention=convention, precision=f.precision, scale=f.scale)
+        col = parse_decimal(raw if forms is None else forms, convention=convention, precision=f.precision,
+                            scale=f.scale)
         _number_problems(problems, f.key, raw, col, f.what, f.largest)
         return col
     if f.kind == "date":
@@ -208,9 +216,9 @@ def _physical_problems(problems: _Problems, text: dict[str, pd.Series], values: 
 
 
 def _integer_problems(problems: _Problems, name: str, raw: pd.Series, blank: np.ndarray,
-                      convention: DecimalConvention | None) -> DecimalColumn:
+                      convention: DecimalConvention | None, forms: NumberForms | None = None) -> DecimalColumn:
     """Problems of a whole number above zero that fits an INTEGER column (quantity)."""
-    col = parse_decimal(raw, convention=convention, precision=30, scale=0)
+    col = parse_decimal(raw if forms is None else forms, convention=convention, precision=30, scale=0)
     bad = ~blank & ~col.ok
     problems.add(bad & col.ambiguous, name, _AMBIGUOUS, raw)
     problems.add(bad & ~col.ambiguous, name, "deve ser um inteiro maior que zero", raw)

@@ -149,7 +149,7 @@ def import_items(store: Store, user: Principal, contract_code: str, data: bytes,
             progress(min(0.9, 0.9 * fraction), text)
 
     parsed = parse_items(data, name, today=today, existing_codes=_codes_taken(store, int(contract["id"])),
-                         progress=parse_progress, not_before=_casualty_date(store, int(contract["id"])))
+                         progress=parse_progress, not_before=_casualty_date(store, int(contract["id"])), sha256=sha)
     if progress:
         progress(0.92, f"gravando {format_count(parsed.row_count)} itens")
 

@@ -1,0 +1,64 @@
+"""The plain kernels that stand for regular expressions and Unicode trims in `importing.cells` (issue 28:
+a million-row import spent most of its number parsing in four regex replacements and its reading in
+Unicode trims) give the very cells the slower forms give."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from valuation.importing.cells import ASCII_WHITESPACE, canonical_digits, parse_decimal, regex_mask, trim_cells
+
+# name, digits with at most one decimal point, canonical form worked out by hand
+CANONICAL = [
+    ("plain integer", "1234", "1234"),
+    ("leading zeros", "007", "7"),
+    ("zeros only", "000", "0"),
+    ("one zero", "0", "0"),
+    ("point first", ".5", "0.5"),
+    ("trailing zeros of the decimals", "7.50", "7.5"),
+    ("both ends", "007.50", "7.5"),
+    ("decimals all zero", "1.000", "1"),
+    ("zero point zero", "0.0", "0"),
+    ("zeros around the point", "00.00", "0"),
+    ("integer zeros kept", "100", "100"),
+    ("integer zeros before a point", "100.10", "100.1"),
+    ("zero then decimals", "0.05", "0.05"),
+    ("empty stays empty", "", ""),
+]
+
+
+@pytest.mark.parametrize("name, given, expected", CANONICAL, ids=[c[0] for c in CANONICAL])
+def test_canonical_digits(name: str, given: str, expected: str) -> None:
+    assert canonical_digits(pa.array([given])).to_pylist() == [expected]
+
+
+def test_decimal_values_and_places_through_the_canonical_digits() -> None:
+    col = parse_decimal(pa.array(["007,50", ",5", "1.234,500", "0,001", "12345678901", "3"]), convention="comma",
+                        precision=12, scale=2)
+    assert col.values.to_pylist() == [Decimal("7.50"), Decimal("0.50"), Decimal("1234.50"), None, None,
+                                      Decimal("3.00")]
+    assert col.too_precise.tolist() == [False, False, False, True, False, False]    # 0,001: three places
+    assert col.too_large.tolist() == [False, False, False, False, True, False]      # 11 integer digits > 10
+
+
+@pytest.mark.parametrize("edge", [chr(i) for i in range(128)])
+def test_trim_cells_trims_what_the_unicode_trim_trims(edge: str) -> None:
+    cells = pa.array([f"{edge}a{edge}", edge * 3, f"{edge}b", "c"])
+    assert trim_cells(cells).to_pylist() == pc.utf8_trim_whitespace(cells).to_pylist()
+    assert (edge in ASCII_WHITESPACE) == (pc.utf8_trim_whitespace(pa.array([edge])).to_pylist() == [""])
+
+
+def test_trim_cells_with_unicode_spaces_takes_the_unicode_trim() -> None:
+    cells = pa.array(["\u00a0Moeda\u2003", " réis ", "x"])
+    assert trim_cells(cells).to_pylist() == ["Moeda", "réis", "x"]
+
+
+def test_regex_mask_only_looks_at_the_rows_asked() -> None:
+    cells = pa.array(["a1", "b2", "a3", "a4"])
+    rows = np.array([True, True, False, True])
+    assert regex_mask(cells, "^a", rows).tolist() == [True, False, False, True]
+    assert regex_mask(cells, "^a", np.zeros(4, dtype=bool)).tolist() == [False] * 4
