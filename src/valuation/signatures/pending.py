@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from valuation.authenticity.registry import record_nup
 from valuation.core import clock, law
 from valuation.core.calendar import BusinessCalendar
 from valuation.db.access import Principal, allowed
@@ -103,7 +104,7 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
         steps = (*deadline.steps, f"Situação: {prog.text}; {prog.missing_text}")
         out.append({"request_id": None, "appeal_id": None, "decision_id": None,
                     "case_pt": f"{_CASE[kind].format(n=f['n'])} (código {best['code'][:5]}-{best['code'][5:]})",
-                    "nup": best["nup"], "office_code": f["office_code"], "wreck": f["wreck"],
+                    "nup": best["nup"] or record_nup(store, key[0], key[1]), "office_code": f["office_code"], "wreck": f["wreck"],
                     "matter_pt": _MATTER[kind], "organisation": f["organisation"], "rule": RULE,
                     "label": f"{LABEL} ({prog.text})", "owed_by": AUTHORITY, "owed_by_pt": OWED_BY_PT,
                     "due": deadline.due, "state": state, "state_pt": STATE_LABELS[state],
