@@ -86,8 +86,9 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
     groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for d in _records(store, as_of):
         groups.setdefault((str(d["record_table"]), int(d["record_id"])), []).append(d)
-    facts = {key: store.fetch_one(_FACTS[key[0]], [key[1]]) for key in groups if key[0] in _FACTS}
-    facts = {k: v for k, v in facts.items() if v is not None and office in (None, v["office_code"])}
+    found = {key: store.fetch_one(_FACTS[key[0]], [key[1]]) for key in groups if key[0] in _FACTS}
+    facts: dict[tuple[str, int], dict[str, Any]] = {
+        k: v for k, v in found.items() if v is not None and office in (None, v["office_code"])}
     cals = office_calendars(store, sorted({f["office_code"] for f in facts.values()}), on=as_of)
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
     line = timelines(store, ("signature_days",))["signature_days"]
@@ -99,15 +100,19 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
             continue
         issued_on = clock.brasilia(docs[0]["issued_at"]).date()
         deadline = signature_due(issued_on, cals[f["office_code"]], line.at(issued_on).legal())
-        state = deadline_state(deadline.due, as_of, due_soon_days=soon)
+        due = deadline.due
+        if due is None:
+            continue
+        state = deadline_state(due, as_of, due_soon_days=soon)
         kind = str(best["kind"])
         steps = (*deadline.steps, f"Situação: {prog.text}; {prog.missing_text}")
         out.append({"request_id": None, "appeal_id": None, "decision_id": None,
                     "case_pt": f"{_CASE[kind].format(n=f['n'])} (código {best['code'][:5]}-{best['code'][5:]})",
-                    "nup": best["nup"] or record_nup(store, key[0], key[1]), "office_code": f["office_code"], "wreck": f["wreck"],
+                    "nup": best["nup"] or record_nup(store, key[0], key[1]), "office_code": f["office_code"],
+                    "wreck": f["wreck"],
                     "matter_pt": _MATTER[kind], "organisation": f["organisation"], "rule": RULE,
                     "label": f"{LABEL} ({prog.text})", "owed_by": AUTHORITY, "owed_by_pt": OWED_BY_PT,
-                    "due": deadline.due, "state": state, "state_pt": STATE_LABELS[state],
-                    "days_late": max((as_of - deadline.due).days, 0), "basis": deadline.basis, "steps": steps})
+                    "due": due, "state": state, "state_pt": STATE_LABELS[state],
+                    "days_late": max((as_of - due).days, 0), "basis": deadline.basis, "steps": steps})
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
     return out
