@@ -99,3 +99,26 @@ def test_verificar_answers_the_signature_count_and_nothing_of_the_signers(issued
     answer = with_signatures(store, registry.lookup(store, code))
     assert answer is not None and answer.signature == "assinado por 1 de 6"
     assert with_signatures(store, None) is None
+
+
+def test_the_statements_page_shows_the_issuers_signature_to_dpc_and_to_the_explorer(small_world: Any) -> None:
+    from tests.support.partition import AS_OF, T1, prepare, ready_a1
+    from valuation.partition import statements
+
+    prepare(small_world)
+    ready_a1(small_world)
+    dpc = small_world.principal("dpc")
+    draft = statements.create_draft(small_world.store, dpc, "A-1", as_of=AS_OF, now=T1)
+    doc = statements.issue_statement(small_world.store, dpc, draft, now=T1)
+    acts = listing.documents_of(small_world.store, dpc, "statements", doc.id)
+    assert [a.progress.text for a in acts] == ["assinado por 0 de 1"]
+    assert listing.documents_of(small_world.store, small_world.principal("explorer_b"), "statements", doc.id) == []
+    small_world.store.close()
+    for who in ("dpc", "explorer_a"):
+        at = page_as(small_world.path, small_world.principal(who), "statements")
+        assert not at.exception, [e.value for e in at.exception]
+        shown = texts(at).replace("\\", "")
+        assert "Assinatura eletrônica" in shown and "assinado por 0 de 1" in shown, who
+        assert "Autoridade (DPC)" in shown, who
+        uploads = [b for b in at.button if b.label == "Enviar PDF assinado"]
+        assert bool(uploads) == (who == "dpc"), who           # an explorer reads the status, never signs here

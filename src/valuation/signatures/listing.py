@@ -42,7 +42,7 @@ class SignatureRow:
     signed_at: datetime | None      # as declared by the signature (UTC)
     outcome: str                    # 'válida' / 'recusada'
     reason: str                     # the pt-BR reasons of a refusal ('' when valid)
-    uploaded_by: str
+    uploaded_by: str                # the sender's name (their username if the account is gone)
     uploaded_at: datetime
 
 
@@ -95,9 +95,10 @@ def documents_of(store: Store, user: Principal, table: str, record_id: object) -
     out = []
     for doc in _documents(store, user, table, record_id):
         required = required_for(store, doc)
-        rows = store.fetch("SELECT revision, signer_cpf, signer_name, signer_user_id, signed_at, outcome, reason, "
-                           "uploaded_by, uploaded_at FROM document_signatures WHERE document_id = ? "
-                           "ORDER BY upload_id, revision LIMIT ?", [doc["id"], MAX_ROWS])
+        rows = store.fetch("SELECT s.revision, s.signer_cpf, s.signer_name, s.signer_user_id, s.signed_at, s.outcome, "
+                           "s.reason, coalesce(u.full_name, s.uploaded_by) AS uploaded_by, s.uploaded_at "
+                           "FROM document_signatures s LEFT JOIN users u ON u.username = s.uploaded_by "
+                           "WHERE s.document_id = ? ORDER BY s.upload_id, s.revision LIMIT ?", [doc["id"], MAX_ROWS])
         signed = {int(r["signer_user_id"]) for r in rows if r["outcome"] == "valid" and r["signer_user_id"]}
         out.append(SignedAct(grouped(doc["code"]), doc["kind"], clock.aware(doc["issued_at"]) or clock.now_utc(),
                              progress(required, signed), tuple(_row(r) for r in rows),
