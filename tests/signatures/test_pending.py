@@ -90,6 +90,17 @@ def test_unsigned_minutes_are_owed_by_the_authority_from_their_first_issue(issue
     assert "assinado por 1 de 6" in _rows(world, issued_on + timedelta(days=1))[0]["label"]
 
 
+def test_the_feed_names_each_unsigned_act_by_its_record(issued: dict[str, Any]) -> None:
+    from valuation.proceedings.feeds import authority_events
+
+    world = issued["world"]
+    as_of = clock.brasilia(world.store.scalar("SELECT min(issued_at) FROM issued_documents")).date()
+    events = authority_events(world.store, world.principal("dpc"), as_of, None)
+    uids = [e.uid for e in events]
+    assert f"{pending.RULE}:ata-rodada-{issued['round_id']}@valuation" in uids
+    assert len(uids) == len(set(uids))
+
+
 def test_an_explorer_is_owed_no_signature_row(issued: dict[str, Any]) -> None:
     world = issued["world"]
     assert pending.deadline_rows(world.store, world.principal("explorer_a"), as_of=date(2030, 1, 1)) == []

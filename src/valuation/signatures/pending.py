@@ -1,5 +1,6 @@
 """A missing signature is a deadline (issue 27 §2): each issued act whose required signatures are not all in, in
-the row shape of `proceedings.requests.authority_deadlines` (Prazos "O que a Autoridade deve", the digest, the feed).
+the row shape of `proceedings.requests.authority_deadlines` (Prazos "O que a Autoridade deve", the digest, the feed),
+plus `act` ('ata-rodada-3', 'demonstrativo-12'): the record, which names the feed's event.
 
     signature_due(issued_on, cal, days)              pure: `days` (policy `signature_days`, default 5) after the issue
     deadline_rows(store, user, as_of=…, office=…)    the open rows, by due date
@@ -36,6 +37,7 @@ LABEL = "Assinatura eletrônica do ato"
 AUTHORITY = "authority"
 OWED_BY_PT = "Autoridade Naval"
 _CASE = {"minutes": "ata da rodada nº {n}", "statement": "demonstrativo {n}", "removal_order": "determinação nº {n}"}
+_UID = {"assessment_rounds": "ata-rodada", "statements": "demonstrativo", "removal_orders": "determinacao"}
 _MATTER = {"minutes": "Ata da Comissão de Avaliação", "statement": "Demonstrativo de partilha",
            "removal_order": "Determinação de remoção ou demolição"}
 # office, wreck, organisation and a number for the case, per record table (the act's contract or wreck)
@@ -106,7 +108,7 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
         state = deadline_state(due, as_of, due_soon_days=soon)
         kind = str(best["kind"])
         steps = (*deadline.steps, f"Situação: {prog.text}; {prog.missing_text}")
-        out.append({"request_id": None, "appeal_id": None, "decision_id": None,
+        out.append({"request_id": None, "appeal_id": None, "decision_id": None, "act": f"{_UID[key[0]]}-{key[1]}",
                     "case_pt": f"{_CASE[kind].format(n=f['n'])} (código {best['code'][:5]}-{best['code'][5:]})",
                     "nup": best["nup"] or record_nup(store, key[0], key[1]), "office_code": f["office_code"],
                     "wreck": f["wreck"],
