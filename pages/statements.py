@@ -10,6 +10,7 @@ import streamlit as st
 
 from ui import attachments as attachments_ui
 from ui import session
+from ui import signatures as signatures_ui
 from ui.fields import date_field
 from ui.fmt import brl_fit, brl_nb, count_br, for_display, option_label
 from ui.forms import save
@@ -54,6 +55,8 @@ def downloads(doc: StatementDoc) -> None:
                       mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: statement_photo_sheet(store, user, doc.id),
                                file_stub(doc) + "_fotos.pdf", key=f"photo_sheet_{doc.id}")   # issue 16
+    if doc.is_issued:
+        signatures_ui.panel(store, user, "statements", doc.id, key=f"st_signatures_{doc.id}")   # issue 27 §2
 
 
 def items_table(doc: StatementDoc) -> None:

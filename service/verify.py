@@ -13,9 +13,11 @@ HTML-escaped; the service's strict headers (service/middleware.py) apply, and th
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 from datetime import datetime
+from typing import Any
 
 from anyio import to_thread
 from starlette.datastructures import UploadFile
@@ -29,6 +31,7 @@ from valuation.authenticity.codes import grouped, parse_code
 from valuation.authenticity.limiter import Limiter
 from valuation.core import clock
 from valuation.core.money import format_date_br
+from valuation.signatures import records as signature_records
 
 MAX_UPLOAD = MAX_FILE_BYTES          # 25 MiB, as any attachment
 UNKNOWN = ("Código não encontrado. Confira o código impresso no rodapé do documento "
@@ -83,7 +86,18 @@ async def _lookup(typed: str) -> registry.Answer | None:
         raise RuntimeError("the service is not running")
     store = svc.store
     probe = typed if parse_code(typed) is not None else _NO_CODE
-    return await to_thread.run_sync(lambda: registry.lookup(store, probe))
+    return await to_thread.run_sync(lambda: with_signatures(store, registry.lookup(store, probe)))
+
+
+def with_signatures(store: Any, answer: registry.Answer | None) -> registry.Answer | None:
+    """The answer with the document's signature status ('assinado por N de M', valuation.signatures.records):
+    authenticity does not know the signatures, the route joins them. Only the count: no signer's name."""
+    if answer is None:
+        return None
+    status = signature_records.signature_status(store, answer.code)
+    if status is None or not status.required:
+        return answer
+    return dataclasses.replace(answer, signature=status.text + (" (completo)" if status.complete else ""))
 
 
 async def verify_page(request: Request) -> Response:

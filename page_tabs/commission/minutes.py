@@ -5,6 +5,7 @@ import streamlit as st
 
 from page_tabs.commission.view import RoundView
 from ui import attachments as attachments_ui
+from ui import signatures as signatures_ui
 from valuation.attachments.photo_sheet import round_photo_sheet
 from valuation.commission.minutes import round_minutes_pdf
 
@@ -24,3 +25,4 @@ def render(view: RoundView) -> None:
     attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: round_photo_sheet(store, user, rid),
                                f"anexo_fotos_{rnd.contract_code.replace('/', '-')}_rodada{rnd.number}.pdf",
                                key="cm_photo_sheet")
+    signatures_ui.panel(store, user, "assessment_rounds", rid, key="cm_signatures")   # issue 27 §2

@@ -56,7 +56,10 @@ def test_the_dpc_reads_what_each_office_owes_with_its_basis(demo: Path) -> None:
     assert "Fundamento: Lei 9.784/1999" in explained and "Vencimento:" in explained
     opened = _table(at, "Etapa atual")
     assert opened["OM"].nunique() > 1 and opened["Etapa atual"].nunique() >= 3
-    for table in (owed, opened):   # every demo request is numbered (Portaria Interministerial MJSP/ME 11/2019)
+    # every demo request is numbered (Portaria Interministerial MJSP/ME 11/2019); an act awaiting its signatures
+    # (issue 27: the minutes of a round not decided yet) may have no NUP of its own yet
+    acts = owed["Processo"].str.startswith(("ata da rodada", "demonstrativo"))
+    for table in (owed[~acts], opened):
         assert all(nup.parse(v).digits for v in table["NUP"]), table["NUP"].head()
     assert "NUP: " in explained and "sem NUP" not in explained
     assert "Mediana de dias para decidir, nos últimos 12 meses" in shown and at.get("plotly_chart")

@@ -63,7 +63,7 @@ def test_the_public_route_answers_codes_and_uploads_and_limits_guessing(small_wo
         status, page, _ = _read(svc.get("/verificar?codigo=" + urllib.parse.quote(code.lower())))
         assert status == 200, page
         for shown in ("Demonstrativo de partilha", "Diretoria de Portos e Costas", issued["doc"].pdf_sha256,
-                      "sem assinatura eletrônica registrada", code):
+                      "assinado por 0 de 1", code):
             assert shown in page, shown
         for hidden in issued["secrets"]:
             assert hidden not in page, hidden

@@ -128,6 +128,11 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "comparecimento, prova ou diligência.", "Lei 9.784/1999 arts. 26 §2 e 41",
                   "Processo: antecedência da intimação", True, bounds=(3, 30, "dias úteis de antecedência"),
                   process=True),
+    # -- issue 27 §2: a required electronic signature of an issued act (minutes, statement, removal order)
+    PolicyDefault("signature_days", 5, "Prazo para cada signatário exigido assinar eletronicamente o ato emitido "
+                  "(ata da Comissão, demonstrativo, determinação de remoção), contado da emissão do documento.",
+                  "Lei 9.784/1999 art. 24 (atos sem prazo específico: 5 dias)", "Assinatura eletrônica dos atos",
+                  True, bounds=(1, 10, "dias")),
     PolicyDefault("early_closing_days", ((12, 24), (12, 31)),
                   "Dias de cada ano em que as repartições federais encerram o expediente mais cedo (14h): um prazo "
                   "que vence nesses dias passa ao dia útil seguinte. Cada Capitania pode ter datas próprias "

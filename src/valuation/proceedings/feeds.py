@@ -23,6 +23,7 @@ def authority_events(store: Any, user: Principal, as_of: date, office: str | Non
         description = "\n".join([f"Situação em {format_date_br(as_of)}: {r['state_pt']}", f"Fundamento: {r['basis']}",
                                  "", *r["steps"]])
         case = (f"requerimento-{r['request_id']}" if r["request_id"] is not None else
+                str(r["act"]) if r.get("act") else   # an act awaiting its signatures (signatures.pending)
                 f"recurso-{r['appeal_id']}" if r["appeal_id"] is not None else f"decisao-{r['decision_id']}")
         events.append(CalendarEvent(f"{r['rule']}:{case}@valuation", r["due"],
                                     f"{r['label']} — {case_title(r)} — naufrágio {r['wreck']} — "

@@ -39,6 +39,7 @@ from valuation.proceedings import appeal_records
 from valuation.proceedings import periods as pr
 from valuation.process import numbers
 from valuation.registry import parties
+from valuation.signatures import pending as pending_signatures
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -243,10 +244,11 @@ def open_requests(store: Store, user: Principal, *, as_of: date, office: str | N
 def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: str | None = None,
                         owed_by: str | None = pr.AUTHORITY) -> list[dict[str, Any]]:
     """The open deadlines of the requests not decided on `as_of` (not met by then) and of the appeals
-    (`appeal_records.deadline_rows`), by due date: request_id (None for an appeal's), appeal_id, decision_id,
-    case_pt (which request, appeal or decision), nup (the request's or appeal's), office_code, wreck, matter_pt,
-    organisation, rule, label, owed_by, owed_by_pt, due, state (overdue, due_soon — policy `due_soon_days` —,
-    upcoming), state_pt, days_late, basis (the articles), steps (the explanation).
+    (`appeal_records.deadline_rows`) and the acts missing a required signature (`signatures.pending`), by due
+    date: request_id (None for an appeal's), appeal_id, decision_id, case_pt (which request, appeal, decision or
+    act), nup (the request's, appeal's or act's), office_code, wreck, matter_pt, organisation,
+    rule, label, owed_by, owed_by_pt, due, state (overdue, due_soon — policy `due_soon_days` —, upcoming),
+    state_pt, days_late, basis (the articles), steps (the explanation).
     `owed_by`: the Authority's only (default), the party's (`periods.PARTY`), or None for both."""
     require(user, "read_requests")
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
@@ -268,6 +270,7 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
                         "basis": d.deadline.basis, "steps": d.deadline.steps})
     if store.has_table("appeals"):
         out += appeal_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)
+    out += pending_signatures.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 27
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
     return out
 

@@ -1,0 +1,132 @@
+"""What the pages show of an issued act's signatures (issue 27 §2), read with the user's rights.
+
+    documents_of(store, user, table, record_id)   the record's issued acts that need signatures, latest first:
+                                                  code, issue, 'assinado por N de M', who is missing, each signature
+    matching_code(store, user, table, record_id, data)   the code of the record's issued act `data` starts with
+    latest_signed(store, user, table, record_id, code)   the last accepted signed revision (to sign on top of it)
+
+Who may read them is who may read the act: a round's minutes, whoever may make the minutes (the Commission and
+DPC, `make_minutes`); a statement, whoever may read it (`read_statements`; an explorer only its own
+organisation's, `access.organisation_cleared`). A record the user may not read answers as one without acts.
+The minutes are rendered on demand (every download is a new issue with its own code), so a round may have
+several issued minutes: the page shows the latest and every one that has received a signed upload.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from valuation.authenticity.codes import grouped
+from valuation.core import clock
+from valuation.core.statuses import STATEMENT_ISSUED
+from valuation.db import access
+from valuation.db.access import Principal
+from valuation.db.blobs import BlobStore
+from valuation.db.store import Store
+from valuation.signatures.cpf import masked
+from valuation.signatures.records import required_for
+from valuation.signatures.required import SIGNED_KINDS, Progress, progress
+
+MAX_DOCUMENTS = 10                 # acts of one record shown (the latest, then the signed ones)
+MAX_ROWS = 200                     # signature rows per act shown
+OUTCOME_LABELS = {"valid": "válida", "refused": "recusada"}
+_KIND_OF = {"assessment_rounds": "minutes", "statements": "statement", "removal_orders": "removal_order"}
+
+
+@dataclass(frozen=True)
+class SignatureRow:
+    revision: int                   # the signature's number in the file (0: the file brought none readable)
+    signer: str                     # the certificate's name (as it came: plain text) and the masked CPF
+    signed_at: datetime | None      # as declared by the signature (UTC)
+    outcome: str                    # 'válida' / 'recusada'
+    reason: str                     # the pt-BR reasons of a refusal ('' when valid)
+    uploaded_by: str                # the sender's name (their username if the account is gone)
+    uploaded_at: datetime
+
+
+@dataclass(frozen=True)
+class SignedAct:
+    code: str                       # as printed, 'XXXXX-XXXXX'
+    kind: str
+    issued_at: datetime
+    progress: Progress
+    rows: tuple[SignatureRow, ...]
+    has_signed_file: bool           # an accepted signed revision is stored
+
+
+def _readable(store: Store, user: Principal, table: str, record_id: int) -> bool:
+    if table == "assessment_rounds":
+        return access.allowed(user, "make_minutes")
+    if table == "statements":
+        if not access.allowed(user, "read_statements"):
+            return False
+        row = store.fetch_one("SELECT s.status, c.organisation_id FROM statements s JOIN contracts c ON "
+                              "c.id = s.contract_id WHERE s.id = ?", [record_id])
+        return row is not None and row["status"] == STATEMENT_ISSUED and access.organisation_cleared(
+            user, row["organisation_id"])
+    if table == "removal_orders":
+        return access.allowed(user, "upload_signed_document")
+    return False
+
+
+def _documents(store: Store, user: Principal, table: str, record_id: object) -> list[dict[str, Any]]:
+    if table not in _KIND_OF or not isinstance(record_id, int) or isinstance(record_id, bool) \
+            or not _readable(store, user, table, record_id):
+        return []
+    return store.fetch(
+        "SELECT d.id, d.code, d.kind, d.record_table, d.record_id, d.issued_at, d.sha256, d.size, d.issued_by "
+        "FROM issued_documents d WHERE d.record_table = ? AND d.record_id = ? AND d.kind = ? AND (d.id = "
+        "(SELECT max(id) FROM issued_documents WHERE record_table = ? AND record_id = ? AND kind = ?) OR EXISTS "
+        "(SELECT 1 FROM document_signatures s WHERE s.document_id = d.id)) ORDER BY d.id DESC LIMIT ?",
+        [table, record_id, _KIND_OF[table], table, record_id, _KIND_OF[table], MAX_DOCUMENTS])
+
+
+def _row(r: dict[str, Any]) -> SignatureRow:
+    name = str(r["signer_name"] or "assinatura sem titular legível")
+    signer = name + (f" (CPF {masked(r['signer_cpf'])})" if r["signer_cpf"] else "")
+    return SignatureRow(int(r["revision"]), signer, r["signed_at"], OUTCOME_LABELS.get(r["outcome"], r["outcome"]),
+                        str(r["reason"] or ""), str(r["uploaded_by"]), r["uploaded_at"])
+
+
+def documents_of(store: Store, user: Principal, table: str, record_id: object) -> list[SignedAct]:
+    """The record's issued acts that need signatures, latest first (see the module); [] when none or unreadable."""
+    out = []
+    for doc in _documents(store, user, table, record_id):
+        required = required_for(store, doc)
+        rows = store.fetch("SELECT s.revision, s.signer_cpf, s.signer_name, s.signer_user_id, s.signed_at, s.outcome, "
+                           "s.reason, coalesce(u.full_name, s.uploaded_by) AS uploaded_by, s.uploaded_at "
+                           "FROM document_signatures s LEFT JOIN users u ON u.username = s.uploaded_by "
+                           "WHERE s.document_id = ? ORDER BY s.upload_id, s.revision LIMIT ?", [doc["id"], MAX_ROWS])
+        signed = {int(r["signer_user_id"]) for r in rows if r["outcome"] == "valid" and r["signer_user_id"]}
+        out.append(SignedAct(grouped(doc["code"]), doc["kind"], clock.aware(doc["issued_at"]) or clock.now_utc(),
+                             progress(required, signed), tuple(_row(r) for r in rows),
+                             any(r["outcome"] == "valid" for r in rows)))
+    return out
+
+
+def matching_code(store: Store, user: Principal, table: str, record_id: object, data: bytes) -> str | None:
+    """The code (as printed) of the record's issued act whose registered bytes `data` begins with (a signed file
+    keeps them as its first revision), or None: the file is none of the record's acts."""
+    hashes: dict[int, str] = {}
+    for doc in _documents(store, user, table, record_id):
+        size = int(doc["size"])
+        if len(data) >= size:
+            digest = hashes.setdefault(size, hashlib.sha256(data[:size]).hexdigest())
+            if digest == doc["sha256"]:
+                return grouped(doc["code"])
+    return None
+
+
+def latest_signed(store: Store, user: Principal, table: str, record_id: object, code: str) -> bytes | None:
+    """The last accepted signed revision of the record's act `code` (the file the next signer signs), or None."""
+    doc = next((d for d in _documents(store, user, table, record_id) if grouped(d["code"]) == code), None)
+    if doc is None:
+        return None
+    sha = store.scalar("SELECT file_sha256 FROM document_signatures WHERE document_id = ? AND outcome = 'valid' "
+                       "ORDER BY upload_id DESC LIMIT 1", [doc["id"]])
+    return None if sha is None else BlobStore.for_database(store.path).read(str(sha))
+
+
+__all__ = ["SIGNED_KINDS", "SignatureRow", "SignedAct", "documents_of", "latest_signed", "matching_code"]

@@ -1,0 +1,114 @@
+"""The signatures of an issued act on the page that offers it (issue 27 §2): 'assinado por N de M', who is missing,
+each signature (signer, time, outcome, reason), the last signed revision to download, and the box
+"Enviar PDF assinado" that hands the file to `valuation.signatures.records.record_signed_upload`.
+
+Everything shown that came from outside (a certificate's name, a reason quoting it) is plain text: tables
+(st.dataframe) or `md`-escaped lines. The upload is bounded as every attachment (MAX_FILE_BYTES)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ui.fmt import moment_br
+from ui.safe import md
+from valuation.attachments.kinds import MAX_FILE_BYTES, megabytes
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, StoreError
+from valuation.db.access import Principal, allowed
+from valuation.signatures import listing, records
+
+ERRORS = (AccessDenied, ConflictError, InputError, NotFound, StoreError)
+NOT_THIS = ("O arquivo enviado não é um documento emitido para este registro: baixe o PDF nesta página (ou a "
+            "versão assinada mais recente), assine-o sem alterá-lo e envie o arquivo assinado.")
+
+
+def _outcome_key(key: str) -> str:
+    return f"{key}_signed_outcome"
+
+
+def _table(act: listing.SignedAct) -> None:
+    if not act.rows:
+        st.caption("Nenhum PDF assinado enviado para este documento.")
+        return
+    st.dataframe(pd.DataFrame([{"Nº": r.revision, "Signatário": r.signer,
+                                "Assinada em": moment_br(r.signed_at) if r.signed_at else "—",
+                                "Resultado": r.outcome, "Motivo": r.reason or "—", "Enviada por": r.uploaded_by,
+                                "Enviada em": moment_br(r.uploaded_at)} for r in act.rows]),
+                 hide_index=True, width="stretch")
+
+
+def _act(store: Any, user: Principal, table: str, record_id: int, act: listing.SignedAct, key: str) -> None:
+    st.markdown(f"**Código {md(act.code)}** · emitido em {md(moment_br(act.issued_at))} · "
+                f"**{md(act.progress.text)}**")
+    if act.progress.missing:
+        st.caption(md(act.progress.missing_text))
+    elif act.progress.complete:
+        st.caption("Todas as assinaturas exigidas foram conferidas.")
+    _table(act)
+    if act.has_signed_file:
+        code = act.code
+        st.download_button("Baixar a versão assinada mais recente (PDF)", key=f"{key}_signed_{code}",
+                           data=lambda: listing.latest_signed(store, user, table, record_id, code) or b"",
+                           file_name=f"assinado_{code}.pdf", mime="application/pdf", on_click="ignore",
+                           help="Quem ainda não assinou assina esta versão, para que as assinaturas se somem.")
+
+
+def _show_outcome(key: str) -> None:
+    outcome = st.session_state.pop(_outcome_key(key), None)
+    if outcome is None:
+        return
+    ok, lines = outcome
+    body = "\n".join(f"- {md(line)}" for line in lines)
+    (st.success if ok else st.error)(("Assinatura aceita." if ok else "Assinatura recusada:") + "\n\n" + body)
+
+
+def _upload(store: Any, user: Principal, table: str, record_id: int, key: str) -> None:
+    with st.form(f"{key}_form", clear_on_submit=True):
+        upload = st.file_uploader(f"Enviar PDF assinado (PAdES; até {megabytes(MAX_FILE_BYTES)})", type=["pdf"],
+                                  key=f"{key}_file", max_upload_size=25)   # MB = MAX_FILE_BYTES
+        sent = st.form_submit_button("Enviar PDF assinado", icon=":material/draw:")
+    if not sent:
+        return
+    if upload is None:
+        st.warning("Escolha o arquivo PDF assinado.")
+        return
+    st.session_state[_outcome_key(key)] = submit(store, user, table, record_id, upload.getvalue())
+    st.rerun()
+
+
+def submit(store: Any, user: Principal, table: str, record_id: int, data: bytes) -> tuple[bool, list[str]]:
+    """Verify and record one signed upload; (accepted, the pt-BR lines that say why)."""
+    if len(data) > MAX_FILE_BYTES:
+        return False, [f"arquivo: o arquivo tem {megabytes(len(data))}, acima do limite de "
+                       f"{megabytes(MAX_FILE_BYTES)}."]
+    code = listing.matching_code(store, user, table, record_id, data)
+    if code is None:
+        return False, [NOT_THIS]
+    try:
+        with st.spinner("Conferindo as assinaturas…"):
+            result = records.record_signed_upload(store, user, code, data)
+    except ERRORS as exc:
+        return False, [str(exc)]
+    head = f"Documento {code}: {result.progress.text}."
+    if result.valid:
+        return True, [head] + [f"assinatura {s.index}: {s.signer_name or 'sem nome'} — válida" for s in result.accepted]
+    reasons = list(result.verification.problems) + [
+        f"assinatura {s.index} ({s.signer_name or 'sem nome'}): {r}" for s in result.refused for r in s.reasons]
+    return False, [head] + (reasons or ["o arquivo não traz assinatura nova."])
+
+
+def panel(store: Any, user: Principal, table: str, record_id: int, *, key: str) -> None:
+    """The act's signatures and, for who may sign, the upload box (see the module)."""
+    st.subheader("Assinatura eletrônica")
+    st.caption("Baixe o PDF, assine-o no assinador do gov.br ou com o seu certificado ICP-Brasil (PAdES) sem "
+               "alterar o documento e envie o arquivo assinado. A assinatura é conferida pelo sistema "
+               "(Lei 14.063/2020; Decreto 10.543/2020).")
+    _show_outcome(key)
+    acts = listing.documents_of(store, user, table, record_id)
+    if not acts:
+        st.caption("Nenhum documento emitido ainda: baixe o PDF para emiti-lo.")
+    for act in acts:
+        _act(store, user, table, record_id, act, key)
+    if acts and allowed(user, "upload_signed_document"):
+        _upload(store, user, table, record_id, key)
