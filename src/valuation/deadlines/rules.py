@@ -48,7 +48,7 @@ from valuation.deadlines.lapse import (
     lapse_start,
     owner_balance,
 )
-from valuation.deadlines.states import STATES
+from valuation.deadlines.states import STATE_LABELS, STATES
 
 # the states `deadline_state` answers (a suspension is the engine's: valuation.deadlines.rows)
 DEADLINE_STATES: tuple[str, ...] = tuple(s for s in STATES if s != "suspended")
@@ -323,6 +323,13 @@ def deadline_state(due: date, as_of: date, met_on: date | None = None, waived_re
     return "upcoming"
 
 
+def open_standing(due: date, as_of: date, *, due_soon_days: int) -> dict[str, object]:
+    """How an open deadline stands on `as_of`, as every owed-deadline row carries it: due, state
+    (`deadline_state`), state_pt and days_late (0 when not overdue)."""
+    state = deadline_state(due, as_of, due_soon_days=due_soon_days)
+    return {"due": due, "state": state, "state_pt": STATE_LABELS[state], "days_late": max((as_of - due).days, 0)}
+
+
 def cargo_lapse(casualty_date: date, suspensions: Iterable[Interval], cal: BusinessCalendar) -> Deadline:
     """Last day on which the cargo's responsible may still request a licence for the cargo (Lei 7.542
     arts. 4, 6 and 7, read for the cargo's own responsible: arts. 13 §1 and 14 II): the same count as
@@ -337,7 +344,7 @@ __all__ = [
     "ART66", "DEADLINE_STATES", "ONE_DAY", "Deadline", "Interval", "LapseCount", "Window", "add_months", "add_years",
     "appeal", "appeal_decision", "art32_applies", "automatic_cancellation", "court_inquiry_opening",
     "court_inquiry_report", "court_prior_defence", "court_private_representation", "days_text", "deadline_state",
-    "extension_request",
+    "extension_request", "open_standing",
     "final_report", "five_year_lapse", "fmt", "fmt_month", "found_proceeds", "found_unclaimed", "interval_days",
     "lapse_count", "lapse_start", "merge_intervals", "monthly_report", "months_text", "move_back", "move_forward",
     "owner_balance", "owner_reclaim", "preference_notice", "removal_edital", "removal_end", "removal_monthly_reports",

@@ -29,8 +29,7 @@ from valuation.core.forms import Form, excerpt
 from valuation.db.access import Principal, request_scope, require
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.counting import fmt
-from valuation.deadlines.rules import deadline_state
-from valuation.deadlines.states import STATE_LABELS
+from valuation.deadlines.rules import open_standing
 from valuation.policies.values import values_in_force
 from valuation.proceedings import appeals as ap
 from valuation.proceedings import periods as pr
@@ -454,15 +453,14 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
                 continue
             if x.kind == "appeal_filing" and due < as_of:
                 continue
-            state = deadline_state(due, as_of, due_soon_days=soon)
             case = (f"recurso {appeal['nup']} ({appeal['instance']}ª instância)" if appeal is not None
                     else f"decisão {d['nup']}")
             out.append({"request_id": None, "appeal_id": None if appeal is None else appeal["id"],
                         "decision_id": d["id"], "case_pt": case, "nup": appeal["nup"] if appeal else d["nup"],
                         "office_code": d["office_code"], "wreck": d["wreck"], "matter_pt": d["kind_pt"],
                         "organisation": d["organisation"], "rule": x.kind, "label": ap.PERIOD_LABELS[x.kind],
-                        "owed_by": x.owed_by, "owed_by_pt": pr.OWED_BY_LABELS[x.owed_by], "due": due, "state": state,
-                        "state_pt": STATE_LABELS[state], "days_late": max((as_of - due).days, 0),
-                        "basis": x.deadline.basis, "steps": x.deadline.steps})
+                        "owed_by": x.owed_by, "owed_by_pt": pr.OWED_BY_LABELS[x.owed_by],
+                        **open_standing(due, as_of, due_soon_days=soon), "basis": x.deadline.basis,
+                        "steps": x.deadline.steps})
     out.sort(key=lambda row: (row["due"], row["decision_id"]))
     return out

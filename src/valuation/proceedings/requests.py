@@ -31,8 +31,7 @@ from valuation.core.forms import Form, excerpt
 from valuation.db.access import Principal, allowed, request_scope, require
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.counting import add_months
-from valuation.deadlines.rules import deadline_state
-from valuation.deadlines.states import STATE_LABELS
+from valuation.deadlines.rules import open_standing
 from valuation.policies.defaults import PROCESS_KEYS
 from valuation.policies.values import timelines, values_in_force
 from valuation.proceedings import appeal_records
@@ -260,13 +259,11 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
             due = d.deadline.due
             if due is None or (d.met_on is not None and d.met_on <= as_of) or owed_by not in (None, d.owed_by):
                 continue
-            state = deadline_state(due, as_of, due_soon_days=soon)
             out.append({"request_id": r["id"], "appeal_id": None, "decision_id": None, "nup": r["nup"],
                         "case_pt": f"requerimento nº {r['id']}", "office_code": r["office_code"], "wreck": r["wreck"],
                         "matter_pt": MATTERS[r["matter"]], "organisation": r["organisation"], "rule": d.kind,
                         "label": pr.PERIOD_LABELS[d.kind], "owed_by": d.owed_by,
-                        "owed_by_pt": pr.OWED_BY_LABELS[d.owed_by], "due": due, "state": state,
-                        "state_pt": STATE_LABELS[state], "days_late": max((as_of - due).days, 0),
+                        "owed_by_pt": pr.OWED_BY_LABELS[d.owed_by], **open_standing(due, as_of, due_soon_days=soon),
                         "basis": d.deadline.basis, "steps": d.deadline.steps})
     if store.has_table("appeals"):
         out += appeal_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)

@@ -26,8 +26,7 @@ from valuation.db.store import Store
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.counting import Deadline, days_after
 from valuation.deadlines.params import reference
-from valuation.deadlines.rules import deadline_state
-from valuation.deadlines.states import STATE_LABELS
+from valuation.deadlines.rules import open_standing
 from valuation.policies.values import timelines, values_in_force
 from valuation.signatures.records import required_for
 from valuation.signatures.required import SIGNED_KINDS, Progress, progress
@@ -105,7 +104,6 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
         due = deadline.due
         if due is None:
             continue
-        state = deadline_state(due, as_of, due_soon_days=soon)
         kind = str(best["kind"])
         steps = (*deadline.steps, f"Situação: {prog.text}; {prog.missing_text}")
         out.append({"request_id": None, "appeal_id": None, "decision_id": None, "act": f"{_UID[key[0]]}-{key[1]}",
@@ -114,7 +112,6 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
                     "wreck": f["wreck"],
                     "matter_pt": _MATTER[kind], "organisation": f["organisation"], "rule": RULE,
                     "label": f"{LABEL} ({prog.text})", "owed_by": AUTHORITY, "owed_by_pt": OWED_BY_PT,
-                    "due": due, "state": state, "state_pt": STATE_LABELS[state],
-                    "days_late": max((as_of - due).days, 0), "basis": deadline.basis, "steps": steps})
+                    **open_standing(due, as_of, due_soon_days=soon), "basis": deadline.basis, "steps": steps})
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
     return out
