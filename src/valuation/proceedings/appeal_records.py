@@ -230,10 +230,6 @@ def as_steps(rows: list[dict[str, Any]]) -> list[ap.AppealStep]:
     return [ap.AppealStep(r["kind"], r["day"], r["outcome"], r["reason"]) for r in rows]
 
 
-def _ended(steps: list[ap.AppealStep]) -> ap.AppealStep | None:
-    return next((s for s in steps if s.kind in ap.ENDING_STEPS), None)
-
-
 def _notified_for_next(decision: Mapping[str, Any], previous: Mapping[str, Any] | None,
                        previous_steps: list[ap.AppealStep]) -> date | None:
     """What the next appeal's 10 days run from: the decision's notification (no appeal yet), or the day the
@@ -241,7 +237,7 @@ def _notified_for_next(decision: Mapping[str, Any], previous: Mapping[str, Any] 
     appeal is open."""
     if previous is None:
         return decision["notified_on"]
-    ended = _ended(previous_steps)
+    ended = ap.ending(previous_steps)
     return None if ended is None else ended.day
 
 
@@ -268,11 +264,11 @@ def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[s
     if problem is not None:
         f.fail("filed_on", f"{LABELS['instance']}: {problem}.")
     elif last is not None:
-        ended = _ended(last_steps)
+        ended = ap.ending(last_steps)
         if ended is None:
             f.fail("filed_on", f"{LABELS['instance']}: o recurso da {last['instance']}ª instância ainda não foi "
                                "decidido.")
-        elif ended.kind == "reconsidered" or ended.outcome in ("provido", "não conhecido"):
+        elif ap.closes_the_case(ended):
             how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
             f.fail("filed_on", f"{LABELS['instance']}: o recurso anterior terminou {how}; não cabe outra instância.")
     start = _notified_for_next(d, last, last_steps)
@@ -330,8 +326,7 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
         steps = as_steps(_steps(store, [appeal["id"]])[appeal["id"]])
         problem = ap.step_problem(kind, day, appeal["filed_on"], appeal["on_time"], outcome, reason, steps)
         if problem is not None:
-            field = problem[0] if problem[0] != "kind" else "kind"
-            f.fail(field, f"{LABELS.get(field, 'Etapa')}: {problem[1]}.")
+            f.fail(problem[0], f"{LABELS.get(problem[0], 'Etapa')}: {problem[1]}.")
     f.done()
     assert kind is not None and day is not None
 
@@ -342,7 +337,7 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
             [appeal["id"], kind, day, outcome, reason, note, user.username, store.now()]))
         tx.audit("record_appeal_step", "appeal", appeal["id"], None,
                  {"step_id": new_id, "kind": kind, "day": day, "outcome": outcome, "reason": reason, "note": note})
-        if kind in ap.ENDING_STEPS and outcome in ("provido", "parcialmente provido"):
+        if kind in ap.ENDING_STEPS and outcome in ap.GRANTED:
             _act_on_decision(tx, d, appeal, outcome, day)
         return new_id
 
@@ -366,7 +361,7 @@ def _act_on_decision(tx: Tx, d: Mapping[str, Any], appeal: Mapping[str, Any], ou
 def decision_state(d: Mapping[str, Any], appeals_steps: list[tuple[dict[str, Any], list[ap.AppealStep]]]) -> str:
     """How a decision stands after its appeals, in pt-BR."""
     for appeal, steps in reversed(appeals_steps):
-        ended = _ended(steps)
+        ended = ap.ending(steps)
         if ended is None:
             effect = " (com efeito suspensivo)" if appeal["suspensive"] else " (sem efeito suspensivo)"
             return f"em recurso na {appeal['instance']}ª instância{effect}"
@@ -408,24 +403,22 @@ def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None
 
 
 def _case_deadlines(d: Mapping[str, Any], cal: BusinessCalendar, steps: dict[int, list[dict[str, Any]]],
-                    reissued_on: date | None) -> list[tuple[dict[str, Any] | None, ap.AppealDeadline]]:
+                    reissued_on: date | None) -> list[tuple[dict[str, Any] | None, pr.ProcessDeadline]]:
     """The deadlines of one decision's appeals, the party's period for the next one, and — a statement reformed by
     an appeal — the Authority's new version (art. 24: no specific period, 5 days), met when it is issued."""
-    out: list[tuple[dict[str, Any] | None, ap.AppealDeadline]] = []
+    out: list[tuple[dict[str, Any] | None, pr.ProcessDeadline]] = []
     previous: dict[str, Any] | None = None
     for a in d["appeals"]:
         s = as_steps(steps[int(a["id"])])
         out += [(a, x) for x in ap.appeal_deadlines(a["filed_on"], a["on_time"], s, cal)]
-        ended = _ended(s)
-        if d["kind"] == "statement" and ended is not None and ended.outcome in ("provido", "parcialmente provido"):
-            out.append((a, ap.AppealDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(ended.day, cal), reissued_on)))
+        ended = ap.ending(s)
+        if d["kind"] == "statement" and ended is not None and ended.outcome in ap.GRANTED:
+            out.append((a, pr.ProcessDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(ended.day, cal), reissued_on)))
         previous = a
     prev_steps = as_steps(steps[int(previous["id"])]) if previous else []
     start = _notified_for_next(d, previous, prev_steps)
-    last = _ended(prev_steps)
     if start is not None:
-        outcome = None if last is None else ("provido" if last.kind == "reconsidered" else last.outcome)
-        filing = ap.next_filing(start, cal, len(d["appeals"]), outcome)
+        filing = ap.next_filing(start, cal, len(d["appeals"]), ap.ending(prev_steps))
         if filing is not None:
             out.append((None, filing))
     return out

@@ -29,7 +29,7 @@ from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines import rules
 from valuation.deadlines.counting import Deadline, business_days_after, days_after, fmt, join_basis
-from valuation.proceedings.periods import written_reason
+from valuation.proceedings.periods import AUTHORITY, PARTY, ProcessDeadline, written_reason
 
 OUTCOMES: dict[str, str] = {
     "provido": "Provido",
@@ -144,6 +144,7 @@ STEP_LABELS: dict[str, str] = {
 }
 STEP_KINDS = tuple(STEP_LABELS)
 ENDING_STEPS = ("reconsidered", "decided")
+GRANTED = ("provido", "parcialmente provido")   # the outcomes that act on the decision (and a reconsideration's)
 PERIOD_LABELS: dict[str, str] = {
     "appeal_filing": "Interposição de recurso (Lei 9.784/1999 art. 59)",
     "appeal_reconsideration": "Reconsiderar ou encaminhar o recurso (Lei 9.784/1999 art. 56 §1)",
@@ -161,17 +162,6 @@ class AppealStep:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class AppealDeadline:
-    """One deadline of an appeal: its kind (PERIOD_LABELS), who owes it (periods.AUTHORITY or PARTY), the
-    computed deadline, the day it was met (None: open)."""
-
-    kind: str
-    owed_by: str
-    deadline: Deadline
-    met_on: date | None
-
-
 def _first(steps: Sequence[AppealStep], *kinds: str) -> AppealStep | None:
     return next((s for s in steps if s.kind in kinds), None)
 
@@ -182,7 +172,7 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
     reconsiders (ending the appeal) or forwards it (art. 56 §1); the superior intimates the others and hears them
     (art. 62), may extend once with its reason (art. 59 §2) and decides; nothing after the end. A late appeal is
     only declared not known (art. 63 I), by whoever receives it."""
-    ended = _first(steps, *ENDING_STEPS)
+    ended = ending(steps)
     if ended is not None:
         return "kind", f"o recurso já terminou em {fmt(ended.day)} ({STEP_LABELS[ended.kind].lower()})"
     if day < filed_on:
@@ -213,7 +203,7 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
     if kind == "decision_extended" and not (reason or "").strip():
         return "reason", f"a prorrogação exige justificativa explícita ({law.APPEAL_DECISION_DAYS.basis})"
     if kind in ENDING_STEPS:
-        allowed_outcomes = ("provido", "parcialmente provido") if kind == "reconsidered" else tuple(OUTCOMES)
+        allowed_outcomes = GRANTED if kind == "reconsidered" else tuple(OUTCOMES)
         if outcome not in allowed_outcomes:
             return "outcome", "informe o resultado: " + ", ".join(OUTCOMES[o] for o in allowed_outcomes).lower()
         problem = outcome_problem(outcome, on_time)
@@ -225,50 +215,57 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
 
 
 def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep], cal: BusinessCalendar
-                     ) -> list[AppealDeadline]:
+                     ) -> list[ProcessDeadline]:
     """Every deadline the appeal's steps have started, with the day each was met: the reconsideration or
     forwarding (5 days, the deciding authority), the others' allegations (5 business days, the parties), the
     decision (30 days from the receipt, +30 once with reason; a late appeal's "não conhecido" counts from its
     filing)."""
-    from valuation.proceedings.periods import AUTHORITY, PARTY
-
-    ended = _first(steps, *ENDING_STEPS)
+    ended = ending(steps)
     forwarded = _first(steps, "forwarded")
-    out: list[AppealDeadline] = []
+    out: list[ProcessDeadline] = []
     if on_time:
         met = _first(steps, "reconsidered", "forwarded")
-        out.append(AppealDeadline("appeal_reconsideration", AUTHORITY, reconsideration_due(filed_on, cal),
+        out.append(ProcessDeadline("appeal_reconsideration", AUTHORITY, reconsideration_due(filed_on, cal),
                                   met.day if met else None))
     intimated = _first(steps, "others_intimated")
     if intimated is not None:
         alleged = _first(steps, "allegations_filed")
-        out.append(AppealDeadline("appeal_allegations", PARTY, allegations_due(intimated.day, cal),
+        out.append(ProcessDeadline("appeal_allegations", PARTY, allegations_due(intimated.day, cal),
                                   alleged.day if alleged else None))
     received = forwarded.day if forwarded is not None else (None if on_time else filed_on)
     if received is not None:
         extended = _first(steps, "decision_extended")
         decided = _first(steps, "decided")
-        out.append(AppealDeadline("appeal_decision", AUTHORITY,
+        out.append(ProcessDeadline("appeal_decision", AUTHORITY,
                                   decision_due(received, cal, extended.reason if extended else None),
                                   decided.day if decided else (ended.day if ended else None)))
     return out
 
 
-def next_filing(notified: date, cal: BusinessCalendar, instances_used: int, last_outcome: str | None,
-                ) -> AppealDeadline | None:
-    """The interested party's period to appeal (art. 59 caput) — against the decision (no appeal yet) or
-    against the last appeal's decision when it was not granted and an instance remains (art. 57); None when no
-    appeal can follow."""
-    from valuation.proceedings.periods import PARTY
+def ending(steps: Sequence[AppealStep]) -> AppealStep | None:
+    """The step that ended the appeal (its reconsideration or its decision), or None while it runs."""
+    return _first(steps, *ENDING_STEPS)
 
-    if instances_used >= law.APPEAL_MAX_INSTANCES.value or last_outcome in ("provido", "não conhecido"):
+
+def closes_the_case(end: AppealStep) -> bool:
+    """Whether an appeal that ended so leaves no further instance: reconsidered (the authority reformed its own
+    decision), granted in full, or not known (art. 63 I)."""
+    return end.kind == "reconsidered" or end.outcome in ("provido", "não conhecido")
+
+
+def next_filing(notified: date, cal: BusinessCalendar, instances_used: int, last_end: AppealStep | None,
+                ) -> ProcessDeadline | None:
+    """The interested party's period to appeal (art. 59 caput) — against the decision (no appeal yet) or
+    against the last appeal's decision (`last_end`) when it leaves the case open and an instance remains
+    (art. 57); None when no appeal can follow."""
+    if instances_used >= law.APPEAL_MAX_INSTANCES.value or (last_end is not None and closes_the_case(last_end)):
         return None
-    return AppealDeadline("appeal_filing", PARTY, filing_deadline(notified, cal), None)
+    return ProcessDeadline("appeal_filing", PARTY, filing_deadline(notified, cal), None)
 
 
 def stage(on_time: bool, steps: Sequence[AppealStep]) -> str:
     """Where an appeal stands, in pt-BR."""
-    ended = _first(steps, *ENDING_STEPS)
+    ended = ending(steps)
     if ended is not None:
         if ended.kind == "reconsidered":
             part = " em parte" if ended.outcome == "parcialmente provido" else ""

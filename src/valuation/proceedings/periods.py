@@ -200,8 +200,9 @@ class Step:
 
 @dataclass(frozen=True)
 class ProcessDeadline:
-    """A deadline of a request: who owes it (AUTHORITY or PARTY), the computed deadline, the day it was met,
-    and the step that started it (None: the filing)."""
+    """A deadline of a request or of an appeal (`valuation.proceedings.appeals`): who owes it (AUTHORITY or
+    PARTY), the computed deadline, the day it was met, and the request's step that started it (None: the filing,
+    or an appeal's)."""
 
     kind: str
     owed_by: str
