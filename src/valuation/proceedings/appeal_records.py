@@ -172,19 +172,14 @@ def _with_nups(db: Store | Tx, rows: list[dict[str, Any]]) -> None:
     given = numbers.nups(db, "administrative_decision", [int(r["id"]) for r in rows])
     own: dict[str, dict[int, str]] = {}
     for subject in {KINDS[r["kind"]].nup_subject for r in rows} - {None}:
-        if subject in numbers.SUBJECTS:
-            own[str(subject)] = numbers.nups(db, str(subject), [int(r["record_id"]) for r in rows
-                                                                if KINDS[r["kind"]].nup_subject == subject])
-    requests = [int(r["record_id"]) for r in rows if r["kind"] == "request"]
-    licences = {int(q["id"]): int(q["licence_request_id"]) for q in db.fetch(
-        "SELECT id, licence_request_id FROM requests WHERE licence_request_id IS NOT NULL AND id IN "
-        "(SELECT UNNEST(?))", [requests])} if requests else {}
-    licence_nups = numbers.nups(db, "licence_request", licences.values()) if licences else {}
+        ids = [int(r["record_id"]) for r in rows if KINDS[r["kind"]].nup_subject == subject]
+        if subject == "request":   # its own NUP, or its licence request's
+            own[subject] = numbers.request_nups(db, ids)
+        else:
+            own[str(subject)] = numbers.nups(db, str(subject), ids)
     for r in rows:
         subject = KINDS[r["kind"]].nup_subject
         mine = own.get(str(subject), {}).get(int(r["record_id"] or 0)) if subject else None
-        if mine is None and r["kind"] == "request":   # a licence request's process carries the licence's NUP
-            mine = licence_nups.get(licences.get(int(r["record_id"]), 0))
         r["nup"] = mine or given.get(int(r["id"])) or numbers.NO_UNIT_TEXT.format(office=r["office_code"])
 
 

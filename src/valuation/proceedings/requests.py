@@ -129,11 +129,10 @@ def _requests(store: Store | Tx, user: Principal, *, office: str | None = None,
               request_id: int | None = None) -> list[dict[str, Any]]:
     where, params = request_scope(user, "q")
     rows = store.fetch(_REQUESTS.format(scope=where), [*params, office, office, request_id, request_id])
-    given = numbers.nups(store, "request", [r["id"] for r in rows])
-    linked = numbers.nups(store, "licence_request", [r["licence_request_id"] for r in rows if r["licence_request_id"]])
+    given = numbers.request_nups(store, [r["id"] for r in rows])
     hide = not allowed(user, "read_owners")
     for r in rows:   # None: the office has no protocol unit (numbers.NO_UNIT_TEXT says why)
-        r["nup"] = given.get(r["id"]) or linked.get(r["licence_request_id"])
+        r["nup"] = given.get(r["id"])
         if hide:
             r["requester"] = None
     return rows

@@ -119,6 +119,20 @@ def nups(db: Store | Tx, subject: str, ids: Iterable[int] | None = None) -> dict
     return {int(r["subject_id"]): nup.format_nup(r["nup"]) for r in rows}
 
 
+def request_nups(db: Store | Tx, request_ids: Iterable[int]) -> dict[int, str]:
+    """{request id: formatted NUP} of the numbered requests among `request_ids`: the request's own or, for a
+    licence request of the responsible, the one its `licence_requests` row received (one document, one number)."""
+    ids = [int(i) for i in request_ids]
+    if not ids:
+        return {}
+    links = {int(r["id"]): int(r["licence_request_id"]) for r in db.fetch(
+        "SELECT id, licence_request_id FROM requests WHERE licence_request_id IS NOT NULL AND list_contains(?, id)",
+        [ids])}
+    linked = nups(db, "licence_request", links.values()) if links else {}
+    by_licence = {rid: linked[lid] for rid, lid in links.items() if lid in linked}
+    return {**by_licence, **nups(db, "request", ids)}
+
+
 def nup_of(db: Store | Tx, subject: str, subject_id: int) -> str | None:
     """The formatted NUP of one record (None: not numbered)."""
     return nups(db, subject, [subject_id]).get(int(subject_id))
