@@ -71,6 +71,13 @@ def office_sections(frame: pd.DataFrame) -> list[Section]:
     return sections
 
 
+def office_label(store: Store, office: str) -> str:
+    """How an issued document names an office: 'Capitania dos Portos do Rio de Janeiro (CPRJ)', or the code
+    alone when the office is not registered."""
+    name = store.scalar("SELECT name FROM offices WHERE code = ?", [office])
+    return f"{name} ({office})" if name else office
+
+
 def office_deadlines_pdf(store: Store, user: Principal, *, office: str, as_of: date,
                          frame: pd.DataFrame | None = None, extra: Iterable[Section] = (),
                          generated_at: datetime | None = None) -> bytes:

@@ -14,7 +14,7 @@ from valuation.core import law
 from valuation.core.errors import NotFound
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal
-from valuation.deadlines.office_report import Section, print_sections
+from valuation.deadlines.office_report import Section, office_label, print_sections
 from valuation.exports import PdfReport
 from valuation.proceedings import appeal_records as ar
 
@@ -69,13 +69,12 @@ def decision_history_pdf(store: Store, user: Principal, decision_id: int, *, as_
         raise NotFound(f"Decisão {decision_id} não encontrada.", what="administrative_decision", key=decision_id)
     d = found[0]
     office = str(d["office_code"])
-    name = store.scalar("SELECT name FROM offices WHERE code = ?", [office])
-    office_label = f"{name} ({office})" if name else office
+    label = office_label(store, office)
     nup = d["nup"] if d["nup"][:1].isdigit() else None
     stamp = registry.new_stamp(nup=nup)
     report = PdfReport("Histórico do processo administrativo", f"Decisão {d['nup']} e seus recursos — situação em "
                        f"{format_date_br(as_of)}", orientation="L", generated_at=generated_at, stamp=stamp)
-    report.key_values([("NUP", d["nup"]), ("Decisão", d["kind_pt"]), ("Organização Militar", office_label),
+    report.key_values([("NUP", d["nup"]), ("Decisão", d["kind_pt"]), ("Organização Militar", label),
                        ("Naufrágio", " — ".join(str(v) for v in (d["wreck"], d.get("wreck_name")) if v) or "—"),
                        ("Empresa interessada", d.get("organisation") or "—"), ("Autoridade", d["authority"]),
                        ("Decidida em", d["decided_on"]), ("Ciência", f"{d['notice']} em "
@@ -86,4 +85,4 @@ def decision_history_pdf(store: Store, user: Principal, decision_id: int, *, as_
     print_sections(report, decision_sections([d]))
     pdf = report.bytes()
     return registry.issue(store, user.username, stamp, pdf, kind="case_history",
-                          record=("administrative_decisions", int(d["id"]), None), office=office_label)
+                          record=("administrative_decisions", int(d["id"]), None), office=label)

@@ -22,7 +22,7 @@ from valuation.authenticity import registry
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal
 from valuation.deadlines.calendars import office_calendars
-from valuation.deadlines.office_report import Section, print_sections
+from valuation.deadlines.office_report import Section, office_label, print_sections
 from valuation.deadlines.rules import deadline_state
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
 from valuation.deadlines.views import due_text
@@ -166,8 +166,7 @@ def case_history_pdf(store: Store, user: Principal, request_id: int, *, as_of: d
     history = requests.request_history(store, user, request_id)
     req = history["request"]
     office = str(req["office_code"])
-    name = store.scalar("SELECT name FROM offices WHERE code = ?", [office])
-    office_label = f"{name} ({office})" if name else office
+    label = office_label(store, office)
     given, printed = (nup, nup) if nup else (req["nup"], str(req["nup_shown"]))
     cal = office_calendars(store, [office], on=as_of)[office]
     deadlines = pr.request_deadlines(req["requested_on"], pr.as_steps(history["steps"]), cal, _policy(store))
@@ -178,7 +177,7 @@ def case_history_pdf(store: Store, user: Principal, request_id: int, *, as_of: d
                        f"Requerimento nº {req['id']}" + (f" — NUP {given}" if given else "")
                        + f" — situação em {format_date_br(as_of)}",
                        orientation="L", generated_at=generated_at, stamp=stamp)
-    report.key_values([("NUP", printed), ("Requerimento nº", str(req["id"])), ("Organização Militar", office_label),
+    report.key_values([("NUP", printed), ("Requerimento nº", str(req["id"])), ("Organização Militar", label),
                        ("Naufrágio", " — ".join(str(v) for v in (req["wreck"], req.get("wreck_name")) if v)),
                        ("Assunto", req["matter_pt"]), ("Protocolado em", req["requested_on"]), *_parties(req),
                        ("Etapa atual", pr.current_step(pr.as_steps([s for s in history["steps"]
@@ -187,4 +186,4 @@ def case_history_pdf(store: Store, user: Principal, request_id: int, *, as_of: d
     print_sections(report, sections)
     pdf = report.bytes()
     return registry.issue(store, user.username, stamp, pdf, kind="case_history",
-                          record=("requests", int(req["id"]), None), office=office_label)
+                          record=("requests", int(req["id"]), None), office=label)
