@@ -109,9 +109,53 @@ def choose(page: Any, label: str, option: str | int) -> bool:
     return True
 
 
+ITEM_CHOICES = 4   # the member chooses the next item this many times (issue 28: median and worst)
+
+
+def member_interactions(page: Any, treasure: str | None) -> dict[str, float]:
+    """What a Commission member repeats hundreds of times per round (issue 28): choose the next item of the
+    page's list (click on the option → the item's form settled) and save a value (click on "Gravar
+    avaliação" → the confirmation settled)."""
+    out: dict[str, float] = {}
+    open_page(page, "Avaliação da Comissão", "commission")
+    if treasure and choose(page, "Contrato", treasure):
+        settle(page, "commission")
+    chosen = []
+    for k in range(1, ITEM_CHOICES + 1):
+        if not choose(page, "Item", k):
+            break
+        chosen.append(settle(page, "commission"))
+    if chosen:
+        out["commission: escolher o próximo item (mediana)"] = median(chosen)
+        out["commission: escolher o próximo item (pior)"] = max(chosen)
+    value = page.get_by_label("Valor", exact=True)
+    if value.count():
+        value.first.fill("1.234,56")
+        page.get_by_role("button", name="Gravar avaliação").first.click()
+        out["commission: gravar um valor"] = settle(page, "commission")
+    return out
+
+
+def by_address(browser_context: Any, base: str, role: str) -> dict[str, float]:
+    """Every page the role is offered, opened by its address in a fresh tab of the logged-in context (a
+    bookmark, a link in the digest e-mail): from the navigation's start to settled."""
+    out: dict[str, float] = {}
+    for i, (_title, key) in enumerate(live.role_pages(role)):
+        tab = browser_context.new_page()
+        tab.set_default_timeout(120_000)
+        try:
+            tab.goto(f"{base}/{'' if i == 0 else key}")
+            out[key] = settle(tab, "" if i == 0 else key)
+        finally:
+            tab.close()
+    return out
+
+
 def interactions(page: Any, role: str, treasure: str | None) -> dict[str, float]:
     """Widget changes that rerun a page, timed from the change (its click) to settled."""
     out: dict[str, float] = {}
+    if role == "commission":
+        return member_interactions(page, treasure)
     if role not in ("dpc", "explorer"):
         return out
     open_page(page, "Naufrágios", "wrecks")
@@ -141,6 +185,7 @@ def run_role(browser: Any, base: str, role: str, username: str, password: str, p
             for i, (title, key) in enumerate(live.role_pages(role)):
                 result["pages"][key].append(open_page(page, title, key, default=i == 0))
         result["interactions"] = interactions(page, role, treasure)
+        result["by_address"] = by_address(context, base, role)
         for _ in range(2):   # two more logins, each in a fresh context (its own cache, as a new browser)
             c2, p2, b2 = new_context(browser)
             try:
@@ -184,7 +229,19 @@ def summarise(results: list[dict[str, Any]], runs: list[dict[str, Any]]) -> dict
                       "target_s": LOGIN_TARGET_S, "met": median(logins) <= LOGIN_TARGET_S,
                       "typing_ms_per_key": TYPING_MS, "pasted_median_s": median(pasted), "pasted_runs": pasted},
             "pages": pages,
-            "interactions": {f"{r['role']}: {k}": v for r in results for k, v in r["interactions"].items()}}
+            "interactions": {f"{r['role']}: {k}": v for r in results for k, v in r["interactions"].items()},
+            "by_address": address_summary(results)}
+
+
+def address_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Pages opened by their address in a fresh tab: per page the median over the roles, and the worst."""
+    pages: dict[str, Any] = {}
+    for key in dict.fromkeys(k for r in results for k in r.get("by_address", {})):
+        got = [(r["role"], r["by_address"][key]) for r in results if key in r.get("by_address", {})]
+        times = [t for _, t in got]
+        pages[key] = {"median_s": median(times), "max_s": max(times), "roles": sorted({role for role, _ in got}),
+                      "target_s": PAGE_TARGET_S, "met": median(times) <= PAGE_TARGET_S}
+    return pages
 
 
 def print_table(summary: dict[str, Any], label: str) -> None:
@@ -199,6 +256,9 @@ def print_table(summary: dict[str, Any], label: str) -> None:
               f"{p['server_median_s']:7.2f}  {','.join(p['roles'])}{flag}")
     for name, secs in summary["interactions"].items():
         print(f"  {name}: {secs:.2f} s")
+    for key, p in summary.get("by_address", {}).items():
+        flag = "" if p["met"] else "  MISSED"
+        print(f"  by address {key}: median {p['median_s']:.2f} s, max {p['max_s']:.2f} s{flag}")
 
 
 def markdown(summary: dict[str, Any], info: dict[str, Any]) -> str:
@@ -219,6 +279,10 @@ def markdown(summary: dict[str, Any], info: dict[str, Any]) -> str:
     for name, secs in summary["interactions"].items():
         lines.append(f"| {name} | | {secs:.2f} s | | | | ≤ {PAGE_TARGET_S} s "
                      f"| {'met' if secs <= PAGE_TARGET_S else '**missed**'} |")
+    for key, p in summary.get("by_address", {}).items():
+        lines.append(f"| `{key}` opened by its address in a fresh tab | {', '.join(p['roles'])} "
+                     f"| {p['median_s']:.2f} s "
+                     f"| | {p['max_s']:.2f} s | | ≤ {p['target_s']} s | {'met' if p['met'] else '**missed**'} |")
     lines.append(END)
     return "\n".join(lines)
 
