@@ -23,9 +23,22 @@ Reported per K, over the runs that ended inside the window:
 
 Target at K = 8: server p95 ≤ 1.0 s, no error, no logout.
 
-`--pin` (a diagnostic, not the target's figure): the service's threads on core 0 and this script, the
+`--pin` (issue 28's K = 8 target is measured so): the service's threads on core 0 and this script, the
 Playwright driver and Chromium (started after, they inherit it) on core 1 — what the server does when
 the clients' browsers do not take its core, as on the users' own machines.
+
+`--think MIN,MAX` (issue 28, "a working office"): each person, after a page has settled, thinks for a
+uniform random time in [MIN, MAX] s (its own `random.Random`, seeded by its place in the rota: the same
+pauses run after run) before the next click. Client time stays click → settled: thinking is not in it.
+
+The `/verificar` probe (issue 28): while a K runs, a thread of this process asks the public route
+(service/verify.py) about 2 times a second, alternating a code that does not exist (expected 404) and a
+real code of the database's `issued_documents` (expected 200), and reports p50/p95/max latency
+(`verify_p50_s`, `verify_p95_s`, `verify_max_s`), the 429s apart and any other status. The route limits
+each client address (valuation.authenticity.limiter: after 5 unknown codes an address waits 2 s, 4 s, …;
+60 lookups an hour): the probe is the public — many people, each its own address — so every request
+carries its own `X-Forwarded-For` (198.18.0.0/15, the benchmarking range), which uvicorn takes as the
+client from 127.0.0.1 (its default `--forwarded-allow-ips`), and the limiter never blocks it.
 """
 from __future__ import annotations
 
@@ -33,12 +46,15 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,6 +74,8 @@ ROTA: tuple[tuple[str, str], ...] = (
 P95_TARGET_S = 1.0
 QUIET_MS = 100
 VIEW_TIMEOUT_S = 60
+VERIFY_EVERY_S = 0.5
+UNKNOWN_CODE = "ZZZZZ-00000"      # well formed, never issued (a fresh code is random: 1 in 2^50 to collide)
 
 
 @dataclass
@@ -67,6 +85,55 @@ class Person:
     views: list[tuple[float, str, float]] = field(default_factory=list)   # (end time, page, client s)
     errors: list[str] = field(default_factory=list)
     logouts: list[str] = field(default_factory=list)   # what the login form said, and where
+
+
+class VerifyProbe(threading.Thread):
+    """GET /verificar?codigo=… every VERIFY_EVERY_S s, alternating UNKNOWN_CODE (404) and `real` (200)
+    when there is one; each request from an address of its own (X-Forwarded-For)."""
+
+    def __init__(self, base: str, real: str | None) -> None:
+        super().__init__(daemon=True)
+        self.base, self.real = base, real
+        self.times: list[float] = []
+        self.limited = 0
+        self.unexpected: list[str] = []
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        i = 0
+        while not self.stop_event.wait(VERIFY_EVERY_S):
+            code, expected = (self.real, 200) if self.real and i % 2 else (UNKNOWN_CODE, 404)
+            req = urllib.request.Request(f"{self.base}/verificar?codigo={code}",
+                                         headers={"X-Forwarded-For": f"198.18.{(i // 250) % 250}.{i % 250 + 1}"})
+            i += 1
+            t = time.perf_counter()
+            try:
+                with urllib.request.urlopen(req, timeout=30) as r:
+                    r.read()
+                    status = r.status
+            except urllib.error.HTTPError as exc:
+                exc.read()
+                status = exc.code
+            except OSError as exc:
+                self.unexpected.append(f"{code}: {type(exc).__name__}")
+                continue
+            self.times.append(time.perf_counter() - t)
+            if status == 429:
+                self.limited += 1
+            elif status != expected:
+                self.unexpected.append(f"{code}: {status} (expected {expected})")
+
+
+def real_code(db: Path) -> str | None:
+    """One code of the database's issued documents (None when it issued none)."""
+    from valuation.db.store import Store
+
+    store = Store(str(db))
+    try:
+        code = store.scalar("SELECT min(code) FROM issued_documents")
+    finally:
+        store.close()
+    return None if code is None else str(code)
 
 
 class Sampler(threading.Thread):
@@ -124,8 +191,16 @@ async def login(page: Any, base: str, user: str, password: str) -> None:
         raise RuntimeError(f"{user} could not log in: {got['why']}")
 
 
+async def think(rng: random.Random | None, span: tuple[float, float] | None, end_at: float) -> None:
+    """The pause before the next click (never past the end of the window)."""
+    if rng is None or span is None:
+        return
+    await asyncio.sleep(max(0.0, min(rng.uniform(*span), end_at - time.time())))
+
+
 async def person(browser: Any, base: str, who: Person, password: str, start: asyncio.Event,
-                 ready: list[int], end_at: list[float]) -> None:
+                 ready: list[int], end_at: list[float], span: tuple[float, float] | None = None,
+                 seed: int = 0) -> None:
     context = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
     await context.add_init_script(live.INIT_JS)
     page = await context.new_page()
@@ -135,7 +210,9 @@ async def person(browser: Any, base: str, who: Person, password: str, start: asy
         ready[0] += 1
         await start.wait()
         pages = live.role_pages(who.role)
+        rng = random.Random(seed) if span is not None else None
         i = 1   # the login opened the first page
+        await think(rng, span, end_at[0])
         while time.time() < end_at[0]:
             title, key = pages[i % len(pages)]
             i += 1
@@ -153,6 +230,7 @@ async def person(browser: Any, base: str, who: Person, password: str, start: asy
             if await page.locator(live.EXCEPTION_BOX).count():
                 who.errors.append(f"{key}: exception box")
             who.views.append((time.time(), key, got["ms"] / 1000))
+            await think(rng, span, end_at[0])
     except Exception as exc:  # noqa: BLE001 - reported, not raised: the other people go on
         who.errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
     finally:
@@ -168,7 +246,7 @@ def pct(values: list[float], q: float) -> float | None:
 
 
 async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: dict[str, str],
-                pin: bool = False) -> dict[str, Any]:
+                pin: bool = False, span: tuple[float, float] | None = None) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     copy = scratch / f"load-k{k}.duckdb"
@@ -181,6 +259,7 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
     run_log = scratch / f"load-k{k}.runs.jsonl"
     run_log.unlink(missing_ok=True)
     people = [Person(role, user) for role, user in (ROTA * (k // len(ROTA) + 1))[:k]]
+    code = real_code(copy)
     load_start = [round(x, 2) for x in os.getloadavg()]
     with live.serve(copy, port, run_log=run_log) as svc:
         own = os.sched_getaffinity(0)
@@ -188,6 +267,7 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
             subprocess.run(["taskset", "-a", "-cp", "0", str(svc.pid)], check=True, capture_output=True)
             os.sched_setaffinity(0, {1})
         sampler = Sampler(svc.pid)
+        probe = VerifyProbe(svc.base, code)
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=live.CHROMIUM, args=live.CHROMIUM_ARGS, headless=True)
             try:
@@ -198,18 +278,21 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
                 await warm.close()
                 rss_before = sampler.proc.memory_info().rss / 2**20
                 start, ready, end_at = asyncio.Event(), [0], [float("inf")]
-                tasks = [asyncio.create_task(person(browser, svc.base, who, pw[who.user], start, ready, end_at))
-                         for who in people]
-                while ready[0] < k and not all(t.done() for t in tasks):
+                tasks = [asyncio.create_task(person(browser, svc.base, who, pw[who.user], start, ready, end_at,
+                                                    span, seed=n))
+                         for n, who in enumerate(people)]
+                while ready[0] + sum(t.done() for t in tasks) < k:   # a failed login ends its task
                     await asyncio.sleep(0.2)
                 t0 = time.time()
                 end_at[0] = t0 + seconds
                 sampler.start()
+                probe.start()
                 start.set()
                 await asyncio.gather(*tasks)
                 t1 = time.time()
             finally:
                 sampler.stop_event.set()
+                probe.stop_event.set()
                 await browser.close()
                 os.sched_setaffinity(0, own)
         runs = [json.loads(line) for line in run_log.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -225,10 +308,15 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
     logouts = [f"{who.user}: {x}" for who in people for x in who.logouts]
     peak_rss = max((s[2] for s in sampler.samples), default=rss_before)
     return {
-        "k": k, "pinned": pin, "seconds": round(t1 - t0, 1), "views": len(client), "runs": len(in_window),
+        "k": k, "pinned": pin, "think_s": list(span) if span else None, "seconds": round(t1 - t0, 1),
+        "views": len(client), "runs": len(in_window),
+        "views_per_s": round(len(client) / (t1 - t0), 2) if t1 > t0 else None,
         "server_p50_s": pct(walls, 50), "server_p95_s": pct(walls, 95), "server_max_s": max(walls, default=None),
         "server_cpu_p50_s": pct(cpus, 50), "server_cpu_p95_s": pct(cpus, 95),
         "client_p50_s": pct(client, 50), "client_p95_s": pct(client, 95),
+        "verify_n": len(probe.times), "verify_p50_s": pct(probe.times, 50), "verify_p95_s": pct(probe.times, 95),
+        "verify_max_s": round(max(probe.times), 3) if probe.times else None, "verify_429": probe.limited,
+        "verify_unexpected": probe.unexpected[:20], "verify_real_code": code is not None,
         "errors": errors, "logouts": len(logouts), "logout_details": logouts,
         "cpu_cores_mean": round(statistics.fmean(s[1] for s in samples), 2) if samples else None,
         "cpu_cores_max": round(max(s[1] for s in samples), 2) if samples else None,
@@ -245,13 +333,18 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
 
 
 def print_row(r: dict[str, Any]) -> None:
-    print(f"K={r['k']}: {r['views']} views in {r['seconds']} s; server p50 {r['server_p50_s']} s, "
+    mode = ("pinned, " if r.get("pinned") else "") + (f"thinking {r['think_s'][0]:g}–{r['think_s'][1]:g} s, "
+                                                      if r.get("think_s") else "without pause, ")
+    print(f"K={r['k']} ({mode}{r['views_per_s']} views/s): "
+          f"{r['views']} views in {r['seconds']} s; server p50 {r['server_p50_s']} s, "
           f"p95 {r['server_p95_s']} s (max {r['server_max_s']}; CPU p95 {r['server_cpu_p95_s']} s); client p50 "
           f"{r['client_p50_s']} s, p95 {r['client_p95_s']} s; errors {len(r['errors'])}, logouts {r['logouts']}; "
           f"CPU {r['cpu_cores_mean']} cores (max {r['cpu_cores_max']}; browser {r['browser_cpu_cores_mean']}); "
           f"RSS {r['rss_mb_before']} → "
           f"{r['rss_mb_peak']} MB ({r['rss_mb_per_session']} MB/session); load {r['load_avg_start']} → "
           f"{r['load_avg_end']}", flush=True)
+    print(f"   /verificar: {r['verify_n']} requests, p50 {r['verify_p50_s']} s, p95 {r['verify_p95_s']} s, "
+          f"max {r['verify_max_s']} s; 429: {r['verify_429']}; unexpected: {r['verify_unexpected'][:5]}", flush=True)
     slow = list(r["by_page_p95_s"].items())[:5]
     print("   slowest pages (server p95): " + ", ".join(f"{k} {v}" for k, v in slow), flush=True)
     for e in r["errors"][:5]:
@@ -269,17 +362,26 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--scratch", default="/tmp/valuation-bench-load")
     ap.add_argument("--json", default=None)
     ap.add_argument("--pin", action="store_true", help="the service on core 0, the browser on core 1 (diagnostic)")
+    ap.add_argument("--think", default=None, metavar="MIN,MAX",
+                    help="each person thinks a uniform random MIN–MAX s between settled page and next click")
     args = ap.parse_args(argv)
+    span: tuple[float, float] | None = None
+    if args.think:
+        lo, hi = (float(x) for x in args.think.split(","))
+        if not 0 <= lo <= hi:
+            ap.error("--think MIN,MAX with 0 ≤ MIN ≤ MAX")
+        span = (lo, hi)
     if args.pin and len(os.sched_getaffinity(0)) < 2:
         ap.error("--pin needs two cores")
     scratch = Path(args.scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     pw = live.passwords()
     info = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "machine": live.machine(),
-            "chromium": live.chromium_version(), "seconds": args.seconds}
+            "chromium": live.chromium_version(), "seconds": args.seconds,
+            "pinned": args.pin, "think_s": list(span) if span else None}
     results = []
     for k in (int(x) for x in args.k.split(",")):
-        results.append(asyncio.run(one_k(k, Path(args.db), args.port, args.seconds, scratch, pw, args.pin)))
+        results.append(asyncio.run(one_k(k, Path(args.db), args.port, args.seconds, scratch, pw, args.pin, span)))
         print_row(results[-1])
     if args.json:
         Path(args.json).write_text(json.dumps({**info, "runs": results}, indent=1, ensure_ascii=False),

@@ -37,7 +37,9 @@ measurements):
 7. what the user feels (children, unless `--no-live`): bench/browser.py — Debian's Chromium against
    `uvicorn service.asgi:app` serving a copy of the main file: the login and every role's pages,
    `--browser-passes` times — and bench/load.py — K people (`--load-k`, default 1, 4, 8) clicking
-   through their pages without pause for `--load-seconds`, on a fresh demo database (`db init --demo`).
+   through their pages without pause for `--load-seconds`, on a fresh demo database (`db init --demo`);
+   then K = 8 with `--pin` and K = 32 thinking 5–15 s between clicks (`--think 5,15`, at least 60 s),
+   each with the /verificar probe (issue 28).
 
 Each figure is the median of `--repeat` runs (default 3); every run is in `details`.
 """
@@ -134,7 +136,9 @@ LABELS.update(cb.LABELS)
 # What the user feels (bench/browser.py on the N-item file, bench/load.py on a fresh demo database), each
 # run in a child process by `measure_live`; absent with --no-live (the smoke test), "not run" in the table.
 LIVE_KEYS: tuple[str, ...] = ("browser_login_s", "browser_wrecks_s", "browser_pages_slowest_s",
-                              "load_k1_server_p95_s", "load_k4_server_p95_s", "load_k8_server_p95_s")
+                              "load_k1_server_p95_s", "load_k4_server_p95_s", "load_k8_server_p95_s",
+                              "load_k8_pinned_server_p95_s", "load_k32_think_server_p95_s",
+                              "load_k32_think_client_p95_s", "verify_k8_p95_s")
 LABELS.update({
     "browser_login_s": "browser: login → first page settled (Chromium, N-item file)",
     "browser_wrecks_s": "browser: wreck registry with its map, click → settled",
@@ -142,7 +146,15 @@ LABELS.update({
     "load_k1_server_p95_s": "load, 1 person clicking without pause: server time p95 (demo)",
     "load_k4_server_p95_s": "load, 4 people: server time p95 (demo)",
     "load_k8_server_p95_s": "load, 8 people: server time p95 (demo), no error, no logout",
+    "load_k8_pinned_server_p95_s": "load, 8 people without pause, service on core 0, browser on core 1 (--pin): "
+                                   "server time p95, no error, no logout",
+    "load_k32_think_server_p95_s": "load, 32 people thinking 5–15 s between clicks: server time p95, "
+                                   "no error, no logout",
+    "load_k32_think_client_p95_s": "load, 32 people thinking 5–15 s: client time p95 (click → settled)",
+    "verify_k8_p95_s": "/verificar p95 (≈ 2 requests/s, unknown and real code) under 8 people without pause",
 })
+LOAD_PINNED_TARGET_S, LOAD_THINK_SERVER_TARGET_S, LOAD_THINK_CLIENT_TARGET_S = 0.5, 0.5, 1.0   # issue 28
+VERIFY_P95_TARGET_S = 0.05                                                                      # issue 28
 BROWSER_LOGIN_TARGET_S, BROWSER_PAGE_TARGET_S, LOAD_P95_TARGET_S = 2.0, 1.0, 1.0
 # key → (baseline key in the result, what the baseline is, True when "value is N× faster")
 BASELINES: dict[str, tuple[str, str]] = {
@@ -198,8 +210,14 @@ def live_targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
     def le(key: str, limit: float, *, clean: bool = True) -> bool | None:
         return None if r.get(key) is None else r[key] <= limit and clean
 
-    k8 = r.get("details", {}).get("load", {}).get("8", {})
-    clean = not k8.get("errors") and not k8.get("logouts")
+    def clean_of(run: dict[str, Any]) -> bool:
+        return not run.get("errors") and not run.get("logouts")
+
+    d = r.get("details", {})
+    k8 = d.get("load", {}).get("8", {})
+    clean = clean_of(k8)
+    pinned, think = d.get("load_pinned", {}).get("8", {}), d.get("load_think", {}).get("32", {})
+    verify_clean = not k8.get("verify_unexpected") and not k8.get("verify_429")
     return {
         "browser_login_s": (f"≤ {BROWSER_LOGIN_TARGET_S} s", le("browser_login_s", BROWSER_LOGIN_TARGET_S)),
         "browser_wrecks_s": (f"≤ {BROWSER_PAGE_TARGET_S} s", le("browser_wrecks_s", BROWSER_PAGE_TARGET_S)),
@@ -209,6 +227,17 @@ def live_targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
         "load_k4_server_p95_s": ("reported", None),
         "load_k8_server_p95_s": (f"≤ {LOAD_P95_TARGET_S} s, no error, no logout",
                                  le("load_k8_server_p95_s", LOAD_P95_TARGET_S, clean=clean)),
+        "load_k8_pinned_server_p95_s": (f"≤ {LOAD_PINNED_TARGET_S} s, no error, no logout",
+                                        le("load_k8_pinned_server_p95_s", LOAD_PINNED_TARGET_S,
+                                           clean=clean_of(pinned))),
+        "load_k32_think_server_p95_s": (f"≤ {LOAD_THINK_SERVER_TARGET_S} s, no error, no logout",
+                                        le("load_k32_think_server_p95_s", LOAD_THINK_SERVER_TARGET_S,
+                                           clean=clean_of(think))),
+        "load_k32_think_client_p95_s": (f"≤ {LOAD_THINK_CLIENT_TARGET_S} s",
+                                        le("load_k32_think_client_p95_s", LOAD_THINK_CLIENT_TARGET_S,
+                                           clean=clean_of(think))),
+        "verify_k8_p95_s": (f"≤ {VERIFY_P95_TARGET_S} s, only the expected statuses",
+                            le("verify_k8_p95_s", VERIFY_P95_TARGET_S, clean=verify_clean)),
     }
 
 
@@ -996,16 +1025,31 @@ def measure_live(args: argparse.Namespace) -> dict[str, Any]:
     _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), "--k", args.load_k,
                  "--seconds", str(args.load_seconds),
                  "--scratch", str(out / "load"), "--json", str(load_json)], "load (child process)")
+    pinned_json, think_json = out / "load_pinned.json", out / "load_think.json"
+    if len(os.sched_getaffinity(0)) >= 2:   # --pin needs two cores: else the row says "not run"
+        _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), "--k", "8", "--pin",
+                     "--seconds", str(args.load_seconds), "--scratch", str(out / "load_pinned"),
+                     "--json", str(pinned_json)], "load, pinned (child process)")
+    _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), "--k", "32", "--think", "5,15",
+                 "--seconds", str(max(args.load_seconds, 60)), "--scratch", str(out / "load_think"),
+                 "--json", str(think_json)], "load, thinking (child process)")
     browser = json.loads(browser_json.read_text(encoding="utf-8"))
     load = json.loads(load_json.read_text(encoding="utf-8"))
     pages = browser["pages"]
     others = {k: p["median_s"] for k, p in pages.items() if k != "wrecks"}
     by_k = {str(r["k"]): r for r in load["runs"]}
+    pinned = ({str(r["k"]): r for r in json.loads(pinned_json.read_text(encoding="utf-8"))["runs"]}
+              if pinned_json.exists() else {})
+    think = {str(r["k"]): r for r in json.loads(think_json.read_text(encoding="utf-8"))["runs"]}
     res: dict[str, Any] = {
         "browser_login_s": browser["login"]["median_s"],
         "browser_wrecks_s": pages["wrecks"]["median_s"] if "wrecks" in pages else None,
         "browser_pages_slowest_s": max(others.values()) if others else None,
         **{f"load_k{k}_server_p95_s": by_k[str(k)]["server_p95_s"] if str(k) in by_k else None for k in (1, 4, 8)},
+        "load_k8_pinned_server_p95_s": pinned.get("8", {}).get("server_p95_s"),
+        "load_k32_think_server_p95_s": think.get("32", {}).get("server_p95_s"),
+        "load_k32_think_client_p95_s": think.get("32", {}).get("client_p95_s"),
+        "verify_k8_p95_s": by_k.get("8", {}).get("verify_p95_s"),
     }
     slowest = max(others, key=lambda k: others[k]) if others else None
     say(f"browser: login {res['browser_login_s']} s, wrecks {res['browser_wrecks_s']} s, slowest other "
@@ -1015,6 +1059,8 @@ def measure_live(args: argparse.Namespace) -> dict[str, Any]:
                                                    "machine")},
                "browser_slowest_page": slowest,
                "load": {k: {x: v for x, v in r.items() if x != "people"} for k, r in by_k.items()},
+               "load_pinned": {k: {x: v for x, v in r.items() if x != "people"} for k, r in pinned.items()},
+               "load_think": {k: {x: v for x, v in r.items() if x != "people"} for k, r in think.items()},
                "load_machine": load.get("machine"), "load_seconds": load.get("seconds")}
     return {**res, "details": details}
 
@@ -1128,6 +1174,17 @@ def live_section(d: dict[str, Any]) -> list[str]:
         "of each page view as the service logged it):",
         "",
         load_table(d["load"]),
+        "",
+        *(["The same, K = 8 with `--pin` (the service on core 0, the browser on core 1):", "",
+           load_table(d["load_pinned"]), ""] if d.get("load_pinned") else []),
+        *(["The same, K = 32 people thinking 5–15 s between settled page and next click (`--think 5,15`; "
+           "client time without the thinking):", "", load_table(d["load_think"]), ""] if d.get("load_think") else []),
+        "`/verificar` while each K ran (≈ 2 requests/s, alternately an unknown code and a real one, each from an "
+        "address of its own): " + "; ".join(
+            f"K = {k}: p50 {r.get('verify_p50_s')} s, p95 {r.get('verify_p95_s')} s, max {r.get('verify_max_s')} s, "
+            f"{r.get('verify_n')} requests, 429: {r.get('verify_429')}, "
+            f"other statuses: {len(r.get('verify_unexpected') or [])}"
+            for k, r in d["load"].items()),
         "",
     ]
 
