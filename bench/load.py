@@ -198,15 +198,19 @@ async def think(rng: random.Random | None, span: tuple[float, float] | None, end
     await asyncio.sleep(max(0.0, min(rng.uniform(*span), end_at - time.time())))
 
 
+LOGINS_AT_ONCE = 4   # people logging in at the same time before the window starts (not timed)
+
+
 async def person(browser: Any, base: str, who: Person, password: str, start: asyncio.Event,
                  ready: list[int], end_at: list[float], span: tuple[float, float] | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, gate: asyncio.Semaphore | None = None) -> None:
     context = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
     await context.add_init_script(live.INIT_JS)
     page = await context.new_page()
     page.set_default_timeout(VIEW_TIMEOUT_S * 1000)
     try:
-        await login(page, base, who.user, password)
+        async with gate or asyncio.Semaphore(1):   # a few logins at a time: an office does not log in at once
+            await login(page, base, who.user, password)
         ready[0] += 1
         await start.wait()
         pages = live.role_pages(who.role)
@@ -278,8 +282,9 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
                 await warm.close()
                 rss_before = sampler.proc.memory_info().rss / 2**20
                 start, ready, end_at = asyncio.Event(), [0], [float("inf")]
+                gate = asyncio.Semaphore(LOGINS_AT_ONCE)
                 tasks = [asyncio.create_task(person(browser, svc.base, who, pw[who.user], start, ready, end_at,
-                                                    span, seed=n))
+                                                    span, seed=n, gate=gate))
                          for n, who in enumerate(people)]
                 while ready[0] + sum(t.done() for t in tasks) < k:   # a failed login ends its task
                     await asyncio.sleep(0.2)
