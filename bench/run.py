@@ -1017,7 +1017,7 @@ def measure_live(args: argparse.Namespace) -> dict[str, Any]:
     close_shared()   # the service must own its file: nothing here may hold the main file
     main_path, _ = paths(args)
     out = Path(args.out)
-    browser_json, load_json = out / "browser.json", out / "load.json"
+    browser_json = out / "browser.json"
     _run_script([sys.executable, str(HERE / "browser.py"), "--db", str(main_path), "--treasure", gen.TREASURE_CODE,
                  "--label", f"N = {args.items:,}".replace(",", " "), "--passes", str(args.browser_passes),
                  "--scratch", str(out / "browser"), "--json", str(browser_json)], "browser (child process)")
@@ -1025,25 +1025,25 @@ def measure_live(args: argparse.Namespace) -> dict[str, Any]:
     for suffix in ("", ".wal"):
         Path(str(demo) + suffix).unlink(missing_ok=True)
     _run_script([sys.executable, "-m", "valuation", "db", "init", "--db", str(demo), "--demo"], "demo database")
-    _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), "--k", args.load_k,
-                 "--seconds", str(args.load_seconds),
-                 "--scratch", str(out / "load"), "--json", str(load_json)], "load (child process)")
-    pinned_json, think_json = out / "load_pinned.json", out / "load_think.json"
-    if len(os.sched_getaffinity(0)) >= 2:   # --pin needs two cores: else the row says "not run"
-        _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), "--k", "8", "--pin",
-                     "--seconds", str(args.load_seconds), "--scratch", str(out / "load_pinned"),
-                     "--json", str(pinned_json)], "load, pinned (child process)")
-    _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), "--k", "32", "--think", "5,15",
-                 "--seconds", str(max(args.load_seconds, 60)), "--scratch", str(out / "load_think"),
-                 "--json", str(think_json)], "load, thinking (child process)")
+
+    def load(name: str, what: str, *extra: str, seconds: float = args.load_seconds) -> tuple[dict[str, Any],
+                                                                                              dict[str, Any]]:
+        """bench/load.py in a child process on the demo database: its JSON, and its runs by K without the
+        people."""
+        got = out / f"{name}.json"
+        _run_script([sys.executable, str(HERE / "load.py"), "--db", str(demo), *extra, "--seconds", str(seconds),
+                     "--scratch", str(out / name), "--json", str(got)], what)
+        doc = json.loads(got.read_text(encoding="utf-8"))
+        return doc, {str(r["k"]): {x: v for x, v in r.items() if x != "people"} for r in doc["runs"]}
+
+    load_info, by_k = load("load", "load (child process)", "--k", args.load_k)
+    pinned = (load("load_pinned", "load, pinned (child process)", "--k", "8", "--pin")[1]
+              if len(os.sched_getaffinity(0)) >= 2 else {})   # --pin needs two cores: else the row says "not run"
+    think = load("load_think", "load, thinking (child process)", "--k", "32", "--think", "5,15",
+                 seconds=max(args.load_seconds, 60))[1]
     browser = json.loads(browser_json.read_text(encoding="utf-8"))
-    load = json.loads(load_json.read_text(encoding="utf-8"))
     pages = browser["pages"]
     others = {k: p["median_s"] for k, p in pages.items() if k != "wrecks"}
-    by_k = {str(r["k"]): r for r in load["runs"]}
-    pinned = ({str(r["k"]): r for r in json.loads(pinned_json.read_text(encoding="utf-8"))["runs"]}
-              if pinned_json.exists() else {})
-    think = {str(r["k"]): r for r in json.loads(think_json.read_text(encoding="utf-8"))["runs"]}
     res: dict[str, Any] = {
         "browser_login_s": browser["login"]["median_s"],
         "browser_wrecks_s": pages["wrecks"]["median_s"] if "wrecks" in pages else None,
@@ -1061,10 +1061,8 @@ def measure_live(args: argparse.Namespace) -> dict[str, Any]:
     details = {"browser": {k: browser[k] for k in ("date", "chromium", "passes", "login", "pages", "interactions",
                                                    "machine")},
                "browser_slowest_page": slowest,
-               "load": {k: {x: v for x, v in r.items() if x != "people"} for k, r in by_k.items()},
-               "load_pinned": {k: {x: v for x, v in r.items() if x != "people"} for k, r in pinned.items()},
-               "load_think": {k: {x: v for x, v in r.items() if x != "people"} for k, r in think.items()},
-               "load_machine": load.get("machine"), "load_seconds": load.get("seconds")}
+               "load": by_k, "load_pinned": pinned, "load_think": think,
+               "load_machine": load_info.get("machine"), "load_seconds": load_info.get("seconds")}
     return {**res, "details": details}
 
 

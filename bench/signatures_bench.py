@@ -75,7 +75,7 @@ def build() -> dict[str, Any]:
     valid = (pki.people["ana"].cert.not_valid_before_utc, pki.people["ana"].cert.not_valid_after_utc)
     cpfs = ["52998224725", "11144477735", "39053344705", "87748248800", "12345678909", "98765432100"]
     for i, cpf in enumerate(cpfs[3:], start=1):
-        pki._add(f"extra{i}", f"SIGNATARIO EXTRA {i}", cpf, inter, valid)
+        pki.add_person(f"extra{i}", f"SIGNATARIO EXTRA {i}", cpf, inter, valid)
     labels = ["ana", "bruno", "carla", "extra1", "extra2", "extra3"]
     assert all(pki.people[x].chain[-1] == root.cert for x in labels)
     registered = issued_pdf()

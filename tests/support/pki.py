@@ -150,20 +150,20 @@ class TestPki:
                              _ca("AC Raiz Desconhecida", stranger_key, None, None, path_length=1), None)
         pki = cls(root, intermediate, stranger, {})
         valid = (NOW - timedelta(days=365), NOW + timedelta(days=365))
-        pki._add("ana", "ANA MARIA DE SOUZA", "52998224725", intermediate, valid)
-        pki._add("bruno", "BRUNO COSTA LIMA", "11144477735", intermediate, valid)
-        pki._add("carla", "CARLA DIAS", "39053344705", intermediate, valid)
-        pki._add("revoked", "RAFAEL REVOGADO", "15350946056", intermediate, valid,
+        pki.add_person("ana", "ANA MARIA DE SOUZA", "52998224725", intermediate, valid)
+        pki.add_person("bruno", "BRUNO COSTA LIMA", "11144477735", intermediate, valid)
+        pki.add_person("carla", "CARLA DIAS", "39053344705", intermediate, valid)
+        pki.add_person("revoked", "RAFAEL REVOGADO", "15350946056", intermediate, valid,
                  revoked_at=NOW - timedelta(days=10))
-        pki._add("expired", "EDUARDO EXPIRADO", "71428793860", intermediate,
+        pki.add_person("expired", "EDUARDO EXPIRADO", "71428793860", intermediate,
                  (NOW - timedelta(days=800), NOW - timedelta(days=30)))
-        pki._add("stranger", "SILVIO ESTRANHO", "86288366757", stranger, valid)
-        pki._add("no_cpf", "NINGUEM SEM CPF", None, intermediate, valid)
-        pki._add("bad_cpf", "CPF QUEBRADO", "52998224700", intermediate, valid)
-        pki._add("govbr", "GINA GOV BR", "52998224725", intermediate, valid, rsa_key=True)   # ana's CPF, RSA key
+        pki.add_person("stranger", "SILVIO ESTRANHO", "86288366757", stranger, valid)
+        pki.add_person("no_cpf", "NINGUEM SEM CPF", None, intermediate, valid)
+        pki.add_person("bad_cpf", "CPF QUEBRADO", "52998224700", intermediate, valid)
+        pki.add_person("govbr", "GINA GOV BR", "52998224725", intermediate, valid, rsa_key=True)   # ana's CPF, RSA key
         return pki
 
-    def _add(self, label: str, name: str, cpf: str | None, issuer: Authority, validity: tuple[datetime, datetime],
+    def add_person(self, label: str, name: str, cpf: str | None, issuer: Authority, validity: tuple[datetime, datetime],
              *, revoked_at: datetime | None = None, rsa_key: bool = False) -> None:
         key: Any = rsa.generate_private_key(public_exponent=65537, key_size=2048) if rsa_key else new_key()
         cert = _end_entity(issuer, name, key, other_name=None if cpf is None else icp_person_value(cpf),
