@@ -105,3 +105,16 @@ def test_an_explorer_is_owed_no_signature_row(issued: dict[str, Any]) -> None:
     world = issued["world"]
     assert pending.deadline_rows(world.store, world.principal("explorer_a"), as_of=date(2030, 1, 1)) == []
     assert pending.deadline_rows(world.store, world.principal("dpc"), as_of=date(2030, 1, 1), owed_by="party") == []
+
+
+def test_minutes_issued_late_in_the_evening_count_from_that_day_in_brasilia(issued: dict[str, Any]) -> None:
+    """23:30 in Brasília is 02:30 UTC the next day: the act is owed from the day it was issued in Brasília
+    (the suite failed when it ran between 21:00 and 24:00 in Brasília)."""
+    world, store = issued["world"], issued["world"].store
+    with store.transaction("test") as tx:
+        tx.execute("UPDATE issued_documents SET issued_at = TIMESTAMP '2026-03-10 02:30:00' WHERE kind = 'minutes'")
+    rows = _rows(world, date(2026, 3, 9))
+    assert len(rows) == 1
+    cal = office_calendars(store, [rows[0]["office_code"]], on=date(2026, 3, 9))[rows[0]["office_code"]]
+    assert rows[0]["due"] == pending.signature_due(date(2026, 3, 9), cal, law.LegalValue(5, ART24)).due
+    assert _rows(world, date(2026, 3, 8)) == []

@@ -26,6 +26,7 @@ from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import clock
 from valuation.core.errors import (
     ConflictError,
     InputError,
@@ -146,7 +147,7 @@ def comparables_for_item(store: Store, user: Principal, item_id: int, *, recent:
         category=t["category"], material=t["material"], denomination=t["dn"], count=int(stats.get("n") or 0),
         q1=_qc(stats.get("q1")), median=_qc(stats.get("q2")), q3=_qc(stats.get("q3")),
         recent=tuple(Recent(r["contract_code"], r["item_code"], r["description"], r["value_brl"],
-                            bool(r["historical"]), r["decided_at"].date()) for r in rows))
+                            bool(r["historical"]), clock.brasilia(r["decided_at"]).date()) for r in rows))
 
 
 # -- publication ------------------------------------------------------------------------------

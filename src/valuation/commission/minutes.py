@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.authenticity import registry
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.rounds import Round, get_round
-from valuation.core import law
+from valuation.core import clock, law
 from valuation.core.errors import ConflictError
 from valuation.core.money import format_brl, format_count
 from valuation.db.access import COMMISSION_BODY_LABELS as BODY_LABELS
@@ -95,7 +95,7 @@ def quorum_basis(store: Store, rnd: Round) -> str | None:
     """The basis of the quorum policy the round froze when it opened (the policy in force that day,
     `policies.values`); None when the value in force that day is not the round's (a change recorded later
     the same day)."""
-    state = policy_in_force(store, "quorum", as_of=rnd.opened_at.date())
+    state = policy_in_force(store, "quorum", as_of=clock.brasilia(rnd.opened_at).date())
     return state.basis if int(state.value) == rnd.quorum else None
 
 

@@ -124,6 +124,16 @@ def today_brasilia(at: datetime | None = None) -> date:
     return moment.date()
 
 
+def day_sql(column: str) -> str:
+    """SQL for the office's calendar day of a stored (zone-less UTC) TIMESTAMP expression — never `CAST(x AS
+    DATE)`, which gives the UTC day: an act of 23:30 in Brasília is 02:30 UTC the next day, and a period counted
+    from it would start a day late. DuckDB's built-in ICU holds the zone rules (daylight saving before 2019)."""
+    key = getattr(office_zone(), "key", BRASILIA)
+    if not all(ch.isalnum() or ch in "/_+-" for ch in key):     # a zone name is never quoted SQL
+        key = BRASILIA
+    return f"CAST(timezone('{key}', timezone('UTC', {column})) AS DATE)"
+
+
 def utc_bounds(start: date | None, end: date | None) -> tuple[datetime | None, datetime | None]:
     """Brasília calendar days [start, end] as stored (zone-less UTC) instants [from, until)."""
     def at_utc(d: date) -> datetime:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import clock
 from valuation.core.money import format_date_br
 from valuation.core.statuses import STATEMENT_ISSUED
 from valuation.db.access import Principal, contract_scope, require
@@ -40,12 +41,12 @@ def _decisions_sql(scope: str) -> str:
     return f"""
     SELECT c.code AS contract_code, 'rodada:' || r.id AS reference, 'rodada' AS kind,
            'Decisão da Comissão — rodada ' || r.number AS label,
-           CAST(coalesce(r.published_at, r.decided_at) AS DATE) AS day
+           {clock.day_sql("coalesce(r.published_at, r.decided_at)")} AS day
     FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id
     WHERE r.status IN ('decidida', 'publicada') AND {scope}
     UNION ALL
     SELECT c.code, 'demonstrativo:' || s.number, 'demonstrativo',
-           'Demonstrativo de partilha ' || s.number || ' (versão ' || s.version || ')', CAST(s.created_at AS DATE)
+           'Demonstrativo de partilha ' || s.number || ' (versão ' || s.version || ')', {clock.day_sql('s.created_at')}
     FROM statements s JOIN contracts c ON c.id = s.contract_id
     WHERE s.status = '{STATEMENT_ISSUED}' AND NOT EXISTS (SELECT 1 FROM statements n WHERE n.supersedes = s.id)
           AND {scope}

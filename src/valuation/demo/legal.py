@@ -27,6 +27,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import clock
 from valuation.core.statuses import STATEMENT_ISSUED
 from valuation.deadlines import vocabulary as v
 from valuation.demo.constants import DEMO_ACTOR, DEMO_TODAY
@@ -161,7 +162,8 @@ def _events(tx: Tx) -> int:
                              (v.APPEAL_DECIDED, 36)):
             events.append((kind, cancelled["id"], None, cancelled["organisation_id"] if kind == v.APPEAL_FILED
                            else None, day + timedelta(days=offset), "cancelamento"))
-    statement = tx.fetch_one("SELECT s.contract_id, s.number, c.organisation_id, CAST(s.created_at AS DATE) AS day "
+    statement = tx.fetch_one("SELECT s.contract_id, s.number, c.organisation_id, "
+                             + clock.day_sql("s.created_at") + " AS day "
                              "FROM statements s JOIN contracts c ON c.id = s.contract_id WHERE s.status = ? "
                              "ORDER BY s.created_at DESC, s.id DESC LIMIT 1", [STATEMENT_ISSUED])
     if statement is not None:

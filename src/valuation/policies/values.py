@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from valuation.core import law
+from valuation.core import clock, law
 from valuation.core.errors import InputError, Problem
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
@@ -50,7 +50,7 @@ _ROWS_SQL = """
 SELECT p.id, p.key, p.value_json, p.basis, p.set_by, p.set_at, p.reason, p.effective_from, u.full_name
 FROM policies p LEFT JOIN users u ON u.username = p.set_by
 WHERE p.key IN ({marks})
-ORDER BY p.key, coalesce(p.effective_from, CAST(p.set_at AS DATE)), p.set_at, p.id"""
+ORDER BY p.key, coalesce(p.effective_from, """ + clock.day_sql("p.set_at") + """), p.set_at, p.id"""
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class PolicyState:
         """The first day this value applies (None for the default: always)."""
         if self.is_default:
             return None
-        return self.effective_from or (self.set_at.date() if self.set_at else None)
+        return self.effective_from or (clock.brasilia(self.set_at).date() if self.set_at else None)
 
     def legal(self) -> law.LegalValue[Any]:
         """The value as a LegalValue: value, legal reference and the day it applies from."""
@@ -118,7 +118,7 @@ def _state(row: dict[str, Any]) -> PolicyState:
         value = fields.from_json(key, row["value_json"])
     except ValueError as exc:
         # never used: the default applies in its place, and says why
-        set_on = format_date_br(row["set_at"].date())
+        set_on = format_date_br(clock.brasilia(row["set_at"]).date())
         return replace(_spec_state(key, unreadable=f"o valor gravado em {set_on} não é válido ({exc}); vale o padrão."),
                        effective_from=row["effective_from"], row_id=int(row["id"]))
     return PolicyState(key=key, label=spec.label, description=spec.description, basis=row["basis"] or spec.basis,
@@ -146,7 +146,7 @@ def timelines(db: Store | Tx, keys: Iterable[str]) -> dict[str, PolicyTimeline]:
         starts: list[date] = []
         states: list[PolicyState] = []
         for r in grouped[key]:
-            start = r["effective_from"] or r["set_at"].date()
+            start = r["effective_from"] or clock.brasilia(r["set_at"]).date()
             if starts and starts[-1] == start:   # same start: the later write wins
                 states[-1] = _state(r)
                 continue
@@ -207,7 +207,7 @@ def policy_history(store: Store, user: Principal, key: str | None = None) -> pd.
             text = "valor inválido (não aplicado)"
         out.append({**{k: v for k, v in r.items() if k != "value_json"}, "label": DEFAULT_BY_KEY[r["key"]].label,
                     "text": text, "basis": r["basis"] or DEFAULT_BY_KEY[r["key"]].basis,
-                    "starts": r["effective_from"] or r["set_at"].date()})
+                    "starts": r["effective_from"] or clock.brasilia(r["set_at"]).date()})
     cols = ["id", "key", "label", "text", "basis", "set_by", "set_by_name", "set_at", "reason", "effective_from",
             "starts"]
     return pd.DataFrame(out, columns=cols)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from valuation.core import law
+from valuation.core import clock, law
 from valuation.core.errors import NotFound
 from valuation.core.forms import Form, excerpt
 from valuation.db.access import Principal, request_scope, require
@@ -71,11 +71,11 @@ KINDS: dict[str, DecisionKind] = {
         _CONTRACT_FACTS.format(day="x.cancelled_on", table="contracts", contract="x.id"), None),
     "round": DecisionKind(
         "Decisão da Comissão (ata da rodada, Lei 7.542/1986 art. 20 §3)", "assessment_rounds",
-        _CONTRACT_FACTS.format(day="CAST(x.decided_at AS DATE)", table="assessment_rounds", contract="x.contract_id"),
+        _CONTRACT_FACTS.format(day=clock.day_sql("x.decided_at"), table="assessment_rounds", contract="x.contract_id"),
         "round"),
     "statement": DecisionKind(
         "Demonstrativo de partilha emitido (Lei 7.542/1986 art. 20)", "statements",
-        _CONTRACT_FACTS.format(day="CAST(x.created_at AS DATE)", table="statements", contract="x.contract_id"),
+        _CONTRACT_FACTS.format(day=clock.day_sql("x.created_at"), table="statements", contract="x.contract_id"),
         "statement"),
 }
 KIND_LABELS = {k: v.label for k, v in KINDS.items()}
@@ -430,8 +430,9 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
     steps = _steps(store, [int(a["id"]) for d in cases for a in d["appeals"]])
     cals = office_calendars(store, sorted({d["office_code"] for d in cases}), on=as_of)
     statements = [int(d["record_id"]) for d in cases if d["kind"] == "statement"]
-    reissued = {int(r["supersedes"]): r["day"] for r in store.fetch(
-        "SELECT supersedes, min(CAST(created_at AS DATE)) AS day FROM statements WHERE supersedes IN "
+    # the day of the new version in Brasília (created_at is stored in UTC: 23:30 there is the next day here)
+    reissued = {int(r["supersedes"]): clock.brasilia(r["at"]).date() for r in store.fetch(
+        "SELECT supersedes, min(created_at) AS at FROM statements WHERE supersedes IN "
         "(SELECT UNNEST(?)) GROUP BY supersedes", [statements])} if statements else {}
     out = []
     for d in cases:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from valuation.core import nup
+from valuation.core import clock, nup
 from valuation.core.errors import NotFound
 from valuation.db.access import Principal, allowed, contract_scope, request_scope, require
 from valuation.db.store import Store
@@ -25,12 +25,13 @@ _CASES: dict[str, tuple[str, bool, str]] = {
                       "JOIN wrecks w ON w.id = r.wreck_id WHERE r.id = ?"),
     "round": ("read_rounds", True,
               "SELECT w.code AS wreck_code, w.name AS wreck_name, c.code AS contract_code, "
-              "CAST(r.decided_at AS DATE) AS act_on, 'Rodada ' || r.number AS party, c.id AS contract_id "
+              + clock.day_sql("r.decided_at") + " AS act_on, 'Rodada ' || r.number AS party, c.id AS contract_id "
               "FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id JOIN wrecks w ON w.id = c.wreck_id "
               "WHERE r.id = ?"),
     "statement": ("read_statements", True,
                   "SELECT w.code AS wreck_code, w.name AS wreck_name, c.code AS contract_code, "
-                  "CAST(s.created_at AS DATE) AS act_on, s.number || ' v' || s.version AS party, c.id AS contract_id "
+                  + clock.day_sql("s.created_at") + " AS act_on, s.number || ' v' || s.version AS party, "
+                  "c.id AS contract_id "
                   "FROM statements s JOIN contracts c ON c.id = s.contract_id JOIN wrecks w ON w.id = c.wreck_id "
                   "WHERE s.id = ?"),
     "request": ("read_requests", False,

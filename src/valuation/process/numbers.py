@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from valuation.core import nup
+from valuation.core import clock, nup
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
 from valuation.db.access import Principal, require
 from valuation.db.store import Store, Tx
@@ -39,10 +39,10 @@ SUBJECTS: dict[str, Subject] = {s.key: s for s in (
             "SELECT r.id, w.office_code, r.ordered_on AS act_on FROM removal_orders r "
             "JOIN wrecks w ON w.id = r.wreck_id"),
     Subject("round", "Decisão da Comissão (ata da rodada, art. 20 §3)",
-            "SELECT r.id, c.office_code, CAST(r.decided_at AS DATE) AS act_on FROM assessment_rounds r "
+            "SELECT r.id, c.office_code, " + clock.day_sql("r.decided_at") + " AS act_on FROM assessment_rounds r "
             "JOIN contracts c ON c.id = r.contract_id WHERE r.decided_at IS NOT NULL"),
     Subject("statement", "Demonstrativo de partilha emitido",
-            "SELECT s.id, c.office_code, CAST(s.created_at AS DATE) AS act_on FROM statements s "
+            "SELECT s.id, c.office_code, " + clock.day_sql("s.created_at") + " AS act_on FROM statements s "
             "JOIN contracts c ON c.id = s.contract_id WHERE s.status = 'emitido'"),
     # a request that is also the responsible's licence request carries that one's NUP (one document, one number)
     Subject("request", "Requerimento",

@@ -61,10 +61,11 @@ def signature_due(issued_on: date, cal: BusinessCalendar, days: law.LegalValue[i
 
 def _records(store: Store, as_of: date) -> list[dict[str, Any]]:
     kinds = list(SIGNED_KINDS)
+    _, until = clock.utc_bounds(None, as_of)   # issued on or before `as_of` in Brasília, not in UTC
     return store.fetch(
         "SELECT id, code, kind, record_table, record_id, issued_at, sha256, size, issued_by, nup FROM issued_documents "
-        "WHERE kind IN (SELECT UNNEST(?)) AND record_id IS NOT NULL AND CAST(issued_at AS DATE) <= ? "
-        "ORDER BY record_table, record_id, id", [kinds, as_of])
+        "WHERE kind IN (SELECT UNNEST(?)) AND record_id IS NOT NULL AND issued_at < ? "
+        "ORDER BY record_table, record_id, id", [kinds, until])
 
 
 def _progress_of(store: Store, docs: list[dict[str, Any]]) -> tuple[dict[str, Any], Progress]:
