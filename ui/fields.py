@@ -71,11 +71,17 @@ def date_field(label: str, *, value: date | None = None, min_value: date | None 
     text = where.text_input(label, value="" if value is None else format_date_br(value), key=key,
                             placeholder=DATE_PLACEHOLDER, max_chars=DATE_CHARS, disabled=disabled,
                             help=f"{help} ({note})." if help else f"{note.capitalize()}.")
-    text = text or ""
+    return _show(where, read_date(label, text or "", min_value=low, max_value=high, required=required, path=path))
+
+
+def read_date(label: str, text: str, *, min_value: date | None = None, max_value: date | None = None,
+              required: bool = False, path: str | None = None) -> Typed:
+    """What `date_field` reads from `text`, without a widget (a form's callback reads its fields' texts)."""
     try:
-        day = parse_date_br(text, label=label, path=path or label, minimum=low, maximum=high, required=required)
+        day = parse_date_br(text, label=label, path=path or label, minimum=min_value or EARLIEST,
+                            maximum=max_value or LATEST, required=required)
     except InputError as exc:
-        return _show(where, Typed(label, text, None, exc.problems[0]))
+        return Typed(label, text, None, exc.problems[0])
     return Typed(label, text, day, None)
 
 
@@ -89,12 +95,19 @@ def money_field(label: str, *, value: Decimal | None = None, minimum: Decimal | 
     shown = "" if value is None else format_brl(value, symbol=False) if places == 2 else \
         format(value.normalize(), "f").replace(".", ",")
     text = where.text_input(label, value=shown, key=key, placeholder=placeholder, help=help) or ""
+    return _show(where, read_money(label, text, minimum=minimum, maximum=maximum, places=places, required=required,
+                                   path=path))
+
+
+def read_money(label: str, text: str, *, minimum: Decimal | None = Decimal(0), maximum: Decimal = MAX_AMOUNT,
+               places: int = 2, required: bool = False, path: str | None = None) -> Typed:
+    """What `money_field` reads from `text`, without a widget (a form's callback reads its fields' texts)."""
     if not text.strip() and not required:
         return Typed(label, text, None, None)
     try:
         amount = parse_brl(text, path=path or label, label=label, minimum=minimum, maximum=maximum, places=places)
     except InputError as exc:
-        return _show(where, Typed(label, text, None, exc.problems[0]))
+        return Typed(label, text, None, exc.problems[0])
     return Typed(label, text, amount, None)
 
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import streamlit as st
 
@@ -55,11 +56,23 @@ def blanks_to_none(data: Mapping[str, Any]) -> dict[str, Any]:
     return {k: (v if not isinstance(v, str) or v.strip() else None) for k, v in data.items()}
 
 
-def save(create: Callable[..., T], *args: Any, success: str | None, labels: Mapping[str, str] | None = None,
-         title: str | None = None, **kwargs: Any) -> T | None:
-    """Run one store write; show every problem (nothing was written; under `title` when given), the
-    refusal or the conflict (not found, already recorded), else `success` (`{result}` is the write's
-    result; None: the caller states the outcome itself, as a page that reruns after the write does).
+@dataclass(frozen=True)
+class Outcome(Generic[T]):
+    """What one store write came to: its result, or the problems of the input, or the refusal (access, audit
+    seal, not found, conflict) — in the last two cases nothing was written."""
+
+    result: T | None = None
+    problems: InputError | None = None
+    refusal: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problems is None and self.refusal is None
+
+
+def attempt(create: Callable[..., T], *args: Any, **kwargs: Any) -> Outcome[T]:
+    """Run one store write and say what it came to, showing nothing (a form's submit callback runs it before
+    the page is drawn, so that one click is one run; `show_outcome` shows it where the form is).
 
     Strict fields (`ui.fields.Typed`, in the arguments or the values of a dict argument) are checked
     first: a bad one refuses the write, every bad field named; else each is passed as the value it
@@ -69,16 +82,32 @@ def save(create: Callable[..., T], *args: Any, success: str | None, labels: Mapp
         bad = fields.problems_of(typed)
         if bad:
             raise InputError(bad)
-        result = create(*fields.unwrap(args), **fields.unwrap(kwargs))
+        return Outcome(result=create(*fields.unwrap(args), **fields.unwrap(kwargs)))
     except InputError as exc:
-        if title is None:
-            show_problems(exc, labels=labels)
-        else:
-            show_problems(exc, title=title, labels=labels)
+        return Outcome(problems=exc)
     except (AccessDenied, ValuationError) as exc:   # refused (access, audit seal), not found, conflict: nothing written
-        st.error(md(exc))
-    else:
-        if success is not None:
-            st.success(success.format(result=result))
-        return result
-    return None
+        return Outcome(refusal=str(exc))
+
+
+def show_outcome(outcome: Outcome[Any], *, labels: Mapping[str, str] | None = None, title: str | None = None) -> None:
+    """Show a failed write's problems (under `title` when given) or its refusal; nothing for a write that went
+    through (the caller states it)."""
+    if outcome.problems is not None:
+        if title is None:
+            show_problems(outcome.problems, labels=labels)
+        else:
+            show_problems(outcome.problems, title=title, labels=labels)
+    elif outcome.refusal is not None:
+        st.error(md(outcome.refusal))
+
+
+def save(create: Callable[..., T], *args: Any, success: str | None, labels: Mapping[str, str] | None = None,
+         title: str | None = None, **kwargs: Any) -> T | None:
+    """Run one store write; show every problem (nothing was written; under `title` when given), the
+    refusal or the conflict (not found, already recorded), else `success` (`{result}` is the write's
+    result; None: the caller states the outcome itself, as a page that reruns after the write does)."""
+    outcome = attempt(create, *args, **kwargs)
+    show_outcome(outcome, labels=labels, title=title)
+    if outcome.ok and success is not None:
+        st.success(success.format(result=outcome.result))
+    return outcome.result if outcome.ok else None

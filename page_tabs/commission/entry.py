@@ -7,11 +7,11 @@ from datetime import date
 import pandas as pd
 import streamlit as st
 
-from page_tabs.commission.view import VOTES, RoundView, done
+from page_tabs.commission.view import VOTES, RoundView, flash
 from ui import item_card, session
-from ui.fields import date_field, money_field
+from ui.fields import date_field, money_field, read_date, read_money
 from ui.fmt import count_br, for_display, money_in, option_label, rate_br, yes_no
-from ui.forms import save
+from ui.forms import attempt, show_outcome
 from ui.safe import md
 from valuation.commission.entries import record_assessment, round_entries
 from valuation.commission.entry_queue import entry_queue
@@ -54,10 +54,22 @@ def item_panel(view: RoundView, row: pd.Series, ov: RoundOverview) -> None:
             st.caption("Nenhum membro avaliou este item.")
 
 
+ENTRY_FIELDS = ("amount", "price_date", "vote", "source", "significance", "currency", "note", "keep")
+OUTCOME = "cm_entry_outcome_{rid}_{item}"   # a refused entry's problems, shown under its form
+
+
+def entry_keys(rid: int, item_id: int) -> dict[str, str]:
+    """The session keys of one item's entry form (its submit callback reads the fields by them)."""
+    return {f: f"cm_entry_{rid}_{item_id}_{f}" for f in ENTRY_FIELDS}
+
+
 def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
-    """The member's vote and value of the item (a correction is a new entry that takes over)."""
+    """The member's vote and value of the item (a correction is a new entry that takes over). The entry is
+    written by the button's callback, before the page is drawn (`record_entry`): one click is one run, and
+    everything the page shows — the counts, the list, the next item — already holds it."""
     store, user, rid = view.store, view.user, view.rid
     item_id = int(row["item_id"])
+    keys = entry_keys(rid, item_id)
     mine_vote = row["my_historical"] if isinstance(row["my_historical"], bool) else None
     currencies = known_currencies(store, user)
     st.caption(view.round.conversion.text)       # which day's rates convert the price, and why (art. 21 §3)
@@ -67,40 +79,56 @@ def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
                "próximo item sem avaliação.")
     with st.form(f"cm_entry_{rid}_{item_id}"):
         c1, c3 = st.columns(2)
-        amount = money_field("Valor", value=None if pd.isna(row["my_amount"]) else row["my_amount"], minimum=None,
-                             maximum=MAX_VALUE_BRL, where=c1, path="amount")
-        price_date = date_field("Data do preço", max_value=session.today(), where=c3, path="price_date",
-                                value=row["my_price_date"] if isinstance(row["my_price_date"], date)
-                                else session.today())
-        vote = st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
-                        index=list(VOTES).index(mine_vote))
+        money_field("Valor", value=None if pd.isna(row["my_amount"]) else row["my_amount"], minimum=None,
+                    maximum=MAX_VALUE_BRL, where=c1, path="amount", key=keys["amount"])
+        date_field("Data do preço", max_value=session.today(), where=c3, path="price_date", key=keys["price_date"],
+                   value=row["my_price_date"] if isinstance(row["my_price_date"], date) else session.today())
+        st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
+                 index=list(VOTES).index(mine_vote), key=keys["vote"])
         c4, c6, c2 = st.columns(3)        # then what a value or a historical vote also needs
         src_keys = [None, *SOURCES]
         src0 = row["my_source"] if isinstance(row["my_source"], str) and row["my_source"] in SOURCES else None
-        source = c4.selectbox("Fonte do valor (art. 21 §2)", src_keys, index=src_keys.index(src0),
-                              format_func=lambda s: "—" if s is None else SOURCES[s])
+        c4.selectbox("Fonte do valor (art. 21 §2)", src_keys, index=src_keys.index(src0),
+                     format_func=lambda s: "—" if s is None else SOURCES[s], key=keys["source"])
         sig0 = None if pd.isna(row["my_significance"]) else int(row["my_significance"])
-        significance = c6.selectbox("Significância (voto histórico)", [None, 1, 2, 3, 4, 5],
-                                    index=[None, 1, 2, 3, 4, 5].index(sig0),
-                                    format_func=lambda s: "—" if s is None else str(s))
+        c6.selectbox("Significância (voto histórico)", [None, 1, 2, 3, 4, 5], index=[None, 1, 2, 3, 4, 5].index(sig0),
+                     format_func=lambda s: "—" if s is None else str(s), key=keys["significance"])
         cur0 = row["my_currency"] if isinstance(row["my_currency"], str) else "BRL"
-        currency = c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0)
+        c2.selectbox("Moeda", currencies, index=currencies.index(cur0) if cur0 in currencies else 0,
+                     key=keys["currency"])
         c5, c7 = st.columns(2)
-        note = c5.text_input("Observação (organização de renome, catálogo, lote…)",
-                             value=note0 if isinstance(note0, str) else "")
-        keep = c7.checkbox("Propor manter na União (voto histórico)", value=row["my_must_keep"] is True)
-        submitted = st.form_submit_button("Gravar avaliação", type="primary")
-    if submitted:
-        has_value = bool(amount.text.strip())
-        saved = save(record_assessment, store, user, rid, item_id, historical=vote, amount=amount,
-                     currency=currency if has_value else None, price_date=price_date if has_value else None,
-                     significance=significance, must_keep=True if keep else (False if vote is True else None),
-                     source=source if has_value else None, source_note=(note.strip() or None) if has_value else None,
-                     success=None, labels=FORM_LABELS)
-        message = f"Avaliação do item {row['item_code']} gravada."
-        if saved is not None:
-            message += " " + move_on(view, item_id)
-        done(saved, message, None if has_value or vote is None else vote_without_value(str(row["item_code"])))
+        c5.text_input("Observação (organização de renome, catálogo, lote…)",
+                      value=note0 if isinstance(note0, str) else "", key=keys["note"])
+        c7.checkbox("Propor manter na União (voto histórico)", value=row["my_must_keep"] is True, key=keys["keep"])
+        st.form_submit_button("Gravar avaliação", type="primary", on_click=record_entry,
+                              args=(view, item_id, str(row["item_code"])))
+    refused = st.session_state.pop(OUTCOME.format(rid=rid, item=item_id), None)
+    if refused is not None:
+        show_outcome(refused, labels=FORM_LABELS)
+
+
+def record_entry(view: RoundView, item_id: int, item_code: str) -> None:
+    """The entry form's submit callback: read the fields, write the entry; gone through, the flash above the
+    tabs says so and the Itens tab moves on to the next item; refused, the form shows why (nothing written)."""
+    state, keys = st.session_state, entry_keys(view.rid, item_id)
+    amount = read_money("Valor", str(state.get(keys["amount"]) or ""), minimum=None, maximum=MAX_VALUE_BRL,
+                        path="amount")
+    price_date = read_date("Data do preço", str(state.get(keys["price_date"]) or ""), max_value=session.today(),
+                           path="price_date")
+    vote, keep = state.get(keys["vote"]), bool(state.get(keys["keep"]))
+    note = str(state.get(keys["note"]) or "")
+    has_value = bool(amount.text.strip())
+    outcome = attempt(record_assessment, view.store, view.user, view.rid, item_id, historical=vote, amount=amount,
+                      currency=state.get(keys["currency"]) if has_value else None,
+                      price_date=price_date if has_value else None, significance=state.get(keys["significance"]),
+                      must_keep=True if keep else (False if vote is True else None),
+                      source=state.get(keys["source"]) if has_value else None,
+                      source_note=(note.strip() or None) if has_value else None)
+    if not outcome.ok:
+        state[OUTCOME.format(rid=view.rid, item=item_id)] = outcome
+        return
+    flash(f"Avaliação do item {item_code} gravada. " + move_on(view, item_id),
+          None if has_value or vote is None else vote_without_value(item_code))
 
 
 def move_on(view: RoundView, item_id: int) -> str:

@@ -49,7 +49,13 @@ def done(saved: object, message: str, warning: str | None = None) -> None:
     """After a write that went through: show `message` on the page as it is now (rerun) — once, above the
     tabs: the writes here pass `success=None` to `save`, which would otherwise state it in the tab too."""
     if saved is not None:
-        st.session_state[FLASH] = message
-        if warning:
-            st.session_state[FLASH_WARNING] = warning
+        flash(message, warning)
         st.rerun()
+
+
+def flash(message: str, warning: str | None = None) -> None:
+    """`message` (and `warning`) shown once above the tabs on the page's next drawing — the one after a submit
+    callback's write is the run the click started."""
+    st.session_state[FLASH] = message
+    if warning:
+        st.session_state[FLASH_WARNING] = warning
