@@ -40,7 +40,8 @@ else:
     with st.sidebar:
         st.markdown(f"**{md(user.full_name)}**  \n{md(user.role_label)}")
         if st.button("Sair", icon=":material/logout:"):
-            session.logout()
+            if session.logout():
+                st.stop()       # the browser leaves for gov.br's logout (a rerun would drop the redirect)
             st.rerun()
         if session.components_served():
             front_end_words.mount()   # Streamlit's own English in Portuguese (issue 23 item 9)

@@ -150,10 +150,12 @@ def sign_in(user: access.Principal, *, session_id: int | None = None) -> None:
     st.session_state[SESSION_KEY] = session_id
 
 
-def logout() -> None:
+def logout() -> bool:
     """"Sair": end the server-side session (the old cookie is refused from now on) and clear the state. When the
     browser holds Streamlit's identity cookie (a gov.br login), drop it too (st.logout: and the gov.br session,
-    through the provider's logout), so the next person at this browser meets the login page."""
+    through the provider's logout), so the next person at this browser meets the login page — and say so (True):
+    the run must then stop, not rerun, since a rerun's start drops the redirect to the provider when it has not
+    left for the browser yet."""
     sid = st.session_state.get(SESSION_KEY)
     if sid is not None:
         sessions.revoke(store(), sid, reason="logout", now=now())
@@ -162,6 +164,8 @@ def logout() -> None:
         st.session_state[CLEAR_KEY] = True
     if settings.oidc_configured() and getattr(st.user, "is_logged_in", False) is True:
         st.logout()
+        return True
+    return False
 
 
 def cookie_bridge() -> None:
