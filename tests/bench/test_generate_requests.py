@@ -6,6 +6,7 @@ deadlines overdue and due soon, the parties' too, the appeals'."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from bench import generate as gen
 from valuation.db import seals
 from valuation.db.store import Store
+from valuation.deadlines.calendars import office_calendars
 from valuation.proceedings import appeal_records, requests
 from valuation.proceedings import appeals as ap
 from valuation.proceedings import periods as pr
@@ -106,3 +108,35 @@ def test_the_readers_see_pending_and_decided_requests_and_deadlines_in_every_sta
     assert len(cases) == counts["appeals"]
     assert all(len(d["appeals"]) == 1 and d["appeals"][0]["stage_pt"] and d["nup"] == requests.request_history(
         store, dpc, int(d["record_id"]))["request"]["nup"] for d in cases)   # the request's NUP (one process)
+
+
+@pytest.mark.parametrize("as_of", [gen.TODAY, date(2026, 6, 1), date(2025, 1, 15)])
+def test_the_readers_give_what_every_request_s_deadlines_give(store, as_of):
+    """The readers compute the deadlines of the requests not decided on `as_of` only (issue 28: the decided ones
+    were computed and thrown away): the rows are those of `periods.request_deadlines` over every request."""
+    dpc = gen.principals(store)["dpc"]
+    reqs = store.fetch("SELECT id, office_code, filed_on FROM requests ORDER BY id")
+    steps: dict[int, list[dict]] = defaultdict(list)
+    for r in store.fetch("SELECT request_id, kind, day, reference_day, reason FROM request_steps ORDER BY day, id"):
+        steps[int(r["request_id"])].append(r)
+    cals = office_calendars(store, sorted({r["office_code"] for r in reqs}), on=as_of)
+    policy = requests._periods(store)
+    expected, still_open, first_decided = set(), set(), {}
+    for q in reqs:
+        mine = steps[int(q["id"])]
+        decided = [s["day"] for s in mine if s["kind"] == "decided"]
+        if decided:
+            first_decided[int(q["id"])] = decided[0]
+        if any(day <= as_of for day in decided):
+            continue
+        if q["filed_on"] <= as_of:
+            still_open.add(int(q["id"]))
+        for d in pr.request_deadlines(q["filed_on"], pr.as_steps(mine), cals[q["office_code"]], policy):
+            if d.deadline.due is not None and not (d.met_on is not None and d.met_on <= as_of):
+                expected.add((int(q["id"]), d.kind, d.deadline.due, d.owed_by))
+    rows = requests.authority_deadlines(store, dpc, as_of=as_of, owed_by=None)
+    assert {(r["request_id"], r["rule"], r["due"], r["owed_by"]) for r in rows if r["request_id"]} == expected
+    assert {r["id"] for r in requests.open_requests(store, dpc, as_of=as_of)} == still_open
+    since = date(as_of.year - 1, as_of.month, as_of.day)
+    in_year = [q for q in reqs if int(q["id"]) in first_decided and since < first_decided[int(q["id"])] <= as_of]
+    assert sum(r["decided"] for r in requests.decision_times(store, dpc, as_of=as_of)) == len(in_year)
