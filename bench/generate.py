@@ -408,6 +408,211 @@ _STATUSES = (("vigente", 0.45), ("concluído", 0.35), ("expirado", 0.08), ("canc
 _EPOCH = date(2017, 1, 2)
 
 
+# -- the deadline file's requests (issue 28): the contracts' parties ask the Authority ----------------------
+_OTHER_MATTERS = (("prorrogação", 0.30), ("reclamação", 0.20), ("preferência", 0.15), ("coisa achada", 0.15),
+                  ("saldo do responsável", 0.20))
+_BY_OWNER = ("reclamação", "coisa achada", "saldo do responsável")   # asked by the wreck's responsible
+# state of a request that is no licence: decided, just filed (first act owed), in instruction (an opinion, the
+# party's information or a hearing's intimation owed), instruction ended (the decision owed), decision extended
+_REQUEST_STATES = (("decided", 0.70), ("filed", 0.05), ("instruction", 0.10), ("ended", 0.12), ("extended", 0.03))
+LICENCE_P = 0.4            # a contract's licence request (its kind) is on file, decided before the signature
+OTHER_REQUESTS = 0.6       # Poisson mean of the other requests per contract
+APPEAL_P = 0.06            # a decided request's decision is appealed
+EXTENSION_REASON = "Aguardando manifestação do órgão ambiental sobre a área (Lei 9.784/1999 art. 49)."
+GROUNDS = "Recurso gerado (benchmark): razões de fato e de direito juntadas ao processo."
+
+
+def _request_plan(rng: np.random.Generator, kind: np.ndarray, signed: np.ndarray, as_of_day: int) -> pa.Table:
+    """One row per request: its contract (k), matter, and the days of its steps in days before today
+    (-1: no such step); the appealed decisions' days too. Steps follow `proceedings.periods.step_problem`."""
+    n = len(kind)
+    licence = rng.random(n) < LICENCE_P
+    others = rng.poisson(OTHER_REQUESTS, size=n)
+    ks = np.concatenate([np.flatnonzero(licence), np.repeat(np.arange(n), others)]).astype(np.int64)
+    is_lic = np.concatenate([np.ones(int(licence.sum()), bool), np.zeros(int(others.sum()), bool)])
+    m = len(ks)
+    lic_matter = np.array(["pesquisa", "exploração", "remoção", "remoção"], dtype=object)[kind[ks]]
+    other = np.array([x[0] for x in _OTHER_MATTERS], dtype=object)[
+        rng.choice(len(_OTHER_MATTERS), size=m, p=[x[1] for x in _OTHER_MATTERS])]
+    matter = np.where(is_lic, lic_matter, other)
+    state = np.where(is_lic, 0, rng.choice(len(_REQUEST_STATES), size=m, p=[s[1] for s in _REQUEST_STATES]))
+
+    def draw(lo: int, hi: int) -> np.ndarray:
+        return rng.integers(lo, hi + 1, size=m)
+
+    none = np.full(m, -1)
+    u = rng.random((6, m))
+    # decided: filed 150 … 1 500 days ago (a licence: 120 days before its contract's signature)
+    filed = np.select([is_lic, state == 0, state == 1, state == 2], [
+        as_of_day - (signed[ks] - 120), draw(150, 1500), draw(0, 12), draw(20, 120)], draw(60, 250))
+    opened = np.where(state == 1, none, filed - np.where(u[0] < 0.1, draw(6, 12), draw(1, 5)))
+    # decided: an opinion asked and given (40 %), the instruction ended, allegations (60 %), maybe extended
+    d_opinion = (state == 0) & (u[1] < 0.4)
+    op_req = np.where(d_opinion, opened - draw(3, 10), none)
+    op_giv = np.where(d_opinion, op_req - draw(5, 20), none)
+    ended_d = np.minimum(opened, np.where(d_opinion, op_giv, opened)) - draw(5, 40)
+    # pending, ended or extended: the instruction ended 0 … 55 (extended: 31 … 70) days ago
+    ended = np.select([state == 0, state == 3, state == 4], [ended_d, draw(0, 55), draw(31, 70)], none)
+    ended = np.where(ended >= 0, np.minimum(ended, opened - 1), none)
+    ended = np.where((state >= 3) & (ended < 0), 0, ended)   # never before the instruction opened
+    extended = np.select([state == 4, (state == 0) & (u[2] < 0.06)], [ended - draw(20, 29), ended - draw(25, 29)],
+                         none)
+    decided = np.where(state == 0, ended - np.where(extended >= 0, draw(35, 55), draw(10, 40)), none)
+    allegations = np.where((state == 0) & (u[3] < 0.6) | (state >= 3) & (u[3] < 0.5), ended - draw(1, 8), none)
+    allegations = np.where((decided >= 0) & (allegations <= decided) | (allegations < 0), none, allegations)
+    # in instruction: an opinion asked and not given (50 %), information asked of the party (30 %), a hearing set
+    # for the coming days whose intimation is owed (25 %)
+    cap = np.maximum(opened - 1, 0)
+    i_op = np.where((state == 2) & (u[1] < 0.5), np.minimum(draw(2, 35), cap), op_req)
+    info = np.where((state == 2) & (u[2] < 0.3), np.minimum(draw(2, 20), cap), none)
+    info_fixed = np.where(info >= 0, info - draw(5, 25), none)   # the day the intimation fixed (after it)
+    hearing = np.where((state == 2) & (u[4] < 0.25), np.minimum(draw(1, 10), cap), none)
+    hearing_day = np.where(hearing >= 0, -draw(3, 20), none)     # days after today (negative "ago")
+    # appeals against a decided request's decision (not a licence): most decided, a few still with the superior
+    appealed = (state == 0) & ~is_lic & (u[5] < APPEAL_P) & (decided >= 40)
+    notified = np.where(appealed, decided - draw(1, 5), none)
+    a_filed = np.where(appealed, notified - draw(1, 9), none)
+    a_path = rng.choice(3, size=m, p=[0.1, 0.7, 0.2])          # reconsidered, decided by the superior, pending
+    a_path = np.where((a_path == 2) & (decided > 120), 1, a_path)   # pending with the superior: recent ones only
+    a_recons = np.where(appealed & (a_path == 0), a_filed - draw(2, 5), none)
+    a_fwd = np.where(appealed & (a_path > 0), a_filed - draw(1, 4), none)
+    a_intim = np.where((a_fwd >= 0) & (u[0] < 0.5), a_fwd - draw(2, 6), none)
+    a_alleg = np.where((a_intim >= 0) & (u[1] < 0.8), a_intim - draw(3, 5), none)
+    a_dec = np.where(appealed & (a_path == 1), np.minimum(a_fwd, np.where(a_alleg >= 0, a_alleg, a_fwd))
+                     - draw(10, 40), none)
+    a_out = np.where(u[2] < 0.1, "provido", "não provido").astype(object)
+    # no step in the future: a step that would fall after today is left out (its request stays open)
+    cols = {"opened": opened, "op_req": i_op, "op_giv": op_giv, "ended": ended, "extended": extended,
+            "decided": decided, "allegations": allegations, "info": info, "hearing": hearing,
+            "notified": notified, "a_filed": a_filed, "a_recons": a_recons, "a_fwd": a_fwd, "a_intim": a_intim,
+            "a_alleg": a_alleg, "a_dec": a_dec}
+    for name in ("a_recons", "a_fwd", "a_intim", "a_alleg", "a_dec"):
+        cols[name] = np.where(cols[name] < 0, -1, cols[name])
+    cols["info_fixed"] = np.where(info >= 0, info_fixed, -10 ** 6)
+    cols["hearing_day"] = np.where(hearing >= 0, hearing_day, -10 ** 6)
+    return pa.table({"q": pa.array(np.arange(m, dtype=np.int64)), "k": pa.array(ks), "matter": list(matter),
+                     "by_owner": pa.array(np.isin(matter, _BY_OWNER) & ~is_lic), "filed": pa.array(filed),
+                     **{name: pa.array(v.astype(np.int64)) for name, v in cols.items()},
+                     "a_outcome": list(a_out), "a_u": pa.array(rng.random(m))})
+
+
+def _insert_requests(tx: Tx, plan: pa.Table, actor: str) -> dict[str, int]:
+    """Insert the planned requests of the contracts in `_bench_contracts` (joined on k), their steps, the
+    appealed decisions with their appeals and steps, and the NUPs of the requests and appeals — set-based."""
+    from valuation.core import nup
+
+    m = plan.num_rows
+    today = f"DATE '{TODAY}'"
+    q_first = _reserve(tx, "seq_requests", m)
+    tx.cur.register("_bench_req", plan)
+    try:
+        tx.execute(
+            f"""INSERT INTO requests (id, office_code, wreck_id, matter, requester_id, organisation_id, filed_on,
+                                      note, recorded_by, recorded_at)
+                SELECT {q_first} + r.q, c.office_code, c.wreck_id, r.matter,
+                       CASE WHEN r.by_owner THEN w.owner_id END,
+                       CASE WHEN NOT r.by_owner OR w.owner_id IS NULL THEN c.org_id END,
+                       {today} - CAST(r.filed AS INTEGER), 'Requerimento gerado (benchmark, ' || r.matter || ').', ?,
+                       CAST({today} - CAST(r.filed AS INTEGER) AS TIMESTAMP) + INTERVAL 9 HOUR
+                FROM _bench_req r JOIN _bench_contracts c ON c.k = r.k JOIN wrecks w ON w.id = c.wreck_id
+                ORDER BY r.q""", [actor])
+        steps = (("instruction_opened", "opened", "NULL", "NULL"), ("opinion_requested", "op_req", "NULL", "NULL"),
+                 ("opinion_given", "op_giv", "NULL", "NULL"),
+                 ("information_requested", "info", f"{today} - CAST(r.info_fixed AS INTEGER)", "NULL"),
+                 ("hearing_set", "hearing", f"{today} - CAST(r.hearing_day AS INTEGER)", "NULL"),
+                 ("instruction_ended", "ended", "NULL", "NULL"), ("allegations_filed", "allegations", "NULL", "NULL"),
+                 ("decision_extended", "extended", "NULL", "?"), ("decided", "decided", "NULL", "NULL"))
+        union = " UNION ALL ".join(
+            f"SELECT r.q, {i} AS o, '{kind}' AS kind, r.{col} AS ago, {ref} AS ref, {reason} AS reason "
+            f"FROM _bench_req r WHERE r.{col} >= 0" for i, (kind, col, ref, reason) in enumerate(steps))
+        tx.execute(
+            f"""INSERT INTO request_steps (request_id, kind, day, reference_day, reason, recorded_by, recorded_at)
+                SELECT {q_first} + s.q, s.kind, {today} - CAST(s.ago AS INTEGER), s.ref, s.reason, ?,
+                       CAST({today} - CAST(s.ago AS INTEGER) AS TIMESTAMP) + INTERVAL 10 HOUR
+                FROM ({union}) s ORDER BY s.ago DESC, s.q, s.o""", [EXTENSION_REASON, actor])
+        n_app = int(tx.scalar("SELECT count(*) FROM _bench_req WHERE a_filed >= 0"))
+        if n_app:
+            d_first = _reserve(tx, "seq_administrative_decisions", n_app)
+            a_first = _reserve(tx, "seq_appeals", n_app)
+            tx.execute(
+                f"""CREATE TEMP TABLE _bench_app AS
+                    SELECT row_number() OVER (ORDER BY r.q) - 1 AS j, r.*, q.office_code, q.wreck_id,
+                           q.organisation_id, g.name AS org_name
+                    FROM _bench_req r JOIN requests q ON q.id = {q_first} + r.q
+                    LEFT JOIN organisations g ON g.id = q.organisation_id WHERE r.a_filed >= 0""")
+            tx.execute(
+                f"""INSERT INTO administrative_decisions (id, kind, record_table, record_id, office_code, wreck_id,
+                        organisation_id, summary, authority, decided_on, notice, notified_on, recorded_by,
+                        recorded_at)
+                    SELECT {d_first} + a.j, 'request', 'requests', {q_first} + a.q, a.office_code, a.wreck_id,
+                           a.organisation_id, 'Requerimento indeferido (' || a.matter || ').',
+                           'Capitão dos Portos (' || a.office_code || ')', {today} - CAST(a.decided AS INTEGER),
+                           'notificação', {today} - CAST(a.notified AS INTEGER), ?,
+                           CAST({today} - CAST(a.notified AS INTEGER) AS TIMESTAMP) + INTERVAL 11 HOUR
+                    FROM _bench_app a ORDER BY a.j""", [actor])
+            tx.execute(
+                f"""INSERT INTO appeals (id, decision_id, instance, filed_on, appellant, organisation_id, grounds,
+                                         on_time, suspensive, recorded_by, recorded_at)
+                    SELECT {a_first} + a.j, {d_first} + a.j, 1, {today} - CAST(a.a_filed AS INTEGER),
+                           coalesce(a.org_name, 'Responsável pelo naufrágio'), a.organisation_id, ?, TRUE, FALSE, ?,
+                           CAST({today} - CAST(a.a_filed AS INTEGER) AS TIMESTAMP) + INTERVAL 11 HOUR
+                    FROM _bench_app a ORDER BY a.j""", [GROUNDS, actor])
+            a_steps = (("reconsidered", "a_recons", "'provido'"), ("forwarded", "a_fwd", "NULL"),
+                       ("others_intimated", "a_intim", "NULL"), ("allegations_filed", "a_alleg", "NULL"),
+                       ("decided", "a_dec", "a.a_outcome"))
+            union = " UNION ALL ".join(
+                f"SELECT a.j, {i} AS o, '{kind}' AS kind, a.{col} AS ago, {outcome} AS outcome "
+                f"FROM _bench_app a WHERE a.{col} >= 0" for i, (kind, col, outcome) in enumerate(a_steps))
+            tx.execute(
+                f"""INSERT INTO appeal_steps (appeal_id, kind, day, outcome, recorded_by, recorded_at)
+                    SELECT {a_first} + s.j, s.kind, {today} - CAST(s.ago AS INTEGER), s.outcome, ?,
+                           CAST({today} - CAST(s.ago AS INTEGER) AS TIMESTAMP) + INTERVAL 11 HOUR
+                    FROM ({union}) s ORDER BY s.ago DESC, s.j, s.o""", [actor])
+            tx.execute("DROP TABLE _bench_app")
+        # NUPs (Portaria 11/2019): each office's unit numbers its new requests and appeals after what it gave,
+        # year by year, in the order of their days — what `process.numbers.assign` gives one by one
+        todo = tx.fetch(
+            f"""WITH x AS (SELECT 'request' AS subject, id, office_code, filed_on AS act_on FROM requests
+                           WHERE id >= {q_first} AND licence_request_id IS NULL
+                           UNION ALL
+                           SELECT 'appeal', a.id, d.office_code, a.filed_on FROM appeals a
+                           JOIN administrative_decisions d ON d.id = a.decision_id
+                           WHERE a.id >= {a_first if n_app else 0} AND {bool(n_app)}),
+                    top AS (SELECT unit_code, year, max(sequence) AS s FROM process_numbers GROUP BY ALL)
+                SELECT x.subject, x.id, x.office_code, x.act_on, u.unit_code, year(x.act_on) AS year,
+                       coalesce(t.s, 0) + row_number() OVER (PARTITION BY u.unit_code, year(x.act_on)
+                                                             ORDER BY x.act_on, x.subject DESC, x.id) AS sequence
+                FROM x JOIN protocol_units u ON u.office_code = x.office_code
+                LEFT JOIN top t ON t.unit_code = u.unit_code AND t.year = year(x.act_on)""")
+        if todo:
+            tx.cur.register("_bench_nups", pa.table({
+                "subject": [r["subject"] for r in todo], "subject_id": [int(r["id"]) for r in todo],
+                "office_code": [r["office_code"] for r in todo], "act_on": [r["act_on"] for r in todo],
+                "unit_code": [r["unit_code"] for r in todo], "year": [int(r["year"]) for r in todo],
+                "sequence": [int(r["sequence"]) for r in todo],
+                "nup": [nup.make(r["unit_code"], int(r["sequence"]), int(r["year"])).digits for r in todo]}))
+            try:
+                tx.execute(
+                    """INSERT INTO process_numbers (nup, unit_code, year, sequence, subject, subject_id, office_code,
+                                                    act_on, assigned_by, assigned_at)
+                       SELECT nup, unit_code, year, sequence, subject, subject_id, office_code, act_on, ?,
+                              CAST(act_on AS TIMESTAMP) + INTERVAL 12 HOUR
+                       FROM _bench_nups ORDER BY act_on, subject DESC, subject_id""", [actor])
+            finally:
+                tx.cur.unregister("_bench_nups")
+    finally:
+        tx.cur.unregister("_bench_req")
+    counts = {"requests": m, "request_steps": int(tx.scalar(
+        "SELECT count(*) FROM request_steps WHERE request_id >= ?", [q_first])),
+              "requests_decided": int(tx.scalar(
+                  "SELECT count(DISTINCT request_id) FROM request_steps WHERE kind = 'decided' AND request_id >= ?",
+                  [q_first])),
+              "appeals": n_app, "request_nups": sum(r["subject"] == "request" for r in todo)}
+    counts["requests_pending"] = m - counts["requests_decided"]
+    tx.audit("bench.seed", "requests", "*", None, counts)
+    return counts
+
+
 def build_deadlines(path: str, n_contracts: int, progress: Progress | None = None,
                     template: str | None = None) -> dict[str, int]:
     """Write the deadline benchmark file: full demo + n generated contracts and their events."""
@@ -448,6 +653,7 @@ def build_deadlines(path: str, n_contracts: int, progress: Progress | None = Non
                           "abbr": [k[1] for k in _KINDS], "act": [k[2] for k in _KINDS]})
         statuses = pa.table({"status": pa.array(range(5), pa.int8()), "name": [s[0] for s in _STATUSES]})
         dpc_user = demo.DEMO_USERNAMES_BY_ROLE["dpc"][0]
+        plan = _request_plan(np.random.default_rng(SEED + 4), kind, signed, as_of_day)
 
         def fill(tx: Tx) -> dict[str, int]:
             first = _reserve(tx, "seq_contracts", n)
@@ -520,16 +726,18 @@ def build_deadlines(path: str, n_contracts: int, progress: Progress | None = Non
                                CAST(expires_on - 75 AS TIMESTAMP) + INTERVAL 15 HOUR
                         FROM _bench_contracts WHERE ext_asked AND status_name IN ('vigente', 'suspenso')
                           AND expires_on - 75 <= DATE '{TODAY}'""", [dpc_user, dpc_user, dpc_user])
+                requested = _insert_requests(tx, plan, dpc_user)
                 tx.execute("DROP TABLE _bench_contracts")
             finally:
                 for name in ("_bench_c", "_bench_kinds", "_bench_status"):
                     tx.cur.unregister(name)
             tx.audit("bench.seed", "contracts", "*", None, {"rows": n, "seed": SEED + 2})
-            return {"contracts": n, "events": int(tx.scalar("SELECT count(*) FROM deadline_events"))}
+            return {"contracts": n, "events": int(tx.scalar("SELECT count(*) FROM deadline_events")), **requested}
 
         counts = store.write("bench", fill)
         store.checkpoint()
-        _log(progress, f"deadline file: {n:,} contracts, {counts['events']:,} events "
+        _log(progress, f"deadline file: {n:,} contracts, {counts['events']:,} events, {counts['requests']:,} requests "
+                       f"({counts['requests_pending']:,} pending), {counts['appeals']:,} appeals "
                        f"({time.perf_counter() - t0:.1f} s)")
         return counts
     finally:

@@ -138,11 +138,13 @@ def _requests(store: Store | Tx, user: Principal, *, office: str | None = None,
     return rows
 
 
-def _steps(store: Store | Tx, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+def _steps(store: Store | Tx, ids: list[int], *, kind: str | None = None) -> dict[int, list[dict[str, Any]]]:
+    """The steps of the requests `ids` (only those of `kind`, when given), oldest first."""
     out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
     if ids:
         for r in store.fetch("SELECT id, request_id, kind, day, reference_day, reason, note, recorded_by FROM "
-                             "request_steps WHERE request_id IN (SELECT UNNEST(?)) ORDER BY day, id", [ids]):
+                             "request_steps WHERE request_id IN (SELECT UNNEST(?)) AND (? IS NULL OR kind = ?) "
+                             "ORDER BY day, id", [ids, kind, kind]):
             out[r["request_id"]].append(r)
     return out
 
@@ -215,14 +217,15 @@ def _periods(store: Store) -> pr.PolicyAt:
     return lambda key, day: lines[key].at(day).legal()
 
 
-def _request_deadlines(store: Store, user: Principal, as_of: date, office: str | None
-                       ) -> list[tuple[dict[str, Any], list[dict[str, Any]], list[pr.ProcessDeadline]]]:
+def _undecided(store: Store, user: Principal, as_of: date, office: str | None
+               ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The requests in scope with no decision recorded on or before `as_of`, each with its steps (all of them)."""
     reqs = _requests(store, user, office=office)
+    decided = {int(r["request_id"]) for r in store.fetch(
+        "SELECT DISTINCT request_id FROM request_steps WHERE kind = 'decided' AND day <= ?", [as_of])}
+    reqs = [r for r in reqs if r["id"] not in decided]
     steps = _steps(store, [r["id"] for r in reqs])
-    cals = office_calendars(store, sorted({r["office_code"] for r in reqs}), on=as_of)
-    policy = _periods(store)
-    return [(r, steps[r["id"]], pr.request_deadlines(r["requested_on"], pr.as_steps(steps[r["id"]]),
-                                                     cals[r["office_code"]], policy)) for r in reqs]
+    return [(r, steps[r["id"]]) for r in reqs]
 
 
 def open_requests(store: Store, user: Principal, *, as_of: date, office: str | None = None) -> list[dict[str, Any]]:
@@ -230,10 +233,10 @@ def open_requests(store: Store, user: Principal, *, as_of: date, office: str | N
     organisation, requested_on, age_days, step (the latest step's label)."""
     require(user, "read_requests")
     out = []
-    for r, steps, _ in _request_deadlines(store, user, as_of, office):
-        done = [s for s in steps if s["day"] <= as_of]
-        if r["requested_on"] > as_of or any(s["kind"] == "decided" for s in done):
+    for r, steps in _undecided(store, user, as_of, office):
+        if r["requested_on"] > as_of:
             continue
+        done = [s for s in steps if s["day"] <= as_of]
         out.append({**r, "matter_pt": MATTERS[r["matter"]], "age_days": (as_of - r["requested_on"]).days,
                     "step": pr.current_step(pr.as_steps(done))})
     return out
@@ -251,10 +254,11 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     require(user, "read_requests")
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
     out = []
-    for r, steps, deadlines in _request_deadlines(store, user, as_of, office):
-        if any(s["kind"] == "decided" and s["day"] <= as_of for s in steps):
-            continue   # decided: what was still owed in it is moot
-        for d in deadlines:
+    undecided = _undecided(store, user, as_of, office)   # decided: what was still owed in it is moot
+    cals = office_calendars(store, sorted({r["office_code"] for r, _ in undecided}), on=as_of)
+    policy = _periods(store)
+    for r, steps in undecided:
+        for d in pr.request_deadlines(r["requested_on"], pr.as_steps(steps), cals[r["office_code"]], policy):
             due = d.deadline.due
             if due is None or (d.met_on is not None and d.met_on <= as_of) or owed_by not in (None, d.owed_by):
                 continue
@@ -286,7 +290,7 @@ def decision_times(store: Store, user: Principal, *, as_of: date, months: int = 
     since = add_months(as_of, -months)[0]
     reqs = {r["id"]: r for r in _requests(store, user)}
     groups: dict[tuple[str, str], list[int]] = {}
-    for request_id, steps in _steps(store, list(reqs)).items():
+    for request_id, steps in _steps(store, list(reqs), kind="decided").items():   # the first decision counts
         decided = next((s["day"] for s in steps if s["kind"] == "decided"), None)
         if decided is not None and since < decided <= as_of:
             r = reqs[request_id]
