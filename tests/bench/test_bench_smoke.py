@@ -71,6 +71,9 @@ def test_the_measured_data_is_the_data_built(outcome):
     assert d["selection_exact"]["items"] == min(1_000, st["historical_items"])
     assert d["selection_large"]["items"] == ITEMS // 10
     assert d["deadlines"]["contracts"] >= CONTRACTS and d["deadlines"]["rows"] > CONTRACTS
+    # the generated requests reach what the Authority owes, and the Prazos tab that shows it drew without error
+    assert d["authority_deadlines_5k"]["requests"] >= CONTRACTS // 2 and d["authority_deadlines_5k"]["rows"] > 0
+    assert d["page_deadlines_requests"]["errors"] == [] and len(d["page_deadlines_requests"]["runs"]) >= 1
     assert set(d["pages"]) == set(PAGES)
     for page in PAGES:
         assert d["pages"][page]["title"], page
