@@ -149,6 +149,30 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
                                                                      owed_by=None))
 
 
+def open_requests(store: Store, user: Principal, *, as_of: date, office: str | None = None) -> list[dict[str, Any]]:
+    """`proceedings.requests.open_requests` (the tab "O que a Autoridade deve", by age). Read only."""
+    from valuation.proceedings import requests
+
+    return per_revision(store, user, "open_requests", as_of, office,
+                        compute=lambda: requests.open_requests(store, user, as_of=as_of, office=office))
+
+
+def undecided_requests(store: Store, user: Principal, *, office: str | None = None) -> list[dict[str, Any]]:
+    """`proceedings.requests.undecided_requests` (the DPC's step form chooses among them). Read only."""
+    from valuation.proceedings import requests
+
+    return per_revision(store, user, "undecided_requests", office,
+                        compute=lambda: requests.undecided_requests(store, user, office=office))
+
+
+def decision_times(store: Store, user: Principal, *, as_of: date) -> list[dict[str, Any]]:
+    """`proceedings.requests.decision_times` (the DPC's chart of the time to decide). Read only."""
+    from valuation.proceedings import requests
+
+    return per_revision(store, user, "decision_times", as_of,
+                        compute=lambda: requests.decision_times(store, user, as_of=as_of))
+
+
 def inventory_summary(store: Store, user: Principal, flt: ItemFilter) -> InventorySummary:
     """`inventory.queries.summarise` (Inventário: the totals and the four charts' groups)."""
     from valuation.inventory import queries

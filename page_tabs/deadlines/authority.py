@@ -16,7 +16,7 @@ from ui.charts import pt_br, show
 from ui.fmt import count_br, date_br, for_display, option_label
 from valuation.core.errors import ValuationError
 from valuation.deadlines.states import STATE_HEADINGS, STATE_LABELS
-from valuation.proceedings import periods, requests
+from valuation.proceedings import periods
 from valuation.process import numbers
 
 # the basis right after what to do and when (issue 23 item 12: it must fit the 1366 px table), the case after
@@ -43,7 +43,7 @@ def render(view: DeadlinesView) -> None:
     offer_forms(view)   # DPC: before the tables, which are read after a write and so show it
     try:
         owed = cache.authority_deadlines(view.store, view.user, as_of=view.as_of, office=view.office)
-        opened = requests.open_requests(view.store, view.user, as_of=view.as_of, office=view.office)
+        opened = cache.open_requests(view.store, view.user, as_of=view.as_of, office=view.office)
     except ValuationError as exc:
         st.error(str(exc))
         return
@@ -63,7 +63,7 @@ def render(view: DeadlinesView) -> None:
     _open_table(opened)
     case_history_section(view, opened)
     if view.manage:
-        _decision_chart(requests.decision_times(view.store, view.user, as_of=view.as_of))
+        _decision_chart(cache.decision_times(view.store, view.user, as_of=view.as_of))
 
 
 def _table(rows: list[dict]) -> None:

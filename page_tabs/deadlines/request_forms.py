@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
+from ui import cache
 from ui.fields import date_field
 from ui.fmt import date_br, option_label
 from ui.forms import blanks_to_none, save
@@ -71,7 +72,7 @@ def filing_form(view: DeadlinesView) -> None:
 
 
 def _request_titles(view: DeadlinesView) -> dict[int, str]:
-    rows = requests.undecided_requests(view.store, view.user, office=view.office)[:PICK_LIMIT]
+    rows = cache.undecided_requests(view.store, view.user, office=view.office)[:PICK_LIMIT]
     return {int(r["id"]): f"nº {r['id']} · NUP {r['nup'] or 'sem NUP'} · {r['office_code']} · {r['wreck']} · "
                           f"{r['matter_pt']} · protocolado em {date_br(r['requested_on'])}" for r in rows}
 
