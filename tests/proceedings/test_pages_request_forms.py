@@ -47,8 +47,12 @@ def test_the_dpc_files_a_request_through_the_form(small_world: Any) -> None:
     from valuation.process import numbers
 
     numbers.set_protocol_unit(small_world.store, small_world.principal("dpc"), "CPRJ", "54321")
-    at = _file(_tab(small_world, "dpc"), small_world, "01/09/2026")
+    at = _tab(small_world, "dpc")
+    assert "Requerimentos em aberto, por idade (0)" in [h.value for h in at.subheader]
+    at = _file(at, small_world, "01/09/2026")
     assert not at.error, _errors(at)
+    # the tables below the form are read after the write — kept per store revision (ui/cache), never stale
+    assert "Requerimentos em aberto, por idade (1)" in [h.value for h in at.subheader], [h.value for h in at.subheader]
     told = " ".join(s.value for s in at.success).replace("\\", "")
     assert "Requerimento nº" in told and "protocolado — NUP: 54321.000001/2026-06" in told, told
     rows = small_world.store.fetch("SELECT w.code, q.matter, q.requester_id, q.organisation_id, q.filed_on, q.note, "
