@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
+from typing import TypedDict
 
 import pandas as pd
 import streamlit as st
@@ -55,6 +57,23 @@ def item_panel(view: RoundView, row: pd.Series, ov: RoundOverview) -> None:
 
 
 ENTRY_FIELDS = ("amount", "price_date", "vote", "source", "significance", "currency", "note", "keep")
+
+
+class _AmountSpec(TypedDict):
+    label: str
+    minimum: Decimal | None
+    maximum: Decimal
+    path: str
+
+
+class _DaySpec(TypedDict):
+    label: str
+    path: str
+
+
+# how the form's two strict fields read their text — the same for the widget and for the submit callback
+AMOUNT_FIELD = _AmountSpec(label="Valor", minimum=None, maximum=MAX_VALUE_BRL, path="amount")
+PRICE_DATE_FIELD = _DaySpec(label="Data do preço", path="price_date")
 OUTCOME = "cm_entry_outcome_{rid}_{item}"   # a refused entry's problems, shown under its form
 
 
@@ -79,9 +98,9 @@ def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
                "próximo item sem avaliação.")
     with st.form(f"cm_entry_{rid}_{item_id}"):
         c1, c3 = st.columns(2)
-        money_field("Valor", value=None if pd.isna(row["my_amount"]) else row["my_amount"], minimum=None,
-                    maximum=MAX_VALUE_BRL, where=c1, path="amount", key=keys["amount"])
-        date_field("Data do preço", max_value=session.today(), where=c3, path="price_date", key=keys["price_date"],
+        money_field(**AMOUNT_FIELD, value=None if pd.isna(row["my_amount"]) else row["my_amount"], where=c1,
+                    key=keys["amount"])
+        date_field(**PRICE_DATE_FIELD, max_value=session.today(), where=c3, key=keys["price_date"],
                    value=row["my_price_date"] if isinstance(row["my_price_date"], date) else session.today())
         st.radio("Voto", list(VOTES), format_func=option_label(VOTES), horizontal=True,
                  index=list(VOTES).index(mine_vote), key=keys["vote"])
@@ -111,10 +130,9 @@ def record_entry(view: RoundView, item_id: int, item_code: str) -> None:
     """The entry form's submit callback: read the fields, write the entry; gone through, the flash above the
     tabs says so and the Itens tab moves on to the next item; refused, the form shows why (nothing written)."""
     state, keys = st.session_state, entry_keys(view.rid, item_id)
-    amount = read_money("Valor", str(state.get(keys["amount"]) or ""), minimum=None, maximum=MAX_VALUE_BRL,
-                        path="amount")
-    price_date = read_date("Data do preço", str(state.get(keys["price_date"]) or ""), max_value=session.today(),
-                           path="price_date")
+    amount = read_money(text=str(state.get(keys["amount"]) or ""), **AMOUNT_FIELD)
+    price_date = read_date(text=str(state.get(keys["price_date"]) or ""), max_value=session.today(),
+                           **PRICE_DATE_FIELD)
     vote, keep = state.get(keys["vote"]), bool(state.get(keys["keep"]))
     note = str(state.get(keys["note"]) or "")
     has_value = bool(amount.text.strip())

@@ -430,9 +430,8 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
     steps = _steps(store, [int(a["id"]) for d in cases for a in d["appeals"]])
     cals = office_calendars(store, sorted({d["office_code"] for d in cases}), on=as_of)
     statements = [int(d["record_id"]) for d in cases if d["kind"] == "statement"]
-    # the day of the new version in Brasília (created_at is stored in UTC: 23:30 there is the next day here)
-    reissued = {int(r["supersedes"]): clock.brasilia(r["at"]).date() for r in store.fetch(
-        "SELECT supersedes, min(created_at) AS at FROM statements WHERE supersedes IN "
+    reissued = {int(r["supersedes"]): r["day"] for r in store.fetch(
+        "SELECT supersedes, " + clock.day_sql("min(created_at)") + " AS day FROM statements WHERE supersedes IN "
         "(SELECT UNNEST(?)) GROUP BY supersedes", [statements])} if statements else {}
     out = []
     for d in cases:

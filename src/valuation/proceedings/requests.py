@@ -205,11 +205,16 @@ def undecided_requests(store: Store, user: Principal, *, office: str | None = No
     """The requests with no decision recorded (those a step may still be recorded on), newest first: id, nup,
     office_code, wreck, matter_pt, organisation, requested_on."""
     require(user, "read_requests")
-    decided = {int(r["request_id"]) for r in store.fetch("SELECT DISTINCT request_id FROM request_steps "
-                                                         "WHERE kind = 'decided'")}
+    decided = _decided_ids(store)
     rows = [{**r, "matter_pt": MATTERS[r["matter"]]} for r in _requests(store, user, office=office)
             if r["id"] not in decided]
     return rows[::-1]
+
+
+def _decided_ids(store: Store, on: date | None = None) -> set[int]:
+    """The requests with a decision recorded (on or before `on`, when given)."""
+    return {int(r["request_id"]) for r in store.fetch(
+        "SELECT DISTINCT request_id FROM request_steps WHERE kind = 'decided' AND (? IS NULL OR day <= ?)", [on, on])}
 
 
 def _periods(store: Store) -> pr.PolicyAt:
@@ -220,10 +225,8 @@ def _periods(store: Store) -> pr.PolicyAt:
 def _undecided(store: Store, user: Principal, as_of: date, office: str | None
                ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """The requests in scope with no decision recorded on or before `as_of`, each with its steps (all of them)."""
-    reqs = _requests(store, user, office=office)
-    decided = {int(r["request_id"]) for r in store.fetch(
-        "SELECT DISTINCT request_id FROM request_steps WHERE kind = 'decided' AND day <= ?", [as_of])}
-    reqs = [r for r in reqs if r["id"] not in decided]
+    decided = _decided_ids(store, as_of)
+    reqs = [r for r in _requests(store, user, office=office) if r["id"] not in decided]
     steps = _steps(store, [r["id"] for r in reqs])
     return [(r, steps[r["id"]]) for r in reqs]
 
@@ -290,8 +293,8 @@ def decision_times(store: Store, user: Principal, *, as_of: date, months: int = 
     since = add_months(as_of, -months)[0]
     reqs = {r["id"]: r for r in _requests(store, user)}
     groups: dict[tuple[str, str], list[int]] = {}
-    for request_id, steps in _steps(store, list(reqs), kind="decided").items():   # the first decision counts
-        decided = next((s["day"] for s in steps if s["kind"] == "decided"), None)
+    for request_id, steps in _steps(store, list(reqs), kind="decided").items():
+        decided = steps[0]["day"] if steps else None                               # the first decision counts
         if decided is not None and since < decided <= as_of:
             r = reqs[request_id]
             groups.setdefault((r["office_code"], r["matter"]), []).append((decided - r["requested_on"]).days)
