@@ -18,11 +18,10 @@ PAGE_SIZES = [25, 50, 100, 200]
 
 def render(view: RoundView) -> None:
     store, user, rid = view.store, view.user, view.rid
-    overview = round_overview(store, user, rid, page=1, page_size=1)
     go_to(rid, int(st.session_state.get("cm_size", PAGE_SIZES[0])))
     a, b = st.columns(2)
     size = a.selectbox("Itens por página", PAGE_SIZES, key="cm_size")
-    pages = max(1, -(-overview.total_items // size))
+    pages = max(1, -(-view.round.item_count // size))   # the round's items (as many as its pivot rows)
     page = b.number_input(f"Página (de {pages})", min_value=1, max_value=pages, step=1, key=f"cm_page_{rid}")
     ov = round_overview(store, user, rid, page=int(page), page_size=int(size))
     df = ov.items
