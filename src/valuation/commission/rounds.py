@@ -472,10 +472,10 @@ def round_overview(store: Store, user: Principal, round_id: int, *, page: int = 
     if flagged_only and is_open:
         raise AccessDenied("Os itens sinalizados só aparecem depois do encerramento da rodada.",
                            user=user.username, action="round_overview")
-    cols, joins, params = _overview_columns(user, is_member=is_member, is_open=is_open,
-                                            progress=visibility == "progress")
     # The page's items first, by their place in item-code order (consensus_pivot.pos, 1…N: a
-    # range of it, or the flagged ones in its order), then their details: no sort of the codes.
+    # range of it, or the flagged ones in its order), then their details, the page's ids named in every
+    # join: DuckDB then reads only the row groups holding them (at a million items, 38 → 6 ms: a join on
+    # the page's rows alone built its hash table over the round's million stored consensus rows).
     first = (page - 1) * page_size
     if flagged_only:
         total = int(store.scalar("SELECT count(*) FROM item_consensus WHERE round_id = ? AND flagged", [round_id]))
@@ -486,6 +486,9 @@ def round_overview(store: Store, user: Principal, round_id: int, *, page: int = 
         total = int(store.scalar("SELECT count(*) FROM consensus_pivot WHERE round_id = ?", [round_id]))
         pick = ("SELECT round_id, item_id, pos FROM consensus_pivot WHERE round_id = ? AND pos > ? AND pos <= ?",
                 [round_id, first, first + page_size])
+    ids = [int(r["item_id"]) for r in store.fetch(pick[0], pick[1])]
+    cols, joins, params = _overview_columns(user, is_member=is_member, is_open=is_open,
+                                            progress=visibility == "progress", ids=ids)
     items = store.fetch_df(
         f"WITH pg AS ({pick[0]}) SELECT {', '.join(cols)} FROM pg {' '.join(joins)} ORDER BY pg.pos",
         [*pick[1], *params])
@@ -493,23 +496,27 @@ def round_overview(store: Store, user: Principal, round_id: int, *, page: int = 
                          page_size=page_size)
 
 
-def _overview_columns(user: Principal, *, is_member: bool, is_open: bool,
-                      progress: bool) -> tuple[list[str], list[str], list[Any]]:
-    """(columns, joins, parameters) of `round_overview`'s query, as `user` may see them."""
+def _overview_columns(user: Principal, *, is_member: bool, is_open: bool, progress: bool,
+                      ids: list[int]) -> tuple[list[str], list[str], list[Any]]:
+    """(columns, joins, parameters) of `round_overview`'s query, as `user` may see them; `ids`: the page's
+    item ids (integers read from the store), named in each join."""
+    def only(column: str) -> str:
+        return f" AND {column} IN ({', '.join(str(int(i)) for i in ids)})" if ids else ""
+
     cols = ["pg.item_id", "i.item_code", "i.description"]
-    joins = ["JOIN items i ON i.id = pg.item_id", "JOIN item_consensus ic ON ic.round_id = pg.round_id "
-             "AND ic.item_id = pg.item_id"]
+    joins = [f"JOIN items i ON i.id = pg.item_id{only('i.id')}", "JOIN item_consensus ic ON ic.round_id = pg.round_id "
+             f"AND ic.item_id = pg.item_id{only('ic.item_id')}"]
     params: list[Any] = []
     if is_member:
         cols += ["l.historical AS my_historical", "l.amount AS my_amount", "l.currency AS my_currency",
                  "l.price_date AS my_price_date", "l.value_brl AS my_value_brl",
                  "l.significance AS my_significance", "l.must_keep AS my_must_keep", "l.source AS my_source"]
         joins.append("LEFT JOIN assessment_current c ON c.round_id = pg.round_id AND c.item_id = pg.item_id "
-                     "AND c.member_id = ? LEFT JOIN assessment_log l ON l.id = c.log_id")
+                     f"AND c.member_id = ?{only('c.item_id')} LEFT JOIN assessment_log l ON l.id = c.log_id")
         params.append(user.id)
     if progress:
         cols.append("(SELECT count(*) FROM assessment_current e WHERE e.round_id = pg.round_id "
-                    "AND e.item_id = pg.item_id) AS entries")
+                    f"AND e.item_id = pg.item_id{only('e.item_id')}) AS entries")
     if not is_open:
         cols += ["ic.n_values", "ic.votes_for", "ic.votes_against", "ic.median_brl", "ic.spread", "ic.flagged",
                  "ic.historical", "ic.decided_by", "ic.value_brl"]
