@@ -41,6 +41,7 @@ from typing import Any
 import pytest
 from argon2 import PasswordHasher
 from filelock import FileLock
+from hypothesis import HealthCheck, settings
 
 from valuation.accounts import passwords
 from valuation.db.access import Principal
@@ -49,6 +50,11 @@ from valuation.db.store import Store
 # The hostile-input, kill and cross-company tallies print their summary in every run, a parallel one
 # included (the controller of pytest-xdist collects no test module, so the plugin is loaded here).
 pytest_plugins = ["tests.support.fuzz_report"]
+
+# Property tests assert what holds, never how fast: no per-example deadline (a loaded CI machine made
+# `test_never_a_later_rate` fail its default 200 ms on one example), speed is shown by bench/.
+settings.register_profile("valuation", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("valuation")
 
 REAL_HASHER = passwords._hasher
 FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)  # still argon2id; tests only

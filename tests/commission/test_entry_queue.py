@@ -95,3 +95,28 @@ def test_a_member_without_a_slot_is_read_from_the_entries_in_force(demo: Path) -
                                                   "AND member_id = ?", [rid, member.id]))
         for after in (None, items[0], items[-1]):
             assert entry_queue(store, member, rid, after_item_id=after) == _expected(store, rid, member.id, after)
+
+
+def test_a_rounds_item_count_kept_per_store_is_its_items(demo: Path) -> None:
+    """The item count of a round read from committed rows is kept per Store (its items never change after
+    `open_round`): the same as counting, read again, inside a transaction, and for a round opened later."""
+    from valuation.commission.rounds import fetch_round, get_round, open_round
+
+    with Store(demo) as store:
+        counts = {int(r["round_id"]): int(r["n"]) for r in store.fetch(
+            "SELECT round_id, count(*) AS n FROM round_items GROUP BY round_id")}
+        for _ in range(2):
+            assert {rid: fetch_round(store, rid)["item_count"] for rid in counts} == counts
+        assert store.write("test", lambda tx: {rid: fetch_round(tx, rid)["item_count"] for rid in counts}) == counts
+        president = store.fetch_one("SELECT r.president_id AS id, c.code FROM assessment_rounds r JOIN contracts c "
+                                    "ON c.id = r.contract_id WHERE r.status = 'publicada' AND NOT EXISTS (SELECT 1 FROM assessment_rounds o "
+                                    "WHERE o.contract_id = r.contract_id AND o.status <> 'publicada') "
+                                    "ORDER BY r.id LIMIT 1")
+        assert president is not None
+        row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
+                              "WHERE id = ?", [president["id"]])
+        assert row is not None
+        user = Principal(**row)
+        new = open_round(store, user, president["code"])
+        assert get_round(store, user, new.id).item_count == store.scalar(
+            "SELECT count(*) FROM round_items WHERE round_id = ?", [new.id]) == new.item_count > 0

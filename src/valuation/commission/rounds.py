@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from decimal import Decimal
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -168,11 +169,29 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
     the lookup was half of the read). NotFound for an unknown id."""
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise InputError(Problem("round_id", "Rodada: identificador inválido."))
-    row = db.fetch_one(ROUND_SQL.format(count=ITEM_COUNT_SQL if count else "NULL", nup=NUP_SQL if nup else "NULL")
-                       + " WHERE r.id = ?", [round_id])
+    known = _ITEM_COUNTS.setdefault(db, {}) if count and not _in_transaction(db) else None
+    counted = count and (known is None or round_id not in known)
+    row = db.fetch_one(ROUND_SQL.format(count=ITEM_COUNT_SQL if counted else "NULL",
+                                        nup=NUP_SQL if nup else "NULL") + " WHERE r.id = ?", [round_id])
     if row is None:
         raise NotFound(f"Rodada de avaliação {round_id} não encontrada.", what="assessment_round", key=round_id)
+    if known is not None:
+        if counted:
+            known[round_id] = int(row["item_count"] or 0)
+        row["item_count"] = known[round_id]
     return row
+
+
+# A round's items are given once, in the transaction that opens it (`open_round`), and never change; so the
+# count read from committed rows is kept per Store (at a million items the count was 15 of the read's 18 ms,
+# and a page of the Commission reads its round four times). Inside a transaction it is always counted.
+_ITEM_COUNTS: weakref.WeakKeyDictionary[Any, dict[int, int]] = weakref.WeakKeyDictionary()
+
+
+def _in_transaction(db: Store | Tx) -> bool:
+    from valuation.db.store import Tx
+
+    return isinstance(db, Tx)
 
 
 def status_conflict(row: Mapping[str, Any], allowed_status: Sequence[str], action: str) -> None:
