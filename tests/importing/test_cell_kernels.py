@@ -62,3 +62,35 @@ def test_regex_mask_only_looks_at_the_rows_asked() -> None:
     rows = np.array([True, True, False, True])
     assert regex_mask(cells, "^a", rows).tolist() == [True, False, False, True]
     assert regex_mask(cells, "^a", np.zeros(4, dtype=bool)).tolist() == [False] * 4
+
+
+def test_trim_cells_hands_back_a_column_with_nothing_to_trim_as_it_is() -> None:
+    cells = pa.chunked_array([pa.array(["a", "", "b c", None]), pa.array(["d-1", "xéx"])])
+    assert trim_cells(cells) is cells
+    large = pa.array(["x", "y z"], type=pa.large_string())
+    assert trim_cells(large) is large
+
+
+@pytest.mark.parametrize("cells", [
+    pa.array(["a", "b ", "c"]),                                       # a space at the end of one cell
+    pa.array([" a", "b"]),                                            # at the start
+    pa.array(["a", "b\u00a0"]),                                       # a Unicode space (a byte >= 0x80 ends it)
+    pa.array(["a", "réis é"]),                                        # non-ASCII last byte: the kernels decide
+    pa.array([" x", "a", "b "]).slice(1, 1),                          # a slice of a column that has spaces
+    pa.array([" x", "a", "b "]).slice(1, 2),
+    pa.chunked_array([pa.array(["a"]), pa.array(["\tb"])]),           # the second chunk has a tab
+    pa.array(["a ", None, " "], type=pa.large_string()),
+], ids=lambda c: repr(c.to_pylist()))
+def test_trim_cells_fast_path_gives_the_unicode_trims_cells(cells: pa.Array) -> None:
+    assert trim_cells(cells).to_pylist() == pc.utf8_trim_whitespace(cells).to_pylist()
+
+
+def test_trim_cells_matches_the_unicode_trim_on_random_cells() -> None:
+    rng = np.random.default_rng(28)
+    alphabet = list("ab9-;é·") + list(ASCII_WHITESPACE) + ["\u00a0", "\u2003", "\u3000", "\u0085"]
+    for _ in range(200):
+        cells = ["".join(rng.choice(alphabet, size=rng.integers(0, 5))) for _ in range(rng.integers(1, 8))]
+        arr = pa.array(cells)
+        start = int(rng.integers(0, len(cells)))
+        for column in (arr, arr.slice(start), pa.chunked_array([arr, arr.slice(start)])):
+            assert trim_cells(column).to_pylist() == pc.utf8_trim_whitespace(column).to_pylist()

@@ -33,9 +33,45 @@ _AMBIGUOUS_FORM = r"^\d{1,3}[.,]\d{3}$"
 ASCII_WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 
 
+# Bytes a cell may start and end with and have nothing to trim: ASCII but its whitespace (every
+# Unicode space beyond ASCII is encoded in UTF-8 from a byte >= 0x80, which is not in this set).
+_UNTRIMMED_END = np.ones(256, dtype=bool)
+_UNTRIMMED_END[0x80:] = False
+_UNTRIMMED_END[[ord(c) for c in ASCII_WHITESPACE]] = False
+
+
+def _nothing_to_trim(column: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether no cell of a string column starts or ends with whitespace: the first and last byte
+    of every non-empty cell, read from Arrow's offsets and data buffers, are ASCII and not
+    whitespace. False whenever that cannot be told cheaply (then the kernels trim)."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    for chunk in chunks:
+        if pa.types.is_string(chunk.type):
+            width = "<i4"
+        elif pa.types.is_large_string(chunk.type):
+            width = "<i8"
+        else:
+            return False
+        if len(chunk) == 0:
+            continue
+        _, offsets_buf, data_buf = chunk.buffers()
+        offsets = np.frombuffer(offsets_buf, dtype=width)[chunk.offset:chunk.offset + len(chunk) + 1]
+        starts, ends = offsets[:-1], offsets[1:]
+        filled = ends > starts
+        if not filled.any():
+            continue
+        data = np.frombuffer(data_buf, dtype=np.uint8)
+        if not (_UNTRIMMED_END[data[starts[filled]]].all() and _UNTRIMMED_END[data[ends[filled] - 1]].all()):
+            return False
+    return True
+
+
 def trim_cells(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """Each cell without the whitespace at its ends (Unicode's, as `pc.utf8_trim_whitespace`); a
-    column of ASCII text alone by the ASCII kernel, a third of the time, the same cells."""
+    """Each cell without the whitespace at its ends (Unicode's, as `pc.utf8_trim_whitespace`); the
+    column itself when no cell starts or ends with a space (`_nothing_to_trim`: most columns of an
+    upload); a column of ASCII text alone by the ASCII kernel, a third of the time, the same cells."""
+    if _nothing_to_trim(column):
+        return column
     if pc.all(pc.string_is_ascii(column)).as_py() is not False:
         return pc.ascii_trim(column, ASCII_WHITESPACE)
     return pc.utf8_trim_whitespace(column)
