@@ -296,6 +296,17 @@ def test_duplicates_within_the_file_and_against_the_contract():
     assert parse_items(csv_bytes(rows), "i.csv", today=TODAY, existing_codes=["SJ-999"]).row_count == 6
 
 
+def test_a_repeat_in_a_file_sorted_by_code_is_found():
+    # The codes in order but for one repeat (not strictly increasing): the check that spares a sorted
+    # file the hashing of its codes must not spare it this.
+    rows = [r[:] for r in ROWS_BR]
+    rows[3][0] = "SJ-003"        # line 5 repeats line 4; the column stays in ascending order
+    assert problems_of(csv_bytes(rows)) == [
+        'linha 5, coluna item_code: código repetido no arquivo (primeira ocorrência na linha 4) (valor: "SJ-003")']
+    rows = [r[:] for r in ROWS_BR]
+    assert parse_items(csv_bytes(rows), "i.csv", today=TODAY).row_count == 6      # strictly increasing: all new
+
+
 def test_missing_required_columns_are_named():
     header = [h for h in HEADER_PT if h not in ("Quantidade", "Condição")]
     rows = [[v for i, v in enumerate(r) if i not in (4, 9)] for r in ROWS_BR]

@@ -295,6 +295,8 @@ def _first_lines(codes: pa.Array, lines: np.ndarray) -> np.ndarray:
     """For each row, the line where its code first appears in the file (its own when unique)."""
     if len(codes) == 0:
         return lines.copy()
+    if len(codes) > 1 and pc.all(pc.greater(codes.slice(1), codes.slice(0, len(codes) - 1))).as_py():
+        return lines.copy()                            # strictly increasing (a file in code order): no code repeats
     index = pc.dictionary_encode(codes).indices.to_numpy(zero_copy_only=False)
     _, first = np.unique(index, return_index=True)     # first row of each distinct code
     return lines[first[index]]
