@@ -94,3 +94,33 @@ def test_trim_cells_matches_the_unicode_trim_on_random_cells() -> None:
         start = int(rng.integers(0, len(cells)))
         for column in (arr, arr.slice(start), pa.chunked_array([arr, arr.slice(start)])):
             assert trim_cells(column).to_pylist() == pc.utf8_trim_whitespace(column).to_pylist()
+
+
+def _plain_oracle(cells: list[str | None]) -> list[tuple[int, int, int] | None]:
+    import re
+
+    out: list[tuple[int, int, int] | None] = []
+    for c in cells:
+        hit = re.fullmatch(r"([0-9]{2})/([0-9]{2})/([0-9]{4})", c) if c is not None else None
+        out.append((int(hit[3]), int(hit[2]), int(hit[1])) if hit else None)
+    return out
+
+
+def test_plain_dates_read_from_the_bytes_are_the_dd_mm_aaaa_cells() -> None:
+    from valuation.importing.cells import _plain_br_dates
+
+    rng = np.random.default_rng(7)
+    alphabet = list("0123456789/") * 4 + list("-.é ٣a")          # ٣: a digit, but not an ASCII one
+    fixed = ["10/03/2025", "01/01/0001", "31/12/9999", "1/03/2025", "10/03/25", "10-03-2025", "10/03/2025 ",
+             "١٠/٠٣/٢٠٢٥", "10/03/202é", "aa/bb/cccc", "", "10/3/20255", "00/00/0000"]
+    cells: list[str | None] = fixed + ["".join(rng.choice(alphabet, size=int(rng.integers(8, 12))))
+                                       for _ in range(3000)] + [None]
+    base = pa.array(cells)
+    for arr in (base, base.slice(5), pa.array(cells, type=pa.large_string())):
+        n = len(arr)
+        y, m, d = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        plain = _plain_br_dates(arr, y, m, d)
+        expected = _plain_oracle(arr.to_pylist())
+        assert plain.tolist() == [e is not None for e in expected]
+        assert [(int(a), int(b), int(c)) for a, b, c, p in zip(y, m, d, plain) if p] == [e for e in expected if e]
+    assert _plain_br_dates(pa.array(["10/03/2025"]).slice(1), *(np.zeros(0, dtype=np.int64),) * 3).tolist() == []

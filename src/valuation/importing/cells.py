@@ -296,22 +296,30 @@ class DateColumn:
 
 def _plain_br_dates(s: pa.Array, y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The cells written exactly `dd/mm/aaaa` (two, two and four ASCII digits), which `_BR_DATE`
-    reads as those digits: their parts into y, m, d by slices (a regular expression over a
-    million cells costs ten of them); returns which cells they are."""
-    def part(arr: pa.Array, start: int, stop: int) -> pa.Array:
-        return pc.utf8_slice_codeunits(arr, start, stop)
-
-    plain = _np(pc.equal(pc.utf8_length(s), 10))
-    if plain.any():
-        plain &= _np(pc.equal(part(s, 2, 3), "/")) & _np(pc.equal(part(s, 5, 6), "/"))
-    for start, stop in ((0, 2), (3, 5), (6, 10)):
-        if plain.any():
-            plain &= _np(pc.ascii_is_decimal(part(s, start, stop)))
-    rows = np.flatnonzero(plain)
-    if len(rows):
-        sub = s if len(rows) == len(s) else pc.take(s, pa.array(rows))
-        for (start, stop), target in (((0, 2), d), ((3, 5), m), ((6, 10), y)):
-            target[rows] = pc.cast(part(sub, start, stop), pa.int64()).to_numpy(zero_copy_only=False)
+    reads as those digits: their parts into y, m, d straight from the bytes of the column (a
+    regular expression over a million cells costs ten plain kernels; the bytes, a few array
+    lookups); returns which cells they are."""
+    plain = np.zeros(len(s), dtype=bool)
+    if len(s) == 0 or not (pa.types.is_string(s.type) or pa.types.is_large_string(s.type)):
+        return plain
+    _, offsets_buf, data_buf = s.buffers()
+    if data_buf is None:
+        return plain
+    width = "<i4" if pa.types.is_string(s.type) else "<i8"
+    offsets = np.frombuffer(offsets_buf, dtype=width)[s.offset:s.offset + len(s) + 1].astype(np.int64)
+    rows = np.flatnonzero(np.diff(offsets) == 10)          # ten bytes: ten ASCII characters or fewer
+    if s.null_count:
+        rows = rows[_np(s.is_valid())[rows]]
+    if not len(rows):
+        return plain
+    cells = np.frombuffer(data_buf, dtype=np.uint8)[offsets[rows][:, None] + np.arange(10)]
+    digits = cells[:, [0, 1, 3, 4, 6, 7, 8, 9]] - np.uint8(48)   # wraps below '0': then > 9
+    form = (cells[:, 2] == 47) & (cells[:, 5] == 47) & (digits <= 9).all(axis=1)
+    rows, digits = rows[form], digits[form].astype(np.int64)
+    d[rows] = digits[:, 0] * 10 + digits[:, 1]
+    m[rows] = digits[:, 2] * 10 + digits[:, 3]
+    y[rows] = digits[:, 4] * 1000 + digits[:, 5] * 100 + digits[:, 6] * 10 + digits[:, 7]
+    plain[rows] = True
     return plain
 
 
