@@ -57,11 +57,13 @@ def _nothing_to_trim(column: pa.Array | pa.ChunkedArray) -> bool:
         _, offsets_buf, data_buf = chunk.buffers()
         offsets = np.frombuffer(offsets_buf, dtype=width)[chunk.offset:chunk.offset + len(chunk) + 1]
         starts, ends = offsets[:-1], offsets[1:]
-        filled = ends > starts
-        if not filled.any():
+        empty = ends == starts
+        if empty.all():
             continue
         data = np.frombuffer(data_buf, dtype=np.uint8)
-        if not (_UNTRIMMED_END[data[starts[filled]]].all() and _UNTRIMMED_END[data[ends[filled] - 1]].all()):
+        last = len(data) - 1                              # an empty cell's byte is read in range, then ignored
+        if not (_UNTRIMMED_END[data[np.minimum(starts, last)]] | empty).all() or \
+                not (_UNTRIMMED_END[data[np.maximum(ends - 1, 0)]] | empty).all():
             return False
     return True
 
@@ -312,13 +314,22 @@ def _plain_br_dates(s: pa.Array, y: np.ndarray, m: np.ndarray, d: np.ndarray) ->
         rows = rows[_np(s.is_valid())[rows]]
     if not len(rows):
         return plain
-    cells = np.frombuffer(data_buf, dtype=np.uint8)[offsets[rows][:, None] + np.arange(10)]
-    digits = cells[:, [0, 1, 3, 4, 6, 7, 8, 9]] - np.uint8(48)   # wraps below '0': then > 9
-    form = (cells[:, 2] == 47) & (cells[:, 5] == 47) & (digits <= 9).all(axis=1)
-    rows, digits = rows[form], digits[form].astype(np.int64)
-    d[rows] = digits[:, 0] * 10 + digits[:, 1]
-    m[rows] = digits[:, 2] * 10 + digits[:, 3]
-    y[rows] = digits[:, 4] * 1000 + digits[:, 5] * 100 + digits[:, 6] * 10 + digits[:, 7]
+    data = np.frombuffer(data_buf, dtype=np.uint8)
+    starts = offsets[rows]
+    form = (data[starts + 2] == 47) & (data[starts + 5] == 47)            # the two '/'
+    rows, starts = rows[form], starts[form]
+    digits = []
+    for at in (0, 1, 3, 4, 6, 7, 8, 9):
+        digit = data[starts + at] - np.uint8(48)                          # wraps below '0': then > 9
+        digits.append(digit)
+        form = digit <= 9
+        if not form.all():
+            rows, starts = rows[form], starts[form]
+            digits = [x[form] for x in digits]
+    n = [x.astype(np.int64) for x in digits]
+    d[rows] = n[0] * 10 + n[1]
+    m[rows] = n[2] * 10 + n[3]
+    y[rows] = n[4] * 1000 + n[5] * 100 + n[6] * 10 + n[7]
     plain[rows] = True
     return plain
 
