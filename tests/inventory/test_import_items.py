@@ -305,6 +305,13 @@ def test_a_repeat_in_a_file_sorted_by_code_is_found():
         'linha 5, coluna item_code: código repetido no arquivo (primeira ocorrência na linha 4) (valor: "SJ-003")']
     rows = [r[:] for r in ROWS_BR]
     assert parse_items(csv_bytes(rows), "i.csv", today=TODAY).row_count == 6      # strictly increasing: all new
+    # A numbered list past a power of ten (SJ-9, SJ-10: longer, hence later) with one repeat.
+    for row, code in zip(rows, ["SJ-8", "SJ-9", "SJ-10", "SJ-10", "SJ-11", "SJ-100"]):
+        row[0] = code
+    assert problems_of(csv_bytes(rows)) == [
+        'linha 5, coluna item_code: código repetido no arquivo (primeira ocorrência na linha 4) (valor: "SJ-10")']
+    rows[3][0] = "SJ-10a"
+    assert parse_items(csv_bytes(rows), "i.csv", today=TODAY).row_count == 6
 
 
 def test_missing_required_columns_are_named():
