@@ -252,7 +252,8 @@ def parse_decimal(values: Numbers, *, convention: DecimalConvention | None,
     forms = number_forms(values)
     s, body, neg, comma_ok, point_ok = forms.text, forms.body, forms.negative, forms.comma_ok, forms.point_ok
     blank = _np(pc.equal(s, ""))
-    amb = regex_mask(body, _AMBIGUOUS_FORM, ~forms.digits)
+    size = pc.binary_length(body).to_numpy(zero_copy_only=False)
+    amb = regex_mask(body, _AMBIGUOUS_FORM, ~forms.digits & (size >= 5) & (size <= 7))   # its 5 to 7 ASCII bytes
     use_comma = (comma_ok & ~point_ok) | (amb & (convention == "comma"))
     invalid = ~blank & ~comma_ok & ~point_ok
     ambiguous = amb & (convention is None)

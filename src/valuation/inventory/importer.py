@@ -279,7 +279,12 @@ def _np(mask: pa.Array) -> np.ndarray:
 
 
 def _nfc(col: pd.Series) -> pd.Series:
-    """The column in Unicode NFC: a decomposed accent and a composed one are the same text."""
+    """The column in Unicode NFC: a decomposed accent and a composed one are the same text. A column
+    of ASCII alone is its own NFC (as it is)."""
+    if isinstance(col.array, pd.arrays.ArrowStringArray):
+        raw = pa.array(col.array, from_pandas=True)              # the Arrow column itself, no copy
+        if raw.null_count == 0 and pc.all(pc.string_is_ascii(raw)).as_py() is not False:
+            return col
     arr = pc.utf8_normalize(_arrow_text(col), "NFC")
     return pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())), index=col.index)
 
