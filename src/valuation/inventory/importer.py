@@ -73,7 +73,7 @@ _LOOK_ALIKE = r"[\p{Greek}\p{Cyrillic}\p{Armenian}\p{Cherokee}\x{FF00}-\x{FFEF}]
 class ParsedItems:
     """A validated items file, ready for one bulk insert.
 
-    `frame` has exactly the columns of `COLUMNS`: text columns as Arrow large strings (null
+    `frame` has exactly the columns of `COLUMNS`: text columns as Arrow strings (null
     when an optional cell is empty), `quantity` int64, `weight_g` decimal128(12,2),
     `recovered_on` date32, `depth_m` decimal128(7,2). `lines[i]` is the line of the file
     where `frame` row i starts.
@@ -281,11 +281,12 @@ def _column(f: ItemField, value: Any) -> pd.Series:
         return pd.Series(pd.arrays.ArrowExtensionArray(pc.cast(value.values, pa.decimal128(f.precision, f.scale))))
     if f.kind == "date":
         return pd.Series(pd.arrays.ArrowExtensionArray(value.values))
-    arr = pa.array(value.array, from_pandas=True)       # the column as read (chunks, large_string): no copy
-    if not pa.types.is_large_string(arr.type):
-        arr = pc.cast(arr, pa.large_string())
+    arr = pa.array(value.array, from_pandas=True)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    arr = pc.cast(arr, pa.string())
     if not f.required:
-        arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
+        arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr)
     return pd.Series(pd.arrays.ArrowExtensionArray(arr))
 
 
