@@ -142,7 +142,9 @@ def parse_items(data: bytes, file_name: str, *, today: date,
     problems.raise_if_any()
     if progress:
         progress(0.95, "montando as linhas para gravação")
-    frame = pd.DataFrame({f.key: _column(f, values[f.key]) for f in ITEM_FIELDS})
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="parse_items") as pool:   # casts without the GIL
+        typed_columns = list(pool.map(lambda f: _column(f, values[f.key]), ITEM_FIELDS))
+    frame = pd.DataFrame({f.key: col for f, col in zip(ITEM_FIELDS, typed_columns, strict=True)})
     if progress:
         progress(1.0, f"{len(frame)} itens válidos")
     return ParsedItems(
