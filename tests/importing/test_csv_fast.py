@@ -106,3 +106,39 @@ def test_limits_are_checked_before_parsing() -> None:
     with pytest.raises(InputError, match="caracteres"):
         csv_fast.read_csv_arrow(data, csv_fast.TableLimits(max_line_chars=4))
     assert csv_fast.read_csv_arrow(data, csv_fast.TableLimits(max_rows=11, max_columns=3, max_line_chars=5))
+
+
+@pytest.mark.parametrize("text", [
+    "a;b\r\n1;x\ry\r\n2;z\r\n",                  # a lone CR inside a cell of a CRLF file
+    "a;b\r\n1;2\n3;4\r\n\r\n5;6",               # CRLF and LF mixed, a blank CRLF line, no line end at the end
+    "sep=;\r\na;b\r\n\r\n1;2\r\n",              # the hint line with its CRLF
+    "a;b\r\n1;\"two\r\nlines\"\r\n",             # a CRLF inside a quoted field
+    "a;b\r\n1;\"2\r\n",                          # a quote left open with CRLF
+    "a;b\r\r\n1;2\r\n",                          # CR CR LF
+])
+def test_crlf_files_read_as_the_general_reader_reads_them(text: str) -> None:
+    for data in (text.encode("utf-8"), text.encode("cp1252")):
+        fast = csv_fast.read_csv_arrow(data)
+        expected = _text_reader(data)
+        if fast is None:
+            continue
+        (df_a, meta_a), (df_b, meta_b) = tabular._read_csv(data, None), expected
+        assert meta_a == meta_b
+        assert df_a.index.tolist() == df_b.index.tolist()
+        assert df_a.values.tolist() == df_b.values.tolist()
+
+
+def test_a_crlf_file_is_read_without_rewriting_its_line_ends() -> None:
+    body = b"a;b\r\n1;2\r\n\r\n3;4\r\n"
+    kept, starts, lengths = csv_fast._line_ends(body)
+    assert kept is body                                   # no copy of a million-line file to drop its CRs
+    assert starts.tolist() == [0, 5, 10, 12] and lengths.tolist() == [3, 3, 0, 3]
+    lone = b"a;b\r1;2\r\n"
+    assert csv_fast._line_ends(lone)[0] == b"a;b\n1;2\n"
+
+
+def test_the_longest_line_is_counted_without_its_crlf() -> None:
+    data = b"ab;c\r\n1;2\r\n"
+    assert csv_fast.read_csv_arrow(data, csv_fast.TableLimits(max_line_chars=4)) is not None
+    with pytest.raises(InputError):
+        csv_fast.read_csv_arrow(data, csv_fast.TableLimits(max_line_chars=3))

@@ -257,3 +257,21 @@ def test_texts_are_counted_across_the_inflater_chunks(monkeypatch) -> None:
     with pytest.raises(InputError) as refused:
         limits.check_xlsx(_xlsx_with("xl/worksheets/sheet1.xml", _sheet(bad)))
     assert "4.000 caracteres" in refused.value.problems[0].message
+
+
+@pytest.mark.parametrize("cell, refused", [
+    ("é" * limits.MAX_CELL_CHARS, False),           # twice as many bytes as the limit, characters at it
+    ("é" * (limits.MAX_CELL_CHARS + 1), True),
+    ("x" * (limits.MAX_CELL_CHARS + 1), True),
+    ("x" * limits.MAX_CELL_CHARS, False),
+])
+def test_a_cells_length_is_counted_in_characters_not_bytes(cell: str, refused: bool) -> None:
+    data = f"Código;Descrição\nA-1;curta\nA-2;{cell}\n".encode()
+    if not refused:
+        df, _ = read_table(data, "bens.csv")
+        assert df.iloc[1, 1] == cell
+        return
+    with pytest.raises(InputError) as err:
+        read_table(data, "bens.csv")
+    problem = err.value.problems[0]
+    assert problem.line == 3 and "o limite por célula" in problem.message

@@ -144,6 +144,25 @@ def test_ambiguous_1_234_follows_the_file_convention():
     assert len(msgs) == 1 and msgs[0].startswith("linha 2, coluna weight_g: número ambíguo")
 
 
+def test_every_ambiguous_form_is_reported_in_a_file_of_both_conventions():
+    base = ["X", "d", "c", "m", "1", "", "10/03/2025", "", "", "boa", ""]
+    values = ["1.234", "12,345", "123.456", "-1.234", "1234,567", "1,2345", "12,5", "3.5"]
+    rows = [[f"C-{i}", *base[1:5], w, *base[6:]] for i, w in enumerate(values)]
+    ambiguous = [m.split(":")[0] for m in problems_of(csv_bytes(rows), "a.csv") if "número ambíguo" in m]
+    assert ambiguous == [f"linha {n}, coluna weight_g" for n in (2, 3, 4, 5)]
+
+
+def test_codes_are_compared_in_nfc_and_kept_as_written_when_ascii():
+    rows = [r[:] for r in ROWS_BR]
+    rows[0][0] = "\u00c2NC-1"          # Â composed
+    rows[3][0] = "A\u0302NC-1"         # the same letter decomposed: the same code
+    assert problems_of(csv_bytes(rows, encoding="utf-8")) == [
+        'linha 5, coluna item_code: código repetido no arquivo (primeira ocorrência na linha 2) (valor: "\u00c2NC-1")']
+    rows[3][0] = "SJ-004"
+    assert py(parse_items(csv_bytes(rows, encoding="utf-8"), "i.csv", today=TODAY).frame, "item_code")[:4] == \
+        ["\u00c2NC-1", "SJ-002", "SJ-003", "SJ-004"]
+
+
 def test_xlsx_with_date_and_numeric_cells(xlsx_engine):
     wb = openpyxl.Workbook()
     ws = wb.active
@@ -294,6 +313,24 @@ def test_duplicates_within_the_file_and_against_the_contract():
     rows = [r[:] for r in ROWS_BR]
     rows[2][0] = "sj-001"
     assert parse_items(csv_bytes(rows), "i.csv", today=TODAY, existing_codes=["SJ-999"]).row_count == 6
+
+
+def test_a_repeat_in_a_file_sorted_by_code_is_found():
+    # The codes in order but for one repeat (not strictly increasing): the check that spares a sorted
+    # file the hashing of its codes must not spare it this.
+    rows = [r[:] for r in ROWS_BR]
+    rows[3][0] = "SJ-003"        # line 5 repeats line 4; the column stays in ascending order
+    assert problems_of(csv_bytes(rows)) == [
+        'linha 5, coluna item_code: código repetido no arquivo (primeira ocorrência na linha 4) (valor: "SJ-003")']
+    rows = [r[:] for r in ROWS_BR]
+    assert parse_items(csv_bytes(rows), "i.csv", today=TODAY).row_count == 6      # strictly increasing: all new
+    # A numbered list past a power of ten (SJ-9, SJ-10: longer, hence later) with one repeat.
+    for row, code in zip(rows, ["SJ-8", "SJ-9", "SJ-10", "SJ-10", "SJ-11", "SJ-100"]):
+        row[0] = code
+    assert problems_of(csv_bytes(rows)) == [
+        'linha 5, coluna item_code: código repetido no arquivo (primeira ocorrência na linha 4) (valor: "SJ-10")']
+    rows[3][0] = "SJ-10a"
+    assert parse_items(csv_bytes(rows), "i.csv", today=TODAY).row_count == 6
 
 
 def test_missing_required_columns_are_named():

@@ -33,9 +33,47 @@ _AMBIGUOUS_FORM = r"^\d{1,3}[.,]\d{3}$"
 ASCII_WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 
 
+# Bytes a cell may start and end with and have nothing to trim: ASCII but its whitespace (every
+# Unicode space beyond ASCII is encoded in UTF-8 from a byte >= 0x80, which is not in this set).
+_UNTRIMMED_END = np.ones(256, dtype=bool)
+_UNTRIMMED_END[0x80:] = False
+_UNTRIMMED_END[[ord(c) for c in ASCII_WHITESPACE]] = False
+
+
+def _nothing_to_trim(column: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether no cell of a string column starts or ends with whitespace: the first and last byte
+    of every non-empty cell, read from Arrow's offsets and data buffers, are ASCII and not
+    whitespace. False whenever that cannot be told cheaply (then the kernels trim)."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    for chunk in chunks:
+        if pa.types.is_string(chunk.type):
+            width = "<i4"
+        elif pa.types.is_large_string(chunk.type):
+            width = "<i8"
+        else:
+            return False
+        if len(chunk) == 0:
+            continue
+        _, offsets_buf, data_buf = chunk.buffers()
+        offsets = np.frombuffer(offsets_buf, dtype=width)[chunk.offset:chunk.offset + len(chunk) + 1]
+        starts, ends = offsets[:-1], offsets[1:]
+        empty = ends == starts
+        if empty.all():
+            continue
+        data = np.frombuffer(data_buf, dtype=np.uint8)
+        last = len(data) - 1                              # an empty cell's byte is read in range, then ignored
+        if not (_UNTRIMMED_END[data[np.minimum(starts, last)]] | empty).all() or \
+                not (_UNTRIMMED_END[data[np.maximum(ends - 1, 0)]] | empty).all():
+            return False
+    return True
+
+
 def trim_cells(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """Each cell without the whitespace at its ends (Unicode's, as `pc.utf8_trim_whitespace`); a
-    column of ASCII text alone by the ASCII kernel, a third of the time, the same cells."""
+    """Each cell without the whitespace at its ends (Unicode's, as `pc.utf8_trim_whitespace`); the
+    column itself when no cell starts or ends with a space (`_nothing_to_trim`: most columns of an
+    upload); a column of ASCII text alone by the ASCII kernel, a third of the time, the same cells."""
+    if _nothing_to_trim(column):
+        return column
     if pc.all(pc.string_is_ascii(column)).as_py() is not False:
         return pc.ascii_trim(column, ASCII_WHITESPACE)
     return pc.utf8_trim_whitespace(column)
@@ -214,7 +252,8 @@ def parse_decimal(values: Numbers, *, convention: DecimalConvention | None,
     forms = number_forms(values)
     s, body, neg, comma_ok, point_ok = forms.text, forms.body, forms.negative, forms.comma_ok, forms.point_ok
     blank = _np(pc.equal(s, ""))
-    amb = regex_mask(body, _AMBIGUOUS_FORM, ~forms.digits)
+    size = pc.binary_length(body).to_numpy(zero_copy_only=False)
+    amb = regex_mask(body, _AMBIGUOUS_FORM, ~forms.digits & (size >= 5) & (size <= 7))   # its 5 to 7 ASCII bytes
     use_comma = (comma_ok & ~point_ok) | (amb & (convention == "comma"))
     invalid = ~blank & ~comma_ok & ~point_ok
     ambiguous = amb & (convention is None)
@@ -260,22 +299,39 @@ class DateColumn:
 
 def _plain_br_dates(s: pa.Array, y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
     """The cells written exactly `dd/mm/aaaa` (two, two and four ASCII digits), which `_BR_DATE`
-    reads as those digits: their parts into y, m, d by slices (a regular expression over a
-    million cells costs ten of them); returns which cells they are."""
-    def part(arr: pa.Array, start: int, stop: int) -> pa.Array:
-        return pc.utf8_slice_codeunits(arr, start, stop)
-
-    plain = _np(pc.equal(pc.utf8_length(s), 10))
-    if plain.any():
-        plain &= _np(pc.equal(part(s, 2, 3), "/")) & _np(pc.equal(part(s, 5, 6), "/"))
-    for start, stop in ((0, 2), (3, 5), (6, 10)):
-        if plain.any():
-            plain &= _np(pc.ascii_is_decimal(part(s, start, stop)))
-    rows = np.flatnonzero(plain)
-    if len(rows):
-        sub = s if len(rows) == len(s) else pc.take(s, pa.array(rows))
-        for (start, stop), target in (((0, 2), d), ((3, 5), m), ((6, 10), y)):
-            target[rows] = pc.cast(part(sub, start, stop), pa.int64()).to_numpy(zero_copy_only=False)
+    reads as those digits: their parts into y, m, d straight from the bytes of the column (a
+    regular expression over a million cells costs ten plain kernels; the bytes, a few array
+    lookups); returns which cells they are."""
+    plain = np.zeros(len(s), dtype=bool)
+    if len(s) == 0 or not (pa.types.is_string(s.type) or pa.types.is_large_string(s.type)):
+        return plain
+    _, offsets_buf, data_buf = s.buffers()
+    if data_buf is None:
+        return plain
+    width = "<i4" if pa.types.is_string(s.type) else "<i8"
+    offsets = np.frombuffer(offsets_buf, dtype=width)[s.offset:s.offset + len(s) + 1].astype(np.int64)
+    rows = np.flatnonzero(np.diff(offsets) == 10)          # ten bytes: ten ASCII characters or fewer
+    if s.null_count:
+        rows = rows[_np(s.is_valid())[rows]]
+    if not len(rows):
+        return plain
+    data = np.frombuffer(data_buf, dtype=np.uint8)
+    starts = offsets[rows]
+    form = (data[starts + 2] == 47) & (data[starts + 5] == 47)            # the two '/'
+    rows, starts = rows[form], starts[form]
+    digits = []
+    for at in (0, 1, 3, 4, 6, 7, 8, 9):
+        digit = data[starts + at] - np.uint8(48)                          # wraps below '0': then > 9
+        digits.append(digit)
+        form = digit <= 9
+        if not form.all():
+            rows, starts = rows[form], starts[form]
+            digits = [x[form] for x in digits]
+    n = [x.astype(np.int64) for x in digits]
+    d[rows] = n[0] * 10 + n[1]
+    m[rows] = n[2] * 10 + n[3]
+    y[rows] = n[4] * 1000 + n[5] * 100 + n[6] * 10 + n[7]
+    plain[rows] = True
     return plain
 
 

@@ -66,23 +66,15 @@ def _is_utf8(body: bytes) -> bool:
 
 
 def _cp1252_to_utf8(body: bytes) -> bytes | None:
-    """Windows-1252 bytes as UTF-8 with every line end made LF (CRLF and a lone CR, as
-    `_lf_lines`), a chunk at a time — one pass that also checks the codec (None: not valid
-    Windows-1252). Single-byte codec: any cut is safe but between the CR and the LF of a CRLF."""
+    """Windows-1252 bytes as UTF-8, a chunk at a time — one pass that also checks the codec
+    (None: not valid Windows-1252). Single-byte codec: any cut is safe; CR and LF stay as they
+    are (`_line_ends` deals with them)."""
     parts = []
-    start = 0
-    while start < len(body):
-        end = min(start + _CHUNK, len(body))
-        if end < len(body) and body[end - 1] == 13 and body[end] == 10:
-            end += 1                                  # keep a CRLF whole
+    for start in range(0, len(body), _CHUNK):
         try:
-            text = body[start:end].decode("cp1252")
+            parts.append(body[start:start + _CHUNK].decode("cp1252").encode("utf-8"))
         except UnicodeDecodeError:
             return None
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        parts.append(text.encode("utf-8"))
-        start = end
     return b"".join(parts)
 
 
@@ -103,6 +95,26 @@ def _line_spans(body: bytes) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends - starts
 
 
+def _line_ends(body: bytes) -> tuple[bytes, np.ndarray, np.ndarray]:
+    """(`body`, start offset and length of every line without its line end) as `_line_spans` gives
+    them for `_lf_lines(body)`. When every CR of `body` is the CR of a CRLF (the Windows line end),
+    `body` is kept as it is — Arrow's parser ends a record at a CRLF as at an LF — and the CR is
+    taken off each line's length; a lone CR (old Mac) makes it LF first, as the general reader does."""
+    crs = body.count(b"\r")
+    if crs:
+        starts, lengths = _line_spans(body)
+        raw = np.frombuffer(body, dtype=np.uint8)
+        ends = starts + lengths                      # the LF (or the end of the text)
+        has_lf = ends < len(raw)
+        crlf = np.zeros(len(starts), dtype=bool)
+        crlf[has_lf] = (lengths[has_lf] > 0) & (raw[np.maximum(ends[has_lf] - 1, 0)] == 13)
+        if int(crlf.sum()) == crs:
+            return body, starts, lengths - crlf
+        body = _lf_lines(body)
+    starts, lengths = _line_spans(body)
+    return body, starts, lengths
+
+
 def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv | None:
     """The fields of a well-formed CSV (module docstring), or None for the general reader.
     Raises InputError when `limits` are exceeded."""
@@ -113,7 +125,6 @@ def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv |
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     if _is_utf8(body):
         encoding = "utf-8" if data is body else "utf-8-sig"
-        body = _lf_lines(body)
     elif data is not body:
         return None                                   # a UTF-8 BOM over bytes that are not UTF-8: the general reader
     else:
@@ -122,14 +133,17 @@ def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv |
         if transcoded is None:
             return None                               # neither UTF-8 nor Windows-1252: the general reader says so
         body = transcoded
-    head = body[:_HEAD].decode("utf-8", errors="ignore")
+    body, starts, lengths = _line_ends(body)
+    head = _lf_lines(body[:_HEAD]).decode("utf-8", errors="ignore")
     offset = 0
     first_line = head.split("\n", 1)[0]
     hint = re.fullmatch(r'"?sep=(.)"?\s*', first_line)
     separator = None
     if hint:
         separator = hint.group(1)
-        body = body[len(first_line.encode("utf-8")) + 1:]
+        cut = body.find(b"\n") + 1 or len(body)     # the hint's line, its line end included
+        body = body[cut:]
+        starts, lengths = starts[1:] - cut, lengths[1:]
         head = head[len(first_line) + 1:]
         offset = 1
     header_text = next((line for line in head.split("\n", 50) if re.search(r"\w", line)), "")
@@ -138,7 +152,6 @@ def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv |
     if separator is None:
         separator = sniff_separator(header_text)
     width = len(next(csv.reader([header_text], delimiter=separator), []))
-    starts, lengths = _line_spans(body)
     _check_limits(limits, len(starts) + offset, width, int(lengths.max(initial=0)), file_error)
     nonempty = np.flatnonzero(lengths > 0)
     try:
@@ -147,7 +160,7 @@ def read_csv_arrow(data: bytes, limits: TableLimits | None = None) -> ArrowCsv |
             read_options=pacsv.ReadOptions(column_names=[f"c{i}" for i in range(width)], block_size=1 << 22),
             parse_options=pacsv.ParseOptions(delimiter=separator, quote_char='"', double_quote=True,
                                              escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types={f"c{i}": pa.string() for i in range(width)},
+            convert_options=pacsv.ConvertOptions(column_types={f"c{i}": pa.large_string() for i in range(width)},
                                                  strings_can_be_null=False, quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None                                   # ragged rows, a broken quote…: the general reader

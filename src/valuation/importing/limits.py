@@ -320,6 +320,8 @@ def check_cells(df: object) -> None:
         arr = pa.array(col.array, from_pandas=True)       # chunks as read: the lengths need no copy
         if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
             continue
+        if (pc.max(pc.binary_length(arr)).as_py() or 0) <= MAX_CELL_CHARS:
+            continue                                      # bytes >= characters: no cell can be over (offsets alone)
         lengths = pc.fill_null(pc.utf8_length(arr), 0)
         longest = pc.max(lengths).as_py() or 0
         if longest > MAX_CELL_CHARS:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -121,16 +122,29 @@ def parse_items(data: bytes, file_name: str, *, today: date,
                       index=df.index)
     text = {name: cols.get(name, empty) for name in COLUMNS}
     _unnamed_problems(problems, df, meta, set(positions.values()))
-    text["item_code"] = _nfc(text["item_code"])
-    _code_problems(problems, text["item_code"], lines, existing_codes)
-    forms = {f.key: number_forms(text[f.key]) for f in ITEM_FIELDS if f.kind in ("integer", "decimal")}
-    convention = decimal_convention(forms.values(), default=default_convention(meta.separator))
-    values = {f.key: _checked(problems, f, text[f.key], convention, today, forms.get(f.key)) for f in ITEM_FIELDS}
+    # The columns are read on two threads (Arrow's kernels, numpy and DuckDB run without the GIL);
+    # the problems are then added here in one fixed order, so the result is the sequential one.
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="parse_items") as pool:
+        code_job = pool.submit(_code_checks, text["item_code"], lines, existing_codes)
+        number_keys = [f.key for f in ITEM_FIELDS if f.kind in ("integer", "decimal")]
+        form_jobs = {key: pool.submit(number_forms, text[key]) for key in number_keys}
+        typed_jobs = {f.key: pool.submit(_typed, f, text[f.key], None, None) for f in ITEM_FIELDS if f.kind == "date"}
+        forms = {key: job.result() for key, job in form_jobs.items()}
+        convention = decimal_convention(forms.values(), default=default_convention(meta.separator))
+        typed_jobs |= {f.key: pool.submit(_typed, f, text[f.key], convention, forms[f.key])
+                       for f in ITEM_FIELDS if f.key in forms}
+        text["item_code"], code_checks = code_job.result()
+        _code_problems(problems, text["item_code"], code_checks)
+        typed = {key: job.result() for key, job in typed_jobs.items()}
+    values = {f.key: _checked(problems, f, text[f.key], convention, today, forms.get(f.key), typed.get(f.key))
+              for f in ITEM_FIELDS}
     _physical_problems(problems, text, values, today, not_before)
     problems.raise_if_any()
     if progress:
         progress(0.95, "montando as linhas para gravação")
-    frame = pd.DataFrame({f.key: _column(f, values[f.key]) for f in ITEM_FIELDS})
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="parse_items") as pool:   # casts without the GIL
+        typed_columns = list(pool.map(lambda f: _column(f, values[f.key]), ITEM_FIELDS))
+    frame = pd.DataFrame({f.key: col for f, col in zip(ITEM_FIELDS, typed_columns, strict=True)})
     if progress:
         progress(1.0, f"{len(frame)} itens válidos")
     return ParsedItems(
@@ -150,45 +164,77 @@ def _unnamed_problems(problems: _Problems, df: pd.DataFrame, meta: TableMeta, na
                          df.iloc[:, pos], order=len(COLUMNS) + pos)
 
 
-def _code_problems(problems: _Problems, codes: pd.Series, lines: np.ndarray,
-                   existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray]) -> None:
-    """item_code (already NFC: one spelling per code): nothing invisible, no look-alike letters,
-    unique within the file and the contract (its empty cells: `_checked`)."""
+@dataclass(frozen=True)
+class _CodeChecks:
+    """What `_code_problems` reports about the code column, worked out apart (`_code_checks`)."""
+
+    has_code: np.ndarray
+    invisible: np.ndarray
+    look_alike: np.ndarray
+    first_line: np.ndarray
+    taken: np.ndarray | None
+
+
+def _code_checks(raw: pd.Series, lines: np.ndarray,
+                 existing_codes: Collection[str] | Callable[[pa.Array], np.ndarray]) -> tuple[pd.Series, _CodeChecks]:
+    """The code column in NFC (one spelling per code) and its checks: nothing invisible, no
+    look-alike letters, unique within the file and the contract (its empty cells: `_checked`)."""
+    codes = _nfc(raw)
     code_arr = _arrow_text(codes)
     has_code = (codes != "").to_numpy(dtype=bool)
     # Printable ASCII holds no invisible character and no look-alike letter: the expressions for the rest.
     unusual = has_code & ~_np(pc.ascii_is_printable(code_arr))
-    problems.add(regex_mask(code_arr, _INVISIBLE, unusual), "item_code",
+    return codes, _CodeChecks(has_code, regex_mask(code_arr, _INVISIBLE, unusual),
+                              regex_mask(code_arr, _LOOK_ALIKE, unusual), _first_lines(code_arr, lines),
+                              _taken(code_arr, existing_codes))
+
+
+def _code_problems(problems: _Problems, codes: pd.Series, checks: _CodeChecks) -> None:
+    """The problems of the code column (`_code_checks`), in their order."""
+    problems.add(checks.invisible, "item_code",
                  "código com caractere de controle ou invisível (quebra de linha, tabulação, espaço de largura zero…)",
                  codes)
-    problems.add(regex_mask(code_arr, _LOOK_ALIKE, unusual), "item_code",
+    problems.add(checks.look_alike, "item_code",
                  "código com letra de outro alfabeto ou de largura dupla, parecida com uma latina (use só letras "
                  "latinas e algarismos comuns)", codes)
-    first_line = _first_lines(code_arr, lines)
-    repeated = has_code & (first_line != lines)
+    first_line = checks.first_line
+    repeated = checks.has_code & (first_line != problems.lines)
     problems.add(repeated, "item_code", _concat("código repetido no arquivo (primeira ocorrência na linha ",
                                                 first_line[repeated], ")"), codes)
-    taken = _taken(code_arr, existing_codes)
-    if taken is not None:
-        problems.add(has_code & ~repeated & taken, "item_code", "código já cadastrado neste contrato", codes)
+    if checks.taken is not None:
+        problems.add(checks.has_code & ~repeated & checks.taken, "item_code", "código já cadastrado neste contrato",
+                     codes)
+
+
+def _typed(f: ItemField, raw: pd.Series, convention: DecimalConvention | None, forms: NumberForms | None) -> Any:
+    """A number or date field's cells parsed (no problem added: `_checked` adds them); None for text."""
+    if f.kind == "integer":
+        return parse_decimal(raw if forms is None else forms, convention=convention, precision=30, scale=0)
+    if f.kind == "decimal":
+        return parse_decimal(raw if forms is None else forms, convention=convention, precision=f.precision,
+                             scale=f.scale)
+    if f.kind == "date":
+        return parse_dates(raw)
+    return None
 
 
 def _checked(problems: _Problems, f: ItemField, raw: pd.Series, convention: DecimalConvention | None,
-             today: date, forms: NumberForms | None = None) -> Any:
+             today: date, forms: NumberForms | None = None, typed: Any = None) -> Any:
     """One field's cells checked by its kind (problems added) and typed: the text itself, a
-    DecimalColumn or the parsed dates. `forms`: a number column's `number_forms`, already made."""
+    DecimalColumn or the parsed dates. `forms`: a number column's `number_forms`, already made;
+    `typed`: its `_typed`, already made."""
     blank = (raw == "").to_numpy(dtype=bool)
     if f.required:
         problems.add(blank, f.key, "campo obrigatório vazio")
+    if typed is None:
+        typed = _typed(f, raw, convention, forms)
     if f.kind == "integer":
-        return _integer_problems(problems, f.key, raw, blank, convention, forms)
+        return _integer_problems(problems, f.key, raw, blank, typed)
     if f.kind == "decimal":
-        col = parse_decimal(raw if forms is None else forms, convention=convention, precision=f.precision,
-                            scale=f.scale)
-        _number_problems(problems, f.key, raw, col, f.what, f.largest)
-        return col
+        _number_problems(problems, f.key, raw, typed, f.what, f.largest)
+        return typed
     if f.kind == "date":
-        dates = parse_dates(raw)
+        dates = typed
         problems.add(dates.invalid, f.key, "deve ser uma data dd/mm/aaaa ou aaaa-mm-dd", raw)
         problems.add(dates.impossible, f.key, "data inexistente", raw)
         problems.add(dates.ok & dates.after(today), f.key, f"data no futuro (hoje é {today:%d/%m/%Y})", raw)
@@ -216,9 +262,9 @@ def _physical_problems(problems: _Problems, text: dict[str, pd.Series], values: 
 
 
 def _integer_problems(problems: _Problems, name: str, raw: pd.Series, blank: np.ndarray,
-                      convention: DecimalConvention | None, forms: NumberForms | None = None) -> DecimalColumn:
-    """Problems of a whole number above zero that fits an INTEGER column (quantity)."""
-    col = parse_decimal(raw if forms is None else forms, convention=convention, precision=30, scale=0)
+                      col: DecimalColumn) -> DecimalColumn:
+    """Problems of a whole number above zero that fits an INTEGER column (quantity): `col`, its
+    cells parsed with precision 30 and scale 0 (`_typed`)."""
     bad = ~blank & ~col.ok
     problems.add(bad & col.ambiguous, name, _AMBIGUOUS, raw)
     problems.add(bad & ~col.ambiguous, name, "deve ser um inteiro maior que zero", raw)
@@ -279,7 +325,12 @@ def _np(mask: pa.Array) -> np.ndarray:
 
 
 def _nfc(col: pd.Series) -> pd.Series:
-    """The column in Unicode NFC: a decomposed accent and a composed one are the same text."""
+    """The column in Unicode NFC: a decomposed accent and a composed one are the same text. A column
+    of ASCII alone is its own NFC (as it is)."""
+    if isinstance(col.array, pd.arrays.ArrowStringArray):
+        raw = pa.array(col.array, from_pandas=True)              # the Arrow column itself, no copy
+        if raw.null_count == 0 and pc.all(pc.string_is_ascii(raw)).as_py() is not False:
+            return col
     arr = pc.utf8_normalize(_arrow_text(col), "NFC")
     return pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())), index=col.index)
 
@@ -295,9 +346,24 @@ def _first_lines(codes: pa.Array, lines: np.ndarray) -> np.ndarray:
     """For each row, the line where its code first appears in the file (its own when unique)."""
     if len(codes) == 0:
         return lines.copy()
+    if _strictly_increasing(codes):
+        return lines.copy()                            # a file in code order: no code repeats
     index = pc.dictionary_encode(codes).indices.to_numpy(zero_copy_only=False)
     _, first = np.unique(index, return_index=True)     # first row of each distinct code
     return lines[first[index]]
+
+
+def _strictly_increasing(codes: pa.Array) -> bool:
+    """Whether each code comes after the one before it, ordered by length and then byte by byte
+    (`A-9` < `A-10`: the order of a numbered list): then no two are equal. A cheap test that
+    spares a file in code order the hashing of its codes."""
+    if len(codes) < 2:
+        return False
+    after, before = codes.slice(1), codes.slice(0, len(codes) - 1)
+    longer = pc.subtract(pc.binary_length(after), pc.binary_length(before))
+    if pc.min(longer).as_py() < 0:
+        return False
+    return bool(pc.all(pc.or_(pc.greater(longer, 0), pc.greater(after, before))).as_py())
 
 
 def _taken(codes: pa.Array, existing: Collection[str] | Callable[[pa.Array], np.ndarray]) -> np.ndarray | None:
@@ -319,6 +385,7 @@ class _Problems:
 
     def __init__(self, lines: np.ndarray):
         self._lines = lines
+        self.lines = lines
         self._flagged: dict[str, np.ndarray] = {}
         self._parts: list[pd.DataFrame] = []
 
