@@ -328,7 +328,8 @@ def pct(values: list[float], q: float) -> float | None:
 
 
 async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: dict[str, str],
-                pin: bool = False, span: tuple[float, float] | None = None, n_light: int = 0) -> dict[str, Any]:
+                pin: bool = False, span: tuple[float, float] | None = None, n_light: int = 0,
+                warm: bool = True) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     copy = scratch / f"load-k{k}.duckdb"
@@ -355,11 +356,12 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=live.CHROMIUM, args=live.CHROMIUM_ARGS, headless=True)
             try:
-                warm = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
-                await warm.add_init_script(live.INIT_JS)
-                wp = await warm.new_page()
-                await login(wp, svc.base, "dpc.prado", pw["dpc.prado"])
-                await warm.close()
+                if warm:   # one login warms the service up (imports, first queries); untimed
+                    warm_ctx = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
+                    await warm_ctx.add_init_script(live.INIT_JS)
+                    wp = await warm_ctx.new_page()
+                    await login(wp, svc.base, "dpc.prado", pw["dpc.prado"])
+                    await warm_ctx.close()
                 rss_before = sampler.proc.memory_info().rss / 2**20
                 start, ready, end_at = asyncio.Event(), [0], [float("inf")]
                 gate = asyncio.Semaphore(LOGINS_AT_ONCE)
