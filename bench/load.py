@@ -3,6 +3,7 @@ of different roles — each clicking through its role's pages without pause, on 
 
     .venv/bin/python bench/load.py --db /tmp/x/demo.duckdb                   # K = 1, 4, 8; 60 s each
     .venv/bin/python bench/load.py --db … --k 8 --seconds 120 --json out.json
+    .venv/bin/python bench/load.py --db … --k 32 --light 28 --think 5,15      # 4 Chromium + 28 protocol people
 
 For each K a fresh copy of the database is served by a fresh `uvicorn service.asgi:app` (as
 scripts/start.sh) with the script-run log on (`ui/run_timing.py`). One login warms the service
@@ -30,6 +31,16 @@ the clients' browsers do not take its core, as on the users' own machines.
 `--think MIN,MAX` (issue 28, "a working office"): each person, after a page has settled, thinks for a
 uniform random time in [MIN, MAX] s (its own `random.Random`, seeded by its place in the rota: the same
 pauses run after run) before the next click. Client time stays click → settled: thinking is not in it.
+
+`--light N`: N of the K people (the last N of the rota; the first K − N stay Chromium people, so every role
+keeps a browser) are protocol clients (bench/light.py): each logs in once in a short-lived Chromium context
+(before the window, LOGINS_AT_ONCE at a time), keeps the session cookie, and opens the same pages in the same
+order over Streamlit's WebSocket (`/_stcore/stream`, BackMsg.rerun_script with the page's hash), thinking as
+`--think` says. Their time is send → script_finished, the protocol time with drawing excluded
+(`light_p50_s`, `light_p95_s`), reported apart from the Chromium people's click → settled (`client_*`: the
+person's figure). `generator_cpu_cores_mean` is this script's own CPU (the light people, Playwright's
+client side, the probe), apart from the browser's. Without `--think` a light person clicks as fast as
+the service answers: a far heavier load than a Chromium person, who waits for the drawing.
 
 The `/verificar` probe (issue 28): while a K runs, a thread of this process asks the public route
 (service/verify.py) about 2 times a second, alternating a code that does not exist (expected 404) and a
