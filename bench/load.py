@@ -3,6 +3,7 @@ of different roles — each clicking through its role's pages without pause, on 
 
     .venv/bin/python bench/load.py --db /tmp/x/demo.duckdb                   # K = 1, 4, 8; 60 s each
     .venv/bin/python bench/load.py --db … --k 8 --seconds 120 --json out.json
+    .venv/bin/python bench/load.py --db … --k 32 --light 28 --think 5,15      # 4 Chromium + 28 protocol people
 
 For each K a fresh copy of the database is served by a fresh `uvicorn service.asgi:app` (as
 scripts/start.sh) with the script-run log on (`ui/run_timing.py`). One login warms the service
@@ -30,6 +31,16 @@ the clients' browsers do not take its core, as on the users' own machines.
 `--think MIN,MAX` (issue 28, "a working office"): each person, after a page has settled, thinks for a
 uniform random time in [MIN, MAX] s (its own `random.Random`, seeded by its place in the rota: the same
 pauses run after run) before the next click. Client time stays click → settled: thinking is not in it.
+
+`--light N`: N of the K people (the last N of the rota; the first K − N stay Chromium people, so every role
+keeps a browser) are protocol clients (bench/light.py): each logs in once in a short-lived Chromium context
+(before the window, LOGINS_AT_ONCE at a time), keeps the session cookie, and opens the same pages in the same
+order over Streamlit's WebSocket (`/_stcore/stream`, BackMsg.rerun_script with the page's hash), thinking as
+`--think` says. Their time is send → script_finished, the protocol time with drawing excluded
+(`light_p50_s`, `light_p95_s`), reported apart from the Chromium people's click → settled (`client_*`: the
+person's figure). `generator_cpu_cores_mean` is this script's own CPU (the light people, Playwright's
+client side, the probe), apart from the browser's. Without `--think` a light person clicks as fast as
+the service answers: a far heavier load than a Chromium person, who waits for the drawing.
 
 The `/verificar` probe (issue 28): while a K runs, a thread of this process asks the public route
 (service/verify.py) about 2 times a second, alternating a code that does not exist (expected 404) and a
@@ -65,7 +76,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-import live  # noqa: E402  (bench/ is not a package: its folder is on sys.path)
+import light  # noqa: E402  (bench/ is not a package: its folder is on sys.path)
+import live  # noqa: E402
 
 ROTA: tuple[tuple[str, str], ...] = (
     ("dpc", "dpc.prado"), ("explorer", "exp.salvamar"), ("commission", "cf.rocha"),
@@ -83,6 +95,7 @@ UNKNOWN_CODE = "ZZZZZ-00000"      # well formed, never issued (a fresh code is r
 class Person:
     role: str
     user: str
+    light: bool = False    # a protocol client (bench/light.py), not a Chromium context
     views: list[tuple[float, str, float]] = field(default_factory=list)   # (end time, page, client s)
     errors: list[str] = field(default_factory=list)
     logouts: list[str] = field(default_factory=list)   # what the login form said, and where
@@ -139,7 +152,8 @@ def real_code(db: Path) -> str | None:
 
 class Sampler(threading.Thread):
     """psutil samples every `every` s: (time, the service's CPU in cores since the last sample, its RSS
-    in MB, the browser's CPU in cores — Chromium and Playwright's driver: this script's child processes)."""
+    in MB, the browser's CPU in cores — Chromium and Playwright's driver: this script's child processes —,
+    this script's own CPU in cores: the light people, Playwright's client side, the /verificar probe)."""
 
     def __init__(self, pid: int, every: float = 0.5) -> None:
         super().__init__(daemon=True)
@@ -148,7 +162,8 @@ class Sampler(threading.Thread):
         self.psutil = psutil
         self.proc = psutil.Process(pid)
         self.every = every
-        self.samples: list[tuple[float, float, float, float]] = []
+        self.samples: list[tuple[float, float, float, float, float]] = []
+        self.own = psutil.Process()
         self.stop_event = threading.Event()
         self._browser: dict[int, Any] = {}
 
@@ -166,6 +181,7 @@ class Sampler(threading.Thread):
 
     def run(self) -> None:
         self.proc.cpu_percent(None)
+        self.own.cpu_percent(None)
         self._browser_cpu()
         while not self.stop_event.wait(self.every):
             try:
@@ -173,7 +189,7 @@ class Sampler(threading.Thread):
                 rss = self.proc.memory_info().rss / 2**20
             except self.psutil.Error:   # the process ended
                 return
-            self.samples.append((time.time(), cpu, rss, self._browser_cpu()))
+            self.samples.append((time.time(), cpu, rss, self._browser_cpu(), self.own.cpu_percent(None) / 100))
 
 
 async def settle(page: Any, path: str | None, *, absent: str | None = None) -> dict[str, Any]:
@@ -234,12 +250,84 @@ async def person(browser: Any, base: str, who: Person, password: str, start: asy
                 continue
             if await page.locator(live.EXCEPTION_BOX).count():
                 who.errors.append(f"{key}: exception box")
+            elif await page.locator('[data-testid="stAlert"]', has_text=light.INCIDENT).count():
+                who.errors.append(f"{key}: incident message")
             who.views.append((time.time(), key, got["ms"] / 1000))
             await think(rng, span, end_at[0])
     except Exception as exc:  # noqa: BLE001 - reported, not raised: the other people go on
         who.errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
     finally:
         await context.close()
+
+
+async def light_person(browser: Any, base: str, who: Person, password: str, start: asyncio.Event,
+                       ready: list[int], end_at: list[float], span: tuple[float, float] | None = None,
+                       seed: int = 0, gate: asyncio.Semaphore | None = None) -> None:
+    """A light person (bench/light.py): logs in once in a short-lived Chromium context (a few at a time,
+    `gate`), then opens the same pages in the same order as a Chromium person of its role, over
+    Streamlit's WebSocket protocol; `views` hold send → script_finished (drawing excluded)."""
+    async def cookie() -> str:
+        async with gate or contextlib.nullcontext():
+            return await light.cookie_login(browser, base, who.user, password, login)
+
+    token = await _guarded(who, cookie)
+    if token is None:
+        return
+    conn = light.Connection(base, token, timeout_s=VIEW_TIMEOUT_S)
+    try:
+        first = await conn.view("", "")   # the address the login left it on: the navigation's first page
+        if first.seconds is None or first.login_shown or first.exceptions:
+            raise RuntimeError(f"{who.user}: the first page over the protocol: {first.why or first.exceptions}"
+                               f"{' (login page)' if first.login_shown else ''}")
+        ready[0] += 1
+        await start.wait()
+        pages = live.role_pages(who.role)
+        rng = random.Random(seed) if span is not None else None
+        i = 1
+        await think(rng, span, end_at[0])
+        while time.time() < end_at[0]:
+            _title, key = pages[i % len(pages)]
+            i += 1
+            path = "" if key == pages[0][1] else key
+            want = conn.pages.get(path)
+            if want is None:
+                who.errors.append(f"{key}: not offered by the navigation")
+                continue
+            try:
+                got = await conn.view(want, "")
+            except Exception as exc:  # noqa: BLE001 - a closed socket: counted, then a new connection
+                who.errors.append(f"{key}: {type(exc).__name__}: {str(exc)[:200]}")
+                await conn.close()
+                await conn.open()
+                continue
+            if got.login_shown:
+                who.logouts.append(f"{key} at {time.time() - end_at[0]:+.0f} s from the end: login page")
+                await conn.close()
+                conn = light.Connection(base, await cookie(), timeout_s=VIEW_TIMEOUT_S)
+                await conn.view("", "")
+                continue
+            if got.seconds is None:
+                who.errors.append(f"{key}: {got.why}")
+                continue
+            if got.exceptions:
+                who.errors.append(f"{key}: {' / '.join(got.exceptions)}")
+            elif got.page_hash != want:
+                who.errors.append(f"{key}: another page ran")
+            who.views.append((time.time(), key, got.seconds))
+            await think(rng, span, end_at[0])
+    except Exception as exc:  # noqa: BLE001 - reported, not raised: the other people go on
+        who.errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
+    finally:
+        await conn.close()
+
+
+async def _guarded(who: Person, make: Any) -> Any:
+    """`await make()`, its exception noted in `who.errors` (the person then does not take part)."""
+    try:
+        return await make()
+    except Exception as exc:  # noqa: BLE001
+        who.errors.append(f"login: {type(exc).__name__}: {str(exc)[:200]}")
+        return None
 
 
 def pct(values: list[float], q: float) -> float | None:
@@ -251,7 +339,8 @@ def pct(values: list[float], q: float) -> float | None:
 
 
 async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: dict[str, str],
-                pin: bool = False, span: tuple[float, float] | None = None) -> dict[str, Any]:
+                pin: bool = False, span: tuple[float, float] | None = None, n_light: int = 0,
+                warm: bool = True) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
     copy = scratch / f"load-k{k}.duckdb"
@@ -263,7 +352,9 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
             dst.unlink(missing_ok=True)
     run_log = scratch / f"load-k{k}.runs.jsonl"
     run_log.unlink(missing_ok=True)
-    people = [Person(role, user) for role, user in (ROTA * (k // len(ROTA) + 1))[:k]]
+    n_light = min(n_light, k)   # the first K − N of the rota stay Chromium people: every role, the first ones
+    people = [Person(role, user, light=n >= k - n_light)
+              for n, (role, user) in enumerate((ROTA * (k // len(ROTA) + 1))[:k])]
     code = real_code(copy)
     load_start = [round(x, 2) for x in os.getloadavg()]
     with live.serve(copy, port, run_log=run_log) as svc:
@@ -276,16 +367,17 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=live.CHROMIUM, args=live.CHROMIUM_ARGS, headless=True)
             try:
-                warm = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
-                await warm.add_init_script(live.INIT_JS)
-                wp = await warm.new_page()
-                await login(wp, svc.base, "dpc.prado", pw["dpc.prado"])
-                await warm.close()
+                if warm:   # one login warms the service up (imports, first queries); untimed
+                    warm_ctx = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
+                    await warm_ctx.add_init_script(live.INIT_JS)
+                    wp = await warm_ctx.new_page()
+                    await login(wp, svc.base, "dpc.prado", pw["dpc.prado"])
+                    await warm_ctx.close()
                 rss_before = sampler.proc.memory_info().rss / 2**20
                 start, ready, end_at = asyncio.Event(), [0], [float("inf")]
                 gate = asyncio.Semaphore(LOGINS_AT_ONCE)
-                tasks = [asyncio.create_task(person(browser, svc.base, who, pw[who.user], start, ready, end_at,
-                                                    span, seed=n, gate=gate))
+                tasks = [asyncio.create_task((light_person if who.light else person)(
+                             browser, svc.base, who, pw[who.user], start, ready, end_at, span, seed=n, gate=gate))
                          for n, who in enumerate(people)]
                 while ready[0] + sum(t.done() for t in tasks) < k:   # a failed login ends its task
                     await asyncio.sleep(0.2)
@@ -305,7 +397,9 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
     in_window = [r for r in runs if t0 <= r["t"] <= t1 and r["role"] is not None]
     walls = [r["wall_s"] for r in in_window]
     cpus = [r["cpu_s"] for r in in_window]
-    client = [v[2] for who in people for v in who.views]
+    client = [v[2] for who in people if not who.light for v in who.views]
+    protocol = [v[2] for who in people if who.light for v in who.views]
+    views = len(client) + len(protocol)
     samples = [s for s in sampler.samples if s[0] <= end_at[0]]
     by_page: dict[str, list[float]] = {}
     for r in in_window:
@@ -314,12 +408,15 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
     logouts = [f"{who.user}: {x}" for who in people for x in who.logouts]
     peak_rss = max((s[2] for s in sampler.samples), default=rss_before)
     return {
-        "k": k, "pinned": pin, "think_s": list(span) if span else None, "seconds": round(t1 - t0, 1),
-        "views": len(client), "runs": len(in_window),
-        "views_per_s": round(len(client) / (t1 - t0), 2) if t1 > t0 else None,
+        "k": k, "light": n_light, "pinned": pin, "think_s": list(span) if span else None,
+        "seconds": round(t1 - t0, 1), "views": views, "runs": len(in_window),
+        "chromium_views": len(client), "light_views": len(protocol),
+        "views_per_s": round(views / (t1 - t0), 2) if t1 > t0 else None,
         "server_p50_s": pct(walls, 50), "server_p95_s": pct(walls, 95), "server_max_s": max(walls, default=None),
         "server_cpu_p50_s": pct(cpus, 50), "server_cpu_p95_s": pct(cpus, 95),
-        "client_p50_s": pct(client, 50), "client_p95_s": pct(client, 95),
+        "client_p50_s": pct(client, 50), "client_p95_s": pct(client, 95),   # the Chromium people's
+        "light_p50_s": pct(protocol, 50), "light_p95_s": pct(protocol, 95),
+        "light_max_s": round(max(protocol), 3) if protocol else None,
         "verify_n": len(probe.times), "verify_p50_s": pct(probe.times, 50), "verify_p95_s": pct(probe.times, 95),
         "verify_max_s": round(max(probe.times), 3) if probe.times else None, "verify_429": probe.limited,
         "verify_unexpected": probe.unexpected[:20], "verify_real_code": code is not None,
@@ -327,12 +424,13 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
         "cpu_cores_mean": round(statistics.fmean(s[1] for s in samples), 2) if samples else None,
         "cpu_cores_max": round(max(s[1] for s in samples), 2) if samples else None,
         "browser_cpu_cores_mean": round(statistics.fmean(s[3] for s in samples), 2) if samples else None,
+        "generator_cpu_cores_mean": round(statistics.fmean(s[4] for s in samples), 2) if samples else None,
         "rss_mb_before": round(rss_before, 1), "rss_mb_peak": round(peak_rss, 1),
         "rss_mb_per_session": round((peak_rss - rss_before) / k, 1),
         "by_page_p95_s": {key: pct(v, 95) for key, v in sorted(by_page.items(), key=lambda kv: -max(kv[1]))},
         "by_page_n": {key: len(v) for key, v in by_page.items()},
-        "people": [{"role": w.role, "user": w.user, "views": len(w.views), "errors": w.errors, "logouts": w.logouts}
-                   for w in people],
+        "people": [{"role": w.role, "user": w.user, "light": w.light, "views": len(w.views), "errors": w.errors,
+                    "logouts": w.logouts} for w in people],
         "load_avg_start": load_start, "load_avg_end": [round(x, 2) for x in os.getloadavg()],
         "met": (pct(walls, 95) or 0) <= P95_TARGET_S and not errors and not logouts,
     }
@@ -341,11 +439,17 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
 def print_row(r: dict[str, Any]) -> None:
     mode = ("pinned, " if r.get("pinned") else "") + (f"thinking {r['think_s'][0]:g}–{r['think_s'][1]:g} s, "
                                                       if r.get("think_s") else "without pause, ")
-    print(f"K={r['k']} ({mode}{r['views_per_s']} views/s): "
+    n_light = r.get("light") or 0
+    people = f"{r['k'] - n_light} Chromium + {n_light} light, " if n_light else ""
+    protocol = (f"; light (protocol time, drawing excluded) p50 {r['light_p50_s']} s, p95 {r['light_p95_s']} s "
+                f"(max {r['light_max_s']})" if n_light else "")
+    print(f"K={r['k']} ({people}{mode}{r['views_per_s']} views/s): "
           f"{r['views']} views in {r['seconds']} s; server p50 {r['server_p50_s']} s, "
-          f"p95 {r['server_p95_s']} s (max {r['server_max_s']}; CPU p95 {r['server_cpu_p95_s']} s); client p50 "
-          f"{r['client_p50_s']} s, p95 {r['client_p95_s']} s; errors {len(r['errors'])}, logouts {r['logouts']}; "
-          f"CPU {r['cpu_cores_mean']} cores (max {r['cpu_cores_max']}; browser {r['browser_cpu_cores_mean']}); "
+          f"p95 {r['server_p95_s']} s (max {r['server_max_s']}; CPU p95 {r['server_cpu_p95_s']} s); "
+          f"client (Chromium, click → settled) p50 {r['client_p50_s']} s, p95 {r['client_p95_s']} s{protocol}; "
+          f"errors {len(r['errors'])}, logouts {r['logouts']}; "
+          f"CPU {r['cpu_cores_mean']} cores (max {r['cpu_cores_max']}; browser {r['browser_cpu_cores_mean']}; "
+          f"this script {r['generator_cpu_cores_mean']}); "
           f"RSS {r['rss_mb_before']} → "
           f"{r['rss_mb_peak']} MB ({r['rss_mb_per_session']} MB/session); load {r['load_avg_start']} → "
           f"{r['load_avg_end']}", flush=True)
@@ -370,6 +474,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--pin", action="store_true", help="the service on core 0, the browser on core 1 (diagnostic)")
     ap.add_argument("--think", default=None, metavar="MIN,MAX",
                     help="each person thinks a uniform random MIN–MAX s between settled page and next click")
+    ap.add_argument("--light", type=int, default=0, metavar="N",
+                    help="N of the K people (at most K) are protocol clients (bench/light.py), the rest Chromium")
     args = ap.parse_args(argv)
     span: tuple[float, float] | None = None
     if args.think:
@@ -377,6 +483,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         if not 0 <= lo <= hi:
             ap.error("--think MIN,MAX with 0 ≤ MIN ≤ MAX")
         span = (lo, hi)
+    if args.light < 0:
+        ap.error("--light N with N ≥ 0")
     if args.pin and len(os.sched_getaffinity(0)) < 2:
         ap.error("--pin needs two cores")
     scratch = Path(args.scratch)
@@ -384,10 +492,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     pw = live.passwords()
     info = {"date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "machine": live.machine(),
             "chromium": live.chromium_version(), "seconds": args.seconds,
-            "pinned": args.pin, "think_s": list(span) if span else None}
+            "pinned": args.pin, "think_s": list(span) if span else None, "light": args.light}
     results = []
     for k in (int(x) for x in args.k.split(",")):
-        results.append(asyncio.run(one_k(k, Path(args.db), args.port, args.seconds, scratch, pw, args.pin, span)))
+        results.append(asyncio.run(one_k(k, Path(args.db), args.port, args.seconds, scratch, pw, args.pin, span,
+                                         args.light)))
         print_row(results[-1])
     if args.json:
         Path(args.json).write_text(json.dumps({**info, "runs": results}, indent=1, ensure_ascii=False),
