@@ -4,14 +4,14 @@ timed unit test; here only that every key is there, every number is finite, the 
 non-negative and the data it measured is what it says it built."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.bench_modules import bench_module
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 2_000
@@ -21,13 +21,7 @@ PAGES = ("inventory", "statements", "deadlines", "documents")   # the four the f
 
 
 def _bench_run():
-    name = "valuation_bench_run_smoke"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "run.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return bench_module("run.py", "valuation_bench_run_smoke")
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,12 @@ No timing asserts (speed is what the bench reports)."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.bench_modules import bench_module
 from tests.support.browser import _free_port
 from tests.support.db_copies import copy_database
 
@@ -22,13 +21,7 @@ pytestmark = pytest.mark.browser
 
 
 def _bench_load():
-    name = "valuation_bench_load_light"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "load.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return bench_module("load.py", "valuation_bench_load_light")
 
 
 def test_two_light_people_view_pages_that_the_service_runs(full_demo_db: Path, tmp_path: Path) -> None:
