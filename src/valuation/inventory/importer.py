@@ -384,7 +384,6 @@ class _Problems:
     A cell is reported once: the first check that flags it wins."""
 
     def __init__(self, lines: np.ndarray):
-        self._lines = lines
         self.lines = lines
         self._flagged: dict[str, np.ndarray] = {}
         self._parts: list[pd.DataFrame] = []
@@ -397,7 +396,7 @@ class _Problems:
         count = int(mask.sum())
         shown = values.to_numpy(dtype=object)[mask] if values is not None else np.full(count, "", dtype=object)
         self._parts.append(pd.DataFrame({
-            "line": self._lines[mask],
+            "line": self.lines[mask],
             "order": np.full(count, COLUMNS.index(column) if order is None else order),
             "column": np.full(count, column, dtype=object),
             "message": message if isinstance(message, np.ndarray) else np.full(count, message, dtype=object),
