@@ -108,10 +108,11 @@ def test_a_rounds_item_count_kept_per_store_is_its_items(demo: Path) -> None:
         for _ in range(2):
             assert {rid: fetch_round(store, rid)["item_count"] for rid in counts} == counts
         assert store.write("test", lambda tx: {rid: fetch_round(tx, rid)["item_count"] for rid in counts}) == counts
-        president = store.fetch_one("SELECT r.president_id AS id, c.code FROM assessment_rounds r JOIN contracts c "
-                                    "ON c.id = r.contract_id WHERE r.status = 'publicada' AND NOT EXISTS (SELECT 1 FROM assessment_rounds o "
-                                    "WHERE o.contract_id = r.contract_id AND o.status <> 'publicada') "
-                                    "ORDER BY r.id LIMIT 1")
+        president = store.fetch_one(
+            "SELECT r.president_id AS id, c.code FROM assessment_rounds r JOIN contracts c "
+            "ON c.id = r.contract_id WHERE r.status = 'publicada' AND NOT EXISTS ("
+            "SELECT 1 FROM assessment_rounds o WHERE o.contract_id = r.contract_id AND o.status <> 'publicada') "
+            "ORDER BY r.id LIMIT 1")
         assert president is not None
         row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
                               "WHERE id = ?", [president["id"]])

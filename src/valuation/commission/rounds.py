@@ -13,11 +13,11 @@ close_rounds, publish_decisions); every write is audited (`Tx.audit`).
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from decimal import Decimal
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
