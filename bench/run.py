@@ -142,7 +142,7 @@ LABELS.update(sb.LABELS)
 LIVE_KEYS: tuple[str, ...] = ("browser_login_s", "browser_wrecks_s", "browser_pages_slowest_s",
                               "load_k1_server_p95_s", "load_k4_server_p95_s", "load_k8_server_p95_s",
                               "load_k8_pinned_server_p95_s", "load_k32_think_server_p95_s",
-                              "load_k32_think_client_p95_s", "verify_k8_p95_s")
+                              "load_k32_think_client_p95_s", "verify_k8_p95_s", "verify_k8_unpinned_p95_s")
 LABELS.update({
     "browser_login_s": "browser: login → first page settled (Chromium, N-item file)",
     "browser_wrecks_s": "browser: wreck registry with its map, click → settled",
@@ -156,7 +156,9 @@ LABELS.update({
                                    "no error, no logout",
     "load_k32_think_client_p95_s": "load, 32 people thinking 5–15 s (28 of them light, bench/light.py): "
                                    "the 4 Chromium people's client time p95 (click → settled)",
-    "verify_k8_p95_s": "/verificar p95 (≈ 2 requests/s, unknown and real code) under 8 people without pause",
+    "verify_k8_p95_s": "/verificar p95 (≈ 2 requests/s, unknown and real code) under 8 people without pause, "
+                       "generator pinned apart from the service (--pin)",
+    "verify_k8_unpinned_p95_s": "/verificar p95 under 8 people without pause, the browser sharing the service's cores",
 })
 LOAD_PINNED_TARGET_S, LOAD_THINK_SERVER_TARGET_S, LOAD_THINK_CLIENT_TARGET_S = 0.5, 0.5, 1.0   # issue 28
 VERIFY_P95_TARGET_S = 0.05                                                                      # issue 28
@@ -225,7 +227,8 @@ def live_targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
     k8 = d.get("load", {}).get("8", {})
     clean = clean_of(k8)
     pinned, think = d.get("load_pinned", {}).get("8", {}), d.get("load_think", {}).get("32", {})
-    verify_clean = not k8.get("verify_unexpected") and not k8.get("verify_429")
+    k8_verify = pinned or k8        # the run verify_k8_p95_s was read from (run_live)
+    verify_clean = not k8_verify.get("verify_unexpected") and not k8_verify.get("verify_429")
     return {
         "browser_login_s": (f"≤ {BROWSER_LOGIN_TARGET_S} s", le("browser_login_s", BROWSER_LOGIN_TARGET_S)),
         "browser_wrecks_s": (f"≤ {BROWSER_PAGE_TARGET_S} s", le("browser_wrecks_s", BROWSER_PAGE_TARGET_S)),
@@ -246,6 +249,7 @@ def live_targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
                                            clean=clean_of(think))),
         "verify_k8_p95_s": (f"≤ {VERIFY_P95_TARGET_S} s, only the expected statuses",
                             le("verify_k8_p95_s", VERIFY_P95_TARGET_S, clean=verify_clean)),
+        "verify_k8_unpinned_p95_s": ("reported", None),
     }
 
 
@@ -1109,7 +1113,10 @@ def measure_live(args: argparse.Namespace) -> dict[str, Any]:
         "load_k8_pinned_server_p95_s": pinned.get("8", {}).get("server_p95_s"),
         "load_k32_think_server_p95_s": think.get("32", {}).get("server_p95_s"),
         "load_k32_think_client_p95_s": think.get("32", {}).get("client_p95_s"),
-        "verify_k8_p95_s": by_k.get("8", {}).get("verify_p95_s"),
+        # under K = 8 as the issue measures K = 8: the generator pinned apart from the service (--pin); where
+        # --pin could not run, the unpinned K = 8 run (its browser shares the service's cores)
+        "verify_k8_p95_s": (pinned or by_k).get("8", {}).get("verify_p95_s"),
+        "verify_k8_unpinned_p95_s": by_k.get("8", {}).get("verify_p95_s"),
     }
     slowest = max(others, key=lambda k: others[k]) if others else None
     say(f"browser: login {res['browser_login_s']} s, wrecks {res['browser_wrecks_s']} s, slowest other "

@@ -2,6 +2,7 @@
 (anonymous) entries."""
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from decimal import Decimal
 from typing import TypedDict
@@ -127,8 +128,17 @@ def entry_form(view: RoundView, row: pd.Series, note0: object) -> None:
 
 
 def record_entry(view: RoundView, item_id: int, item_code: str) -> None:
-    """The entry form's submit callback: read the fields, write the entry; gone through, the flash above the
-    tabs says so and the Itens tab moves on to the next item; refused, the form shows why (nothing written)."""
+    """The entry form's submit callback: read the fields, write the entry; gone through, the flash says so and
+    the Itens tab moves on to the next item; refused, the form shows why (nothing written).
+
+    Streamlit runs a callback before the script — before app.py, or the tab's fragment, checks the session —
+    and with the arguments of the run that drew the form: the callback checks the session itself. Ended by
+    "Sair" in another tab, an admin's deactivation or the idle rule, nothing is written, and the run that
+    follows shows the login form."""
+    user = session.current_user()
+    if user is None or user.id != view.user.id:
+        return
+    view = dataclasses.replace(view, user=user)
     state, keys = st.session_state, entry_keys(view.rid, item_id)
     amount = read_money(text=str(state.get(keys["amount"]) or ""), **AMOUNT_FIELD)
     price_date = read_date(text=str(state.get(keys["price_date"]) or ""), max_value=session.today(),

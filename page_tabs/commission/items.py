@@ -2,21 +2,44 @@
 the progress for the DPC, the anonymous median and spread after the close) and the item chosen."""
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import streamlit as st
 
 from page_tabs.commission.entry import GOTO, item_panel
-from page_tabs.commission.view import RoundView
+from page_tabs.commission.view import ERRORS, RoundView, show_flash
 from ui import comparables as comparables_ui
 from ui.fmt import for_display, money_in, percent_br, yes_no
+from ui.fragments import in_fragment_rerun, page_fragment
 from valuation.commission.consensus import DECIDED_BY_LABELS
-from valuation.commission.rounds import RoundOverview, round_overview
+from valuation.commission.rounds import RoundOverview, get_round, round_overview
 from valuation.commission.views import vote_label
+from valuation.db.access import Principal
 
 PAGE_SIZES = [25, 50, 100, 200]
 
 
 def render(view: RoundView) -> None:
+    """The tab as a fragment: choosing an item, turning a page or saving an entry reruns the tab alone (the
+    page's top — contract, round, its figures — does not change with them; ui/fragments.py)."""
+    page_fragment("commission", _render, view, _refreshed)
+
+
+def _refreshed(view: RoundView, user: Principal) -> RoundView | None:
+    """In the tab's own rerun: the round as it is now; None (the whole page again) once its state changed."""
+    try:
+        rnd = get_round(view.store, user, view.rid)
+    except ERRORS:
+        return None
+    if rnd.status != view.round.status:
+        return None
+    return dataclasses.replace(view, user=user, round=rnd)
+
+
+def _render(view: RoundView) -> None:
+    if in_fragment_rerun():
+        show_flash()        # a saved entry's outcome: the page's top, where it is shown otherwise, is not rerun
     store, user, rid = view.store, view.user, view.rid
     go_to(rid, int(st.session_state.get("cm_size", PAGE_SIZES[0])))
     a, b = st.columns(2)

@@ -1,5 +1,6 @@
 """What every tab of Avaliação da Comissão works on: the user, the store and the round shown, and the
-one way a write states its outcome (above the tabs, after a rerun)."""
+one way a write states its outcome (above the tabs, after a rerun; inside the Itens tab when only that tab
+reruns — ui/fragments.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
