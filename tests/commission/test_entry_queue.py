@@ -121,3 +121,31 @@ def test_a_rounds_item_count_kept_per_store_is_its_items(demo: Path) -> None:
         new = open_round(store, user, president["code"])
         assert get_round(store, user, new.id).item_count == store.scalar(
             "SELECT count(*) FROM round_items WHERE round_id = ?", [new.id]) == new.item_count > 0
+
+
+def test_a_round_row_kept_for_the_revision_is_the_row_read_again(demo: Path) -> None:
+    """The round rows read from committed data are kept for the Store's revision: the same as a plain read, a
+    copy (changing what one caller got changes nothing for the next), and a commit — the round closed — is seen
+    by the very next read; a read inside a transaction always reads."""
+    from valuation.commission.rounds import ROUND_SQL, fetch_round
+
+    def plain(store: Store, rid: int) -> dict:
+        from valuation.commission.rounds import ITEM_COUNT_SQL, NUP_SQL
+
+        row = store.fetch_one(ROUND_SQL.format(count=ITEM_COUNT_SQL, nup=NUP_SQL) + " WHERE r.id = ?", [rid])
+        assert row is not None
+        return row
+
+    with Store(demo) as store:
+        rid = int(store.scalar("SELECT r.id FROM assessment_rounds r JOIN contracts c ON c.id = r.contract_id "
+                               "WHERE c.code = ? AND r.status = 'aberta'", [CONTRACT]))
+        first = fetch_round(store, rid)
+        assert first == plain(store, rid) and first["status"] == "aberta"
+        first["status"] = "mexida"                                       # a caller's own copy
+        assert fetch_round(store, rid) == plain(store, rid)
+        before = store.revision
+        store.write("test", lambda tx: tx.execute("UPDATE assessment_rounds SET status = 'encerrada' WHERE id = ?",
+                                                  [rid]))
+        assert store.revision != before
+        assert fetch_round(store, rid)["status"] == "encerrada" == plain(store, rid)["status"]
+        assert store.write("test", lambda tx: fetch_round(tx, rid)["status"]) == "encerrada"
