@@ -186,3 +186,20 @@ def test_the_frames_kept_are_bounded_in_bytes(small_world: Any, monkeypatch: pyt
     for name in ("c", "b", "a"):
         cache.per_revision(store, user, name, compute=make(name))
     assert calls == {"a": 2, "b": 1, "c": 1}
+
+
+def test_a_write_through_another_store_of_the_file_is_seen(small_world: Any) -> None:
+    """Two Stores of one file in a process (a test's and the pages' shared one; the command line's own Store inside
+    the service): a commit through either gives both a new revision, so nothing kept for the old one is served."""
+    shared = open_shared(small_world.path)
+    other = small_world.store
+    assert shared is not other and shared.file_key == other.file_key
+    calls, compute = _counter()
+    assert cache.per_revision(shared, small_world.principal("dpc"), "x", compute=compute) == 1
+    before = (shared.revision, other.revision)
+    other.write("test", lambda tx: tx.execute("UPDATE contracts SET code = code"))
+    assert shared.revision != before[0] and other.revision != before[1] and shared.revision != other.revision
+    assert cache.per_revision(shared, small_world.principal("dpc"), "x", compute=compute) == 2
+    before = (shared.revision, other.revision)
+    other.write("test", lambda tx: tx.execute("UPDATE contracts SET code = code"), bookkeeping=True)
+    assert (shared.revision, other.revision) == before

@@ -14,11 +14,12 @@ Facts this design rests on (architecture.md, measured with duckdb 2.0):
   function. Writes in this process are also serialised by a lock, which keeps the
   audit chain linear (the file has one writer process anyway).
 - Bulk inserts from a DataFrame/Arrow table (`Tx.insert_frame`), never row by row.
-- `revision` changes with every transaction this Store commits (and is new for every Store
-  opened: a number no other Store of the process had), and the Store's process is the one writer
-  of its file: what a page computed at revision r stays right while the revision is r
-  (ui/cache.py). A write that only keeps books no page shows (a session's last_seen) says
-  `bookkeeping=True`.
+- `revision` changes with every transaction that any Store of this process commits to the same file
+  (and is new for every Store opened: a number no other Store of the process had), and the process
+  is the one writer of its file: what a page computed at revision r stays right while the revision
+  is r (ui/cache.py, the round rows of commission/rounds.py). Two Stores of one file in a process
+  (a test's and the pages' shared one) see each other's commits. A write that only keeps books no
+  page shows (a session's last_seen) says `bookkeeping=True`.
 
 Migrations: `migrations/NNN_name.sql`, applied in order at start-up inside a
 transaction each, recorded in `schema_migrations` with their sha256. An applied
@@ -31,6 +32,7 @@ import itertools
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -209,6 +211,22 @@ class Tx:
             write_planned(self.cur, planned, seals_json)
 
 
+_OPEN: dict[str, weakref.WeakSet[Store]] = {}     # the open Stores of each file (resolved path) of this process
+_OPEN_LOCK = threading.Lock()
+
+
+def _register(store: Store) -> None:
+    with _OPEN_LOCK:
+        _OPEN.setdefault(store.file_key, weakref.WeakSet()).add(store)
+
+
+def _file_changed(store: Store) -> None:
+    """A commit through `store`: a new revision for every Store of its file in this process."""
+    with _OPEN_LOCK:
+        for other in list(_OPEN.get(store.file_key, ())):
+            other._revision = next(_REVISIONS)
+
+
 def store_of(db: Store | Tx) -> Store:
     """The Store behind a Store or an open transaction (its clock, its tables)."""
     return db.store if isinstance(db, Tx) else db
@@ -231,6 +249,8 @@ class Store:
         self._local = threading.local()
         self._closed = False
         self._revision = next(_REVISIONS)
+        self.file_key = str(Path(self.path).resolve())    # its file, for the revision of every Store of it
+        _register(self)
         self.applied_now: list[int] = []  # versions applied by this open
         # An audited write committed through this Store: the audit anchor's table exists (it
         # is only ever created, by that write; the file is held by this process meanwhile).
@@ -385,7 +405,7 @@ class Store:
                     if tx.audited:
                         self.audit_head_seen = True
                     if not bookkeeping:
-                        self._revision = next(_REVISIONS)
+                        _file_changed(self)
                 except BaseException:
                     _rollback(cur)
                     raise
@@ -456,7 +476,7 @@ class Store:
                         cur.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
                                     [mig.version, mig.name, mig.sha256, self.now()])
                         cur.execute("COMMIT")
-                        self._revision = next(_REVISIONS)
+                        _file_changed(self)
                     except duckdb.Error as exc:
                         _rollback(cur)
                         raise StoreError(f"migration {mig.version:03d}_{mig.name} failed on "
