@@ -368,6 +368,24 @@ def test_an_item_outside_the_round_is_refused(small_world: Any, panel: dict[str,
     assert [p.path for p in exc.value.problems] == ["item_id"]
 
 
+
+def test_an_item_with_entries_is_in_the_round_and_one_without_is_still_checked(
+        small_world: Any, panel: dict[str, Principal]) -> None:
+    """`record_assessment` reads round_items only for an item nobody valued in the round yet: an entry in
+    force proves the item is in it; an item outside the round is still refused once the round has entries."""
+    s = small_world.store
+    items = item_ids(small_world)
+    rnd = open_round(s, panel["pres"], "A-1", [items["A1-001"]])
+    _enter(s, panel["navy2"], rnd.id, items["A1-001"], historical=False, amount="10")
+    mine = _enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=False, amount="20")
+    again = _enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=False, amount="30")
+    assert again.supersedes == mine.log_id
+    with pytest.raises(InputError) as exc:
+        _enter(s, panel["navy1"], rnd.id, items["A1-002"], historical=False, amount="1")
+    assert [p.path for p in exc.value.problems] == ["item_id"]
+    assert "não faz parte da rodada" in exc.value.problems[0].message
+    assert s.scalar("SELECT count(*) FROM assessment_log WHERE round_id = ?", [rnd.id]) == 3
+
 # -- exchange rates -----------------------------------------------------------------------------
 def test_a_foreign_value_uses_the_rate_on_or_before_the_price_date(small_world: Any,
                                                                   panel: dict[str, Principal]) -> None:

@@ -262,18 +262,21 @@ def record_assessment(store: Store, user: Principal, round_id: int, item_id: int
 
     def run(tx: Tx) -> dict[str, Any]:
         rnd = member_round(tx, round_id, count=False, nup=False)
-        in_round = tx.fetch_one("SELECT 1 AS x FROM round_items WHERE round_id = ? AND item_id = ?",
-                                [round_id, item_id])
-        if in_round is None:
-            entries.problems.add(np.array([True]), "item_id", f"não faz parte da rodada {rnd['number']}")
         # Every member's entry in force for the item, read once: the member's own (the one corrected)
         # and the others (the item's consensus, `consensus_pivot.one_entry`).
         item_rows = tx.cur.execute("SELECT member_id, log_id, historical, value_brl, significance, must_keep "
                                    "FROM assessment_current WHERE round_id = ? AND item_id = ?",
                                    [round_id, item_id]).fetchall()
+        # An item with an entry in force is in the round: entries are written only for the round's items
+        # (here and `write_entries`), and a round's items are given once, by `open_round`, never removed —
+        # so round_items is read only for an item nobody valued yet (issue 28: one statement of ~20).
+        in_round = bool(item_rows) or tx.fetch_one("SELECT 1 AS x FROM round_items WHERE round_id = ? "
+                                                   "AND item_id = ?", [round_id, item_id]) is not None
+        if not in_round:
+            entries.problems.add(np.array([True]), "item_id", f"não faz parte da rodada {rnd['number']}")
         prev = next((int(r[1]) for r in item_rows if int(r[0]) == user.id), None)
         before = None if prev is None else tx.fetch_one("SELECT * FROM assessment_log WHERE id = ?", [prev])
-        after = None if in_round is None else _write_one(tx, rnd, user, entries, item_id, prev,
+        after = None if not in_round else _write_one(tx, rnd, user, entries, item_id, prev,
                                                          [(r[0], *r[2:]) for r in item_rows])
         if after is None:      # not a plain entry (or not in the round): the batch path checks and reports
             written, _ = write_entries(tx, rnd, user, entries, pa.array([item_id], type=pa.int64()), import_id=None)
