@@ -160,3 +160,31 @@ def test_a_write_without_an_audit_row_still_seals_what_it_wrote(small_world: Any
     s.write("fixture", lambda tx: tx.execute("UPDATE users SET full_name = 'Outro' WHERE username = 'com.navy'"))
     assert s.scalar("SELECT count(*) FROM audit_log WHERE action = 'rows_sealed'") == 1
     assert verify_chain(s)[0]
+
+
+@pytest.mark.parametrize("tamper, named", [
+    ("UPDATE users SET role = 'admin' WHERE username = 'exp.alfa'", "Tabela users, registro"),
+    ("INSERT INTO assessment_log SELECT * REPLACE (id + 1000 AS id) FROM assessment_log ORDER BY id DESC LIMIT 1",
+     "Tabela assessment_log, registro"),
+])
+def test_a_change_between_two_writes_of_the_same_store_stays_unsealed(small_world: Any, capsys, tamper: str,
+                                                                     named: str) -> None:
+    """The seals' bookkeeping is re-read in every transaction, never carried from this Store's last commit:
+    a row changed or added outside the write funnel (a plain cursor of the same process, which the Store's
+    revision does not see) between two of its writes is not sealed by the next one and `verify` names it."""
+    from tests.support.commission import enter, full_panel, item_ids
+    from valuation.commission.rounds import open_round
+    s, panel, items = small_world.store, full_panel(small_world), item_ids(small_world)
+    rnd = open_round(s, panel["pres"], "A-1")
+    enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=False, amount="10")
+    assert verify_chain(s)[0]
+    cur = s.cursor()
+    try:
+        cur.execute(tamper)
+    finally:
+        cur.close()
+    enter(s, panel["navy1"], rnd.id, items["A1-002"], historical=False, amount="20")     # the same Store writes on
+    users.set_active(s, small_world.principal("admin"), small_world.ids["exp.beta"], False)
+    s.close()
+    rc, doc = verify(small_world.path, capsys)
+    assert rc == 1 and named in doc["message"], doc
