@@ -281,9 +281,14 @@ def decisions_summary(store: Store, user: Principal, code: str) -> DecisionTotal
 
 def decisions_page(store: Store, user: Principal, code: str, *, historical: bool | None, search: str, page: int,
                    page_size: int) -> tuple[pd.DataFrame, int]:
-    """`commission.views.decisions_page` (Decisões publicadas: one page and the selection's size)."""
+    """`commission.views.decisions_page` (Decisões publicadas: one page and the selection's size). Without a
+    search the size is the group's count in the totals the page has just read: one pass over the million
+    decisions in force fewer on the first view after a write."""
     from valuation.commission import views
 
-    return per_revision(store, user, "decisions.page", code, historical, search, page, page_size,
-                        compute=lambda: views.decisions_page(store, user, code, historical=historical,
-                                                             search=search, page=page, page_size=page_size))
+    def compute() -> tuple[pd.DataFrame, int]:
+        total = None if (search or "").strip() else views.selection_size(decisions_summary(store, user, code),
+                                                                          historical)
+        return views.decisions_page(store, user, code, historical=historical, search=search, page=page,
+                                    page_size=page_size, total=total)
+    return per_revision(store, user, "decisions.page", code, historical, search, page, page_size, compute=compute)

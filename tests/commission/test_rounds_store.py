@@ -153,6 +153,13 @@ def test_workflow_open_enter_close_decide_publish(small_world: Any, panel: dict[
     for flag in (True, False):
         got, n = cv.decisions_page(s, exp_a, "A-1", historical=flag)
         assert n == sum(h is flag for h in hist) == len(got)
+    from ui import cache as ui_cache
+    for flag in (None, True, False):   # the size from the totals (ui/cache, no search) is the counted one
+        got, n = cv.decisions_page(s, exp_a, "A-1", historical=flag)
+        assert cv.selection_size(totals, flag) == n
+        ui_cache.clear()
+        kept, kept_n = ui_cache.decisions_page(s, exp_a, "A-1", historical=flag, search="", page=1, page_size=100)
+        assert kept_n == n and kept.equals(got)
     code = seen["item_code"].tolist()[1]
     found, n = cv.decisions_page(s, exp_a, "A-1", search=code.lower())
     assert n == 1 and found["item_code"].tolist() == [code]
@@ -251,6 +258,12 @@ def test_decisions_are_appended_and_supersede(small_world: Any, panel: dict[str,
     rest = record_decisions(s, panel["pres"], rnd.id)
     assert rest.written == 1
     assert s.scalar("SELECT value_brl FROM decisions WHERE item_id = ?", [items["A1-005"]]) == D("20.00")
+    publish_round(s, panel["pres"], rnd.id)   # the correction in force: the totals' sizes are the counted ones
+    dpc = small_world.principal("dpc")
+    totals = cv.decisions_summary(s, dpc, "A-1")
+    assert totals.items == 2 and totals.historical_value == D("7500.00")
+    for flag in (None, True, False):
+        assert cv.selection_size(totals, flag) == cv.decisions_page(s, dpc, "A-1", historical=flag)[1]
 
 
 # -- access --------------------------------------------------------------------------------
