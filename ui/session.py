@@ -121,6 +121,13 @@ def current_user() -> access.Principal | None:
     return found.principal
 
 
+def still_signed_in(user: access.Principal) -> access.Principal | None:
+    """The session re-validated (`current_user`) when it is still `user`'s — for code that runs without app.py's
+    check first (a widget's callback, a fragment's own rerun); None when it ended or is another person's."""
+    now_user = current_user()
+    return now_user if now_user is not None and now_user.id == user.id else None
+
+
 def _seen(value: object) -> datetime | None:
     """The in-memory last-seen instant (aware UTC). This page code writes aware instants; a naive one
     (a test's `datetime.now()`) is local wall-clock time, read as such — never passed on as UTC."""

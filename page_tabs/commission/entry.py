@@ -135,8 +135,8 @@ def record_entry(view: RoundView, item_id: int, item_code: str) -> None:
     and with the arguments of the run that drew the form: the callback checks the session itself. Ended by
     "Sair" in another tab, an admin's deactivation or the idle rule, nothing is written, and the run that
     follows shows the login form."""
-    user = session.current_user()
-    if user is None or user.id != view.user.id:
+    user = session.still_signed_in(view.user)
+    if user is None:
         return
     view = dataclasses.replace(view, user=user)
     state, keys = st.session_state, entry_keys(view.rid, item_id)

@@ -23,7 +23,7 @@ PAGE_SIZES = [25, 50, 100, 200]
 def render(view: RoundView) -> None:
     """The tab as a fragment: choosing an item, turning a page or saving an entry reruns the tab alone (the
     page's top — contract, round, its figures — does not change with them; ui/fragments.py)."""
-    page_fragment("commission", _render, view, _refreshed)
+    page_fragment("commission", _render, view, user=view.user, refresh=_refreshed)
 
 
 def _refreshed(view: RoundView, user: Principal) -> RoundView | None:

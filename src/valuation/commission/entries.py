@@ -277,7 +277,7 @@ def record_assessment(store: Store, user: Principal, round_id: int, item_id: int
         prev = next((int(r[1]) for r in item_rows if int(r[0]) == user.id), None)
         before = None if prev is None else tx.fetch_one("SELECT * FROM assessment_log WHERE id = ?", [prev])
         after = None if not in_round else _write_one(tx, rnd, user, entries, item_id, prev,
-                                                         [(r[0], *r[2:]) for r in item_rows])
+                                                     [(r[0], *r[2:]) for r in item_rows])
         if after is None:      # not a plain entry (or not in the round): the batch path checks and reports
             written, _ = write_entries(tx, rnd, user, entries, pa.array([item_id], type=pa.int64()), import_id=None)
             after = tx.fetch_one("SELECT * FROM assessment_log WHERE id = ?", [int(written["id"][0].as_py())])

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -169,12 +169,11 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
     the lookup was half of the read). NotFound for an unknown id."""
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise InputError(Problem("round_id", "Rodada: identificador inválido."))
-    committed = not _in_transaction(db)
-    memo = _memo(db) if committed else None
+    memo = None if _in_transaction(db) else _memo(cast("Store", db))   # None: inside a transaction, always read
     key = (round_id, count, nup)
     if memo is not None and key in memo:
         return dict(memo[key])
-    known = _ITEM_COUNTS.setdefault(db, {}) if count and committed else None
+    known = _ITEM_COUNTS.setdefault(db, {}) if count and memo is not None else None
     counted = count and (known is None or round_id not in known)
     row = db.fetch_one(ROUND_SQL.format(count=ITEM_COUNT_SQL if counted else "NULL",
                                         nup=NUP_SQL if nup else "NULL") + " WHERE r.id = ?", [round_id])
@@ -190,18 +189,15 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
 
 
 # The round rows read from committed data, kept for the Store's revision (`Store.revision` changes with every
-# commit of the only process that writes the file): a page of the Commission read its round four times per run,
+# commit to the file in the process that writes it): a page of the Commission read its round four times per run,
 # 3–4 ms each at a million items; a save reads it once more after its commit, then from here.
 _ROUND_ROWS: weakref.WeakKeyDictionary[Any, tuple[int, dict[tuple[int, bool, bool], dict[str, Any]]]] = \
     weakref.WeakKeyDictionary()
 
 
-def _memo(store: Any) -> dict[tuple[int, bool, bool], dict[str, Any]] | None:
-    """The round rows kept for `store`'s current revision (a new revision starts empty); None for a store
-    without revisions."""
-    revision = getattr(store, "revision", None)
-    if revision is None:
-        return None
+def _memo(store: Store) -> dict[tuple[int, bool, bool], dict[str, Any]]:
+    """The round rows kept for `store`'s current revision (a new revision starts empty)."""
+    revision = store.revision
     kept = _ROUND_ROWS.get(store)
     if kept is None or kept[0] != revision:
         kept = (revision, {})
