@@ -14,19 +14,18 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service import front_end_base
 from service.hosts import allowed_hosts, host_allowed
 
 
 def _inline_script_hashes() -> str:
     """CSP hashes of the inline scripts of Streamlit's own index.html (one line setting
-    window.prerenderReady), computed from the installed file so an upgrade keeps working."""
-    import streamlit
-
-    page = (Path(streamlit.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
+    window.prerenderReady), computed from the installed file so an upgrade keeps working. The service's
+    own script in it (service/front_end_base.py) is added apart."""
+    page = front_end_base.streamlit_index()
     bodies = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", page, flags=re.S)
     return " ".join("'sha256-" + base64.b64encode(hashlib.sha256(b.encode("utf-8")).digest()).decode() + "'"
                     for b in bodies if b.strip())
@@ -34,7 +33,7 @@ def _inline_script_hashes() -> str:
 
 CSP = "; ".join((
     "default-src 'self'",
-    f"script-src 'self' {_inline_script_hashes()}".rstrip(),
+    f"script-src 'self' {_inline_script_hashes()} {front_end_base.csp_hash()}",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",

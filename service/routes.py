@@ -8,6 +8,7 @@
                                  (the newest proven backup's age, and whether it is late: issue 24)
     POST /servico/cli            the command line's batch commands (loopback + bearer token only)
     GET/POST /verificar          a document's verification code, without login (service/verify.py, issue 27)
+    GET  / and /<page>           Streamlit's index.html with the service's base path (service/front_end_base.py)
 
 The cookie routes accept only same-origin requests (Origin / Sec-Fetch-Site), so another site
 cannot plant its own session in a user's browser (login CSRF). No token is ever logged: uvicorn's
@@ -27,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from service import state
+from service import front_end_base, state
 from service.hosts import allowed_hosts, host_allowed
 from service.verify import verify_page
 from valuation.accounts import sessions
@@ -161,4 +162,5 @@ ROUTES = [
     Route("/saude", health, methods=["GET"]),
     Route("/verificar", verify_page, methods=["GET", "POST"]),
     Route("/servico/cli", cli, methods=["POST"]),
+    *front_end_base.ROUTES,
 ]
