@@ -150,6 +150,27 @@ def test_decisions_count_only_once_their_round_is_published(small_world):
     assert got.count == 1 and got.recent[0].item_code == "A1-004" and got.median == Decimal("320000.00")
 
 
+def test_the_published_comparables_are_read_once_per_publication_and_the_codes_each_time(small_world):
+    """A member's entry (a new revision of the file) keeps what the published comparables gave — they change
+    only when a round is published (`record_published` names the Store topic) —, while the items' codes
+    shown beside them are read each time."""
+    w = small_world
+    b_item = item_ids(w, "B-1")["B1-001"]
+    w.store.write("fixture", lambda tx: tx.execute("UPDATE items SET category = 'armamento' WHERE id = ?", [b_item]))
+    member = w.principal("commission")
+    _, rid = run_round(w, until="published")
+    first = cp.comparables_for_item(w.store, member, b_item)
+    assert first.count == 1 and first.recent[0].item_code == "A1-004"
+    generation, revision = w.store.generation(cp.PUBLISHED), w.store.revision
+    kept = {k: v for k, v in cp._FOUND.items() if v[0] == generation}
+    w.store.write("fixture", lambda tx: tx.execute("UPDATE items SET item_code = 'A1-004b' WHERE id = ?",
+                                                   [w.ids["A1-004"]]))
+    again = cp.comparables_for_item(w.store, member, b_item)
+    assert w.store.revision != revision and w.store.generation(cp.PUBLISHED) == generation
+    assert all(cp._FOUND[k] is v for k, v in kept.items())           # nothing of the table read again…
+    assert again.recent[0].item_code == "A1-004b" and again.median == first.median      # …the code is
+
+
 def test_only_the_commission_and_dpc_read_comparables(small_world):
     w = small_world
     item = w.ids["A1-001"]

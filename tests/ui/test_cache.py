@@ -203,3 +203,41 @@ def test_a_write_through_another_store_of_the_file_is_seen(small_world: Any) -> 
     before = (shared.revision, other.revision)
     other.write("test", lambda tx: tx.execute("UPDATE contracts SET code = code"), bookkeeping=True)
     assert (shared.revision, other.revision) == before
+
+
+def test_a_topics_generation_changes_only_with_the_commits_that_name_it(small_world: Any, tmp_path: Any) -> None:
+    """db/store.py `generation`: a commit naming the topic (any Store of the file in the process), and only
+    it, gives a new one; a plain write, a failed one and a bookkeeping one keep it; a new Store has its own."""
+    from valuation.db.store import Store
+
+    store = small_world.store
+    first = store.generation("t")
+    other = store.generation("u")
+    store.write("x", lambda tx: tx.execute("UPDATE wrecks SET name = name || ' (x)' WHERE id = ?",
+                                           [small_world.ids["w1"]]))
+    assert store.generation("t") == first
+
+    def named(tx: Any) -> None:
+        tx.changed("t")
+        tx.execute("SELECT 1")
+    store.write("x", named)
+    second = store.generation("t")
+    assert second != first and store.generation("u") == other
+
+    def failed(tx: Any) -> None:
+        tx.changed("t")
+        raise ValueError("rolled back")
+    with pytest.raises(ValueError):
+        store.write("x", failed)
+    assert store.generation("t") == second
+    path = tmp_path / "g.duckdb"
+    a = Store(path)
+    b = Store(path, migrate=False)         # a second Store of the same file in this process
+    try:
+        seen = b.generation("t")
+        assert seen not in (a.generation("t"), second)
+        a.write("x", named)
+        assert b.generation("t") != seen                                  # the other Store's commit counts
+    finally:
+        b.close()
+        a.close()

@@ -125,24 +125,46 @@ def _target(store: Store, user: Principal, item_id: int) -> dict[str, Any]:
     return row
 
 
+PUBLISHED = "published_comparables"    # the Store topic of that table (db/store.py); `record_published` is its writer
+# What a key's published comparables give (count, quartiles, the latest rows), per Store generation of the
+# table: it changes only when a round is published, so a member's entry (a new revision) keeps it.
+_FOUND: dict[tuple[Any, ...], tuple[int, dict[str, Any], list[dict[str, Any]]]] = {}
+_FOUND_MAX = 20_000
+
+
+def _published(store: Store, args: list[Any], recent: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(count and quartiles, the `recent` latest rows) of the published comparables matching `args`."""
+    key = (*args, recent)
+    generation = store.generation(PUBLISHED)     # read first: a publication meanwhile makes the next read miss
+    found = _FOUND.get(key)
+    if found is not None and found[0] == generation:
+        return found[1], found[2]
+    where = ("p.category_key = ? AND p.material_key = ? AND (CAST(? AS VARCHAR) IS NULL OR p.denomination = ?) "
+             "AND p.contract_id <> ?")
+    stats = store.fetch_one(
+        "WITH s AS (SELECT count(*) AS n, list_sort(list(CAST(p.value_brl * 100 AS BIGINT))) AS xs "
+        f"FROM published_comparables p WHERE {where}) "
+        f"SELECT n, {quartile_sql(1)} AS q1, {quartile_sql(2)} AS q2, {quartile_sql(3)} AS q3 FROM s", args) or {}
+    latest = store.fetch(
+        f"SELECT p.item_id, p.contract_id, p.value_brl, p.historical, p.decided_at FROM published_comparables p "
+        f"WHERE {where} ORDER BY p.decided_at DESC, p.item_id DESC LIMIT ?", [*args, recent])
+    if len(_FOUND) >= _FOUND_MAX:
+        _FOUND.clear()
+    _FOUND[key] = (generation, stats, latest)
+    return stats, latest
+
+
 def comparables_for_item(store: Store, user: Principal, item_id: int, *, recent: int = RECENT) -> Comparables:
     """The published decisions of other contracts on items similar to `item_id` (module docstring):
     count, exact quartiles and the `recent` latest (contract, item, value, decision date)."""
     require(user, "read_comparables")
     t = _target(store, user, item_id)
-    where = ("p.category_key = ? AND p.material_key = ? AND (CAST(? AS VARCHAR) IS NULL OR p.denomination = ?) "
-             "AND p.contract_id <> ?")
-    args = [t["ck"], t["mk"], t["dn"], t["dn"], t["contract_id"]]
-    stats = store.fetch_one(
-        "WITH s AS (SELECT count(*) AS n, list_sort(list(CAST(p.value_brl * 100 AS BIGINT))) AS xs "
-        f"FROM published_comparables p WHERE {where}) "
-        f"SELECT n, {quartile_sql(1)} AS q1, {quartile_sql(2)} AS q2, {quartile_sql(3)} AS q3 FROM s", args) or {}
-    rows = store.fetch(   # the latest first, then their codes (a join after the LIMIT reads five rows, not N)
-        f"WITH r AS (SELECT p.item_id, p.contract_id, p.value_brl, p.historical, p.decided_at "
-        f"FROM published_comparables p WHERE {where} ORDER BY p.decided_at DESC, p.item_id DESC LIMIT ?) "
-        "SELECT c.code AS contract_code, i.item_code, i.description, r.value_brl, r.historical, r.decided_at "
-        "FROM r JOIN items i ON i.id = r.item_id JOIN contracts c ON c.id = r.contract_id "
-        "ORDER BY r.decided_at DESC, r.item_id DESC", [*args, max(0, int(recent))])
+    stats, latest = _published(store, [t["ck"], t["mk"], t["dn"], t["dn"], t["contract_id"]], max(0, int(recent)))
+    named = {int(r["id"]): r for r in store.fetch(   # the codes as they are now (read for the few rows shown)
+        "SELECT i.id, c.code AS contract_code, i.item_code, i.description FROM items i "
+        "JOIN contracts c ON c.id = i.contract_id WHERE list_contains(?, i.id)",
+        [[int(r["item_id"]) for r in latest]])} if latest else {}
+    rows = [{**named[int(r["item_id"])], **r} for r in latest if int(r["item_id"]) in named]
     return Comparables(
         category=t["category"], material=t["material"], denomination=t["dn"], count=int(stats.get("n") or 0),
         q1=_qc(stats.get("q1")), median=_qc(stats.get("q2")), q3=_qc(stats.get("q3")),
@@ -153,7 +175,9 @@ def comparables_for_item(store: Store, user: Principal, item_id: int, *, recent:
 # -- publication ------------------------------------------------------------------------------
 def record_published(tx: Tx, round_id: int) -> int:
     """Enter the decisions in force of a round being published (called inside publish_round's
-    transaction); an item re-decided and republished replaces its row. Returns the rows written."""
+    transaction); an item re-decided and republished replaces its row. Returns the rows written. The one
+    writer of the table: it names its Store topic (`PUBLISHED`), so comparables read before are read again."""
+    tx.changed(PUBLISHED)
     tx.execute("DELETE FROM published_comparables WHERE item_id IN "
                "(SELECT item_id FROM item_valuation WHERE round_id = ? AND published)", [round_id])
     tx.execute(

@@ -20,6 +20,11 @@ Facts this design rests on (architecture.md, measured with duckdb 2.0):
   is r (ui/cache.py, the round rows of commission/rounds.py). Two Stores of one file in a process
   (a test's and the pages' shared one) see each other's commits. A write that only keeps books no
   page shows (a session's last_seen) says `bookkeeping=True`.
+- `generation(topic)` is the same for one group of tables a few writers name (`Tx.changed(topic)`): it
+  changes only with a commit that said so (or a migration), so what was computed from those tables alone
+  outlives the other writes — a member's entry does not change the published comparables
+  (commission/comparables.py). A writer of such a table that does not name its topic leaves it stale:
+  each topic lists its one writer.
 
 Migrations: `migrations/NNN_name.sql`, applied in order at start-up inside a
 transaction each, recorded in `schema_migrations` with their sha256. An applied
@@ -157,6 +162,12 @@ class Tx:
         self.audited = False
         self.last_audit_id: int | None = None   # the newest audit row of this transaction (row seals)
         self._planned: PlannedRow | None = None  # that row until it is written (`audit`)
+        self.topics: set[str] = set()            # the topics this transaction changes (`changed`)
+
+    def changed(self, topic: str) -> None:
+        """This transaction writes the tables of `topic`: its generation changes at the commit
+        (`Store.generation`, module docstring)."""
+        self.topics.add(topic)
 
     def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
         """Run one statement and read its result completely (rows as dicts, [] for none)."""
@@ -220,11 +231,16 @@ def _register(store: Store) -> None:
         _OPEN.setdefault(store.file_key, weakref.WeakSet()).add(store)
 
 
-def _file_changed(store: Store) -> None:
-    """A commit through `store`: a new revision for every Store of its file in this process."""
+def _file_changed(store: Store, topics: frozenset[str] | None = None) -> None:
+    """A commit through `store`: a new revision for every Store of its file in this process, and a new
+    generation of `topics` (None: of every topic — a migration)."""
     with _OPEN_LOCK:
         for other in list(_OPEN.get(store.file_key, ())):
             other._revision = next(_REVISIONS)
+            if topics is None:
+                other._topics_base, other._topics = next(_REVISIONS), {}
+            else:
+                other._topics.update({t: next(_REVISIONS) for t in topics})
 
 
 def store_of(db: Store | Tx) -> Store:
@@ -249,6 +265,8 @@ class Store:
         self._local = threading.local()
         self._closed = False
         self._revision = next(_REVISIONS)
+        self._topics_base = next(_REVISIONS)     # every topic's generation until a commit names it
+        self._topics: dict[str, int] = {}
         self.file_key = str(Path(self.path).resolve())    # its file, for the revision of every Store of it
         _register(self)
         self.applied_now: list[int] = []  # versions applied by this open
@@ -320,6 +338,11 @@ class Store:
     def revision(self) -> int:
         """Changes with every data-changing commit; unique to this Store in the process (module docstring)."""
         return self._revision
+
+    def generation(self, topic: str) -> int:
+        """Changes with every commit that named `topic` (`Tx.changed`) and with a migration; unique to this
+        Store in the process, like `revision`."""
+        return self._topics.get(topic, self._topics_base)
 
     def shutdown(self) -> None:
         """Wait for the write in progress (writes hold the write lock), CHECKPOINT, close."""
@@ -405,7 +428,7 @@ class Store:
                     if tx.audited:
                         self.audit_head_seen = True
                     if not bookkeeping:
-                        _file_changed(self)
+                        _file_changed(self, frozenset(tx.topics))
                 except BaseException:
                     _rollback(cur)
                     raise
