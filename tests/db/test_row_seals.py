@@ -188,3 +188,36 @@ def test_a_change_between_two_writes_of_the_same_store_stays_unsealed(small_worl
     s.close()
     rc, doc = verify(small_world.path, capsys)
     assert rc == 1 and named in doc["message"], doc
+
+
+def test_a_write_naming_its_sealed_tables_leaves_any_other_unsealed_and_verify_names_it(small_world: Any,
+                                                                                       capsys) -> None:
+    """`Store.write(sealed=…)` (a member's entry names assessment_log, issue 28): the rows of the named table
+    are sealed as before; the seals read no other table, so a row the write changed in a sealed table it did
+    not name is left unsealed — and `verify` names it: naming fewer tables can never seal what it was not
+    told about."""
+    from tests.support.commission import enter, full_panel, item_ids
+    from valuation.commission.rounds import open_round
+    s, panel, items = small_world.store, full_panel(small_world), item_ids(small_world)
+    s.write("fixture", lambda tx: tx.audit("touch", "test", 0, None, None))       # the baseline
+    rnd = open_round(s, panel["pres"], "A-1")
+    first = enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=False, amount="10")
+    again = enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=False, amount="12")   # a correction
+    for log_id in (first.log_id, again.log_id):
+        assert s.scalar("SELECT count(*) FROM row_seals WHERE tbl = 'assessment_log' AND row_id = ?", [log_id]) == 1
+    assert verify_chain(s)[0]
+    s.write("fixture", lambda tx: tx.execute("UPDATE users SET full_name = 'Outro' WHERE username = 'com.navy'"),
+            sealed=("assessment_log",))
+    users.set_active(s, small_world.principal("admin"), small_world.ids["exp.beta"], False)   # every table read
+    s.close()
+    rc, doc = verify(small_world.path, capsys)
+    assert rc == 1 and f"Tabela users, registro {small_world.ids['com.navy']} " in doc["message"], doc
+
+
+def test_the_first_write_of_a_database_without_seals_seals_every_table_even_when_it_names_one(
+        small_world: Any) -> None:
+    s = small_world.store
+    assert s.scalar("SELECT count(*) FROM row_seals") == 0          # the fixture's rows: no seal yet
+    s.write("fixture", lambda tx: tx.audit("touch", "test", 0, None, None), sealed=("assessment_log",))
+    assert s.scalar("SELECT count(*) FROM row_seals WHERE tbl = 'users'") == s.scalar("SELECT count(*) FROM users")
+    assert verify_chain(s)[0]

@@ -27,6 +27,11 @@ a `rows_sealed` audit row. While no seal exists at all (a database that predates
 next write seals every row already there; removing the seals later does not re-open that door:
 `verify` compares every `seals_json` of the chain with `row_seals`.
 
+A write may name the sealed tables it writes (`Store.write(sealed=…)`: a member's entry names
+`assessment_log`); then `begin` and `finish` read those alone. That changes nothing for what it writes; a
+row it added to, or changed in, a table it did not name would stay unsealed and `verify` would name it,
+as it names a row written behind the application's back.
+
 `verify(db)` re-hashes every sealed row and names the first that differs from its latest seal (or
 has none, or was removed), and checks `row_seals` against the chain.
 """
@@ -162,8 +167,8 @@ class SealState:
 
     def committed(self, sealed: set[str], tops: dict[str, int] | None = None) -> None:
         self.fresh -= sealed
-        if tops is not None:
-            self.tops = dict(tops)
+        if tops is not None:      # every append-only table's, or a scoped write's own (`begin`'s `only`)
+            self.tops.update(tops)
 
 
 def _has_seals(cur: Any) -> bool:
@@ -217,11 +222,12 @@ def _values(s: Sealed) -> list[str]:
     return [f"r.{c}" for c in s.columns] + [e.format(alias="r") for _n, e in s.extra]
 
 
-def _sealed_values(cur: Any) -> dict[str, dict[int, tuple[Any, ...]]]:
-    """Per mutable seal, row id → the values its digest covers, as read now (one plain read per table:
-    the digest is a function of them, so equal values mean an equal digest — no float column is sealed)."""
+def _sealed_values(cur: Any, only: frozenset[str] | None = None) -> dict[str, dict[int, tuple[Any, ...]]]:
+    """Per mutable seal (of the tables in `only`, or all), row id → the values its digest covers, as read
+    now (one plain read per table: the digest is a function of them, so equal values mean an equal
+    digest — no float column is sealed)."""
     out: dict[str, dict[int, tuple[Any, ...]]] = {}
-    for src, where, group in _sources(_mutable()):
+    for src, where, group in _sources(_scoped(_mutable(), only)):
         exprs = list(dict.fromkeys(e for spec in group for e in _values(spec)))
         at = {spec.table: [exprs.index(e) for e in _values(spec)] for spec in group}
         rows = cur.execute(f"SELECT r.id, {', '.join(exprs)} FROM {src} r WHERE ({where})").fetchall()
@@ -244,15 +250,26 @@ def _latest_seals(cur: Any, s: Sealed, ids: list[int]) -> dict[int, str]:
     return {int(i): d for i, d in rows}
 
 
-def begin(cur: Any, state: SealState | None = None) -> dict[str, Any]:
+def _scoped(specs: tuple[Sealed, ...], only: frozenset[str] | None) -> tuple[Sealed, ...]:
+    """The seals of the tables a write named (`only`: the tables their rows come from), or all of them."""
+    return specs if only is None else tuple(s for s in specs if s.rows_from in only)
+
+
+def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None = None) -> dict[str, Any]:
     """What `finish` compares with: the max id of each append-only table, and the sealed values of
     every row of the others (None: every row is a candidate — the table has no seal yet).
 
     The max ids are exact: with the Store's `tops` of its last commit, `max(id) WHERE id >= top` gives
     the new max when rows were added since (by another Store of the process, or behind its back), the top
-    itself when nothing was, and NULL when the top row is gone — then the whole table is read."""
+    itself when nothing was, and NULL when the top row is gone — then the whole table is read.
+
+    `only` (a write that names the sealed tables it writes, `Store.write(sealed=…)`): those tables alone are
+    read here and by `finish` — a row this write adds to, or changes in, another sealed table stays unsealed
+    and `verify` names it; rows added behind the application's back stay unsealed as before. While a
+    database has no seal at all, every table is read (its baseline is sealed whole); a `baseline_alone` seal
+    without a seal yet is sealed whole by the next write that reads its table."""
     hint = state.tops if state is not None else {}
-    groups = _sources(_append_only())
+    groups = _sources(_scoped(_append_only(), only))
     parts = []
     for k, (src, _where, group) in enumerate(groups):
         known = [int(hint[spec.table]) for spec in group if spec.table in hint]
@@ -260,7 +277,9 @@ def begin(cur: Any, state: SealState | None = None) -> dict[str, Any]:
                      else f"SELECT {k}, coalesce(max(id), 0) FROM {src}")
     parts.append(f"SELECT {BASELINE_KEY}, count(*) FROM (SELECT 1 FROM {SEALS_TABLE} LIMIT 1)")
     found = dict(cur.execute(_union(parts)).fetchall())
-    marks: dict[str, Any] = {}
+    if only is not None and not found[BASELINE_KEY]:      # no seal at all yet: the baseline, every table
+        return begin(cur, state)
+    marks: dict[str, Any] = {"_only": only}
     for k, (src, _where, group) in enumerate(groups):
         top = found[k]
         if top is None:           # the top row of the last commit is gone (nothing at or above it)
@@ -268,12 +287,12 @@ def begin(cur: Any, state: SealState | None = None) -> dict[str, Any]:
         marks.update({spec.table: int(top) for spec in group})
     marks["_baseline"] = bool(found[BASELINE_KEY])
     marks["_fresh"] = set(state.fresh) if state is not None else set()
-    values = _sealed_values(cur)
-    for spec in _mutable():
+    values = _sealed_values(cur, only)
+    for spec in _scoped(_mutable(), only):
         known_seal = marks["_baseline"] and spec.table not in marks["_fresh"]   # else every row is sealed now
         marks[spec.table] = values[spec.table] if known_seal else None
     if state is not None:
-        state.tops = {spec.table: marks[spec.table] for spec in _append_only()}
+        state.tops.update({spec.table: marks[spec.table] for spec in _scoped(_append_only(), only)})
     return marks
 
 
@@ -295,13 +314,14 @@ def _pending(cur: Any, marks: dict[str, Any]) -> dict[str, list[tuple[int, str]]
     its seal already) and left alone by it stays unsealed. Only the rows whose sealed values moved during
     the transaction (usually none) are digested and looked up in `row_seals`."""
     out: dict[str, Any] = {}
-    groups = _sources(_append_only())
+    only = marks.get("_only")
+    groups = _sources(_scoped(_append_only(), only))
     parts = []
     for k, (src, where, group) in enumerate(groups):
         floors = [_floor(spec, marks) for spec in group]
         counts = ", ".join(f"count(*) FILTER (WHERE id > {f} AND ({where}))" for f in floors)
         parts.append(f"SELECT {k}, [{counts}], max(id) FROM {src} WHERE id > {min(floors)}")
-    found = {int(k): (n, top) for k, n, top in cur.execute(_union(parts)).fetchall()}
+    found = {int(k): (n, top) for k, n, top in cur.execute(_union(parts)).fetchall()} if parts else {}
     marks["_after"], marks["_counts"] = {}, {}
     for k, (_src, _where, group) in enumerate(groups):
         counts, top = found[k]
@@ -310,8 +330,8 @@ def _pending(cur: Any, marks: dict[str, Any]) -> dict[str, list[tuple[int, str]]
             if n:
                 out[spec.table] = _floor(spec, marks)
                 marks["_counts"][spec.table] = int(n)
-    values = _sealed_values(cur)
-    for spec in _mutable():
+    values = _sealed_values(cur, only)
+    for spec in _scoped(_mutable(), only):
         before = marks[spec.table]
         moved = [i for i, v in values[spec.table].items() if before is None or before.get(i) != v]
         if moved:

@@ -401,11 +401,15 @@ class Store:
 
     # -- writes ------------------------------------------------------------------
     @contextmanager
-    def transaction(self, actor: str, *, bookkeeping: bool = False) -> Iterator[Tx]:
+    def transaction(self, actor: str, *, bookkeeping: bool = False,
+                    sealed: Sequence[str] | None = None) -> Iterator[Tx]:
         """BEGIN … COMMIT on a cursor of its own; ROLLBACK and re-raise on any error.
 
         One writer at a time in this process; not re-entrant (a nested call is a bug). The commit
-        counts in `revision` unless `bookkeeping` (it changes nothing any page shows).
+        counts in `revision` unless `bookkeeping` (it changes nothing any page shows). `sealed`: the
+        sealed tables (db/seals.py, by the table their rows come from) this write may add rows to or
+        change — only those are read for the row seals; None: every one. A row written to a sealed table
+        not named stays unsealed and `audit verify` names it.
         """
         if self.read_only:
             raise StoreError(f"the database {self.path} is open read-only")
@@ -417,14 +421,15 @@ class Store:
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
-                    marks = seals.begin(cur, self._seal_state) if self._seals_enabled() else None
+                    marks = seals.begin(cur, self._seal_state, None if sealed is None else frozenset(sealed)) \
+                        if self._seals_enabled() else None
                     tx = Tx(cur, actor, self)
                     yield tx
-                    sealed = seals.finish(tx, marks)      # digests of the sealed rows written here, into the chain
+                    wrote = seals.finish(tx, marks)       # digests of the sealed rows written here, into the chain
                     tx.flush_audit()                       # the newest audit row, when no seal went into it
                     cur.execute("COMMIT")
                     if marks is not None and self._seal_state is not None:
-                        self._seal_state.committed(sealed, marks.get("_after"))
+                        self._seal_state.committed(wrote, marks.get("_after"))
                     if tx.audited:
                         self.audit_head_seen = True
                     if not bookkeeping:
@@ -436,8 +441,10 @@ class Store:
                 cur.close()
                 self._local.in_tx = False
 
-    def write(self, actor: str, fn: Callable[[Tx], T], *, retries: int = 3, bookkeeping: bool = False) -> T:
-        """Run `fn(tx)` in a transaction; retry it whole on write-write conflicts.
+    def write(self, actor: str, fn: Callable[[Tx], T], *, retries: int = 3, bookkeeping: bool = False,
+              sealed: Sequence[str] | None = None) -> T:
+        """Run `fn(tx)` in a transaction (`transaction`'s `bookkeeping` and `sealed`); retry it whole on
+        write-write conflicts.
 
         `fn` must not swallow DuckDB errors (a later COMMIT would silently roll back).
         Constraint violations become ConflictError; persistent conflicts too.
@@ -445,7 +452,7 @@ class Store:
         attempt = 0
         while True:
             try:
-                with self.transaction(actor, bookkeeping=bookkeeping) as tx:
+                with self.transaction(actor, bookkeeping=bookkeeping, sealed=sealed) as tx:
                     return fn(tx)
             except duckdb.TransactionException as exc:
                 if attempt >= retries:
