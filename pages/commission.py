@@ -61,7 +61,7 @@ by_id = {r.id: r for r in rounds}
 rid = choices.selectbox("Rodada", list(by_id), key=f"cm_round_{code}", format_func=lambda i: (
     f"Rodada {by_id[i].number} — {by_id[i].status_label} · {count_br(by_id[i].item_count)} itens"))
 rnd = get_round(store, user, rid)
-m = st.columns(6)
+m = [*st.columns(3), *st.columns(3)]     # two rows: at six a row the day and the quorum were cut ("16/11/…")
 m[0].metric("Situação", rnd.status_label)
 m[1].metric("Itens", count_br(rnd.item_count))
 m[2].metric("Aberta em", day_br(rnd.opened_at), help=moment_br(rnd.opened_at, zone=True))
