@@ -15,7 +15,6 @@ fixed text (no request data goes into it), allowed by its hash in the Content-Se
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 from functools import lru_cache
@@ -39,21 +38,12 @@ SCRIPT = (
 )
 
 
-def csp_hash() -> str:
-    """The script's entry for `script-src`."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode() + "'"
-
-
-def streamlit_index() -> str:
-    import streamlit
-
-    return (Path(streamlit.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
-
-
 @lru_cache(maxsize=1)
 def page() -> tuple[bytes, str]:
     """(Streamlit's index.html with the script before its first script, its ETag)."""
-    html = streamlit_index()
+    import streamlit
+
+    html = (Path(streamlit.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
     at = html.index("<script")
     body = (html[:at] + f"<script>{SCRIPT}</script>\n    " + html[at:]).encode("utf-8")
     return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'

@@ -22,10 +22,11 @@ from service.hosts import allowed_hosts, host_allowed
 
 
 def _inline_script_hashes() -> str:
-    """CSP hashes of the inline scripts of Streamlit's own index.html (one line setting
-    window.prerenderReady), computed from the installed file so an upgrade keeps working. The service's
-    own script in it (service/front_end_base.py) is added apart."""
-    page = front_end_base.streamlit_index()
+    """CSP hashes of the inline scripts of the index.html the service serves (service/front_end_base.py):
+    Streamlit's own (one line setting window.prerenderReady), computed from the installed file so an upgrade
+    keeps working, and the service's base-path script — Streamlit's unchanged page, served for any other
+    address, holds a subset of them."""
+    page = front_end_base.page()[0].decode("utf-8")
     bodies = re.findall(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", page, flags=re.S)
     return " ".join("'sha256-" + base64.b64encode(hashlib.sha256(b.encode("utf-8")).digest()).decode() + "'"
                     for b in bodies if b.strip())
@@ -33,7 +34,7 @@ def _inline_script_hashes() -> str:
 
 CSP = "; ".join((
     "default-src 'self'",
-    f"script-src 'self' {_inline_script_hashes()} {front_end_base.csp_hash()}",
+    f"script-src 'self' {_inline_script_hashes()}",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
