@@ -110,6 +110,7 @@ def choose(page: Any, label: str, option: str | int) -> bool:
 
 
 ITEM_CHOICES = 4   # the member chooses the next item this many times (issue 28: median and worst)
+SAVES = 5          # and saves a value this many times (the issue's target is a median: one save was one sample)
 
 
 def member_interactions(page: Any, treasure: str | None) -> dict[str, float]:
@@ -128,11 +129,17 @@ def member_interactions(page: Any, treasure: str | None) -> dict[str, float]:
     if chosen:
         out["commission: escolher o próximo item (mediana)"] = median(chosen)
         out["commission: escolher o próximo item (pior)"] = max(chosen)
-    value = page.get_by_label("Valor", exact=True)
-    if value.count():
-        value.first.fill("1.234,56")
+    saved = []
+    for k in range(SAVES):   # each save moves on to the next item, whose value is then typed and saved
+        value = page.get_by_label("Valor", exact=True)
+        if not value.count():
+            break
+        value.first.fill(f"1.234,{56 + k}")
         page.get_by_role("button", name="Gravar avaliação").first.click()
-        out["commission: gravar um valor"] = settle(page, "commission")
+        saved.append(settle(page, "commission"))
+    if saved:
+        out["commission: gravar um valor (mediana)"] = median(saved)
+        out["commission: gravar um valor (pior)"] = max(saved)
     return out
 
 

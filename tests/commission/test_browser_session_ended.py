@@ -7,6 +7,7 @@ session ended must write nothing and show the login form; so must choosing anoth
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,18 @@ def _sair_in_another_tab(context: Any, base: str) -> None:
     other.close()
 
 
+def _runs_after(log: Path, before: int, timeout_s: float = 10) -> list[dict[str, Any]]:
+    """The run log's records after the first `before` lines, once there is one: a run's record is appended
+    when its script ends, which may be just after the browser drew its last element."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        lines = log.read_text().splitlines()[before:]
+        if lines or time.monotonic() > deadline:
+            time.sleep(0.3)   # and any other record of the same moment
+            return [json.loads(line) for line in log.read_text().splitlines()[before:]]
+        time.sleep(0.05)
+
+
 def _entries(path: Path, round_id: int, member_id: int) -> int:
     with Store(path) as store:
         return int(store.scalar("SELECT count(*) FROM assessment_log WHERE round_id = ? AND member_id = ?",
@@ -71,7 +84,7 @@ def test_a_save_after_the_session_ended_elsewhere_writes_nothing(small_world: An
             page.get_by_text("Avaliação do item A1-001 gravada.").wait_for()
             page.get_by_role("heading", name="A1-002 — Moeda de ouro de 4 escudos").wait_for()
             check_page(page)
-            runs = [json.loads(line) for line in log.read_text().splitlines()[runs_before:]]
+            runs = _runs_after(log, runs_before)
             assert [(r["page"], r["outcome"], r["user"]) for r in runs] == [("commission", "ok", member.username)]
 
             # "Sair" in another tab of the same browser ends the session; then a save on the first tab

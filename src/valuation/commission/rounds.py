@@ -170,7 +170,7 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise InputError(Problem("round_id", "Rodada: identificador inválido."))
     memo = None if _in_transaction(db) else _memo(cast("Store", db))   # None: inside a transaction, always read
-    key = (round_id, count, nup)
+    key = ("round", round_id, count, nup)
     if memo is not None and key in memo:
         return dict(memo[key])
     known = _ITEM_COUNTS.setdefault(db, {}) if count and memo is not None else None
@@ -188,21 +188,11 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
     return row
 
 
-# The round rows read from committed data, kept for the Store's revision (`Store.revision` changes with every
-# commit to the file in the process that writes it): a page of the Commission read its round four times per run,
-# 3–4 ms each at a million items; a save reads it once more after its commit, then from here.
-_ROUND_ROWS: weakref.WeakKeyDictionary[Any, tuple[int, dict[tuple[int, bool, bool], dict[str, Any]]]] = \
-    weakref.WeakKeyDictionary()
-
-
-def _memo(store: Store) -> dict[tuple[int, bool, bool], dict[str, Any]]:
-    """The round rows kept for `store`'s current revision (a new revision starts empty)."""
-    revision = store.revision
-    kept = _ROUND_ROWS.get(store)
-    if kept is None or kept[0] != revision:
-        kept = (revision, {})
-        _ROUND_ROWS[store] = kept
-    return kept[1]
+def _memo(store: Store) -> dict[Any, Any]:
+    """The round rows kept for `store`'s current revision (`Store.revision_memo`): a page of the Commission read
+    its round four times per run, 3–4 ms each at a million items; a save reads it once more after its commit,
+    then from here."""
+    return store.revision_memo()
 
 
 # A round's items are given once, in the transaction that opens it (`open_round`), and never change; so the

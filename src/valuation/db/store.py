@@ -19,7 +19,9 @@ Facts this design rests on (architecture.md, measured with duckdb 2.0):
   is the one writer of its file: what a page computed at revision r stays right while the revision
   is r (ui/cache.py, the round rows of commission/rounds.py). Two Stores of one file in a process
   (a test's and the pages' shared one) see each other's commits. A write that only keeps books no
-  page shows (a session's last_seen) says `bookkeeping=True`.
+  page shows (a session's last_seen) says `bookkeeping=True`. `memo(key, compute)` keeps such a value
+  for the revision — one definition of that rule for the reference reads every page repeats (the
+  policies' timelines, the offices' calendars, a round's row).
 - `generation(topic)` is the same for one group of tables a few writers name (`Tx.changed(topic)`): it
   changes only with a commit that said so (or a migration), so what was computed from those tables alone
   outlives the other writes — a member's entry does not change the published comparables
@@ -65,6 +67,7 @@ _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 _LOCK_PID = re.compile(r"\(PID (\d+)\)")
 _LOCK_PROGRAM = re.compile(r"held in (.+?) \(PID")
 RETRY_PAUSE_S = 0.05  # back-off between retries of a conflicting write (times the attempt number)
+MEMO_MAX = 1024   # values kept for one revision (`Store.memo`); a full memo starts again empty
 _REVISIONS = itertools.count(1)  # one sequence for every Store of the process: `Store.revision`
 
 SCHEMA_MIGRATIONS_DDL = """
@@ -243,6 +246,11 @@ def _file_changed(store: Store, topics: frozenset[str] | None = None) -> None:
                 other._topics.update({t: next(_REVISIONS) for t in topics})
 
 
+def memo_of(db: Store | Tx, key: Any, compute: Callable[[], T]) -> T:
+    """`Store.memo` for a Store; inside a transaction (which sees its own writes) `compute()` every time."""
+    return compute() if isinstance(db, Tx) else db.memo(key, compute)
+
+
 def store_of(db: Store | Tx) -> Store:
     """The Store behind a Store or an open transaction (its clock, its tables)."""
     return db.store if isinstance(db, Tx) else db
@@ -267,6 +275,7 @@ class Store:
         self._revision = next(_REVISIONS)
         self._topics_base = next(_REVISIONS)     # every topic's generation until a commit names it
         self._topics: dict[str, int] = {}
+        self._memo: tuple[int, dict[Any, Any]] = (self._revision, {})
         self.file_key = str(Path(self.path).resolve())    # its file, for the revision of every Store of it
         _register(self)
         self.applied_now: list[int] = []  # versions applied by this open
@@ -338,6 +347,28 @@ class Store:
     def revision(self) -> int:
         """Changes with every data-changing commit; unique to this Store in the process (module docstring)."""
         return self._revision
+
+    def revision_memo(self) -> dict[Any, Any]:
+        """The values computed from committed rows kept for the current revision (a new revision starts
+        empty; at `MEMO_MAX` entries it starts again empty). A value stored after a commit raced it lands
+        in the old revision's dict, which no reader sees again."""
+        revision = self._revision
+        kept = self._memo
+        if kept[0] != revision or len(kept[1]) >= MEMO_MAX:
+            kept = (revision, {})
+            self._memo = kept
+        return kept[1]
+
+    def memo(self, key: Any, compute: Callable[[], T]) -> T:
+        """`compute()` — read from committed rows only, the same for every reader (no user's scope in it) —
+        kept while the revision stays: every reader of the same `key` gets the same object, to be treated
+        as read-only. Not for a transaction, which sees its own uncommitted rows (`memo_of`)."""
+        memo = self.revision_memo()
+        try:
+            return memo[key]
+        except KeyError:
+            value = memo[key] = compute()
+            return value
 
     def generation(self, topic: str) -> int:
         """Changes with every commit that named `topic` (`Tx.changed`) and with a migration; unique to this

@@ -40,14 +40,14 @@ from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
-from valuation.db.store import store_of
+from valuation.db.store import Tx, store_of
 from valuation.policies.defaults import CALENDAR_KEYS
 from valuation.policies.values import PolicyTimeline, timelines
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
 
-    from valuation.db.store import Store, Tx
+    from valuation.db.store import Store
 
 __all__ = ["KIND_LABELS", "POLICY_DAY_LABELS", "CalendarBook", "add_early_closing", "add_local_holiday",
            "business_days_by_month", "calendar_book", "closed_days", "list_early_closings", "list_local_holidays",
@@ -126,7 +126,22 @@ def _grouped(rows: list[dict[str, Any]]) -> dict[str, tuple[tuple[date, str], ..
 
 
 def calendar_book(db: Store | Tx, offices: list[str] | None = None) -> CalendarBook:
-    """Every office's calendar through time (three queries plus the policies, whatever the number of offices)."""
+    """Every office's calendar through time (three queries plus the policies, whatever the number of offices;
+    kept for the Store's revision, `Store.memo`: a view of Prazos asked for it four times)."""
+    if isinstance(db, Tx):
+        return _read_calendar_book(db, offices)
+    book = db.memo(("calendar_book",), lambda: _read_calendar_book(db, None))
+    if offices is None:
+        return book
+    wanted = set(offices)
+    # The same offices' data and the same calendars already built (`_memo`): only the offices asked for.
+    return CalendarBook({k: v for k, v in book.states.items() if k in wanted},
+                        {k: v for k, v in book.local.items() if k in wanted},
+                        {k: v for k, v in book.early.items() if k in wanted},
+                        book.policy_days, book.early_closing_days, book._memo)
+
+
+def _read_calendar_book(db: Store | Tx, offices: list[str] | None) -> CalendarBook:
     where, params = ("", [])
     if offices is not None:
         where = f"WHERE code IN ({', '.join('?' for _ in offices)})" if offices else "WHERE FALSE"

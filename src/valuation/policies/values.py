@@ -30,7 +30,7 @@ from valuation.core import clock, law
 from valuation.core.errors import InputError, Problem
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
-from valuation.db.store import store_of
+from valuation.db.store import memo_of, store_of
 from valuation.policies import fields
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 
@@ -133,10 +133,14 @@ def _check_key(key: str) -> None:
 
 
 def timelines(db: Store | Tx, keys: Iterable[str]) -> dict[str, PolicyTimeline]:
-    """key → its PolicyTimeline (one query for all keys)."""
+    """key → its PolicyTimeline (one query for all keys; kept for the Store's revision, `Store.memo`)."""
     keys = list(dict.fromkeys(keys))
     for key in keys:
         _check_key(key)
+    return dict(memo_of(db, ("policy_timelines", tuple(keys)), lambda: _read_timelines(db, keys)))
+
+
+def _read_timelines(db: Store | Tx, keys: list[str]) -> dict[str, PolicyTimeline]:
     rows = db.fetch(_ROWS_SQL.format(marks=", ".join("?" for _ in keys)), keys) if keys else []
     grouped: dict[str, list[dict[str, Any]]] = {k: [] for k in keys}
     for r in rows:
