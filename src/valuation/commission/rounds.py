@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -48,6 +48,7 @@ from valuation.db.access import (
     users_with_roles,
 )
 from valuation.db.paging import DEFAULT_PAGE_SIZE, check_page
+from valuation.db.store import memo_of
 from valuation.policies.defaults import ConsensusPolicy
 from valuation.policies.values import policy_in_force
 
@@ -169,11 +170,16 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
     the lookup was half of the read). NotFound for an unknown id."""
     if isinstance(round_id, bool) or not isinstance(round_id, int):
         raise InputError(Problem("round_id", "Rodada: identificador inválido."))
-    memo = None if _in_transaction(db) else _memo(cast("Store", db))   # None: inside a transaction, always read
-    key = ("round", round_id, count, nup)
-    if memo is not None and key in memo:
-        return dict(memo[key])
-    known = _ITEM_COUNTS.setdefault(db, {}) if count and memo is not None else None
+    # Committed rows are kept for the Store's revision (`Store.memo`): a page of the Commission read its round
+    # four times per run, 3–4 ms each at a million items; a save reads it once more after its commit, then from
+    # there. Inside a transaction it is always read (and counted).
+    known = _ITEM_COUNTS.setdefault(db, {}) if count and not _in_transaction(db) else None
+    return dict(memo_of(db, ("round", round_id, count, nup), lambda: _read_round(db, round_id, count, nup, known)))
+
+
+def _read_round(db: Store | Tx, round_id: int, count: bool, nup: bool, known: dict[int, int] | None
+                ) -> dict[str, Any]:
+    """The round row as `fetch_round` gives it; `known`: the item counts already read (and to keep)."""
     counted = count and (known is None or round_id not in known)
     row = db.fetch_one(ROUND_SQL.format(count=ITEM_COUNT_SQL if counted else "NULL",
                                         nup=NUP_SQL if nup else "NULL") + " WHERE r.id = ?", [round_id])
@@ -183,16 +189,7 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
         if counted:
             known[round_id] = int(row["item_count"] or 0)
         row["item_count"] = known[round_id]
-    if memo is not None:
-        memo[key] = dict(row)
     return row
-
-
-def _memo(store: Store) -> dict[Any, Any]:
-    """The round rows kept for `store`'s current revision (`Store.revision_memo`): a page of the Commission read
-    its round four times per run, 3–4 ms each at a million items; a save reads it once more after its commit,
-    then from here."""
-    return store.revision_memo()
 
 
 # A round's items are given once, in the transaction that opens it (`open_round`), and never change; so the

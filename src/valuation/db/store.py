@@ -348,26 +348,19 @@ class Store:
         """Changes with every data-changing commit; unique to this Store in the process (module docstring)."""
         return self._revision
 
-    def revision_memo(self) -> dict[Any, Any]:
-        """The values computed from committed rows kept for the current revision (a new revision starts
-        empty; at `MEMO_MAX` entries it starts again empty). A value stored after a commit raced it lands
-        in the old revision's dict, which no reader sees again."""
-        revision = self._revision
-        kept = self._memo
-        if kept[0] != revision or len(kept[1]) >= MEMO_MAX:
-            kept = (revision, {})
-            self._memo = kept
-        return kept[1]
-
     def memo(self, key: Any, compute: Callable[[], T]) -> T:
         """`compute()` — read from committed rows only, the same for every reader (no user's scope in it) —
         kept while the revision stays: every reader of the same `key` gets the same object, to be treated
-        as read-only. Not for a transaction, which sees its own uncommitted rows (`memo_of`)."""
-        memo = self.revision_memo()
+        as read-only. Not for a transaction, which sees its own uncommitted rows (`memo_of`). A new revision
+        starts empty (and a full one, at `MEMO_MAX` values); a value stored after a commit raced it lands in
+        the old revision's dict, which no reader sees again."""
+        revision, kept = self._revision, self._memo
+        if kept[0] != revision or len(kept[1]) >= MEMO_MAX:
+            kept = self._memo = (revision, {})
         try:
-            return memo[key]
+            return kept[1][key]
         except KeyError:
-            value = memo[key] = compute()
+            value = kept[1][key] = compute()
             return value
 
     def generation(self, topic: str) -> int:

@@ -114,6 +114,14 @@ class CalendarBook:
                                               self.early.get(office, ()), yearly)
         return cal
 
+    def only(self, offices: list[str]) -> CalendarBook:
+        """The book of `offices` alone (codes it does not hold are left out), sharing the calendars built."""
+        wanted = set(offices)
+        return CalendarBook({k: v for k, v in self.states.items() if k in wanted},
+                            {k: v for k, v in self.local.items() if k in wanted},
+                            {k: v for k, v in self.early.items() if k in wanted},
+                            self.policy_days, self.early_closing_days, self._memo)
+
     def all_at(self, day: date) -> dict[str, BusinessCalendar]:
         return {code: self.at(code, day) for code in self.states}
 
@@ -133,12 +141,7 @@ def calendar_book(db: Store | Tx, offices: list[str] | None = None) -> CalendarB
     book = db.memo(("calendar_book",), lambda: _read_calendar_book(db, None))
     if offices is None:
         return book
-    wanted = set(offices)
-    # The same offices' data and the same calendars already built (`_memo`): only the offices asked for.
-    return CalendarBook({k: v for k, v in book.states.items() if k in wanted},
-                        {k: v for k, v in book.local.items() if k in wanted},
-                        {k: v for k, v in book.early.items() if k in wanted},
-                        book.policy_days, book.early_closing_days, book._memo)
+    return book.only(offices)
 
 
 def _read_calendar_book(db: Store | Tx, offices: list[str] | None) -> CalendarBook:
