@@ -13,7 +13,8 @@ which all of these hold, without a break, for `QUIET_MS` —
 2. the address is the page's (`/<url path>`), and the main area shows an `h1`;
 3. nothing is a placeholder: no skeleton (`stSkeleton`, `stAppSkeleton`), no spinner, no element
    left over from the previous run (`data-stale="true"`);
-4. the page's main elements are drawn: every visible chart has its SVG (`.main-svg`; a map also
+4. the page's main elements are drawn: every visible chart (Streamlit's or the service's own,
+   `.valuation-chart`) has its SVG (`.main-svg`; a map also
    its land and coast layer, `.geolayer`), every visible table its canvas, every visible image
    has loaded.
 
@@ -83,7 +84,7 @@ INIT_JS = r"""
     if (want.absent && document.querySelector(want.absent)) return 'still: ' + want.absent;
     if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stAppSkeleton"], ' +
                                '[data-testid="stSpinner"], [data-stale="true"]')) return 'placeholder';
-    for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]')) {
+    for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"], .valuation-chart')) {
       if (!shown(c)) continue;
       if (!c.querySelector('.main-svg')) return 'chart';
       if (c.querySelector('.geo') && !c.querySelector('.geolayer path')) return 'map';

@@ -28,7 +28,7 @@ from typing import Any
 import streamlit as st
 from starlette.middleware import Middleware
 
-from service import alerts, cli_bridge, console, state
+from service import alerts, chart_bundle, cli_bridge, console, state
 from service.hosts import allowed_hosts
 from service.middleware import AllowedHosts, LoginCallbackOutcome, SecurityHeaders
 from service.routes import ROUTES
@@ -62,8 +62,8 @@ if not logging.getLogger("valuation").handlers:
 
 def _register_cookie_bridge() -> None:
     """Declare service/assets as the asset dir of components valuation_service.cookie_bridge,
-    .front_end_warmup (ui/front_end_warmup.py) and .front_end_words (ui/front_end_words.py), so their JS is
-    served from this origin (CSP script-src
+    .front_end_warmup (ui/front_end_warmup.py), .front_end_words (ui/front_end_words.py) and .plotly_chart
+    (ui/charts.py), so their JS is served from this origin (CSP script-src
     'self'; an inline component would need blob:)."""
     from streamlit.components.v2.manifest_scanner import (
         ComponentConfig,
@@ -74,7 +74,8 @@ def _register_cookie_bridge() -> None:
     manifest = ComponentManifest(name="valuation_service", version="1",
                                  components=[ComponentConfig(name="cookie_bridge", asset_dir="assets"),
                                              ComponentConfig(name="front_end_warmup", asset_dir="assets"),
-                                             ComponentConfig(name="front_end_words", asset_dir="assets")])
+                                             ComponentConfig(name="front_end_words", asset_dir="assets"),
+                                 ComponentConfig(name="plotly_chart", asset_dir="assets")])
     Runtime.instance().bidi_component_registry.register_from_manifest(manifest, ASSETS.parent)
 
 
@@ -129,7 +130,8 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     seal_alert = alerts.install(store, settings)      # a write refused for the audit seal alerts the admins
     scheduler = JobScheduler(store, settings)
     state.set_current(state.ServiceState(store=store, settings=settings, tickets=TicketBook(),
-                                         scheduler=scheduler, cli_token=token, components_served=True))
+                                         scheduler=scheduler, cli_token=token, components_served=True,
+                                         chart_bundle=chart_bundle.url_path()))
     scheduler.start()
     log.info("service ready: %s (schema %s)", db_path, store.schema_version())
     console.one_line_per_request()      # Streamlit's runtime has configured its loggers by now

@@ -8,6 +8,7 @@
                                  (the newest proven backup's age, and whether it is late: issue 24)
     POST /servico/cli            the command line's batch commands (loopback + bearer token only)
     GET/POST /verificar          a document's verification code, without login (service/verify.py, issue 27)
+    GET  /graficos/<bundle>      the charts' partial plotly.js, immutable (service/chart_bundle.py, issue 28)
     GET  / and /<page>           Streamlit's index.html with the service's base path (service/front_end_base.py)
 
 The cookie routes accept only same-origin requests (Origin / Sec-Fetch-Site), so another site
@@ -28,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from service import front_end_base, state
+from service import chart_bundle, front_end_base, state
 from service.hosts import allowed_hosts, host_allowed
 from service.verify import verify_page
 from valuation.accounts import sessions
@@ -162,5 +163,6 @@ ROUTES = [
     Route("/saude", health, methods=["GET"]),
     Route("/verificar", verify_page, methods=["GET", "POST"]),
     Route("/servico/cli", cli, methods=["POST"]),
+    Route("/" + chart_bundle.ROUTE_PREFIX + "{name}", chart_bundle.serve, methods=["GET"]),
     *front_end_base.ROUTES,
 ]

@@ -21,6 +21,7 @@ class ServiceState:
     scheduler: Any = None          # service.scheduler.JobScheduler
     cli_token: str | None = None   # the token of the <db>.service link file
     components_served: bool = False   # service/assets declared (the served components may be mounted)
+    chart_bundle: str | None = None   # the partial plotly.js's address (service/chart_bundle.py)
 
 
 _current: ServiceState | None = None

@@ -7,12 +7,15 @@ Every page draws through `show(fig, ...)`: one place decides how charts look.
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Iterable
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from ui import session
 from ui.fmt import GEO_CONFIG
 
 MONTHS_PT = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
@@ -127,7 +130,39 @@ def plain_data(fig: Any) -> Any:
     return fig
 
 
+# The trace types of the partial plotly.js the service serves (front_end/plotly/entry.js: scatter is in its core).
+DRAWN_TRACES = frozenset({"scatter", "bar", "scattergeo"})
+COMPONENT = "valuation_service.plotly_chart"
+# Streamlit's light chart theme as st.plotly_chart draws it (the "streamlit" template with the colours its
+# front end puts in place of the placeholders), for the charts the service draws itself.
+THEME: dict[str, Any] = json.loads((Path(__file__).with_name("chart_theme.json")).read_text(encoding="utf-8"))
+
+
+def trace_types(fig: Any) -> set[str]:
+    return {trace.type or "scatter" for trace in fig.data}
+
+
+def spec(fig: Any) -> dict[str, Any]:
+    """The figure as the served chart draws it: plotly's JSON (numbers as typed arrays, dates as text) with the
+    product's theme as its template."""
+    doc: dict[str, Any] = json.loads(fig.to_json())
+    doc.setdefault("layout", {})["template"] = THEME
+    return {"data": doc.get("data", []), "layout": doc["layout"]}
+
+
 def show(fig: Any, **kwargs: Any) -> None:
-    """st.plotly_chart with the product's config (pt-BR locale, no logo, local map outlines); text from
-    data is shown as text (`plain_data`)."""
-    st.plotly_chart(plain_data(fig), width="stretch", config=CONFIG, **kwargs)
+    """A chart with the product's config (pt-BR locale, no logo, local map outlines); text from data is shown
+    as text (`plain_data`). Under the service, drawn by its own component with the partial plotly.js
+    (service/chart_bundle.py, issue 28: a page with a chart opened in a fresh tab waited ~1 s for Streamlit's
+    whole plotly.js); elsewhere (`streamlit run`, AppTest) and for a trace type that build lacks, by
+    st.plotly_chart."""
+    fig = plain_data(fig)
+    bundle = getattr(session.service(), "chart_bundle", None)
+    if bundle and session.components_served() and not kwargs and trace_types(fig) <= DRAWN_TRACES:
+        # the chart's element comes with the component (not from its script), so a page is not drawn until
+        # the chart is (bench/live.py: settled)
+        renderer = st.components.v2.component(COMPONENT, html='<div class="valuation-chart"></div>',
+                                              js="plotly_chart.js", isolate_styles=False)
+        renderer(data={"figure": spec(fig), "config": CONFIG, "bundle": bundle})
+        return
+    st.plotly_chart(fig, width="stretch", config=CONFIG, **kwargs)

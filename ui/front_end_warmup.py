@@ -1,11 +1,11 @@
 """Front-end warm-up on the login page (issue 17).
 
 In a browser that has not opened the dashboard before, the first page after the login waited ~0.8 s
-for Streamlit's chart and table code (the Plotly chunk alone is the largest of its front end) to be
-fetched and compiled (bench/README.md, login). Under the service, the login page mounts
-service/assets/front_end_warmup.js with the paths of those modules, which imports them while the
-person types; Streamlit's own import of the same URL then finds them loaded. Under `streamlit run`
-and AppTest (no service, no served component) nothing is mounted.
+for the chart and table code to be fetched and compiled (bench/README.md, login). Under the service, the
+login page mounts service/assets/front_end_warmup.js with the paths of those modules — Streamlit's table
+module and the service's partial plotly.js (service/chart_bundle.py, which the charts draw with since
+issue 28) — which imports them while the person types; the later import of the same URL finds them loaded.
+Under `streamlit run` and AppTest (no service, no served component) nothing is mounted.
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from pathlib import Path
 import streamlit as st
 
 COMPONENT = "valuation_service.front_end_warmup"
-# The front-end modules the first pages draw with: Visão geral's charts and every page's tables.
-MODULES = ("PlotlyChart", "DataFrame")
+# Streamlit's front-end modules the first pages draw with: every page's tables.
+MODULES = ("DataFrame",)
 
 
 @functools.lru_cache(maxsize=1)
@@ -29,10 +29,11 @@ def module_paths() -> tuple[str, ...]:
     return tuple(found)
 
 
-def mount() -> None:
-    """Mount the warm-up on the current page (the login page); the caller mounts it under the service only
-    (its component is served there)."""
-    if not module_paths():
+def mount(chart_bundle: str | None) -> None:
+    """Mount the warm-up on the current page (the login page), with the service's chart bundle (Visão geral's
+    charts); the caller mounts it under the service only (its component is served there)."""
+    modules = [*module_paths(), *([chart_bundle] if chart_bundle else [])]
+    if not modules:
         return
     renderer = st.components.v2.component(COMPONENT, js="front_end_warmup.js")
-    renderer(data={"modules": list(module_paths())}, key="valuation_front_end_warmup", height=0)
+    renderer(data={"modules": modules}, key="valuation_front_end_warmup", height=0)

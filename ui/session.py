@@ -254,7 +254,7 @@ def login_page() -> None:
         if settings.oidc_configured():
             _oidc_block()
     if components_served():   # issue 17: the first page's chart and table code, fetched while the person types
-        front_end_warmup.mount()
+        front_end_warmup.mount(getattr(service(), "chart_bundle", None))
         front_end_words.mount()   # the login page speaks Portuguese too ("Ir para o conteúdo", "Tela cheia")
 
 

@@ -243,16 +243,18 @@ def test_sessions_headers_errors_feeds_and_the_scheduled_digest(small_world: Any
 
 def test_the_login_page_fetches_the_first_pages_front_end_code(small_world: Any, tmp_path: Path) -> None:
     """ui/front_end_warmup.py: while the login form is shown (nobody logged in yet), the browser imports
-    the chart and table modules of Streamlit's front end, from this origin, and no error shows."""
+    Streamlit's table module and the service's partial plotly.js (the charts'), from this origin, and no
+    error shows."""
     from playwright.sync_api import sync_playwright
 
+    from service import chart_bundle
     from ui.front_end_warmup import module_paths
 
     small_world.store.close()
     db = tmp_path / "warm.duckdb"
     shutil.copyfile(small_world.path, db)
-    wanted = module_paths()
-    assert any("/PlotlyChart." in p for p in wanted) and any("/DataFrame." in p for p in wanted)
+    wanted = [*module_paths(), chart_bundle.url_path()]
+    assert any("/DataFrame." in p for p in wanted) and any(p.startswith("graficos/plotly-") for p in wanted)
     with sync_playwright() as p, running_service(db) as svc:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -267,7 +269,8 @@ def test_the_login_page_fetches_the_first_pages_front_end_code(small_world: Any,
                 page.wait_for_timeout(250)
             missing = [w for w in wanted if not any(u.endswith("/" + w) for u in fetched)]
             assert not missing, f"not fetched on the login page: {missing}"
-            assert all(u.startswith(svc.base) for u in fetched if "/static/js/" in u)
+            assert all(u.startswith(svc.base) for u in fetched if "/static/js/" in u or "/graficos/" in u)
+            assert not any("/PlotlyChart." in u for u in fetched)     # Streamlit's whole plotly.js: not used
             assert page.get_by_role("button", name="Sair").count() == 0      # still the login page
             assert page.locator('[data-testid="stException"]').count() == 0
         finally:

@@ -81,9 +81,10 @@ READ = """() => {
   }
   return out;
 }"""
+CHART = '[data-testid="stPlotlyChart"], .valuation-chart'    # Streamlit's chart, or the service's (ui/charts.py)
 # the DPC's pages with an upload box (Câmbio, Documentos e fotos) or a chart (Prazos), and a table: hovered
 HOVERED = {"rates": '[data-testid="stFileUploader"]', "documents": '[data-testid="stFileUploader"]',
-           "deadlines": '[data-testid="stPlotlyChart"]'}
+           "deadlines": CHART}
 NARROW, WIDE = {"width": 1366, "height": 768}, {"width": 1400, "height": 1000}   # WIDE: tests/support/browser
 CHECKS = ("pages", "offline", "bookmark", "axe", "keyboard", "english", "upload_limit")
 
@@ -119,7 +120,7 @@ def hover_toolbars(page: Any) -> list[str]:
         button.hover()
         page.wait_for_timeout(800)          # the tooltip shows after a hover delay
         seen += english_on(page)
-    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart = page.locator(CHART).first
     if chart.count():
         chart.hover()
         page.locator(".modebar-btn").first.wait_for(state="attached")
