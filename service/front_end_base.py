@@ -12,6 +12,12 @@ a page of the registry (or empty: the root), the base is the address without it 
 right behind a prefix too. Any other address keeps Streamlit's own answer and probing. The script is
 fixed text (no request data goes into it), allowed by its hash in the Content-Security-Policy
 (service/middleware.py).
+
+After Streamlit's module script, a second fixed script starts importing the charts' plotly.js
+(service/chart_bundle.py) when the address is a page that draws a chart when opened (`PageSpec.charts`) or
+the root: its ~0.2 s of evaluation then overlaps the front end's connection and the page's run on the server,
+instead of following the chart's element. Measured on the demo (DPC, 6 chart pages, 5 tabs each, alternated
+with the page without it, loaded machine): the median lower on all six, by 0.01–0.23 s.
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from service import chart_bundle
 from ui.registry import PAGES
 
 LOGIN_KEY = "entrar"          # app.py: the login page's address while nobody is signed in
@@ -38,14 +45,30 @@ SCRIPT = (
 )
 
 
+# A page that draws a chart when opened (and the root: Visão geral, or the login page, whose warm-up imports
+# the same file) starts importing the charts' plotly.js as soon as Streamlit's own module has run, while the
+# front end connects and the page's script runs on the server, instead of after the chart's element arrives.
+CHART_KEYS: tuple[str, ...] = ("", *(p.key for p in PAGES if p.charts))
+CHARTS_SCRIPT = (
+    "var k=location.pathname.replace(/\\/+$/,'').split('/').pop();"
+    "if(" + json.dumps(list(CHART_KEYS), separators=(",", ":")) + ".indexOf(k)>=0)"
+    "import(new URL(" + json.dumps(chart_bundle.url_path()) + ","
+    "(window.__streamlit||{}).BACKEND_BASE_URL||document.baseURI).href).catch(function(){});"
+)
+
+
 @lru_cache(maxsize=1)
 def page() -> tuple[bytes, str]:
-    """(Streamlit's index.html with the script before its first script, its ETag)."""
+    """(Streamlit's index.html with the base-path script before its first script and the charts' early import
+    after its module script, its ETag)."""
     import streamlit
 
     html = (Path(streamlit.__file__).parent / "static" / "index.html").read_text(encoding="utf-8")
     at = html.index("<script")
-    body = (html[:at] + f"<script>{SCRIPT}</script>\n    " + html[at:]).encode("utf-8")
+    html = html[:at] + f"<script>{SCRIPT}</script>\n    " + html[at:]
+    end = html.index("</script>", html.index('<script type="module"')) + len("</script>")
+    html = html[:end] + f'\n    <script type="module">{CHARTS_SCRIPT}</script>' + html[end:]
+    body = html.encode("utf-8")
     return body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
 
 

@@ -19,6 +19,7 @@ class PageSpec:
     title: str
     icon: str
     section: str
+    charts: bool = False      # draws a chart when opened (service/front_end_base.py imports the charts' code early)
 
     @property
     def path(self) -> str:
@@ -29,23 +30,23 @@ class PageSpec:
 
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("overview", "Visão geral", ":material/dashboard:", "Painel"),
-    PageSpec("deadlines", "Prazos", ":material/event:", "Painel"),
-    PageSpec("calendar", "Calendário de dias úteis", ":material/calendar_month:", "Painel"),
+    PageSpec("overview", "Visão geral", ":material/dashboard:", "Painel", charts=True),
+    PageSpec("deadlines", "Prazos", ":material/event:", "Painel", charts=True),
+    PageSpec("calendar", "Calendário de dias úteis", ":material/calendar_month:", "Painel", charts=True),
     PageSpec("subscriptions", "Assinatura de calendário", ":material/event_repeat:", "Painel"),
-    PageSpec("domain", "Domínio dos naufrágios", ":material/gavel:", "Painel"),
-    PageSpec("wrecks", "Naufrágios", ":material/sailing:", "Cadastro"),
+    PageSpec("domain", "Domínio dos naufrágios", ":material/gavel:", "Painel", charts=True),
+    PageSpec("wrecks", "Naufrágios", ":material/sailing:", "Cadastro", charts=True),
     PageSpec("organisations", "Empresas", ":material/business:", "Cadastro"),
     PageSpec("documents", "Documentos e fotos", ":material/folder_open:", "Cadastro"),
-    PageSpec("inventory", "Inventário de bens", ":material/inventory_2:", "Bens resgatados"),
-    PageSpec("custody", "Entrega e custódia", ":material/local_shipping:", "Bens resgatados"),
+    PageSpec("inventory", "Inventário de bens", ":material/inventory_2:", "Bens resgatados", charts=True),
+    PageSpec("custody", "Entrega e custódia", ":material/local_shipping:", "Bens resgatados", charts=True),
     PageSpec("found_things", "Achados", ":material/search:", "Bens resgatados"),
     PageSpec("commission", "Avaliação da Comissão", ":material/how_to_vote:", "Comissão"),
     PageSpec("rates", "Câmbio", ":material/currency_exchange:", "Comissão"),
     PageSpec("decisions", "Decisões publicadas", ":material/verified:", "Comissão"),
     PageSpec("contract_terms", "Termos do contrato", ":material/contract:", "Partilha"),
     PageSpec("selection", "Escolha da União", ":material/balance:", "Partilha"),
-    PageSpec("survey_costs", "Custos de pesquisa", ":material/request_quote:", "Partilha"),
+    PageSpec("survey_costs", "Custos de pesquisa", ":material/request_quote:", "Partilha", charts=True),
     PageSpec("statements", "Demonstrativos", ":material/receipt_long:", "Partilha"),
     PageSpec("policies", "Políticas", ":material/tune:", "Administração"),
     PageSpec("users", "Usuários", ":material/group:", "Administração"),

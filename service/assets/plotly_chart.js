@@ -8,7 +8,9 @@ const drawn = new WeakMap();   // chart element → the figure's JSON last drawn
 
 function load(address) {
   if (plotly === null) {
-    plotly = import(new URL(address, document.baseURI).href).then((module) => module.default);
+    // the app's base (service/front_end_base.py names it on a page's address), else the page's own address
+    const base = (window.__streamlit || {}).BACKEND_BASE_URL || document.baseURI;
+    plotly = import(new URL(address, base).href).then((module) => module.default);
     plotly.catch(() => { plotly = null; });   // a later render tries again
   }
   return plotly;

@@ -93,3 +93,16 @@ def test_the_bundle_is_served_immutable_and_pages_by_address_draw_with_it(small_
                 tab.close()
         finally:
             browser.close()
+
+
+def test_the_pages_that_draw_a_chart_when_opened_are_the_ones_flagged() -> None:
+    """PageSpec.charts (service/front_end_base.py imports the charts' code early for these): every flagged
+    page draws through ui.charts.show; a page that does but is not flagged draws only after an action."""
+    from ui.registry import PAGES
+
+    # Escolha da União: its charts follow "Calcular A e B"; Avaliação da Comissão: in a tab not shown first
+    after_an_action = {"selection", "commission"}
+    for page in PAGES:
+        sources = [ROOT / page.path, *sorted((ROOT / "page_tabs" / page.key).glob("*.py"))]
+        draws = any("from ui.charts import" in f.read_text(encoding="utf-8") for f in sources)
+        assert page.charts == (draws and page.key not in after_an_action), page.key

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from service import front_end_base
+from service import chart_bundle, front_end_base
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, login
 from tests.support.service import running_service
 
@@ -39,12 +39,14 @@ def _check_http(base: str) -> None:
     status, headers, body = _get(base + "/deadlines")
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert headers["cache-control"] == "no-cache" and headers["etag"]
-    scripts = re.findall(r"<script>(.*?)</script>", body.decode("utf-8"), flags=re.S)
-    assert front_end_base.SCRIPT in scripts
+    scripts = re.findall(r"<script(?: type=\"module\")?>(.*?)</script>", body.decode("utf-8"), flags=re.S)
+    assert front_end_base.SCRIPT in scripts and front_end_base.CHARTS_SCRIPT in scripts
     for script in scripts:      # every inline script of the page is allowed by the policy sent with it
         digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
         assert f"'sha256-{digest}'" in headers["content-security-policy"]
     assert body.index(front_end_base.SCRIPT.encode()) < body.index(b'<script type="module"')
+    # the charts' early import runs after Streamlit's own module (module scripts run in document order)
+    assert body.index(b'<script type="module" crossorigin src=') < body.index(front_end_base.CHARTS_SCRIPT.encode())
     for path in ("/", "/entrar", "/commission"):
         status, _, same = _get(base + path)
         assert status == 200 and same == body
@@ -101,6 +103,9 @@ def test_a_page_by_its_address_asks_only_the_root_for_health(small_world: Any, t
                 health = [u.removeprefix(svc.base) for u in asked if "_stcore/health" in u]
                 assert health and set(health) == {"/_stcore/health"}, health
                 assert tab.evaluate("window.__streamlit.BACKEND_BASE_URL") == svc.base + "/"
+                # the charts' plotly.js: imported by a page that draws a chart when opened, never by another
+                bundle = [u for u in asked if u.endswith("/" + chart_bundle.url_path())]
+                assert bool(bundle) == (path == "/deadlines"), (path, bundle)
                 assert not [m for m in problems if "Content Security Policy" in m], problems
                 assert tab.locator('[data-testid="stException"]').count() == 0
                 tab.close()
