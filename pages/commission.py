@@ -12,6 +12,7 @@ import streamlit as st
 from page_tabs.commission import agreement, items, minutes, presidency, progress, results, sheet
 from page_tabs.commission.view import RoundView, done, show_flash
 from ui import choices, session
+from ui.expanders import lazy_expander
 from ui.fmt import count_br, day_br, moment_br, percent_br
 from ui.forms import save
 from ui.tabs import LazyTabs
@@ -43,16 +44,17 @@ code = choices.selectbox("Contrato", list(by_code), format_func=lambda k: by_cod
 rounds = list_rounds(store, user, code)
 
 if is_president and not any(r.status == "aberta" for r in rounds):
-    with st.expander("Abrir nova rodada", expanded=not rounds):
-        flagged = flagged_counts(store, user, rounds)
-        sources = [0] + [round_id for round_id, n in flagged.items() if n]
-        numbers = {r.id: r.number for r in rounds}
-        source = st.radio("Itens", sources, key=f"cm_open_from_{code}", format_func=lambda i: (
-            f"Todos os itens do contrato ({count_br(by_code[code].items)})" if i == 0
-            else f"Itens sinalizados da rodada {numbers[i]} ({count_br(flagged[i])})"))
-        if st.button("Abrir rodada", type="primary", key="cm_open"):
-            new = save(open_round, store, user, code, from_round=source or None, success=None)
-            done(new, "" if new is None else f"Rodada {new.number} aberta com {count_br(new.item_count)} itens.")
+    with lazy_expander("Abrir nova rodada", expanded=not rounds, key="commission_open_box") as opened:
+        if opened:
+            flagged = flagged_counts(store, user, rounds)
+            sources = [0] + [round_id for round_id, n in flagged.items() if n]
+            numbers = {r.id: r.number for r in rounds}
+            source = st.radio("Itens", sources, key=f"cm_open_from_{code}", format_func=lambda i: (
+                f"Todos os itens do contrato ({count_br(by_code[code].items)})" if i == 0
+                else f"Itens sinalizados da rodada {numbers[i]} ({count_br(flagged[i])})"))
+            if st.button("Abrir rodada", type="primary", key="cm_open"):
+                new = save(open_round, store, user, code, from_round=source or None, success=None)
+                done(new, "" if new is None else f"Rodada {new.number} aberta com {count_br(new.item_count)} itens.")
 
 if not rounds:
     st.info("Este contrato ainda não tem rodadas de avaliação.")

@@ -32,6 +32,7 @@ from page_tabs.deadlines import (
 )
 from page_tabs.deadlines.view import DeadlinesView
 from ui import cache, session
+from ui.expanders import lazy_expander
 from ui.fields import date_field, value_or_stop
 from ui.fmt import count_br, date_br
 from ui.forms import problem_lines
@@ -87,8 +88,9 @@ def nup_search() -> None:
 
 
 if allowed(user, "find_by_nup"):
-    with st.expander("Buscar processo pelo NUP", expanded=False):
-        nup_search()
+    with lazy_expander("Buscar processo pelo NUP", expanded=False, key="deadlines_nup_box") as opened:
+        if opened:
+            nup_search()
 
 c1, c2 = st.columns(2)
 as_of: date = value_or_stop(date_field("Data de referência", value=session.today(), required=True, where=c1))

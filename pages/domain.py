@@ -13,6 +13,7 @@ import streamlit as st
 
 from ui import figures, session
 from ui.charts import pt_br, show
+from ui.expanders import lazy_expander
 from ui.fields import date_field, money_field, value_or_stop
 from ui.fmt import count_br, for_display, is_blank, option_label
 from ui.forms import blanks_to_none, save
@@ -96,24 +97,25 @@ BALANCES = {"wreck_code": "Naufrágio", "owner_name": "Responsável", "disposed_
 
 def order_form(codes: list[str]) -> None:
     labels = removal_orders.LABELS
-    with st.expander("Registrar determinação de remoção (art. 5)"):
-        with st.form("removal_order", clear_on_submit=True):
-            a, b, c = st.columns(3)
-            data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
-                    "kind": b.selectbox(labels["kind"], removal_orders.ORDER_KINDS),
-                    "act": c.text_input(labels["act"], placeholder="Ofício nº 12/2026-CPRJ"),
-                    "ordered_on": date_field(labels["ordered_on"], where=a, path="ordered_on"),
-                    "notice": b.selectbox(labels["notice"], removal_orders.NOTICES,
-                                          format_func=option_label(removal_orders.NOTICE_LABELS)),
-                    "notified_on": date_field(labels["notified_on"], where=c, path="notified_on"),
-                    "published_on": date_field(labels["published_on"], where=a, path="published_on"),
-                    "starts_by": date_field(labels["starts_by"], where=b, path="starts_by"),
-                    "ends_by": date_field(labels["ends_by"], where=c, path="ends_by"),
-                    "reason": st.text_input(labels["reason"])}
-            if st.form_submit_button("Registrar determinação", type="primary"):
-                save(removal_orders.record_removal_order, store, user, blanks_to_none(data), labels=labels,
-                     success="Determinação nº {result} registrada; o prazo de 5 anos fica suspenso enquanto vigorar "
-                             "(art. 6 parágrafo único II).")
+    with lazy_expander("Registrar determinação de remoção (art. 5)", key="domain_removal_box") as opened:
+        if opened:
+            with st.form("removal_order", clear_on_submit=True):
+                a, b, c = st.columns(3)
+                data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
+                        "kind": b.selectbox(labels["kind"], removal_orders.ORDER_KINDS),
+                        "act": c.text_input(labels["act"], placeholder="Ofício nº 12/2026-CPRJ"),
+                        "ordered_on": date_field(labels["ordered_on"], where=a, path="ordered_on"),
+                        "notice": b.selectbox(labels["notice"], removal_orders.NOTICES,
+                                              format_func=option_label(removal_orders.NOTICE_LABELS)),
+                        "notified_on": date_field(labels["notified_on"], where=c, path="notified_on"),
+                        "published_on": date_field(labels["published_on"], where=a, path="published_on"),
+                        "starts_by": date_field(labels["starts_by"], where=b, path="starts_by"),
+                        "ends_by": date_field(labels["ends_by"], where=c, path="ends_by"),
+                        "reason": st.text_input(labels["reason"])}
+                if st.form_submit_button("Registrar determinação", type="primary"):
+                    save(removal_orders.record_removal_order, store, user, blanks_to_none(data), labels=labels,
+                         success="Determinação nº {result} registrada; o prazo de 5 anos fica suspenso "
+                                 "enquanto vigorar (art. 6 parágrafo único II).")
 
 
 def order_steps(orders: pd.DataFrame) -> None:
@@ -178,18 +180,20 @@ def pd_frame(pubs: list[dict[str, object]], titles: dict[int, str]) -> pd.DataFr
 
 def balance_form(codes: list[str]) -> None:
     labels = owner_balances.LABELS
-    with st.expander("Registrar saldo do responsável (art. 13 §2)"):
-        with st.form("owner_balance", clear_on_submit=True):
-            a, b, c = st.columns(3)
-            data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
-                    "disposed_on": date_field(labels["disposed_on"], where=b, path="disposed_on"),
-                    "proceeds": money_field(labels["proceeds"], placeholder="ex.: 84.300,00", where=c, path="proceeds"),
-                    "union_costs": money_field(labels["union_costs"], placeholder="ex.: 61.875,40", where=a,
-                                               path="union_costs"),
-                    "note": st.text_input(labels["note"])}
-            if st.form_submit_button("Registrar saldo", type="primary"):
-                save(owner_balances.record_owner_balance, store, user, blanks_to_none(data), labels=labels,
-                     success="Saldo nº {result} registrado.")
+    with lazy_expander("Registrar saldo do responsável (art. 13 §2)", key="domain_balance_box") as opened:
+        if opened:
+            with st.form("owner_balance", clear_on_submit=True):
+                a, b, c = st.columns(3)
+                data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
+                        "disposed_on": date_field(labels["disposed_on"], where=b, path="disposed_on"),
+                        "proceeds": money_field(labels["proceeds"], placeholder="ex.: 84.300,00", where=c,
+                                                path="proceeds"),
+                        "union_costs": money_field(labels["union_costs"], placeholder="ex.: 61.875,40", where=a,
+                                                   path="union_costs"),
+                        "note": st.text_input(labels["note"])}
+                if st.form_submit_button("Registrar saldo", type="primary"):
+                    save(owner_balances.record_owner_balance, store, user, blanks_to_none(data), labels=labels,
+                         success="Saldo nº {result} registrado.")
 
 
 st.subheader("Determinações de remoção (Lei 7.542/1986 arts. 5, 9 e 10)")

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import fields, session
+from ui.expanders import lazy_expander
 from ui.fields import date_field, money_field
 from ui.fmt import brl, count_br, date_br, for_display, is_blank, option_label
 from ui.forms import save, show_problems
@@ -73,30 +74,31 @@ COSTS = {"incurred_on": "Data", "kind": "Natureza", "amount": "Valor", "descript
 
 def costs(found_id: int, thing: dict) -> None:
     """The custody and conservation costs (art. 29 §1): what the owner pays to reclaim the thing."""
-    with st.expander(f"Custas e despesas de guarda e conservação (art. 29 §1): {brl(thing['reclaim'].costs_due)} "
-                     "devidas até hoje"):
-        if thing["costs"]:
-            st.dataframe(for_display(pd.DataFrame(thing["costs"]), money=("amount",), dates=("incurred_on",),
-                                     only=list(COSTS), rename=COSTS), hide_index=True, width="stretch")
-        else:
-            st.caption("Nenhuma despesa registrada.")
-        if thing["state"] not in found_things.KEPT_STATES:
-            return
-        L = found_costs.LABELS
-        with st.form("cost", clear_on_submit=True):
-            a, b, c = st.columns(3)
-            kind = a.selectbox(L["kind"], list(found_costs.KINDS))
-            day = date_field(L["incurred_on"], value=today, max_value=today, required=True, where=b,
-                             path="incurred_on")
-            amount = money_field(L["amount"], required=True, where=c, path="amount")
-            description = st.text_input(L["description"])
-            reference = st.text_input(L["reference"])
-            sent = st.form_submit_button("Registrar despesa")
-        if sent and save(found_costs.record_found_cost, store, user, found_id,
-                         {"kind": kind, "incurred_on": day, "amount": amount, "description": description or None,
-                          "reference": reference or None}, today=today, labels=L, success=None) is not None:
-            st.session_state["found_flash"] = "Despesa de guarda e conservação registrada."
-            st.rerun()
+    with lazy_expander(f"Custas e despesas de guarda e conservação (art. 29 §1): {brl(thing['reclaim'].costs_due)} "
+                     "devidas até hoje", key=f"found_costs_box_{found_id}") as opened:
+        if opened:
+            if thing["costs"]:
+                st.dataframe(for_display(pd.DataFrame(thing["costs"]), money=("amount",), dates=("incurred_on",),
+                                         only=list(COSTS), rename=COSTS), hide_index=True, width="stretch")
+            else:
+                st.caption("Nenhuma despesa registrada.")
+            if thing["state"] not in found_things.KEPT_STATES:
+                return
+            L = found_costs.LABELS
+            with st.form("cost", clear_on_submit=True):
+                a, b, c = st.columns(3)
+                kind = a.selectbox(L["kind"], list(found_costs.KINDS))
+                day = date_field(L["incurred_on"], value=today, max_value=today, required=True, where=b,
+                                 path="incurred_on")
+                amount = money_field(L["amount"], required=True, where=c, path="amount")
+                description = st.text_input(L["description"])
+                reference = st.text_input(L["reference"])
+                sent = st.form_submit_button("Registrar despesa")
+            if sent and save(found_costs.record_found_cost, store, user, found_id,
+                             {"kind": kind, "incurred_on": day, "amount": amount, "description": description or None,
+                              "reference": reference or None}, today=today, labels=L, success=None) is not None:
+                st.session_state["found_flash"] = "Despesa de guarda e conservação registrada."
+                st.rerun()
 
 
 def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
@@ -133,31 +135,34 @@ def event_form(found_id: int, next_events: tuple[str, ...]) -> None:
 
 def register() -> None:
     L = THING_LABELS
-    with st.expander("Registrar coisa achada e entregue por terceiro"):
-        office_codes = offices.list_offices(store, user)["code"].tolist()
-        w = list_wrecks(store, user)
-        wreck_names = {"": "nenhum (não é de naufrágio cadastrado)",
-                       **dict(zip(w["code"], w["code"] + " — " + w["name"]))}
-        with st.form("register", clear_on_submit=False):
-            a, b, c = st.columns(3)
-            data = {
-                "office_code": a.selectbox(L["office_code"], office_codes, help="A que recolheu a coisa."),
-                "collected_on": date_field(L["collected_on"], value=today, max_value=today, required=True, where=b,
-                                           path="collected_on"),
-                "found_on": date_field(L["found_on"], max_value=today, help="Se souber", where=c, path="found_on"),
-                "description": st.text_area(L["description"]),
-                "quantity": a.number_input(L["quantity"], min_value=1, value=1, step=1),
-                "place": b.text_input(L["place"]),
-                "origin": c.selectbox(L["origin"], list(found_things.ORIGINS), index=2,
-                                      format_func=option_label(found_things.ORIGIN_LABELS)),
-                "finder_name": a.text_input(L["finder_name"]),
-                "finder_document": b.text_input(L["finder_document"]),
-                "finder_contact": c.text_input(L["finder_contact"]),
-                "wreck_code": a.selectbox(L["wreck_code"], list(wreck_names), format_func=option_label(wreck_names)),
-                "reference": b.text_input(L["reference"]),
-                "notes": c.text_input(L["notes"]),
-            }
-            registered = st.form_submit_button("Registrar", type="primary")
+    registered, data = False, {}
+    with lazy_expander("Registrar coisa achada e entregue por terceiro", key="found_register_box") as opened:
+        if opened:
+            office_codes = offices.list_offices(store, user)["code"].tolist()
+            w = list_wrecks(store, user)
+            wreck_names = {"": "nenhum (não é de naufrágio cadastrado)",
+                           **dict(zip(w["code"], w["code"] + " — " + w["name"]))}
+            with st.form("register", clear_on_submit=False):
+                a, b, c = st.columns(3)
+                data = {
+                    "office_code": a.selectbox(L["office_code"], office_codes, help="A que recolheu a coisa."),
+                    "collected_on": date_field(L["collected_on"], value=today, max_value=today, required=True, where=b,
+                                               path="collected_on"),
+                    "found_on": date_field(L["found_on"], max_value=today, help="Se souber", where=c, path="found_on"),
+                    "description": st.text_area(L["description"]),
+                    "quantity": a.number_input(L["quantity"], min_value=1, value=1, step=1),
+                    "place": b.text_input(L["place"]),
+                    "origin": c.selectbox(L["origin"], list(found_things.ORIGINS), index=2,
+                                          format_func=option_label(found_things.ORIGIN_LABELS)),
+                    "finder_name": a.text_input(L["finder_name"]),
+                    "finder_document": b.text_input(L["finder_document"]),
+                    "finder_contact": c.text_input(L["finder_contact"]),
+                    "wreck_code": a.selectbox(L["wreck_code"], list(wreck_names),
+                                              format_func=option_label(wreck_names)),
+                    "reference": b.text_input(L["reference"]),
+                    "notes": c.text_input(L["notes"]),
+                }
+                registered = st.form_submit_button("Registrar", type="primary")
     if not registered:
         return
     clean = {k: (v.strip() or None) if isinstance(v, str) else v for k, v in data.items()}

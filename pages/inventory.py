@@ -7,6 +7,7 @@ import streamlit as st
 from ui import attachments as attachments_ui  # issue 16: item photos
 from ui import cache, figures, session
 from ui.charts import pt_br, show
+from ui.expanders import lazy_expander
 from ui.fields import date_field, value_or_stop
 from ui.fmt import brl, brl_fit, count_br, for_display, option_label, yes_no
 from ui.people import with_names
@@ -87,16 +88,17 @@ if tabs.is_open("Importar"):
                                f"{count_br(result.items_in_contract)} itens.")
                     if result.ignored_columns:
                         st.info("Colunas ignoradas: " + ", ".join(md(c) for c in result.ignored_columns))
-        with st.expander("Últimas importações"):
-            imports = item_import.list_imports(store, user)
-            if len(imports):
-                imports = with_names(store, user, imports, "imported_by")
-                st.dataframe(for_display(imports, dates=("imported_at",), counts=("row_count",),
-                                         rename={"id": "Nº", "contract_code": "Contrato", "file_name": "Arquivo",
-                                                 "sha256": "SHA-256", "row_count": "Itens", "imported_by": "Por",
-                                                 "imported_at": "Em"}), hide_index=True, width="stretch")
-            else:
-                st.caption("Nenhuma importação registrada.")
+        with lazy_expander("Últimas importações", key="inventory_imports_box") as opened:
+            if opened:
+                imports = item_import.list_imports(store, user)
+                if len(imports):
+                    imports = with_names(store, user, imports, "imported_by")
+                    st.dataframe(for_display(imports, dates=("imported_at",), counts=("row_count",),
+                                             rename={"id": "Nº", "contract_code": "Contrato", "file_name": "Arquivo",
+                                                     "sha256": "SHA-256", "row_count": "Itens", "imported_by": "Por",
+                                                     "imported_at": "Em"}), hide_index=True, width="stretch")
+                else:
+                    st.caption("Nenhuma importação registrada.")
 
 if tabs.is_open("Consultar"):
     with tabs["Consultar"]:

@@ -6,6 +6,7 @@ from typing import Any
 import streamlit as st
 
 from ui import session
+from ui.expanders import lazy_expander
 from ui.fields import date_field
 from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text
 from ui.forms import blanks_to_none, save
@@ -48,30 +49,32 @@ def sheet(org: dict[str, Any]) -> None:
 
 
 def register() -> None:
-    with st.expander("Inscrever empresa"):
-        with st.form("new_org"):
-            a, b = st.columns(2)
-            L = FORM_LABELS
-            data = {
-                "name": a.text_input(L["name"]), "trade_name": b.text_input(L["trade_name"]),
-                "cnpj": a.text_input(L["cnpj"], placeholder="12.345.678/0001-95",
-                                     help="Obrigatório para empresa com sede no Brasil."),
-                "nationality": b.text_input(L["nationality"], value="brasileira"),
-                "address": a.text_input(L["address"]), "city": b.text_input(L["city"]),
-                "state": a.text_input(L["state"], placeholder="RJ", help="Sigla da UF no Brasil; no exterior, o "
-                                                                          "estado ou província (opcional)."),
-                "country": b.text_input(L["country"], value="Brasil"),
-                "email": a.text_input(L["email"], placeholder="contato@empresa.com.br"),
-                "phone": b.text_input(L["phone"]),
-                "representative_name": a.text_input(L["representative_name"]),
-                "representative_cpf": b.text_input(L["representative_cpf"], placeholder="123.456.789-09"),
-                "registered_on": date_field(L["registered_on"], value=session.today(), where=a, path="registered_on"),
-                "experience": st.text_area(L["experience"]),
-            }
-            submitted = st.form_submit_button("Inscrever")
-        if submitted:
-            save(organisations.create_organisation, store, user, blanks_to_none(data),
-                 success="Empresa inscrita (id {result}).", labels=FORM_LABELS)
+    with lazy_expander("Inscrever empresa", key="organisations_new_box") as opened:
+        if opened:
+            with st.form("new_org"):
+                a, b = st.columns(2)
+                L = FORM_LABELS
+                data = {
+                    "name": a.text_input(L["name"]), "trade_name": b.text_input(L["trade_name"]),
+                    "cnpj": a.text_input(L["cnpj"], placeholder="12.345.678/0001-95",
+                                         help="Obrigatório para empresa com sede no Brasil."),
+                    "nationality": b.text_input(L["nationality"], value="brasileira"),
+                    "address": a.text_input(L["address"]), "city": b.text_input(L["city"]),
+                    "state": a.text_input(L["state"], placeholder="RJ", help="Sigla da UF no Brasil; no exterior, o "
+                                                                              "estado ou província (opcional)."),
+                    "country": b.text_input(L["country"], value="Brasil"),
+                    "email": a.text_input(L["email"], placeholder="contato@empresa.com.br"),
+                    "phone": b.text_input(L["phone"]),
+                    "representative_name": a.text_input(L["representative_name"]),
+                    "representative_cpf": b.text_input(L["representative_cpf"], placeholder="123.456.789-09"),
+                    "registered_on": date_field(L["registered_on"], value=session.today(), where=a,
+                                                path="registered_on"),
+                    "experience": st.text_area(L["experience"]),
+                }
+                submitted = st.form_submit_button("Inscrever")
+            if submitted:
+                save(organisations.create_organisation, store, user, blanks_to_none(data),
+                     success="Empresa inscrita (id {result}).", labels=FORM_LABELS)
 
 
 user = session.guard("organisations")

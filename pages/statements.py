@@ -11,6 +11,7 @@ import streamlit as st
 from ui import attachments as attachments_ui
 from ui import session
 from ui import signatures as signatures_ui
+from ui.expanders import lazy_expander
 from ui.fields import date_field
 from ui.fmt import brl_fit, brl_nb, count_br, for_display, option_label
 from ui.forms import save
@@ -161,10 +162,11 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
     downloads(doc)
     st.subheader("Bens adjudicados")
     items_table(doc)
-    with st.expander("Detalhamento com o fundamento legal de cada linha"):
-        lines_table(doc)
-        for text in doc.warnings:
-            st.caption(text)
+    with lazy_expander("Detalhamento com o fundamento legal de cada linha", key="statements_detail_box") as opened:
+        if opened:
+            lines_table(doc)
+            for text in doc.warnings:
+                st.caption(text)
     st.stop()
 
 # -- dpc ---------------------------------------------------------------------------------
@@ -222,8 +224,9 @@ for text in doc.warnings:
     st.warning(text)
 lines_table(doc)
 downloads(doc)
-with st.expander(f"Bens adjudicados ({count_br(doc.items_total)})"):
-    items_table(doc)
+with lazy_expander(f"Bens adjudicados ({count_br(doc.items_total)})", key="statements_items_box") as opened:
+    if opened:
+        items_table(doc)
 
 if not doc.is_issued and int(sid) == max(ids):
     st.subheader("Emitir")

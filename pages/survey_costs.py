@@ -12,6 +12,7 @@ import streamlit as st
 
 from ui import session
 from ui.charts import pt_br, show
+from ui.expanders import lazy_expander
 from ui.fields import date_field, money_field
 from ui.fmt import brl, brl_fit, count_br, date_br, for_display, number_br, option_label
 from ui.forms import save
@@ -81,52 +82,58 @@ if tabs.is_open("Planilha de custos da pesquisa"):
                 show(fig)
                 st.caption(" · ".join(f"Linha {ln.line_no}: {md(ln.line)}" for ln in sheet.lines))
             if sheet.reported_on is None:
-                with st.expander("Entregar (ou substituir) a planilha de custos", expanded=not sheet.lines):
-                    blank_rows = ["", "", ""]
-                    start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or blank_rows,
-                                          "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines]
-                                          or blank_rows})
-                    grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch",
-                                          key=f"plan_{code}")
-                    filed_on = date_field("Data de entrega (com o requerimento)", value=session.today(),
-                                          key=f"filed_{code}", required=True)
-                    if st.button("Entregar planilha", type="primary"):
-                        rows = [{"line": r["Linha"], "planned": r["Previsto (R$)"]} for r in grid.to_dict("records")
-                                if str(r.get("Linha") or "").strip() or str(r.get("Previsto (R$)") or "").strip()]
-                        if save(survey_sheets.file_cost_sheet, store, user, code, rows, filed_on=filed_on,
-                                success="Planilha entregue com {result} linha(s).") is not None:
-                            st.rerun()
+                with lazy_expander("Entregar (ou substituir) a planilha de custos", expanded=not sheet.lines,
+                                   key=f"sc_plan_box_{code}") as opened:
+                    if opened:
+                        blank_rows = ["", "", ""]
+                        start = pd.DataFrame({"Linha": [ln.line for ln in sheet.lines] or blank_rows,
+                                              "Previsto (R$)": [number_br(ln.planned, 2) for ln in sheet.lines]
+                                              or blank_rows})
+                        grid = st.data_editor(start, num_rows="dynamic", hide_index=True, width="stretch",
+                                              key=f"plan_{code}")
+                        filed_on = date_field("Data de entrega (com o requerimento)", value=session.today(),
+                                              key=f"filed_{code}", required=True)
+                        if st.button("Entregar planilha", type="primary"):
+                            rows = [{"line": r["Linha"], "planned": r["Previsto (R$)"]} for r in grid.to_dict("records")
+                                    if str(r.get("Linha") or "").strip() or str(r.get("Previsto (R$)") or "").strip()]
+                            if save(survey_sheets.file_cost_sheet, store, user, code, rows, filed_on=filed_on,
+                                    success="Planilha entregue com {result} linha(s).") is not None:
+                                st.rerun()
             if sheet.lines:
-                with st.expander("Custos reais do relatório final (NORMAM-10 (ed. 2002) 0301 c)"):
-                    grid = st.data_editor(pd.DataFrame({
-                        "Nº": [ln.line_no for ln in sheet.lines], "Linha": [ln.line for ln in sheet.lines],
-                        "Real (R$)": ["" if ln.actual is None else number_br(ln.actual, 2) for ln in sheet.lines]}),
-                        num_rows="dynamic", hide_index=True, width="stretch", disabled=["Nº"], key=f"actual_{code}")
-                    reported = date_field("Data do relatório final", value=session.today(), key=f"rep_{code}",
-                                          required=True)
-                    if st.button("Gravar custos reais"):
-                        rows = []
-                        for r in grid.to_dict("records"):
-                            if not str(r.get("Real (R$)") or "").strip():
-                                continue
-                            no = r.get("Nº")
-                            rows.append({"line_no": int(no), "actual": r["Real (R$)"]} if no == no and no is not None
-                                        else {"line": r.get("Linha"), "actual": r["Real (R$)"]})
-                        if save(survey_sheets.record_actual_costs, store, user, code, rows, reported_on=reported,
-                                success="{result} linha(s) gravada(s).") is not None:
-                            st.rerun()
+                with lazy_expander("Custos reais do relatório final (NORMAM-10 (ed. 2002) 0301 c)",
+                                   key=f"sc_actual_box_{code}") as opened:
+                    if opened:
+                        grid = st.data_editor(pd.DataFrame({
+                            "Nº": [ln.line_no for ln in sheet.lines], "Linha": [ln.line for ln in sheet.lines],
+                            "Real (R$)": ["" if ln.actual is None else number_br(ln.actual, 2) for ln in sheet.lines]}),
+                            num_rows="dynamic", hide_index=True, width="stretch", disabled=["Nº"], key=f"actual_{code}")
+                        reported = date_field("Data do relatório final", value=session.today(), key=f"rep_{code}",
+                                              required=True)
+                        if st.button("Gravar custos reais"):
+                            rows = []
+                            for r in grid.to_dict("records"):
+                                if not str(r.get("Real (R$)") or "").strip():
+                                    continue
+                                no = r.get("Nº")
+                                rows.append({"line_no": int(no), "actual": r["Real (R$)"]}
+                                            if no == no and no is not None
+                                            else {"line": r.get("Linha"), "actual": r["Real (R$)"]})
+                            if save(survey_sheets.record_actual_costs, store, user, code, rows, reported_on=reported,
+                                    success="{result} linha(s) gravada(s).") is not None:
+                                st.rerun()
             over = {ln.line_no: f"{ln.line_no}. {ln.line} (excesso {format_brl(ln.actual - ln.planned)})"
                     for ln in sheet.lines if ln.actual is not None and ln.actual > ln.planned}   # line → label
             if approves_overruns and over:
-                with st.expander("Aprovar excesso (DPC)"):
-                    with st.form(f"overrun_{code}"):
-                        pick = st.selectbox("Linha", list(over), format_func=option_label(over))
-                        amount = money_field("Excesso aprovado (R$)", path="amount", required=True)
-                        reason = st.text_area("Motivo da aprovação")
-                        ok = st.form_submit_button("Aprovar")
-                    if ok and save(survey_sheets.approve_overrun, store, user, code, int(pick), amount, reason,
-                                   success="Excesso aprovado.") is not None:
-                        st.rerun()
+                with lazy_expander("Aprovar excesso (DPC)", key=f"sc_overrun_box_{code}") as opened:
+                    if opened:
+                        with st.form(f"overrun_{code}"):
+                            pick = st.selectbox("Linha", list(over), format_func=option_label(over))
+                            amount = money_field("Excesso aprovado (R$)", path="amount", required=True)
+                            reason = st.text_area("Motivo da aprovação")
+                            ok = st.form_submit_button("Aprovar")
+                        if ok and save(survey_sheets.approve_overrun, store, user, code, int(pick), amount, reason,
+                                       success="Excesso aprovado.") is not None:
+                            st.rerun()
 
 if tabs.is_open("Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"):
     with tabs["Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"]:

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import session
+from ui.expanders import lazy_expander
 from ui.fmt import count_br, for_display, option_label, yes_no
 from ui.forms import blanks_to_none, save, show_problems
 from valuation.accounts import users
@@ -48,25 +49,27 @@ else:
 orgs = users.organisation_choices(store, user)
 org_names = {o["id"]: o["name"] for o in orgs}
 
-with st.expander("Novo usuário"):
-    with st.form("new_user"):
-        a, b = st.columns(2)
-        data = {
-            "username": a.text_input(FORM_LABELS["username"], placeholder="ex.: cf.silva"),
-            "full_name": b.text_input(FORM_LABELS["full_name"], placeholder="posto e nome, ex.: CF Ana Silva (DPC)"),
-            "email": a.text_input(FORM_LABELS["email"]),
-            "cpf": b.text_input(FORM_LABELS["cpf"], placeholder="000.000.000-00",
-                                help="De quem assina atos (certificado ICP-Brasil ou gov.br) e entra com gov.br."),
-            "role": a.selectbox(FORM_LABELS["role"], ROLES, format_func=option_label(ROLE_LABELS)),
-            "organisation_id": b.selectbox(FORM_LABELS["organisation_id"], [None, *org_names],
-                                           format_func=lambda i: "—" if i is None else org_names[i]),
-            "commission_body": a.selectbox(FORM_LABELS["commission_body"], [None, *COMMISSION_BODIES],
-                                           format_func=lambda v: "—" if v is None else COMMISSION_BODY_LABELS[v]),
-            "password": b.text_input(FORM_LABELS["password"], type="password"),
-        }
-        submitted = st.form_submit_button("Criar")
-    if submitted:
-        save(users.create_user, store, user, blanks_to_none(data), success="Usuário criado.", labels=FORM_LABELS)
+with lazy_expander("Novo usuário", key="users_new_box") as opened:
+    if opened:
+        with st.form("new_user"):
+            a, b = st.columns(2)
+            data = {
+                "username": a.text_input(FORM_LABELS["username"], placeholder="ex.: cf.silva"),
+                "full_name": b.text_input(FORM_LABELS["full_name"],
+                                          placeholder="posto e nome, ex.: CF Ana Silva (DPC)"),
+                "email": a.text_input(FORM_LABELS["email"]),
+                "cpf": b.text_input(FORM_LABELS["cpf"], placeholder="000.000.000-00",
+                                    help="De quem assina atos (certificado ICP-Brasil ou gov.br) e entra com gov.br."),
+                "role": a.selectbox(FORM_LABELS["role"], ROLES, format_func=option_label(ROLE_LABELS)),
+                "organisation_id": b.selectbox(FORM_LABELS["organisation_id"], [None, *org_names],
+                                               format_func=lambda i: "—" if i is None else org_names[i]),
+                "commission_body": a.selectbox(FORM_LABELS["commission_body"], [None, *COMMISSION_BODIES],
+                                               format_func=lambda v: "—" if v is None else COMMISSION_BODY_LABELS[v]),
+                "password": b.text_input(FORM_LABELS["password"], type="password"),
+            }
+            submitted = st.form_submit_button("Criar")
+        if submitted:
+            save(users.create_user, store, user, blanks_to_none(data), success="Usuário criado.", labels=FORM_LABELS)
 
 if len(df):
     st.subheader("Alterar usuário")

@@ -9,6 +9,7 @@ from page_tabs.wrecks import parties, site
 from page_tabs.wrecks.view import WreckView
 from ui import cache, figures, session
 from ui.charts import show
+from ui.expanders import lazy_expander
 from ui.fields import date_field
 from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text, yes_no
 from ui.forms import blanks_to_none, save
@@ -142,39 +143,40 @@ def ranking(wreck_id: int) -> None:
 
 
 def register(office_codes: list[str]) -> None:
-    with st.expander("Cadastrar naufrágio"):
-        with st.form("new_wreck"):
-            f1, f2, f3 = st.columns(3)
-            L = FORM_LABELS
-            data = {
-                "code": f1.text_input(L["code"]), "name": f2.text_input(L["name"]),
-                "vessel_type": f3.text_input(L["vessel_type"]),
-                "hull_material": f1.selectbox(L["hull_material"], wrecks.HULL_MATERIALS),
-                "casualty_type": f2.selectbox(L["casualty_type"], CASUALTY_TYPES),
-                "casualty_precision": f3.selectbox(L["casualty_precision"], wrecks.PRECISIONS,
-                                                   format_func=option_label(wrecks.PRECISION_LABELS)),
-                "casualty_year": f1.text_input(L["casualty_year"], placeholder="1998"),
-                "casualty_month": f2.text_input(L["casualty_month"], placeholder="1 a 12"),
-                "casualty_day": f3.text_input(L["casualty_day"], placeholder="1 a 31"),
-                "latitude": f1.text_input(L["latitude"], placeholder=LAT_EXAMPLE,
-                                          help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
-                                               f"{LAT_EXAMPLE} (NORMAM-10 (ed. 2002) 0403 a)."),
-                "longitude": f2.text_input(L["longitude"], placeholder=LON_EXAMPLE,
-                                           help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
-                                                f"{LON_EXAMPLE}."),
-                "datum": f3.selectbox(L["datum"], DATUMS),
-                "position_approximate": f1.checkbox(L["position_approximate"]),
-                "office_code": f2.selectbox(L["office_code"], office_codes),
-                "situation": f3.selectbox(L["situation"], wrecks.SITUATIONS),
-                "visible_high_tide": f1.checkbox(L["visible_high_tide"]),
-                "visible_low_tide": f2.checkbox(L["visible_low_tide"]),
-                "protected_area": f3.checkbox(L["protected_area"]),
-                "signalling": st.text_input(L["signalling"]),
-            }
-            submitted = st.form_submit_button("Cadastrar")
-        if submitted:
-            save(wrecks.create_wreck, store, user, blanks_to_none(data), success="Naufrágio cadastrado (id {result}).",
-                 labels=FORM_LABELS)
+    with lazy_expander("Cadastrar naufrágio", key="wrecks_new_box") as opened:
+        if opened:
+            with st.form("new_wreck"):
+                f1, f2, f3 = st.columns(3)
+                L = FORM_LABELS
+                data = {
+                    "code": f1.text_input(L["code"]), "name": f2.text_input(L["name"]),
+                    "vessel_type": f3.text_input(L["vessel_type"]),
+                    "hull_material": f1.selectbox(L["hull_material"], wrecks.HULL_MATERIALS),
+                    "casualty_type": f2.selectbox(L["casualty_type"], CASUALTY_TYPES),
+                    "casualty_precision": f3.selectbox(L["casualty_precision"], wrecks.PRECISIONS,
+                                                       format_func=option_label(wrecks.PRECISION_LABELS)),
+                    "casualty_year": f1.text_input(L["casualty_year"], placeholder="1998"),
+                    "casualty_month": f2.text_input(L["casualty_month"], placeholder="1 a 12"),
+                    "casualty_day": f3.text_input(L["casualty_day"], placeholder="1 a 31"),
+                    "latitude": f1.text_input(L["latitude"], placeholder=LAT_EXAMPLE,
+                                              help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
+                                                   f"{LAT_EXAMPLE} (NORMAM-10 (ed. 2002) 0403 a)."),
+                    "longitude": f2.text_input(L["longitude"], placeholder=LON_EXAMPLE,
+                                               help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
+                                                    f"{LON_EXAMPLE}."),
+                    "datum": f3.selectbox(L["datum"], DATUMS),
+                    "position_approximate": f1.checkbox(L["position_approximate"]),
+                    "office_code": f2.selectbox(L["office_code"], office_codes),
+                    "situation": f3.selectbox(L["situation"], wrecks.SITUATIONS),
+                    "visible_high_tide": f1.checkbox(L["visible_high_tide"]),
+                    "visible_low_tide": f2.checkbox(L["visible_low_tide"]),
+                    "protected_area": f3.checkbox(L["protected_area"]),
+                    "signalling": st.text_input(L["signalling"]),
+                }
+                submitted = st.form_submit_button("Cadastrar")
+            if submitted:
+                save(wrecks.create_wreck, store, user, blanks_to_none(data),
+                     success="Naufrágio cadastrado (id {result}).", labels=FORM_LABELS)
 
 
 user = session.guard("wrecks")

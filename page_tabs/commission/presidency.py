@@ -6,6 +6,7 @@ import streamlit as st
 
 from page_tabs.commission.progress import progress_table
 from page_tabs.commission.view import VOTES, RoundView, done
+from ui.expanders import lazy_expander
 from ui.fields import money_field
 from ui.fmt import count_br, for_display
 from ui.forms import save
@@ -59,8 +60,9 @@ def close_form(view: RoundView) -> None:
             hide_index=True, width="stretch")
     else:
         st.caption("Todos os membros votaram em todos os itens da rodada.")
-    with st.expander("Andamento por membro (itens avaliados)"):
-        progress_table(view)
+    with lazy_expander("Andamento por membro (itens avaliados)", key="commission_progress_box") as opened:
+        if opened:
+            progress_table(view)
     pending = "" if ready.quorum_met and not len(ready.missing) else (
         f" com {count_br(ready.short)} item(ns) sem quórum e {count_br(len(ready.missing))} membro(s) sem votar "
         "em todos os itens")

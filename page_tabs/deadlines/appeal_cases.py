@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, DeadlinesView
+from ui.expanders import lazy_expander
 from ui.fields import date_field
 from ui.fmt import count_br, date_br, for_display, option_label
 from ui.forms import save
@@ -46,13 +47,16 @@ def render(view: DeadlinesView) -> None:
         _cases_table(cases)
         _case_detail(view, cases)
     if view.manage:
-        with st.expander("Registrar decisão da Autoridade"):
-            _decision_form(view)
+        with lazy_expander("Registrar decisão da Autoridade", key="appeal_decision_box") as opened:
+            if opened:
+                _decision_form(view)
         if cases:
-            with st.expander("Interpor recurso"):
-                _appeal_form(view, cases)
-            with st.expander("Registrar etapa de recurso"):
-                _step_form(view, cases)
+            with lazy_expander("Interpor recurso", key="appeal_file_box") as opened:
+                if opened:
+                    _appeal_form(view, cases)
+            with lazy_expander("Registrar etapa de recurso", key="appeal_step_box") as opened:
+                if opened:
+                    _step_form(view, cases)
 
 
 def _cases_table(cases: list[dict]) -> None:

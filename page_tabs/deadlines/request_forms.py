@@ -10,6 +10,7 @@ import streamlit as st
 
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui import cache
+from ui.expanders import lazy_expander
 from ui.fields import date_field
 from ui.fmt import date_br, option_label
 from ui.forms import blanks_to_none, save
@@ -28,10 +29,12 @@ def offer_forms(view: DeadlinesView) -> None:
     """Both forms, each in its expander, for a user allowed `manage_requests` (nothing for anyone else)."""
     if not allowed(view.user, "manage_requests"):
         return
-    with st.expander("Protocolar requerimento"):
-        filing_form(view)
-    with st.expander("Registrar etapa"):
-        step_form(view)
+    with lazy_expander("Protocolar requerimento", key="request_file_box") as opened:
+        if opened:
+            filing_form(view)
+    with lazy_expander("Registrar etapa", key="request_step_box") as opened:
+        if opened:
+            step_form(view)
 
 
 def _choices(frame: Any, key: str, label: str) -> dict[int | None, str]:

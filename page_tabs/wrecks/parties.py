@@ -11,6 +11,7 @@ import streamlit as st
 
 from page_tabs.wrecks.view import WreckView
 from ui import session
+from ui.expanders import lazy_expander
 from ui.fields import date_field
 from ui.fmt import for_display, option_label
 from ui.forms import blanks_to_none, save
@@ -52,19 +53,20 @@ def forms(view: WreckView, shown: dict[str, Any]) -> None:
     pick = option_label(names)
     labels, code = parties.LABELS, view.wreck["code"]
     parts = PARTS if shown["cargo"] else PARTS[:1]
-    with st.expander("Registrar cessão (art. 8)"):
-        with st.form(f"cession_{view.wreck_id}", clear_on_submit=True):
-            a, b, c = st.columns(3)
-            data = {"wreck_code": code,
-                    "part": a.selectbox(labels["part"], parts, format_func=option_label(PART_LABELS)),
-                    "cedent_id": b.selectbox(labels["cedent_id"], list(names), format_func=pick),
-                    "cessionary_id": c.selectbox(labels["cessionary_id"], list(names), format_func=pick),
-                    "ceded_on": date_field(labels["ceded_on"], where=a, path="ceded_on"),
-                    "communicated_on": date_field(labels["communicated_on"], where=b, path="communicated_on"),
-                    "act": c.text_input(labels["act"])}
-            if st.form_submit_button("Registrar cessão"):
-                save(parties.record_cession, view.store, view.user, blanks_to_none(data), labels=labels,
-                     success="Cessão nº {result} registrada.")
+    with lazy_expander("Registrar cessão (art. 8)", key="wreck_assignment_box") as opened:
+        if opened:
+            with st.form(f"cession_{view.wreck_id}", clear_on_submit=True):
+                a, b, c = st.columns(3)
+                data = {"wreck_code": code,
+                        "part": a.selectbox(labels["part"], parts, format_func=option_label(PART_LABELS)),
+                        "cedent_id": b.selectbox(labels["cedent_id"], list(names), format_func=pick),
+                        "cessionary_id": c.selectbox(labels["cessionary_id"], list(names), format_func=pick),
+                        "ceded_on": date_field(labels["ceded_on"], where=a, path="ceded_on"),
+                        "communicated_on": date_field(labels["communicated_on"], where=b, path="communicated_on"),
+                        "act": c.text_input(labels["act"])}
+                if st.form_submit_button("Registrar cessão"):
+                    save(parties.record_cession, view.store, view.user, blanks_to_none(data), labels=labels,
+                         success="Cessão nº {result} registrada.")
     pending = {int(c["id"]): f"{c['cedent']} → {c['cessionary']}" for c in shown["cessions"]
                if c["communicated_on"] is None}
     if pending:
@@ -75,30 +77,32 @@ def forms(view: WreckView, shown: dict[str, Any]) -> None:
             if st.form_submit_button("Registrar comunicação à Autoridade Naval (art. 8 §2)"):
                 save(parties.record_cession_communicated, view.store, view.user, which, {"day": day}, labels=labels,
                      success="Comunicação registrada: a cessão vale perante a Autoridade Naval a partir dessa data.")
-    with st.expander("Registrar pedido de um responsável (arts. 4 e 14)"):
-        with st.form(f"licence_request_{view.wreck_id}", clear_on_submit=True):
-            a, b, c = st.columns(3)
-            data = {"wreck_code": code,
-                    "part": a.selectbox(labels["part"], parts, format_func=option_label(PART_LABELS)),
-                    "requester_id": b.selectbox(labels["requester_id"], list(names), format_func=pick),
-                    "requested_on": date_field(labels["requested_on"], where=c, path="requested_on"),
-                    "note": st.text_input(labels["note"])}
-            if st.form_submit_button("Registrar pedido"):
-                save(parties.record_licence_request, view.store, view.user, blanks_to_none(data), labels=labels,
-                     success="Pedido nº {result} registrado.")
+    with lazy_expander("Registrar pedido de um responsável (arts. 4 e 14)", key="wreck_claim_box") as opened:
+        if opened:
+            with st.form(f"licence_request_{view.wreck_id}", clear_on_submit=True):
+                a, b, c = st.columns(3)
+                data = {"wreck_code": code,
+                        "part": a.selectbox(labels["part"], parts, format_func=option_label(PART_LABELS)),
+                        "requester_id": b.selectbox(labels["requester_id"], list(names), format_func=pick),
+                        "requested_on": date_field(labels["requested_on"], where=c, path="requested_on"),
+                        "note": st.text_input(labels["note"])}
+                if st.form_submit_button("Registrar pedido"):
+                    save(parties.record_licence_request, view.store, view.user, blanks_to_none(data), labels=labels,
+                         success="Pedido nº {result} registrado.")
     if not shown["cargo"]:
         cargo_form(view, names)
 
 
 def cargo_form(view: WreckView, names: dict[int, str]) -> None:
     labels = parties.LABELS
-    with st.expander("Registrar carga e seu responsável (arts. 13 §1 e 14)"):
-        with st.form(f"cargo_{view.wreck_id}", clear_on_submit=True):
-            a, b, c = st.columns(3)
-            data = {"wreck_code": view.wreck["code"], "description": a.text_input(labels["description"]),
-                    "owner_id": b.selectbox(labels["owner_id"], [None, *names],
-                                            format_func=lambda i: "desconhecido" if i is None else names[i]),
-                    "declared_lost": date_field(labels["declared_lost"], where=c, path="declared_lost")}
-            if st.form_submit_button("Registrar carga"):
-                save(parties.record_cargo, view.store, view.user, blanks_to_none(data), labels=labels,
-                     success="Carga registrada.")
+    with lazy_expander("Registrar carga e seu responsável (arts. 13 §1 e 14)", key="wreck_cargo_box") as opened:
+        if opened:
+            with st.form(f"cargo_{view.wreck_id}", clear_on_submit=True):
+                a, b, c = st.columns(3)
+                data = {"wreck_code": view.wreck["code"], "description": a.text_input(labels["description"]),
+                        "owner_id": b.selectbox(labels["owner_id"], [None, *names],
+                                                format_func=lambda i: "desconhecido" if i is None else names[i]),
+                        "declared_lost": date_field(labels["declared_lost"], where=c, path="declared_lost")}
+                if st.form_submit_button("Registrar carga"):
+                    save(parties.record_cargo, view.store, view.user, blanks_to_none(data), labels=labels,
+                         success="Carga registrada.")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.commission import ROUND_PLAN, run_round
-from tests.support.ui import each_tab, open_tab, page_as, page_direct, refused, texts
+from tests.support.ui import each_tab, open_expander, open_tab, page_as, page_direct, refused, texts
 from valuation.commission.rounds import get_round, open_round
 from valuation.commission.sheet_import import import_assessments
 from valuation.core.money import format_brl
@@ -124,6 +124,7 @@ def test_the_president_closes_the_round_on_the_page(small_world: Any) -> None:
     panel, round_id = run_round(small_world, until="open")
     at = open_tab(page_as(small_world.path, panel["pres"], "commission"), "commission", "Presidência")
     assert not at.exception
+    open_expander(at, "Andamento por membro (itens avaliados)")
     progress = at.dataframe[-1].value
     assert set(progress["Itens avaliados"]) == {str(len(ROUND_PLAN))}     # counts only, never values
     close = widget(at.button, "Encerrar rodada")
@@ -243,6 +244,7 @@ def test_the_president_decides_overrides_publishes_and_reopens_on_the_page(small
     at.run()
     assert get_round(s, panel["pres"], round_id).status == "publicada"
     # A new round over the flagged items of round 1.
+    open_expander(at, "Abrir nova rodada")
     widget(at.radio, "Itens").set_value(round_id)
     at.run()
     widget(at.button, "Abrir rodada").click()

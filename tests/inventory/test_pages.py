@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ITEMS
-from tests.support.ui import each_tab, open_tab, page_as, page_direct, refused, texts
+from tests.support.ui import each_tab, open_expander, open_tab, page_as, page_direct, refused, texts
 from valuation.db import access
 from valuation.db.store import Store
 
@@ -111,6 +111,7 @@ def test_explorer_custody_is_read_only_and_own(small_world):
 def test_found_things_form_registers_and_lists(small_world):
     at = page_as(small_world.path, small_world.principal("dpc"), "found_things")
     assert metric(at, "Sob custódia") == "0"
+    open_expander(at, "Registrar coisa achada e entregue por terceiro")
     widget(at.text_area, "Descrição").set_value("Âncora de ferro do séc. XIX")
     widget(at.text_input, "Local do achado").set_value("Baía de Guanabara")
     widget(at.text_input, "Quem achou").set_value("Pedro Mergulhador")

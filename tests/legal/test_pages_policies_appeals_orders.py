@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tests.support.ui import open_tab, page_as, set_date, texts
+from tests.support.ui import open_expander, open_tab, page_as, set_date, texts
 from valuation.db.store import Store
 from valuation.deadlines import events
 from valuation.deadlines import vocabulary as v
@@ -113,6 +113,7 @@ def test_domain_page_records_a_removal_order_and_lists_it(small_world):
     small_world.store.close()
     at = page_as(small_world.path, small_world.principal("dpc"), "domain")
     assert "Determinações de remoção (Lei 7.542/1986 arts. 5, 9 e 10)" in texts(at)
+    open_expander(at, "Registrar determinação de remoção (art. 5)")
     form = [w for w in at.selectbox if w.label == "Naufrágio"]
     form[0].set_value("NAU-1890-02")
     next(t for t in at.text_input if t.label == "Ato da determinação").input("Ofício nº 1/2025-CPRJ")

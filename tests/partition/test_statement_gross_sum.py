@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.ui import first_user, page_as, texts
+from tests.support.ui import first_user, open_expanders, page_as, texts
 from valuation.core.money import format_brl, parse_brl
 from valuation.partition import gross_sum
 
@@ -27,7 +27,8 @@ def amount(cell: str) -> Decimal:
 
 @pytest.mark.parametrize("role", ["dpc", "explorer"])
 def test_the_gross_table_adds_up_and_the_residual_is_explained(full_demo_db: Path, role: str) -> None:
-    at = page_as(full_demo_db, first_user(full_demo_db, role), "statements", timeout=120)
+    # the explorer's lines are in an expander (ui/expanders.lazy_expander), opened as the explorer does
+    at = open_expanders(page_as(full_demo_db, first_user(full_demo_db, role), "statements", timeout=120))
     assert not at.exception, at.exception
     table = gross_table(at)
     places = table["Na soma"].tolist()

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import first_user, open_tab, page_as, page_problems
+from tests.support.ui import first_user, open_expanders, open_tab, page_as, page_problems
 from valuation.db.store import Store
 
 TAB = "Recursos"
@@ -26,6 +26,7 @@ def _tab(path: Path, role: str, tab: str = TAB) -> Any:
     at = page_as(path, first_user(path, role), "deadlines", timeout=180)
     assert not at.exception, at.exception
     open_tab(at, "deadlines", tab)
+    open_expanders(at)      # the forms (ui/expanders.lazy_expander), as the DPC opens them
     assert not page_problems(at), page_problems(at)
     return at
 

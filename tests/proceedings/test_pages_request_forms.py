@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tests.support.ui import open_tab, page_as, page_problems, set_date, texts
+from tests.support.ui import open_expanders, open_tab, page_as, page_problems, set_date, texts
 from valuation.proceedings import requests
 
 TAB = "O que a Autoridade deve"
@@ -15,7 +15,7 @@ W2 = "NAU-1890-02"   # the small world's CPRJ wreck
 
 
 def _tab(world: Any, who: str) -> Any:
-    at = open_tab(page_as(world.path, world.principal(who), "deadlines"), "deadlines", TAB)
+    at = open_expanders(open_tab(page_as(world.path, world.principal(who), "deadlines"), "deadlines", TAB))
     assert not at.exception, at.exception
     assert not page_problems(at), page_problems(at)
     return at

@@ -11,7 +11,7 @@ import pypdf
 import pytest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import first_user, page_as, texts
+from tests.support.ui import first_user, open_expander, page_as, texts
 from valuation.commission.minutes import round_minutes_pdf
 from valuation.core import nup
 from valuation.db.store import Store
@@ -60,7 +60,7 @@ def test_prazos_finds_a_case_by_its_nup(demo_numbers, full_demo_db: Path, tmp_pa
     _, given, *_ = demo_numbers
     order = next(r["nup"] for r in given if r["subject"] == "removal_order")
     db = copy_database(full_demo_db, tmp_path / "demo.duckdb")
-    at = page_as(db, first_user(db, "dpc"), "deadlines")
+    at = open_expander(page_as(db, first_user(db, "dpc"), "deadlines"), "Buscar processo pelo NUP")
     box = next(t for t in at.text_input if t.label == cases.FIELD)
     box.set_value(order).run()                                  # the 17 digits, no punctuation
     assert not at.exception, at.exception
@@ -70,7 +70,7 @@ def test_prazos_finds_a_case_by_its_nup(demo_numbers, full_demo_db: Path, tmp_pa
     next(t for t in at.text_input if t.label == cases.FIELD).set_value(wrong).run()
     errors = " ".join(str(e.value) for e in at.error).replace("\\", "")   # as Markdown renders it
     assert f"{cases.FIELD}: Dígito verificador" in errors
-    explorer = page_as(db, first_user(db, "explorer"), "deadlines")
+    explorer = open_expander(page_as(db, first_user(db, "explorer"), "deadlines"), "Buscar processo pelo NUP")
     next(t for t in explorer.text_input if t.label == cases.FIELD).set_value(nup.format_nup(order)).run()
     assert "Nenhum processo com o NUP" in texts(explorer) and "Determinação de remoção" not in texts(explorer)
 

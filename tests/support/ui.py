@@ -95,18 +95,52 @@ def open_tab(at: AppTest, page: str, label: str) -> AppTest:
     return at
 
 
+def open_expander(at: AppTest, label: str) -> AppTest:
+    """Open the expander `label` as a click on it does (ui/expanders.lazy_expander draws its content only while
+    open) and run the page again."""
+    keys = [_expander_key(e) for e in at.expander if e.label == label]
+    assert keys and keys[0], f"no lazy expander {label!r}: {[e.label for e in at.expander]}"
+    at.session_state[keys[0]] = True
+    at.run()
+    return at
+
+
+def _expander_key(expander: Any) -> str | None:
+    """The key a lazy expander was given (its element id is `$$ID-<hash>-<key>`); None for a plain one."""
+    wid = str(expander.proto.id)
+    return wid.split("-", 2)[2] if wid.startswith("$$ID-") and wid.count("-") >= 2 else None
+
+
+def open_expanders(at: AppTest) -> AppTest:
+    """Open every lazy expander of the page, as a user clicking each, until none is left to open (an expander
+    inside another appears when its parent opens)."""
+    opened: set[str] = set()
+    for _ in range(10):
+        keys = [k for e in at.expander if (k := _expander_key(e)) is not None and k not in opened]
+        if not keys:
+            break
+        for key in keys:
+            at.session_state[key] = True
+            opened.add(key)
+        at.run()
+    return at
+
+
 def each_tab(at: AppTest, page: str) -> Iterator[str | None]:
     """Walk the tabs of `page` as a user clicking each in turn: yields the open tab's label once per
-    tab, `at` holding that tab's run (the first tab is the one the page opens on); a page without
-    tabs yields None once. For checks that must read all of a page (ui/tabs.LazyTabs draws the open
-    tab only)."""
+    tab, `at` holding that tab's run (the first tab is the one the page opens on) with every lazy expander
+    opened; a page without tabs yields None once. For checks that must read all of a page
+    (ui/tabs.LazyTabs draws the open tab only, ui/expanders.lazy_expander an open expander only)."""
     labels = [t.label for t in at.tabs]
     if not labels:
+        open_expanders(at)
         yield None
         return
+    open_expanders(at)
     yield labels[0]
     for label in labels[1:]:
         open_tab(at, page, label)
+        open_expanders(at)
         yield label
 
 

@@ -20,7 +20,7 @@ import pypdf
 import pytest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import date_value, each_tab, open_tab, page_as, set_date, texts
+from tests.support.ui import date_value, each_tab, open_expander, open_tab, page_as, set_date, texts
 from valuation.db.access import Principal
 from valuation.db.store import Store
 from valuation.deadlines import engine, frames, views, wreck_map
@@ -143,7 +143,7 @@ def test_organisations_page_renders_a_company_without_cnpj(small_world, role):
 
 def test_organisation_form_problems_name_the_fields_as_the_form_does(small_world):
     small_world.store.close()
-    at = page_as(small_world.path, small_world.principal("dpc"), "organisations")
+    at = open_expander(page_as(small_world.path, small_world.principal("dpc"), "organisations"), "Inscrever empresa")
     fill = {"Razão social": "Delta Mergulho Ltda", "CNPJ": "11.111.111/1111-11", "Endereço": "Rua A, 1",
             "Cidade": "Niterói", "UF/Estado": "XX", "Representante legal": "Fulano"}
     for label, value in fill.items():
@@ -159,7 +159,7 @@ def test_organisation_form_problems_name_the_fields_as_the_form_does(small_world
 
 def test_wreck_form_problems_name_the_fields_as_the_form_does(small_world):
     small_world.store.close()
-    at = page_as(small_world.path, small_world.principal("dpc"), "wrecks")
+    at = open_expander(page_as(small_world.path, small_world.principal("dpc"), "wrecks"), "Cadastrar naufrágio")
     for label, value in {"Código": "NAU-2001-09", "Nome da embarcação": "Lancha Teste", "Ano do sinistro": "2001",
                          "Mês do sinistro": "2", "Dia do sinistro": "31", "Latitude": "vinte graus",
                          "Longitude": "43°10,20' W"}.items():

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from tests.support.db_copies import copy_database
-from tests.support.ui import each_tab, page_as
+from tests.support.ui import each_tab, open_expander, page_as
 from ui.forms import named
 from valuation.db import access
 from valuation.db.access import Principal
@@ -99,7 +99,7 @@ def test_my_pages_read_in_portuguese_on_the_demo(demo: Path, username: str) -> N
 
 def test_users_page_shows_roles_and_bodies_by_their_labels(demo: Path) -> None:
     admin = principal(demo, "admin")
-    at = page_as(demo, admin, "users")
+    at = open_expander(page_as(demo, admin, "users"), "Novo usuário")
     assert not at.exception
     table = at.dataframe[0].value
     assert "id" not in table.columns

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.ui import fresh_app, offered, page_as, page_direct, refused, texts
+from tests.support.ui import fresh_app, offered, open_expander, page_as, page_direct, refused, texts
 from valuation.db import access
 
 FOUNDATION = ("overview", "wrecks", "organisations", "users")
@@ -75,7 +75,7 @@ def test_overview_metrics_scoped_for_explorer(small_world):
 
 def test_dpc_registration_form_refuses_a_bad_cnpj_and_writes_nothing(small_world):
     before = small_world.store.scalar("SELECT count(*) FROM organisations")
-    at = page_as(small_world.path, small_world.principal("dpc"), "organisations")
+    at = open_expander(page_as(small_world.path, small_world.principal("dpc"), "organisations"), "Inscrever empresa")
     values = {"Razão social": "Resgates Atlântico Ltda.", "CNPJ": "11.222.333/0001-00", "Endereço": "Rua do Porto, 1",
               "Cidade": "Santos", "UF/Estado": "SP", "Representante legal": "Ana Souza"}
     for label, value in values.items():
