@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
@@ -138,14 +139,32 @@ COMPONENT = "valuation_service.plotly_chart"
 THEME: dict[str, Any] = json.loads((Path(__file__).with_name("chart_theme.json")).read_text(encoding="utf-8"))
 
 
+def _placeholder_colours() -> dict[str, str]:
+    """Streamlit's plotly template holds placeholder colours ("#000001"…) that its front end replaces with the
+    theme's; a figure made with it (px.* sets them on its traces) gets the same colours here, pair by pair from
+    Streamlit's template and the theme it drew."""
+    import plotly.io as pio
+
+    mine, drawn = pio.templates["streamlit"].layout, THEME["layout"]
+    pairs = list(zip(mine.colorway, drawn["colorway"]))
+    for scale in ("sequential", "diverging"):
+        pairs += [(a[1], b[1]) for a, b in zip(getattr(mine.colorscale, scale), drawn["colorscale"][scale])]
+    return {placeholder.lower(): colour for placeholder, colour in pairs}
+
+
+PLACEHOLDERS = _placeholder_colours()
+_PLACEHOLDER = re.compile(r'"(#0000[0-4][0-9])"', re.IGNORECASE)
+
+
 def trace_types(fig: Any) -> set[str]:
     return {trace.type or "scatter" for trace in fig.data}
 
 
 def spec(fig: Any) -> dict[str, Any]:
     """The figure as the served chart draws it: plotly's JSON (numbers as typed arrays, dates as text) with the
-    product's theme as its template."""
-    doc: dict[str, Any] = json.loads(fig.to_json())
+    product's theme as its template and Streamlit's placeholder colours replaced by the theme's."""
+    text = _PLACEHOLDER.sub(lambda m: '"' + PLACEHOLDERS.get(m.group(1).lower(), m.group(1)) + '"', fig.to_json())
+    doc: dict[str, Any] = json.loads(text)
     doc.setdefault("layout", {})["template"] = THEME
     return {"data": doc.get("data", []), "layout": doc["layout"]}
 

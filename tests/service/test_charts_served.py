@@ -11,6 +11,7 @@ Streamlit's Plotly chunk), the mode bar speaks Portuguese, and no error reaches 
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,13 @@ def test_the_figure_sent_has_the_theme_and_data_text_escaped() -> None:
     bar = spec["data"][0]
     assert bar["x"] == ["&lt;b&gt;Casco&lt;/b&gt;", "Âncora"] and bar["hovertext"][0].startswith("&lt;a href")
     assert charts.trace_types(fig) <= charts.DRAWN_TRACES
+    # px colours its traces from the template's colorway: Streamlit's placeholders become the theme's colours
+    import pandas as pd
+    import plotly.express as px
+
+    colored = px.bar(pd.DataFrame({"x": ["a", "b"], "y": [1, 2], "c": ["um", "dois"]}), x="x", y="y", color="c")
+    assert [t["marker"]["color"] for t in charts.spec(colored)["data"]] == charts.THEME["layout"]["colorway"][:2]
+    assert "#000001" not in json.dumps(charts.spec(colored))
     assert charts.trace_types(go.Figure(go.Pie(labels=["a"], values=[1]))) == {"pie"}    # → st.plotly_chart
 
 
