@@ -291,11 +291,6 @@ def record_assessment(store: Store, user: Principal, round_id: int, item_id: int
     return _entry(store.write(user.username, run, sealed=("assessment_log",)))
 
 
-def _one_value(frame: pd.DataFrame, column: str) -> Any:
-    """The first (only) value of a column, converted as `write_entries` converts it."""
-    return _column(frame, column)[0].as_py()
-
-
 def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries, item_id: int,
                prev: int | None, in_force: list[tuple[Any, ...]]) -> dict[str, Any] | None:
     """`write_entries` for one entry of `record_assessment`, with plain parameters.
@@ -305,11 +300,10 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
     `in_force` every member's entry in force before this one (member_id, historical, value_brl,
     significance, must_keep), both already read by the caller. Returns the new assessment_log row,
     or None when the entry is not a plain one (the caller then takes `write_entries`)."""
-    f, p = entries.frame, entries.problems
-    if len(f) != 1:
+    one, p = entries.one, entries.problems
+    if one is None:
         return None
-    amount = pc.cast(_column(f, "amount"), AMOUNT_TYPE)[0].as_py()
-    currency, price_date = _one_value(f, "currency"), _one_value(f, "price_date")
+    amount, currency, price_date = one["amount"], one["currency"], one["price_date"]
     rate: Decimal | None = None
     rate_date: date | None = None
     fixed: date | None = rnd.get("valuation_date")     # the contract's valuation date (art. 21 §3)
@@ -324,7 +318,7 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
             p.add(np.array([True]), "amount", TOO_BIG)
     p.raise_if_any()
 
-    historical, significance, must_keep = (_one_value(f, c) for c in ("historical", "significance", "must_keep"))
+    historical, significance, must_keep = one["historical"], one["significance"], one["must_keep"]
     row = tx.fetch_one(
         "INSERT INTO assessment_log (round_id, item_id, member_id, historical, amount, currency, price_date, "
         "rate, rate_date, conversion_date, conversion_rate_date, value_brl, significance, must_keep, source, "
@@ -333,7 +327,7 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
         [rnd["id"], item_id, user.id, historical, amount, currency, price_date, rate,
          rate_date if fixed is None else None, None if fixed is None or rate is None else fixed,
          rate_date if fixed is not None else None, value,
-         significance, must_keep, _one_value(f, "source"), _one_value(f, "source_note"), prev, user.username,
+         significance, must_keep, one["source"], one["source_note"], prev, user.username,
          tx.store.now()])
     assert row is not None
     log_id = int(row["id"])

@@ -20,10 +20,10 @@ before the price date?) is added by the store to the same collector
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,9 +61,14 @@ SOURCE_ALIASES: dict[str, str] = {
     "avaliacao_externa": "avaliacao_externa", "avaliacao": "avaliacao_externa", "externa": "avaliacao_externa",
     "laudo": "avaliacao_externa", "laudo_externo": "avaliacao_externa", "external_appraisal": "avaliacao_externa",
 }
-_CURRENCY = re.compile(r"^[A-Z]{3}$")
+_CURRENCY = "[A-Z]{3}"           # the whole cell: ISO 4217's three capital letters
+FIELD_TYPES: dict[str, pa.DataType] = {
+    "item_code": pa.string(), "historical": pa.bool_(), "amount": pa.decimal128(18, 2), "currency": pa.string(),
+    "price_date": pa.date32(), "significance": pa.int64(), "must_keep": pa.bool_(), "source": pa.string(),
+    "source_note": pa.string(),
+}
 
-AMOUNT_TYPE = pa.decimal128(18, 2)        # assessment_log.amount DECIMAL(18,2)
+AMOUNT_TYPE = FIELD_TYPES["amount"]        # assessment_log.amount DECIMAL(18,2)
 # A converted value must leave room for the consensus and decisions, DECIMAL(18,2).
 MAX_VALUE_BRL = Decimal("9999999999999999.99")
 
@@ -134,25 +139,39 @@ class Problems:
 
 
 # -- the typed entries -------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
 class Entries:
     """Typed entries, one row each; null where a cell/argument is empty.
 
     `frame` columns: item_code (str), historical (bool), amount (decimal128(18,2)),
     currency (str), price_date (date32), significance (int64), must_keep (bool),
-    source (str, one of SOURCES), source_note (str) — all Arrow-backed. After
+    source (str, one of SOURCES), source_note (str) — all Arrow-backed (`FIELD_TYPES`). After
     `check_entries` a non-historical entry has significance and must_keep null, a
     historical one has must_keep true/false.
+
+    One entry of a form (`single_entry`) is kept as plain values in `one` (field → the value its
+    column would hold, as `as_py()` gives it); its one-row `frame` is built only when asked for.
     """
 
-    frame: pd.DataFrame
-    problems: Problems
-    # Per field, the cells that were filled in, whatever they held: a bad value is
-    # reported once, as itself, not again as "missing" in the rules that depend on it.
-    given: Mapping[str, np.ndarray] | None = None
+    def __init__(self, frame: pd.DataFrame | None, problems: Problems,
+                 given: Mapping[str, np.ndarray] | None = None, *, one: Mapping[str, Any] | None = None) -> None:
+        if frame is None and one is None:
+            raise ValueError("Entries needs a frame or one entry's values")
+        self._frame = frame
+        self.problems = problems
+        # Per field, the cells that were filled in, whatever they held: a bad value is
+        # reported once, as itself, not again as "missing" in the rules that depend on it.
+        self.given = given
+        self.one = one
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self._frame is None:
+            assert self.one is not None
+            self._frame = typed_frame({name: pa.array([self.one[name]], type=FIELD_TYPES[name]) for name in FIELDS})
+        return self._frame
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return 1 if self._frame is None else len(self._frame)
 
 
 def as_mask(mask: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -177,77 +196,166 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
     - an external appraisal names the organisation in the note (art. 21 §2).
 
     Records problems in `entries.problems`; returns entries with must_keep defaulted.
+    The rules are `_rules`, read here through `_Columns`; one entry of a form reads them
+    through `_One` (`single_entry`): one definition, two readings.
     """
     f = entries.frame
-    p = entries.problems
-    n = len(f)
-    if n == 0:
+    if len(f) == 0:
         return entries
-    given = entries.given or {}
+    cells = _Columns(f, entries.given or {})
+    kept = _rules(entries.problems, cells, today)
+    frame = f.copy()
+    for name, arr in kept.items():
+        frame[name] = pd.Series(pd.arrays.ArrowExtensionArray(arr), index=f.index)
+    return Entries(frame, entries.problems, entries.given)
 
-    def filled(name: str, arr: pa.Array) -> np.ndarray:
-        mask = as_mask(arr.is_valid())
-        return mask | given[name] if name in given else mask
 
-    hist = _col(f, "historical")
-    hist_true = as_mask(pc.equal(hist, True))
-    amount = _col(f, "amount")
-    has_amount = filled("amount", amount)
-    has_vote = filled("historical", hist)
-    currency = _col(f, "currency")
-    price_date = _col(f, "price_date")
-    sig = _col(f, "significance")
-    must_keep = _col(f, "must_keep")
-    source = _col(f, "source")
-    note = _col(f, "source_note")
-    has = {name: filled(name, arr) for name, arr in
-           (("currency", currency), ("price_date", price_date), ("significance", sig),
-            ("must_keep", must_keep), ("source", source), ("source_note", note))}
+class _Columns:
+    """The rules' reading of a batch: Arrow columns, every test a numpy mask (null: False)."""
+
+    def __init__(self, frame: pd.DataFrame, given: Mapping[str, np.ndarray]) -> None:
+        self._frame = frame
+        self._given = given
+        self._cols: dict[str, pa.Array] = {}
+
+    def col(self, name: str) -> pa.Array:
+        if name not in self._cols:
+            self._cols[name] = _col(self._frame, name)
+        return self._cols[name]
+
+    def valid(self, name: str) -> np.ndarray:
+        return as_mask(self.col(name).is_valid())
+
+    def filled(self, name: str) -> np.ndarray:
+        mask = self.valid(name)
+        return mask | self._given[name] if name in self._given else mask
+
+    def equals(self, name: str, value: object) -> np.ndarray:
+        return as_mask(pc.equal(self.col(name), value))
+
+    def below(self, name: str, value: object) -> np.ndarray:
+        arr = self.col(name)
+        return as_mask(pc.less(arr, pa.scalar(value, arr.type)))
+
+    def after(self, name: str, value: object) -> np.ndarray:
+        arr = self.col(name)
+        return as_mask(pc.greater(arr, pa.scalar(value, arr.type)))
+
+    def within(self, name: str, low: int, high: int) -> np.ndarray:
+        arr = self.col(name)
+        return as_mask(pc.and_(pc.greater_equal(arr, low), pc.less_equal(arr, high)))
+
+    def matches(self, name: str, pattern: str) -> np.ndarray:
+        return as_mask(pc.match_substring_regex(self.col(name), f"^(?:{pattern})$"))
+
+    def one_of(self, name: str, values: Collection[str]) -> np.ndarray:
+        return as_mask(pc.is_in(self.col(name), value_set=pa.array(list(values))))
+
+    def kept_if(self, mask: np.ndarray, name: str, default: object = None) -> pa.Array:
+        arr = self.col(name)
+        if default is not None:
+            arr = pc.fill_null(arr, default)
+        return pc.if_else(pa.array(mask), arr, pa.scalar(None, arr.type))
+
+
+class _One:
+    """The rules' reading of one entry: plain values (None: empty), every test a one-cell numpy mask,
+    true exactly where `_Columns` gives true for the same value in a one-row column."""
+
+    def __init__(self, values: Mapping[str, Any], given: Mapping[str, np.ndarray]) -> None:
+        self._values = values
+        self._given = given
+
+    @staticmethod
+    def _mask(flag: bool) -> np.ndarray:
+        return np.array([flag])
+
+    def valid(self, name: str) -> np.ndarray:
+        return self._mask(self._values[name] is not None)
+
+    def filled(self, name: str) -> np.ndarray:
+        mask = self.valid(name)
+        return mask | self._given[name] if name in self._given else mask
+
+    def equals(self, name: str, value: object) -> np.ndarray:
+        v = self._values[name]
+        return self._mask(v is not None and bool(v == value))
+
+    def below(self, name: str, value: Any) -> np.ndarray:
+        v = self._values[name]
+        return self._mask(v is not None and bool(v < value))
+
+    def after(self, name: str, value: Any) -> np.ndarray:
+        v = self._values[name]
+        return self._mask(v is not None and bool(v > value))
+
+    def within(self, name: str, low: int, high: int) -> np.ndarray:
+        v = self._values[name]
+        return self._mask(v is not None and low <= v <= high)
+
+    def matches(self, name: str, pattern: str) -> np.ndarray:
+        v = self._values[name]
+        return self._mask(v is not None and re.fullmatch(pattern, v) is not None)
+
+    def one_of(self, name: str, values: Collection[str]) -> np.ndarray:
+        return self._mask(self._values[name] in values)
+
+    def kept_if(self, mask: np.ndarray, name: str, default: object = None) -> Any:
+        v = self._values[name]
+        return (default if v is None else v) if bool(mask[0]) else None
+
+
+_Cells = _Columns | _One
+
+
+def _rules(p: Problems, cells: _Cells, today: date) -> dict[str, Any]:
+    """Record the entries' problems in `p` (the rules of `check_entries`); returns the columns the
+    rules default — must_keep (no, for a historical vote) and significance, kept only with a
+    historical vote — in the reading's form (an Arrow column, or one value)."""
+    hist_true = cells.equals("historical", True)
+    has_amount = cells.filled("amount")
+    has_vote = cells.filled("historical")
+    has = {name: cells.filled(name) for name in
+           ("currency", "price_date", "significance", "must_keep", "source", "source_note")}
 
     p.add(~has_vote & ~has_amount, "historical", "informe o voto, o valor, ou os dois")
-    _value_rules(p, has, has_amount, amount, currency, price_date, source, today)
-    _vote_rules(p, has, has_vote, hist, hist_true, sig, must_keep)
-
-    mk = pc.if_else(pa.array(hist_true), pc.fill_null(must_keep, False), pa.scalar(None, pa.bool_()))
-    sig_kept = pc.if_else(pa.array(hist_true), sig, pa.scalar(None, pa.int64()))
-    frame = f.copy()
-    frame["must_keep"] = pd.Series(pd.arrays.ArrowExtensionArray(mk), index=f.index)
-    frame["significance"] = pd.Series(pd.arrays.ArrowExtensionArray(sig_kept), index=f.index)
-    return Entries(frame, p, entries.given)
+    _value_rules(p, cells, has, has_amount, today)
+    _vote_rules(p, cells, has, has_vote, hist_true)
+    return {"must_keep": cells.kept_if(hist_true, "must_keep", False),
+            "significance": cells.kept_if(hist_true, "significance")}
 
 
-def _value_rules(p: Problems, has: Mapping[str, np.ndarray], has_amount: np.ndarray, amount: pa.Array,
-                 currency: pa.Array, price_date: pa.Array, source: pa.Array, today: date) -> None:
+def _value_rules(p: Problems, cells: _Cells, has: Mapping[str, np.ndarray], has_amount: np.ndarray,
+                 today: date) -> None:
     """A value: ≥ 0, with its currency (ISO), its price date (not in the future) and its source
     (an external appraisal names the organisation); without one, none of those."""
-    p.add(as_mask(pc.less(amount, pa.scalar(Decimal(0), amount.type))), "amount",
-          "não pode ser negativo")
+    p.add(cells.below("amount", Decimal(0)), "amount", "não pode ser negativo")
     for name, why in (("currency", "obrigatória junto com o valor"),
                       ("price_date", "obrigatória junto com o valor"),
                       ("source", "obrigatória junto com o valor")):
         p.add(has_amount & ~has[name], name, why)
     for name in ("currency", "price_date", "source", "source_note"):
         p.add(~has_amount & has[name], name, "só se informa junto com um valor")
-    cur_ok = as_mask(pc.match_substring_regex(currency, _CURRENCY.pattern))
+    cur_ok = cells.matches("currency", _CURRENCY)
     p.add(has["currency"] & ~cur_ok, "currency", "deve ser um código de três letras maiúsculas (ex.: BRL, USD)")
-    p.add(has["price_date"] & as_mask(pc.greater(price_date, pa.scalar(today, pa.date32()))), "price_date",
+    p.add(has["price_date"] & cells.after("price_date", today), "price_date",
           f"data no futuro (hoje é {today:%d/%m/%Y})")
-    src_ok = as_mask(pc.is_in(source, value_set=pa.array(list(SOURCES))))
+    src_ok = cells.one_of("source", SOURCES)
     p.add(has["source"] & ~src_ok, "source", "deve ser venda_comparavel, catalogo ou avaliacao_externa")
-    external = as_mask(pc.equal(source, "avaliacao_externa"))
+    external = cells.equals("source", "avaliacao_externa")
     p.add(external & ~has["source_note"], "source_note",
           "informe a organização de renome que fez a avaliação externa (Lei 7.542 art. 21 §2)")
 
 
-def _vote_rules(p: Problems, has: Mapping[str, np.ndarray], has_vote: np.ndarray, hist: pa.Array,
-                hist_true: np.ndarray, sig: pa.Array, must_keep: pa.Array) -> None:
+def _vote_rules(p: Problems, cells: _Cells, has: Mapping[str, np.ndarray], has_vote: np.ndarray,
+                hist_true: np.ndarray) -> None:
     """Significance 1–5 (required) and "must keep" only with a historical vote."""
-    sig_ok = as_mask(pc.and_(pc.greater_equal(sig, 1), pc.less_equal(sig, 5)))
+    sig_ok = cells.within("significance", 1, 5)
     p.add(hist_true & ~has["significance"], "significance", "obrigatória para voto histórico (1 a 5)")
     p.add(has["significance"] & ~sig_ok, "significance", "deve ser um número inteiro de 1 a 5")
-    vote_unreadable = has_vote & ~as_mask(hist.is_valid())
+    vote_unreadable = has_vote & ~cells.valid("historical")
     p.add(~hist_true & ~vote_unreadable & has["significance"], "significance", "só se informa com voto histórico")
-    p.add(~hist_true & ~vote_unreadable & as_mask(pc.equal(must_keep, True)), "must_keep",
+    p.add(~hist_true & ~vote_unreadable & cells.equals("must_keep", True), "must_keep",
           "só se propõe com voto histórico")
 
 
@@ -266,9 +374,25 @@ def single_entry(*, historical: object, amount: object, currency: object, price_
     """One member's entry from a form, typed and checked; problems by field (pt-BR).
 
     Money is never a float (`money.as_decimal`'s rule): pass a Decimal, an int or a
-    decimal string. Dates: `date`, ISO or dd/mm/aaaa text.
+    decimal string. Dates: `date`, ISO or dd/mm/aaaa text. The rules are `check_entries`'s
+    (`_rules`), read on the entry's plain values (`_One`): a form pays no columns.
     """
+    values, bad = form_values(historical=historical, amount=amount, currency=currency, price_date=price_date,
+                              significance=significance, must_keep=must_keep, source=source,
+                              source_note=source_note)
     p = Problems(1)
+    for name, message in bad.items():
+        p.add(np.array([True]), name, message)
+    given = {name: np.array([True]) for name in bad}
+    kept = _rules(p, _One(values, given), today)
+    return Entries(None, p, given, one={**values, **kept})
+
+
+def form_values(*, historical: object, amount: object, currency: object, price_date: object,
+                significance: object, must_keep: object, source: object,
+                source_note: object) -> tuple[dict[str, Any], dict[str, str]]:
+    """A form's entry typed: (field → the value its column holds, None when empty or unreadable;
+    field → why it could not be read)."""
     bad: dict[str, str] = {}
 
     def bool_or_none(name: str, value: object) -> bool | None:
@@ -301,22 +425,9 @@ def single_entry(*, historical: object, amount: object, currency: object, price_
             bad["source_note"] = "deve ser um texto"
         else:
             note = source_note.strip() or None
-
-    cols = {
-        "item_code": pa.array([None], type=pa.string()),
-        "historical": pa.array([hist], type=pa.bool_()),
-        "amount": pa.array([amt], type=AMOUNT_TYPE),
-        "currency": pa.array([cur], type=pa.string()),
-        "price_date": pa.array([day], type=pa.date32()),
-        "significance": pa.array([sig], type=pa.int64()),
-        "must_keep": pa.array([keep], type=pa.bool_()),
-        "source": pa.array([src], type=pa.string()),
-        "source_note": pa.array([note], type=pa.string()),
-    }
-    for name, message in bad.items():
-        p.add(np.array([True]), name, message)
-    given = {name: np.array([True]) for name in bad}
-    return check_entries(Entries(typed_frame(cols), p, given), today=today)
+    values = {"item_code": None, "historical": hist, "amount": amt, "currency": cur, "price_date": day,
+              "significance": sig, "must_keep": keep, "source": src, "source_note": note}
+    return values, bad
 
 
 def _form_amount(amount: object, bad: dict[str, str]) -> Decimal | None:
@@ -362,5 +473,5 @@ def describe_source(code: str | None) -> str:
     return "—" if code is None else SOURCES.get(code, code)
 
 
-__all__ = ["Entries", "FIELDS", "LABELS", "MAX_VALUE_BRL", "Problems", "SOURCES", "as_mask", "check_entries",
-           "describe_source", "single_entry", "typed_frame"]
+__all__ = ["Entries", "FIELDS", "FIELD_TYPES", "LABELS", "MAX_VALUE_BRL", "Problems", "SOURCES", "as_mask",
+           "check_entries", "describe_source", "form_values", "single_entry", "typed_frame"]
