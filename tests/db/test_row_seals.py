@@ -221,3 +221,82 @@ def test_the_first_write_of_a_database_without_seals_seals_every_table_even_when
     s.write("fixture", lambda tx: tx.audit("touch", "test", 0, None, None), sealed=("assessment_log",))
     assert s.scalar("SELECT count(*) FROM row_seals WHERE tbl = 'users'") == s.scalar("SELECT count(*) FROM users")
     assert verify_chain(s)[0]
+
+
+def _entries_on_a_copy(world: Any, name: str, counted: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Open a round and record three entries (a first entry, a correction, another member's) on a copy of the
+    world with a fixed clock — by `finish`'s counted path when `counted`, else by `_finish_small` — and return
+    the seals and the audit rows written."""
+    from datetime import datetime
+
+    from tests.support.commission import enter, full_panel, item_ids
+    from valuation.commission.rounds import open_round
+
+    path = world.path.parent / name
+    copy_database(world.path, path)
+    with monkeypatch.context() as m:
+        if counted:
+            m.setattr(seals, "_small_applies", lambda tx, marks: False)
+        with Store(path, clock=lambda: datetime(2026, 3, 2, 10, 0, 0)) as s:
+            world = type(world)(store=s, path=path, ids=world.ids, principals=world.principals)
+            panel, items = full_panel(world), item_ids(world)
+            s.write("fixture", lambda tx: tx.audit("touch", "test", 0, None, None))       # the baseline
+            rnd = open_round(s, panel["pres"], "A-1")
+            before = int(s.scalar("SELECT max(id) FROM audit_log"))
+            enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=False, amount="10")
+            enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=True, amount="12")    # a correction
+            enter(s, panel["cult1"], rnd.id, items["A1-002"], historical=False, amount="7.5")
+            assert verify_chain(s)[0]
+            return {"seals": s.fetch("SELECT * FROM row_seals WHERE audit_id > ? ORDER BY audit_id, tbl, row_id",
+                                     [before]),
+                    "audit": s.fetch("SELECT id, seals_json, hash FROM audit_log WHERE id > ? ORDER BY id", [before])}
+
+
+def test_one_entry_seals_its_row_in_one_statement_as_the_counted_path_does(small_world: Any,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Store.write(small=True)` (`record_assessment`): the entry's log row is sealed by `_finish_small` — the same
+    seals (both of the log's: its columns and its conversion date), audit rows, `seals_json` and hashes as the
+    counted path of `finish` gives for the same entries."""
+    small_world.store.checkpoint()
+    small = _entries_on_a_copy(small_world, "small.duckdb", False, monkeypatch)
+    counted = _entries_on_a_copy(small_world, "counted.duckdb", True, monkeypatch)
+    assert len(small["audit"]) == 3 and all(r["seals_json"] for r in small["audit"])
+    assert {r["tbl"] for r in small["seals"]} == {"assessment_log", "assessment_conversion"}
+    assert len(small["seals"]) == 6
+    assert small == counted
+
+
+def test_a_small_write_seals_every_row_it_appends_and_none_added_before_it(small_world: Any, capsys) -> None:
+    """`small` chooses only how the seals are found: a write that says so but appends several rows gets them all
+    sealed; a row added behind the application's back before it opened stays unsealed, and `verify` names it."""
+    from tests.support.commission import enter, full_panel, item_ids
+    from valuation.commission.rounds import open_round
+
+    s, panel, items = small_world.store, full_panel(small_world), item_ids(small_world)
+    s.write("fixture", lambda tx: tx.audit("touch", "test", 0, None, None))       # the baseline
+    rnd = open_round(s, panel["pres"], "A-1")
+    first = enter(s, panel["navy1"], rnd.id, items["A1-001"], historical=False, amount="10")
+    cur = s.cursor()
+    try:                                               # behind the application's back
+        forged = cur.execute("INSERT INTO assessment_log BY NAME SELECT * EXCLUDE (id) FROM assessment_log "
+                             "WHERE id = ? RETURNING id", [first.log_id]).fetchall()[0][0]
+    finally:
+        cur.close()
+
+    def copies(tx: Any) -> list[int]:
+        ids = [r["id"] for r in tx.execute("INSERT INTO assessment_log BY NAME SELECT * EXCLUDE (id) FROM "
+                                           "assessment_log WHERE id = ? RETURNING id", [first.log_id])]
+        ids += [r["id"] for r in tx.execute("INSERT INTO assessment_log BY NAME SELECT * EXCLUDE (id) FROM "
+                                            "assessment_log WHERE id IN (?, ?) RETURNING id", [first.log_id, ids[0]])]
+        tx.audit("touch", "test", 1, None, None)
+        return ids
+
+    made = s.write("fixture", copies, sealed=("assessment_log",), small=True)
+    assert len(made) == 3
+    for log_id in made:
+        assert s.scalar("SELECT count(*) FROM row_seals WHERE row_id = ? AND tbl IN ('assessment_log', "
+                        "'assessment_conversion')", [log_id]) == 2
+    assert s.scalar("SELECT count(*) FROM row_seals WHERE row_id = ? AND tbl = 'assessment_log'", [forged]) == 0
+    s.close()
+    rc, doc = verify(small_world.path, capsys)
+    assert rc == 1 and f"registro {forged} " in doc["message"], doc

@@ -245,7 +245,7 @@ class PlannedRow:
 def plan(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
          entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
          trusted_seal_key: bytes | None = None, reseal: bool = False,
-         accept_broken: bool = False, head_table: bool = False) -> PlannedRow:
+         accept_broken: bool = False, head_table: bool = False, head_hint: int | None = None) -> PlannedRow:
     """The next chained row of `cur`'s chain (inside the caller's transaction), checked and redacted,
     to be written by `write_planned`.
 
@@ -257,10 +257,11 @@ def plan(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: st
     `accept_broken=True` (a restore with --accept-broken-chain, and only for its
     RESTORE_ACCEPTED_ACTION row, which `verify_chain` reports forever) skips the seal check.
     `head_table`: the caller knows that the anchor's table exists (this process committed
-    an audited write on this file since opening it), so the catalog is not searched for it."""
-    anchor = _read_anchor(cur, known=head_table)
+    an audited write on this file since opening it), so the catalog is not searched for it; `head_hint`:
+    the anchored head's id it expects (the newest row it wrote) — the anchor and the rows from that id on are
+    then read by one statement, and again from the anchor's own head when it is another."""
+    anchor, top = _read_head(cur, head_table, head_hint)
     if anchor is not None:    # the rows from the anchored head on (the last row group): the same next id
-        top = cur.execute("SELECT max(id) FROM audit_log WHERE id >= ?", [int(anchor["head_id"])]).fetchall()[0][0]
         last = [] if top is None else [(top, None)]
     else:
         last = cur.execute("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1").fetchall()
@@ -380,6 +381,29 @@ def _has_head_table(db: Any) -> bool:
     if isinstance(db, duckdb.DuckDBPyConnection):
         return bool(db.execute(sql, [HEAD_TABLE]).fetchall()[0][0])
     return bool(db.scalar(sql, [HEAD_TABLE]))
+
+
+_HEAD_AND_TOP = (f"SELECT 0, row_count, head_id, head_hash, seal FROM {HEAD_TABLE} WHERE singleton = 1 UNION ALL "
+                 "SELECT 1, max(id), NULL, NULL, NULL FROM audit_log WHERE id >= ?")
+
+
+def _read_head(cur: duckdb.DuckDBPyConnection, known: bool, hint: int | None
+               ) -> tuple[dict[str, Any] | None, int | None]:
+    """(the anchor or None, the max id of audit_log from the anchored head on — None without an anchor, or
+    when no row is there): `plan`'s reads, in one statement when the table is `known` and the head `hint`
+    is right."""
+    if known and hint is not None:
+        found = {int(r[0]): r[1:] for r in cur.execute(_HEAD_AND_TOP, [int(hint)]).fetchall()}
+        head = found.get(0)
+        anchor = None if head is None else dict(zip(("row_count", "head_id", "head_hash", "seal"), head))
+        if anchor is not None and int(anchor["head_id"]) == int(hint):
+            return anchor, found[1][0]
+    else:
+        anchor = _read_anchor(cur, known=known)
+    if anchor is None:
+        return None, None
+    return anchor, cur.execute("SELECT max(id) FROM audit_log WHERE id >= ?",
+                               [int(anchor["head_id"])]).fetchall()[0][0]
 
 
 def _read_anchor(db: Any, *, known: bool = False) -> dict[str, Any] | None:

@@ -255,7 +255,8 @@ def _scoped(specs: tuple[Sealed, ...], only: frozenset[str] | None) -> tuple[Sea
     return specs if only is None else tuple(s for s in specs if s.rows_from in only)
 
 
-def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None = None) -> dict[str, Any]:
+def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None = None,
+          small: bool = False) -> dict[str, Any]:
     """What `finish` compares with: the max id of each append-only table, and the sealed values of
     every row of the others (None: every row is a candidate — the table has no seal yet).
 
@@ -267,7 +268,10 @@ def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None 
     read here and by `finish` — a row this write adds to, or changes in, another sealed table stays unsealed
     and `verify` names it; rows added behind the application's back stay unsealed as before. While a
     database has no seal at all, every table is read (its baseline is sealed whole); a `baseline_alone` seal
-    without a seal yet is sealed whole by the next write that reads its table."""
+    without a seal yet is sealed whole by the next write that reads its table.
+
+    `small` (`Store.write(small=True)`: the write appends a few rows — one entry): `finish` may seal them
+    without counting them first (`_finish_small`). It decides only how the same seals are found, never which."""
     hint = state.tops if state is not None else {}
     groups = _sources(_scoped(_append_only(), only))
     parts = []
@@ -279,7 +283,7 @@ def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None 
     found = dict(cur.execute(_union(parts)).fetchall())
     if only is not None and not found[BASELINE_KEY]:      # no seal at all yet: the baseline, every table
         return begin(cur, state)
-    marks: dict[str, Any] = {"_only": only}
+    marks: dict[str, Any] = {"_only": only, "_small": small}
     for k, (src, _where, group) in enumerate(groups):
         top = found[k]
         if top is None:           # the top row of the last commit is gone (nothing at or above it)
@@ -358,6 +362,8 @@ def finish(tx: Any, marks: dict[str, Any] | None) -> set[str]:
     Returns the tables it sealed rows of (for `SealState.committed` once the COMMIT succeeded)."""
     if marks is None:
         return set()
+    if _small_applies(tx, marks):
+        return _finish_small(tx, marks)
     cur = tx.cur
     pending = _pending(cur, marks)
     if not pending:
@@ -385,6 +391,41 @@ def finish(tx: Any, marks: dict[str, Any] | None) -> set[str]:
     summary = {t: _line_digest(pairs) for t, pairs in sealed.items()} if returned else aggregates(cur, target)
     tx.flush_audit(json.dumps(summary, sort_keys=True, separators=(",", ":")))   # hashed with the row, written once
     return set(pending)
+
+
+def _small_applies(tx: Any, marks: dict[str, Any]) -> bool:
+    """Whether `finish` may take `_finish_small`: the write said it appends a few rows (`begin`'s `small`), named
+    its sealed tables, all of them append-only with every row sealed (`where` true), none sealed whole now
+    (the baseline, a fresh `baseline_alone` seal), and it already has the audit row its seals go into."""
+    only = marks.get("_only")
+    if not marks.get("_small") or only is None or tx.last_audit_id is None or not marks["_baseline"]:
+        return False
+    if _scoped(_mutable(), only):
+        return False
+    return all(spec.where == "true" and spec.table not in marks["_fresh"] for spec in _scoped(_append_only(), only))
+
+
+def _finish_small(tx: Any, marks: dict[str, Any]) -> set[str]:
+    """`finish` for a write that appends a few rows: the rows above each table's mark at `begin` are sealed
+    and read back by one INSERT … RETURNING, without `_pending`'s count first. The same rows, digests, audit
+    row and `seals_json` as `finish` (which, for a few rows, also takes them from the INSERT's RETURNING);
+    any number of rows stays right, only slower. Leaves in `marks["_after"]` the max id of each table read."""
+    specs = _scoped(_append_only(), marks["_only"])
+    target = int(tx.last_audit_id)
+    select = _union([f"SELECT '{s.table}', r.id, {s.digest_sql()}, {target} FROM {s.rows_from} r "
+                     f"WHERE r.id > {int(marks[s.table])}" for s in specs])
+    sealed: dict[str, list[tuple[int, str]]] = {}
+    for t, i, d in tx.cur.execute(f"INSERT INTO {SEALS_TABLE} {select} RETURNING tbl, row_id, digest").fetchall():
+        sealed.setdefault(t, []).append((int(i), d))
+    marks["_after"] = {}
+    for _src, _where, group in _sources(specs):     # every row of the source above the marks was returned
+        top = max((i for s in group for i, _d in sealed.get(s.table, ())), default=0)
+        marks["_after"].update({s.table: max(int(marks[s.table]), top) for s in group})
+    if not sealed:
+        return set()
+    tx.flush_audit(json.dumps({t: _line_digest(pairs) for t, pairs in sealed.items()}, sort_keys=True,
+                              separators=(",", ":")))
+    return set(sealed)
 
 
 _AGGREGATE_SQL = (f"SELECT audit_id, tbl, count(*) AS n, sha256(string_agg(CAST(row_id AS VARCHAR) || ':' || digest, "

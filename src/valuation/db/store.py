@@ -211,8 +211,10 @@ class Tx:
         from valuation.db.audit import plan
 
         self.flush_audit()
+        hint = self.last_audit_id if self.last_audit_id is not None else self.store.audit_head_id
         self._planned = plan(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
-                             entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen)
+                             entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen,
+                             head_hint=hint if self.store.audit_head_seen else None)
         self.audited = True
         self.last_audit_id = int(self._planned.row["id"])
 
@@ -282,6 +284,7 @@ class Store:
         # An audited write committed through this Store: the audit anchor's table exists (it
         # is only ever created, by that write; the file is held by this process meanwhile).
         self.audit_head_seen = False
+        self.audit_head_id: int | None = None   # the newest audit row it committed: the head `audit.plan` expects
         self._sealing: bool | None = None   # row seals (migration 017): known at the first write
         self._seal_state: seals.SealState | None = None
         if (must_exist or read_only) and not Path(self.path).is_file():
@@ -426,14 +429,15 @@ class Store:
     # -- writes ------------------------------------------------------------------
     @contextmanager
     def transaction(self, actor: str, *, bookkeeping: bool = False,
-                    sealed: Sequence[str] | None = None) -> Iterator[Tx]:
+                    sealed: Sequence[str] | None = None, small: bool = False) -> Iterator[Tx]:
         """BEGIN … COMMIT on a cursor of its own; ROLLBACK and re-raise on any error.
 
         One writer at a time in this process; not re-entrant (a nested call is a bug). The commit
         counts in `revision` unless `bookkeeping` (it changes nothing any page shows). `sealed`: the
         sealed tables (db/seals.py, by the table their rows come from) this write may add rows to or
         change — only those are read for the row seals; None: every one. A row written to a sealed table
-        not named stays unsealed and `audit verify` names it.
+        not named stays unsealed and `audit verify` names it. `small`: the write appends a few rows to its
+        sealed tables (one entry): their seals are written and read back at once (`seals.begin`).
         """
         if self.read_only:
             raise StoreError(f"the database {self.path} is open read-only")
@@ -445,8 +449,8 @@ class Store:
             try:
                 cur.execute("BEGIN TRANSACTION")
                 try:
-                    marks = seals.begin(cur, self._seal_state, None if sealed is None else frozenset(sealed)) \
-                        if self._seals_enabled() else None
+                    marks = seals.begin(cur, self._seal_state, None if sealed is None else frozenset(sealed),
+                                        small) if self._seals_enabled() else None
                     tx = Tx(cur, actor, self)
                     yield tx
                     wrote = seals.finish(tx, marks)       # digests of the sealed rows written here, into the chain
@@ -456,6 +460,7 @@ class Store:
                         self._seal_state.committed(wrote, marks.get("_after"))
                     if tx.audited:
                         self.audit_head_seen = True
+                        self.audit_head_id = tx.last_audit_id
                     if not bookkeeping:
                         _file_changed(self, frozenset(tx.topics))
                 except BaseException:
@@ -466,8 +471,8 @@ class Store:
                 self._local.in_tx = False
 
     def write(self, actor: str, fn: Callable[[Tx], T], *, retries: int = 3, bookkeeping: bool = False,
-              sealed: Sequence[str] | None = None) -> T:
-        """Run `fn(tx)` in a transaction (`transaction`'s `bookkeeping` and `sealed`); retry it whole on
+              sealed: Sequence[str] | None = None, small: bool = False) -> T:
+        """Run `fn(tx)` in a transaction (`transaction`'s `bookkeeping`, `sealed` and `small`); retry it whole on
         write-write conflicts.
 
         `fn` must not swallow DuckDB errors (a later COMMIT would silently roll back).
@@ -476,7 +481,7 @@ class Store:
         attempt = 0
         while True:
             try:
-                with self.transaction(actor, bookkeeping=bookkeeping, sealed=sealed) as tx:
+                with self.transaction(actor, bookkeeping=bookkeeping, sealed=sealed, small=small) as tx:
                     return fn(tx)
             except duckdb.TransactionException as exc:
                 if attempt >= retries:

@@ -1,0 +1,74 @@
+"""`audit.plan` reads the anchor and the rows from the anchored head on in one statement when the Store expects
+that head (the newest row it committed, `Store.audit_head_id`), and again from the anchor's own head when another
+writer moved it: the same next row either way — a row added or removed behind the application's back between
+two writes of one Store stays visible, and two Stores of one file keep one linear chain."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from valuation.db import audit
+from valuation.db.store import Store
+
+
+def _touch(s: Store, k: int) -> int:
+    s.write("ana", lambda tx: tx.audit("touch", "test", k, None, {"k": k}))
+    return int(s.scalar("SELECT head_id FROM audit_head"))
+
+
+def _raw(s: Store, sql: str, params: list[Any] | None = None) -> None:
+    cur = s.cursor()                       # outside the write funnel: no audit, no seals
+    try:
+        cur.execute(sql, params).fetchall()
+    finally:
+        cur.close()
+
+
+def test_a_store_reads_the_head_it_expects_in_one_statement(small_world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = small_world.store
+    _touch(s, 0)
+    assert s.audit_head_id == s.scalar("SELECT max(id) FROM audit_log")
+    separate: list[int] = []
+    with monkeypatch.context() as m:
+        m.setattr(audit, "_read_anchor", lambda *a, **k: separate.append(1))     # never asked now
+        for k in range(1, 4):
+            assert _touch(s, k) == s.audit_head_id
+    assert separate == []
+    assert audit.verify_chain(s)[0]
+
+
+def test_a_row_appended_behind_the_back_between_two_writes_stays_visible(small_world: Any) -> None:
+    s = small_world.store
+    head = _touch(s, 0)
+    head_hash = s.scalar("SELECT hash FROM audit_log WHERE id = ?", [head])
+    _raw(s, 'INSERT INTO audit_log (id, "at", actor, action, entity, entity_id, before_json, after_json, prev_hash, '
+            'hash) SELECT id + 1, "at", actor, action, entity, entity_id, before_json, after_json, hash, ? '
+            'FROM audit_log WHERE id = ?', ["f" * 64, head])
+    after = _touch(s, 1)
+    row = s.fetch_one("SELECT id, prev_hash FROM audit_log WHERE id = ?", [after])
+    assert row == {"id": head + 2, "prev_hash": head_hash}        # past the forged row, linked onto our own head
+    ok, bad, _ = audit.verify_chain(s)
+    assert not ok and bad in (head + 1, head + 2)
+
+
+def test_the_anchored_head_removed_behind_the_back_leaves_a_gap(small_world: Any) -> None:
+    s = small_world.store
+    _touch(s, 0)
+    head = _touch(s, 1)
+    _raw(s, "DELETE FROM audit_log WHERE id = ?", [head])
+    assert _touch(s, 2) == head + 1                               # the gap stays
+    ok, bad, _ = audit.verify_chain(s)
+    assert not ok and bad == head + 1
+
+
+def test_two_stores_of_one_file_keep_one_linear_chain(small_world: Any) -> None:
+    first = small_world.store
+    _touch(first, 0)
+    with Store(small_world.path) as second:
+        for k in range(1, 7):
+            _touch(first if k % 3 else second, k)               # each finds the head the other moved
+        assert first.audit_head_id != second.audit_head_id
+    ids = [r["id"] for r in first.fetch("SELECT id FROM audit_log ORDER BY id")]
+    assert ids == list(range(1, len(ids) + 1))
+    assert audit.verify_chain(first)[0]
