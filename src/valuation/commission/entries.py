@@ -28,7 +28,7 @@ from valuation.commission.consensus_sql import INLINE_IDS
 from valuation.commission.entry_codes import score_code, score_code_sql, vote_code, vote_code_sql
 from valuation.commission.fx import EXACT
 from valuation.commission.rates import attach_rates
-from valuation.commission.rounds import PSEUDONYM_SQL, YOU, fetch_round, register, status_conflict
+from valuation.commission.rounds import PSEUDONYM_SQL, ROUND_MEMO, YOU, fetch_round, register, status_conflict
 from valuation.commission.sheet import (
     AMOUNT_TYPE,
     LABELS,
@@ -288,8 +288,9 @@ def record_assessment(store: Store, user: Principal, round_id: int, item_id: int
 
     # The one sealed table an entry writes (its log row, `write_entries` too): the seals read it alone
     # (issue 28: the other sealed tables were ~5 of the entry's ~24 ms at a million items); one row, so its
-    # seals are written and read back in one statement (`small`).
-    return _entry(store.write(user.username, run, sealed=("assessment_log",), small=True))
+    # seals are written and read back in one statement (`small`). It writes no round, contract or process
+    # number (what `fetch_round` reads): the round row comes from the memo and stays there (`keeps`).
+    return _entry(store.write(user.username, run, sealed=("assessment_log",), small=True, keeps=ROUND_MEMO))
 
 
 def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries, item_id: int,

@@ -163,6 +163,11 @@ def round_of(row: Mapping[str, Any], *, hide_people: bool = False) -> Round:
     return Round(**data)
 
 
+# The memo keys of `fetch_round` (their first element): what a write that changes no round, no contract and no
+# process number keeps (`Store.write(keeps=…)`).
+ROUND_MEMO = ("round",)
+
+
 def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool = True) -> dict[str, Any]:
     """The round row (with its contract's code and organisation), no access check; `count=False`
     skips counting its items (item_count None: a one-entry write on a million-item round needs
@@ -172,9 +177,11 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
         raise InputError(Problem("round_id", "Rodada: identificador inválido."))
     # Committed rows are kept for the Store's revision (`Store.memo`): a page of the Commission read its round
     # four times per run, 3–4 ms each at a million items; a save reads it once more after its commit, then from
-    # there. Inside a transaction it is always read (and counted).
+    # there. Inside a transaction it is read (and counted), unless the write keeps "round" (`Tx.memo`: a
+    # member's entry, which writes nothing the row is read from).
     known = _ITEM_COUNTS.setdefault(db, {}) if count and not _in_transaction(db) else None
-    return dict(memo_of(db, ("round", round_id, count, nup), lambda: _read_round(db, round_id, count, nup, known)))
+    return dict(memo_of(db, (ROUND_MEMO[0], round_id, count, nup),
+                        lambda: _read_round(db, round_id, count, nup, known)))
 
 
 def _read_round(db: Store | Tx, round_id: int, count: bool, nup: bool, known: dict[int, int] | None

@@ -21,7 +21,11 @@ Facts this design rests on (architecture.md, measured with duckdb 2.0):
   (a test's and the pages' shared one) see each other's commits. A write that only keeps books no
   page shows (a session's last_seen) says `bookkeeping=True`. `memo(key, compute)` keeps such a value
   for the revision — one definition of that rule for the reference reads every page repeats (the
-  policies' timelines, the offices' calendars, a round's row).
+  policies' timelines, the offices' calendars, a round's row). A write that never changes what some
+  memo keys are read from says so (`keeps`, by their first element: a member's entry keeps "round"):
+  its commit carries them to the next revision, and inside it they come from the memo when nothing
+  committed through any Store of the file since just before it began, nor is committing (`_settled`): its
+  snapshot then holds what the memo of that revision was read from.
 - `generation(topic)` is the same for one group of tables a few writers name (`Tx.changed(topic)`): it
   changes only with a commit that said so (or a migration), so what was computed from those tables alone
   outlives the other writes — a member's entry does not change the published comparables
@@ -41,7 +45,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
@@ -158,14 +162,33 @@ def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
 class Tx:
     """One open transaction: run statements on `cur`, append audit rows with `audit`."""
 
-    def __init__(self, cur: duckdb.DuckDBPyConnection, actor: str, store: Store):
+    def __init__(self, cur: duckdb.DuckDBPyConnection, actor: str, store: Store,
+                 keeps: frozenset[str] = frozenset()):
         self.cur = cur
         self.actor = actor
         self.store = store
+        self.keeps = keeps                       # memo keys (first element) this write never changes
+        self.settled: int | None = None          # the revision just before BEGIN, when nothing was committing
         self.audited = False
         self.last_audit_id: int | None = None   # the newest audit row of this transaction (row seals)
         self._planned: PlannedRow | None = None  # that row until it is written (`audit`)
         self.topics: set[str] = set()            # the topics this transaction changes (`changed`)
+
+    def memo(self, key: Any, compute: Callable[[], T]) -> T:
+        """`compute()` — a transaction sees its own uncommitted rows — except for a key it keeps
+        (`Store.write(keeps=…)`: it writes nothing that key is read from): that one comes from (or goes to)
+        the Store's memo of the revision it began at, when no commit came or is coming in between (module
+        docstring) — its snapshot and that revision's committed rows then agree there."""
+        if self.settled is None or not (isinstance(key, tuple) and key and key[0] in self.keeps):
+            return compute()
+        found, value = self.store._memo_get(self.settled, key)
+        if not found:
+            value = compute()
+        if _settled(self.store) != self.settled:     # a commit since BEGIN, or one under way: not that revision's
+            return compute() if found else value
+        if not found:
+            self.store._memo_put(self.settled, key, value)
+        return value
 
     def changed(self, topic: str) -> None:
         """This transaction writes the tables of `topic`: its generation changes at the commit
@@ -229,6 +252,26 @@ class Tx:
 
 _OPEN: dict[str, weakref.WeakSet[Store]] = {}     # the open Stores of each file (resolved path) of this process
 _OPEN_LOCK = threading.Lock()
+_COMMITTING: dict[str, int] = {}    # per file: commits between the start of their COMMIT and their new revision
+
+
+def _settled(store: Store) -> int | None:
+    """`store`'s revision when no commit of its file is under way in this process (None while one is): every
+    commit before it has moved the revisions of the file's Stores (`Tx.memo`)."""
+    with _OPEN_LOCK:
+        return None if _COMMITTING.get(store.file_key) else store._revision
+
+
+@contextmanager
+def _committing(store: Store) -> Iterator[None]:
+    """Around a COMMIT and the new revision it gives (`_file_changed`): `_settled` is None meanwhile."""
+    with _OPEN_LOCK:
+        _COMMITTING[store.file_key] = _COMMITTING.get(store.file_key, 0) + 1
+    try:
+        yield
+    finally:
+        with _OPEN_LOCK:
+            _COMMITTING[store.file_key] -= 1
 
 
 def _register(store: Store) -> None:
@@ -236,12 +279,17 @@ def _register(store: Store) -> None:
         _OPEN.setdefault(store.file_key, weakref.WeakSet()).add(store)
 
 
-def _file_changed(store: Store, topics: frozenset[str] | None = None) -> None:
+def _file_changed(store: Store, topics: frozenset[str] | None = None, keeps: frozenset[str] = frozenset()) -> None:
     """A commit through `store`: a new revision for every Store of its file in this process, and a new
-    generation of `topics` (None: of every topic — a migration)."""
+    generation of `topics` (None: of every topic — a migration); the memo values of the revision whose
+    keys the commit `keeps` (their first element) go on to the new one."""
     with _OPEN_LOCK:
         for other in list(_OPEN.get(store.file_key, ())):
-            other._revision = next(_REVISIONS)
+            old, other._revision = other._revision, next(_REVISIONS)
+            memo_revision, values = other._memo
+            if keeps and memo_revision == old:
+                other._memo = (other._revision, {k: v for k, v in values.items()
+                                                 if isinstance(k, tuple) and k and k[0] in keeps})
             if topics is None:
                 other._topics_base, other._topics = next(_REVISIONS), {}
             else:
@@ -249,8 +297,9 @@ def _file_changed(store: Store, topics: frozenset[str] | None = None) -> None:
 
 
 def memo_of(db: Store | Tx, key: Any, compute: Callable[[], T]) -> T:
-    """`Store.memo` for a Store; inside a transaction (which sees its own writes) `compute()` every time."""
-    return compute() if isinstance(db, Tx) else db.memo(key, compute)
+    """`Store.memo` for a Store; inside a transaction (which sees its own writes) `Tx.memo`: `compute()`
+    every time, unless the transaction keeps that key."""
+    return db.memo(key, compute)
 
 
 def store_of(db: Store | Tx) -> Store:
@@ -354,9 +403,9 @@ class Store:
     def memo(self, key: Any, compute: Callable[[], T]) -> T:
         """`compute()` — read from committed rows only, the same for every reader (no user's scope in it) —
         kept while the revision stays: every reader of the same `key` gets the same object, to be treated
-        as read-only. Not for a transaction, which sees its own uncommitted rows (`memo_of`). A new revision
-        starts empty (and a full one, at `MEMO_MAX` values); a value stored after a commit raced it lands in
-        the old revision's dict, which no reader sees again."""
+        as read-only. Not for a transaction, which sees its own uncommitted rows (`memo_of`, `Tx.memo`). A new
+        revision starts empty (and a full one, at `MEMO_MAX` values); a value stored after a commit raced it lands
+        in the old revision's dict, which no reader sees again."""
         revision, kept = self._revision, self._memo
         if kept[0] != revision or len(kept[1]) >= MEMO_MAX:
             kept = self._memo = (revision, {})
@@ -365,6 +414,22 @@ class Store:
         except KeyError:
             value = kept[1][key] = compute()
             return value
+
+    def _memo_get(self, revision: int, key: Any) -> tuple[bool, Any]:
+        """(found, value) of `key` in the memo of `revision` (`Tx.memo`)."""
+        kept = self._memo
+        if kept[0] != revision or key not in kept[1]:
+            return False, None
+        return True, kept[1][key]
+
+    def _memo_put(self, revision: int, key: Any, value: Any) -> None:
+        """Keep `value` for `key` in the memo of `revision`, if that is still the Store's (`Tx.memo`)."""
+        kept = self._memo
+        if kept[0] != revision or len(kept[1]) >= MEMO_MAX:
+            if self._revision != revision:
+                return
+            kept = self._memo = (revision, {})
+        kept[1][key] = value
 
     def generation(self, topic: str) -> int:
         """Changes with every commit that named `topic` (`Tx.changed`) and with a migration; unique to this
@@ -428,8 +493,8 @@ class Store:
 
     # -- writes ------------------------------------------------------------------
     @contextmanager
-    def transaction(self, actor: str, *, bookkeeping: bool = False,
-                    sealed: Sequence[str] | None = None, small: bool = False) -> Iterator[Tx]:
+    def transaction(self, actor: str, *, bookkeeping: bool = False, sealed: Sequence[str] | None = None,
+                    small: bool = False, keeps: Sequence[str] = ()) -> Iterator[Tx]:
         """BEGIN … COMMIT on a cursor of its own; ROLLBACK and re-raise on any error.
 
         One writer at a time in this process; not re-entrant (a nested call is a bug). The commit
@@ -437,7 +502,9 @@ class Store:
         sealed tables (db/seals.py, by the table their rows come from) this write may add rows to or
         change — only those are read for the row seals; None: every one. A row written to a sealed table
         not named stays unsealed and `audit verify` names it. `small`: the write appends a few rows to its
-        sealed tables (one entry): their seals are written and read back at once (`seals.begin`).
+        sealed tables (one entry): their seals are written and read back at once (`seals.begin`). `keeps`: the
+        memo keys (by their first element) this write never changes — read from the memo inside it, carried
+        over its commit (module docstring).
         """
         if self.read_only:
             raise StoreError(f"the database {self.path} is open read-only")
@@ -447,22 +514,27 @@ class Store:
             self._local.in_tx = True
             cur = self.cursor()
             try:
+                settled = _settled(self) if keeps else None      # before BEGIN: see `Tx.memo`
                 cur.execute("BEGIN TRANSACTION")
                 try:
                     marks = seals.begin(cur, self._seal_state, None if sealed is None else frozenset(sealed),
                                         small) if self._seals_enabled() else None
-                    tx = Tx(cur, actor, self)
+                    tx = Tx(cur, actor, self, frozenset(keeps))
+                    # Its snapshot is taken by its first read of the file (the seals' read): a memo is trusted
+                    # only then, so that a commit after `settled` cannot be in the snapshot unseen.
+                    tx.settled = settled if marks is not None else None
                     yield tx
                     wrote = seals.finish(tx, marks)       # digests of the sealed rows written here, into the chain
                     tx.flush_audit()                       # the newest audit row, when no seal went into it
-                    cur.execute("COMMIT")
+                    with _committing(self) if not bookkeeping else nullcontext():
+                        cur.execute("COMMIT")
+                        if not bookkeeping:
+                            _file_changed(self, frozenset(tx.topics), tx.keeps)
                     if marks is not None and self._seal_state is not None:
                         self._seal_state.committed(wrote, marks.get("_after"))
                     if tx.audited:
                         self.audit_head_seen = True
                         self.audit_head_id = tx.last_audit_id
-                    if not bookkeeping:
-                        _file_changed(self, frozenset(tx.topics))
                 except BaseException:
                     _rollback(cur)
                     raise
@@ -471,9 +543,9 @@ class Store:
                 self._local.in_tx = False
 
     def write(self, actor: str, fn: Callable[[Tx], T], *, retries: int = 3, bookkeeping: bool = False,
-              sealed: Sequence[str] | None = None, small: bool = False) -> T:
-        """Run `fn(tx)` in a transaction (`transaction`'s `bookkeeping`, `sealed` and `small`); retry it whole on
-        write-write conflicts.
+              sealed: Sequence[str] | None = None, small: bool = False, keeps: Sequence[str] = ()) -> T:
+        """Run `fn(tx)` in a transaction (`transaction`'s `bookkeeping`, `sealed`, `small` and `keeps`); retry it
+        whole on write-write conflicts.
 
         `fn` must not swallow DuckDB errors (a later COMMIT would silently roll back).
         Constraint violations become ConflictError; persistent conflicts too.
@@ -481,7 +553,8 @@ class Store:
         attempt = 0
         while True:
             try:
-                with self.transaction(actor, bookkeeping=bookkeeping, sealed=sealed, small=small) as tx:
+                with self.transaction(actor, bookkeeping=bookkeeping, sealed=sealed, small=small,
+                                      keeps=keeps) as tx:
                     return fn(tx)
             except duckdb.TransactionException as exc:
                 if attempt >= retries:
@@ -534,8 +607,9 @@ class Store:
                         cur.execute(mig.sql)
                         cur.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
                                     [mig.version, mig.name, mig.sha256, self.now()])
-                        cur.execute("COMMIT")
-                        _file_changed(self)
+                        with _committing(self):
+                            cur.execute("COMMIT")
+                            _file_changed(self)
                     except duckdb.Error as exc:
                         _rollback(cur)
                         raise StoreError(f"migration {mig.version:03d}_{mig.name} failed on "
