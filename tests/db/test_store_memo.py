@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from valuation.db.store import Store, memo_of
+from valuation.db.store import Store
 from valuation.deadlines import calendars
 from valuation.policies.values import timelines
 
@@ -52,7 +52,7 @@ def test_a_transaction_reads_its_own_rows_and_the_memo_sees_them_only_after_the_
                    "('due_soon_days', '20', 'test', DATE '2025-01-01')")
         inside = timelines(tx, ["due_soon_days"])["due_soon_days"]
         assert inside.at(date(2025, 6, 1)).value == 20            # its own row, never a kept value
-        assert memo_of(tx, ("x",), lambda: "computed") == "computed"
+        assert tx.memo(("x",), lambda: "computed") == "computed"
         assert timelines(store, ["due_soon_days"])["due_soon_days"] is before   # not committed yet
 
     store.write("test", run)

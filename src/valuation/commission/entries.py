@@ -31,6 +31,7 @@ from valuation.commission.rates import attach_rates
 from valuation.commission.rounds import PSEUDONYM_SQL, ROUND_MEMO, YOU, fetch_round, register, status_conflict
 from valuation.commission.sheet import (
     AMOUNT_TYPE,
+    FIELD_TYPES,
     LABELS,
     MAX_VALUE_BRL,
     Entries,
@@ -389,11 +390,9 @@ def _audit_entry(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 # -- typed columns (generated or migrated data) -----------------------------------------------------
-_BULK_TYPES: dict[str, pa.DataType] = {
-    "item_id": pa.int64(), "historical": pa.bool_(), "amount": AMOUNT_TYPE, "currency": pa.string(),
-    "price_date": pa.date32(), "significance": pa.int64(), "must_keep": pa.bool_(), "source": pa.string(),
-    "source_note": pa.string(),
-}
+# The entry's fields (sheet.FIELD_TYPES), addressed by the item's id instead of its code.
+_BULK_TYPES: dict[str, pa.DataType] = {"item_id": pa.int64(),
+                                       **{k: t for k, t in FIELD_TYPES.items() if k != "item_code"}}
 
 
 def record_assessments_bulk(store: Store, user: Principal, round_id: int,

@@ -48,7 +48,6 @@ from valuation.db.access import (
     users_with_roles,
 )
 from valuation.db.paging import DEFAULT_PAGE_SIZE, check_page
-from valuation.db.store import memo_of
 from valuation.policies.defaults import ConsensusPolicy
 from valuation.policies.values import policy_in_force
 
@@ -180,8 +179,7 @@ def fetch_round(db: Store | Tx, round_id: int, *, count: bool = True, nup: bool 
     # there. Inside a transaction it is read (and counted), unless the write keeps "round" (`Tx.memo`: a
     # member's entry, which writes nothing the row is read from).
     known = _ITEM_COUNTS.setdefault(db, {}) if count and not _in_transaction(db) else None
-    return dict(memo_of(db, (ROUND_MEMO[0], round_id, count, nup),
-                        lambda: _read_round(db, round_id, count, nup, known)))
+    return dict(db.memo((ROUND_MEMO[0], round_id, count, nup), lambda: _read_round(db, round_id, count, nup, known)))
 
 
 def _read_round(db: Store | Tx, round_id: int, count: bool, nup: bool, known: dict[int, int] | None

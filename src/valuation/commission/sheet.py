@@ -210,12 +210,27 @@ def check_entries(entries: Entries, *, today: date) -> Entries:
     return Entries(frame, entries.problems, entries.given)
 
 
-class _Columns:
+class _Reading:
+    """What both readings of the rules share: a cell is filled when it holds a value or was given one
+    (`Entries.given`: a bad value is reported once, as itself)."""
+
+    def __init__(self, given: Mapping[str, np.ndarray]) -> None:
+        self._given = given
+
+    def valid(self, name: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def filled(self, name: str) -> np.ndarray:
+        mask = self.valid(name)
+        return mask | self._given[name] if name in self._given else mask
+
+
+class _Columns(_Reading):
     """The rules' reading of a batch: Arrow columns, every test a numpy mask (null: False)."""
 
     def __init__(self, frame: pd.DataFrame, given: Mapping[str, np.ndarray]) -> None:
+        super().__init__(given)
         self._frame = frame
-        self._given = given
         self._cols: dict[str, pa.Array] = {}
 
     def col(self, name: str) -> pa.Array:
@@ -225,10 +240,6 @@ class _Columns:
 
     def valid(self, name: str) -> np.ndarray:
         return as_mask(self.col(name).is_valid())
-
-    def filled(self, name: str) -> np.ndarray:
-        mask = self.valid(name)
-        return mask | self._given[name] if name in self._given else mask
 
     def equals(self, name: str, value: object) -> np.ndarray:
         return as_mask(pc.equal(self.col(name), value))
@@ -258,13 +269,13 @@ class _Columns:
         return pc.if_else(pa.array(mask), arr, pa.scalar(None, arr.type))
 
 
-class _One:
+class _One(_Reading):
     """The rules' reading of one entry: plain values (None: empty), every test a one-cell numpy mask,
     true exactly where `_Columns` gives true for the same value in a one-row column."""
 
     def __init__(self, values: Mapping[str, Any], given: Mapping[str, np.ndarray]) -> None:
+        super().__init__(given)
         self._values = values
-        self._given = given
 
     @staticmethod
     def _mask(flag: bool) -> np.ndarray:
@@ -272,10 +283,6 @@ class _One:
 
     def valid(self, name: str) -> np.ndarray:
         return self._mask(self._values[name] is not None)
-
-    def filled(self, name: str) -> np.ndarray:
-        mask = self.valid(name)
-        return mask | self._given[name] if name in self._given else mask
 
     def equals(self, name: str, value: object) -> np.ndarray:
         v = self._values[name]

@@ -296,12 +296,6 @@ def _file_changed(store: Store, topics: frozenset[str] | None = None, keeps: fro
                 other._topics.update({t: next(_REVISIONS) for t in topics})
 
 
-def memo_of(db: Store | Tx, key: Any, compute: Callable[[], T]) -> T:
-    """`Store.memo` for a Store; inside a transaction (which sees its own writes) `Tx.memo`: `compute()`
-    every time, unless the transaction keeps that key."""
-    return db.memo(key, compute)
-
-
 def store_of(db: Store | Tx) -> Store:
     """The Store behind a Store or an open transaction (its clock, its tables)."""
     return db.store if isinstance(db, Tx) else db
@@ -403,7 +397,7 @@ class Store:
     def memo(self, key: Any, compute: Callable[[], T]) -> T:
         """`compute()` — read from committed rows only, the same for every reader (no user's scope in it) —
         kept while the revision stays: every reader of the same `key` gets the same object, to be treated
-        as read-only. Not for a transaction, which sees its own uncommitted rows (`memo_of`, `Tx.memo`). A new
+        as read-only. Not for a transaction, which sees its own uncommitted rows (`Tx.memo`). A new
         revision starts empty (and a full one, at `MEMO_MAX` values); a value stored after a commit raced it lands
         in the old revision's dict, which no reader sees again."""
         revision, kept = self._revision, self._memo

@@ -30,7 +30,7 @@ from valuation.core import clock, law
 from valuation.core.errors import InputError, Problem
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal, require
-from valuation.db.store import memo_of, store_of
+from valuation.db.store import store_of
 from valuation.policies import fields
 from valuation.policies.defaults import DEFAULT_BY_KEY, DEFAULTS
 
@@ -137,7 +137,7 @@ def timelines(db: Store | Tx, keys: Iterable[str]) -> dict[str, PolicyTimeline]:
     keys = list(dict.fromkeys(keys))
     for key in keys:
         _check_key(key)
-    return dict(memo_of(db, ("policy_timelines", tuple(keys)), lambda: _read_timelines(db, keys)))
+    return dict(db.memo(("policy_timelines", tuple(keys)), lambda: _read_timelines(db, keys)))
 
 
 def _read_timelines(db: Store | Tx, keys: list[str]) -> dict[str, PolicyTimeline]:
