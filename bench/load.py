@@ -10,7 +10,10 @@ scripts/start.sh) with the script-run log on (`ui/run_timing.py`). One login war
 up (imports, first queries; untimed). Then the K contexts log in (`ROTA`: dpc, explorer,
 commission, president, then a second dpc, explorer and commission member, and the admin — each a
 different demo login) and, once all are in, click the sidebar link of their next page as soon as
-the current one is settled (bench/live.py; quiet window 100 ms), for `--seconds`.
+the current one is settled (bench/live.py; quiet window 100 ms), for `--seconds`. Without `--think`, their
+first clicks are spread evenly over `RAMP_S` (2 s: person n waits n·2/K s), a load test's ramp-up — people
+do not all click in the same instant; until 2026-12-05 all K clicked at once, and those K first views,
+queued together on one core, made the 95th percentile of a 60 s run of ~100 views by themselves.
 
 Reported per K, over the runs that ended inside the window:
 - server time: the script run of each page view as the service measured it (`wall_s`: from the
@@ -216,11 +219,12 @@ async def think(rng: random.Random | None, span: tuple[float, float] | None, end
 
 
 LOGINS_AT_ONCE = 4   # people logging in at the same time before the window starts (not timed)
+RAMP_S = 2.0         # without thinking, the K people's first clicks spread evenly over this (a ramp-up)
 
 
 async def person(browser: Any, base: str, who: Person, password: str, start: asyncio.Event,
                  ready: list[int], end_at: list[float], span: tuple[float, float] | None = None,
-                 seed: int = 0, gate: asyncio.Semaphore | None = None) -> None:
+                 seed: int = 0, gate: asyncio.Semaphore | None = None, offset: float = 0.0) -> None:
     context = await browser.new_context(viewport={"width": 1400, "height": 1000}, locale="pt-BR")
     await context.add_init_script(live.INIT_JS)
     page = await context.new_page()
@@ -233,6 +237,7 @@ async def person(browser: Any, base: str, who: Person, password: str, start: asy
         pages = live.role_pages(who.role)
         rng = random.Random(seed) if span is not None else None
         i = 1   # the login opened the first page
+        await asyncio.sleep(offset)   # the ramp-up: people do not all click at the same instant
         await think(rng, span, end_at[0])
         while time.time() < end_at[0]:
             title, key = pages[i % len(pages)]
@@ -376,8 +381,11 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
                 rss_before = sampler.proc.memory_info().rss / 2**20
                 start, ready, end_at = asyncio.Event(), [0], [float("inf")]
                 gate = asyncio.Semaphore(LOGINS_AT_ONCE)
-                tasks = [asyncio.create_task((light_person if who.light else person)(
-                             browser, svc.base, who, pw[who.user], start, ready, end_at, span, seed=n, gate=gate))
+                tasks = [asyncio.create_task(
+                             light_person(browser, svc.base, who, pw[who.user], start, ready, end_at, span, seed=n,
+                                          gate=gate) if who.light else
+                             person(browser, svc.base, who, pw[who.user], start, ready, end_at, span, seed=n,
+                                    gate=gate, offset=0.0 if span is not None else n * RAMP_S / k))
                          for n, who in enumerate(people)]
                 while ready[0] + sum(t.done() for t in tasks) < k:   # a failed login ends its task
                     await asyncio.sleep(0.2)
