@@ -150,8 +150,8 @@ LABELS.update({
     "load_k1_server_p95_s": "load, 1 person clicking without pause: server time p95 (demo)",
     "load_k4_server_p95_s": "load, 4 people: server time p95 (demo)",
     "load_k8_server_p95_s": "load, 8 people: server time p95 (demo), no error, no logout",
-    "load_k8_pinned_server_p95_s": "load, 8 people without pause, service on core 0, browser on core 1 (--pin): "
-                                   "server time p95, no error, no logout",
+    "load_k8_pinned_server_p95_s": "load, 8 people without pause (first clicks over a 2 s ramp-up), service on "
+                                   "core 0, browser on core 1 (--pin): server time p95, no error, no logout",
     "load_k32_think_server_p95_s": "load, 32 people thinking 5–15 s between clicks: server time p95, "
                                    "no error, no logout",
     "load_k32_think_client_p95_s": "load, 32 people thinking 5–15 s (28 of them light, bench/light.py): "
