@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from valuation.core.statuses import STATEMENT_ISSUED
+from valuation.db import seal_digest
 
 SEALS_TABLE = "row_seals"
 SEALED_ACTION = "rows_sealed"
@@ -407,15 +408,25 @@ def _small_applies(tx: Any, marks: dict[str, Any]) -> bool:
 
 def _finish_small(tx: Any, marks: dict[str, Any]) -> set[str]:
     """`finish` for a write that appends a few rows: the rows above each table's mark at `begin` are sealed
-    and read back by one INSERT … RETURNING, without `_pending`'s count first. The same rows, digests, audit
-    row and `seals_json` as `finish` (which, for a few rows, also takes them from the INSERT's RETURNING);
-    any number of rows stays right, only slower. Leaves in `marks["_after"]` the max id of each table read."""
+    and read back by one INSERT … RETURNING, without `_pending`'s count first — or, when the write handed them
+    over (`Tx.appended`) and they are exactly those rows, sealed by one INSERT of their digests computed here
+    (`_known_seals`), without reading the table. The same rows, digests, audit row and `seals_json` as `finish`
+    (which, for a few rows, also takes them from the INSERT's RETURNING); any number of rows stays right, only
+    slower. Leaves in `marks["_after"]` the max id of each table read."""
     specs = _scoped(_append_only(), marks["_only"])
     target = int(tx.last_audit_id)
-    select = _union([f"SELECT '{s.table}', r.id, {s.digest_sql()}, {target} FROM {s.rows_from} r "
-                     f"WHERE r.id > {int(marks[s.table])}" for s in specs])
+    known = _known_seals(getattr(tx, "appended_rows", {}), marks, specs)
+    if known is None:
+        select = _union([f"SELECT '{s.table}', r.id, {s.digest_sql()}, {target} FROM {s.rows_from} r "
+                         f"WHERE r.id > {int(marks[s.table])}" for s in specs])
+        found = tx.cur.execute(f"INSERT INTO {SEALS_TABLE} {select} RETURNING tbl, row_id, digest").fetchall()
+    else:
+        found = known
+        if known:
+            tx.cur.execute(f"INSERT INTO {SEALS_TABLE} VALUES {', '.join(['(?, ?, ?, ?)'] * len(known))}",
+                           [v for t, i, d in known for v in (t, i, d, target)]).fetchall()
     sealed: dict[str, list[tuple[int, str]]] = {}
-    for t, i, d in tx.cur.execute(f"INSERT INTO {SEALS_TABLE} {select} RETURNING tbl, row_id, digest").fetchall():
+    for t, i, d in found:
         sealed.setdefault(t, []).append((int(i), d))
     marks["_after"] = {}
     for _src, _where, group in _sources(specs):     # every row of the source above the marks was returned
@@ -426,6 +437,27 @@ def _finish_small(tx: Any, marks: dict[str, Any]) -> set[str]:
     tx.flush_audit(json.dumps({t: _line_digest(pairs) for t, pairs in sealed.items()}, sort_keys=True,
                               separators=(",", ":")))
     return set(sealed)
+
+
+def _known_seals(appended: dict[str, list[dict[str, Any]]], marks: dict[str, Any],
+                 specs: tuple[Sealed, ...]) -> list[tuple[str, int, str]] | None:
+    """`_finish_small`'s seals — (table, row id, digest), in its INSERT's order — computed from the rows the write
+    says it appended (`Tx.appended`, every column as stored) instead of reading them back, or None (then they are
+    read): only when, for every table read, those rows are exactly the ids just above its mark at `begin` (no row
+    of another writer or of a rolled-back write between) and each digest is one `seal_digest` computes for
+    certain — the same digests as `digest_sql`, byte for byte."""
+    out: list[tuple[str, int, str]] = []
+    for spec in specs:
+        rows = sorted(appended.get(spec.rows_from, ()), key=lambda r: int(r["id"]))
+        mark = int(marks[spec.table])
+        if not rows or [int(r["id"]) for r in rows] != list(range(mark + 1, mark + 1 + len(rows))):
+            return None
+        for row in rows:
+            digest = seal_digest.digest(spec, row)
+            if digest is None:
+                return None
+            out.append((spec.table, int(row["id"]), digest))
+    return out
 
 
 _AGGREGATE_SQL = (f"SELECT audit_id, tbl, count(*) AS n, sha256(string_agg(CAST(row_id AS VARCHAR) || ':' || digest, "

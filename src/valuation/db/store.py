@@ -173,6 +173,7 @@ class Tx:
         self.last_audit_id: int | None = None   # the newest audit row of this transaction (row seals)
         self._planned: PlannedRow | None = None  # that row until it is written (`audit`)
         self.topics: set[str] = set()            # the topics this transaction changes (`changed`)
+        self.appended_rows: dict[str, list[dict[str, Any]]] = {}   # per sealed table, the rows of `appended`
 
     def memo(self, key: Any, compute: Callable[[], T]) -> T:
         """`compute()` — a transaction sees its own uncommitted rows — except for a key it keeps
@@ -194,6 +195,13 @@ class Tx:
         """This transaction writes the tables of `topic`: its generation changes at the commit
         (`Store.generation`, module docstring)."""
         self.topics.add(topic)
+
+    def appended(self, table: str, row: Mapping[str, Any]) -> None:
+        """`row` — every column, as stored (`INSERT … RETURNING *`) — was appended by this transaction to the sealed
+        table `table`, and is (with the others it names) every row the transaction appends to it. A small write's
+        row seals are then computed from these rows rather than read back (`seals._finish_small`), when they are
+        exactly the table's rows above its mark at BEGIN; else they are read, as for a write that names none."""
+        self.appended_rows.setdefault(table, []).append(dict(row))
 
     def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
         """Run one statement and read its result completely (rows as dicts, [] for none)."""
