@@ -256,8 +256,11 @@ def _scoped(specs: tuple[Sealed, ...], only: frozenset[str] | None) -> tuple[Sea
     return specs if only is None else tuple(s for s in specs if s.rows_from in only)
 
 
+ALSO_WIDTH = 5    # the columns of each part of `begin`'s `also` (its own parts are padded to as many)
+
+
 def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None = None,
-          small: bool = False) -> dict[str, Any]:
+          small: bool = False, also: tuple[str, ...] = ()) -> dict[str, Any]:
     """What `finish` compares with: the max id of each append-only table, and the sealed values of
     every row of the others (None: every row is a candidate — the table has no seal yet).
 
@@ -272,19 +275,26 @@ def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None 
     without a seal yet is sealed whole by the next write that reads its table.
 
     `small` (`Store.write(small=True)`: the write appends a few rows — one entry): `finish` may seal them
-    without counting them first (`_finish_small`). It decides only how the same seals are found, never which."""
+    without counting them first (`_finish_small`). It decides only how the same seals are found, never which.
+
+    `also`: SELECT parts of another read at BEGIN (`Store.transaction`: the audit anchor's, `audit.head_read`), run in
+    the same statement — `ALSO_WIDTH` columns each, the first a key none of this read's own takes (0, 1, … and
+    `BASELINE_KEY`); their rows are left, as read, in `marks["_also"]`."""
     hint = state.tops if state is not None else {}
     groups = _sources(_scoped(_append_only(), only))
+    pad = ", NULL" * (ALSO_WIDTH - 2) if also else ""
     parts = []
     for k, (src, _where, group) in enumerate(groups):
         known = [int(hint[spec.table]) for spec in group if spec.table in hint]
-        parts.append(f"SELECT {k}, max(id) FROM {src} WHERE id >= {min(known)}" if len(known) == len(group)
-                     else f"SELECT {k}, coalesce(max(id), 0) FROM {src}")
-    parts.append(f"SELECT {BASELINE_KEY}, count(*) FROM (SELECT 1 FROM {SEALS_TABLE} LIMIT 1)")
-    found = dict(cur.execute(_union(parts)).fetchall())
+        parts.append(f"SELECT {k}, max(id){pad} FROM {src} WHERE id >= {min(known)}" if len(known) == len(group)
+                     else f"SELECT {k}, coalesce(max(id), 0){pad} FROM {src}")
+    parts.append(f"SELECT {BASELINE_KEY}, count(*){pad} FROM (SELECT 1 FROM {SEALS_TABLE} LIMIT 1)")
+    own = set(range(len(groups))) | {BASELINE_KEY}
+    rows = cur.execute(_union(parts + list(also))).fetchall()
+    found = {r[0]: r[1] for r in rows if r[0] in own}
     if only is not None and not found[BASELINE_KEY]:      # no seal at all yet: the baseline, every table
-        return begin(cur, state)
-    marks: dict[str, Any] = {"_only": only, "_small": small}
+        return {**begin(cur, state), "_also": [r for r in rows if r[0] not in own]}
+    marks: dict[str, Any] = {"_only": only, "_small": small, "_also": [r for r in rows if r[0] not in own]}
     for k, (src, _where, group) in enumerate(groups):
         top = found[k]
         if top is None:           # the top row of the last commit is gone (nothing at or above it)
