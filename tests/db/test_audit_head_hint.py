@@ -158,3 +158,20 @@ def test_a_small_write_appending_to_the_chain_by_another_way_first_is_refused_wh
         s.write("ana", run, sealed=("assessment_log",), small=True)
     assert s.fetch("SELECT id, hash FROM audit_log ORDER BY id") == before
     assert audit.verify_chain(s)[0]
+
+
+def test_a_small_write_finding_no_seal_at_all_still_links_onto_the_head_read_at_begin(
+        small_world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every seal removed behind the back: `seals.begin` reads again for the baseline (every table), and the anchor
+    rows read with its first read still serve the write's audit row — the same next id and link."""
+    s = small_world.store
+    head = _touch(s, 0)
+    head_hash = s.scalar("SELECT hash FROM audit_log WHERE id = ?", [head])
+    _raw(s, "DELETE FROM row_seals")
+    with monkeypatch.context() as m:
+        calls = _spy_reads(m)
+        after = _touch_small(s, 1)
+    assert calls == [True]
+    assert s.fetch_one("SELECT id, prev_hash FROM audit_log WHERE id = ?", [after]) == {"id": head + 1,
+                                                                                        "prev_hash": head_hash}
+    assert s.scalar("SELECT count(*) FROM row_seals") > 0                  # the baseline sealed again
