@@ -104,12 +104,22 @@ def bulk_entries(tx: Tx, rnd: Mapping[str, Any], member_id: int, written: pa.Tab
         update_consensus(tx, int(rnd["id"]))
 
 
-# A DOUBLE computed by DuckDB with the very expression of consensus_sql (the spread of
-# min, max and v_lo + v_hi as DECIMAL(·, 8)), so that the stored double is the same bit for bit.
-_SPREAD_SQL = ("CASE WHEN ? < 2 THEN NULL WHEN CAST(? AS DECIMAL(26,8)) = CAST(? AS DECIMAL(26,8)) THEN 0.0::DOUBLE "
-               "WHEN CAST(? AS DECIMAL(27,8)) = 0 THEN NULL "
-               "ELSE 2.0 * CAST(CAST(? AS DECIMAL(26,8)) - CAST(? AS DECIMAL(26,8)) AS DOUBLE) "
-               "/ CAST(CAST(? AS DECIMAL(27,8)) AS DOUBLE) END")
+# The spread as consensus_sql stores it: NULL below two values, 0 when min = max, NULL when v_lo + v_hi = 0 —
+# decided here on the exact values — else a DOUBLE computed by DuckDB with the very expression of consensus_sql:
+# max - min (exact, as the DECIMAL(27,8) their difference is there) and v_lo + v_hi as DECIMAL(27,8), each cast
+# to DOUBLE, so that the stored double is the same bit for bit.
+_SPREAD_SQL = "2.0 * CAST(CAST(? AS DECIMAL(27,8)) AS DOUBLE) / CAST(CAST(? AS DECIMAL(27,8)) AS DOUBLE)"
+
+
+def _spread(n: int, mx: Decimal | None, mn: Decimal | None, pair: Decimal | None) -> tuple[str, list[Any]]:
+    """The SQL of round_consensus.spread for one item and its parameters (see `_SPREAD_SQL`)."""
+    if n < 2 or mx is None or mn is None or pair is None:
+        return "?", [None]
+    if mx == mn:
+        return "?", [0.0]
+    if pair == 0:
+        return "?", [None]
+    return _SPREAD_SQL, [EXACT.subtract(mx, mn), pair]
 
 
 def _decide(rnd: Mapping[str, Any], rows: list[tuple[Any, ...]]) -> dict[str, Any]:
@@ -140,7 +150,7 @@ def _decide(rnd: Mapping[str, Any], rows: list[tuple[Any, ...]]) -> dict[str, An
     return {"votes_for": votes_for, "votes_against": votes_against, "quorum_met": quorum_met,
             "historical": historical, "decided_by": decided_by, "n_values": n,
             "value_brl": None if exact is None else round_cents(exact),
-            "spread": [n, mx, mn, pair, mx, mn, pair],
+            "spread": (n, mx, mn, pair),
             "flagged": is_flagged(values, threshold, votes_for, votes_against), "significance": significance,
             "must_keep_votes": sum(1 for r in rows if r[4] is True), "median_brl": median_brl}
 
@@ -164,10 +174,10 @@ def one_entry(tx: Tx, rnd: Mapping[str, Any], member_id: int, item_id: int, log_
         params = [_to_units(value_brl), vote_code(historical, must_keep, is_president), score_code(significance)]
     pivot = tx.execute(f"UPDATE consensus_pivot SET {sets}rev = ?, basis = ? WHERE round_id = ? AND item_id = ?",
                        [*params, log_id, log_id, rnd["id"], item_id])
-    spread = d.pop("spread")
+    spread_sql, spread = _spread(*d.pop("spread"))
     value, median = d.pop("value_brl"), d["median_brl"]
     stored = tx.execute(
-        f"UPDATE round_consensus SET code = ?, value_brl = ?, spread = {_SPREAD_SQL}, computed_at = ?, median_brl = ? "
+        f"UPDATE round_consensus SET code = ?, value_brl = ?, spread = {spread_sql}, computed_at = ?, median_brl = ? "
         f"WHERE round_id = ? AND item_id = ?",
         [stored_code(**{k: v for k, v in d.items() if k != "median_brl"}), None if value == median else value,
          *spread, tx.store.now(), median, rnd["id"], item_id])

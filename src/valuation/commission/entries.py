@@ -333,6 +333,7 @@ def _write_one(tx: Tx, rnd: Mapping[str, Any], user: Principal, entries: Entries
          significance, must_keep, one["source"], one["source_note"], prev, user.username,
          tx.store.now()])
     assert row is not None
+    tx.appended("assessment_log", row)            # its seals come from this row (`Tx.appended`)
     log_id = int(row["id"])
     president = rnd["president_id"]
     vcode = vote_code(historical, must_keep, president is not None and int(president) == user.id)

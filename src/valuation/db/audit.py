@@ -36,7 +36,7 @@ import hashlib
 import hmac
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -245,7 +245,8 @@ class PlannedRow:
 def plan(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: str, entity: str,
          entity_id: object, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
          trusted_seal_key: bytes | None = None, reseal: bool = False,
-         accept_broken: bool = False, head_table: bool = False, head_hint: int | None = None) -> PlannedRow:
+         accept_broken: bool = False, head_table: bool = False, head_hint: int | None = None,
+         head_rows: Sequence[Sequence[Any]] | None = None) -> PlannedRow:
     """The next chained row of `cur`'s chain (inside the caller's transaction), checked and redacted,
     to be written by `write_planned`.
 
@@ -259,8 +260,10 @@ def plan(cur: duckdb.DuckDBPyConnection, *, at: datetime, actor: str, action: st
     `head_table`: the caller knows that the anchor's table exists (this process committed
     an audited write on this file since opening it), so the catalog is not searched for it; `head_hint`:
     the anchored head's id it expects (the newest row it wrote) — the anchor and the rows from that id on are
-    then read by one statement, and again from the anchor's own head when it is another."""
-    anchor, top = _read_head(cur, head_table, head_hint)
+    then read by one statement, and again from the anchor's own head when it is another; `head_rows`: what that
+    statement gives (`head_read(head_hint)`), read earlier in this transaction with nothing appended to the chain
+    since (`Store.transaction`, for a small write) — it is then not run again."""
+    anchor, top = _read_head(cur, head_table, head_hint, head_rows)
     if anchor is not None:    # the rows from the anchored head on (the last row group): the same next id
         last = [] if top is None else [(top, None)]
     else:
@@ -383,21 +386,39 @@ def _has_head_table(db: Any) -> bool:
     return bool(db.scalar(sql, [HEAD_TABLE]))
 
 
-_HEAD_AND_TOP = (f"SELECT 0, row_count, head_id, head_hash, seal FROM {HEAD_TABLE} WHERE singleton = 1 UNION ALL "
-                 "SELECT 1, max(id), NULL, NULL, NULL FROM audit_log WHERE id >= ?")
+# The keys of the anchor's row and of the top's in `_read_head`'s read: negative and large, apart from the keys of
+# a read it may join at BEGIN (`head_read`: seals.begin's are 0, 1, … and -1).
+_ANCHOR_ROW, _TOP_ROW = -1000, -1001
 
 
-def _read_head(cur: duckdb.DuckDBPyConnection, known: bool, hint: int | None
-               ) -> tuple[dict[str, Any] | None, int | None]:
+def _head_parts(hint: str) -> list[str]:
+    return [f"SELECT {_ANCHOR_ROW}, row_count, head_id, head_hash, seal FROM {HEAD_TABLE} WHERE singleton = 1",
+            f"SELECT {_TOP_ROW}, max(id), NULL, NULL, NULL FROM audit_log WHERE id >= {hint}"]
+
+
+_HEAD_AND_TOP = " UNION ALL ".join(_head_parts("?"))
+
+
+def head_read(hint: int) -> tuple[str, ...]:
+    """`plan`'s read of the anchor and of the rows from head `hint` on, as SELECT parts of five columns, the first a
+    key of their own, for a statement that runs them with another module's at BEGIN (`seals.begin`'s `also`,
+    `Store.transaction`); the rows they give go to `plan` as `head_rows`."""
+    return tuple(_head_parts(str(int(hint))))
+
+
+def _read_head(cur: duckdb.DuckDBPyConnection, known: bool, hint: int | None,
+               rows: Sequence[Sequence[Any]] | None = None) -> tuple[dict[str, Any] | None, int | None]:
     """(the anchor or None, the max id of audit_log from the anchored head on — None without an anchor, or
     when no row is there): `plan`'s reads, in one statement when the table is `known` and the head `hint`
-    is right."""
+    is right — none when `rows`, what that statement gives, were read already (`head_read`)."""
     if known and hint is not None:
-        found = {int(r[0]): r[1:] for r in cur.execute(_HEAD_AND_TOP, [int(hint)]).fetchall()}
-        head = found.get(0)
+        if rows is None:
+            rows = cur.execute(_HEAD_AND_TOP, [int(hint)]).fetchall()
+        found = {int(r[0]): tuple(r[1:]) for r in rows}
+        head = found.get(_ANCHOR_ROW)
         anchor = None if head is None else dict(zip(("row_count", "head_id", "head_hash", "seal"), head))
         if anchor is not None and int(anchor["head_id"]) == int(hint):
-            return anchor, found[1][0]
+            return anchor, found[_TOP_ROW][0]
     else:
         anchor = _read_anchor(cur, known=known)
     if anchor is None:

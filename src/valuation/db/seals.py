@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from valuation.core.statuses import STATEMENT_ISSUED
+from valuation.db import seal_digest
 
 SEALS_TABLE = "row_seals"
 SEALED_ACTION = "rows_sealed"
@@ -255,8 +256,11 @@ def _scoped(specs: tuple[Sealed, ...], only: frozenset[str] | None) -> tuple[Sea
     return specs if only is None else tuple(s for s in specs if s.rows_from in only)
 
 
+ALSO_WIDTH = 5    # the columns of each part of `begin`'s `also` (its own parts are padded to as many)
+
+
 def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None = None,
-          small: bool = False) -> dict[str, Any]:
+          small: bool = False, also: tuple[str, ...] = ()) -> dict[str, Any]:
     """What `finish` compares with: the max id of each append-only table, and the sealed values of
     every row of the others (None: every row is a candidate — the table has no seal yet).
 
@@ -271,19 +275,26 @@ def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None 
     without a seal yet is sealed whole by the next write that reads its table.
 
     `small` (`Store.write(small=True)`: the write appends a few rows — one entry): `finish` may seal them
-    without counting them first (`_finish_small`). It decides only how the same seals are found, never which."""
+    without counting them first (`_finish_small`). It decides only how the same seals are found, never which.
+
+    `also`: SELECT parts of another read at BEGIN (`Store.transaction`: the audit anchor's, `audit.head_read`), run in
+    the same statement — `ALSO_WIDTH` columns each, the first a key none of this read's own takes (0, 1, … and
+    `BASELINE_KEY`); their rows are left, as read, in `marks["_also"]`."""
     hint = state.tops if state is not None else {}
     groups = _sources(_scoped(_append_only(), only))
+    pad = ", NULL" * (ALSO_WIDTH - 2) if also else ""
     parts = []
     for k, (src, _where, group) in enumerate(groups):
         known = [int(hint[spec.table]) for spec in group if spec.table in hint]
-        parts.append(f"SELECT {k}, max(id) FROM {src} WHERE id >= {min(known)}" if len(known) == len(group)
-                     else f"SELECT {k}, coalesce(max(id), 0) FROM {src}")
-    parts.append(f"SELECT {BASELINE_KEY}, count(*) FROM (SELECT 1 FROM {SEALS_TABLE} LIMIT 1)")
-    found = dict(cur.execute(_union(parts)).fetchall())
+        parts.append(f"SELECT {k}, max(id){pad} FROM {src} WHERE id >= {min(known)}" if len(known) == len(group)
+                     else f"SELECT {k}, coalesce(max(id), 0){pad} FROM {src}")
+    parts.append(f"SELECT {BASELINE_KEY}, count(*){pad} FROM (SELECT 1 FROM {SEALS_TABLE} LIMIT 1)")
+    own = set(range(len(groups))) | {BASELINE_KEY}
+    rows = cur.execute(_union(parts + list(also))).fetchall()
+    found = {r[0]: r[1] for r in rows if r[0] in own}
     if only is not None and not found[BASELINE_KEY]:      # no seal at all yet: the baseline, every table
-        return begin(cur, state)
-    marks: dict[str, Any] = {"_only": only, "_small": small}
+        return {**begin(cur, state), "_also": [r for r in rows if r[0] not in own]}
+    marks: dict[str, Any] = {"_only": only, "_small": small, "_also": [r for r in rows if r[0] not in own]}
     for k, (src, _where, group) in enumerate(groups):
         top = found[k]
         if top is None:           # the top row of the last commit is gone (nothing at or above it)
@@ -407,15 +418,25 @@ def _small_applies(tx: Any, marks: dict[str, Any]) -> bool:
 
 def _finish_small(tx: Any, marks: dict[str, Any]) -> set[str]:
     """`finish` for a write that appends a few rows: the rows above each table's mark at `begin` are sealed
-    and read back by one INSERT … RETURNING, without `_pending`'s count first. The same rows, digests, audit
-    row and `seals_json` as `finish` (which, for a few rows, also takes them from the INSERT's RETURNING);
-    any number of rows stays right, only slower. Leaves in `marks["_after"]` the max id of each table read."""
+    and read back by one INSERT … RETURNING, without `_pending`'s count first — or, when the write handed them
+    over (`Tx.appended`) and they are exactly those rows, sealed by one INSERT of their digests computed here
+    (`_known_seals`), without reading the table. The same rows, digests, audit row and `seals_json` as `finish`
+    (which, for a few rows, also takes them from the INSERT's RETURNING); any number of rows stays right, only
+    slower. Leaves in `marks["_after"]` the max id of each table read."""
     specs = _scoped(_append_only(), marks["_only"])
     target = int(tx.last_audit_id)
-    select = _union([f"SELECT '{s.table}', r.id, {s.digest_sql()}, {target} FROM {s.rows_from} r "
-                     f"WHERE r.id > {int(marks[s.table])}" for s in specs])
+    known = _known_seals(getattr(tx, "appended_rows", {}), marks, specs)
+    if known is None:
+        select = _union([f"SELECT '{s.table}', r.id, {s.digest_sql()}, {target} FROM {s.rows_from} r "
+                         f"WHERE r.id > {int(marks[s.table])}" for s in specs])
+        found = tx.cur.execute(f"INSERT INTO {SEALS_TABLE} {select} RETURNING tbl, row_id, digest").fetchall()
+    else:
+        found = known
+        if known:
+            tx.cur.execute(f"INSERT INTO {SEALS_TABLE} VALUES {', '.join(['(?, ?, ?, ?)'] * len(known))}",
+                           [v for t, i, d in known for v in (t, i, d, target)]).fetchall()
     sealed: dict[str, list[tuple[int, str]]] = {}
-    for t, i, d in tx.cur.execute(f"INSERT INTO {SEALS_TABLE} {select} RETURNING tbl, row_id, digest").fetchall():
+    for t, i, d in found:
         sealed.setdefault(t, []).append((int(i), d))
     marks["_after"] = {}
     for _src, _where, group in _sources(specs):     # every row of the source above the marks was returned
@@ -426,6 +447,27 @@ def _finish_small(tx: Any, marks: dict[str, Any]) -> set[str]:
     tx.flush_audit(json.dumps({t: _line_digest(pairs) for t, pairs in sealed.items()}, sort_keys=True,
                               separators=(",", ":")))
     return set(sealed)
+
+
+def _known_seals(appended: dict[str, list[dict[str, Any]]], marks: dict[str, Any],
+                 specs: tuple[Sealed, ...]) -> list[tuple[str, int, str]] | None:
+    """`_finish_small`'s seals — (table, row id, digest), in its INSERT's order — computed from the rows the write
+    says it appended (`Tx.appended`, every column as stored) instead of reading them back, or None (then they are
+    read): only when, for every table read, those rows are exactly the ids just above its mark at `begin` (no row
+    of another writer or of a rolled-back write between) and each digest is one `seal_digest` computes for
+    certain — the same digests as `digest_sql`, byte for byte."""
+    out: list[tuple[str, int, str]] = []
+    for spec in specs:
+        rows = sorted(appended.get(spec.rows_from, ()), key=lambda r: int(r["id"]))
+        mark = int(marks[spec.table])
+        if not rows or [int(r["id"]) for r in rows] != list(range(mark + 1, mark + 1 + len(rows))):
+            return None
+        for row in rows:
+            digest = seal_digest.digest(spec, row)
+            if digest is None:
+                return None
+            out.append((spec.table, int(row["id"]), digest))
+    return out
 
 
 _AGGREGATE_SQL = (f"SELECT audit_id, tbl, count(*) AS n, sha256(string_agg(CAST(row_id AS VARCHAR) || ':' || digest, "

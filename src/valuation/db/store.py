@@ -173,6 +173,10 @@ class Tx:
         self.last_audit_id: int | None = None   # the newest audit row of this transaction (row seals)
         self._planned: PlannedRow | None = None  # that row until it is written (`audit`)
         self.topics: set[str] = set()            # the topics this transaction changes (`changed`)
+        # (head id, rows) of `audit.head_read` run at BEGIN with the seals' read (a small write): its first `audit`
+        # plans from them instead of reading the anchor again.
+        self.head_rows: tuple[int, list[Any]] | None = None
+        self.appended_rows: dict[str, list[dict[str, Any]]] = {}   # per sealed table, the rows of `appended`
 
     def memo(self, key: Any, compute: Callable[[], T]) -> T:
         """`compute()` — a transaction sees its own uncommitted rows — except for a key it keeps
@@ -194,6 +198,13 @@ class Tx:
         """This transaction writes the tables of `topic`: its generation changes at the commit
         (`Store.generation`, module docstring)."""
         self.topics.add(topic)
+
+    def appended(self, table: str, row: Mapping[str, Any]) -> None:
+        """`row` — every column, as stored (`INSERT … RETURNING *`) — was appended by this transaction to the sealed
+        table `table`, and is (with the others it names) every row the transaction appends to it. A small write's
+        row seals are then computed from these rows rather than read back (`seals._finish_small`), when they are
+        exactly the table's rows above its mark at BEGIN; else they are read, as for a write that names none."""
+        self.appended_rows.setdefault(table, []).append(dict(row))
 
     def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
         """Run one statement and read its result completely (rows as dicts, [] for none)."""
@@ -235,9 +246,11 @@ class Tx:
 
         self.flush_audit()
         hint = self.last_audit_id if self.last_audit_id is not None else self.store.audit_head_id
+        read, self.head_rows = self.head_rows, None       # read at BEGIN: right for the first audit row only
+        rows = read[1] if read is not None and self.last_audit_id is None and read[0] == hint else None
         self._planned = plan(self.cur, at=self.store.now(), actor=self.actor, action=action, entity=entity,
                              entity_id=entity_id, before=before, after=after, head_table=self.store.audit_head_seen,
-                             head_hint=hint if self.store.audit_head_seen else None)
+                             head_hint=hint if self.store.audit_head_seen else None, head_rows=rows)
         self.audited = True
         self.last_audit_id = int(self._planned.row["id"])
 
@@ -294,6 +307,12 @@ def _file_changed(store: Store, topics: frozenset[str] | None = None, keeps: fro
                 other._topics_base, other._topics = next(_REVISIONS), {}
             else:
                 other._topics.update({t: next(_REVISIONS) for t in topics})
+
+
+def _head_read(head: int) -> tuple[str, ...]:
+    from valuation.db.audit import head_read
+
+    return head_read(head)
 
 
 def store_of(db: Store | Tx) -> Store:
@@ -496,7 +515,10 @@ class Store:
         sealed tables (db/seals.py, by the table their rows come from) this write may add rows to or
         change — only those are read for the row seals; None: every one. A row written to a sealed table
         not named stays unsealed and `audit verify` names it. `small`: the write appends a few rows to its
-        sealed tables (one entry): their seals are written and read back at once (`seals.begin`). `keeps`: the
+        sealed tables (one entry): their seals are written and read back at once (`seals.begin`), and it appends to
+        the audit chain through `Tx.audit` only, so the anchor its first audit row links onto is read with the
+        seals at BEGIN (an audit row appended otherwise before it would make that row's id taken: the INSERT
+        fails, nothing is written). `keeps`: the
         memo keys (by their first element) this write never changes — read from the memo inside it, carried
         over its commit (module docstring).
         """
@@ -511,9 +533,14 @@ class Store:
                 settled = _settled(self) if keeps else None      # before BEGIN: see `Tx.memo`
                 cur.execute("BEGIN TRANSACTION")
                 try:
+                    # A small write audits through `Tx.audit` alone: the anchor it links onto is read with the seals.
+                    head = self.audit_head_id if small and self.audit_head_seen else None
+                    also = () if head is None else _head_read(head)
                     marks = seals.begin(cur, self._seal_state, None if sealed is None else frozenset(sealed),
-                                        small) if self._seals_enabled() else None
+                                        small, also) if self._seals_enabled() else None
                     tx = Tx(cur, actor, self, frozenset(keeps))
+                    if head is not None and marks is not None:
+                        tx.head_rows = (head, marks["_also"])
                     # Its snapshot is taken by its first read of the file (the seals' read): a memo is trusted
                     # only then, so that a commit after `settled` cannot be in the snapshot unseen.
                     tx.settled = settled if marks is not None else None
