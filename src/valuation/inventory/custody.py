@@ -67,16 +67,19 @@ def custody_summary(store: Store, user: Principal, *, as_of: date) -> pd.DataFra
     require(user, "read_custody")
     scope, params = contract_scope(user, "c")
     bands = _band_sql()
+    # Every item is grouped by its contract's id, and only then are the groups named and the user's scope applied
+    # (a group is one contract's: the same rows) — at 1M items, grouping by the contract's text columns, or joining
+    # the contracts before grouping, took 0.13–0.15 s against 0.06 s.
     return store.fetch_df(
         "WITH u AS (SELECT i.contract_id, i.recovered_on, date_diff('day', i.recovered_on, ?) AS age_days, "
-        f"NOT {_DELIVERED} AS open FROM items i JOIN contracts c ON c.id = i.contract_id WHERE {scope}) "
-        "SELECT c.code AS contract_code, o.name AS organisation, c.kind, c.status, count(*) AS items, "
+        f"NOT {_DELIVERED} AS open FROM items i), "
+        "g AS (SELECT u.contract_id, count(*) AS items, "
         "count(*) FILTER (WHERE NOT u.open) AS delivered, count(*) FILTER (WHERE u.open) AS undelivered, "
         "min(u.recovered_on) FILTER (WHERE u.open) AS oldest_recovered_on, "
-        f"max(u.age_days) FILTER (WHERE u.open) AS max_age_days, {bands} "
-        "FROM u JOIN contracts c ON c.id = u.contract_id JOIN organisations o ON o.id = c.organisation_id "
-        "GROUP BY c.code, o.name, c.kind, c.status "
-        "ORDER BY max_age_days DESC NULLS LAST, c.code", [as_of, *params])
+        f"max(u.age_days) FILTER (WHERE u.open) AS max_age_days, {bands} FROM u GROUP BY u.contract_id) "
+        "SELECT c.code AS contract_code, o.name AS organisation, c.kind, c.status, g.* EXCLUDE (contract_id) "
+        "FROM g JOIN contracts c ON c.id = g.contract_id JOIN organisations o ON o.id = c.organisation_id "
+        f"WHERE {scope} ORDER BY max_age_days DESC NULLS LAST, c.code", [as_of, *params])
 
 
 def _undelivered_where(user: Principal, contract_code: str | None, lot: str | None) -> tuple[str, list[Any]]:
