@@ -15,17 +15,27 @@ from valuation.db import store as store_module
 from valuation.db.store import Store
 
 
-def test_a_kept_key_comes_from_the_memo_inside_the_write_and_outlives_its_commit(store: Store) -> None:
-    calls: list[int] = []
+class _Counted:
+    """A memo's compute that counts its calls and returns that count (the value a test reads back)."""
 
-    def compute() -> list[int]:
-        calls.append(1)
-        return [len(calls)]
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self) -> int:
+        self.calls += 1
+        return self.calls
+
+
+def test_a_kept_key_comes_from_the_memo_inside_the_write_and_outlives_its_commit(store: Store) -> None:
+    counted = _Counted()
+
+    def compute() -> list[int]:        # a new object per call: `is` tells a kept value from a recomputed one
+        return [counted()]
 
     first = store.write("t", lambda tx: tx.memo(("kept", 1), compute), keeps=("kept",))
     assert first == [1]
     assert store.write("t", lambda tx: tx.memo(("kept", 1), compute), keeps=("kept",)) is first   # carried over
-    assert store.memo(("kept", 1), compute) is first and len(calls) == 1
+    assert store.memo(("kept", 1), compute) is first and counted.calls == 1
     assert store.write("t", lambda tx: tx.memo(("other",), compute), keeps=("kept",)) == [2]      # not kept
     assert store.write("t", lambda tx: tx.memo(("other",), compute), keeps=("kept",)) == [3]
     store.write("t", lambda tx: None)                                   # a write that keeps nothing
@@ -33,11 +43,7 @@ def test_a_kept_key_comes_from_the_memo_inside_the_write_and_outlives_its_commit
 
 
 def test_a_commit_through_another_store_of_the_file_drops_what_this_one_kept(store: Store) -> None:
-    calls: list[int] = []
-
-    def compute() -> int:
-        calls.append(1)
-        return len(calls)
+    compute = _Counted()
 
     assert store.write("t", lambda tx: tx.memo(("kept",), compute), keeps=("kept",)) == 1
     with Store(store.path) as other:
@@ -49,11 +55,7 @@ def test_a_commit_during_the_write_or_under_way_makes_it_read_its_own_snapshot(s
     """What another Store of the file committed after the write began may be in its snapshot: the memo, of the
     revision before, is not trusted then; nor while a commit is under way (between its COMMIT and its new
     revision)."""
-    calls: list[int] = []
-
-    def compute() -> int:
-        calls.append(1)
-        return len(calls)
+    compute = _Counted()
 
     assert store.write("t", lambda tx: tx.memo(("kept",), compute), keeps=("kept",)) == 1
     with Store(store.path) as other:

@@ -132,11 +132,10 @@ def each_tab(at: AppTest, page: str) -> Iterator[str | None]:
     opened; a page without tabs yields None once. For checks that must read all of a page
     (ui/tabs.LazyTabs draws the open tab only, ui/expanders.lazy_expander an open expander only)."""
     labels = [t.label for t in at.tabs]
+    open_expanders(at)
     if not labels:
-        open_expanders(at)
         yield None
         return
-    open_expanders(at)
     yield labels[0]
     for label in labels[1:]:
         open_tab(at, page, label)

@@ -425,7 +425,7 @@ def _finish_small(tx: Any, marks: dict[str, Any]) -> set[str]:
     slower. Leaves in `marks["_after"]` the max id of each table read."""
     specs = _scoped(_append_only(), marks["_only"])
     target = int(tx.last_audit_id)
-    known = _known_seals(getattr(tx, "appended_rows", {}), marks, specs)
+    known = _known_seals(tx.appended_rows, marks, specs)
     if known is None:
         select = _union([f"SELECT '{s.table}', r.id, {s.digest_sql()}, {target} FROM {s.rows_from} r "
                          f"WHERE r.id > {int(marks[s.table])}" for s in specs])

@@ -309,12 +309,6 @@ def _file_changed(store: Store, topics: frozenset[str] | None = None, keeps: fro
                 other._topics.update({t: next(_REVISIONS) for t in topics})
 
 
-def _head_read(head: int) -> tuple[str, ...]:
-    from valuation.db.audit import head_read
-
-    return head_read(head)
-
-
 def store_of(db: Store | Tx) -> Store:
     """The Store behind a Store or an open transaction (its clock, its tables)."""
     return db.store if isinstance(db, Tx) else db
@@ -535,7 +529,12 @@ class Store:
                 try:
                     # A small write audits through `Tx.audit` alone: the anchor it links onto is read with the seals.
                     head = self.audit_head_id if small and self.audit_head_seen else None
-                    also = () if head is None else _head_read(head)
+                    if head is None:
+                        also: tuple[str, ...] = ()
+                    else:
+                        from valuation.db.audit import head_read
+
+                        also = head_read(head)
                     marks = seals.begin(cur, self._seal_state, None if sealed is None else frozenset(sealed),
                                         small, also) if self._seals_enabled() else None
                     tx = Tx(cur, actor, self, frozenset(keeps))
