@@ -208,8 +208,9 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if not store.has_table("audit_log"):
             raise StoreError(f"{args.db} is not a valuation database (no audit_log)")
-        ok, bad, message = verify_chain(store)
-        head = chain_head(store)
+        with store.snapshot() as snap:          # the head of the chain just verified, not of a later write
+            ok, bad, message = verify_chain(snap)
+            head = chain_head(snap)
         files = verify_files(store)     # issue 16: every referenced attached file exists and matches
     _print_json({"ok": ok and files.ok, "first_bad_id": bad, "message": message,
                  "head": None if head is None else {"id": int(head["id"]), "hash": head["hash"]},

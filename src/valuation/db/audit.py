@@ -520,7 +520,16 @@ def verify_chain(store: Any, *, progress: Callable[[int, int], None] | None = No
 def chain_check(store: Any, progress: Callable[[int, int], None] | None, batch: int,
                 key: Any = _CONFIGURED) -> ChainCheck:
     """The whole check of `verify_chain` as a ChainCheck: every row's link and hash, the anchor and its
-    seal, the row seals (db/seals.py) and an unfinished load. `audit_log.check_chain` shows it."""
+    seal, the row seals (db/seals.py) and an unfinished load. `audit_log.check_chain` shows it. On a Store,
+    every read is of one snapshot (`Store.snapshot`): a write committed meanwhile is not half in the check —
+    its rows read without the anchor moved with them (or the reverse) would look like a tampering."""
+    if hasattr(store, "snapshot"):
+        with store.snapshot() as snap:
+            return _chain_check(snap, progress, batch, key)
+    return _chain_check(store, progress, batch, key)
+
+
+def _chain_check(store: Any, progress: Callable[[int, int], None] | None, batch: int, key: Any) -> ChainCheck:
     prev_id, prev_hash, checked = 0, GENESIS, 0
     total = int(store.scalar("SELECT count(*) FROM audit_log")) if progress else 0
     cols = _quoted((*HASHED_FIELDS, "hash")) + (", seals_json" if _has_column(store, "audit_log", "seals_json") else "")

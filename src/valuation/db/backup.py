@@ -67,7 +67,7 @@ from valuation.db.backup_manifest import FORMAT, MANIFEST, read_manifest
 from valuation.db.backup_manifest import FORMATS as FORMATS
 from valuation.db.backup_vouch import EPHEMERAL_TABLES as EPHEMERAL_TABLES  # re-exported (tests, docs)
 from valuation.db.backup_vouch import vouch_digest as vouch_digest
-from valuation.db.store import Store
+from valuation.db.store import Snapshot, Store
 
 _TABLE_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _NEXTVAL = re.compile(r"^nextval\('([A-Za-z_][A-Za-z0-9_]*)'\)$")
@@ -79,26 +79,6 @@ DB_MODE = 0o600          # a restored database file; its backup folder is 0700, 
 class TableDigest:
     rows: int
     digest: str
-
-
-class _CursorReader:
-    """The read methods `verify_chain` uses, on one open cursor (one transaction's snapshot)."""
-
-    def __init__(self, cur: duckdb.DuckDBPyConnection):
-        self.cur = cur
-
-    def fetch(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
-        res = self.cur.execute(sql, params if params else None)
-        names = [d[0] for d in res.description or ()]
-        return [dict(zip(names, row)) for row in res.fetchall()]
-
-    def fetch_one(self, sql: str, params: Any = ()) -> dict[str, Any] | None:
-        rows = self.fetch(sql, params)
-        return rows[0] if rows else None
-
-    def scalar(self, sql: str, params: Any = ()) -> Any:
-        rows = self.cur.execute(sql, params if params else None).fetchall()
-        return rows[0][0] if rows else None
 
 
 def _ident(name: str) -> str:
@@ -178,7 +158,7 @@ def _audit_state(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
 
     if "audit_log" not in _tables(cur):
         return {"rows": 0, "head_id": None, "head_hash": None, "ok": False, "message": "no audit_log table"}
-    reader = _CursorReader(cur)
+    reader = Snapshot(cur)      # inside the backup's transaction: its snapshot
     ok, bad, message = verify_chain(reader)
     head = reader.fetch_one("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1")
     return {"rows": int(reader.scalar("SELECT count(*) FROM audit_log")),

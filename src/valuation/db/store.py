@@ -263,6 +263,26 @@ class Tx:
             write_planned(self.cur, planned, seals_json)
 
 
+class Snapshot:
+    """Reads on one cursor inside one transaction (`Store.snapshot`): every statement sees the same committed
+    state, whatever commits meanwhile — a check over several reads (the audit chain, its anchor and the row
+    seals; a backup's tables and digests) needs them to agree."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection):
+        self.cur = cur
+
+    def fetch(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
+        return _rows(self.cur.execute(sql, _params(params)))
+
+    def fetch_one(self, sql: str, params: Params | None = ()) -> dict[str, Any] | None:
+        rows = self.fetch(sql, params)
+        return rows[0] if rows else None
+
+    def scalar(self, sql: str, params: Params | None = ()) -> Any:
+        rows = self.cur.execute(sql, _params(params)).fetchall()
+        return rows[0][0] if rows else None
+
+
 _OPEN: dict[str, weakref.WeakSet[Store]] = {}     # the open Stores of each file (resolved path) of this process
 _OPEN_LOCK = threading.Lock()
 _COMMITTING: dict[str, int] = {}    # per file: commits between the start of their COMMIT and their new revision
@@ -497,6 +517,19 @@ class Store:
         finally:
             cur.close()
         return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Snapshot]:
+        """A `Snapshot`: reads in one transaction of a cursor of their own, ended (nothing written) after."""
+        cur = self.cursor()
+        try:
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                yield Snapshot(cur)
+            finally:
+                _rollback(cur)
+        finally:
+            cur.close()
 
     # -- writes ------------------------------------------------------------------
     @contextmanager
