@@ -384,6 +384,31 @@ def test_value_bands_and_explorers_see_published_values_only(small_world, princi
     assert page.loc["A1-006", "value_brl"] == Decimal("45000.00") and str(page.loc["A1-004", "value_brl"]) == "<NA>"
 
 
+def test_the_summary_by_contract_agrees_with_the_summary_over_the_items(small_world, principal):
+    """`summarise` reads the decided values by their contract when the filter names no field of the items, and
+    through the items otherwise: the same selection (every item recovered since 1900) gives the same summary
+    either way, for the DPC (every value) and for an explorer (published values only), on one contract and on
+    the whole scope."""
+    s, ids = small_world.store, small_world.ids
+    values = {"A1-001": (Decimal("800.00"), True), "A1-004": (Decimal("2500000.00"), False),
+              "A1-006": (Decimal("45000.00"), True), "B1-001": (Decimal("12000.50"), True)}
+    s.write("t", lambda tx: [tx.execute(
+        "INSERT INTO item_valuation VALUES (?, ?, 1, 1, true, ?, 3, false, ?)",
+        [ids[code], ids[code[0] + "-1"], value, published]) for code, (value, published) in values.items()])
+    for key in ("dpc", "explorer_a", "explorer_b"):
+        for contract in (None, "A-1", "B-1"):
+            by_contract = inv.summarise(s, principal(key), inv.ItemFilter(contract_code=contract))
+            through_items = inv.summarise(s, principal(key), inv.ItemFilter(contract_code=contract,
+                                                                             recovered_from=date(1900, 1, 1)))
+            assert by_contract.totals == through_items.totals, (key, contract)
+            for frame in ("by_category", "by_material", "by_month", "by_value_band"):
+                assert getattr(by_contract, frame).to_dict("list") == getattr(through_items, frame).to_dict("list")
+    dpc = inv.summarise(s, principal("dpc"))
+    assert (dpc.totals["valued"], dpc.totals["value_brl"]) == (4, Decimal("2557800.50"))
+    explorer_b = inv.summarise(s, principal("explorer_b"))
+    assert (explorer_b.totals["valued"], explorer_b.totals["value_brl"]) == (1, Decimal("12000.50"))
+
+
 # -- exports ----------------------------------------------------------------------------------------
 DANGEROUS = ["=HYPERLINK(\"http://x\")", "+55 21 99999", "-2+3", "@SUM(A1)"]
 
