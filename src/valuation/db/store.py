@@ -159,12 +159,33 @@ def _connect(path: str, read_only: bool) -> duckdb.DuckDBPyConnection:
     return con
 
 
-class Tx:
+class Snapshot:
+    """Reads on one cursor inside one transaction (`Store.snapshot`): every statement sees the same committed
+    state, whatever commits meanwhile — a check over several reads (the audit chain, its anchor and the row
+    seals; a backup's tables and digests) needs them to agree. A write's `Tx` reads the same way."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection):
+        self.cur = cur
+
+    def fetch(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
+        """Run one statement and read its result completely (rows as dicts, [] for none)."""
+        return _rows(self.cur.execute(sql, _params(params)))
+
+    def fetch_one(self, sql: str, params: Params | None = ()) -> dict[str, Any] | None:
+        rows = self.fetch(sql, params)
+        return rows[0] if rows else None
+
+    def scalar(self, sql: str, params: Params | None = ()) -> Any:
+        rows = self.cur.execute(sql, _params(params)).fetchall()
+        return rows[0][0] if rows else None
+
+
+class Tx(Snapshot):
     """One open transaction: run statements on `cur`, append audit rows with `audit`."""
 
     def __init__(self, cur: duckdb.DuckDBPyConnection, actor: str, store: Store,
                  keeps: frozenset[str] = frozenset()):
-        self.cur = cur
+        super().__init__(cur)
         self.actor = actor
         self.store = store
         self.keeps = keeps                       # memo keys (first element) this write never changes
@@ -206,19 +227,7 @@ class Tx:
         exactly the table's rows above its mark at BEGIN; else they are read, as for a write that names none."""
         self.appended_rows.setdefault(table, []).append(dict(row))
 
-    def execute(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
-        """Run one statement and read its result completely (rows as dicts, [] for none)."""
-        return _rows(self.cur.execute(sql, _params(params)))
-
-    fetch = execute
-
-    def fetch_one(self, sql: str, params: Params | None = ()) -> dict[str, Any] | None:
-        rows = self.execute(sql, params)
-        return rows[0] if rows else None
-
-    def scalar(self, sql: str, params: Params | None = ()) -> Any:
-        row = self.cur.execute(sql, _params(params)).fetchall()
-        return row[0][0] if row else None
+    execute = Snapshot.fetch     # one statement, its result read completely (rows as dicts, [] for none)
 
     def insert_frame(self, table: str, frame: pd.DataFrame | Any) -> int:
         """Bulk insert a DataFrame or Arrow table by column name; returns the row count.
@@ -261,26 +270,6 @@ class Tx:
 
             planned, self._planned = self._planned, None
             write_planned(self.cur, planned, seals_json)
-
-
-class Snapshot:
-    """Reads on one cursor inside one transaction (`Store.snapshot`): every statement sees the same committed
-    state, whatever commits meanwhile — a check over several reads (the audit chain, its anchor and the row
-    seals; a backup's tables and digests) needs them to agree."""
-
-    def __init__(self, cur: duckdb.DuckDBPyConnection):
-        self.cur = cur
-
-    def fetch(self, sql: str, params: Params | None = ()) -> list[dict[str, Any]]:
-        return _rows(self.cur.execute(sql, _params(params)))
-
-    def fetch_one(self, sql: str, params: Params | None = ()) -> dict[str, Any] | None:
-        rows = self.fetch(sql, params)
-        return rows[0] if rows else None
-
-    def scalar(self, sql: str, params: Params | None = ()) -> Any:
-        rows = self.cur.execute(sql, _params(params)).fetchall()
-        return rows[0][0] if rows else None
 
 
 _OPEN: dict[str, weakref.WeakSet[Store]] = {}     # the open Stores of each file (resolved path) of this process
