@@ -482,7 +482,7 @@ def aggregates(cur: Any, audit_id: int) -> dict[str, dict[str, Any]]:
 
 def verify(db: Any) -> tuple[bool, str]:
     """(ok, message in pt-BR): the seals against the chain, then every sealed row against its seal.
-    `db` has fetch/scalar (a Store or a cursor reader); call it on a chain that verified."""
+    `db` has fetch/scalar (a Store or a `store.Snapshot`); call it on a chain that verified."""
     if not db.scalar("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ? "
                      "AND database_name = current_database()", [SEALS_TABLE]):
         return True, ""
