@@ -250,8 +250,7 @@ def address_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
     worst."""
     pages: dict[str, Any] = {}
     for key in dict.fromkeys(k for r in results for k in r.get("by_address", {})):
-        got = [(r["role"], t) for r in results if key in r.get("by_address", {})
-               for t in (r["by_address"][key] if isinstance(r["by_address"][key], list) else [r["by_address"][key]])]
+        got = [(r["role"], t) for r in results if key in r.get("by_address", {}) for t in r["by_address"][key]]
         times = [t for _, t in got]
         pages[key] = {"median_s": median(times), "max_s": max(times), "roles": sorted({role for role, _ in got}),
                       "target_s": PAGE_TARGET_S, "met": median(times) <= PAGE_TARGET_S}

@@ -59,6 +59,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import random
@@ -381,11 +382,9 @@ async def one_k(k: int, db: Path, port: int, seconds: float, scratch: Path, pw: 
                 rss_before = sampler.proc.memory_info().rss / 2**20
                 start, ready, end_at = asyncio.Event(), [0], [float("inf")]
                 gate = asyncio.Semaphore(LOGINS_AT_ONCE)
-                tasks = [asyncio.create_task(
-                             light_person(browser, svc.base, who, pw[who.user], start, ready, end_at, span, seed=n,
-                                          gate=gate) if who.light else
-                             person(browser, svc.base, who, pw[who.user], start, ready, end_at, span, seed=n,
-                                    gate=gate, offset=0.0 if span is not None else n * RAMP_S / k))
+                tasks = [asyncio.create_task((light_person if who.light else functools.partial(
+                             person, offset=0.0 if span is not None else n * RAMP_S / k))(
+                             browser, svc.base, who, pw[who.user], start, ready, end_at, span, seed=n, gate=gate))
                          for n, who in enumerate(people)]
                 while ready[0] + sum(t.done() for t in tasks) < k:   # a failed login ends its task
                     await asyncio.sleep(0.2)

@@ -154,13 +154,13 @@ def _schema_version(cur: duckdb.DuckDBPyConnection) -> int:
 
 
 def _audit_state(cur: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-    from valuation.db.audit import verify_chain
+    from valuation.db.audit import chain_head, verify_chain
 
     if "audit_log" not in _tables(cur):
         return {"rows": 0, "head_id": None, "head_hash": None, "ok": False, "message": "no audit_log table"}
     reader = Snapshot(cur)      # inside the backup's transaction: its snapshot
     ok, bad, message = verify_chain(reader)
-    head = reader.fetch_one("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1")
+    head = chain_head(reader)
     return {"rows": int(reader.scalar("SELECT count(*) FROM audit_log")),
             "head_id": None if head is None else int(head["id"]), "head_hash": None if head is None else head["hash"],
             "ok": ok, "first_bad_id": bad, "message": message}

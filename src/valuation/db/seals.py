@@ -292,9 +292,10 @@ def begin(cur: Any, state: SealState | None = None, only: frozenset[str] | None 
     own = set(range(len(groups))) | {BASELINE_KEY}
     rows = cur.execute(_union(parts + list(also))).fetchall()
     found = {r[0]: r[1] for r in rows if r[0] in own}
+    others = [r for r in rows if r[0] not in own]
     if only is not None and not found[BASELINE_KEY]:      # no seal at all yet: the baseline, every table
-        return {**begin(cur, state), "_also": [r for r in rows if r[0] not in own]}
-    marks: dict[str, Any] = {"_only": only, "_small": small, "_also": [r for r in rows if r[0] not in own]}
+        return {**begin(cur, state), "_also": others}
+    marks: dict[str, Any] = {"_only": only, "_small": small, "_also": others}
     for k, (src, _where, group) in enumerate(groups):
         top = found[k]
         if top is None:           # the top row of the last commit is gone (nothing at or above it)

@@ -225,12 +225,6 @@ class InventorySummary:
     by_value_band: pd.DataFrame
 
 
-def _item_level(flt: ItemFilter) -> bool:
-    """Whether `flt` narrows by a field of the items (not only by contract: the user's scope and `contract_code`)."""
-    return (any(v is not None and str(v).strip() for v in (flt.search, flt.category, flt.material, flt.lot))
-            or flt.delivered is not None or flt.recovered_from is not None or flt.recovered_to is not None)
-
-
 def summarise(store: Store, user: Principal, flt: ItemFilter = ItemFilter()) -> InventorySummary:
     """Totals and the grouped counts behind the inventory's charts (category, material,
     recovery month and — once the commission has decided values — value band).
@@ -249,7 +243,7 @@ def summarise(store: Store, user: Principal, flt: ItemFilter = ItemFilter()) -> 
             cases.append(f"WHEN value_brl < ? THEN {n}")
             band_params.append(upper)
     band = f"CASE WHEN value_brl IS NULL THEN {len(VALUE_BANDS)} {' '.join(cases)} END"
-    if _item_level(flt):
+    if (where, params) != _where(user, ItemFilter(contract_code=flt.contract_code)):   # a field of the items
         with_value, value_params = f", v.value_brl {_FROM} {_value_join(user)}", []
         vals = "SELECT value_brl FROM sel"
     else:   # `where` names the contract (c) only: the values by their contract, the items not joined
