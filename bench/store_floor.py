@@ -164,6 +164,19 @@ SCAN = ("SELECT member_id, count(*), sum(value_brl) FROM assessment_current WHER
 SCANS = 5
 
 
+def timed_entries(cur: Any, sql: dict[str, str], entries: list[int]) -> list[float]:
+    """Each entry in its own transaction (BEGIN, the nine statements, COMMIT), timed as a whole."""
+    times = []
+    for k, item in enumerate(entries, start=1):
+        now = datetime.now()
+        t = time.perf_counter()
+        cur.execute("BEGIN")
+        one_entry(cur.execute, sql, item, k, now)
+        cur.execute("COMMIT")
+        times.append(time.perf_counter() - t)
+    return times
+
+
 def scan(cur: Any) -> tuple[list[float], list[tuple[Any, ...]]]:
     times, rows = [], []
     for _ in range(SCANS):
@@ -185,15 +198,7 @@ def run_duckdb(folder: Path, items: int, entries: list[int]) -> dict[str, Any]:
     con.execute("CHECKPOINT")
     built = time.perf_counter() - t0
     cur = con.cursor()
-    sql = entry_statements(False)
-    times = []
-    for k, item in enumerate(entries, start=1):
-        now = datetime.now()
-        t = time.perf_counter()
-        cur.execute("BEGIN")
-        one_entry(cur.execute, sql, item, k, now)
-        cur.execute("COMMIT")
-        times.append(time.perf_counter() - t)
+    times = timed_entries(cur, entry_statements(False), entries)
     scans, rows = scan(cur)
     con.close()
     return {"built_s": round(built, 1), "times": times, "scans": scans, "rows": rows}
@@ -230,16 +235,8 @@ def run_postgres(folder: Path, items: int, entries: list[int]) -> dict[str, Any]
         con.execute("VACUUM ANALYZE")
         built = time.perf_counter() - t0
         version = con.execute("SHOW server_version").fetchone()
-        sql = entry_statements(True)
-        times = []
         with con.cursor() as cur:
-            for k, item in enumerate(entries, start=1):
-                now = datetime.now()
-                t = time.perf_counter()
-                cur.execute("BEGIN")
-                one_entry(cur.execute, sql, item, k, now)
-                cur.execute("COMMIT")
-                times.append(time.perf_counter() - t)
+            times = timed_entries(cur, entry_statements(True), entries)
             scans, rows = scan(cur)
     return {"built_s": round(built, 1), "times": times, "scans": scans, "rows": rows,
             "version": version[0] if version else None}
