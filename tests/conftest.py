@@ -244,12 +244,13 @@ def store(tmp_path: Path):
 
 
 @pytest.fixture
-def small_world(tmp_path: Path, _world_template: tuple[Path, dict[str, int]]):
-    """A World on a private copy of the session's template database (see the module docstring)."""
+def small_world(request: pytest.FixtureRequest, tmp_path: Path, _world_template: tuple[Path, dict[str, int]]):
+    """A World on a private copy of the session's template database (see the module docstring). Parametrized
+    indirectly with a clock (a callable giving aware instants), its Store runs on that clock."""
     template, ids = _world_template
     path = tmp_path / "world.duckdb"
     shutil.copyfile(template, path)
-    s = Store(path)
+    s = Store(path, clock=getattr(request, "param", None))
     principals = {
         key: Principal(id=ids[username], username=username, full_name=full_name, role=role,
                        organisation_id=ids[org] if org else None, commission_body=body)

@@ -261,7 +261,7 @@ def test_the_outlier_policy_is_the_one_in_force_a_scheduled_value_waits_for_its_
 
     w = small_world
     dpc = w.principal("dpc")
-    today = w.store.now().date()
+    today = w.store.today()
     later = today + timedelta(days=90)
     reason = "Portaria DPC de revisão da faixa dos comparáveis"
     policies.set_policy(w.store, dpc, "comparables_outlier_factor", "3", reason, effective_from=later)

@@ -78,7 +78,7 @@ def test_the_queue_is_the_members_items_without_an_entry_in_force(demo: Path) ->
         record_assessment(store, newcomer, rid, items[1], historical=True, amount=None, currency=None,
                           price_date=None, significance=3, must_keep=None, source=None)
         record_assessment(store, newcomer, rid, items[2], historical=None, amount=Decimal("10.00"), currency="BRL",
-                          price_date=store.now().date(), significance=None, must_keep=None, source="catalogo")
+                          price_date=store.today(), significance=None, must_keep=None, source="catalogo")
         queue = entry_queue(store, newcomer, rid, after_item_id=items[0])
         assert queue.remaining == len(items) - 2 and queue.next_pos == 4
         _check_every_member(store, rid, items)

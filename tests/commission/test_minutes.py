@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime, time
 from typing import Any
 
 import pypdf
@@ -18,6 +19,7 @@ import pytest
 from tests.support.commission import OVERRIDE_REASON, ROUND_PLAN, run_round
 from valuation.commission import minutes
 from valuation.commission.rounds import close_round, get_round
+from valuation.core import clock
 from valuation.core.errors import AccessDenied, ConflictError
 from valuation.policies.defaults import DEFAULT_BY_KEY
 from valuation.policies.values import set_policy
@@ -119,14 +121,27 @@ def test_refused_while_open_and_for_other_roles(small_world: Any) -> None:
     assert "(consenso)" in text and "Encerrada" in text and "R$ 300.000,00" in text
 
 
+def _brasilia_evening() -> Callable[[], datetime]:
+    """A clock that runs from 23:30 of today in Brasília, when it is already tomorrow in UTC (02:30)."""
+    start = datetime.now(UTC)
+    evening = datetime.combine(clock.brasilia(start).date(), time(23, 30), tzinfo=clock.office_zone())
+    return lambda: evening + (datetime.now(UTC) - start)
+
+
+# The round's day is its opening day in Brasília (Lei 9.784/1999 counts the office's days). The suite found this
+# test failing when run between 21:00 and midnight in Brasília: it took the opening day from the UTC instant.
+# The evening clock runs the same steps in that window, whatever the hour of the run.
+@pytest.mark.parametrize("small_world", [None, _brasilia_evening()], ids=["now", "brasilia_evening"],
+                         indirect=True)
 def test_the_minutes_quorum_basis_is_the_policys_of_the_opening_day(published: tuple[Any, dict, int]) -> None:
     """A quorum the DPC set with its own basis is printed with that basis; a value recorded after the round
     opened is not the round's, and its basis is not printed for it."""
     world, _, round_id = published
     rnd = get_round(world.store, world.principal("dpc"), round_id)
     assert minutes.quorum_basis(world.store, rnd) == DEFAULT_BY_KEY["quorum"].basis
+    opening_day = clock.brasilia(rnd.opened_at).date()
     set_policy(world.store, world.principal("dpc"), "quorum", 5, "Comissão ampliada",
-               effective_from=rnd.opened_at.date(), basis="Portaria DPC nº 12/2026, art. 4")
+               effective_from=opening_day, basis="Portaria DPC nº 12/2026, art. 4")
     assert minutes.quorum_basis(world.store, rnd) is None                    # the round froze 4
     five = replace(rnd, quorum=5)
     assert minutes.quorum_basis(world.store, five) == "Portaria DPC nº 12/2026, art. 4"

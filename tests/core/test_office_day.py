@@ -53,3 +53,58 @@ def test_no_query_takes_the_utc_day_of_a_stored_instant() -> None:
     found = [f"{p.relative_to(SRC)}:{n}" for p in SRC.rglob("*.py")
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert found == []
+
+
+# -- "today" is the office's day too ---------------------------------------------------------------
+# Found at 00:15 UTC (21:15 in Brasília): the product took "today" as the UTC day of its clock
+# (`store.now().date()`) in 27 places — the "not in the future" checks of rates, registry dates and requests,
+# the policies' default start and the policy in force, an entry's price date. From 21:00 to midnight in
+# Brasília that day is already tomorrow: a rate dated tomorrow was accepted, a policy set without a start
+# applied from tomorrow, and the policy "in force" was tomorrow's.
+def _evening() -> datetime:
+    """23:30 of 9 March 2026 in Brasília: 02:30 UTC of the 10th."""
+    return datetime(2026, 3, 10, 2, 30, tzinfo=clock.UTC)
+
+
+@pytest.mark.parametrize("small_world", [_evening], indirect=True)
+def test_the_stores_today_is_the_day_in_brasilia(small_world, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(clock.ZONE_VARIABLE, raising=False)
+    assert small_world.store.now().date() == date(2026, 3, 10)          # the UTC day
+    assert small_world.store.today() == date(2026, 3, 9)                # the office's
+
+
+@pytest.mark.parametrize("small_world", [_evening], indirect=True)
+def test_a_rate_dated_tomorrow_in_brasilia_is_refused_in_the_evening(small_world,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from valuation.commission.rates import add_rate
+    from valuation.core.errors import InputError
+
+    monkeypatch.delenv(clock.ZONE_VARIABLE, raising=False)
+    dpc = small_world.principal("dpc")
+    with pytest.raises(InputError, match="no futuro") as refused:
+        add_rate(small_world.store, dpc, "USD", date(2026, 3, 10), "5,10")
+    assert "09/03/2026" in str(refused.value)                           # "hoje é 09/03/2026"
+    assert add_rate(small_world.store, dpc, "USD", date(2026, 3, 9), "5,10").day == date(2026, 3, 9)
+
+
+@pytest.mark.parametrize("small_world", [_evening], indirect=True)
+def test_a_policy_set_in_the_evening_applies_from_that_day_in_brasilia(small_world,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from valuation.policies.values import policy_in_force, set_policy
+
+    monkeypatch.delenv(clock.ZONE_VARIABLE, raising=False)
+    store, dpc = small_world.store, small_world.principal("dpc")
+    state = set_policy(store, dpc, "quorum", 5, "Comissão ampliada")
+    assert state.effective_from == date(2026, 3, 9)
+    assert policy_in_force(store, "quorum").value == 5                  # in force today, as_of defaulted
+
+
+def test_no_code_takes_the_utc_day_of_now() -> None:
+    """`store.now().date()` is the UTC day; the office's day is `Store.today()` (`clock.today_brasilia`)."""
+    pattern = re.compile(r"now\(\)\.date\(\)|now_utc\(\)\.date\(\)|utcnow\(\)\.date\(\)|date\.today\(\)")
+    root = SRC.parents[1]
+    files = [*SRC.rglob("*.py"), root / "app.py",
+             *(p for folder in ("ui", "pages", "page_tabs", "service") for p in (root / folder).rglob("*.py"))]
+    found = [f"{p.relative_to(root)}:{n}" for p in files
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert found == []

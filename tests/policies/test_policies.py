@@ -77,7 +77,7 @@ def test_a_change_is_stored_audited_and_in_force(small_world: Any, key: str) -> 
     before = policies.policy_in_force(s, key)
     state = policies.set_policy(s, dpc, key, sent, REASON)
     assert (state.value, state.text, state.reason, state.set_by) == (value, text, REASON, dpc.username)
-    assert not state.is_default and state.set_by_name == dpc.full_name and state.effective_from == s.now().date()
+    assert not state.is_default and state.set_by_name == dpc.full_name and state.effective_from == s.today()
     assert state.basis == DEFAULT_BY_KEY[key].basis   # no reference given: the key's own
     row = s.fetch_one("SELECT * FROM audit_log ORDER BY id DESC LIMIT 1")
     assert (row["action"], row["entity"], row["actor"]) == ("set_policy", "policy", dpc.username)
@@ -113,7 +113,7 @@ def test_an_unreadable_commission_rule_is_an_error_never_ignored(small_world: An
 def test_a_value_with_its_reference_and_a_past_or_future_effective_date(small_world: Any) -> None:
     """Issue 15: DPC records a NORMAM revision with its reference and the day it applies from."""
     s, dpc = small_world.store, small_world.principal("dpc")
-    today = s.now().date()
+    today = s.today()
     past, future = today - timedelta(days=40), today + timedelta(days=90)
     ref = "Portaria DPC nº 77/2026 (NORMAM-10 (ed. 2002) 0301 c, nova redação)"
     policies.set_policy(s, dpc, "final_report_days", "120", REASON, effective_from=past, basis=ref)
@@ -138,7 +138,7 @@ def test_an_effective_date_out_of_bounds_is_refused(small_world: Any, effective:
     with pytest.raises(InputError) as err:
         policies.set_policy(s, dpc, "quorum", 5, REASON, effective_from=effective)
     assert err.value.problems[0].message.startswith(policies.EFFECTIVE_LABEL) and words in str(err.value)
-    too_far = s.now().date() + timedelta(days=366 * policies.MAX_YEARS_AHEAD)
+    too_far = s.today() + timedelta(days=366 * policies.MAX_YEARS_AHEAD)
     with pytest.raises(InputError):
         policies.set_policy(s, dpc, "quorum", 5, REASON, effective_from=too_far)
     assert s.scalar("SELECT count(*) FROM policies") == 0

@@ -179,7 +179,7 @@ def _issue_a_correction(path: Path) -> str:
         row = store.fetch_one("SELECT c.code FROM statements s JOIN contracts c ON c.id = s.contract_id "
                               "WHERE s.status = 'emitido' ORDER BY s.id LIMIT 1")
         assert row is not None
-        draft = statements.create_draft(store, dpc, row["code"], as_of=datetime.now().date())
+        draft = statements.create_draft(store, dpc, row["code"], as_of=store.today())
         statements.issue_statement(store, dpc, draft, correction_reason=CORRECTION)
     return str(row["code"])
 

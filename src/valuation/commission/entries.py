@@ -256,7 +256,7 @@ def record_assessment(store: Store, user: Principal, round_id: int, item_id: int
     require(user, "enter_assessments")
     entries = single_entry(historical=historical, amount=amount, currency=currency, price_date=price_date,
                            significance=significance, must_keep=must_keep, source=source,
-                           source_note=source_note, today=store.now().date())
+                           source_note=source_note, today=store.today())
     if isinstance(item_id, bool) or not isinstance(item_id, int):
         entries.problems.add(np.array([True]), "item_id", "identificador inválido")
         entries.problems.raise_if_any()
@@ -410,7 +410,7 @@ def record_assessments_bulk(store: Store, user: Principal, round_id: int,
                                                                         if name == "item_code" else cols[name]))
                           for name in ("item_code", *[k for k in _BULK_TYPES if k != "item_id"])})
     checked = check_entries(Entries(frame, Problems(n, lines=np.arange(1, n + 1, dtype=np.int64))),
-                            today=store.now().date())
+                            today=store.today())
 
     def run(tx: Tx) -> AssessmentImport:
         rnd = member_round(tx, round_id)

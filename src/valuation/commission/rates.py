@@ -77,7 +77,7 @@ class RatesImport:
 
 
 def _today(store: Store) -> date:
-    return store.now().date()
+    return store.today()
 
 
 # -- manual entry -------------------------------------------------------------------------

@@ -230,7 +230,7 @@ def import_assessments(store: Store, user: Principal, round_id: int, data: bytes
     require(user, "enter_assessments")
     if not isinstance(data, (bytes, bytearray)):
         raise InputError(Problem("", "arquivo ausente"))
-    sheet = parse_sheet(bytes(data), file_name, today=store.now().date())
+    sheet = parse_sheet(bytes(data), file_name, today=store.today())
     entries = sheet.entries
     sha = hashlib.sha256(data).hexdigest()
 

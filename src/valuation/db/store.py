@@ -47,7 +47,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -383,6 +383,11 @@ class Store:
         aware = clock.aware(self.now())
         assert aware is not None
         return aware
+
+    def today(self) -> date:
+        """The office's calendar day now (`clock.today_brasilia` on this Store's clock): THE "today" of every
+        check and default date. Never the UTC day of `now`: from 21:00 in Brasília that is tomorrow."""
+        return clock.today_brasilia(self.now_utc())
 
     def _seals_enabled(self) -> bool:
         """Whether this database seals rows (db/seals.py); asked once per open, after the migrations."""

@@ -163,7 +163,7 @@ def _read_calendar_book(db: Store | Tx, offices: list[str] | None) -> CalendarBo
 def office_calendars(store: Store | Tx, offices: list[str] | None = None, *,
                      on: date | None = None) -> dict[str, BusinessCalendar]:
     """office code → its BusinessCalendar in force on `on` (default: today)."""
-    day = on or store_of(store).now().date()
+    day = on or store_of(store).today()
     return calendar_book(store, offices).all_at(day)
 
 

@@ -142,7 +142,7 @@ def record_event(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     f = Form(data, allowed=EVENT_FIELDS)
     kind = _kind(user, f)
     event_date = f.date("event_date", FIELD_LABELS["event_date"])
-    if event_date is not None and event_date > store.now().date():
+    if event_date is not None and event_date > store.today():
         f.fail("event_date", "Data do evento: não pode estar no futuro.")
         event_date = None
     row: dict[str, Any] = {"kind": kind.key if kind else None, "event_date": event_date, "contract_id": None,

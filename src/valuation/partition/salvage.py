@@ -103,7 +103,7 @@ def _read(store: Store, data: Mapping[str, Any]) -> tuple[dict[str, Any], Form]:
         "act": f.text("act", LABELS["act"], max_len=200),
         "assessed_on": f.date("assessed_on", LABELS["assessed_on"]),
     }
-    if rec["assessed_on"] is not None and rec["assessed_on"] > store.now().date():
+    if rec["assessed_on"] is not None and rec["assessed_on"] > store.today():
         f.fail("assessed_on", f"{LABELS['assessed_on']}: não pode estar no futuro.")
     return rec, f
 

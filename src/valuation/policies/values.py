@@ -101,7 +101,7 @@ class PolicyTimeline:
 
 
 def _today(db: Store | Tx) -> date:
-    return store_of(db).now().date()
+    return store_of(db).today()
 
 
 def _spec_state(key: str, unreadable: str | None = None) -> PolicyState:

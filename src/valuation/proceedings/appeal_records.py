@@ -133,7 +133,7 @@ def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> i
                            "decided_on": decided,
                            "notice": f.choice("notice", LABELS["notice"], tuple(NOTICES), labels=NOTICES),
                            "notified_on": notified}
-    today = store.now().date()
+    today = store.today()
     for field, day in (("decided_on", decided), ("notified_on", notified)):
         if day is not None and day > today:
             f.fail(field, f"{LABELS[field]}: não pode estar no futuro.")
@@ -267,7 +267,7 @@ def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[s
             how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
             f.fail("filed_on", f"{LABELS['instance']}: o recurso anterior terminou {how}; não cabe outra instância.")
     start = _notified_for_next(d, last, last_steps)
-    if filed is not None and filed > store.now().date():
+    if filed is not None and filed > store.today():
         f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
     elif filed is not None and start is not None and filed < start:
         f.fail("filed_on", f"{LABELS['filed_on']}: anterior à ciência da decisão ({fmt(start)}).")
@@ -315,7 +315,7 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
     outcome = f.choice("outcome", LABELS["outcome"], tuple(ap.OUTCOMES), required=False, labels=ap.OUTCOMES)
     reason = f.text("reason", LABELS["reason"], required=False, max_len=1000)
     note = f.text("note", LABELS["note"], required=False, max_len=1000)
-    if day is not None and day > store.now().date():
+    if day is not None and day > store.today():
         f.fail("day", f"{LABELS['day']}: não pode estar no futuro.")
     if kind is not None and day is not None and f.ok("outcome"):
         steps = as_steps(_steps(store, [appeal["id"]])[appeal["id"]])

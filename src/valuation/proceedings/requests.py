@@ -100,7 +100,7 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
                            "note": f.text("note", LABELS["note"], required=False, max_len=1000)}
     if f.ok("requester_id", "organisation_id") and rec["requester_id"] is None and rec["organisation_id"] is None:
         f.fail("requester_id", f"{LABELS['requester_id']}: informe quem requer (o responsável ou a empresa).")
-    if rec["filed_on"] is not None and rec["filed_on"] > store.now().date():
+    if rec["filed_on"] is not None and rec["filed_on"] > store.today():
         f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
     f.done()
     assert wreck is not None
@@ -169,7 +169,7 @@ def record_step(store: Store, user: Principal, request_id: int, data: Mapping[st
     ref = f.date("reference_day", LABELS["reference_day"], required=False)
     reason = f.text("reason", LABELS["reason"], required=False, max_len=1000)
     note = f.text("note", LABELS["note"], required=False, max_len=1000)
-    if day is not None and day > store.now().date():
+    if day is not None and day > store.today():
         f.fail("day", f"{LABELS['day']}: não pode estar no futuro.")
     if kind is not None and day is not None:
         steps = pr.as_steps(_steps(store, [req["id"]])[req["id"]])

@@ -85,7 +85,7 @@ def record_co_signature(store: Store, user: Principal, data: Mapping[str, Any]) 
                                    f"FROM contracts c WHERE c.code = ? AND {scope}", [code, *params])
         if contract is None:
             f.fail("contract_code", f"{LABELS['contract_code']}: não encontrado ({excerpt(code)}).")
-    today = store.now().date()
+    today = store.today()
     if signed_on is not None and signed_on > today:
         f.fail("signed_on", f"{LABELS['signed_on']}: não pode estar no futuro.")
     if contract is not None:

@@ -55,7 +55,7 @@ def record_owner_balance(store: Store, user: Principal, data: Mapping[str, Any])
     if order is not None and wreck is not None and not store.scalar(
             "SELECT count(*) FROM removal_orders WHERE id = ? AND wreck_id = ?", [order, wreck["id"]]):
         f.fail("removal_order_id", f"{LABELS['removal_order_id']}: não encontrada neste naufrágio.")
-    if disposed is not None and disposed > store.now().date():
+    if disposed is not None and disposed > store.today():
         f.fail("disposed_on", f"{LABELS['disposed_on']}: não pode estar no futuro.")
     if proceeds is not None and costs is not None and proceeds - costs <= 0:
         f.fail("proceeds", f"{LABELS['proceeds']}: não há saldo a favor do responsável (o produto não excede as "
@@ -87,7 +87,7 @@ def record_balance_paid(store: Store, user: Principal, balance_id: int, data: Ma
         raise NotFound(f"Saldo {excerpt(balance_id)} não encontrado.", what="owner_balance", key=balance_id)
     f = Form(data, allowed=("day",))
     day = f.date("day", LABELS["day"])
-    if day is not None and (day > store.now().date() or day < row["disposed_on"]):
+    if day is not None and (day > store.today() or day < row["disposed_on"]):
         f.fail("day", f"{LABELS['day']}: entre a alienação ({format_date_br(row['disposed_on'])}) e hoje.")
     due = balance_due(store, row)
     if day is not None and due is not None and day > due:
@@ -133,7 +133,7 @@ def list_owner_balances(store: Store, user: Principal, *, wreck_id: int | None =
         "wrecks w ON w.id = b.wreck_id "
         f"LEFT JOIN owners ow ON ow.id = w.owner_id {where} ORDER BY b.disposed_on DESC, b.id DESC", params)
     if len(df):   # held for the responsible the Authority deals with: a communicated cession's cessionário (art. 8)
-        today = store.now().date()
+        today = store.today()
         holders = [responsible_name(store, int(w), today) for w in df["wreck_id"]]
         df["owner_name"] = [h["name"] if h else n for h, n in zip(holders, df["owner_name"])]
     return df

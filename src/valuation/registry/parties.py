@@ -85,7 +85,7 @@ def _owner(store: Store, f: Form, key: str, *, required: bool = True) -> int | N
 
 
 def _past(store: Store, f: Form, key: str, day: date | None) -> None:
-    if day is not None and day > store.now().date():
+    if day is not None and day > store.today():
         f.fail(key, f"{LABELS[key]}: não pode estar no futuro.")
 
 
@@ -216,7 +216,7 @@ def record_licence_request(store: Store, user: Principal, data: Mapping[str, Any
                  {"wreck_code": wreck["code"], "part": part, "requester_id": requester, "requested_on": day,
                   "note": note})
         office = str(tx.scalar("SELECT office_code FROM wrecks WHERE id = ?", [wreck["id"]]))
-        numbers.assign(tx, "licence_request", new_id, office, day or store.now().date())   # its NUP (Portaria 11/2019)
+        numbers.assign(tx, "licence_request", new_id, office, day or store.today())   # its NUP (Portaria 11/2019)
         return new_id
 
     return store.write(user.username, write)

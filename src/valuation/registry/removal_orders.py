@@ -104,7 +104,7 @@ def _validate(store: Store, data: Mapping[str, Any]) -> dict[str, Any]:
         wreck = {**wreck, "owner_id": holder["id"] if holder else None,
                  "whereabouts_known": holder["whereabouts_known"] if holder else None,
                  "nationality": holder["nationality"] if holder else None}
-    today = store.now().date()
+    today = store.today()
     for key in ("ordered_on", "notified_on", "published_on"):
         if rec[key] is not None and rec[key] > today:
             f.fail(key, f"{LABELS[key]}: não pode estar no futuro.")
@@ -198,7 +198,7 @@ def record_removal_start(store: Store, user: Principal, order_id: int, data: Map
     require(user, "manage_removal_orders")
     order = _order(store, order_id)
     f = Form(data, allowed=("day",))
-    day = _day(f, "day", order, store.now().date())
+    day = _day(f, "day", order, store.today())
     f.done()
     _update(store, user, order, {"started_on": day}, "record_removal_start")
 
@@ -209,7 +209,7 @@ def record_takeover(store: Store, user: Principal, order_id: int, data: Mapping[
     require(user, "manage_removal_orders")
     order = _order(store, order_id)
     f = Form(data, allowed=("day",))
-    day = _day(f, "day", order, store.now().date())
+    day = _day(f, "day", order, store.today())
     if day is not None and order["started_on"] is not None and day <= order["ends_by"]:
         f.fail("day", f"{LABELS['day']}: o responsável iniciou a remoção e o término fixado "
                       f"({format_date_br(order['ends_by'])}) ainda não passou (art. 10).")
@@ -226,7 +226,7 @@ def end_order(store: Store, user: Principal, order_id: int, data: Mapping[str, A
     require(user, "manage_removal_orders")
     order = _order(store, order_id)
     f = Form(data, allowed=("day", "end_kind"))
-    day = _day(f, "day", order, store.now().date())
+    day = _day(f, "day", order, store.today())
     kind = f.choice("end_kind", LABELS["end_kind"], END_KINDS)
     f.done()
     _update(store, user, order, {"ended_on": day, "end_kind": kind}, "end_removal_order", close_suspension=day)
@@ -253,7 +253,7 @@ def list_removal_orders(store: Store, user: Principal, *, wreck_id: int | None =
     where, params = ("WHERE r.wreck_id = ?", [wreck_id]) if wreck_id is not None else ("", [])
     df = store.fetch_df("SELECT r.*, w.code AS wreck_code, w.name AS wreck_name, w.office_code FROM removal_orders r "
                         f"JOIN wrecks w ON w.id = r.wreck_id {where} ORDER BY r.ordered_on DESC, r.id DESC", params)
-    df["state_pt"] = [order_state(r, store.now().date()) for r in df.to_dict("records")]
+    df["state_pt"] = [order_state(r, store.today()) for r in df.to_dict("records")]
     given = numbers.nups(store, "removal_order", [int(i) for i in df["id"]])
     df["nup"] = [given.get(int(i), "—") for i in df["id"]]
     return df
@@ -284,7 +284,7 @@ def record_edital_publication(store: Store, user: Principal, order_id: int, data
         raise ConflictError(f"A determinação {order['act']} foi intimada pessoalmente (art. 9 I): não há edital.")
     f = Form(data, allowed=("outlet", "published_on", "reference"))
     outlet = f.choice("outlet", LABELS["outlet"], OUTLETS)
-    day = _day(f, "published_on", order, store.now().date())
+    day = _day(f, "published_on", order, store.today())
     reference = f.text("reference", LABELS["reference"], max_len=200)
     done = store.fetch_one("SELECT published_on FROM edital_publications WHERE removal_order_id = ? AND outlet = ?",
                            [order["id"], outlet])

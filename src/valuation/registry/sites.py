@@ -41,7 +41,7 @@ def record_site(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     wreck = store.fetch_one("SELECT id, code, casualty_year FROM wrecks WHERE code = ?", [code]) if code else None
     if code and wreck is None:
         f.fail("wreck_code", f"{LABELS['wreck_code']}: não encontrado ({excerpt(code)}).")
-    if day is not None and day > store.now().date():
+    if day is not None and day > store.today():
         f.fail("registered_on", f"{LABELS['registered_on']}: não pode estar no futuro.")
     elif day is not None and wreck is not None and day.year < wreck["casualty_year"]:
         f.fail("registered_on", f"{LABELS['registered_on']}: anterior ao sinistro.")

@@ -166,7 +166,7 @@ def _casualty_fields(store: Any, f: Form) -> dict[str, Any]:
         except ValueError:
             f.fail("casualty_day", f"Data do sinistro inexistente: {day:02d}/{month:02d}/{year}.")
         else:
-            if casualty > store.now().date():
+            if casualty > store.today():
                 f.fail("casualty_day", "Data do sinistro: não pode estar no futuro.")
     derived = "day" if day is not None else "month" if month is not None else "year"
     if precision is None:
