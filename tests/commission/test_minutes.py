@@ -122,10 +122,18 @@ def test_refused_while_open_and_for_other_roles(small_world: Any) -> None:
 
 
 def _brasilia_evening() -> Callable[[], datetime]:
-    """A clock that runs from 23:30 of today in Brasília, when it is already tomorrow in UTC (02:30)."""
-    start = datetime.now(UTC)
-    evening = datetime.combine(clock.brasilia(start).date(), time(23, 30), tzinfo=clock.office_zone())
-    return lambda: evening + (datetime.now(UTC) - start)
+    """A clock that runs from 23:30 of the day in Brasília of its first reading (then already tomorrow in UTC,
+    02:30): started when the test first reads it, not when the module is collected."""
+    started: list[tuple[datetime, datetime]] = []
+
+    def now() -> datetime:
+        real = datetime.now(UTC)
+        if not started:
+            started.append((real, datetime.combine(clock.brasilia(real).date(), time(23, 30),
+                                                   tzinfo=clock.office_zone())))
+        start, evening = started[0]
+        return evening + (real - start)
+    return now
 
 
 # The round's day is its opening day in Brasília (Lei 9.784/1999 counts the office's days). The suite found this

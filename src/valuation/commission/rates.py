@@ -76,10 +76,6 @@ class RatesImport:
     sha256: str
 
 
-def _today(store: Store) -> date:
-    return store.today()
-
-
 # -- manual entry -------------------------------------------------------------------------
 def add_rate(store: Store, user: Principal, currency: str, day: date, brl: Decimal | str | int, *,
              source: str = "manual", replace: bool = False) -> RateRow:
@@ -96,8 +92,8 @@ def add_rate(store: Store, user: Principal, currency: str, day: date, brl: Decim
         problems.append(Problem("currency", "Moeda: o real (BRL) não tem cotação."))
     if isinstance(day, datetime) or not isinstance(day, date):
         problems.append(Problem("day", "Data: informe o dia da cotação."))
-    elif day > _today(store):
-        problems.append(Problem("day", f"Data: no futuro (hoje é {_today(store):%d/%m/%Y})."))
+    elif day > (today := store.today()):
+        problems.append(Problem("day", f"Data: no futuro (hoje é {today:%d/%m/%Y})."))
     rate = _rate_value(brl)
     if isinstance(rate, str):
         problems.append(Problem("brl", f"Taxa: {rate}."))
@@ -158,7 +154,7 @@ def import_rates(store: Store, user: Principal, data: bytes, file_name: str) -> 
     frame, lines, columns, raw = _read_rates(data, file_name)
     n = len(frame)
     bad: Bad = []
-    table, good = _checked_rates(raw, columns, lines, _today(store), frame.attrs.get("separator"), bad)
+    table, good = _checked_rates(raw, columns, lines, store.today(), frame.attrs.get("separator"), bad)
 
     def run(tx: Tx) -> RatesImport:
         view = f"_rates_{id(table)}"

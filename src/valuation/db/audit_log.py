@@ -74,7 +74,7 @@ def log_period(store: Any, user: Principal) -> tuple[date, date]:
     """The Brasília days of the first and the newest record (today for an empty log; admin only)."""
     require(user, "read_audit")
     row = store.fetch_one('SELECT min("at") AS first, max("at") AS last FROM audit_log')
-    today = brasilia(store.now()).date()
+    today = store.today()
     if row is None or row["first"] is None:
         return today, today
     return brasilia(row["first"]).date(), max(today, brasilia(row["last"]).date())
