@@ -43,7 +43,9 @@ if offices.empty:
     st.stop()
 label = {r.code: f"{r.code} — {r.name} ({r.state})" for r in offices.itertuples()}
 c1, c2 = st.columns([3, 1])
-office = c1.selectbox("Capitania/Delegacia/Agência", list(label), format_func=option_label(label))
+mine = session.user_office(user)
+office = c1.selectbox("Capitania/Delegacia/Agência", list(label), format_func=option_label(label),
+                      index=list(label).index(mine) if mine in label else 0)
 year = int(c2.number_input("Ano", min_value=calendars.MIN_HOLIDAY_YEAR, max_value=calendars.MAX_HOLIDAY_YEAR,
                            value=session.today().year, step=1))
 

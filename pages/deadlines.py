@@ -94,8 +94,10 @@ if allowed(user, "find_by_nup"):
 
 c1, c2 = st.columns(2)
 as_of: date = value_or_stop(date_field("Data de referência", value=session.today(), required=True, where=c1))
-codes = list_offices(store, user)["code"].tolist()
-office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
+own_office = session.user_office(user)      # an office officer: its own office, no other choice
+codes = [own_office] if own_office else list_offices(store, user)["code"].tolist()
+office = c2.selectbox("Capitania/Delegacia/Agência", codes if own_office else [None, *codes],
+                      format_func=lambda c: c or "Todas")
 try:
     df = cache.deadlines(store, user, as_of=as_of, office=office)  # issue 17: once per database revision
 except ValuationError as exc:  # AccessDenied and an as-of out of range included: the message says why

@@ -19,6 +19,7 @@ from ui.fmt import count_br, for_display, is_blank, option_label
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.errors import ValuationError
+from valuation.db.access import allowed
 from valuation.registry import owner_balances, removal_orders
 from valuation.registry.domain.queries import domain_statuses
 from valuation.registry.offices import list_offices
@@ -41,8 +42,10 @@ st.caption("Incorporação ao domínio da União: declaração de perda (art. 3 
 
 c1, c2 = st.columns(2)
 as_of = value_or_stop(date_field("Situação em", value=session.today(), required=True, where=c1))
-codes = list_offices(store, user)["code"].tolist()
-office = c2.selectbox("Capitania/Delegacia/Agência", [None, *codes], format_func=lambda c: c or "Todas")
+mine = session.user_office(user)      # an office officer: its own office, no other choice
+codes = [mine] if mine else list_offices(store, user)["code"].tolist()
+office = c2.selectbox("Capitania/Delegacia/Agência", codes if mine else [None, *codes],
+                      format_func=lambda c: c or "Todas")
 try:
     df = domain_statuses(store, user, as_of, office=office)
 except ValuationError as exc:
@@ -158,6 +161,8 @@ def edital_publications(orders: pd.DataFrame) -> None:
                      hide_index=True, width="stretch")
     else:
         st.caption("Nenhuma publicação registrada.")
+    if not allowed(user, "manage_removal_orders"):
+        return
     labels = removal_orders.LABELS
     with st.form("edital_publication", clear_on_submit=True):
         a, b, c, d = st.columns(4)
@@ -204,15 +209,18 @@ else:
     st.dataframe(for_display(orders, dates=["ordered_on", "starts_by", "ends_by"], only=list(ORDERS),
                              labels={"notice": removal_orders.NOTICE_LABELS}, rename=ORDERS),
                  hide_index=True, width="stretch")
-order_form(df["code"].tolist())
-order_steps(orders)
+if allowed(user, "manage_removal_orders"):      # headquarters orders removals (art. 5); the offices read them
+    order_form(df["code"].tolist())
+    order_steps(orders)
 edital_publications(orders)
-st.subheader("Saldos à disposição do responsável (art. 13 §2)")
-balances = owner_balances.list_owner_balances(store, user)
-if balances.empty:
-    st.caption("Nenhum saldo registrado.")
-else:
-    st.dataframe(for_display(balances, dates=["disposed_on", "paid_on"], money=["proceeds", "union_costs", "balance"],
-                             only=list(BALANCES), rename=BALANCES), hide_index=True, width="stretch")
-    st.caption("Cada saldo aparece na página Prazos com a data em que passa a receita da União.")
-balance_form(df["code"].tolist())
+if allowed(user, "manage_owner_balances"):      # headquarters: the owner's balances (art. 13 §2)
+    st.subheader("Saldos à disposição do responsável (art. 13 §2)")
+    balances = owner_balances.list_owner_balances(store, user)
+    if balances.empty:
+        st.caption("Nenhum saldo registrado.")
+    else:
+        st.dataframe(for_display(balances, dates=["disposed_on", "paid_on"],
+                                 money=["proceeds", "union_costs", "balance"], only=list(BALANCES), rename=BALANCES),
+                     hide_index=True, width="stretch")
+        st.caption("Cada saldo aparece na página Prazos com a data em que passa a receita da União.")
+    balance_form(df["code"].tolist())

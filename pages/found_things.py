@@ -138,7 +138,7 @@ def register() -> None:
     registered, data = False, {}
     with lazy_expander("Registrar coisa achada e entregue por terceiro", key="found_register_box") as opened:
         if opened:
-            office_codes = offices.list_offices(store, user)["code"].tolist()
+            office_codes = list(offices.office_choices(store, user))   # an office officer: its own
             w = list_wrecks(store, user)
             wreck_names = {"": "nenhum (não é de naufrágio cadastrado)",
                            **dict(zip(w["code"], w["code"] + " — " + w["name"]))}

@@ -7,8 +7,9 @@ from ui import figures as plots
 from ui import session
 from ui.charts import pt_br, show
 from ui.fmt import count_br
-from valuation.db.access import ROLE_LABELS, allowed
-from valuation.oversight import overview
+from ui.registry import BY_KEY
+from valuation.db.access import ROLE_LABELS, allowed, may_view_page
+from valuation.oversight import first_run, overview
 
 LABELS = {
     "wrecks": "Naufrágios", "wrecks_position_cleared": "Com posição liberada", "organisations": "Empresas",
@@ -29,7 +30,24 @@ CHARTS = {
 }
 HORIZONTAL = {"items_by_category", "users_by_role"}  # long names read across, largest first
 SCOPES = {"all": "todos os registros", "under_assessment": "contratos em avaliação pela Comissão",
-          "own_organisation": "somente a sua empresa", "users": "usuários e auditoria"}
+          "own_organisation": "somente a sua empresa", "own_office": "somente a sua Capitania",
+          "users": "usuários e auditoria"}
+
+
+def first_steps(steps: list[first_run.Step]) -> None:
+    """A new database: what is still missing before an office can work, each with the page where it is done."""
+    missing = [s for s in steps if not s.done]
+    if not missing:
+        return
+    with st.container(border=True):
+        st.subheader("Primeiros passos")
+        st.caption("O que ainda falta para que a DPC, as Capitanias e a Comissão trabalhem neste banco de dados.")
+        for step in steps:
+            a, b = st.columns([3, 1])
+            a.markdown(f"{'✅' if step.done else '⬜'} **{step.label}** — {step.detail}")
+            spec = BY_KEY.get(step.page)
+            if not step.done and spec is not None and spec.exists() and may_view_page(user, spec.key):
+                b.page_link(spec.path, label=f"Abrir {spec.title}", icon=spec.icon)
 
 
 def chart(key: str, counts: dict[str, int]) -> None:
@@ -60,6 +78,7 @@ if allowed(user, "read_audit"):
 
     audit_failure_notice(session.store())
 st.caption(f"Escopo: {SCOPES.get(figures['scope'], figures['scope'])}.")
+first_steps(first_run.setup_steps(session.store(), user))
 
 metrics = [(k, v) for k, v in figures.items() if isinstance(v, int) and k in LABELS]
 cols = st.columns(min(4, len(metrics)) or 1)

@@ -136,6 +136,14 @@ def sentence_md(sentence: Sentence) -> str:
     return "".join(f"**{md(text)}**" if bold else md(text) for text, bold in sentence)
 
 
+def later_facts(statement_id: int) -> None:
+    """An issued statement is never changed: what was corrected after it is said beside it."""
+    facts = statement_reads.later_facts(store, user, statement_id)
+    if facts:
+        st.warning("Fatos registrados depois da emissão deste demonstrativo (ele não muda; uma nova versão só se "
+                   "emite por decisão da DPC):\n\n" + "\n".join(f"- {md(line)}" for line in facts))
+
+
 def draft_with_progress(code: str, as_of: date) -> int:
     with st.status("Calculando o demonstrativo a partir das decisões gravadas…"):
         return statements.create_draft(store, user, code, as_of=as_of)
@@ -152,6 +160,7 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
     doc = statement_reads.get_statement(store, user, int(sid))
     if doc.superseded_by:
         st.warning(f"Esta versão foi substituída por {doc.superseded_by}. Consulte a versão em vigor.")
+    later_facts(int(sid))
     st.subheader(f"{doc.label} — contrato {doc.contract_code}")
     if doc.nup:
         st.caption(f"NUP {doc.nup}")
@@ -222,6 +231,7 @@ for text in doc.blockers:
     st.error(text)
 for text in doc.warnings:
     st.warning(text)
+later_facts(int(sid))
 lines_table(doc)
 downloads(doc)
 with lazy_expander(f"Bens adjudicados ({count_br(doc.items_total)})", key="statements_items_box") as opened:

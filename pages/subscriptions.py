@@ -59,7 +59,7 @@ else:
 office = None
 if every_company:
     office = st.columns([2, 1])[0].selectbox(
-        "Prazos de", [None, *offices],
+        "Prazos de", [None, *offices] if len(offices) > 1 else list(offices),   # an office officer: its own
         format_func=lambda c: "Todas as Capitanias" if c is None else f"{offices[c]} ({c})")
 a, b, _ = st.columns([1, 1, 2])
 try:

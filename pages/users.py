@@ -22,7 +22,7 @@ from valuation.db.access import (
 # the new-user form's labels, for problems that name a field
 FORM_LABELS = {"username": "Usuário", "full_name": "Nome completo", "email": "E-mail", "cpf": "CPF", "role": "Perfil",
                "organisation_id": "Empresa (exploradores)", "commission_body": "Órgão (Comissão)",
-               "password": "Senha inicial"}
+               "office_code": "Capitania (perfil Capitania/Delegacia/Agência)", "password": "Senha inicial"}
 
 user = session.guard("users")
 store = session.store()
@@ -36,10 +36,11 @@ if len(shown):
     st.dataframe(for_display(
         shown, dates=("locked_until", "created_at"), counts=("failed_attempts",),
         labels={"role": ROLE_LABELS, "commission_body": COMMISSION_BODY_LABELS},
-        only=("username", "full_name", "email", "cpf", "role", "organisation_name", "commission_body", "active",
-              "locked_until", "failed_attempts", "created_at"),
+        only=("username", "full_name", "email", "cpf", "role", "organisation_name", "commission_body", "office_code",
+              "active", "locked_until", "failed_attempts", "created_at"),
         rename={"username": "Usuário", "full_name": "Nome", "email": "E-mail", "cpf": "CPF", "role": "Perfil",
-                "organisation_name": "Empresa", "commission_body": "Órgão", "active": "Ativo",
+                "organisation_name": "Empresa", "commission_body": "Órgão", "office_code": "Capitania",
+                "active": "Ativo",
                 "locked_until": "Bloqueado até", "failed_attempts": "Falhas de acesso", "created_at": "Criado em"}),
         hide_index=True, width="stretch")
     st.caption(f"{count_br(len(df))} usuário(s).")
@@ -48,6 +49,7 @@ else:
 
 orgs = users.organisation_choices(store, user)
 org_names = {o["id"]: o["name"] for o in orgs}
+office_names = users.office_choices(store, user)
 
 with lazy_expander("Novo usuário", key="users_new_box") as opened:
     if opened:
@@ -65,6 +67,8 @@ with lazy_expander("Novo usuário", key="users_new_box") as opened:
                                                format_func=lambda i: "—" if i is None else org_names[i]),
                 "commission_body": a.selectbox(FORM_LABELS["commission_body"], [None, *COMMISSION_BODIES],
                                                format_func=lambda v: "—" if v is None else COMMISSION_BODY_LABELS[v]),
+                "office_code": b.selectbox(FORM_LABELS["office_code"], [None, *office_names],
+                                           format_func=lambda c: "—" if c is None else f"{c} — {office_names[c]}"),
                 "password": b.text_input(FORM_LABELS["password"], type="password"),
             }
             submitted = st.form_submit_button("Criar")

@@ -5,18 +5,16 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from page_tabs.wrecks import parties, site
+from page_tabs.wrecks import parties, record, site
 from page_tabs.wrecks.view import WreckView
 from ui import cache, figures, session
 from ui.charts import show
-from ui.expanders import lazy_expander
 from ui.fields import date_field
 from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
 from ui.tabs import LazyTabs
-from valuation.core.law import CASUALTY_TYPES, PREFERENCE_EQUAL_TERMS
-from valuation.core.positions import DATUMS
+from valuation.core.law import PREFERENCE_EQUAL_TERMS
 from valuation.db.access import allowed
 from valuation.registry import co_signatures, offices, preference, wrecks
 from valuation.registry.contracts import list_contracts
@@ -28,17 +26,6 @@ if TYPE_CHECKING:
 TABLE = {"code": "Código", "name": "Nome", "hull_material": "Casco", "casualty": "Data do sinistro",
          "casualty_type": "Sinistro", "situation": "Situação", "office_code": "OM", "state": "UF",
          "position_cleared": "Posição liberada"}
-LAT_EXAMPLE, LON_EXAMPLE = "22°54,35' S", "43°10,20' W"   # as the messages of valuation.core.positions show them
-# form keys → the labels the form shows (problems name the field so)
-FORM_LABELS = {
-    "code": "Código", "name": "Nome da embarcação", "vessel_type": "Tipo de embarcação",
-    "hull_material": "Material do casco", "casualty_type": "Tipo de sinistro",
-    "casualty_precision": "Precisão da data do sinistro", "casualty_year": "Ano do sinistro",
-    "casualty_month": "Mês do sinistro", "casualty_day": "Dia do sinistro", "latitude": "Latitude",
-    "longitude": "Longitude", "datum": "Datum", "position_approximate": "Posição aproximada",
-    "office_code": "Capitania/Delegacia/Agência", "situation": "Situação", "visible_high_tide": "Visível na preamar",
-    "visible_low_tide": "Visível na baixa-mar", "protected_area": "Em área protegida", "signalling": "Sinalização",
-}
 
 
 def whole(v: object) -> int | None:
@@ -83,6 +70,9 @@ def detail(df: pd.DataFrame) -> None:
     if allowed(user, "read_preference"):
         ranking(int(choice))
     wreck_tabs(w)
+    if allowed(user, "correct_registry") and w["position_cleared"]:   # its office's, for an office officer
+        record.correct_box(store, user, int(choice))
+    record.history_box(store, user, int(choice))
 
 
 # issue 25: the wreck's responsible parties (Lei 7.542 arts. 8, 13 §1, 14) and its archaeological site
@@ -142,43 +132,6 @@ def ranking(wreck_id: int) -> None:
                + f"Preferência: {PREFERENCE_EQUAL_TERMS}; a Autoridade Naval compara as condições oferecidas.")
 
 
-def register(office_codes: list[str]) -> None:
-    with lazy_expander("Cadastrar naufrágio", key="wrecks_new_box") as opened:
-        if opened:
-            with st.form("new_wreck"):
-                f1, f2, f3 = st.columns(3)
-                L = FORM_LABELS
-                data = {
-                    "code": f1.text_input(L["code"]), "name": f2.text_input(L["name"]),
-                    "vessel_type": f3.text_input(L["vessel_type"]),
-                    "hull_material": f1.selectbox(L["hull_material"], wrecks.HULL_MATERIALS),
-                    "casualty_type": f2.selectbox(L["casualty_type"], CASUALTY_TYPES),
-                    "casualty_precision": f3.selectbox(L["casualty_precision"], wrecks.PRECISIONS,
-                                                       format_func=option_label(wrecks.PRECISION_LABELS)),
-                    "casualty_year": f1.text_input(L["casualty_year"], placeholder="1998"),
-                    "casualty_month": f2.text_input(L["casualty_month"], placeholder="1 a 12"),
-                    "casualty_day": f3.text_input(L["casualty_day"], placeholder="1 a 31"),
-                    "latitude": f1.text_input(L["latitude"], placeholder=LAT_EXAMPLE,
-                                              help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
-                                                   f"{LAT_EXAMPLE} (NORMAM-10 (ed. 2002) 0403 a)."),
-                    "longitude": f2.text_input(L["longitude"], placeholder=LON_EXAMPLE,
-                                               help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. "
-                                                    f"{LON_EXAMPLE}."),
-                    "datum": f3.selectbox(L["datum"], DATUMS),
-                    "position_approximate": f1.checkbox(L["position_approximate"]),
-                    "office_code": f2.selectbox(L["office_code"], office_codes),
-                    "situation": f3.selectbox(L["situation"], wrecks.SITUATIONS),
-                    "visible_high_tide": f1.checkbox(L["visible_high_tide"]),
-                    "visible_low_tide": f2.checkbox(L["visible_low_tide"]),
-                    "protected_area": f3.checkbox(L["protected_area"]),
-                    "signalling": st.text_input(L["signalling"]),
-                }
-                submitted = st.form_submit_button("Cadastrar")
-            if submitted:
-                save(wrecks.create_wreck, store, user, blanks_to_none(data),
-                     success="Naufrágio cadastrado (id {result}).", labels=FORM_LABELS)
-
-
 user = session.guard("wrecks")
 store = session.store()
 st.title("Naufrágios")
@@ -214,5 +167,7 @@ if len(df):
 else:
     st.info("Nenhum naufrágio encontrado com estes filtros.")
 
+if allowed(user, "create_owner"):
+    record.owners_box(store, user)
 if allowed(user, "create_wreck"):
-    register(office_df["code"].tolist())
+    record.register_box(store, user)

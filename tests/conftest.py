@@ -73,6 +73,7 @@ PASSWORDS: dict[str, str] = {
     "exp.beta": "beta-salvage-66",
     "admin": "admin-senha-77x",
     "inactive": "inativo-senha-88",
+    "om.rio": "capitania-rio-99",
 }
 
 # key → (username, full_name, role, organisation key, commission_body, active)
@@ -85,7 +86,10 @@ USERS: dict[str, tuple[str, str, str, str | None, str | None, bool]] = {
     "explorer_b": ("exp.beta", "Fernanda Braga", "explorer", "org_b", None, True),
     "admin": ("admin", "Gustavo Admin", "admin", None, None, True),
     "inactive": ("inactive", "Hugo Inativo", "dpc", None, None, False),
+    "office_rj": ("om.rio", "CT Irene Rocha (CPRJ)", "officer", None, None, True),
 }
+# key → the office of an office officer (users.office_code)
+USER_OFFICES: dict[str, str] = {"office_rj": "CPRJ"}
 ALIASES = {"explorer": "explorer_a"}
 
 OFFICES = [
@@ -140,6 +144,7 @@ EXPECTED_CLEARED: dict[str, set[str]] = {
     "explorer_a": {"w1", "w3"},
     "explorer_b": {"w2"},
     "admin": set(),
+    "office_rj": {"w2", "w4"},        # the wrecks of its office (CPRJ)
 }
 # Contracts each principal key may read.
 EXPECTED_CONTRACTS: dict[str, set[str]] = {
@@ -150,6 +155,7 @@ EXPECTED_CONTRACTS: dict[str, set[str]] = {
     "explorer_a": {"A-1", "A-2"},
     "explorer_b": {"B-1"},
     "admin": set(),
+    "office_rj": {"B-1"},             # the contracts of its office (CPRJ)
 }
 
 
@@ -174,7 +180,8 @@ def _build_world(path: Path) -> dict[str, int]:
     with Store(path) as store:
         def fill(tx: Any) -> None:
             for row in OFFICES:
-                tx.execute("INSERT INTO offices VALUES (?, ?, ?, ?, ?, ?)", list(row))
+                tx.execute("INSERT INTO offices (code, name, kind, state, city, naval_district) "
+                           "VALUES (?, ?, ?, ?, ?, ?)", list(row))
             for key, (name, cnpj, city, state) in ORGANISATIONS.items():
                 ids[key] = tx.scalar(
                     "INSERT INTO organisations (name, cnpj, nationality, address, city, state, "
@@ -207,11 +214,12 @@ def _build_world(path: Path) -> dict[str, int]:
                 if delivered is not None:
                     tx.execute("INSERT INTO item_deliveries (item_id, delivered_on, received_by, place, recorded_by) "
                                "VALUES (?, ?, 'Sgt. Recebedor', 'CPBA', 'dpc.silva')", [item_id, delivered])
-            for username, full_name, role, org, body, active in USERS.values():
+            for key, (username, full_name, role, org, body, active) in USERS.items():
                 ids[username] = tx.scalar(
                     "INSERT INTO users (username, full_name, role, organisation_id, commission_body, password_hash, "
-                    "active) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                    [username, full_name, role, ids[org] if org else None, body, hashes[username], active])
+                    "active, office_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    [username, full_name, role, ids[org] if org else None, body, hashes[username], active,
+                     USER_OFFICES.get(key)])
 
         store.write("fixture", fill)
         store.checkpoint()
@@ -253,7 +261,8 @@ def small_world(request: pytest.FixtureRequest, tmp_path: Path, _world_template:
     s = Store(path, clock=getattr(request, "param", None))
     principals = {
         key: Principal(id=ids[username], username=username, full_name=full_name, role=role,
-                       organisation_id=ids[org] if org else None, commission_body=body)
+                       organisation_id=ids[org] if org else None, commission_body=body,
+                       office_code=USER_OFFICES.get(key))
         for key, (username, full_name, role, org, body, _active) in USERS.items()
     }
     world = World(store=s, path=path, ids=dict(ids), principals=principals)

@@ -37,6 +37,8 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("domain", "Domínio dos naufrágios", ":material/gavel:", "Painel", charts=True),
     PageSpec("wrecks", "Naufrágios", ":material/sailing:", "Cadastro", charts=True),
     PageSpec("organisations", "Empresas", ":material/business:", "Cadastro"),
+    PageSpec("contracts", "Contratos e autorizações", ":material/description:", "Cadastro"),
+    PageSpec("offices", "Capitanias", ":material/anchor:", "Cadastro"),
     PageSpec("documents", "Documentos e fotos", ":material/folder_open:", "Cadastro"),
     PageSpec("inventory", "Inventário de bens", ":material/inventory_2:", "Bens resgatados", charts=True),
     PageSpec("custody", "Entrega e custódia", ":material/local_shipping:", "Bens resgatados", charts=True),

@@ -211,6 +211,11 @@ def _leave_pages_folder_mode() -> None:
     st.stop()
 
 
+def user_office(user: access.Principal) -> str | None:
+    """The office an office officer works for (where its pages open), None for a national role."""
+    return access.office_of(user)
+
+
 def guard(page_key: str) -> access.Principal:
     """Every page starts here: a page reached by URL without the right role refuses too."""
     _leave_pages_folder_mode()

@@ -14,7 +14,7 @@ from ui.people import with_names
 from valuation.core.dates import MONTH_PLACEHOLDER
 from valuation.deadlines import appeals, engine, events, views, vocabulary
 from valuation.registry.contracts import list_contracts
-from valuation.registry.offices import list_offices
+from valuation.registry.offices import office_choices
 from valuation.registry.organisations import list_organisations
 from valuation.registry.wrecks import list_wrecks
 
@@ -45,7 +45,7 @@ def subject_widget(view: DeadlinesView, kind: engine.EventKind) -> tuple[str | N
         return "wreck_code", st.selectbox("Naufrágio", w["code"].tolist(), format_func=lambda c: f"{c} — {names[c]}")
     if kind.subject == "office":
         return "office_code", st.selectbox(SUBJECT_LABELS["office"],
-                                           list_offices(view.store, view.user)["code"].tolist())
+                                           list(office_choices(view.store, view.user)))
     return None, None
 
 

@@ -56,6 +56,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                    "Gama Pesquisas", "11222333000181", "45723174000110", "exp.alfa", "Eduardo Alves"),
     "commission": (*SPOT["w3"], *SPOT["w4"], *OWNER, *HASH),
     "admin": (*WRECK_NAMES, *A_ITEMS, *B_ITEMS, *[m for pair in SPOT.values() for m in pair], *OWNER, *HASH),
+    # the officer of CPRJ: nothing of CPBA's or CPSP's records (A-1 in CPBA, A-2 in CPSP, their wrecks w1 and w3,
+    # their company Alfa, which holds nothing in CPRJ) — docs/decisions/003-office-officer-role.md
+    "office_rj": (*A_ITEMS, *SPOT["w1"], *SPOT["w3"], *HASH, "Galeão Santíssimo Sacramento", "Pesqueiro Três Irmãos",
+                  "Alfa Arqueologia", "11222333000181"),
 }
 # The identifiers each role "guesses": another company's, or data outside its clearance.
 FOREIGN = {
@@ -63,6 +67,7 @@ FOREIGN = {
     "explorer_b": {"contract": "A-1", "wreck": "w1", "org": "org_a", "item": "A1-001", "office": "CPBA"},
     "commission": {"contract": "A-2", "wreck": "w4", "org": "org_c", "item": "A1-001", "office": "CPRJ"},
     "admin": {"contract": "A-1", "wreck": "w1", "org": "org_a", "item": "A1-001", "office": "CPBA"},
+    "office_rj": {"contract": "A-1", "wreck": "w1", "org": "org_a", "item": "A1-001", "office": "CPBA"},
 }
 ROLES = tuple(FOREIGN)
 DAY = date(2025, 6, 30)
@@ -181,7 +186,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, _world_template: tuple[Path,
     calls below change nothing that another call's expectations depend on), with a round per contract."""
     import shutil
 
-    from tests.conftest import USERS, World
+    from tests.conftest import USER_OFFICES, USERS, World
     from valuation.db.access import Principal
     from valuation.db.store import Store
 
@@ -190,7 +195,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, _world_template: tuple[Path,
     shutil.copyfile(template, path)
     store = Store(path)
     principals = {key: Principal(id=ids[u], username=u, full_name=n, role=r, organisation_id=ids[o] if o else None,
-                                 commission_body=b) for key, (u, n, r, o, b, _a) in USERS.items()}
+                                 commission_body=b, office_code=USER_OFFICES.get(key))
+                  for key, (u, n, r, o, b, _a) in USERS.items()}
     w = World(store=store, path=path, ids=dict(ids), principals=principals)
     w.rounds = _rounds(w)          # type: ignore[attr-defined]
     yield w
@@ -235,6 +241,8 @@ OTHERS = {
                    "item": ["B1-001", "B1-004"], "office": ["CPRJ"]},
     "explorer_b": {"contract": ["A-1", "A-2"], "wreck": ["w1", "w3", "w4"], "org": ["org_a", "org_c"],
                    "item": ["A1-001", "A1-006"], "office": ["CPBA", "CPSP"]},
+    "office_rj": {"contract": ["A-1", "A-2"], "wreck": ["w1", "w3"], "org": ["org_a"],
+                  "item": ["A1-001", "A1-006"], "office": ["CPBA", "CPSP"]},
 }
 
 

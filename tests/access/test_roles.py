@@ -270,7 +270,7 @@ def test_overview_counts_only_what_the_role_may_read(small_world, key):
 
 def test_admin_overview_has_no_wreck_data(small_world):
     f = overview.overview_figures(small_world.store, small_world.principal("admin"))
-    assert f["users"] == 8 and f["users_active"] == 7 and f["users_by_role"]["dpc"] == 2
+    assert f["users"] == 9 and f["users_active"] == 8 and f["users_by_role"]["dpc"] == 2
     assert not {"wrecks", "contracts", "items", "wrecks_by_state"} & set(f)
 
 
@@ -348,3 +348,11 @@ def test_attachment_scopes_follow_the_roles():
     assert none(roles["explorer"], "wreck") and not none(roles["explorer"], "contract")
     assert access.may_attach(roles["explorer"], "item", "photo") and not access.may_attach(roles["explorer"], "wreck")
     assert not access.may_attach(roles["commission"], "item")
+
+
+def test_the_roles_table_holds_exactly_the_declared_roles(store) -> None:
+    """users.role references the lookup table `roles` (migration 071): a role declared in db/access.ROLES must be a
+    row there (a new role is an INSERT in a migration, never a rebuild of users), and no other row exists."""
+    from valuation.db.access import ROLES
+
+    assert {r["code"] for r in store.fetch("SELECT code FROM roles")} == set(ROLES)

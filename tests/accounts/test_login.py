@@ -177,9 +177,9 @@ def test_session_expiry_with_aware_datetimes():
 
 PAGES = {
     # page → roles that see it (issue: foundation)
-    "overview": {"commission", "commission_president", "dpc", "explorer", "admin"},
-    "wrecks": {"commission", "commission_president", "dpc", "explorer"},
-    "organisations": {"commission", "commission_president", "dpc", "explorer"},
+    "overview": {"commission", "commission_president", "dpc", "officer", "explorer", "admin"},
+    "wrecks": {"commission", "commission_president", "dpc", "officer", "explorer"},
+    "organisations": {"commission", "commission_president", "dpc", "officer", "explorer"},
     "users": {"admin"},
 }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.conftest import CONTRACTS, NOW
 from valuation.accounts.login import authenticate
 from valuation.db.store import Store
+from valuation.registry.office_directory import OFFICES
 
 PY = sys.executable
 TIMEOUT = 60
@@ -58,14 +59,22 @@ def test_init_creates_and_migrates_then_stats_reports_an_empty_database(tmp_path
     assert first.returncode == 0, first.stderr
     doc = json.loads(first.stdout)
     assert doc["migrations_applied"] and doc["migrations_applied"][0] == 1 and doc["demo"] is False
+    # the offices' directory ships with the product: the first init loads it, the second adds nothing
+    assert doc["directory_loaded"] == {"offices": len(OFFICES),
+                                       "local_holidays": doc["directory_loaded"]["local_holidays"]}
+    assert doc["directory_loaded"]["local_holidays"] > 0
     again = json.loads(run("db", "init", "--db", str(db)).stdout)
     assert again["migrations_applied"] == [] and again["schema_version"] == doc["schema_version"]
+    assert again["directory_loaded"] == {"offices": 0, "local_holidays": 0}
     stats = run("db", "stats", "--db", str(db))
     assert stats.returncode == 0, stats.stderr
     out = json.loads(stats.stdout)
     assert list(out) == ["counts", "contracts"]
     assert list(out["counts"]) == COUNT_KEYS
-    assert set(out["counts"].values()) == {0} and out["contracts"] == []
+    reference = {"offices": len(OFFICES), "audit_log": 1}      # the directory and its one audited load
+    assert {k: v for k, v in out["counts"].items() if k not in reference} == dict.fromkeys(
+        [k for k in COUNT_KEYS if k not in reference], 0) and out["contracts"] == []
+    assert {k: out["counts"][k] for k in reference} == reference
 
 
 def test_stats_on_the_small_world(small_world):
@@ -73,7 +82,7 @@ def test_stats_on_the_small_world(small_world):
     proc = run("db", "stats", "--db", str(small_world.path))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["counts"] == {"wrecks": 4, "contracts": 3, "items": 10, "users": 8, "organisations": 3,
+    assert out["counts"] == {"wrecks": 4, "contracts": 3, "items": 10, "users": 9, "organisations": 3,
                              "offices": 3, "owners": 1, "audit_log": 0}
     assert out["contracts"] == [{"code": code, "kind": c[1], "status": c[6]}
                                 for code, c in sorted(CONTRACTS.items())]
@@ -98,7 +107,8 @@ def test_demo_is_refused_on_a_database_that_holds_data(small_world):
 
 SEED = """
     def fill(tx):
-        tx.execute("INSERT INTO offices VALUES ('CPRJ', 'Capitania', 'CP', 'RJ', 'Rio', 1)")
+        tx.execute("INSERT INTO offices (code, name, kind, state, city, naval_district) "
+                   "VALUES ('CPRJ', 'Capitania', 'CP', 'RJ', 'Rio', 1)")
         tx.execute("INSERT INTO organisations (name, nationality, address, city, representative_name, "
                    "registered_on) VALUES ('Org', 'x', 'y', 'z', 'r', DATE '2024-01-01')")
     store.write("demo", fill)
@@ -186,3 +196,12 @@ def test_add_user_with_bad_input_exits_2(tmp_path):
 def test_usage_errors_exit_2_without_traceback():
     proc = run("db", "init")
     assert proc.returncode == 2 and "--db" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_database_made_by_init_alone_still_takes_the_demo(tmp_path):
+    """`db init` loads the offices' directory (reference data, audited): the file holds no data yet, so
+    `db init --demo` may still seed it."""
+    db = tmp_path / "plain.duckdb"
+    assert run("db", "init", "--db", str(db)).returncode == 0
+    proc = run_with_fake_demo(SEED, "db", "init", "--db", str(db), "--demo")
+    assert proc.returncode == 0, proc.stderr

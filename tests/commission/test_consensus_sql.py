@@ -60,7 +60,8 @@ def _build(path: Path, n_items: int) -> World:
     store = Store(path)
 
     def fill(tx: Any) -> tuple[list[int], dict[str, Principal]]:
-        tx.execute("INSERT INTO offices VALUES ('CPRJ', 'Capitania dos Portos do Rio de Janeiro', 'CP', 'RJ', "
+        tx.execute("INSERT INTO offices (code, name, kind, state, city, naval_district) "
+                   "VALUES ('CPRJ', 'Capitania dos Portos do Rio de Janeiro', 'CP', 'RJ', "
                    "'Rio de Janeiro', 1)")
         org = tx.scalar("INSERT INTO organisations (name, nationality, address, city, representative_name, "
                         "registered_on) VALUES ('Org', 'brasileira', 'Rua 1', 'Rio', 'Rep', DATE '2020-01-01') "

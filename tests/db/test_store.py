@@ -176,7 +176,8 @@ def test_write_gives_up_with_conflict_error(small_world, monkeypatch):
 def test_constraint_violation_becomes_conflict_error(small_world):
     with pytest.raises(ConflictError):
         small_world.store.write("t", lambda tx: tx.execute(
-            "INSERT INTO offices VALUES ('CPRJ', 'dup', 'CP', 'RJ', 'Rio', 1)"))
+            "INSERT INTO offices (code, name, kind, state, city, naval_district) "
+            "VALUES ('CPRJ', 'dup', 'CP', 'RJ', 'Rio', 1)"))
 
 
 def test_a_real_write_write_conflict_between_cursors_is_retried(small_world, monkeypatch):

@@ -102,7 +102,8 @@ OFFICE_CITY: dict[str, tuple[float, float]] = {
 
 # Naval districts by state (Decreto 92.607/1986 and later changes: SP in the 8º DN, PR from 2016).
 DISTRICT_OF_STATE = {"RJ": 1, "ES": 1, "MG": 1, "BA": 2, "SE": 2, "AL": 3, "PE": 3, "PB": 3, "RN": 3, "CE": 3,
-                     "PA": 4, "AP": 4, "MA": 4, "PI": 4, "SC": 5, "RS": 5, "SP": 8, "PR": 8}
+                     "PA": 4, "AP": 4, "MA": 4, "PI": 4, "SC": 5, "RS": 5, "MS": 6, "MT": 6, "DF": 7, "TO": 7,
+                     "SP": 8, "PR": 8, "AM": 9, "AC": 9, "RO": 9, "RR": 9}
 
 CAPITANIAS_BY_STATE = {"CPRJ": "RJ", "CPSP": "SP", "CPPR": "PR", "CPSC": "SC", "CPRS": "RS", "CPES": "ES",
                        "CPBA": "BA", "CPSE": "SE", "CPAL": "AL", "CPPE": "PE", "CPPB": "PB", "CPRN": "RN",

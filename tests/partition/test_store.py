@@ -476,7 +476,8 @@ def test_statement_of_a_million_items_from_stored_results(tmp_path):
     dpc = Principal(id=1, username="dpc.t", full_name="DPC", role="dpc", organisation_id=None, commission_body=None)
 
     def build(tx):
-        tx.execute("INSERT INTO offices VALUES ('CPRJ', 'Capitania dos Portos do RJ', 'CP', 'RJ', 'Rio de Janeiro', 1)")
+        tx.execute("INSERT INTO offices (code, name, kind, state, city, naval_district) "
+                   "VALUES ('CPRJ', 'Capitania dos Portos do RJ', 'CP', 'RJ', 'Rio de Janeiro', 1)")
         tx.execute("INSERT INTO organisations (id, name, nationality, address, city, representative_name, "
                    "registered_on) VALUES (1, 'Grande Resgate S.A.', 'brasileira', 'Rua 1', 'Rio', 'R', "
                    "DATE '2020-01-01')")

@@ -76,11 +76,12 @@ class RoleSessions:
 def first_user(path: Path | str, role: str) -> Principal:
     """The role's first active demo user (the README lists them), as the login would give it."""
     with Store(path, migrate=False) as store:
-        row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body FROM users "
-                              "WHERE role = ? AND active ORDER BY id LIMIT 1", [role])
+        row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body, office_code "
+                              "FROM users WHERE role = ? AND active ORDER BY id LIMIT 1", [role])
     assert row is not None, f"the database has no active {role}"
     return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"], role=row["role"],
-                     organisation_id=row["organisation_id"], commission_body=row["commission_body"])
+                     organisation_id=row["organisation_id"], commission_body=row["commission_body"],
+                     office_code=row["office_code"])
 
 
 def open_tab(at: AppTest, page: str, label: str) -> AppTest:

@@ -97,7 +97,8 @@ def naive_utc(moment: datetime) -> datetime:
 
 
 # -- login ------------------------------------------------------------------------
-PRINCIPAL_COLUMNS = "id, username, full_name, role, organisation_id, commission_body"   # what principal_from_row reads
+# what principal_from_row reads
+PRINCIPAL_COLUMNS = "id, username, full_name, role, organisation_id, commission_body, office_code"
 _USER_COLUMNS = f"{PRINCIPAL_COLUMNS}, password_hash, active"
 
 
@@ -105,7 +106,7 @@ def principal_from_row(row: dict[str, Any]) -> Principal:
     """The Principal of a `users` row (its PRINCIPAL_COLUMNS)."""
     return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"],
                      role=row["role"], organisation_id=row["organisation_id"],
-                     commission_body=row["commission_body"])
+                     commission_body=row["commission_body"], office_code=row.get("office_code"))
 
 
 def authenticate(store: Store, username: str, password: str, *, now: datetime, client: str | None = None) -> Principal:

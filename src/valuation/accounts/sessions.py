@@ -66,7 +66,8 @@ class Session:
 
 
 _USER_SQL = ("SELECT s.id AS session_id, s.last_seen, s.revoked_at, u.id, u.username, u.full_name, u.role, "
-             "u.organisation_id, u.commission_body, u.active FROM sessions s JOIN users u ON u.id = s.user_id ")
+             "u.organisation_id, u.commission_body, u.office_code, u.active "
+             "FROM sessions s JOIN users u ON u.id = s.user_id ")
 
 
 def issue(store: Any, user: Principal, *, now: datetime) -> tuple[int, str]:

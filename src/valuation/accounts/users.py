@@ -4,7 +4,11 @@ Every change is written to the audit log with before → after, never with the
 password hash. Guards: an admin cannot deactivate or demote themself, and the
 last active admin cannot be removed (nobody could manage users any more).
 Role rules (schema + access policy): an explorer belongs to an organisation;
-commission roles name their body (navy / culture); other roles have neither.
+commission roles name their body (navy / culture); an office officer names its office; other roles have none.
+
+A company's logins (its representatives) are also made by its office or DPC (`create_company_user`,
+`set_company_user_active`: `manage_company_users`), for a company of their scope, with the CPF checked —
+the representative then logs in with gov.br (the CPF) or with the initial password handed over.
 
 `add_user(store, data, *, actor)` is the same validated, audited insert without the
 role check, for the command line (`db add-user`) and the demo seed, which run with
@@ -31,10 +35,13 @@ from valuation.db.access import (
     answers_for_offices,
     is_role,
     needs_commission_body,
+    needs_office,
     needs_organisation,
+    organisation_scope,
     require,
     role_allows,
     users_allowed,
+    users_of_organisation,
     users_with_roles,
 )
 from valuation.db.search import search_clause
@@ -43,12 +50,12 @@ if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CL
     import pandas as pd
 
 _COLS = ("u.id, u.username, u.full_name, u.email, u.cpf, u.role, u.organisation_id, o.name AS organisation_name, "
-         "u.commission_body, u.active, u.failed_attempts, u.locked_until, u.created_at")
+         "u.commission_body, u.office_code, u.active, u.failed_attempts, u.locked_until, u.created_at")
 _FROM = "FROM users u LEFT JOIN organisations o ON o.id = u.organisation_id"
-_AUDITED = ("username", "full_name", "email", "cpf", "role", "organisation_id", "commission_body", "active",
-            "failed_attempts", "locked_until")
+_AUDITED = ("username", "full_name", "email", "cpf", "role", "organisation_id", "commission_body", "office_code",
+            "active", "failed_attempts", "locked_until")
 USER_FIELDS: tuple[str, ...] = ("username", "full_name", "email", "cpf", "role", "organisation_id",
-                                "commission_body", "password")
+                                "commission_body", "office_code", "password")
 CPF_LABEL = "CPF"
 
 
@@ -88,8 +95,17 @@ def office_choices(store: Any, user: Principal) -> dict[str, str]:
     return {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
 
 
-def _role_problems(store: Any, role: str | None, organisation_id: Any, commission_body: Any) -> list[Problem]:
+def _role_problems(store: Any, role: str | None, organisation_id: Any, commission_body: Any,
+                   office_code: Any = None) -> list[Problem]:
     problems: list[Problem] = []
+    if needs_office(role):
+        if office_code is None:
+            problems.append(Problem("office_code", "Capitania: obrigatória para o perfil Capitania/Delegacia/Agência."))
+        elif store.scalar("SELECT count(*) FROM offices WHERE code = ? AND (closed_on IS NULL OR closed_on > ?)",
+                          [office_code, store.today()]) == 0:
+            problems.append(Problem("office_code", f"Capitania desconhecida ou encerrada: {office_code}."))
+    elif office_code is not None:
+        problems.append(Problem("office_code", "Capitania: só se informa para o perfil Capitania/Delegacia/Agência."))
     if needs_organisation(role):
         if organisation_id is None:
             problems.append(Problem("organisation_id", "Empresa: obrigatória para o perfil Empresa exploradora."))
@@ -172,8 +188,10 @@ def validate_user(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rec["organisation_id"] = f.integer("organisation_id", "Empresa", required=False, minimum=1)
     rec["commission_body"] = f.choice("commission_body", "Órgão na Comissão", COMMISSION_BODIES, required=False,
                                         labels=COMMISSION_BODY_LABELS)
-    if role is not None and f.ok("organisation_id", "commission_body"):
-        f.problems.extend(_role_problems(store, role, rec["organisation_id"], rec["commission_body"]))
+    rec["office_code"] = f.text("office_code", "Capitania", required=False, max_len=20)
+    if role is not None and f.ok("organisation_id", "commission_body", "office_code"):
+        f.problems.extend(_role_problems(store, role, rec["organisation_id"], rec["commission_body"],
+                                         rec["office_code"]))
     password = data.get("password") if isinstance(data, Mapping) else None
     why = password_problem(password)
     if why:
@@ -235,12 +253,12 @@ def _other_active_admins(tx: Any, user_id: int) -> int:
 
 
 def set_role(store: Any, user: Principal, user_id: int, role: str, *, organisation_id: int | None = None,
-             commission_body: str | None = None) -> None:
-    """Change a user's role (with its organisation / commission body)."""
+             commission_body: str | None = None, office_code: str | None = None) -> None:
+    """Change a user's role (with its organisation / commission body / office)."""
     require(user, "manage_users")
     if not is_role(role):
         raise InputError(Problem("role", f"Perfil desconhecido: {role}."))
-    problems = _role_problems(store, role, organisation_id, commission_body)
+    problems = _role_problems(store, role, organisation_id, commission_body, office_code)
     if problems:
         raise InputError(problems)
 
@@ -253,8 +271,8 @@ def set_role(store: Any, user: Principal, user_id: int, role: str, *, organisati
             raise InputError(Problem("role", "Este é o último administrador ativo: crie outro antes."))
 
     _change(store, user, user_id, "set_role", check,
-            "UPDATE users SET role = ?, organisation_id = ?, commission_body = ? WHERE id = ?",
-            [role, organisation_id, commission_body], revoke="role_changed")
+            "UPDATE users SET role = ?, organisation_id = ?, commission_body = ?, office_code = ? WHERE id = ?",
+            [role, organisation_id, commission_body, office_code], revoke="role_changed")
 
 
 def set_active(store: Any, user: Principal, user_id: int, active: bool) -> None:
@@ -329,3 +347,55 @@ def set_user_offices(store: Any, user: Principal, user_id: int, offices: list[st
         tx.audit("set_offices", "user", user_id, {"offices": before}, {"offices": codes})
 
     store.write(user.username, run)
+
+
+# -- a company's logins, made by its office (or DPC) -----------------------------------------------------------
+COMPANY_USER_FIELDS: tuple[str, ...] = ("username", "full_name", "email", "cpf", "password")
+COMPANY_USER_LABELS: dict[str, str] = {"username": "Usuário", "full_name": "Nome completo do representante",
+                                       "email": "E-mail", "cpf": "CPF do representante", "password": "Senha inicial"}
+
+
+def _company_in_scope(store: Any, user: Principal, organisation_id: object) -> int:
+    """The id of a company whose logins `user` may manage (an office officer: one of its office's), else NotFound."""
+    require(user, "manage_company_users")
+    scope, params = organisation_scope(user, "o")
+    ok = isinstance(organisation_id, int) and not isinstance(organisation_id, bool) and organisation_id > 0
+    if not ok or not store.scalar(f"SELECT count(*) FROM organisations o WHERE o.id = ? AND {scope}",
+                                  [organisation_id, *params]):
+        raise NotFound(f"Empresa {str(organisation_id)[:20]} não encontrada.", what="organisation",
+                       key=organisation_id)
+    return int(str(organisation_id))
+
+
+def company_users(store: Any, user: Principal, organisation_id: int) -> list[dict[str, Any]]:
+    """The logins of a company (its representatives), by name: id, username, full_name, email, cpf, active,
+    created_at."""
+    org = _company_in_scope(store, user, organisation_id)
+    people, params = users_of_organisation(org, "u")
+    return store.fetch(f"SELECT u.id, u.username, u.full_name, u.email, u.cpf, u.active, u.created_at FROM users u "
+                       f"WHERE {people} ORDER BY u.full_name", params)
+
+
+def create_company_user(store: Any, user: Principal, organisation_id: int, data: Mapping[str, Any]) -> int:
+    """Create the login of a company's representative (role explorer, tied to the company); the CPF is required
+    and checked (the gov.br login's key, one person one CPF). Returns the new user's id; audited."""
+    org = _company_in_scope(store, user, organisation_id)
+    f = Form(data, allowed=COMPANY_USER_FIELDS)    # unknown fields and a missing CPF refused before anything else
+    f.text("cpf", COMPANY_USER_LABELS["cpf"], max_len=20)
+    if f.problems:
+        f.done()
+    explorer = [r for r in ROLES if needs_organisation(r)][0]
+    return add_user(store, {**{k: data.get(k) for k in COMPANY_USER_FIELDS}, "role": explorer,
+                            "organisation_id": org}, actor=user.username)
+
+
+def set_company_user_active(store: Any, user: Principal, organisation_id: int, user_id: int, active: bool) -> None:
+    """Disable (or enable again) a company's login; its sessions end at once when disabled."""
+    org = _company_in_scope(store, user, organisation_id)
+    people, params = users_of_organisation(org, "u")
+    if not store.scalar(f"SELECT count(*) FROM users u WHERE u.id = ? AND {people}", [user_id, *params]):
+        raise NotFound(f"Usuário {str(user_id)[:20]} não encontrado.", what="user", key=user_id)
+    if not isinstance(active, bool):
+        raise InputError(Problem("active", "Ativo: deve ser sim ou não."))
+    _change(store, user, user_id, "activate" if active else "deactivate", lambda tx, before: None,
+            "UPDATE users SET active = ? WHERE id = ?", [active], revoke=None if active else "deactivated")

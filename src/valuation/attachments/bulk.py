@@ -156,8 +156,9 @@ def match_codes(names: list[str], codes: dict[str, str]) -> tuple[list[str | Non
 
 
 def _contract(store: Store | Tx, user: Principal, contract_code: str) -> dict[str, Any]:
-    row = store.fetch_one("SELECT id, code, organisation_id FROM contracts WHERE code = ?", [contract_code])
-    foreign = row is not None and not organisation_cleared(user, row["organisation_id"])
+    row = store.fetch_one("SELECT id, code, organisation_id, office_code FROM contracts WHERE code = ?",
+                          [contract_code])
+    foreign = row is not None and not organisation_cleared(user, row["organisation_id"], row["office_code"])
     if row is None or foreign:
         raise NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
     require(user, "attach_photos")

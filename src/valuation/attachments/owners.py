@@ -82,6 +82,9 @@ def require_attach(db: Store | Tx, user: Principal, owner_kind: str, owner_id: i
                                          f"use {kinds}."))
     if allowed(user, "attach_any_file"):
         owner_contract(db, owner_kind, owner_id)
+        sql, params = attachment_owner_scope(user, owner_kind)      # an office officer: its office's rows
+        if db.fetch_one(f"SELECT 1 AS ok WHERE ? IN ({sql})", [owner_id, *params]) is None:
+            raise not_found(owner_kind, owner_id)
         return
     if not may_attach(user, owner_kind, kind):
         deny(user, "attach_files")

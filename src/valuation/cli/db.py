@@ -25,7 +25,9 @@ from valuation.core import clock
 from valuation.core.errors import ConflictError, InputError, StoreError
 from valuation.core.law import COMMISSION_BODIES
 from valuation.db import backup
+from valuation.db.access import ROLES
 from valuation.db.store import Store
+from valuation.registry.offices import DIRECTORY_ACTOR, load_directory
 
 COUNTED_TABLES: tuple[str, ...] = ("wrecks", "contracts", "items", "users", "organisations", "offices", "owners",
                                    "audit_log")
@@ -78,8 +80,9 @@ def cmd_init(args: argparse.Namespace) -> int:
                 _remove_database(path)
             raise
         with store:
+            loaded = load_directory(store)      # the offices' directory ships with the product (reference data)
             doc = {"db": str(path), "schema_version": store.schema_version(), "migrations_applied": store.applied_now,
-                   "demo": False, "counts": table_counts(store)}
+                   "demo": False, "directory_loaded": loaded, "counts": table_counts(store)}
     _print_json(doc)
     return 0
 
@@ -98,7 +101,11 @@ def _init_demo(path: Path) -> dict[str, Any]:
     rebuilt = False
     if path.exists() or path.with_name(path.name + ".wal").exists():
         with Store(path) as store:
-            holding = {t: n for t, n in table_counts(store, DATA_TABLES).items() if n}
+            counts = table_counts(store, DATA_TABLES)
+            # the directory's load (db init on an empty database) is reference data, not data held
+            counts["audit_log"] -= int(store.scalar("SELECT count(*) FROM audit_log WHERE actor = ?",
+                                                    [DIRECTORY_ACTOR]))
+            holding = {t: n for t, n in counts.items() if n}
             unfinished = unfinished_load(store) if holding else None
         if holding and unfinished is None:
             listed = ", ".join(f"{n} {t}" for t, n in holding.items())
@@ -194,6 +201,8 @@ def cmd_add_user(args: argparse.Namespace) -> int:
         data["organisation_id"] = args.organisation_id
     if args.commission_body:
         data["commission_body"] = args.commission_body
+    if args.office:
+        data["office_code"] = args.office
     with Store(args.db, must_exist=True) as store:
         new_id = add_user(store, data, actor="cli")
     _print_json({"id": new_id, "username": data["username"].strip().lower(), "role": args.role})
@@ -259,11 +268,11 @@ def register_cli(subparsers: Any) -> None:
     p.add_argument("--db", required=True, help="path of the DuckDB file")
     p.add_argument("--username", required=True)
     p.add_argument("--full-name", required=True)
-    p.add_argument("--role", required=True,
-                   choices=("commission", "commission_president", "dpc", "explorer", "admin"))
+    p.add_argument("--role", required=True, choices=ROLES)
     p.add_argument("--email")
     p.add_argument("--organisation-id", type=int, help="explorers: their organisation's id")
     p.add_argument("--commission-body", choices=COMMISSION_BODIES, help="commission roles")
+    p.add_argument("--office", help="office officers: their office's code (e.g. CPRJ)")
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     p.set_defaults(handler=cmd_add_user)
 

@@ -43,6 +43,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from valuation.accounts.login import PRINCIPAL_COLUMNS, principal_from_row
 from valuation.core import clock
 from valuation.core.errors import InputError, Problem
 from valuation.db.access import Principal
@@ -52,12 +53,11 @@ from valuation.db.store import Store
 def actor_principal(store: Store, username: str) -> Principal:
     """The Principal of an active user, for a command run on that user's behalf."""
     uname = (username or "").strip().lower()
-    row = store.fetch_one("SELECT id, username, full_name, role, organisation_id, commission_body, active "
-                          "FROM users WHERE username = ?", [uname]) if uname else None
+    row = store.fetch_one(f"SELECT {PRINCIPAL_COLUMNS}, active FROM users WHERE username = ?",
+                          [uname]) if uname else None
     if row is None or not row["active"]:
         raise InputError(Problem("--actor", f"no active user named {username!r} in this database"))
-    return Principal(id=int(row["id"]), username=row["username"], full_name=row["full_name"], role=row["role"],
-                     organisation_id=row["organisation_id"], commission_body=row["commission_body"])
+    return principal_from_row(row)
 
 
 def _os_user() -> str:

@@ -23,7 +23,7 @@ from valuation.commission.rounds import METHOD_LABELS, fetch_round, reads_publis
 from valuation.commission.sheet import MAX_VALUE_BRL
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.money import to_cents
-from valuation.db.access import Principal, require, require_own
+from valuation.db.access import Principal, organisation_cleared, require
 from valuation.process import numbers
 
 if TYPE_CHECKING:
@@ -272,10 +272,12 @@ def published_decisions(store: Store, user: Principal, contract_code: str) -> pd
 def published_contract(store: Store, user: Principal, contract_code: str) -> int:
     """The id of a contract whose published decisions `user` may read: an explorer its own
     organisation's (another company's is "not found"), the Commission and dpc any."""
-    contract = store.fetch_one("SELECT id, organisation_id FROM contracts WHERE code = ?", [contract_code])
+    contract = store.fetch_one("SELECT id, organisation_id, office_code FROM contracts WHERE code = ?",
+                               [contract_code])
     missing = NotFound(f"Contrato {contract_code} não encontrado.", what="contract", key=contract_code)
     if reads_published_only(user):
-        require_own(user, None if contract is None else contract["organisation_id"], missing)
+        if contract is None or not organisation_cleared(user, contract["organisation_id"], contract["office_code"]):
+            raise missing
     else:
         require(user, "read_published_decisions")
     if contract is None:

@@ -41,8 +41,8 @@ from valuation.db.access import (
     COMMISSION_ROLES,
     Principal,
     allowed,
-    own_organisation,
-    own_scope,
+    contract_scope,
+    organisation_cleared,
     presides,
     require,
     users_with_roles,
@@ -68,7 +68,8 @@ PSEUDONYM_SQL = ("row_number() OVER (ORDER BY hash(CAST(c.round_id AS VARCHAR) |
                  "|| CAST(c.member_id AS VARCHAR)), c.member_id)")
 
 ROUND_SQL = """
-SELECT r.id, r.contract_id, c.code AS contract_code, c.organisation_id, r.number, r.previous_round_id, r.status,
+SELECT r.id, r.contract_id, c.code AS contract_code, c.organisation_id, c.office_code, r.number, r.previous_round_id,
+       r.status,
        r.method, r.quorum, r.spread_threshold, r.president_id, r.opened_by, r.opened_at, r.closed_by,
        r.closed_at, r.decided_by, r.decided_at, r.published_by, r.published_at, {count} AS item_count,
        c.valuation_date, c.value_fixed, {nup} AS nup
@@ -431,7 +432,8 @@ def publish_round(store: Store, user: Principal, round_id: int) -> Round:
 
 # -- reading ----------------------------------------------------------------------------------------
 def reads_published_only(user: Principal) -> bool:
-    """An explorer: reads only the published rounds (and decisions) of its own contracts."""
+    """An explorer (its own contracts) or an office officer (its office's): reads only the published rounds and
+    decisions."""
     return not allowed(user, "read_rounds") and allowed(user, "read_published_decisions")
 
 
@@ -439,7 +441,8 @@ def readable_round(store: Store, user: Principal, round_id: int) -> dict[str, An
     """The round row if `user` may read it (explorers: published rounds of their own contracts)."""
     if reads_published_only(user):
         row = fetch_round(store, round_id)
-        if not own_organisation(user, row["organisation_id"]) or row["status"] != "publicada":
+        if (not organisation_cleared(user, row["organisation_id"], row["office_code"])
+                or row["status"] != "publicada"):
             raise NotFound(f"Rodada de avaliação {round_id} não encontrada.", what="assessment_round",
                            key=round_id)
         return row
@@ -460,7 +463,7 @@ def list_rounds(store: Store, user: Principal, contract_code: str | None = None)
     params: list[Any] = []
     explorer = reads_published_only(user)
     if explorer:
-        own, own_params = own_scope(user, "c")
+        own, own_params = contract_scope(user, "c")     # its company's, or its office's contracts
         clauses += [own, "r.status = 'publicada'"]
         params += own_params
     else:

@@ -4,7 +4,11 @@ Roles (README "Roles"):
 
     commission            reads the contracts under assessment, their items, their wrecks' positions
     commission_president  as commission; opens and closes rounds, records decisions
-    dpc                   management: reads everything, positions included; creates wrecks, owners, organisations
+    dpc                   headquarters (DPC): reads everything, positions included; registers wrecks, owners,
+                          organisations and contracts; sets policies, issues statements, decides appeals
+    officer               the officer of one Capitania, Delegacia or Agência (users.office_code): DPC's work on
+                          its office's records only — wrecks, contracts, requests, deadlines, found things and
+                          deliveries of that office (docs/decisions/003-office-officer-role.md)
     explorer              only its own organisation: its contracts and items, the positions of its own wrecks
     admin                 users and the audit log only: no wreck, contract, item or position
 
@@ -34,12 +38,13 @@ from typing import Any, NoReturn
 
 from valuation.core.errors import AccessDenied
 
-ROLES: tuple[str, ...] = ("commission", "commission_president", "dpc", "explorer", "admin")
+ROLES: tuple[str, ...] = ("commission", "commission_president", "dpc", "officer", "explorer", "admin")
 COMMISSION_ROLES: tuple[str, ...] = ("commission", "commission_president")
 ROLE_LABELS: dict[str, str] = {
     "commission": "Comissão",
     "commission_president": "Presidente da Comissão",
     "dpc": "DPC (gestão)",
+    "officer": "Capitania/Delegacia/Agência",
     "explorer": "Empresa exploradora",
     "admin": "Administrador",
 }
@@ -56,6 +61,7 @@ class Principal:
     role: str                     # one of ROLES
     organisation_id: int | None   # explorers: their organisation
     commission_body: str | None   # 'navy' | 'culture' for commission roles
+    office_code: str | None = None  # office officers: their office (offices.code)
 
     @property
     def is_commission(self) -> bool:
@@ -67,17 +73,22 @@ class Principal:
 
 
 # -- access policy ----------------------------------------------------------------
-_READERS = ("commission", "commission_president", "dpc", "explorer")
+_READERS = ("commission", "commission_president", "dpc", "officer", "explorer")
+# DPC's work that an office officer does too, on its own office's records (the scopes below narrow it)
+_AUTHORITY = ("dpc", "officer")
 PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
     # explorers: organisations, inventory, decisions, statements… show their own only (the store scopes rows)
     "commission": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
     "commission_president": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
     "dpc": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory", "custody",
             "found_things", "commission", "rates", "decisions", "contract_terms", "selection", "survey_costs",
-            "statements", "policies", "subscriptions", "documents"),
+            "statements", "policies", "subscriptions", "documents", "contracts", "offices"),
+    # an office officer: its own office's records (the store scopes the rows); no policy, statement or terms
+    "officer": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "contracts", "inventory",
+               "custody", "found_things", "decisions", "statements", "subscriptions", "documents", "offices"),
     "explorer": ("overview", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody", "decisions",
                  "survey_costs", "statements", "subscriptions", "documents"),
-    "admin": ("overview", "users", "audit", "jobs"),
+    "admin": ("overview", "users", "audit", "jobs", "offices"),
 }
 
 
@@ -95,27 +106,36 @@ class Permission:
 
 PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("read_offices", ROLES, "consultar as Capitanias"),
+    # the directory of offices (reference data shipped with the product): its maintenance
+    Permission("manage_offices", ("admin", "dpc"), "cadastrar, corrigir e encerrar Capitanias"),
     Permission("read_wrecks", _READERS, "consultar naufrágios"),
-    Permission("create_wreck", ("dpc",), "cadastrar naufrágios"),
+    Permission("create_wreck", ("dpc", "officer"), "cadastrar naufrágios"),
     Permission("read_organisations", _READERS, "consultar empresas"),
-    Permission("create_organisation", ("dpc",), "cadastrar empresas"),
-    Permission("read_owners", ("dpc",), "consultar responsáveis"),
-    Permission("create_owner", ("dpc",), "cadastrar responsáveis"),
+    Permission("create_organisation", ("dpc", "officer"), "cadastrar empresas"),
+    Permission("read_owners", ("dpc", "officer"), "consultar responsáveis"),
+    Permission("create_owner", ("dpc", "officer"), "cadastrar responsáveis"),
+    # corrections of the registry (a new version with its reason; an office officer: its office's records)
+    Permission("correct_registry", _AUTHORITY, "corrigir registros do cadastro"),
+    # contracts and authorisations: DPC elaborates, signs and issues them (NORMAM-10 (ed. 2002) 0301–0303)
+    Permission("register_contracts", ("dpc",), "cadastrar contratos e autorizações"),
+    Permission("correct_contracts", ("dpc",), "corrigir contratos e registrar atos de situação"),
+    # the logins of a company's representatives: its office (or DPC) creates and disables them
+    Permission("manage_company_users", _AUTHORITY, "administrar os usuários das empresas"),
     Permission("read_contracts", _READERS, "consultar contratos"),
     Permission("read_items", _READERS, "consultar bens resgatados"),
     Permission("read_overview", ROLES, "ver a visão geral"),
     Permission("manage_users", ("admin",), "administrar usuários"),
     Permission("read_audit", ("admin",), "consultar o registro de auditoria"),
     # issue 4 (inventory): explorers import into their own contracts only (the store checks the organisation)
-    Permission("import_items", ("dpc", "explorer"), "importar bens resgatados"),
-    Permission("read_custody", ("dpc", "explorer"), "consultar a custódia dos bens"),
-    Permission("record_deliveries", ("dpc",), "registrar entregas à Autoridade Naval"),
-    Permission("read_found_things", ("dpc",), "consultar coisas achadas"),
-    Permission("manage_found_things", ("dpc",), "registrar coisas achadas"),
+    Permission("import_items", ("dpc", "officer", "explorer"), "importar bens resgatados"),
+    Permission("read_custody", ("dpc", "officer", "explorer"), "consultar a custódia dos bens"),
+    Permission("record_deliveries", ("dpc", "officer"), "registrar entregas à Autoridade Naval"),
+    Permission("read_found_things", ("dpc", "officer"), "consultar coisas achadas"),
+    Permission("manage_found_things", ("dpc", "officer"), "registrar coisas achadas"),
     # issue 5 (partition): explorers read their own issued statements and file their own cost sheets
-    Permission("read_statements", ("dpc", "explorer"), "consultar demonstrativos de partilha"),
-    Permission("file_survey_costs", ("dpc", "explorer"), "registrar planilhas de custos de pesquisa"),
-    Permission("record_inspection_expenses", ("dpc", "explorer"), "registrar despesas de fiscalização"),
+    Permission("read_statements", ("dpc", "officer", "explorer"), "consultar demonstrativos de partilha"),
+    Permission("file_survey_costs", ("dpc", "officer", "explorer"), "registrar planilhas de custos de pesquisa"),
+    Permission("record_inspection_expenses", ("dpc", "officer", "explorer"), "registrar despesas de fiscalização"),
     # issue 12 (partition): one key per action of valuation.partition
     # contract terms, rubric, salvage award, compensation
     Permission("manage_terms", ("dpc",), "registrar os termos de pagamento dos contratos"),
@@ -135,54 +155,56 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("manage_policies", ("dpc",), "alterar as políticas"),
     # issue 12 (deadlines, calendars, registry): one key per action of valuation.deadlines / registry
     # explorers: their own contracts' deadlines (contract_scope)
-    Permission("read_deadlines", ("dpc", "explorer"), "consultar prazos"),
+    Permission("read_deadlines", ("dpc", "officer", "explorer"), "consultar prazos"),
     # wreck-, office- and event-level deadlines, every company
-    Permission("read_all_deadlines", ("dpc",), "consultar os prazos de todas as empresas e Capitanias"),
+    Permission("read_all_deadlines", ("dpc", "officer"), "consultar os prazos de todas as empresas e Capitanias"),
     # explorers: their own contracts' reports and appeals
-    Permission("record_deadline_events", ("dpc", "explorer"), "registrar eventos de prazos"),
+    Permission("record_deadline_events", ("dpc", "officer", "explorer"), "registrar eventos de prazos"),
     # every event kind, waivers
-    Permission("manage_deadlines", ("dpc",), "registrar eventos da Autoridade Naval e dispensar prazos"),
+    Permission("manage_deadlines", ("dpc", "officer"), "registrar eventos da Autoridade Naval e dispensar prazos"),
     # a private calendar feed of the deadlines the user reads
-    Permission("subscribe_deadlines", ("dpc", "explorer"), "assinar o calendário de prazos"),
+    Permission("subscribe_deadlines", ("dpc", "officer", "explorer"), "assinar o calendário de prazos"),
     # municipal holidays and early closings of the offices
     Permission("manage_calendars", ("dpc",), "alterar feriados municipais e encerramentos antecipados"),
-    Permission("read_domain_status", ("dpc",), "consultar o domínio dos naufrágios"),
-    Permission("read_removal_orders", ("dpc",), "consultar determinações de remoção"),
+    Permission("read_domain_status", ("dpc", "officer"), "consultar o domínio dos naufrágios"),
+    Permission("read_removal_orders", ("dpc", "officer"), "consultar determinações de remoção"),
     Permission("manage_removal_orders", ("dpc",), "registrar determinações de remoção"),
     # issue 26 §3: process numbers (NUP, Portaria Interministerial MJSP/ME 11/2019); what a NUP finds is read
     # with the permission of the record it numbers (valuation.process.cases)
     Permission("find_by_nup", _READERS, "buscar processo pelo NUP"),
     Permission("manage_protocol_units", ("dpc",), "cadastrar unidades protocolizadoras (NUP)"),
     Permission("manage_owner_balances", ("dpc",), "registrar saldos do responsável"),
-    Permission("read_preference", ("dpc",), "consultar a preferência entre pedidos"),
+    Permission("read_preference", ("dpc", "officer"), "consultar a preferência entre pedidos"),
     Permission("record_co_signature", ("dpc",), "registrar a coassinatura do Ministério da Cultura"),
     # issue 25: the registry's records of Lei 7.542 arts. 8, 13 §1 and 14, and of Constituição art. 20 X
     Permission("manage_archaeological_sites", ("dpc",), "registrar sítios arqueológicos"),
-    Permission("manage_cessions", ("dpc",), "registrar cessões e pedidos dos responsáveis"),
-    Permission("manage_cargo", ("dpc",), "registrar a carga e o seu responsável"),
+    Permission("manage_cessions", ("dpc", "officer"), "registrar cessões e pedidos dos responsáveis"),
+    Permission("manage_cargo", ("dpc", "officer"), "registrar a carga e o seu responsável"),
     # issue 26: requests to the Authority and the periods of Lei 9.784/1999 (explorers: their own company's)
-    Permission("read_requests", ("dpc", "explorer"), "consultar requerimentos e os prazos da Autoridade"),
-    Permission("read_all_requests", ("dpc",), "consultar os requerimentos de todas as empresas"),
-    Permission("manage_requests", ("dpc",), "registrar requerimentos e as etapas do processo"),
+    Permission("read_requests", ("dpc", "officer", "explorer"), "consultar requerimentos e os prazos da Autoridade"),
+    Permission("read_all_requests", ("dpc", "officer"), "consultar os requerimentos de todas as empresas"),
+    Permission("manage_requests", ("dpc", "officer"), "registrar requerimentos e as etapas do processo"),
     # issue 26 §2: the Authority's decisions and the appeals against them (read with read_requests, same scope)
     Permission("manage_appeals", ("dpc",), "registrar decisões administrativas e recursos"),
     # explorers read only their own organisation's row
-    Permission("read_representative_cpf", ("dpc", "explorer"), "consultar o CPF do representante"),
+    Permission("read_representative_cpf", ("dpc", "officer", "explorer"), "consultar o CPF do representante"),
     # issue 16 (attached files): the owner row decides which rows (attachment_owner_scope, may_attach)
     Permission("read_attachments", _READERS, "consultar arquivos anexados"),  # the files of the rows the user may read
     # explorers: EXPLORER_ATTACH_KINDS on their own rows
-    Permission("attach_files", ("dpc", "explorer"), "anexar este arquivo"),
+    Permission("attach_files", ("dpc", "officer", "explorer"), "anexar este arquivo"),
     # every kind, every owner row, wrecks included
-    Permission("attach_any_file", ("dpc",), "anexar arquivos a qualquer registro"),
-    Permission("attach_photos", ("dpc", "explorer"), "anexar fotos"),  # a ZIP of photos for a contract's items
+    Permission("attach_any_file", ("dpc", "officer"), "anexar arquivos a qualquer registro"),
+    # a ZIP of photos for a contract's items
+    Permission("attach_photos", ("dpc", "officer", "explorer"), "anexar fotos"),
     # the SHA-256 of the file as uploaded (proof)
-    Permission("read_original_checksums", ("dpc",), "consultar o SHA-256 do arquivo original"),
+    Permission("read_original_checksums", ("dpc", "officer"), "consultar o SHA-256 do arquivo original"),
     Permission("read_minutes_photos", ("commission", "commission_president", "dpc"), "consultar as atas da Comissão"),
     # issue 12 (commission): one key per action of valuation.commission
     # every round, any status (explorers: the next key)
     Permission("read_rounds", (*COMMISSION_ROLES, "dpc"), "consultar as rodadas da Comissão"),
     # explorers: their own contracts'
-    Permission("read_published_decisions", (*COMMISSION_ROLES, "dpc", "explorer"), "consultar decisões da Comissão"),
+    Permission("read_published_decisions", (*COMMISSION_ROLES, "dpc", "officer", "explorer"),
+               "consultar decisões da Comissão"),
     Permission("enter_assessments", COMMISSION_ROLES, "registrar avaliações"),  # a member's own votes and values
     Permission("read_own_assessments", COMMISSION_ROLES, "consultar avaliações próprias"),
     Permission("open_rounds", ("commission_president",), "abrir rodadas de avaliação"),
@@ -232,6 +254,45 @@ def presides(role: str | None) -> bool:
     return role == "commission_president"
 
 
+def needs_office(role: str | None) -> bool:
+    """Is a user of `role` bound to one office (its rows scoped to it)? Office officers are."""
+    return role == "officer"
+
+
+def office_of(user: Principal) -> str | None:
+    """The office `user` is bound to (an office officer's), None for a national role. An officer without an
+    office (the schema refuses one) is bound to the empty code, which matches no row."""
+    return (user.office_code or "") if needs_office(user.role) else None
+
+
+def chosen_office(user: Principal, asked: str | None) -> str | None:
+    """The office a read is about: an office officer's own, whatever it asked for; for anyone else what it
+    asked for (None: every office)."""
+    bound = office_of(user)
+    return asked if bound is None else bound
+
+
+def office_cleared(user: Principal, office_code: str | None) -> bool:
+    """May `user` act on a row of `office_code`? A national role, any office; an office officer, its own."""
+    bound = office_of(user)
+    return bound is None or office_code == bound
+
+
+def office_scope(user: Principal, alias: str, column: str = "office_code") -> tuple[str, list[Any]]:
+    """(predicate over rows `alias` that carry an office code in `column`, params): an office officer's own
+    office's rows; every row for anyone else (their other scopes apply apart)."""
+    return office_match(user, f"{alias}.{column}")
+
+
+def office_match(user: Principal, expr: str) -> tuple[str, list[Any]]:
+    """(predicate, params): the SQL expression `expr` (an office code: a row's own, or the one it takes from its
+    contract or wreck) is the office officer's office; TRUE for anyone else."""
+    bound = office_of(user)
+    if bound is None:
+        return "TRUE", []
+    return f"{expr} = ?", [bound]
+
+
 def answers_for_offices(role: str | None) -> bool:
     """Does a user of `role` answer for some offices (user_offices: the daily deadline digest of each)?
     DPC management does."""
@@ -277,10 +338,13 @@ def require_own(user: Principal, organisation_id: int | None, missing: Exception
         raise missing
 
 
-def organisation_cleared(user: Principal, organisation_id: int | None) -> bool:
-    """May `user` read a row that belongs to `organisation_id` (a contract's holder)? Explorers
-    only their own organisation's; the other roles as their permissions say (checked apart)."""
-    return not needs_organisation(user.role) or own_organisation(user, organisation_id)
+def organisation_cleared(user: Principal, organisation_id: int | None, office_code: str | None = None) -> bool:
+    """May `user` read a row that belongs to `organisation_id` (a contract's holder) and `office_code` (the
+    contract's office)? Explorers only their own organisation's; office officers only their office's; the other
+    roles as their permissions say (checked apart)."""
+    if needs_organisation(user.role):
+        return own_organisation(user, organisation_id)
+    return office_cleared(user, office_code)
 
 
 def own_scope(user: Principal, alias: str = "c") -> tuple[str, list[Any]]:
@@ -297,7 +361,7 @@ def request_scope(user: Principal, alias: str = "p") -> tuple[str, list[Any]]:
     `read_all_requests` (dpc), its own organisation's for anyone else (explorers), none for a role that may not
     read requests."""
     if allowed(user, "read_all_requests"):
-        return "TRUE", []
+        return office_scope(user, alias)
     if not allowed(user, "read_requests"):
         return "FALSE", []
     return own_scope(user, alias)
@@ -322,6 +386,19 @@ def users_with_roles(roles: Collection[str], alias: str = "u") -> tuple[str, lis
 def users_allowed(action: str, alias: str = "u") -> tuple[str, list[Any]]:
     """(predicate over users `alias`, params): the users whose role may perform `action`."""
     return users_with_roles(PERMISSIONS.get(action, ()), alias)
+
+
+def users_of_office(office_code: str, alias: str = "u") -> tuple[str, list[Any]]:
+    """(predicate over users `alias`, params): the users who answer for `office_code` — its officers, and the
+    headquarters users who chose to follow it (user_offices)."""
+    return (f"({alias}.office_code = ? OR {alias}.id IN (SELECT user_id FROM user_offices WHERE office_code = ?))",
+            [office_code, office_code])
+
+
+def national_users(alias: str = "u") -> tuple[str, list[Any]]:
+    """(predicate over users `alias`, params): the users who answer for no office in particular (headquarters)."""
+    return (f"({alias}.office_code IS NULL AND NOT EXISTS (SELECT 1 FROM user_offices uo "
+            f"WHERE uo.user_id = {alias}.id))", [])
 
 
 def users_of_organisation(organisation_id: int, alias: str = "u") -> tuple[str, list[Any]]:
@@ -349,17 +426,20 @@ def may_view_page(user: Principal, page_key: str) -> bool:
 
 
 def position_cleared(user: Principal, *, contract_organisation_ids: Collection[int],
-                     under_assessment: bool) -> bool:
+                     under_assessment: bool, wreck_office: str | None = None) -> bool:
     """May this user see a wreck's position? (rules.md §8; NORMAM-10 0105 and 0403 a)
 
     `contract_organisation_ids`: the organisations holding a contract on the wreck;
     `under_assessment`: some contract on the wreck has recovered items before the
-    commission. dpc: always; commission roles: when under assessment; explorer: when
-    its organisation holds a contract on the wreck; admin and anyone else: never.
+    commission; `wreck_office`: the wreck's office. dpc: always; an office officer: the wrecks of its
+    office; commission roles: when under assessment; explorer: when its organisation holds a contract
+    on the wreck; admin and anyone else: never.
     The store applies the same rule in SQL (`position_scope`).
     """
     if user.role == "dpc":
         return True
+    if needs_office(user.role):
+        return wreck_office is not None and office_cleared(user, wreck_office)
     if user.role in COMMISSION_ROLES:
         return under_assessment
     if user.role == "explorer":
@@ -376,6 +456,8 @@ def contract_scope(user: Principal, alias: str = "c") -> tuple[str, list[Any]]:
     require(user, "read_contracts")
     if user.role == "dpc":
         return "TRUE", []
+    if needs_office(user.role):
+        return office_scope(user, alias)
     if user.role == "explorer":
         return f"{alias}.organisation_id = ?", [user.organisation_id]
     if user.role in COMMISSION_ROLES:
@@ -387,6 +469,8 @@ def position_scope(user: Principal, alias: str = "w") -> tuple[str, list[Any]]:
     """(boolean SQL expression over wrecks `alias`, params): is the position cleared? (rules.md §8)"""
     if user.role == "dpc":
         return "TRUE", []
+    if needs_office(user.role):
+        return office_scope(user, alias)
     if user.role == "explorer":
         return f"({alias}.id IN (SELECT wreck_id FROM contracts WHERE organisation_id = ?))", [user.organisation_id]
     if user.role in COMMISSION_ROLES:
@@ -395,19 +479,28 @@ def position_scope(user: Principal, alias: str = "w") -> tuple[str, list[Any]]:
 
 
 def scope_name(user: Principal) -> str:
-    """The name of the user's contract scope: 'all' (dpc), 'under_assessment' (commission roles),
-    'own_organisation' (explorer); AccessDenied for a role that reads no contract."""
+    """The name of the user's contract scope: 'all' (dpc), 'own_office' (office officers),
+    'under_assessment' (commission roles), 'own_organisation' (explorer); AccessDenied for a role that
+    reads no contract."""
     require(user, "read_contracts")
     if user.role == "dpc":
         return "all"
+    if needs_office(user.role):
+        return "own_office"
     return "under_assessment" if user.role in COMMISSION_ROLES else "own_organisation"
 
 
 def organisation_scope(user: Principal, alias: str = "o") -> tuple[str, list[Any]]:
-    """(predicate over organisations `alias`, params): explorers see only their own."""
+    """(predicate over organisations `alias`, params): explorers see only their own; an office officer the
+    companies registered at its office or holding a contract or a request there."""
     require(user, "read_organisations")
     if user.role == "explorer":
         return f"{alias}.id = ?", [user.organisation_id]
+    office = office_of(user)
+    if office is not None:
+        return (f"({alias}.office_code = ? OR {alias}.id IN (SELECT organisation_id FROM contracts WHERE "
+                f"office_code = ?) OR {alias}.id IN (SELECT organisation_id FROM requests WHERE office_code = ? "
+                "AND organisation_id IS NOT NULL))", [office, office, office])
     return "TRUE", []
 
 
@@ -437,6 +530,8 @@ def attachment_owner_scope(user: Principal, owner_kind: str) -> tuple[str, list[
     'SELECT NULL WHERE FALSE' when none."""
     if user.role == "dpc":
         return f"SELECT id FROM {ATTACHMENT_OWNER_TABLES[owner_kind]}", []
+    if needs_office(user.role):
+        return _office_owner_rows(user, owner_kind)
     if not allowed(user, "read_attachments") or owner_kind == "wreck":
         return _NO_ROWS
     if user.role in COMMISSION_ROLES and owner_kind != "item":
@@ -448,6 +543,21 @@ def attachment_owner_scope(user: Principal, owner_kind: str) -> tuple[str, list[
         return (f"SELECT e.id FROM deadline_events e JOIN contracts c ON c.id = e.contract_id WHERE {scope}",
                 params)
     return f"SELECT c.id FROM contracts c WHERE {scope}", params
+
+
+def _office_owner_rows(user: Principal, owner_kind: str) -> tuple[str, list[Any]]:
+    """An office officer's owner rows: those of its office — a wreck's jurisdiction, a contract's office, an
+    event's contract, wreck or office."""
+    office = [office_of(user)]
+    if owner_kind == "wreck":
+        return "SELECT w.id FROM wrecks w WHERE w.office_code = ?", office
+    if owner_kind == "item":
+        return "SELECT i.id FROM items i JOIN contracts c ON c.id = i.contract_id WHERE c.office_code = ?", office
+    if owner_kind == "deadline_event":
+        return ("SELECT e.id FROM deadline_events e LEFT JOIN contracts c ON c.id = e.contract_id "
+                "LEFT JOIN wrecks w ON w.id = e.wreck_id "
+                "WHERE coalesce(c.office_code, w.office_code, e.office_code) = ?", office)
+    return "SELECT c.id FROM contracts c WHERE c.office_code = ?", office
 
 
 def attachment_scope(user: Principal, alias: str = "a") -> tuple[str, list[Any]]:

@@ -155,6 +155,18 @@ SEALED += (Sealed("document_signatures", ("id", "document_id", "code", "upload_i
                                           "signer_name", "signer_user_id", "signed_at", "outcome", "reason",
                                           "file_sha256", "file_size", "revision_end", "uploaded_by", "uploaded_at"),
                   "assinatura verificada de documento emitido", baseline_alone=True),)
+# The registry's versions (migration 070): every state a registry record had — who, when, why — append-only.
+SEALED += (Sealed("registry_versions", ("id", "entity", "record_key", "version", "data_json", "reason", "origin",
+                                        "changed_by", "changed_at"), "versão de registro do cadastro",
+                  baseline_alone=True),)
+# The dated acts that change a contract's state (migration 072), append-only.
+SEALED += (Sealed("contract_acts", ("id", "contract_id", "act", "from_status", "to_status", "effective_on",
+                                    "reference", "reason", "recorded_by", "recorded_at"),
+                  "ato de situação de contrato", baseline_alone=True),)
+# The office an officer answers for (migration 071, after the users' seal was drawn), re-sealed when it changes.
+USER_OFFICE = "user_office"
+SEALED += (Sealed(USER_OFFICE, ("id",), "Capitania do usuário", append_only=False, source="users",
+                  extra=(("office_code", "{alias}.office_code"),), subject="Usuário nº {id}", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

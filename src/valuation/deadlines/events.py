@@ -29,7 +29,15 @@ from valuation.core.dates import parse_month
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, allowed, chosen_organisation, contract_scope, own_organisation, require
+from valuation.db.access import (
+    Principal,
+    allowed,
+    chosen_organisation,
+    contract_scope,
+    office_match,
+    own_organisation,
+    require,
+)
 from valuation.deadlines import rules as dl
 from valuation.deadlines.appeals import decision_exists
 from valuation.deadlines.engine import require_schema
@@ -121,9 +129,9 @@ def _subject(store: Store, user: Principal, f: Form, kind: EventKind, data: Mapp
         contract = _contract_for(store, user, f, data)
         row["contract_id"] = contract["id"] if contract else None
     elif subject == "wreck":
-        row["wreck_id"] = _wreck_for(store, f, data)
+        row["wreck_id"] = _wreck_for(store, user, f, data)
     elif subject == "office":
-        row["office_code"] = _office_for(store, f, data)
+        row["office_code"] = _office_for(store, user, f, data)
     if kind.key != DEADLINE_MET:
         row["reference"] = _reference(store, user, f, kind, event_date, contract)
 
@@ -234,24 +242,26 @@ def _contract_for(store: Store, user: Principal, f: Form, data: Mapping[str, Any
     return row
 
 
-def _wreck_for(store: Store, f: Form, data: Mapping[str, Any]) -> int | None:
+def _wreck_for(store: Store, user: Principal, f: Form, data: Mapping[str, Any]) -> int | None:
     code = data.get("wreck_code")
     if not isinstance(code, str) or not code.strip():
         f.fail("wreck_code", "Naufrágio: campo obrigatório.")
         return None
-    wid = store.scalar("SELECT id FROM wrecks WHERE code = ?", [code.strip()])
+    office, params = office_match(user, "office_code")     # an office officer: its office's wrecks
+    wid = store.scalar(f"SELECT id FROM wrecks WHERE code = ? AND {office}", [code.strip(), *params])
     if wid is None:
         f.fail("wreck_code", f"Naufrágio não encontrado: {excerpt(code.strip())}.")
         return None
     return int(wid)
 
 
-def _office_for(store: Store, f: Form, data: Mapping[str, Any]) -> str | None:
+def _office_for(store: Store, user: Principal, f: Form, data: Mapping[str, Any]) -> str | None:
     code = data.get("office_code")
     if not isinstance(code, str) or not code.strip():
         f.fail("office_code", "Capitania/Delegacia/Agência: campo obrigatório.")
         return None
-    if store.scalar("SELECT count(*) FROM offices WHERE code = ?", [code.strip()]) == 0:
+    office, params = office_match(user, "code")     # an office officer: its own office
+    if store.scalar(f"SELECT count(*) FROM offices WHERE code = ? AND {office}", [code.strip(), *params]) == 0:
         f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {excerpt(code.strip())}.")
         return None
     return code.strip()
@@ -320,8 +330,10 @@ def _reference(store: Store, user: Principal, f: Form, kind: EventKind, event_da
 def _visible_event(db: Store | Tx, user: Principal, event_id: int) -> dict[str, Any] | None:
     """The event, or None when it does not exist or the user may not touch it (the same answer:
     another company's event is reported exactly as a missing one)."""
+    office, oparams = office_match(user, "coalesce(c.office_code, w.office_code, e.office_code)")
     old = db.fetch_one("SELECT e.*, EXISTS (SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id) AS replaced "
-                       "FROM deadline_events e WHERE e.id = ?", [event_id])
+                       "FROM deadline_events e LEFT JOIN contracts c ON c.id = e.contract_id "
+                       f"LEFT JOIN wrecks w ON w.id = e.wreck_id WHERE e.id = ? AND {office}", [event_id, *oparams])
     if old is None or allowed(user, "manage_deadlines"):
         return old
     scope, params = contract_scope(user, "c")
@@ -436,6 +448,10 @@ def list_events(store: Store, user: Principal, *, contract_code: str | None = No
     if not allowed(user, "read_all_deadlines"):
         scope, sparams = contract_scope(user, "c")
         clauses.append(f"e.contract_id IN (SELECT c.id FROM contracts c WHERE {scope})")
+        params += sparams
+    else:        # an office officer: the events of its office (of its contracts, its wrecks, or itself)
+        scope, sparams = office_match(user, "coalesce(c2.office_code, w.office_code, e.office_code)")
+        clauses.append(scope)
         params += sparams
     if contract_code:
         clauses.append("c2.code = ?")

@@ -18,7 +18,7 @@ from typing import Any
 from valuation.accounts import login
 from valuation.accounts.sessions import new_token, token_hash
 from valuation.core.errors import InputError, Problem
-from valuation.db.access import Principal, allowed, require
+from valuation.db.access import Principal, allowed, chosen_office, office_match, require
 
 ROUTE_PREFIX = "/calendario/"
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{40,128}$")
@@ -31,9 +31,12 @@ class Feed:
 
 
 def office_choices(store: Any, user: Principal) -> dict[str, str]:
-    """code → name of every office, by code: the offices a subscription may be limited to (and named by)."""
+    """code → name of the offices a subscription may be limited to (and named by), by code: every office, or an
+    office officer's own."""
     require(user, "subscribe_deadlines")
-    return {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices ORDER BY code")}
+    office, params = office_match(user, "code")
+    return {r["code"]: r["name"] for r in store.fetch(f"SELECT code, name FROM offices WHERE {office} ORDER BY code",
+                                                      params)}
 
 
 def feed_url(base_url: str, token: str) -> str:
@@ -43,6 +46,7 @@ def feed_url(base_url: str, token: str) -> str:
 def create_feed(store: Any, user: Principal, *, office: str | None = None, now: datetime) -> str:
     """A new subscription token for `user` (the previous ones are revoked); shown once."""
     require(user, "subscribe_deadlines")
+    office = chosen_office(user, office)           # an office officer subscribes to its own office's
     if office and not allowed(user, "read_all_deadlines"):
         raise InputError(Problem("office", "Capitania: a empresa assina os prazos dos seus próprios contratos."))
     if office and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
@@ -84,13 +88,14 @@ def resolve(store: Any, token: str) -> Feed | None:
     if not isinstance(token, str) or not TOKEN_PATTERN.match(token):
         return None
     row = store.fetch_one(
-        "SELECT f.office_code, u.id, u.username, u.full_name, u.role, u.organisation_id, u.commission_body, u.active "
-        "FROM calendar_feeds f JOIN users u ON u.id = f.user_id WHERE f.token_sha256 = ? AND f.revoked_at IS NULL",
+        "SELECT f.office_code AS feed_office, u.id, u.username, u.full_name, u.role, u.organisation_id, "
+        "u.commission_body, u.office_code, u.active FROM calendar_feeds f JOIN users u ON u.id = f.user_id "
+        "WHERE f.token_sha256 = ? AND f.revoked_at IS NULL",
         [token_hash(token)])
     if row is None or not row["active"]:
         return None
     principal = login.principal_from_row(row)
-    return Feed(principal, row["office_code"]) if allowed(principal, "read_deadlines") else None
+    return Feed(principal, row["feed_office"]) if allowed(principal, "read_deadlines") else None
 
 
 def alarm_days(store: Any) -> tuple[int, ...]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from valuation.authenticity import registry
 from valuation.authenticity.codes import Stamp
 from valuation.core.errors import NotFound
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, office_match, require
 from valuation.deadlines.engine import compute_deadlines
 from valuation.deadlines.states import STATE_HEADINGS
 from valuation.deadlines.views import due_text
@@ -84,7 +84,8 @@ def office_deadlines_pdf(store: Store, user: Principal, *, office: str, as_of: d
     """The PDF of `office`'s deadlines on `as_of` (DPC: every company's contracts of the office). `frame` reuses
     a compute_deadlines result of that office; `extra` sections follow the engine's."""
     require(user, "read_all_deadlines")   # the office's deadlines of every company
-    info = store.fetch_one("SELECT code, name FROM offices WHERE code = ?", [office])
+    mine, params = office_match(user, "code")         # an office officer: its own office alone
+    info = store.fetch_one(f"SELECT code, name FROM offices WHERE code = ? AND {mine}", [office, *params])
     if info is None:
         raise NotFound(f"Capitania/Delegacia/Agência {office} não encontrada.", what="office", key=office)
     df = frame if frame is not None else compute_deadlines(store, user, as_of=as_of, office=office)

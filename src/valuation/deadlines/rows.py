@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, allowed, chosen_organisation, contract_scope, require
+from valuation.db.access import Principal, allowed, chosen_office, chosen_organisation, contract_scope, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.params import Normam
@@ -232,6 +232,7 @@ def scope(user: Principal, office: str | None, contract_code: str | None, organi
     """The reader's scope; AccessDenied for a role that reads no deadline. An explorer's
     `organisation_id` is always its own (whatever it asks for)."""
     require(user, "read_deadlines")
+    office = chosen_office(user, office)   # an office officer reads its own office's alone
     sql, params = contract_scope(user, "c")
     clauses, params = [sql], list(params)
     if office:

@@ -28,7 +28,7 @@ from valuation.authenticity import registry
 from valuation.core.casualty import casualty_text
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.positions import Coordinate, format_coordinate
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, office_match, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.rows import ParameterBook
 from valuation.deadlines.views import due_text
@@ -84,7 +84,8 @@ def wreck_map(store: Store, user: Principal, *, office: str, year: int) -> Wreck
     require(user, "read_all_deadlines")  # DPC: the positions are confidential (NORMAM-10 0105)
     if isinstance(year, bool) or not isinstance(year, int) or not 1900 <= year <= 9998:
         raise InputError(Problem("year", "Ano do mapa: informe um ano de 1900 a 9998."))
-    info = store.fetch_one("SELECT code, name FROM offices WHERE code = ?", [office])
+    mine, params = office_match(user, "code")         # an office officer: its own office alone
+    info = store.fetch_one(f"SELECT code, name FROM offices WHERE code = ? AND {mine}", [office, *params])
     if info is None:
         raise NotFound(f"Capitania/Delegacia/Agência {office} não encontrada.", what="office", key=office)
     wrecks = store.fetch(

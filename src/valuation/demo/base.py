@@ -68,10 +68,19 @@ from valuation.demo.items import (
     ITEM_TEMPLATES,
     item_frame,
 )
-from valuation.demo.offices import HOLIDAY_YEARS, MUNICIPAL_HOLIDAYS, OFFICES
-from valuation.demo.parties import DEMO_CPFS, DEMO_USERNAMES_BY_ROLE, ORGANISATIONS, OWNERS, PASSWORD_HASHES, USERS
+from valuation.demo.parties import (
+    DEMO_CPFS,
+    DEMO_USERNAMES_BY_ROLE,
+    OFFICE_OF,
+    ORGANISATIONS,
+    OWNERS,
+    PASSWORD_HASHES,
+    USERS,
+)
 from valuation.demo.wrecks import SUSPENSIONS, WRECK_FIELDS, WRECKS
 from valuation.partition.contract_law import law_text_of
+from valuation.registry.office_directory import OFFICES
+from valuation.registry.offices import load_directory
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -84,8 +93,9 @@ DEMO_TABLES: tuple[str, ...] = ("offices", "local_holidays", "owners", "organisa
 
 
 def is_seeded(store: Store) -> bool:
-    """True when the database already holds offices or wrecks (the demo's or anyone's)."""
-    rows = store.fetch("SELECT (SELECT count(*) FROM offices) + (SELECT count(*) FROM wrecks) AS n")
+    """True when the database already holds wrecks or companies (the demo's or anyone's); the offices are reference
+    data every database holds (valuation.registry.offices.load_directory)."""
+    rows = store.fetch("SELECT (SELECT count(*) FROM organisations) + (SELECT count(*) FROM wrecks) AS n")
     return bool(rows[0]["n"])
 
 
@@ -138,11 +148,12 @@ class _Ids:
         self.depth: dict[str, Decimal] = {}
 
 
-def _seed_offices(cur: Any, counts: dict[str, int]) -> None:
-    counts["offices"] = _insert_rows(cur, "offices", ("code", "name", "kind", "state", "city", "naval_district"),
-                                     OFFICES)
-    holidays = [(o, date(y, m, d), name) for y in HOLIDAY_YEARS for o, m, d, name in MUNICIPAL_HOLIDAYS]
-    counts["local_holidays"] = _insert_rows(cur, "local_holidays", ("office_code", "day", "name"), holidays)
+def _seed_offices(store: Store, counts: dict[str, int]) -> None:
+    """The offices are the directory every database gets (`db init` loads it; here too, for a demo built by a test
+    or the benchmark without `db init`)."""
+    load_directory(store)
+    counts["offices"] = int(store.scalar("SELECT count(*) FROM offices"))
+    counts["local_holidays"] = int(store.scalar("SELECT count(*) FROM local_holidays"))
 
 
 def _seed_parties(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
@@ -273,9 +284,10 @@ def _seed_users(cur: Any, counts: dict[str, int], ids: _Ids) -> None:
     user_ids = _reserve_ids(cur, "seq_users", len(USERS))
     counts["users"] = _insert_rows(cur, "users", (
         "id", "username", "full_name", "email", "cpf", "role", "organisation_id", "commission_body", "password_hash",
-        "created_at"),
+        "created_at", "office_code"),
         [(uid, u, name, email, DEMO_CPFS.get(u), role, ids.org[org] if org else None, body, PASSWORD_HASHES[u],
-          _at(date(2026, 1, 5), 8, 0)) for uid, (u, name, email, role, org, body) in zip(user_ids, USERS)])
+          _at(date(2026, 1, 5), 8, 0), OFFICE_OF.get(u)) for uid, (u, name, email, role, org, body) in
+         zip(user_ids, USERS)])
 
 
 def seed_demo(store: Store) -> dict[str, int]:
@@ -289,9 +301,9 @@ def seed_demo(store: Store) -> dict[str, int]:
     rng = np.random.default_rng(DEMO_SEED)
     counts: dict[str, int] = {}
     ids = _Ids()
+    _seed_offices(store, counts)
     with store.transaction(actor=DEMO_ACTOR) as tx:
         cur = tx.cur
-        _seed_offices(cur, counts)
         _seed_parties(cur, counts, ids)
         _seed_wrecks(cur, counts, ids)
         _seed_contracts(cur, counts, ids)

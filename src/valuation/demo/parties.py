@@ -192,6 +192,7 @@ USERS: tuple[tuple[str, str, str, str, str | None, str | None], ...] = (
     ("exp.potiguar", "Cláudio Medeiros Dantas (Potiguar Submarina)", "claudio.dantas@potiguarsubmarina.example",
      "explorer", "potiguar", None),
     ("admin", "Administrador do sistema", "admin@valuation.example", "admin", None, None),
+    ("om.cpba", "CT Marina Vasconcelos Peixoto (CPBA)", "m.peixoto@marinha.example", "officer", None, None),
 )
 
 # Fictional CPFs of the demo people (the signer an act expects, the key of a gov.br login; issue 27): nine digits
@@ -209,6 +210,7 @@ PASSWORD_HASHES: dict[str, str] = {
     "minc.amaral": "$argon2id$v=19$m=65536,t=3,p=4$gdxIE9IwJFRNrnYPldGnnQ$ddwpZ7h7nOxdXlZUI3ZxDuLAqiUWC5BzeXcnPesWZC0",
     "dpc.prado": "$argon2id$v=19$m=65536,t=3,p=4$Dg5o5UCAQ85ezxA73FYw9Q$dnOrpMpeotQDzFMbnuLy+82I3+KShaz+ohbEVuLGl8A",
     "dpc.reis": "$argon2id$v=19$m=65536,t=3,p=4$RO9ywcquhNKVTREZN0ddQg$HN/Cu1gBGSHtDnlm8M23uPsLYahNxI0OiKZALaNSxNM",
+    "om.cpba": "$argon2id$v=19$m=65536,t=3,p=4$dwepVDQUusOkRkwrmcuRwA$b0fwhSZtKVewX3hsDni+IgoRRaqXcOxffZPUUV+2/eM",
     "exp.arqueonautica":
         "$argon2id$v=19$m=65536,t=3,p=4$CdCiIwukkU+L9qMOjxXhtw$c8a3jcZmshPr/4GI4R4i+qHnWrkyJWbhG91EYz8qCLg",
     "exp.salvamar": "$argon2id$v=19$m=65536,t=3,p=4$+TAKHvvXhhLc7Mg/KMjBiw$bIY0htfy2ApF9BONG7NnMetQDhp5m5Y4PZor3Rorpnc",
@@ -219,6 +221,9 @@ PASSWORD_HASHES: dict[str, str] = {
     "exp.potiguar": "$argon2id$v=19$m=65536,t=3,p=4$Jn3fFQuYSb385s6AU96Psg$/gNgpgVQjd6in+63rAMz7wl/QE7VY8I0CNIXwBl2bsM",
     "admin": "$argon2id$v=19$m=65536,t=3,p=4$ZFLRQS71fPKjHh3zJRMHyg$W4UIWddhGbK5AkFpZ8zTp4Ptlsbw9ptUJb+ZISmh8iM",
 }
+
+# The office of each demo office officer (users.office_code).
+OFFICE_OF: dict[str, str] = {"om.cpba": "CPBA"}
 
 DEMO_USERNAMES_BY_ROLE: dict[str, list[str]] = {}
 for _u in USERS:

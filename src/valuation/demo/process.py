@@ -1,18 +1,18 @@
 """Demo process numbers (issue 26 §3): a protocol unit code for every office, then a NUP (Portaria
 Interministerial MJSP/ME nº 11/2019) for every request, decision, issued statement and removal order.
 
-The unit codes are made up for the demo (5 digits, one per office, in the order of `demo.offices.OFFICES`);
-the real ones are those of the Cadastro Nacional de Unidades Protocolizadoras. `seed_protocol_units` runs
-before the steps that record acts (their NUPs are given as they are written); `number_demo_records`
-after them, for the records the demo loads as plain rows.
+The unit codes are made up for the demo (5 digits, one per office, in the order of
+`registry.office_directory.OFFICES`); the real ones are those of the Cadastro Nacional de Unidades
+Protocolizadoras. `seed_protocol_units` runs before the steps that record acts (their NUPs are given as they
+are written); `number_demo_records` after them, for the records the demo loads as plain rows.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from valuation.demo.constants import DEMO_ACTOR
-from valuation.demo.offices import OFFICES
 from valuation.process import numbers
+from valuation.registry.office_directory import OFFICES
 
 FIRST_DEMO_UNIT = 64101
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.core.errors import NotFound
 from valuation.core.forms import Form
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, office_match, require
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -64,8 +64,10 @@ def costs_due_by_thing(db: Db, on: date) -> dict[int, Decimal]:
 def list_costs(store: Store, user: Principal, found_id: int) -> list[dict[str, Any]]:
     """The thing's cost rows, oldest first (for its detail)."""
     require(user, "read_found_things")
-    return store.fetch(f"SELECT {_COLS} FROM found_thing_costs WHERE found_id = ? ORDER BY incurred_on, id",
-                       [found_id])
+    office, params = office_match(user, "t.office_code")       # an office officer: its office's things alone
+    return store.fetch(f"SELECT {_COLS} FROM found_thing_costs WHERE found_id = ? AND found_id IN "
+                       f"(SELECT t.id FROM found_things t WHERE {office}) ORDER BY incurred_on, id",
+                       [found_id, *params])
 
 
 def record_found_cost(store: Store, user: Principal, found_id: int, data: Mapping[str, Any], *,
@@ -91,7 +93,8 @@ def record_found_cost(store: Store, user: Principal, found_id: int, data: Mappin
     f.done()
 
     def run(tx: Tx) -> int:
-        thing = tx.fetch_one("SELECT collected_on FROM found_things WHERE id = ?", [found_id])
+        office, params = office_match(user, "office_code")
+        thing = tx.fetch_one(f"SELECT collected_on FROM found_things WHERE id = ? AND {office}", [found_id, *params])
         if thing is None:
             raise NotFound(f"Coisa achada nº {found_id} não encontrada.", what="found_thing", key=found_id)
         state = current_state(tx, found_id)

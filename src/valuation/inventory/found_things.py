@@ -45,7 +45,7 @@ from valuation.core.calendar import BusinessCalendar
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.money import format_brl
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, chosen_office, office_cleared, office_match, require
 from valuation.deadlines import rules as dl
 from valuation.deadlines.calendars import office_calendars
 from valuation.inventory.found_costs import costs_due, costs_due_by_thing, costs_of
@@ -334,6 +334,7 @@ def list_found_things(store: Store, user: Principal, *, as_of: date, state: str 
     require(user, "read_found_things")
     if state is not None and state not in STATE_LABELS:
         raise InputError(Problem("state", f"Situação desconhecida: {state}."))
+    office_code = chosen_office(user, office_code)      # an office officer: its office's things alone
     where, params = ("WHERE office_code = ?", [office_code]) if office_code else ("", [])
     things = store.fetch(f"SELECT {_THING_COLS} FROM found_things {where} ORDER BY collected_on DESC, id DESC", params)
     events = _events_by_thing(store.fetch(
@@ -368,7 +369,8 @@ def get_found_thing(store: Store, user: Principal, found_id: int, *, as_of: date
     the steps that explain the date), `next_events` (what may be recorded now), `next_step`, `costs`
     (the custody and conservation cost rows) and `reclaim` (ReclaimTerms on `as_of`, art. 29 §1)."""
     require(user, "read_found_things")
-    row = store.fetch_one(f"SELECT {_THING_COLS} FROM found_things WHERE id = ?", [found_id])
+    office, oparams = office_match(user, "office_code")
+    row = store.fetch_one(f"SELECT {_THING_COLS} FROM found_things WHERE id = ? AND {office}", [found_id, *oparams])
     if row is None:
         raise NotFound(f"Coisa achada nº {found_id} não encontrada.", what="found_thing", key=found_id)
     event_rows = store.fetch(f"SELECT {_EVENT_COLS} FROM found_thing_events WHERE found_id = ? ORDER BY id",
@@ -419,9 +421,13 @@ def register_found_thing(store: Store, user: Principal, data: Mapping[str, Any],
         f.fail("found_on", "Data do achado: não pode ser posterior ao recolhimento.")
     if rec["office_code"] and not store.scalar("SELECT count(*) FROM offices WHERE code = ?", [rec["office_code"]]):
         f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {rec['office_code']}.")
+    elif rec["office_code"] and not office_cleared(user, rec["office_code"]):
+        f.fail("office_code", "Capitania/Delegacia/Agência: o seu perfil registra achados da sua Capitania apenas.")
     rec["wreck_id"] = None
     if wreck_code:
-        rec["wreck_id"] = store.scalar("SELECT id FROM wrecks WHERE code = ?", [wreck_code])
+        wreck_office, wparams = office_match(user, "office_code")
+        rec["wreck_id"] = store.scalar(f"SELECT id FROM wrecks WHERE code = ? AND {wreck_office}",
+                                       [wreck_code, *wparams])
         if rec["wreck_id"] is None:
             f.fail("wreck_code", f"Naufrágio desconhecido: {wreck_code}.")
     f.done()
@@ -459,7 +465,9 @@ def record_found_event(store: Store, user: Principal, found_id: int, data: Mappi
     f.done()
 
     def run(tx: Tx) -> int:
-        thing = tx.fetch_one("SELECT id, office_code, collected_on, origin FROM found_things WHERE id = ?", [found_id])
+        office, oparams = office_match(user, "office_code")
+        thing = tx.fetch_one("SELECT id, office_code, collected_on, origin FROM found_things "
+                             f"WHERE id = ? AND {office}", [found_id, *oparams])
         if thing is None:
             raise NotFound(f"Coisa achada nº {found_id} não encontrada.", what="found_thing", key=found_id)
         history = _events_by_thing(tx.execute(

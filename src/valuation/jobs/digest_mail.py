@@ -21,7 +21,7 @@ from datetime import date
 from typing import Any
 
 from valuation.core.money import format_date_br
-from valuation.db.access import users_allowed, users_of_organisation
+from valuation.db.access import national_users, users_allowed, users_of_office, users_of_organisation
 from valuation.deadlines.digest import SYSTEM_PRINCIPAL
 from valuation.deadlines.states import STATE_HEADINGS
 from valuation.jobs.mail import Mail, addresses
@@ -152,13 +152,11 @@ def digest_mails(store: Any, *, as_of: date, base_url: str) -> list[Mail]:
         return []
     mails: list[Mail] = []
     offices = {r["code"]: r["name"] for r in store.fetch("SELECT code, name FROM offices")}
-    hq = addresses(_users(store, "read_all_deadlines", "NOT EXISTS (SELECT 1 FROM user_offices o "
-                                                       "WHERE o.user_id = u.id)", []))
+    hq = addresses(_users(store, "read_all_deadlines", *national_users("u")))
     if hq:
         mails.append(_mail(hq, "Prazos de todas as Capitanias", as_of, rows, base_url, owed))
     for code in sorted({r["office_code"] for r in [*rows, *owed] if r.get("office_code")}):
-        to = addresses(_users(store, "read_all_deadlines", "u.id IN (SELECT user_id FROM user_offices "
-                                                           "WHERE office_code = ?)", [code]))
+        to = addresses(_users(store, "read_all_deadlines", *users_of_office(code, "u")))
         if to:
             chosen = [r for r in rows if r.get("office_code") == code]
             mails.append(_mail(to, f"Prazos da {offices.get(code, code)} ({code})", as_of, chosen, base_url,

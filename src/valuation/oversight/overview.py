@@ -15,6 +15,7 @@ from valuation.db.access import (
     Principal,
     allowed,
     contract_scope,
+    organisation_scope,
     position_scope,
     require,
     scope_name,
@@ -56,12 +57,13 @@ def overview_figures(store: Any, user: Principal, *, now: datetime | None = None
     scope = scope_name(user)
     own = scope == "own_organisation"          # an explorer counts its own wrecks and organisation only
     visible_wrecks = "FROM wrecks w JOIN offices o ON o.code = w.office_code"
-    wreck_filter, wparams = ("WHERE " + pscope, pparams) if own else ("", [])
+    wreck_filter, wparams = ("WHERE " + pscope, pparams) if own or scope == "own_office" else ("", [])
     w = store.fetch_one(f"SELECT count(*) AS n, count(*) FILTER (WHERE {pscope}) AS cleared "
                         f"{visible_wrecks} {wreck_filter}", [*pparams, *wparams])
     by_state = _pairs(store.fetch(f"SELECT o.state AS k, count(*) AS n {visible_wrecks} {wreck_filter} "
                                   "GROUP BY o.state ORDER BY o.state", wparams))
-    orgs = 1 if own else int(store.scalar("SELECT count(*) FROM organisations"))
+    oscope, oparams = organisation_scope(user, "o")      # an office officer: the companies of its office
+    orgs = 1 if own else int(store.scalar(f"SELECT count(*) FROM organisations o WHERE {oscope}", oparams))
     contracts = store.fetch(f"SELECT c.status, c.kind, count(*) AS n FROM contracts c WHERE {cscope} "
                             "GROUP BY c.status, c.kind", cparams)
     by_status: dict[str, int] = {}

@@ -13,10 +13,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.authenticity import registry
-from valuation.core import nup
+from valuation.core import clock, nup
 from valuation.core.errors import (
     NotFound,
 )
+from valuation.core.money import format_date_br
 from valuation.core.statuses import STATEMENT_ISSUED
 from valuation.db import access
 from valuation.db.access import Principal, require
@@ -45,10 +46,10 @@ def _readable(db: Db, user: Principal, statement_id: int) -> dict[str, Any]:
     """The statement's head row if `user` may read it: dpc any; explorer only ISSUED ones of
     its own organisation (anything else is 'not found')."""
     require(user, "read_statements")
-    row = db.fetch_one("SELECT s.id, s.status, c.organisation_id FROM statements s JOIN contracts c "
+    row = db.fetch_one("SELECT s.id, s.status, c.organisation_id, c.office_code FROM statements s JOIN contracts c "
                        "ON c.id = s.contract_id WHERE s.id = ?", [statement_id]) \
         if isinstance(statement_id, int) and not isinstance(statement_id, bool) else None
-    if row is None or not access.organisation_cleared(user, row["organisation_id"]) or (
+    if row is None or not access.organisation_cleared(user, row["organisation_id"], row["office_code"]) or (
             row["status"] != STATEMENT_ISSUED and not access.allowed(user, "read_statement_drafts")):
         raise NotFound(f"Demonstrativo {statement_id} não encontrado.", what="statement", key=statement_id)
     return row
@@ -146,7 +147,7 @@ def statement_contracts(store: Store, user: Principal) -> pd.DataFrame:
     have an issued statement."""
     require(user, "read_statements")
     if not access.allowed(user, "issue_statements"):
-        own, params = access.own_scope(user, "c")
+        own, params = access.contract_scope(user, "c")      # its company's, or its office's
         return store.fetch_df(
             "SELECT DISTINCT c.code, w.name AS wreck_name FROM statements s JOIN contracts c ON c.id = s.contract_id "
             f"JOIN wrecks w ON w.id = c.wreck_id WHERE s.status = '{STATEMENT_ISSUED}' AND {own} ORDER BY c.code",
@@ -208,3 +209,33 @@ def statement_xlsx(store: Store, user: Principal, statement_id: int) -> bytes:
     doc = load_statement(store, statement_id, item_limit=0)
     stamp = registry.stamp_of(store, "statements", statement_id) if doc.is_issued else None
     return render_xlsx(doc, _items(store, statement_id, 1_048_000, 0), stamp)
+
+
+def later_facts(store: Store, user: Principal, statement_id: int) -> list[str]:
+    """What was recorded after an issued statement about the facts it rests on — a correction of its contract's,
+    wreck's or company's registration, an act that changed the contract's state —, one pt-BR line each, oldest
+    first. An issued statement is never changed (docs/decisions/001-registry-corrections.md): it says that a later
+    fact exists, and DPC decides whether to issue a new version. [] for a draft."""
+    from valuation.registry.contract_register import ACT_LABELS
+    from valuation.registry.versions import corrected_since
+
+    _readable(store, user, statement_id)
+    head = store.fetch_one("SELECT s.status, s.created_at, c.id AS contract_id, c.code, c.wreck_id, c.organisation_id "
+                           "FROM statements s JOIN contracts c ON c.id = s.contract_id WHERE s.id = ?", [statement_id])
+    if head is None or head["status"] != STATEMENT_ISSUED:
+        return []
+    since = head["created_at"]
+    found: list[tuple[Any, str]] = []
+    for entity, key, what in (("contract", head["contract_id"], f"do contrato {head['code']}"),
+                              ("wreck", head["wreck_id"], "do naufrágio"),
+                              ("organisation", head["organisation_id"], "da ficha da empresa")):
+        for r in corrected_since(store, entity, [key], since):
+            found.append((r["changed_at"], f"Correção {what} (versão {r['version']}) registrada em "
+                                           f"{format_date_br(clock.today_brasilia(r['changed_at']))}: "
+                                           f"{r['reason']}"))
+    for r in store.fetch("SELECT act, effective_on, recorded_at, reason FROM contract_acts WHERE contract_id = ? "
+                         "AND recorded_at > ? ORDER BY id", [head["contract_id"], since]):
+        found.append((r["recorded_at"], f"{ACT_LABELS.get(r['act'], r['act'])} do contrato em "
+                                        f"{format_date_br(r['effective_on'])}"
+                                        + (f": {r['reason']}" if r["reason"] else "")))
+    return [line for _, line in sorted(found, key=lambda x: x[0])]

@@ -98,14 +98,14 @@ class SurveyInputs:
 
 # -- access --------------------------------------------------------------------------------
 _CONTRACT_SQL = (
-    "SELECT c.id, c.code, c.kind, c.status, c.organisation_id, o.name AS organisation_name, c.wreck_id, "
+    "SELECT c.id, c.code, c.kind, c.status, c.organisation_id, c.office_code, o.name AS organisation_name, c.wreck_id, "
     "w.code AS wreck_code, w.name AS wreck_name FROM contracts c JOIN organisations o ON o.id = c.organisation_id "
     "JOIN wrecks w ON w.id = c.wreck_id WHERE c.code = ?")
 
 
 def _scoped_contract(db: Store | Tx, user: Principal, code: str) -> dict[str, Any]:
     row = db.fetch_one(_CONTRACT_SQL, [code]) if isinstance(code, str) else None
-    if row is None or not access.organisation_cleared(user, row["organisation_id"]):
+    if row is None or not access.organisation_cleared(user, row["organisation_id"], row["office_code"]):
         raise NotFound(f"Contrato {code} não encontrado.", what="contract", key=code)
     return row
 

@@ -113,7 +113,8 @@ class Compensation:
 # under the original text (migration 022: `OTHER_SHARE_SQL`).
 OTHER_SHARE_SQL = "coalesce(other_share, other_share_original)"
 _CONTRACT_SQL = (
-    "SELECT id, code, kind, act, act_number, status, organisation_id, wreck_id, signed_on, starts_on, work_ended_on, "
+    "SELECT id, code, kind, act, act_number, status, organisation_id, office_code, wreck_id, signed_on, starts_on, "
+    "work_ended_on, "
     "cancelled_on, cancel_reason, surveyor_organisation_id, modality, historical_share, historical_payment, "
     f"{OTHER_SHARE_SQL} AS other_share, fixed_amount, salvage_award, value_fixed FROM contracts WHERE code = ?")
 
@@ -121,7 +122,7 @@ _CONTRACT_SQL = (
 def contract_for(db: Db, user: Principal, code: str) -> dict[str, Any]:
     """The contract row, or NotFound (also for an explorer's neighbour: never 'forbidden')."""
     row = db.fetch_one(_CONTRACT_SQL, [code]) if isinstance(code, str) else None
-    if row is None or not access.organisation_cleared(user, row["organisation_id"]):
+    if row is None or not access.organisation_cleared(user, row["organisation_id"], row["office_code"]):
         raise NotFound(f"Contrato {code} não encontrado.", what="contract", key=code)
     return row
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import NotFound
 from valuation.core.forms import Form, excerpt
-from valuation.db.access import Principal, allowed, request_scope, require
+from valuation.db.access import Principal, allowed, chosen_office, office_match, request_scope, require
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.counting import add_months
 from valuation.deadlines.rules import open_standing
@@ -90,7 +90,9 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     require(user, "manage_requests")
     f = Form(data, allowed=REQUEST_FIELDS)
     code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
-    wreck = store.fetch_one("SELECT id, code, office_code FROM wrecks WHERE code = ?", [code]) if code else None
+    office, oparams = office_match(user, "office_code")     # an office officer: its office's wrecks
+    wreck = store.fetch_one(f"SELECT id, code, office_code FROM wrecks WHERE code = ? AND {office}",
+                            [code, *oparams]) if code else None
     if code and wreck is None:
         f.fail("wreck_code", f"{LABELS['wreck_code']}: não encontrado ({excerpt(code)}).")
     rec: dict[str, Any] = {"matter": f.choice("matter", LABELS["matter"], tuple(MATTERS)),
@@ -255,6 +257,7 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     state_pt, days_late, basis (the articles), steps (the explanation).
     `owed_by`: the Authority's only (default), the party's (`periods.PARTY`), or None for both."""
     require(user, "read_requests")
+    office = chosen_office(user, office)          # an office officer: what its office owes
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
     out = []
     undecided = _undecided(store, user, as_of, office)   # decided: what was still owed in it is moot

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from valuation.core.errors import NotFound
+from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.ids import (
     cnpj_is_valid,
@@ -18,8 +18,9 @@ from valuation.core.ids import (
     normalise_cnpj,
     normalise_digits,
 )
-from valuation.db.access import Principal, allowed, contract_scope, organisation_scope, require
+from valuation.db.access import Principal, allowed, contract_scope, office_of, organisation_scope, require
 from valuation.db.search import search_clause
+from valuation.registry import versions
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CL
 STATUSES: tuple[str, ...] = ("ativo", "suspenso", "cancelado")
 BRAZIL = "Brasil"
 _COLS = ("id", "name", "trade_name", "cnpj", "nationality", "address", "city", "state", "country", "email",
-         "phone", "representative_name", "experience", "registered_on", "status")
+         "phone", "representative_name", "experience", "registered_on", "status", "office_code")
 
 
 def _columns(user: Principal) -> str:
@@ -77,12 +78,29 @@ def get_organisation(store: Any, user: Principal, organisation_id: int) -> dict[
 
 ORGANISATION_FIELDS: tuple[str, ...] = (
     "name", "trade_name", "cnpj", "nationality", "address", "city", "state", "country", "email", "phone",
-    "representative_name", "representative_cpf", "experience", "registered_on", "status",
+    "representative_name", "representative_cpf", "experience", "registered_on", "status", "office_code",
 )
+OFFICE_LABEL = "Capitania de inscrição"
 
 
-def validate_organisation(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The row for a new organisation, or InputError naming every bad field (pt-BR)."""
+def _office(store: Any, user: Principal | None, f: Form) -> str | None:
+    """The office where the company registers (NORMAM-10 (ed. 2002) 0401): an office officer's own, whatever the
+    form says; headquarters may name one or none."""
+    code = f.text("office_code", OFFICE_LABEL, required=False, max_len=20)
+    bound = office_of(user) if user is not None else None
+    if bound is not None:
+        if code is not None and code != bound:
+            f.fail("office_code", f"{OFFICE_LABEL}: o seu perfil inscreve empresas na sua Capitania apenas.")
+        return bound
+    if code is not None and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [code]) == 0:
+        f.fail("office_code", f"{OFFICE_LABEL}: desconhecida ({excerpt(code)}).")
+    return code
+
+
+def validate_organisation(store: Any, data: Mapping[str, Any], *, user: Principal | None = None,
+                          current_id: int | None = None) -> dict[str, Any]:
+    """The row for a new organisation (or the new state of organisation `current_id`), or InputError naming every
+    bad field (pt-BR)."""
     f = Form(data, allowed=ORGANISATION_FIELDS)
     rec: dict[str, Any] = {}
     rec["name"] = f.text("name", "Razão social", max_len=200)
@@ -97,7 +115,8 @@ def validate_organisation(store: Any, data: Mapping[str, Any]) -> dict[str, Any]
                            "ex.: 12.345.678/0001-95).")
         else:
             cnpj = normalise_cnpj(cnpj)
-            if store.scalar("SELECT count(*) FROM organisations WHERE cnpj = ?", [cnpj]):
+            if store.scalar("SELECT count(*) FROM organisations WHERE cnpj = ? AND id IS DISTINCT FROM ?",
+                            [cnpj, current_id]):
                 f.fail("cnpj", f"CNPJ: já existe uma empresa cadastrada com o CNPJ {cnpj}.")
     rec["cnpj"] = cnpj
     rec["address"] = f.text("address", "Endereço", max_len=300)
@@ -115,6 +134,7 @@ def validate_organisation(store: Any, data: Mapping[str, Any]) -> dict[str, Any]
     rec["experience"] = f.text("experience", "Experiência comprovada", required=False, max_len=4000)
     rec["registered_on"] = f.date("registered_on", "Data de inscrição")
     rec["status"] = f.choice("status", "Situação", STATUSES, required=False) or "ativo"
+    rec["office_code"] = _office(store, user, f)
     f.done()
     return rec
 
@@ -122,13 +142,71 @@ def validate_organisation(store: Any, data: Mapping[str, Any]) -> dict[str, Any]
 def create_organisation(store: Any, user: Principal, data: Mapping[str, Any]) -> int:
     """Register an organisation (DPC only); returns its id. Bad input → InputError; nothing written."""
     require(user, "create_organisation")
-    rec = validate_organisation(store, data)
+    rec = validate_organisation(store, data, user=user)
 
     def insert(tx: Any) -> int:
         cols = list(rec)
         new_id = int(tx.scalar(f"INSERT INTO organisations ({', '.join(cols)}) VALUES "
                                f"({', '.join('?' for _ in cols)}) RETURNING id", [rec[c] for c in cols]))
+        versions.created(tx, "organisation", new_id, rec)
         tx.audit("create", "organisation", new_id, None, rec)
         return new_id
 
     return store.write(user.username, insert)
+
+
+def organisation_record(store: Any, user: Principal, organisation_id: int) -> dict[str, Any]:
+    """The stored fields of a company the user may correct (an office officer: those of its scope), as the
+    correction form starts from them; NotFound otherwise."""
+    require(user, "correct_registry")
+    scope, params = organisation_scope(user, "o")
+    row = store.fetch_one(f"SELECT {', '.join(ORGANISATION_FIELDS)} FROM organisations o WHERE o.id = ? AND "
+                          f"{scope}", [organisation_id, *params]) if _is_id(organisation_id) else None
+    if row is None:
+        raise NotFound(f"Empresa {excerpt(organisation_id)} não encontrada.", what="organisation",
+                       key=organisation_id)
+    return row
+
+
+def correct_organisation(store: Any, user: Principal, organisation_id: int, data: Mapping[str, Any],
+                         reason: str) -> int:
+    """Correct a company's registration sheet (`reason` required): a new version — who, when, why — that the row
+    becomes; returns the version number. Bad input → InputError naming each field; nothing written."""
+    before = organisation_record(store, user, organisation_id)
+    why = versions.checked_reason(reason)
+    rec = validate_organisation(store, data, user=user, current_id=organisation_id)
+    if office_of(user) is not None:         # an officer keeps the company's office as it was
+        rec["office_code"] = before["office_code"]
+    changed = [c for c in ORGANISATION_FIELDS if rec.get(c) != before[c]]
+    if not changed:
+        raise InputError(Problem("reason", "Nada a corrigir: os dados informados são os que estão registrados."))
+
+    def update(tx: Any) -> int:
+        tx.execute(f"UPDATE organisations SET {', '.join(f'{c} = ?' for c in changed)} WHERE id = ?",
+                   [*(rec[c] for c in changed), organisation_id])
+        version = versions.corrected(tx, "organisation", organisation_id, before,
+                                     {c: rec.get(c) for c in ORGANISATION_FIELDS}, reason=why)
+        tx.audit("correct", "organisation", organisation_id, {c: before[c] for c in changed},
+                 {**{c: rec[c] for c in changed}, "reason": why, "version": version})
+        return version
+
+    return int(store.write(user.username, update))
+
+
+HISTORY_LABELS: dict[str, str] = {
+    "name": "Razão social", "trade_name": "Nome fantasia", "cnpj": "CNPJ", "nationality": "Nacionalidade",
+    "address": "Endereço", "city": "Cidade", "state": "UF/Estado", "country": "País", "email": "E-mail",
+    "phone": "Telefone", "representative_name": "Representante legal", "representative_cpf": "CPF do representante",
+    "experience": "Experiência comprovada", "registered_on": "Data de inscrição", "status": "Situação",
+    "office_code": OFFICE_LABEL,
+}
+
+
+def organisation_history(store: Any, user: Principal, organisation_id: int) -> list[versions.Version]:
+    """The versions of a company's sheet the user may read (get_organisation's rule), oldest first; the
+    representative's CPF only for a reader allowed it."""
+    get_organisation(store, user, organisation_id)
+    labels = dict(HISTORY_LABELS)
+    if not allowed(user, "read_representative_cpf"):
+        labels.pop("representative_cpf")
+    return versions.history(store, "organisation", organisation_id, labels)

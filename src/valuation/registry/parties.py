@@ -25,7 +25,7 @@ from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br as fmt
 from valuation.core.responsible import WreckParties
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, office_match, require
 from valuation.process import numbers
 
 if TYPE_CHECKING:
@@ -69,9 +69,11 @@ def responsible_name(db: Store | Tx, wreck_id: int, day: date, part: str = rp.VE
     return db.fetch_one("SELECT * FROM owners WHERE id = ?", [owner]) if owner is not None else None
 
 
-def _wreck(store: Store, f: Form) -> dict[str, Any] | None:
+def _wreck(store: Store, user: Principal, f: Form) -> dict[str, Any] | None:
     code = f.text("wreck_code", LABELS["wreck_code"], max_len=40)
-    row = store.fetch_one("SELECT id, code, owner_id FROM wrecks WHERE code = ?", [code]) if code else None
+    office, params = office_match(user, "office_code")     # an office officer: its office's wrecks
+    row = store.fetch_one(f"SELECT id, code, owner_id FROM wrecks WHERE code = ? AND {office}",
+                          [code, *params]) if code else None
     if code and row is None:
         f.fail("wreck_code", f"{LABELS['wreck_code']}: não encontrado ({excerpt(code)}).")
     return row
@@ -95,7 +97,7 @@ def record_cession(store: Store, user: Principal, data: Mapping[str, Any]) -> in
     (art. 8 §2). Returns the cession's id. dpc only; InputError names every bad field; audited."""
     require(user, "manage_cessions")
     f = Form(data, allowed=CESSION_FIELDS)
-    wreck = _wreck(store, f)
+    wreck = _wreck(store, user, f)
     part = f.choice("part", LABELS["part"], rp.PARTS)
     rec: dict[str, Any] = {"part": part, "cedent_id": _owner(store, f, "cedent_id"),
                            "cessionary_id": _owner(store, f, "cessionary_id"),
@@ -134,7 +136,9 @@ def record_cession_communicated(store: Store, user: Principal, cession_id: int, 
     """The cession was communicated to the Naval Authority on `day` (art. 8 §2): from then on it binds it.
     dpc only; audited."""
     require(user, "manage_cessions")
-    row = store.fetch_one("SELECT * FROM cessions WHERE id = ?", [cession_id]) \
+    office, params = office_match(user, "w.office_code")      # an office officer: its office's wrecks alone
+    row = store.fetch_one(f"SELECT s.* FROM cessions s JOIN wrecks w ON w.id = s.wreck_id WHERE s.id = ? AND {office}",
+                          [cession_id, *params]) \
         if isinstance(cession_id, int) and not isinstance(cession_id, bool) else None
     if row is None:
         raise NotFound(f"Cessão {excerpt(cession_id)} não encontrada.", what="cession", key=cession_id)
@@ -160,7 +164,7 @@ def record_cargo(store: Store, user: Principal, data: Mapping[str, Any]) -> None
     declaration of loss (art. 3 I) when made. One per wreck. dpc only; audited."""
     require(user, "manage_cargo")
     f = Form(data, allowed=CARGO_FIELDS)
-    wreck = _wreck(store, f)
+    wreck = _wreck(store, user, f)
     rec: dict[str, Any] = {"description": f.text("description", LABELS["description"], max_len=500),
                            "owner_id": _owner(store, f, "owner_id", required=False),
                            "declared_lost": f.date("declared_lost", LABELS["declared_lost"], required=False)}
@@ -187,7 +191,7 @@ def record_licence_request(store: Store, user: Principal, data: Mapping[str, Any
     cessionário of an uncommunicated cession is recorded and shown as not counting). dpc only; audited."""
     require(user, "manage_cessions")
     f = Form(data, allowed=REQUEST_FIELDS)
-    wreck = _wreck(store, f)
+    wreck = _wreck(store, user, f)
     part = f.choice("part", LABELS["part"], rp.PARTS)
     requester = _owner(store, f, "requester_id")
     day = f.date("requested_on", LABELS["requested_on"])

@@ -26,7 +26,7 @@ from valuation.core import law
 from valuation.core.errors import NotFound
 from valuation.core.law import days_text
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, office_scope, require
 
 if TYPE_CHECKING:
     from valuation.db.store import Store
@@ -112,8 +112,9 @@ def _window_end(store: Store, wreck_id: int, office: str) -> date | None:
 def preference_ranking(store: Store, user: Principal, wreck_id: int) -> list[Ranked]:
     """The pending requests for exploration or removal of the wreck, ranked under art. 16 §2 (dpc only)."""
     require(user, "read_preference")
+    office, params = office_scope(user, "w")           # an office officer: its office's wrecks alone
     wreck = store.fetch_one("SELECT w.id, w.office_code, ow.doc_number FROM wrecks w LEFT JOIN owners ow "
-                            "ON ow.id = w.owner_id WHERE w.id = ?", [wreck_id])
+                            f"ON ow.id = w.owner_id WHERE w.id = ? AND {office}", [wreck_id, *params])
     if wreck is None:
         raise NotFound(f"Naufrágio {wreck_id} não encontrado.", what="wreck", key=wreck_id)
     rows = store.fetch(

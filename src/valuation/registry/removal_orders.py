@@ -27,7 +27,7 @@ from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, office_scope, require
 from valuation.process import numbers
 from valuation.registry.parties import responsible_name
 
@@ -250,9 +250,13 @@ def list_removal_orders(store: Store, user: Principal, *, wreck_id: int | None =
     kind, act, ordered_on, notice, notified_on, published_on, starts_by, ends_by, started_on, taken_over_on,
     ended_on, end_kind, reason, state_pt, nup (its process number, '—' when it has none; dpc only)."""
     require(user, "read_removal_orders")
-    where, params = ("WHERE r.wreck_id = ?", [wreck_id]) if wreck_id is not None else ("", [])
+    where, params = office_scope(user, "w")          # an office officer: its office's wrecks alone
+    if wreck_id is not None:
+        where += " AND r.wreck_id = ?"
+        params.append(wreck_id)
     df = store.fetch_df("SELECT r.*, w.code AS wreck_code, w.name AS wreck_name, w.office_code FROM removal_orders r "
-                        f"JOIN wrecks w ON w.id = r.wreck_id {where} ORDER BY r.ordered_on DESC, r.id DESC", params)
+                        f"JOIN wrecks w ON w.id = r.wreck_id WHERE {where} ORDER BY r.ordered_on DESC, r.id DESC",
+                        params)
     df["state_pt"] = [order_state(r, store.today()) for r in df.to_dict("records")]
     given = numbers.nups(store, "removal_order", [int(i) for i in df["id"]])
     df["nup"] = [given.get(int(i), "—") for i in df["id"]]
@@ -311,7 +315,12 @@ def list_edital_publications(store: Store, user: Principal, order_id: int | None
     """The publications of the editais (art. 9 §2), per order in the order they came out: id,
     removal_order_id, outlet, outlet_pt, published_on, reference (dpc only)."""
     require(user, "read_removal_orders")
-    where, params = ("WHERE removal_order_id = ?", [order_id]) if order_id is not None else ("", [])
-    rows = store.fetch("SELECT id, removal_order_id, outlet, published_on, reference FROM edital_publications "
-                       f"{where} ORDER BY removal_order_id, published_on, id", params)
+    where, params = office_scope(user, "w")
+    if order_id is not None:
+        where += " AND p.removal_order_id = ?"
+        params.append(order_id)
+    rows = store.fetch("SELECT p.id, p.removal_order_id, p.outlet, p.published_on, p.reference "
+                       "FROM edital_publications p JOIN removal_orders r ON r.id = p.removal_order_id "
+                       "JOIN wrecks w ON w.id = r.wreck_id "
+                       f"WHERE {where} ORDER BY p.removal_order_id, p.published_on, p.id", params)
     return [{**r, "outlet_pt": OUTLET_LABELS[r["outlet"]]} for r in rows]

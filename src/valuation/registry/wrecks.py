@@ -29,8 +29,17 @@ from valuation.core.positions import (
     normalise_datum,
     parse_coordinate,
 )
-from valuation.db.access import Principal, allowed, contract_scope, position_scope, require
+from valuation.db.access import (
+    Principal,
+    allowed,
+    contract_scope,
+    office_cleared,
+    office_scope,
+    position_scope,
+    require,
+)
 from valuation.db.search import search_clause
+from valuation.registry import versions
 
 if TYPE_CHECKING:  # pandas is imported only where a DataFrame is built (fast CLI start-up)
     import pandas as pd
@@ -90,7 +99,9 @@ def list_wrecks(store: Any, user: Principal, *, office: str | None = None, state
     """
     require(user, "read_wrecks")
     sql, params = _select(user, detail=False)
-    clauses: list[str] = []
+    scope, sparams = office_scope(user, "w")      # an office officer: its office's wrecks alone
+    clauses: list[str] = [scope]
+    params += sparams
     if office:
         clauses.append("w.office_code = ?")
         params.append(office)
@@ -120,7 +131,8 @@ def get_wreck(store: Any, user: Principal, wreck_id: int) -> dict[str, Any]:
     require(user, "read_wrecks")
     sql, params = _select(user, detail=True)
     ok = isinstance(wreck_id, int) and not isinstance(wreck_id, bool) and 0 < wreck_id < 2 ** 63
-    row = store.fetch_one(f"{sql} WHERE w.id = ?", [*params, wreck_id]) if ok else None
+    scope, sparams = office_scope(user, "w")
+    row = store.fetch_one(f"{sql} WHERE w.id = ? AND {scope}", [*params, wreck_id, *sparams]) if ok else None
     if row is None:
         raise NotFound(f"Naufrágio {str(wreck_id)[:40]} não encontrado.", what="wreck", key=wreck_id)
     if row["position_cleared"]:
@@ -180,8 +192,10 @@ def _casualty_fields(store: Any, f: Form) -> dict[str, Any]:
     return rec
 
 
-def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
-    """The row to insert for a new wreck, or InputError naming every bad field (pt-BR).
+def validate_wreck(store: Any, data: Mapping[str, Any], *, user: Principal | None = None,
+                   current_id: int | None = None) -> dict[str, Any]:
+    """The row to insert for a new wreck (or the new state of wreck `current_id`), or InputError naming every
+    bad field (pt-BR). With `user`, an office officer may name its own office alone.
 
     The position is either `latitude`/`longitude` texts ('22°54,35' S') or the
     separate fields lat_deg/lat_min/lat_hem and lon_deg/lon_min/lon_hem
@@ -203,6 +217,9 @@ def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     office = rec["office_code"] = f.text("office_code", "Capitania/Delegacia/Agência", max_len=20)
     if office is not None and store.scalar("SELECT count(*) FROM offices WHERE code = ?", [office]) == 0:
         f.fail("office_code", f"Capitania/Delegacia/Agência desconhecida: {office}.")
+    elif office is not None and user is not None and not office_cleared(user, office):
+        f.fail("office_code", "Capitania/Delegacia/Agência: o seu perfil cadastra naufrágios da sua jurisdição "
+                              "apenas.")
     rec["situation"] = f.choice("situation", "Situação", SITUATIONS)
     rec["visible_high_tide"] = f.boolean("visible_high_tide", "Visível na preamar")
     rec["visible_low_tide"] = f.boolean("visible_low_tide", "Visível na baixa-mar")
@@ -216,7 +233,8 @@ def validate_wreck(store: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rec["court_known_on"] = f.date("court_known_on", "Data de conhecimento do sinistro", required=False)
     rec["notes"] = f.text("notes", "Observações", required=False, max_len=4000)
     code = rec["code"]
-    if code is not None and store.scalar("SELECT count(*) FROM wrecks WHERE code = ?", [code]):
+    if code is not None and store.scalar("SELECT count(*) FROM wrecks WHERE code = ? AND id IS DISTINCT FROM ?",
+                                         [code, current_id]):
         f.fail("code", f"Código: já existe um naufrágio com o código {code}.")
     f.done()
     return rec
@@ -258,13 +276,80 @@ def _position_fields(f: Form, data: Mapping[str, Any]) -> dict[str, Any]:
 def create_wreck(store: Any, user: Principal, data: Mapping[str, Any]) -> int:
     """Register a wreck (DPC only); returns its id. Bad input → InputError naming each field; nothing written."""
     require(user, "create_wreck")
-    rec = validate_wreck(store, data)
+    rec = validate_wreck(store, data, user=user)
 
     def insert(tx: Any) -> int:
         cols = list(rec)
         new_id = tx.scalar(f"INSERT INTO wrecks ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
                            "RETURNING id", [rec[c] for c in cols])
+        versions.created(tx, "wreck", new_id, rec)
         tx.audit("create", "wreck", new_id, None, rec)     # redacted by the log itself (db.audit.redact)
         return int(new_id)
 
     return store.write(user.username, insert)
+
+
+STORED_FIELDS: tuple[str, ...] = tuple(k for k in WRECK_FIELDS if k not in ("latitude", "longitude"))
+
+
+def wreck_record(store: Any, user: Principal, wreck_id: int) -> dict[str, Any]:
+    """The stored columns of a wreck the user may correct (its office's, for an office officer), as the correction
+    form starts from them; NotFound otherwise (another office's wreck answers as a missing one)."""
+    require(user, "correct_registry")
+    scope, params = office_scope(user, "w")
+    ok = isinstance(wreck_id, int) and not isinstance(wreck_id, bool) and 0 < wreck_id < 2 ** 63
+    row = store.fetch_one(f"SELECT {', '.join(STORED_FIELDS)} FROM wrecks w WHERE w.id = ? AND {scope}",
+                          [wreck_id, *params]) if ok else None
+    if row is None:
+        raise NotFound(f"Naufrágio {str(wreck_id)[:40]} não encontrado.", what="wreck", key=wreck_id)
+    return row
+
+
+def correct_wreck(store: Any, user: Principal, wreck_id: int, data: Mapping[str, Any], reason: str) -> int:
+    """Correct a wreck's record (every field of the registration form; `reason` required): a new version — who,
+    when, why — and the record's row becomes it (valuation.registry.versions). What reads the wreck (its deadlines,
+    its domain status) reads the new facts; an issued statement is not changed. Returns the new version number.
+    Bad input → InputError naming each field; nothing written."""
+    before = wreck_record(store, user, wreck_id)
+    why = versions.checked_reason(reason)
+    rec = validate_wreck(store, data, user=user, current_id=wreck_id)
+    after = {c: rec.get(c) for c in STORED_FIELDS}
+    changed = [c for c in STORED_FIELDS if after[c] != before[c]]
+    if not changed:
+        raise InputError(Problem("reason", "Nada a corrigir: os dados informados são os que estão registrados."))
+
+    def update(tx: Any) -> int:
+        tx.execute(f"UPDATE wrecks SET {', '.join(f'{c} = ?' for c in changed)} WHERE id = ?",
+                   [*(after[c] for c in changed), wreck_id])
+        version = versions.corrected(tx, "wreck", wreck_id, before, after, reason=why)
+        tx.audit("correct", "wreck", wreck_id, {c: before[c] for c in changed},
+                 {**{c: after[c] for c in changed}, "reason": why, "version": version})
+        return version
+
+    return int(store.write(user.username, update))
+
+
+HISTORY_LABELS: dict[str, str] = {
+    "code": "Código", "name": "Nome da embarcação", "vessel_type": "Tipo de embarcação", "flag": "Bandeira",
+    "hull_material": "Material do casco", "casualty_year": "Ano do sinistro", "casualty_month": "Mês do sinistro",
+    "casualty_day": "Dia do sinistro", "casualty_precision": "Precisão da data do sinistro",
+    "casualty_type": "Tipo de sinistro", "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)",
+    "lat_hem": "Latitude (hemisfério)", "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)",
+    "lon_hem": "Longitude (hemisfério)", "datum": "Datum", "position_approximate": "Posição aproximada",
+    "depth_m": "Profundidade (m)", "office_code": "Capitania/Delegacia/Agência", "situation": "Situação",
+    "visible_high_tide": "Visível na preamar", "visible_low_tide": "Visível na baixa-mar",
+    "signalling": "Sinalização", "protected_area": "Em área protegida", "owner_id": "Responsável",
+    "owner_declared_lost": "Data da declaração de perda", "owner_licence_requested": "Data do pedido de licença",
+    "court_known_on": "Data de conhecimento do sinistro", "notes": "Observações",
+}
+
+
+def wreck_history(store: Any, user: Principal, wreck_id: int) -> list[versions.Version]:
+    """The versions of a wreck the user may read (get_wreck's rule), oldest first; its position, depth and free
+    texts read "sigilosa" for a user not cleared for its position (NORMAM-10 (ed. 2002) 0105)."""
+    w = get_wreck(store, user, wreck_id)
+    hidden = () if w["position_cleared"] else (*_POSITION_COLS, *_PRIVATE_TEXT_COLS)
+    labels = dict(HISTORY_LABELS)
+    if not allowed(user, "read_owners"):
+        labels.pop("owner_id")
+    return versions.history(store, "wreck", wreck_id, labels, hidden=hidden)

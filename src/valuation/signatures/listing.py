@@ -62,10 +62,10 @@ def _readable(store: Store, user: Principal, table: str, record_id: int) -> bool
     if table == "statements":
         if not access.allowed(user, "read_statements"):
             return False
-        row = store.fetch_one("SELECT s.status, c.organisation_id FROM statements s JOIN contracts c ON "
+        row = store.fetch_one("SELECT s.status, c.organisation_id, c.office_code FROM statements s JOIN contracts c ON "
                               "c.id = s.contract_id WHERE s.id = ?", [record_id])
         return row is not None and row["status"] == STATEMENT_ISSUED and access.organisation_cleared(
-            user, row["organisation_id"])
+            user, row["organisation_id"], row["office_code"])
     if table == "removal_orders":
         return access.allowed(user, "upload_signed_document")
     return False

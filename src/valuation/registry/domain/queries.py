@@ -23,7 +23,7 @@ from valuation.core.casualty import casualty_bounds, casualty_text
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br as fmt
 from valuation.core.responsible import vessel_and_cargo
-from valuation.db.access import Principal, require
+from valuation.db.access import Principal, chosen_office, require
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.rules import lapse_start
 from valuation.deadlines.vocabulary import COURT_DECIDED, CURRENT_EVENTS
@@ -137,6 +137,7 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
     import pandas as pd
 
     require(user, "read_domain_status")
+    office = chosen_office(user, office)       # an office officer: its office's wrecks alone
     court_policy = policy_in_force(store, "court_pending_suspends_lapse", as_of=as_of).value is True
     where, params = ("WHERE w.office_code = ?", [office]) if office else ("", [])
     wrecks = store.fetch(
