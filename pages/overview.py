@@ -44,7 +44,8 @@ def first_steps(steps: list[first_run.Step]) -> None:
         st.caption("O que ainda falta para que a DPC, as Capitanias e a Comissão trabalhem neste banco de dados.")
         for step in steps:
             a, b = st.columns([3, 1])
-            a.markdown(f"{'✅' if step.done else '⬜'} **{step.label}** — {step.detail}")
+            icon = ":material/check_circle:" if step.done else ":material/radio_button_unchecked:"
+            a.markdown(f"{icon} **{step.label}** — {step.detail}")
             spec = BY_KEY.get(step.page)
             if not step.done and spec is not None and spec.exists() and may_view_page(user, spec.key):
                 b.page_link(spec.path, label=f"Abrir {spec.title}", icon=spec.icon)

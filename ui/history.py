@@ -47,10 +47,13 @@ def versions_table(history: Sequence[Version], *, shown: Mapping[str, Callable[[
     if not history:
         st.caption("Sem versões registradas: o registro não foi corrigido desde que o histórico existe.")
         return
-    rows = [{"Versão": v.version, "Registrada em": moment_br(v.changed_at, zone=True), "Por": v.changed_by,
-             "Origem": v.origin_label, "Motivo": v.reason or "—", "Alterações": change_lines(v, shown)}
+    rows = [{"Versão": v.version, "Alterações": change_lines(v, shown), "Motivo": v.reason or "—",
+             "Por": v.changed_by, "Em": moment_br(v.changed_at), "Origem": v.origin_label}
             for v in reversed(history)]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                 column_config={"Versão": st.column_config.NumberColumn(width=60),
+                                "Alterações": st.column_config.TextColumn(width="large"),
+                                "Motivo": st.column_config.TextColumn(width="medium")})
     corrected = sum(1 for v in history if v.origin == "corrected")
-    st.caption(f"{len(history)} versão(ões), {corrected} correção(ões). Uma correção cria uma nova versão; as "
-               "anteriores ficam guardadas e seladas.")
+    st.caption(f"{len(history)} versão(ões), {corrected} correção(ões); horários de Brasília. Uma correção cria uma "
+               "nova versão; as anteriores ficam guardadas e seladas.")
