@@ -27,7 +27,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -124,12 +124,15 @@ def _principal(store: Store | Tx, username: str) -> Principal:
 
 
 def principals(store: Store) -> dict[str, Principal]:
-    """The demo users the benchmark acts as: dpc, the president, the five members, the explorer."""
+    """The demo users the benchmark acts as: dpc, the president, the five members, the explorer, the officer."""
     out = {"dpc": _principal(store, demo.DEMO_USERNAMES_BY_ROLE["dpc"][0]),
            "president": _principal(store, demo.DEMO_USERNAMES_BY_ROLE["commission_president"][0]),
            "explorer": _principal(store, "exp." + ORG_KEY)}
     for i, name in enumerate(demo.DEMO_USERNAMES_BY_ROLE["commission"]):
         out[f"member{i + 1}"] = _principal(store, name)
+    # the officer of the office of the treasure's wreck (its million items): the demo's officer, answering for it
+    office = store.scalar("SELECT office_code FROM wrecks WHERE code = ?", [WRECK_CODE])
+    out["officer"] = replace(_principal(store, demo.DEMO_USERNAMES_BY_ROLE["officer"][0]), office_code=office)
     return out
 
 

@@ -49,6 +49,7 @@ HTML_PIECE = "<img src=x onerror"
 # was missing from a hand-kept list): each VARCHAR column of each table carries the payload unless it is
 # said here, or by a rule below, not to hold text a user typed — a new column is walked by default.
 SYSTEM_TABLES: dict[str, str] = {
+    "roles": "the roles' lookup table (migration 071)",
     "audit_log": "the hash-chained log (its values are those of the columns injected here, read by audit_text)",
     "audit_head": "the chain's anchor", "row_seals": "digests", "schema_migrations": "the migrations applied",
     "sessions": "session hashes", "login_throttle": "throttle keys (admin only, in a table)",
@@ -75,6 +76,10 @@ NOT_USER_TEXT: dict[str, str] = {
     "organisations.state": "UF, validated", "owners.doc_number": "digits, validated",
     "users.email": "an address, validated", "users.username": "validated pattern",
     "wrecks.datum": "chosen from a list",
+    "users.role": "a role of the lookup table `roles` (a foreign key)",
+    "registry_versions.entity": "the kind of record, set by the writer", "registry_versions.origin": "set by the writer",
+    "contract_acts.act": "chosen from a list", "contract_acts.from_status": "a contract's status",
+    "contract_acts.to_status": "a contract's status",
 }
 USER_TEXT_NAMED_LIKE_SYSTEM = {"item_deliveries.received_by"}     # a person's name typed, not a username
 _SYSTEM_NAMES = re.compile(r"(_by$|sha256|hash$|^digest$|fingerprint|^seal$|_json$|^code$|_code$|^token)")
