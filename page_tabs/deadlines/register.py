@@ -8,7 +8,7 @@ import streamlit as st
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui import attachments as attachments_ui  # issue 16: the reports of the events
 from ui.fields import date_field
-from ui.fmt import for_display, option_label, yes_no
+from ui.fmt import date_br, for_display, option_label, yes_no
 from ui.forms import save
 from ui.people import with_names
 from valuation.core.dates import MONTH_PLACEHOLDER
@@ -20,7 +20,7 @@ from valuation.registry.wrecks import list_wrecks
 
 EVENT_TABLE = {"id": "Nº", "kind_label": "Evento", "event_date": "Data", "contract_code": "Contrato",
                "wreck_code": "Naufrágio", "office_code": "OM", "reference": "Referência", "note": "Observação",
-               "current": "Em vigor", "recorded_by": "Registrado por"}
+               "current": "Em vigor", "recorded_by": "Registrado por", "recorded_at": "Registrado em"}
 SUBJECT_LABELS = {"contract": "Contrato", "wreck": "Naufrágio", "office": "Capitania/Delegacia/Agência"}
 
 
@@ -84,7 +84,12 @@ def event_form(view: DeadlinesView) -> None:
     labels = {**events.FIELD_LABELS, "reference": kind.reference_label}
     contract = contract_widget(view) if kind.subject == "contract" else None
     with st.form("event"):
-        event_date = date_field("Data do evento", value=as_of, required=True, path="event_date")
+        if view.manage:
+            event_date = date_field("Data do evento", value=as_of, required=True, path="event_date")
+        else:      # the company dates nothing: the day it reaches the system is the delivery's (protocol)
+            event_date = None
+            st.caption(f"Data da entrega: o dia em que o sistema a recebe ({date_br(store.today())}), registrada "
+                       "com a hora; a empresa não informa a data.")
         field, subject = ("contract_code", contract) if kind.subject == "contract" else subject_widget(view, kind)
         reference = reference_widget(view, kind, contract)
         org = None
@@ -98,7 +103,9 @@ def event_form(view: DeadlinesView) -> None:
             user, "deadline_event", "report") and kind.subject == "contract" else None
         if not st.form_submit_button("Registrar", type="primary"):
             return
-    data = {"kind": kind.key, "event_date": event_date, "reference": reference, "note": note}
+    data = {"kind": kind.key, "reference": reference, "note": note}
+    if event_date is not None:
+        data["event_date"] = event_date
     if field:
         data[field] = subject
     if org is not None:
@@ -133,6 +140,7 @@ def recent_events(view: DeadlinesView) -> None:
     recent["reference"] = [views.event_reference_text(k, r) for k, r in zip(recent["kind"], recent["reference"])]
     recent["current"] = [yes_no(bool(v)) for v in recent["current"]]
     recent = with_names(view.store, view.user, recent, "recorded_by")
-    st.dataframe(for_display(recent, dates=["event_date"], only=list(EVENT_TABLE), rename=EVENT_TABLE),
+    st.dataframe(for_display(recent, dates=["event_date"], moments=["recorded_at"], only=list(EVENT_TABLE),
+                             rename=EVENT_TABLE),
                  hide_index=True, width="stretch")
     attachments_ui.event_reports(view.store, view.user, recent)

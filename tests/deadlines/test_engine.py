@@ -49,8 +49,10 @@ def deadline(world, key: str, as_of: date, who: str = "dpc") -> dict:
 
 
 def deliver(world, code: str, month: str, day: date, who: str = "dpc") -> int:
+    """A report delivered on `day` (recorded by DPC with that day), or by a company (dated by the service)."""
+    dated = {"event_date": day} if who == "dpc" else {}
     return events.record_event(world.store, world.principal(who), {
-        "kind": "relatório_mensal_entregue", "contract_code": code, "reference": month, "event_date": day})
+        "kind": "relatório_mensal_entregue", "contract_code": code, "reference": month, **dated})
 
 
 # -- states over time ------------------------------------------------------------------------------
@@ -232,8 +234,8 @@ def test_other_roles_are_refused(world, who):
 
 def test_explorer_records_only_its_own_reports(world):
     explorer = world.principal("explorer_a")
-    deliver(world, "A-1", "2025-02", date(2025, 3, 10), who="explorer_a")
-    assert deadline(world, FEB_REPORT_A1, date(2025, 3, 25), "explorer_a")["state"] == "met"
+    deliver(world, "A-1", "2025-02", date(2025, 3, 10), who="explorer_a")     # dated by the service: today
+    assert deadline(world, FEB_REPORT_A1, world.store.today(), "explorer_a")["state"] == "met"
     with pytest.raises(InputError) as other:
         deliver(world, "B-1", "2025-02", date(2025, 3, 10), who="explorer_a")
     assert other.value.problems[0].path == "contract_code"

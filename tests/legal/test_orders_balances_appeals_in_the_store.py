@@ -186,9 +186,12 @@ def test_a_contract_over_historical_things_is_not_in_force_without_the_co_signat
 
 
 # -- reconsideration and appeal (art. 33; Lei 9.784 arts. 56, 59) ---------------------------------------------------
-def _event(world: Any, who: str, kind: str, day: str, ref: str = "cancelamento", code: str = "B-1") -> int:
+def _event(world: Any, who: str, kind: str, day: str, ref: str = "cancelamento", code: str = "B-1",
+           **extra: Any) -> int:
+    """An event recorded by `who`: DPC gives the day it happened; a company dates nothing (the service's day)."""
+    dated = {"event_date": day} if who == "dpc" else {}
     return events.record_event(world.store, world.principal(who), {"kind": kind, "contract_code": code,
-                                                                   "event_date": day, "reference": ref})
+                                                                   "reference": ref, **dated, **extra})
 
 
 def test_an_appeal_against_a_cancellation_with_its_deadlines(world):
@@ -207,7 +210,9 @@ def test_an_appeal_against_a_cancellation_with_its_deadlines(world):
     assert "Contrato não encontrado" in str(err.value)
     with pytest.raises(AccessDenied):                    # the receipt is the Authority's to record
         _event(world, "explorer_b", v.APPEAL_RECEIVED, "14/03/2025")
-    filed = _event(world, "explorer_b", v.APPEAL_FILED, "12/03/2025")
+    # filed by the company in the product, the day is the service's; here the appeal reached the office on paper on
+    # 12/03 and the office records it with that day (the company's own filing is tested beside)
+    filed = _event(world, "dpc", v.APPEAL_FILED, "12/03/2025", organisation_id=world.ids["org_b"])
     assert s.scalar("SELECT organisation_id FROM deadline_events WHERE id = ?", [filed]) == world.ids["org_b"]
     mine = rows(world, D(2025, 3, 20), "explorer_b")
     assert mine.loc["appeal:B-1:cancelamento", "state_pt"] == "encerrado"
@@ -304,8 +309,7 @@ def _same(a: str, b: str) -> bool:
 
 def test_an_explorer_records_only_in_its_own_name(world):
     s, explorer = world.store, world.principal("explorer_a")
-    data = {"kind": v.MONTHLY_REPORT_DELIVERED, "contract_code": "A-1", "event_date": "10/02/2025",
-            "reference": "2025-01"}
+    data = {"kind": v.MONTHLY_REPORT_DELIVERED, "contract_code": "A-1", "reference": "2025-01"}
     answers = []
     for org in (world.ids["org_b"], 99):
         with pytest.raises(InputError) as err:
@@ -321,8 +325,7 @@ def test_another_companys_event_or_company_reads_as_a_missing_one(world):
     s = world.store
     theirs = events.record_event(s, world.principal("dpc"), {
         "kind": v.MONTHLY_REPORT_DELIVERED, "contract_code": "B-1", "event_date": "10/02/2025", "reference": "2025-01"})
-    data = {"kind": v.MONTHLY_REPORT_DELIVERED, "contract_code": "A-1", "event_date": "11/02/2025",
-            "reference": "2025-01"}
+    data = {"kind": v.MONTHLY_REPORT_DELIVERED, "contract_code": "A-1", "reference": "2025-01"}
     answers = []
     for old in (theirs, 999_999):
         with pytest.raises(InputError) as err:

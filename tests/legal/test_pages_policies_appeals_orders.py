@@ -69,7 +69,7 @@ def test_the_explorer_files_its_own_appeal_on_the_page(small_world):
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
     decision = next(s for s in at.selectbox if s.label == "Decisão")
     assert decision.options == ["Cancelamento da autorização, de 03/03/2025"]
-    set_date(at, "Data do evento", date(2025, 3, 12))
+    assert not [t for t in at.text_input if t.label == "Data do evento"]     # the company dates nothing
     button(at, "Registrar").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     with Store(small_world.path) as s:

@@ -77,7 +77,8 @@ NOT_USER_TEXT: dict[str, str] = {
     "users.email": "an address, validated", "users.username": "validated pattern",
     "wrecks.datum": "chosen from a list",
     "users.role": "a role of the lookup table `roles` (a foreign key)",
-    "registry_versions.entity": "the kind of record, set by the writer", "registry_versions.origin": "set by the writer",
+    "registry_versions.entity": "the kind of record, set by the writer",
+    "registry_versions.origin": "set by the writer",
     "contract_acts.act": "chosen from a list", "contract_acts.from_status": "a contract's status",
     "contract_acts.to_status": "a contract's status",
 }

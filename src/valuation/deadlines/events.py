@@ -149,10 +149,16 @@ def record_event(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     require_schema(store)
     f = Form(data, allowed=EVENT_FIELDS)
     kind = _kind(user, f)
-    event_date = f.date("event_date", FIELD_LABELS["event_date"])
-    if event_date is not None and event_date > store.today():
-        f.fail("event_date", "Data do evento: não pode estar no futuro.")
-        event_date = None
+    if allowed(user, "manage_deadlines"):
+        event_date = f.date("event_date", FIELD_LABELS["event_date"])
+        if event_date is not None and event_date > store.today():
+            f.fail("event_date", "Data do evento: não pode estar no futuro.")
+            event_date = None
+    else:   # a company files its own report or appeal: the day is the service's, never the filer's
+        event_date = store.today()
+        if f.has("event_date"):
+            f.fail("event_date", f"{FIELD_LABELS['event_date']}: a empresa não informa a data da entrega; vale o dia "
+                                 "em que o sistema a recebe (protocolo eletrônico).")
     row: dict[str, Any] = {"kind": kind.key if kind else None, "event_date": event_date, "contract_id": None,
                            "wreck_id": None, "office_code": None,
                            "organisation_id": _organisation(store, user, f, kind), "reference": None,
