@@ -79,14 +79,20 @@ def _register_cookie_bridge() -> None:
     Runtime.instance().bidi_component_registry.register_from_manifest(manifest, ASSETS.parent)
 
 
-def _clean_partial_copies(*folders: Path) -> None:
-    """Copies left by a backup or restore killed before this start (issue 24, item 15); /saude counts them."""
+def _clean_partial_copies(db_path: str, *folders: Path) -> None:
+    """Copies left by a backup or restore killed before this start (issue 24, item 15), in `folders` and in
+    every folder a backup of `db_path` noted (issue 45, item 13: a `db backup --to` elsewhere); /saude counts
+    them."""
     from valuation.db import leftovers
 
     for folder in folders:
         removed = leftovers.clean(folder)
         if removed:
             log.warning("removed %d partial copy(ies) left by killed backups or restores in %s", len(removed), folder)
+    removed = leftovers.clean_noted(db_path)
+    if removed:
+        log.warning("removed %d partial copy(ies) left by killed backups in the folders they wrote to: %s",
+                    len(removed), ", ".join(sorted({str(p.parent) for p in removed})))
 
 
 def _navigation_from_the_first_run() -> None:
@@ -119,7 +125,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     st_config.set_option("server.allowedHosts", list(allowed_hosts(os.environ)))   # its WebSocket check too
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)
-    _clean_partial_copies(settings.backup_dir, Path(db_path).resolve().parent,
+    _clean_partial_copies(db_path, settings.backup_dir, Path(db_path).resolve().parent,
                           *(() if settings.mirror is None else (settings.mirror,)))
     store = await to_thread.run_sync(lambda: open_shared(db_path))   # migrations applied here
     _register_cookie_bridge()

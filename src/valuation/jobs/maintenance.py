@@ -14,11 +14,12 @@ class JobFailed(ValuationError):
 
 def partial_copies(backup_dir: Path, db_path: str | Path, mirror: Path | None = None) -> dict[str, int]:
     """For /saude (issue 24, item 15): partial copies of killed backups, restores and drills removed by
-    this process, and those left now in the backup folder, its mirror and beside the database (stale or
-    running)."""
+    this process, and those left now in the backup folder, its mirror, beside the database and in the folders
+    its backups noted (issue 45, item 13) — stale or running."""
     from valuation.db import leftovers
 
-    return leftovers.census(backup_dir, Path(db_path).resolve().parent, *(() if mirror is None else (mirror,)))
+    return leftovers.census(backup_dir, Path(db_path).resolve().parent, *(() if mirror is None else (mirror,)),
+                            db_path=db_path)
 
 
 def verify_audit(store: Any) -> str:
