@@ -119,9 +119,11 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from valuation.accounts.sessions import TicketBook
     from valuation.cli.service_link import remove_link, write_link
     from valuation.db.audit import DEMO_LOAD, completed_load
+    from valuation.db.safe_files import private_files
     from valuation.db.shared import close_shared, open_shared
     from valuation.jobs.settings import JobSettings
 
+    private_files()         # the database, its WAL, files, backups: the service's OS user's only (issue 45, item 14)
     st_config.set_option("server.allowedHosts", list(allowed_hosts(os.environ)))   # its WebSocket check too
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)

@@ -219,6 +219,7 @@ def backup(store: Store, dest: str | Path, *, actor: str = "cli") -> dict[str, A
             if p.is_file():
                 os.chmod(p, 0o600)
         (staging / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        os.chmod(staging / MANIFEST, 0o600)
         if dest.exists():
             dest.rmdir()   # empty (checked above)
         staging.rename(dest)
@@ -240,7 +241,7 @@ def _staging_for(dest: Path, db_path: str) -> Path:
     try:
         if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
             raise ConflictError(f"{dest} already exists and is not an empty directory; choose a new --to directory")
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         leftovers.clean(dest.parent)        # copies left by killed runs (issue 24, item 15)
         leftovers.note(db_path, dest.parent)
         staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
