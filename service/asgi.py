@@ -1,7 +1,8 @@
 """The ASGI entry point (issue 13): `uvicorn service.asgi:app` (scripts/start.sh).
 
     app = st.App("app.py", lifespan=lifespan, routes=ROUTES,
-                 middleware=[SecurityHeaders, AllowedHosts, LoginCallbackOutcome], on_script_error=on_script_error)
+                 middleware=[SecurityHeaders, AllowedHosts, WebSocketGuard, LoginCallbackOutcome],
+                 on_script_error=on_script_error)
 
 The lifespan runs after Streamlit's runtime has started and before the first request:
 it opens the process's one Store (applying migrations) through `valuation.db.shared`,
@@ -30,7 +31,7 @@ from starlette.middleware import Middleware
 
 from service import alerts, chart_bundle, cli_bridge, console, state
 from service.hosts import allowed_hosts
-from service.middleware import AllowedHosts, LoginCallbackOutcome, SecurityHeaders
+from service.middleware import AllowedHosts, LoginCallbackOutcome, SecurityHeaders, WebSocketGuard
 from service.routes import ROUTES
 from ui.incidents import on_script_error
 
@@ -159,5 +160,6 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
 
 
 app = st.App(str(ROOT / "app.py"), lifespan=lifespan, routes=ROUTES,
-             middleware=[Middleware(SecurityHeaders), Middleware(AllowedHosts), Middleware(LoginCallbackOutcome)],
+             middleware=[Middleware(SecurityHeaders), Middleware(AllowedHosts), Middleware(WebSocketGuard),
+                         Middleware(LoginCallbackOutcome)],
              on_script_error=on_script_error)
