@@ -54,6 +54,7 @@ class _RedactFeedTokens(logging.Filter):
 
 logging.getLogger("uvicorn.access").addFilter(_RedactFeedTokens())
 console.quiet_startup()
+console.one_line_frames()
 logging.getLogger("valuation").setLevel(logging.INFO)
 if not logging.getLogger("valuation").handlers:
     _h = logging.StreamHandler()

@@ -9,9 +9,11 @@ X-Frame-Options DENY). Checked in Chromium for every page (tests/service/test_se
 `AllowedHosts` refuses, on every HTTP route and WebSocket, a request whose Host header is not one of
 the service's names (`service.hosts`, issue 24 item 13: DNS rebinding).
 
-`WebSocketGuard` stands in front of Streamlit's WebSocket (issue 45, item 10): a browser's `Origin` must be
-the request's own origin — scheme, name and port (`hosts.same_origin`; Streamlit's own check compares names
-only).
+`WebSocketGuard` stands in front of Streamlit's WebSocket (issue 45, items 10 and 11): a browser's `Origin`
+must be the request's own origin — scheme, name and port (`hosts.same_origin`; Streamlit's own check compares
+names only) — and a text frame (Streamlit speaks binary protobufs only) closes the connection with one log
+line, where Streamlit raised and uvicorn logged a traceback; a binary frame that is not a Streamlit message is
+made one line by `console.one_line_frames`.
 """
 from __future__ import annotations
 
@@ -124,7 +126,8 @@ def _client(scope: Scope) -> str:
 
 
 class WebSocketGuard:
-    """A WebSocket whose Origin is not the request's own origin is refused before its handshake (403)."""
+    """A WebSocket whose Origin is not the request's own origin is refused before its handshake (403); a text
+    frame closes the connection (1003) with one log line, and the app's later sends on it are dropped."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -140,7 +143,24 @@ class WebSocketGuard:
                         b", ".join(origins).decode("latin-1"))
             await send({"type": "websocket.close", "code": 1008})     # before accept: HTTP 403
             return
-        await self.app(scope, receive, send)
+        closed = False
+
+        async def guarded_receive() -> Message:
+            nonlocal closed
+            message = await receive()
+            if message["type"] == "websocket.receive" and message.get("text") is not None and not closed:
+                log.warning("WebSocket from %s: a text frame (this service speaks binary frames only); "
+                            "connection closed", _client(scope))
+                closed = True
+                await send({"type": "websocket.close", "code": 1003})
+                return {"type": "websocket.disconnect", "code": 1003}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if not closed:
+                await send(message)
+
+        await self.app(scope, guarded_receive, guarded_send)
 
 
 CALLBACK_PATH = "/oauth2callback"            # Streamlit's st.login callback (streamlit.web.server.starlette)

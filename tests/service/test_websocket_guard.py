@@ -1,10 +1,12 @@
-"""Issue 45, item 10 — the WebSocket's Origin is this very origin.
+"""Issue 45, items 10 and 11 — the WebSocket's Origin is this very origin, and a garbage frame is one log line.
 
 Reproduction (failed before the fix), against the real service:
 - item 10: Streamlit's Origin check compares host *names* only (and lets every loopback name through), so a
   page of `http://127.0.0.1:9999` — another program on the same machine — or of `https://127.0.0.1:PORT` had
   its WebSocket to the dashboard accepted. Now an Origin, when the browser sends one, must be exactly the
   request's own origin: its scheme (https behind the TLS proxy, from X-Forwarded-Proto), its host and port.
+- item 11: a frame that is not a Streamlit message (random bytes, a text frame), sent before any login, wrote a
+  full traceback to the log each time; now one line each, and the connection is closed.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import base64
 import os
 import shutil
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +65,28 @@ def test_the_websocket_origin_must_be_the_requests_own_origin(service: Any) -> N
     for host, origin, proto in refused:
         assert _handshake(port, host, origin, proto=proto) == 403, (host, origin, proto)
         UPLOADS.count("websocket_origin:refused", outcome="refused")
+
+
+def test_a_garbage_frame_before_login_is_one_log_line(service: Any) -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    garbage = [os.urandom(64), b"\xff" * 200, b"\x0a\x05hello\x12", "texto em vez de protobuf"]
+    mark = service.log.stat().st_size
+    for frame in garbage:
+        with connect(f"ws://127.0.0.1:{service.port}/_stcore/stream", subprotocols=["streamlit"],
+                     origin=f"http://127.0.0.1:{service.port}", open_timeout=30) as ws:
+            ws.send(frame)
+            with pytest.raises(ConnectionClosed) as closed:       # the service closes the connection
+                while True:
+                    ws.recv(timeout=30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == (1003 if isinstance(frame, str)
+                                                                                 else 1002)
+        UPLOADS.count("websocket_garbage", outcome="closed")
+    time.sleep(1.0)
+    with service.log.open("rb") as fh:
+        fh.seek(mark)
+        written = fh.read().decode("utf-8", "replace")
+    assert "Traceback" not in written, written[-3000:]
+    frames = [ln for ln in written.splitlines() if "WebSocket" in ln and "frame" in ln]
+    assert len(frames) == len(garbage), written[-3000:]
