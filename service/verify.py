@@ -10,7 +10,8 @@ the signature status (`valuation.authenticity.registry.Answer`; SECURITY.md says
 unknown and a malformed code get the same Portuguese page, status and database round trip. Each address
 is rate-limited (`valuation.authenticity.limiter`, like the login's throttle: a lookup is counted as a
 failure before it is made, and given back when its code is found), and the lookups it has in flight are
-bounded (issue 45, item 5). Every 429 says when to come back (`Retry-After`). Every value shown is
+bounded (issue 45, item 5), and so are the uploads, per address and in all — refused before a byte of the
+body is read (item 6). Every 429 says when to come back (`Retry-After`). Every value shown is
 HTML-escaped; the service's strict headers (service/middleware.py) apply, and the page has no script.
 """
 from __future__ import annotations
@@ -42,9 +43,11 @@ UNKNOWN = ("Código não encontrado. Confira o código impresso no rodapé do do
 LIMITED = "Muitas consultas deste endereço. Tente novamente a partir de {at} (horário de Brasília)."
 TOO_BIG = f"Arquivo grande demais: o limite é {MAX_UPLOAD // (1024 * 1024)} MB."
 NO_LENGTH = "Envie o arquivo pelo formulário desta página (tamanho do envio não informado)."
-BUSY = "Há consultas demais deste endereço em andamento. Tente de novo em alguns segundos."
+BUSY = ("Há consultas demais deste endereço em andamento, ou arquivos demais sendo conferidos agora. Tente de novo "
+        "em alguns segundos.")
 LIMITER = Limiter()
 LOOKUPS = Slots(limiter.LOOKUPS_IN_FLIGHT)
+UPLOADS = Slots(limiter.UPLOADS_IN_FLIGHT, limiter.UPLOADS_IN_ALL)
 _NO_CODE = "##########"              # looked up for a malformed code: the same round trip, never found
 
 
@@ -161,7 +164,12 @@ async def _verify_upload(request: Request, client: str | None) -> Response:
     if not LOOKUPS.take(client):
         return _busy()
     try:
-        return await _checked_upload(request, client)
+        if not UPLOADS.take(client):          # before a byte of the body is read
+            return _busy()
+        try:
+            return await _checked_upload(request, client)
+        finally:
+            UPLOADS.give(client)
     finally:
         LOOKUPS.give(client)
 

@@ -1,4 +1,4 @@
-"""Issue 45, item 5 — /verificar's limits hold when the requests arrive together (the real service).
+"""Issue 45, items 5 and 6 — /verificar's limits hold when the requests arrive together (the real service).
 
 Reproductions (each failed before the fix):
 - item 5: the limit was read before a lookup and counted after it, so 200 unknown codes sent together from one
@@ -7,12 +7,17 @@ Reproductions (each failed before the fix):
   (`Retry-After`; issue 43, item 12: it had none).
 - issue 43, item 12 (decided here): the hourly cap of 60 lookups counted codes a citizen found; codes found are
   not capped any more (SECURITY.md says why) — 70 lookups of a known code in a row are 70 answers.
+- item 6: 40 uploads of 25 MB sent together from one address took the service from 296 to 924 MB; an address
+  may now have `limiter.UPLOADS_IN_FLIGHT` uploads in flight and everyone together `limiter.UPLOADS_IN_ALL`,
+  and the next one is refused before its body is read (the test sends the headers and the first bytes only).
 """
 from __future__ import annotations
 
 import shutil
+import socket
 import threading
 import urllib.request
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +93,54 @@ def test_codes_found_are_not_capped_per_hour(service: Any) -> None:
     for status in answers:
         LIMITS.count("verificar:found_in_a_row", outcome=str(status))
     assert answers == [200] * 70, answers
+
+
+def _upload_head(port: int, address: str, size: int) -> tuple[socket.socket, bytes]:
+    """Open an upload of a `size`-byte file: its headers and the first 64 KiB are sent; returns the socket and the
+    rest of the body."""
+    boundary = uuid.uuid4().hex
+    pre = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"codigo\"\r\n\r\nZZZZZ-00000\r\n"
+           f"--{boundary}\r\nContent-Disposition: form-data; name=\"arquivo\"; filename=\"doc.pdf\"\r\n"
+           "Content-Type: application/pdf\r\n\r\n").encode()
+    body = pre + b"%PDF-1.7\n" + b"0" * size + f"\r\n--{boundary}--\r\n".encode()
+    head = (f"POST /verificar HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Forwarded-For: {address}\r\n"
+            f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n").encode()
+    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    s.sendall(head + body[:65536])
+    return s, body[65536:]
+
+
+def _status_within(s: socket.socket, seconds: float) -> int | None:
+    """The response's status if one comes within `seconds` (None: the service is reading the body)."""
+    s.settimeout(seconds)
+    try:
+        line = s.recv(4096).split(b"\r\n", 1)[0]
+    except TimeoutError:
+        return None
+    finally:
+        s.settimeout(60)
+    return int(line.split()[1]) if line else -1
+
+
+def test_uploads_in_flight_are_bounded_per_address_and_in_all(service: Any) -> None:
+    size = 3 * 1024 * 1024
+    mine = [_upload_head(service.port, "198.51.100.10", size) for _ in range(10)]
+    others = [_upload_head(service.port, f"198.51.100.{20 + i}", size) for i in range(10)]
+    try:
+        first = [_status_within(s, 3.0) for s, _ in mine]
+        then = [_status_within(s, 3.0) for s, _ in others]
+        held = [c for c, status in zip(mine + others, first + then) if status is None]
+        for status in first + then:
+            LIMITS.count("verificar:concurrent_uploads", outcome="held" if status is None else str(status))
+        FIGURES.record("/verificar: uploads sent together (10 from one address + 10 from ten), held / refused "
+                       "unread", f"{len(held)} / {20 - len(held)}")
+        assert first.count(None) == limiter.UPLOADS_IN_FLIGHT, first        # 2 from one address
+        assert len(held) == limiter.UPLOADS_IN_ALL, first + then            # 6 in all
+        assert all(status == 429 for status in first + then if status is not None), first + then
+        for s, rest in held:                                                # the held ones are answered
+            s.sendall(rest)
+            assert _status_within(s, 60) == 404                            # the code is unknown
+    finally:
+        for s, _ in mine + others:
+            s.close()

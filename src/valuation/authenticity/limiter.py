@@ -1,4 +1,4 @@
-"""/verificar's limits per client address (issue 27, section 1; issue 45, item 5), shaped like the
+"""/verificar's limits per client address (issue 27, section 1; issue 45, items 5 and 6), shaped like the
 login's throttle (`accounts.throttle`):
 
 - **Failures.** A code that is unknown or malformed is a *failure*; after `FAILURES.free` failures an
@@ -10,6 +10,10 @@ login's throttle (`accounts.throttle`):
   citizen or an office found, and refused them). A found code teaches nothing its paper does not already
   print, and finding codes is what the failure rule bounds; what lookups cost the service is bounded by
   how many an address has in flight (`Slots`: `LOOKUPS_IN_FLIGHT`) and by the reverse proxy's rate limit.
+- **Uploads in flight.** An upload holds up to 25 MB of the service's memory until it is answered: an
+  address may have `UPLOADS_IN_FLIGHT` in flight, everyone together `UPLOADS_IN_ALL` (40 uploads sent
+  together from one address took the service from 296 to 924 MB); the next is refused before its body is
+  read.
 
 Kept in the service's memory, not in the database: ephemeral security state, like the login throttle
 never restored from a backup; a restart forgets it (SECURITY.md gives the guessing figures). At most
@@ -29,6 +33,8 @@ FAILURES = Rule(free=5, base_s=2, cap_s=15 * 60)
 FORGET_AFTER = timedelta(hours=24)
 MAX_ADDRESSES = 20_000
 LOOKUPS_IN_FLIGHT = 4       # lookups (with or without a file) one address may have in flight
+UPLOADS_IN_FLIGHT = 2       # uploads one address may have in flight
+UPLOADS_IN_ALL = 6          # uploads every address together may have in flight (6 × 25 MB)
 BUSY_RETRY_S = 2            # what a refusal for what is in flight tells the client to wait (Retry-After)
 
 
