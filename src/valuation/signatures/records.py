@@ -21,7 +21,7 @@ from typing import Any
 
 from valuation.authenticity.codes import grouped, parse_code
 from valuation.core import clock
-from valuation.core.errors import ConflictError, InputError, NotFound, Problem
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
 from valuation.db.access import Principal, require
 from valuation.db.blobs import BlobStore
 from valuation.db.store import Store, Tx
@@ -32,6 +32,8 @@ from valuation.signatures.verify import FILE_REASONS, NOT_REGISTERED, SignatureC
 
 MAX_REASON = 2000
 NOT_FOUND = "Documento não encontrado: confira o código de verificação."
+NOT_A_SIGNER = ("Só quem deve assinar este documento pode enviar a versão assinada: envie-o a quem o assina, ou "
+                "confira se o código é o do documento que você assina.")
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,9 @@ def _outcomes(v: Verification, base_len: int) -> tuple[list[SignatureCheck], lis
 def record_signed_upload(store: Store, user: Principal, code: object, data: object, *, trust: Trust | None = None,
                          at: datetime | None = None) -> UploadResult:
     """Verify a signed PDF of the issued document `code` and record it (see the module); refusals are recorded
-    too and come back in the result with their pt-BR reasons (never raised), an unknown code is NotFound."""
+    too and come back in the result with their pt-BR reasons (never raised), an unknown code is NotFound. Only
+    a user who must sign the document may send it (issue 45, item 9: anyone with the permission added permanent
+    refused rows to any act and read its signers' CPFs back); anyone else is AccessDenied, nothing written."""
     require(user, "upload_signed_document")
     if not isinstance(data, bytes | bytearray | memoryview):
         raise InputError(Problem("arquivo", "Envie o PDF assinado."))
@@ -132,6 +136,8 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
     required = required_for(store, doc)
     if not required:
         raise ConflictError("Este documento não exige assinatura eletrônica.")
+    if not any(r.user_id == user.id for r in required):   # issue 45, item 9: nothing verified, nothing recorded
+        raise AccessDenied(NOT_A_SIGNER, user=user.username, action="upload_signed_document")
     moment = clock.aware(at) or clock.now_utc()
     trust = trust or load_trust(trust_dir(db_path=store.path))
     v, base_len, previous_upload = _verify(store, doc, payload, required, trust, moment)
