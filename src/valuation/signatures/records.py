@@ -99,11 +99,14 @@ def _previous(db: Store | Tx, document_id: int) -> tuple[int | None, str | None]
 
 def _verify(store: Store, doc: Mapping[str, Any], data: bytes, required: tuple[RequiredSigner, ...],
             trust: Trust, at: datetime) -> tuple[Verification, int, int | None]:
-    """The verification of `data`, the length of what it was verified against, and that upload's id."""
+    """The verification of `data`, the length of what it was verified against, and the id of the last valid
+    upload it was read against — also for a file that is not the registered document (issue 45, item 8: it
+    was None there, so once the act had a valid signature the write's check took the refusal for a conflict
+    with an upload made meanwhile, and nothing was recorded)."""
     size = int(doc["size"])
-    if len(data) < size or hashlib.sha256(data[:size]).hexdigest() != doc["sha256"]:
-        return Verification((NOT_REGISTERED,)), size, None
     previous_upload, previous_sha = _previous(store, int(doc["id"]))
+    if len(data) < size or hashlib.sha256(data[:size]).hexdigest() != doc["sha256"]:
+        return Verification((NOT_REGISTERED,)), size, previous_upload
     previous = None if previous_sha is None else BlobStore.for_database(store.path).read(previous_sha)
     verification = verify_signed(data, registered=data[:size], expected_cpfs={r.cpf for r in required if r.cpf},
                                  trust=trust, at=at, previous=previous, issued_at=clock.aware(doc["issued_at"]))
