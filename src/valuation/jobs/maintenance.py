@@ -23,11 +23,15 @@ def partial_copies(backup_dir: Path, db_path: str | Path, mirror: Path | None = 
 
 
 def verify_audit(store: Any) -> str:
-    from valuation.db.audit import chain_head, verify_chain
+    """The nightly verification: what `audit verify` proves (jobs/integrity.py) — the chain and the row seals,
+    every stored file, the derived tables."""
+    from valuation.jobs.integrity import verify_everything
 
-    ok, bad, message = verify_chain(store)
-    if not ok:
-        where = f" a partir do registro {bad}" if bad is not None else ""
-        raise JobFailed(f"A cadeia de auditoria não confere{where}: {message}")
-    head = chain_head(store)
-    return f"Cadeia de auditoria íntegra ({0 if head is None else int(head['id'])} registros)."
+    v = verify_everything(store)
+    if not v.chain_ok:
+        where = f" a partir do registro {v.first_bad_id}" if v.first_bad_id is not None else ""
+        raise JobFailed(f"A cadeia de auditoria não confere{where}: {v.chain_message}")
+    if not v.ok:
+        raise JobFailed(f"A verificação de auditoria falha: {v.message}")
+    return (f"Cadeia de auditoria íntegra ({0 if v.head is None else int(v.head['id'])} registros); "
+            f"{v.files.checked} arquivo(s) guardado(s) e {v.derived_rows} linha(s) derivada(s) conferidos.")
