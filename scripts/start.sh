@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 DB="${VALUATION_DB:-data/valuation.duckdb}"
 export VALUATION_DB="$DB"
+# The data folder and everything the service writes there (the database and its WAL, attached files,
+# backups, trust anchors) are the service's OS user's only, whatever the login's umask (SECURITY.md);
+# a database or data folder left readable by an earlier version is closed too.
+umask 077
+mkdir -p -m 700 "$(dirname "$DB")"
+chmod go-rwx "$(dirname "$DB")"
+for f in "$DB" "$DB.wal"; do if [ -e "$f" ]; then chmod go-rwx "$f"; fi; done
 # db init's JSON summary is for scripts (README "Command line"); a person reads one line when the
 # service is ready ("Painel em http://…; usuários de demonstração no README", service/console.py)
 if [ ! -f "$DB" ]; then

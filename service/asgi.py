@@ -1,7 +1,8 @@
 """The ASGI entry point (issue 13): `uvicorn service.asgi:app` (scripts/start.sh).
 
     app = st.App("app.py", lifespan=lifespan, routes=ROUTES,
-                 middleware=[SecurityHeaders, AllowedHosts, LoginCallbackOutcome], on_script_error=on_script_error)
+                 middleware=[SecurityHeaders, AllowedHosts, WebSocketGuard, LoginCallbackOutcome],
+                 on_script_error=on_script_error)
 
 The lifespan runs after Streamlit's runtime has started and before the first request:
 it opens the process's one Store (applying migrations) through `valuation.db.shared`,
@@ -30,7 +31,7 @@ from starlette.middleware import Middleware
 
 from service import alerts, chart_bundle, cli_bridge, console, state
 from service.hosts import allowed_hosts
-from service.middleware import AllowedHosts, LoginCallbackOutcome, SecurityHeaders
+from service.middleware import AllowedHosts, LoginCallbackOutcome, SecurityHeaders, WebSocketGuard
 from service.routes import ROUTES
 from ui.incidents import on_script_error
 
@@ -53,6 +54,7 @@ class _RedactFeedTokens(logging.Filter):
 
 logging.getLogger("uvicorn.access").addFilter(_RedactFeedTokens())
 console.quiet_startup()
+console.one_line_frames()
 logging.getLogger("valuation").setLevel(logging.INFO)
 if not logging.getLogger("valuation").handlers:
     _h = logging.StreamHandler()
@@ -79,14 +81,20 @@ def _register_cookie_bridge() -> None:
     Runtime.instance().bidi_component_registry.register_from_manifest(manifest, ASSETS.parent)
 
 
-def _clean_partial_copies(*folders: Path) -> None:
-    """Copies left by a backup or restore killed before this start (issue 24, item 15); /saude counts them."""
+def _clean_partial_copies(db_path: str, *folders: Path) -> None:
+    """Copies left by a backup or restore killed before this start (issue 24, item 15), in `folders` and in
+    every folder a backup of `db_path` noted (issue 45, item 13: a `db backup --to` elsewhere); /saude counts
+    them."""
     from valuation.db import leftovers
 
     for folder in folders:
         removed = leftovers.clean(folder)
         if removed:
             log.warning("removed %d partial copy(ies) left by killed backups or restores in %s", len(removed), folder)
+    removed = leftovers.clean_noted(db_path)
+    if removed:
+        log.warning("removed %d partial copy(ies) left by killed backups in the folders they wrote to: %s",
+                    len(removed), ", ".join(sorted({str(p.parent) for p in removed})))
 
 
 def _navigation_from_the_first_run() -> None:
@@ -113,13 +121,15 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from valuation.accounts.sessions import TicketBook
     from valuation.cli.service_link import remove_link, write_link
     from valuation.db.audit import DEMO_LOAD, completed_load
+    from valuation.db.safe_files import private_files
     from valuation.db.shared import close_shared, open_shared
     from valuation.jobs.settings import JobSettings
 
+    private_files()         # the database, its WAL, files, backups: the service's OS user's only (issue 45, item 14)
     st_config.set_option("server.allowedHosts", list(allowed_hosts(os.environ)))   # its WebSocket check too
     db_path = ui_settings.db_path()
     settings = JobSettings.from_env(db_path)
-    _clean_partial_copies(settings.backup_dir, Path(db_path).resolve().parent,
+    _clean_partial_copies(db_path, settings.backup_dir, Path(db_path).resolve().parent,
                           *(() if settings.mirror is None else (settings.mirror,)))
     store = await to_thread.run_sync(lambda: open_shared(db_path))   # migrations applied here
     _register_cookie_bridge()
@@ -151,5 +161,6 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
 
 
 app = st.App(str(ROOT / "app.py"), lifespan=lifespan, routes=ROUTES,
-             middleware=[Middleware(SecurityHeaders), Middleware(AllowedHosts), Middleware(LoginCallbackOutcome)],
+             middleware=[Middleware(SecurityHeaders), Middleware(AllowedHosts), Middleware(WebSocketGuard),
+                         Middleware(LoginCallbackOutcome)],
              on_script_error=on_script_error)

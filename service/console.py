@@ -42,6 +42,31 @@ def one_line_per_request() -> int:
     return len(logger.handlers)
 
 
+WEBSOCKET_LOGGER = "streamlit.web.server.starlette.starlette_websocket"
+_NOT_A_MESSAGE = "Error deserializing back message"
+
+
+class _OneLineFrames(logging.Filter):
+    """Streamlit logs a WebSocket frame that is not one of its messages with the parser's whole traceback (issue
+    45, item 11: 30 of them in a hostile run, before any login); one line says the same."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith(_NOT_A_MESSAGE) and record.exc_info:
+            error = record.exc_info[1]
+            record.msg = "WebSocket: a binary frame that is not a Streamlit message (%s); connection closed"
+            record.args = (type(error).__name__ if error is not None else "?",)
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def one_line_frames() -> None:
+    """Make Streamlit's line for a frame that is not one of its messages one line, without its traceback."""
+    logger = logging.getLogger(WEBSOCKET_LOGGER)
+    if not any(isinstance(f, _OneLineFrames) for f in logger.filters):
+        logger.addFilter(_OneLineFrames())
+
+
 def ready_line(host: str, port: int, *, demo: bool) -> str:
     """The one line a person reads when the service is ready."""
     shown = f"[{host}]" if ":" in host else host

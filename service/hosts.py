@@ -12,6 +12,10 @@ to the server), and it must not reach the app, the cookie routes or the CLI brid
 
 Ports are ignored, names compared case-insensitively without a trailing dot, as Streamlit's own
 `server.allowedHosts` (set to the same list at start-up) does for its WebSocket.
+
+`same_origin` is the one definition of "this request's own origin" that the cookie routes and the WebSocket
+compare a browser's `Origin` with (issue 45, item 10: Streamlit's WebSocket check compared names only, so
+`http://127.0.0.1:9999` and `https://127.0.0.1:PORT` were let in): scheme, name and port, all three.
 """
 from __future__ import annotations
 
@@ -54,3 +58,29 @@ def hostname(host: str | None) -> str | None:
 def host_allowed(host: str | None, allowed: Iterable[str]) -> bool:
     name = hostname(host)
     return name is not None and name in set(allowed)
+
+
+_ORIGIN = re.compile(r"(?P<scheme>https?)://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(?P<port>[0-9]{1,5}))?",
+                     re.I)
+_DEFAULT_PORT = {"http": 80, "https": 443}
+
+
+def _port(text: str | None, scheme: str) -> int | None:
+    port = _DEFAULT_PORT[scheme] if text is None else int(text)
+    return port if 0 < port < 65536 else None
+
+
+def same_origin(origin: str | None, host: str | None, scheme: str) -> bool:
+    """Whether the `Origin` header `origin` is exactly the origin of a request for the Host header `host` made
+    over `scheme` (the ASGI scope's: http/ws, or https/wss — behind the TLS proxy, from X-Forwarded-Proto):
+    the same scheme, name and port (a missing port is the scheme's default). Anything else — another port or
+    scheme, `null`, a path, user info — is another origin."""
+    m = _ORIGIN.fullmatch(origin or "")
+    h = _HOST.fullmatch(host or "")
+    if m is None or h is None:
+        return False
+    expected = "https" if scheme in ("https", "wss") else "http"
+    given = m["scheme"].lower()
+    if given != expected or _name(m["host"]) != hostname(host):
+        return False
+    return _port(m["port"], given) == _port(h["port"], expected) is not None

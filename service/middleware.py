@@ -8,17 +8,26 @@ X-Frame-Options DENY). Checked in Chromium for every page (tests/service/test_se
 
 `AllowedHosts` refuses, on every HTTP route and WebSocket, a request whose Host header is not one of
 the service's names (`service.hosts`, issue 24 item 13: DNS rebinding).
+
+`WebSocketGuard` stands in front of Streamlit's WebSocket (issue 45, items 10 and 11): a browser's `Origin`
+must be the request's own origin — scheme, name and port (`hosts.same_origin`; Streamlit's own check compares
+names only) — and a text frame (Streamlit speaks binary protobufs only) closes the connection with one log
+line, where Streamlit raised and uvicorn logged a traceback; a binary frame that is not a Streamlit message is
+made one line by `console.one_line_frames`.
 """
 from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service import front_end_base
-from service.hosts import allowed_hosts, host_allowed
+from service.hosts import allowed_hosts, host_allowed, same_origin
+
+log = logging.getLogger("valuation.service")
 
 
 def _inline_script_hashes() -> str:
@@ -104,6 +113,54 @@ class AllowedHosts:
                                 (b"content-length", str(len(HOST_REFUSED)).encode()),
                                 (b"cache-control", b"no-store")]})
         await send({"type": "http.response.body", "body": HOST_REFUSED})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    values = [v for k, v in scope.get("headers", []) if k == name]
+    return values[0].decode("latin-1") if len(values) == 1 else None
+
+
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+class WebSocketGuard:
+    """A WebSocket whose Origin is not the request's own origin is refused before its handshake (403); a text
+    frame closes the connection (1003) with one log line, and the app's later sends on it are dropped."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        origins = [v for k, v in scope.get("headers", []) if k == b"origin"]
+        if origins and (len(origins) > 1 or not same_origin(origins[0].decode("latin-1"), _header(scope, b"host"),
+                                                             str(scope.get("scheme", "ws")))):
+            log.warning("WebSocket refused from %s: Origin %.120r is not this service's origin", _client(scope),
+                        b", ".join(origins).decode("latin-1"))
+            await send({"type": "websocket.close", "code": 1008})     # before accept: HTTP 403
+            return
+        closed = False
+
+        async def guarded_receive() -> Message:
+            nonlocal closed
+            message = await receive()
+            if message["type"] == "websocket.receive" and message.get("text") is not None and not closed:
+                log.warning("WebSocket from %s: a text frame (this service speaks binary frames only); "
+                            "connection closed", _client(scope))
+                closed = True
+                await send({"type": "websocket.close", "code": 1003})
+                return {"type": "websocket.disconnect", "code": 1003}
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if not closed:
+                await send(message)
+
+        await self.app(scope, guarded_receive, guarded_send)
 
 
 CALLBACK_PATH = "/oauth2callback"            # Streamlit's st.login callback (streamlit.web.server.starlette)

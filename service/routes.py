@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from service import chart_bundle, front_end_base, state
-from service.hosts import allowed_hosts, host_allowed
+from service.hosts import allowed_hosts, host_allowed, same_origin
 from service.verify import verify_page
 from valuation.accounts import sessions
 from valuation.core import clock
@@ -62,7 +62,7 @@ def _same_origin(request: Request) -> bool:
     host = request.headers.get("host", "")
     if not host_allowed(host, allowed_hosts(os.environ)):
         return False
-    return origin in (f"http://{host}", f"https://{host}")
+    return same_origin(origin, host, request.url.scheme)
 
 
 def _no_store(response: Response) -> Response:

@@ -8,7 +8,10 @@
 It answers only the kind of document, its NUP, the issue date, the issuing office, the sha256, the CRC and
 the signature status (`valuation.authenticity.registry.Answer`; SECURITY.md says why nothing more). An
 unknown and a malformed code get the same Portuguese page, status and database round trip. Each address
-is rate-limited (`valuation.authenticity.limiter`, like the login's throttle). Every value shown is
+is rate-limited (`valuation.authenticity.limiter`, like the login's throttle: a lookup is counted as a
+failure before it is made, and given back when its code is found), and the lookups it has in flight are
+bounded (issue 45, item 5), and so are the uploads, per address and in all — refused before a byte of the
+body is read (item 6). Every 429 says when to come back (`Retry-After`). Every value shown is
 HTML-escaped; the service's strict headers (service/middleware.py) apply, and the page has no script.
 """
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import html
+import math
 from datetime import datetime
 from typing import Any
 
@@ -26,9 +30,9 @@ from starlette.responses import HTMLResponse, Response
 
 from service import state
 from valuation.attachments.kinds import MAX_FILE_BYTES
-from valuation.authenticity import registry
+from valuation.authenticity import limiter, registry
 from valuation.authenticity.codes import grouped, parse_code
-from valuation.authenticity.limiter import Limiter
+from valuation.authenticity.limiter import Limiter, Slots
 from valuation.core import clock
 from valuation.core.money import format_date_br
 from valuation.signatures import records as signature_records
@@ -39,7 +43,11 @@ UNKNOWN = ("Código não encontrado. Confira o código impresso no rodapé do do
 LIMITED = "Muitas consultas deste endereço. Tente novamente a partir de {at} (horário de Brasília)."
 TOO_BIG = f"Arquivo grande demais: o limite é {MAX_UPLOAD // (1024 * 1024)} MB."
 NO_LENGTH = "Envie o arquivo pelo formulário desta página (tamanho do envio não informado)."
+BUSY = ("Há consultas demais deste endereço em andamento, ou arquivos demais sendo conferidos agora. Tente de novo "
+        "em alguns segundos.")
 LIMITER = Limiter()
+LOOKUPS = Slots(limiter.LOOKUPS_IN_FLIGHT)
+UPLOADS = Slots(limiter.UPLOADS_IN_FLIGHT, limiter.UPLOADS_IN_ALL)
 _NO_CODE = "##########"              # looked up for a malformed code: the same round trip, never found
 
 
@@ -75,9 +83,17 @@ def _answer_html(answer: registry.Answer) -> str:
     return f"<p>Este código corresponde a um documento emitido por este sistema.</p><table>{cells}</table>"
 
 
-def _limited(until: datetime) -> Response:
+def _limited(until: datetime, now: datetime) -> Response:
     at = clock.brasilia(until)
-    return _page(f"<p class=\"aviso\">{html.escape(LIMITED.format(at=f'{at:%d/%m/%Y %H:%M:%S}'))}</p>", 429)
+    response = _page(f"<p class=\"aviso\">{html.escape(LIMITED.format(at=f'{at:%d/%m/%Y %H:%M:%S}'))}</p>", 429)
+    response.headers["Retry-After"] = str(max(1, math.ceil((until - now).total_seconds())))
+    return response
+
+
+def _busy() -> Response:
+    response = _page(f"<p class=\"aviso\">{html.escape(BUSY)}</p>", 429)
+    response.headers["Retry-After"] = str(limiter.BUSY_RETRY_S)
+    return response
 
 
 async def _lookup(typed: str) -> registry.Answer | None:
@@ -108,12 +124,20 @@ async def verify_page(request: Request) -> Response:
     if typed is None:
         return _page("<p>Informe o código de verificação impresso no rodapé do documento, ou leia o QR.</p>"
                      + _forms(""))
-    now = clock.now_utc()
-    until = LIMITER.admit(client, now)
-    if until is not None:
-        return _limited(until)
-    answer = await _lookup(typed[:64])
-    LIMITER.count(client, now, failed=answer is None)
+    if not LOOKUPS.take(client):
+        return _busy()
+    try:
+        now = clock.now_utc()
+        ticket = LIMITER.reserve(client, now)
+        if isinstance(ticket, datetime):
+            return _limited(ticket, now)
+        answer = None
+        try:
+            answer = await _lookup(typed[:64])
+        finally:
+            LIMITER.settle(ticket, failed=answer is None)
+    finally:
+        LOOKUPS.give(client)
     if answer is None:
         return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed[:64]), 404)
     return _page(_answer_html(answer) + _forms(grouped(answer.code)))
@@ -137,16 +161,34 @@ async def _read_upload(request: Request) -> tuple[str, bytes] | str:
 
 
 async def _verify_upload(request: Request, client: str | None) -> Response:
+    if not LOOKUPS.take(client):
+        return _busy()
+    try:
+        if not UPLOADS.take(client):          # before a byte of the body is read
+            return _busy()
+        try:
+            return await _checked_upload(request, client)
+        finally:
+            UPLOADS.give(client)
+    finally:
+        LOOKUPS.give(client)
+
+
+async def _checked_upload(request: Request, client: str | None) -> Response:
     now = clock.now_utc()
-    until = LIMITER.admit(client, now)
-    if until is not None:
-        return _limited(until)
-    read = await _read_upload(request)
-    if isinstance(read, str):
-        return _page(f"<p class=\"aviso\">{html.escape(read)}</p>" + _forms(""), 413 if read == TOO_BIG else 400)
-    typed, data = read
-    answer = await _lookup(typed)
-    LIMITER.count(client, now, failed=answer is None)
+    ticket = LIMITER.reserve(client, now)
+    if isinstance(ticket, datetime):
+        return _limited(ticket, now)
+    answer, looked_up = None, False
+    try:
+        read = await _read_upload(request)
+        if isinstance(read, str):                          # no code was looked up: nothing counted
+            return _page(f"<p class=\"aviso\">{html.escape(read)}</p>" + _forms(""), 413 if read == TOO_BIG else 400)
+        typed, data = read
+        looked_up = True
+        answer = await _lookup(typed)
+    finally:
+        LIMITER.settle(ticket, failed=looked_up and answer is None)
     if answer is None:
         return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed), 404)
     digest = hashlib.sha256(data).hexdigest()

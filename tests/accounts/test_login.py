@@ -138,7 +138,8 @@ def test_logins_are_audited_without_the_hash(small_world):
     _fail(s, "com.navy", free, NOW)
     with pytest.raises(AuthenticationFailed):
         authenticate(s, "nobody", "x", now=NOW)
-    log = s.fetch("SELECT actor, action, entity, entity_id, after_json FROM audit_log ORDER BY id")
+    log = s.fetch("SELECT actor, action, entity, entity_id, after_json FROM audit_log WHERE action <> 'rows_sealed' "
+                  "ORDER BY id")      # the fixture's rows are sealed by the first write (an attempt's reservation)
     # one row for the first refusal of each address's burst, one when a delay starts (issue 24, item 9)
     assert [r["action"] for r in log] == ["login", "login_failed", "login_throttle", "login_failed"]
     assert log[0]["actor"] == "dpc.silva" and log[0]["entity_id"] == str(small_world.ids["dpc.silva"])

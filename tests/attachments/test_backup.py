@@ -89,7 +89,7 @@ def test_audit_verify_checks_every_referenced_file(small_world, capsys):
     w.store.close()
     rc, doc, _ = verify(w.path, capsys)
     assert rc == 0 and doc["ok"] and doc["files"] == {"ok": True, "checked": 4, "missing": [], "altered": [],
-                                                      "message": "Arquivos anexados íntegros: 4 conferido(s)."}
+                                                      "message": "Arquivos guardados íntegros: 4 conferido(s)."}
     with Store(w.path) as s:
         row = s.fetch_one("SELECT sha256, thumb_sha256 FROM attachments WHERE id = ?", [ids["photo"]])
     root = files_root(w.path)

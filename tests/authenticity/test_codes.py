@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -60,37 +61,62 @@ def test_a_stamp_leads_to_the_public_route_with_its_code() -> None:
     assert stamp.qr_payload == "https://painel.exemplo/verificar?codigo=ABCDE-12345"
 
 
+def _lookup(lim: Limiter, address: str, at: Any, *, found: bool) -> Any:
+    """One lookup through the limiter: None when it was made, else the moment the address may try again."""
+    ticket = lim.reserve(address, at)
+    if not isinstance(ticket, limiter.Ticket):
+        return ticket
+    lim.settle(ticket, failed=not found)
+    return None
+
+
 def test_unknown_codes_slow_an_address_down_like_the_login() -> None:
     lim = Limiter()
     at = T0
     for _ in range(limiter.FAILURES.free - 1):
-        assert lim.admit("10.0.0.1", at) is None
-        lim.count("10.0.0.1", at, failed=True)
-    assert lim.admit("10.0.0.1", at) is None
-    lim.count("10.0.0.1", at, failed=True)                  # the 5th failure: 2 s
-    assert lim.admit("10.0.0.1", at + timedelta(seconds=1)) == at + timedelta(seconds=2)
-    assert lim.admit("10.0.0.2", at) is None                # another address is not slowed
-    assert lim.admit("10.0.0.1", at + timedelta(seconds=2)) is None
-    lim.count("10.0.0.1", at + timedelta(seconds=2), failed=True)
-    assert lim.admit("10.0.0.1", at + timedelta(seconds=3)) == at + timedelta(seconds=6)
+        assert _lookup(lim, "10.0.0.1", at, found=False) is None
+    assert _lookup(lim, "10.0.0.1", at, found=False) is None           # the 5th failure: 2 s
+    assert _lookup(lim, "10.0.0.1", at + timedelta(seconds=1), found=True) == at + timedelta(seconds=2)
+    assert _lookup(lim, "10.0.0.2", at, found=False) is None           # another address is not slowed
+    assert _lookup(lim, "10.0.0.1", at + timedelta(seconds=2), found=False) is None
+    assert _lookup(lim, "10.0.0.1", at + timedelta(seconds=3), found=False) == at + timedelta(seconds=6)
     later = at + limiter.FORGET_AFTER + timedelta(seconds=10)
-    assert lim.admit("10.0.0.1", later) is None             # forgotten a day after the last failure
+    assert _lookup(lim, "10.0.0.1", later, found=False) is None        # forgotten a day after the last failure
 
 
-def test_known_codes_too_are_bounded_per_hour() -> None:
+def test_codes_found_are_never_capped_and_give_their_count_back() -> None:
+    """Issue 43, item 12 (decided in issue 45): the cap of 60 lookups an hour counted the codes a citizen found
+    and refused the 61st; a found code teaches nothing its paper does not print, so only failures are limited."""
     lim = Limiter()
-    for i in range(limiter.LOOKUPS_PER_HOUR):
-        at = T0 + timedelta(seconds=i)
-        assert lim.admit("10.0.0.9", at) is None
-        lim.count("10.0.0.9", at, failed=False)
-    refused = lim.admit("10.0.0.9", T0 + timedelta(minutes=5))
-    assert refused == T0 + timedelta(hours=1)
-    assert lim.admit("10.0.0.9", T0 + timedelta(hours=1, seconds=1)) is None
+    for i in range(200):
+        assert _lookup(lim, "10.0.0.9", T0 + timedelta(seconds=i), found=True) is None
+    for _ in range(limiter.FAILURES.free - 1):                          # found codes left no failure behind
+        assert _lookup(lim, "10.0.0.9", T0 + timedelta(minutes=5), found=False) is None
+    assert _lookup(lim, "10.0.0.9", T0 + timedelta(minutes=5), found=True) is None
+
+
+def test_a_lookup_is_counted_before_it_is_made() -> None:
+    """Issue 45, item 5: lookups in flight together are each judged with the others counted."""
+    lim = Limiter()
+    tickets = [lim.reserve("10.0.0.5", T0) for _ in range(50)]
+    made = [t for t in tickets if isinstance(t, limiter.Ticket)]
+    assert len(made) == limiter.FAILURES.free and all(t == T0 + timedelta(seconds=2) for t in tickets[5:])
+    for t in made[:4]:
+        lim.settle(t, failed=False)                     # four of them were found: one failure is left
+    assert isinstance(lim.reserve("10.0.0.5", T0), limiter.Ticket)
+
+
+def test_slots_bound_what_is_in_flight_per_address_and_in_all() -> None:
+    slots = limiter.Slots(2, 3)
+    assert [slots.take("a"), slots.take("a"), slots.take("a")] == [True, True, False]
+    assert [slots.take("b"), slots.take("c")] == [True, False]              # three in all
+    slots.give("a")
+    assert slots.take("c") and not slots.take("d") and slots.held() == 3
 
 
 def test_the_limiter_remembers_a_bounded_number_of_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(limiter, "MAX_ADDRESSES", 3)
     lim = Limiter()
     for n in range(10):
-        lim.count(f"10.0.1.{n}", T0, failed=True)
+        lim.reserve(f"10.0.1.{n}", T0)
     assert len(lim._seen) == 3                              # noqa: SLF001 - the bound itself

@@ -86,7 +86,7 @@ def test_the_restored_files_do_not_share_inodes_with_the_backup(small_world: Any
     assert not [n for n in restored if restored[n][:2] == kept[n][:2]]
     for p in (tmp_path / "r" / "files").rglob("*"):                        # explicit modes, whatever the umask
         mode = os.stat(p).st_mode & 0o777
-        assert mode == (0o750 if p.is_dir() else 0o640), (p, oct(mode))
+        assert mode == (0o700 if p.is_dir() else 0o600), (p, oct(mode))
     with Store(tmp_path / "r" / "one.duckdb") as s:
         sha = s.scalar("SELECT sha256 FROM attachments WHERE id = ?", [aid])
     _flip_one_byte_in_place(tmp_path / "r" / "files" / sha[:2] / sha[2:4] / sha)

@@ -27,6 +27,7 @@ from tests.support import attachments as F
 from tests.support.service import CLI_ENV, running_service
 from valuation.attachments import records
 from valuation.cli.main import main
+from valuation.db import leftovers
 
 pytest.register_assert_rewrite("tests.support.fuzz_report")
 from tests.support.fuzz_report import KILLS  # noqa: E402
@@ -89,6 +90,22 @@ def test_a_killed_backup_leaves_a_copy_that_the_next_backup_removes(db: Path, tm
     assert sorted(p.name for p in folder.iterdir()) == ["2026-01-02"]
 
 
+def test_a_killed_backup_to_any_folder_is_removed_by_the_next_backup_wherever_it_goes(db: Path, tmp_path: Path,
+                                                                                       capsys) -> None:
+    """Issue 45, item 13 — reproduction (failed before the fix): the next backup cleaned only its own folder, so
+    a killed `db backup --to /elsewhere/X` left `.X.partial-PID` there for ever. The folder is noted in the
+    database's journal before the backup writes; the next backup, into another folder, removes the copy."""
+    elsewhere = tmp_path / "pendrive" / "valuation"
+    partial = _kill_when("backup", [str(db), str(elsewhere / "2026-01-01")], elsewhere / ".2026-01-01.partial")
+    assert partial.is_dir()
+    assert leftovers.noted(db) == [elsewhere.resolve()]
+    assert cli(capsys, "db", "backup", "--db", str(db), "--to", str(tmp_path / "backups" / "2026-01-02")) == 0
+    assert not partial.exists() and list(elsewhere.iterdir()) == []
+    assert leftovers.noted(db) == [(tmp_path / "backups").resolve()]     # a clean folder is forgotten next time
+    journal = leftovers.journal_path(db)
+    assert journal.stat().st_mode & 0o777 == 0o600
+
+
 def test_a_killed_restore_leaves_a_file_that_the_next_restore_removes(db: Path, tmp_path: Path, capsys) -> None:
     assert cli(capsys, "db", "backup", "--db", str(db), "--to", str(tmp_path / "b")) == 0
     target = tmp_path / "r"
@@ -115,23 +132,27 @@ def test_a_live_runs_copy_is_never_removed(db: Path, tmp_path: Path, capsys) -> 
 def test_the_service_removes_them_at_start_and_saude_counts_them(db: Path, tmp_path: Path, capsys) -> None:
     backups = tmp_path / "backups"
     backups.mkdir()
-    killed = _kill_when("backup", [str(db), str(backups / "2026-01-01")], backups / ".2026-01-01.partial")
     assert cli(capsys, "db", "backup", "--db", str(db), "--to", str(tmp_path / "b")) == 0
+    killed = _kill_when("backup", [str(db), str(backups / "2026-01-01")], backups / ".2026-01-01.partial")
     served = tmp_path / "served"
     served.mkdir()
     shutil.copyfile(db, served / "service.duckdb")
     shutil.copytree(db.parent / "files", served / "files")
     restoring = _kill_when("restore", [str(tmp_path / "b"), str(served / "lost.duckdb")],
                            served / ".lost.duckdb.restoring")
+    elsewhere = tmp_path / "elsewhere"      # issue 45, item 13: a `--to` neither the backup folder nor the database's
+    away = _kill_when("backup", [str(served / "service.duckdb"), str(elsewhere / "2026-01-04")],
+                      elsewhere / ".2026-01-04.partial")
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
     running = backups / f".2026-01-03.partial-{sleeper.pid}"
     running.mkdir()
     try:
-        assert killed.exists() and restoring.exists()
+        assert killed.exists() and restoring.exists() and away.exists()
         with running_service(served / "service.duckdb", env={"VALUATION_BACKUP_DIR": str(backups)}) as svc:
             health = json.loads(urllib.request.urlopen(svc.base + "/saude", timeout=60).read())
             assert not killed.exists() and not restoring.exists() and running.exists()
+            assert not away.exists()                                   # even after a restart
     finally:
         sleeper.kill()
         sleeper.wait()
-    assert health["partial_copies"] == {"removed": 2, "stale": 0, "running": 1}, health
+    assert health["partial_copies"] == {"removed": 3, "stale": 0, "running": 1}, health

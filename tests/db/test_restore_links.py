@@ -141,4 +141,4 @@ def test_a_plain_restore_writes_regular_files_with_explicit_modes(folder: Path, 
     for p in files_root(tmp_path / "r" / "restored.duckdb").rglob("*"):
         st = os.lstat(p)
         assert stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)
-        assert stat.S_IMODE(st.st_mode) == (0o750 if stat.S_ISDIR(st.st_mode) else 0o640)
+        assert stat.S_IMODE(st.st_mode) == (0o700 if stat.S_ISDIR(st.st_mode) else 0o600)

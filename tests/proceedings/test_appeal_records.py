@@ -148,6 +148,10 @@ def test_bad_input_names_the_field_and_writes_nothing(small_world: Any) -> None:
     with pytest.raises(InputError) as refused:
         _decision(small_world, notified_on=date(2026, 9, 1))
     assert [p.path for p in refused.value.problems] == ["notified_on"]
+    _units(small_world)             # issue 45, item 7: an act of 1899 cannot carry a NUP — a field error
+    with pytest.raises(InputError) as refused:
+        _decision(small_world, decided_on=date(1899, 12, 30), notified_on=date(1899, 12, 31))
+    assert [p.path for p in refused.value.problems] == ["decided_on"] and "1900" in refused.value.problems[0].message
     decision = _decision(small_world)
     with pytest.raises(InputError) as refused:
         _appeal(small_world, decision, date(2026, 10, 8), suspensive=True, suspensive_reason="  ")

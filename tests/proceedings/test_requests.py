@@ -268,3 +268,26 @@ def test_information_asked_of_the_party_runs_against_the_party(small_world: Any)
                                                               "day": date(2026, 11, 20)})
     assert [r for r in requests.authority_deadlines(small_world.store, dpc, as_of=AS_OF, owed_by=periods.PARTY)
             if r["rule"] == "process_information"] == []   # the first information provided meets both asked
+
+
+@pytest.mark.parametrize("matter, requester", [("remoção", True), ("reclamação", False)])
+def test_a_request_dated_before_1900_is_a_field_error(small_world: Any, matter: str, requester: bool) -> None:
+    """Issue 45, item 7 — a request filed on 31/12/1899 at an office with a protocol unit raised
+    `ValueError: not a NUP's year` ("Algo deu errado"); a NUP's year is 1900 or later (Portaria
+    Interministerial MJSP/ME nº 11/2019), so the date is refused by its field and nothing is written."""
+    from valuation.process import numbers
+
+    dpc = small_world.principal("dpc")
+    numbers.set_protocol_unit(small_world.store, dpc, "CPRJ", "12345")
+    before = small_world.store.scalar("SELECT count(*) FROM audit_log")
+    data = {"wreck_code": "NAU-1890-02", "filed_on": date(1899, 12, 31), "matter": matter,
+            "organisation_id": small_world.ids["org_b"]}
+    if requester:
+        data["requester_id"] = small_world.ids["owner1"]
+    with pytest.raises(InputError) as refused:
+        requests.file_request(small_world.store, dpc, data)
+    problem = refused.value.problems[0]
+    assert problem.path == "filed_on" and "1900" in problem.message, refused.value.problems
+    assert problem.message.startswith(requests.LABELS["filed_on"])
+    assert small_world.store.scalar("SELECT count(*) FROM audit_log") == before          # nothing written
+    assert requests.file_request(small_world.store, dpc, {**data, "filed_on": date(1900, 1, 2)}) > 0

@@ -889,3 +889,30 @@ def test_a_generated_sheet_layout_never_escapes_the_cell_bound(folder: str, stem
     finally:
         limits.MAX_CELLS = saved
     FUZZ.count("xlsx_declared_parts", outcome="refused")
+
+
+# -- issue 45, item 12: control and separator characters in every single-line field of the store's forms ----------
+LINE_BREAKERS = ("\r\n", "\n", "\u2028", "\u2029", "\x00", "\x1b", "\u200b", "\u202e", "\x85")
+
+
+@pytest.mark.parametrize("name", sorted(GOOD_FORMS))
+def test_a_line_breaker_in_any_text_field_of_a_form_is_refused_by_that_field(small_world: Any, name: str) -> None:
+    """Every text field of the seeded store forms (names, codes, addresses, e-mails, choices, dates typed as
+    text; a password is a secret, not a text): the seed with CR/LF, U+2028/U+2029, NUL, ESC, a zero-width
+    space, a right-to-left override or NEL inside one field is refused naming that field, nothing written."""
+    fn = next(f for key, f in FORM_FUNCTIONS.items() if key.split(".")[-1] == name)
+    world = small_world
+    seed = GOOD_FORMS[name][0]
+    user = _acting_user(world, lambda u: fn(world.store, u, {}))
+    before = snapshot(world.store)
+    for field, value in seed.items():
+        if not isinstance(value, str) or len(value) < 2 or field == "password":   # a secret, never shown: any
+            continue                                                                # character it holds is its own
+        for ch in LINE_BREAKERS:
+            data = {**seed, field: value[:1] + ch + value[1:]}
+            with pytest.raises(InputError) as refused:
+                fn(world.store, user, data)
+            assert field in {p.path for p in refused.value.problems}, (field, repr(ch), refused.value.problems)
+            assert_clear(refused.value)
+            FUZZ.count(f"single_line:{name}", outcome="refused")
+    assert snapshot(world.store) == before

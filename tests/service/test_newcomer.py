@@ -1,9 +1,11 @@
 """A newcomer's first minutes (issue 23 item 17): README's start command, then its command lines.
 
 - `bash scripts/start.sh` (README "Two commands"), run as written on a copy of the full demo in a temporary
-  folder: what the terminal shows (stdout and stderr, as a person sees them) ends its start-up with one
-  human line — "Painel em http://127.0.0.1:PORT; usuários de demonstração no README" — and no JSON; one
-  HTTP request is one log line (uvicorn's handler and Streamlit's console handler both wrote each one).
+  folder (left 0755 with the database 0644, as an earlier start.sh made them: afterwards both, and every file
+  the service writes there, are its owner's only — issue 45, item 14): what the terminal shows (stdout and
+  stderr, as a person sees them) ends its start-up with one human line — "Painel em http://127.0.0.1:PORT;
+  usuários de demonstração no README" — and no JSON; one HTTP request is one log line (uvicorn's handler and
+  Streamlit's console handler both wrote each one).
 - Every `python -m valuation …` line of README is written `.venv/bin/python -m valuation …` (start.sh makes
   that .venv; a bare `python` is not it), and each one's `--help` form runs with that interpreter; the
   lines that only create and read a new database run exactly as written.
@@ -107,15 +109,19 @@ def _lines_when(out: Path, pred, timeout: float = 30) -> list[str]:
 def test_start_command_ends_with_one_human_line_and_logs_each_request_once(full_demo_db: Path,
                                                                           tmp_path: Path) -> None:
     data = tmp_path / "data"
-    data.mkdir()
+    data.mkdir(mode=0o755)
     db = data / "valuation.duckdb"
     shutil.copy(full_demo_db, db)
+    os.chmod(data, 0o755)
+    os.chmod(db, 0o644)             # issue 45, item 14: what an earlier start.sh left, world-readable
     port = _free_port()
     out = tmp_path / "terminal.txt"
     proc = _start(db, port, out)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(base, proc, 240, lambda: "start.sh did not serve: " + out.read_text()[-3000:])
+        opened = {p.name: oct(p.stat().st_mode & 0o777) for p in (data, *data.iterdir()) if p.stat().st_mode & 0o077}
+        assert not opened, f"start.sh left the data folder or its files open to others: {opened}"
         startup = [ln for ln in out.read_text(encoding="utf-8").splitlines() if not REQUEST_LINE.search(ln)]
         probe = uuid.uuid4().hex
         with urllib.request.urlopen(f"{base}/saude?sonda={probe}", timeout=30) as r:

@@ -10,6 +10,7 @@ controller (`workeroutput`), which adds them up and prints one summary.
     MATRIX.count("inventory", outcome="refused") # a call as explorer A with explorer B's ids
     TAMPER.count("backup:planted:wrecks", outcome="refused")   # a backup folder or a stored file tampered with
     LOGINS.count("distributed:owner", outcome="in")  # a login attempt of the throttle campaign
+    LIMITS.count("login:concurrent_wrong", outcome="throttled")   # one of attempts sent together
     FIGURES.record("owner at home, in", "33/33")   # a measured figure, printed as it is
 """
 from __future__ import annotations
@@ -40,6 +41,7 @@ TAMPER = _Tally()     # issue 24: backup folders tampered with (planted rows, li
                       # stored data edited behind the application's back, audit text read, inodes compared
 LOGINS = _Tally()     # login attempts of the throttle campaign (distributed lock-out, floods)
 UPLOADS = _Tally()    # uploads and requests of the cost campaign (photo budgets, Host headers, active content)
+LIMITS = _Tally()     # issue 45: attempts sent together against a throttle or a limit (login, /verificar, uploads)
 
 
 class _Figures:
@@ -98,6 +100,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any)
     _report(terminalreporter, TAMPER, "tampering", "tampered backups, stored edits and audit-text reads checked")
     _report(terminalreporter, LOGINS, "login campaign", "login attempts")
     _report(terminalreporter, UPLOADS, "cost campaign", "uploads and requests")
+    _report(terminalreporter, LIMITS, "concurrency campaign", "attempts sent together against throttles and limits")
     if FIGURES.values:
         terminalreporter.write_sep("-", "campaign figures")
         for name, value in FIGURES.values.items():

@@ -2,8 +2,9 @@
 
 `prepare(world)` adds a survey contract C-0 of organisation C on wreck w1 (C located the wreck
 that A explores under A-1, so C's survey costs are deducted in A-1's statement; B is the
-surveyor of its own B-1) and writes the decisions in force straight into `item_valuation` —
-what the commission store keeps in step — all published. It also registers the Principal
+surveyor of its own B-1) and writes the decisions in force as the commission store records them
+(`decided`: a round, its decisions and `item_valuation` following them — issue 45, item 2: a statement
+pays only an `item_valuation` its sealed decisions give) — all published. It also registers the Principal
 "explorer_c" (organisation C; no login). `ready_a1(world)` records A-1's terms and C-0's cost
 sheet; `issued_a1(world)` goes on to issue A-1's first statement.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
+from valuation.commission import comparables
 from valuation.db.access import Principal
 from valuation.db.store import Store
 from valuation.partition import statements, terms
@@ -19,6 +21,7 @@ from valuation.partition import survey_sheets as S
 
 D = Decimal
 AS_OF = date(2026, 3, 2)
+T0 = datetime(2026, 2, 20, 12, 0)       # when the fixture's rounds were decided and published
 T1 = datetime(2026, 3, 10, 14, 0)
 T2 = datetime(2026, 4, 2, 9, 30)
 
@@ -52,21 +55,48 @@ def prepare(w) -> None:
             [ids["org_c"], ids["w1"]])
         tx.execute("UPDATE contracts SET surveyor_organisation_id = ? WHERE code = 'A-1'", [ids["org_c"]])
         tx.execute("UPDATE contracts SET surveyor_organisation_id = ? WHERE code = 'B-1'", [ids["org_b"]])
-        for n, (code, (contract, hist, value, sig, keep)) in enumerate(DECISIONS.items(), start=1):
-            tx.execute("INSERT INTO item_valuation VALUES (?, ?, ?, 1, ?, ?, ?, ?, true)",
-                       [ids[code], ids[contract], n, hist, value, sig, keep])
+        for contract in ("A-1", "B-1"):
+            decided(tx, ids[contract], [(ids[code], hist, value, sig, keep) for code, (c, hist, value, sig, keep)
+                                        in DECISIONS.items() if c == contract])
 
     w.store.write("fixture", fill)
     w.principals["explorer_c"] = Principal(id=990, username="exp.gama", full_name="Gama", role="explorer",
                                            organisation_id=ids["org_c"], commission_body=None)
 
 
+def decided(tx, contract_id: int, rows: list[tuple[int, bool, Decimal, int | None, bool]], *,
+            published: bool = True) -> int:
+    """Decisions in force for items of one contract — (item id, historical, value, significance, must keep) — as
+    the commission store records them: a new round of the contract (published, or decided), one decision per
+    item superseding the one in force, `item_valuation` following them and, once published, the comparables.
+    Returns the round's id."""
+    number = int(tx.scalar("SELECT coalesce(max(number), 0) + 1 FROM assessment_rounds WHERE contract_id = ?",
+                           [contract_id]))
+    round_id = int(tx.scalar(
+        "INSERT INTO assessment_rounds (contract_id, number, status, method, quorum, spread_threshold, opened_by, "
+        "decided_by, decided_at, published_at) VALUES (?, ?, ?, 'median', 4, 0.5, 'fixture', 'fixture', ?, ?) "
+        "RETURNING id", [contract_id, number, "publicada" if published else "decidida", T0, T0 if published else None]))
+    for item_id, hist, value, sig, keep in rows:
+        before = tx.scalar("SELECT decision_id FROM item_valuation WHERE item_id = ?", [item_id])
+        decision = int(tx.scalar(
+            "INSERT INTO decisions (round_id, item_id, historical, value_brl, significance, must_keep, basis, "
+            "supersedes, decided_by, decided_at) VALUES (?, ?, ?, ?, ?, ?, 'Lei 7.542/1986 art. 20 §3', ?, "
+            "'fixture', ?) RETURNING id", [round_id, item_id, hist, value, sig, keep, before, T0]))
+        tx.execute("DELETE FROM item_valuation WHERE item_id = ?", [item_id])
+        tx.execute("INSERT INTO item_valuation VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [item_id, contract_id, decision, round_id, hist, value, sig, keep, published])
+    if published:
+        comparables.record_published(tx, round_id)      # as `rounds.publish_round` does
+    return round_id
+
+
 def decide(store: Store, code: str, value: Decimal, *, published: bool = True) -> None:
-    """A new decision in force for one item, as the commission store records it (a new decision id)."""
+    """A new decision in force for one item, as the commission store records it (a new round and decision)."""
     def run(tx):
-        tx.execute("UPDATE item_valuation SET value_brl = ?, published = ?, "
-                   "decision_id = (SELECT max(decision_id) + 1 FROM item_valuation) "
-                   "WHERE item_id = (SELECT id FROM items WHERE item_code = ?)", [value, published, code])
+        iv = tx.fetch_one("SELECT iv.item_id, iv.contract_id, iv.historical, iv.significance, iv.must_keep "
+                          "FROM item_valuation iv JOIN items i ON i.id = iv.item_id WHERE i.item_code = ?", [code])
+        decided(tx, int(iv["contract_id"]), [(int(iv["item_id"]), iv["historical"], value, iv["significance"],
+                                              iv["must_keep"])], published=published)
     store.write("commission", run)
 
 

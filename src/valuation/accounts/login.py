@@ -7,7 +7,10 @@ username and a wrong password get the same message and cost the same work — on
 (against a dummy hash when there is no user) and one write transaction — so neither the answer nor
 its time tells whether a username exists. A throttled attempt gets the same message too, but is
 refused before any hashing (the throttle's keys do not depend on whether the user exists, so this
-tells nothing either); at most `passwords.MAX_CONCURRENT_HASHES` argon2 checks run at once. Logins
+tells nothing either); at most `passwords.MAX_CONCURRENT_HASHES` argon2 checks run at once. An attempt
+is judged and counted as a failure in one write before its password is checked (`throttle.reserve`),
+so attempts sent together cannot all pass the verdict before any is counted (issue 45, item 4); the
+right password gives the count back. Logins
 are audited one row each, refusals one row per burst from an address (`throttle.burst`); hashes
 never are. Instants are aware UTC (`valuation.core.clock`): a naive `now` is refused.
 Who may do what once logged in is decided in db.access.
@@ -125,23 +128,37 @@ def authenticate(store: Store, username: str, password: str, *, now: datetime, c
     plain = password if isinstance(password, str) and len(password) <= MAX_PASSWORD_CHARS else ""
     pairs = throttle.keys(uname, client)
     row = store.fetch_one(f"SELECT {_USER_COLUMNS} FROM users WHERE username = ?", [uname]) if uname else None
-    verdict = throttle.admit(store, pairs, at)
+    held = _reserve(store, uname, client, pairs, at, row)
+    verdict = held.verdict
     if verdict.refused:
-        _refuse(store, uname, client, pairs, at, row, outcome="throttled", verdict=verdict)
         raise LoginThrottled(str(verdict.scope), verdict.until or at)
     try:
         right = verify_password(row["password_hash"] if row is not None else dummy_hash(), plain)
     except HashingBusy:
-        _refuse(store, uname, client, pairs, at, row, outcome="busy", verdict=verdict)
+        _refuse(store, uname, client, pairs, at, row, outcome="busy", held=held)
         raise LoginBusy() from None
     if right and row is not None:
         if not row["active"]:
-            _refuse(store, uname, client, pairs, at, row, outcome="inactive", verdict=verdict)
+            _refuse(store, uname, client, pairs, at, row, outcome="inactive", held=held)
             raise AccountInactive()
-        _succeed(store, uname, client, pairs, at, plain, row)
+        _succeed(store, uname, client, pairs, at, plain, row, held)
         return principal_from_row(row)
-    _refuse(store, uname, client, pairs, at, row, outcome="failed", verdict=verdict)
+    _refuse(store, uname, client, pairs, at, row, outcome="failed", held=held)
     raise AuthenticationFailed()
+
+
+def _reserve(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime,
+             row: dict[str, Any] | None) -> throttle.Reservation:
+    """One write: the throttle's verdict and, for an attempt to be checked, its failure counted first
+    (`throttle.reserve`); a refused attempt is counted and audited as a refusal in the same write."""
+
+    def run(tx: Tx, audited: bool = True) -> throttle.Reservation:
+        held = throttle.reserve(tx, pairs, at)
+        if held.verdict.refused:
+            _refusal(tx, uname, client, pairs, at, row, "throttled", held, audited)
+        return held
+
+    return write_audited(store, uname or "anônimo", run)
 
 
 def _burst_summaries(tx: Tx, ended: list[dict[str, Any]]) -> None:
@@ -150,13 +167,14 @@ def _burst_summaries(tx: Tx, ended: list[dict[str, Any]]) -> None:
 
 
 def _succeed(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime, plain: str,
-             row: dict[str, Any]) -> None:
+             row: dict[str, Any], held: throttle.Reservation) -> None:
     try:
         rehash = hash_password(plain) if needs_rehash(row["password_hash"]) else None
     except HashingBusy:
         rehash = None                        # re-hashed at a later login
 
     def run(tx: Tx, audited: bool = True) -> None:
+        throttle.refund(tx, held)            # counted before the check: it was no failure
         throttle.succeed(tx, pairs, at)
         ended = [s for s in (throttle.close_burst(tx, client),) if s is not None] + throttle.sweep(tx, at)
         if rehash is not None and audited:
@@ -168,50 +186,58 @@ def _succeed(store: Store, uname: str, client: str | None, pairs: list[tuple[str
     write_audited(store, uname, run)
 
 
-_COUNTED_ON = {"failed": frozenset(throttle.COUNTED), "throttled": frozenset({"client"}), "busy": frozenset(),
-               "inactive": frozenset()}
 _ACTIONS = {"failed": "login_failed", "throttled": "login_throttled", "busy": "login_busy",
             "inactive": "login_inactive"}
 
 
 def _refuse(store: Store, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime,
-            row: dict[str, Any] | None, *, outcome: str, verdict: throttle.Verdict) -> None:
-    """One transaction for every refusal: count it, and audit it when it starts a burst from its
-    address (the rest of the burst is one summary row, `throttle.burst`); a delay is audited when
-    it starts. A right password for a deactivated account is audited each time."""
-    entity_id = None if row is None else row["id"]
-    actor = uname or "anônimo"
+            row: dict[str, Any] | None, *, outcome: str, held: throttle.Reservation) -> None:
+    """The write of a checked attempt's refusal (`_refusal`): a wrong password keeps the failure counted
+    before its check; every argon2 slot busy and a deactivated account give it back."""
 
     def run(tx: Tx, audited: bool = True) -> None:
-        started = throttle.count(tx, pairs, at, scopes=_COUNTED_ON[outcome], verdict=verdict)
-        first, ended = (True, None) if outcome == "inactive" else \
-            throttle.burst(tx, client, uname, at, checked=outcome == "failed")
-        swept = throttle.sweep(tx, at)
-        if not audited:
-            return
-        _burst_summaries(tx, [s for s in (ended, *swept) if s is not None])
-        if first:
-            tx.audit(_ACTIONS[outcome], "user", entity_id, None,
-                     {"username": uname, "client": throttle.client_key(client)})
-        for event in started:
-            tx.audit("login_throttle", "login_throttle", event["key"], None,
-                     {"scope": event["scope"], "failures": event["failures"], "blocked_until": event["until"]})
+        if outcome != "failed":
+            throttle.refund(tx, held)
+        _refusal(tx, uname, client, pairs, at, row, outcome, held, audited)
 
-    write_audited(store, actor, run)
+    write_audited(store, uname or "anônimo", run)
 
 
-def write_audited(store: Store, actor: str, run: Any) -> None:
-    """`run(tx)` in one write; when the audit chain refuses every write (its seal does not verify:
-    `db.audit.AuditSealError`, the admin is alerted), `run(tx, audited=False)` instead — the
+def _refusal(tx: Tx, uname: str, client: str | None, pairs: list[tuple[str, str]], at: datetime,
+             row: dict[str, Any] | None, outcome: str, held: throttle.Reservation, audited: bool) -> None:
+    """A refusal's books: an attempt refused unchecked counts on its address (`client`); the refusal is
+    audited when it starts a burst from its address (the rest of the burst is one summary row,
+    `throttle.burst`); a delay a failure started is audited (once, when it starts). A right password for a
+    deactivated account is audited each time."""
+    if outcome == "throttled":
+        throttle.count(tx, pairs, at, scopes=frozenset({"client"}), verdict=held.verdict)
+    started = held.started if outcome == "failed" else []
+    first, ended = (True, None) if outcome == "inactive" else \
+        throttle.burst(tx, client, uname, at, checked=outcome == "failed")
+    swept = throttle.sweep(tx, at)
+    if not audited:
+        return
+    _burst_summaries(tx, [s for s in (ended, *swept) if s is not None])
+    if first:
+        tx.audit(_ACTIONS[outcome], "user", None if row is None else row["id"], None,
+                 {"username": uname, "client": throttle.client_key(client)})
+    for event in started:
+        tx.audit("login_throttle", "login_throttle", event["key"], None,
+                 {"scope": event["scope"], "failures": event["failures"], "blocked_until": event["until"]})
+
+
+def write_audited(store: Store, actor: str, run: Any) -> Any:
+    """`run(tx)` in one write (its result); when the audit chain refuses every write (its seal does not
+    verify: `db.audit.AuditSealError`, the admin is alerted), `run(tx, audited=False)` instead — the
     throttle keeps counting and the admin can still log in to see the alert, while nothing
     audited is written and the anchor is never extended."""
     from valuation.db.audit import AuditSealError
 
     try:
-        store.write(actor, run)
+        return store.write(actor, run)
     except AuditSealError:
         log.error("audit seal does not verify: login activity of %r kept out of the audit log", actor)
-        store.write(actor, lambda tx: run(tx, audited=False))
+        return store.write(actor, lambda tx: run(tx, audited=False))
 
 
 def session_expired(last_seen: datetime, now: datetime) -> bool:

@@ -18,7 +18,11 @@ more than the account; "device cookies" → the places the owner logged in from)
     still guesses at most once per turn.
 
 A failure counts on the three keys; an attempt refused unchecked counts on the `client` key only
-(it hurts nobody but its sender). Counts are forgotten `FORGET_AFTER` after the last failure; a
+(it hurts nobody but its sender). An attempt is counted *before* its password is checked, in the same
+write as the verdict on it (`reserve`; issue 45, item 4: the verdict was read before hashing and the
+failure counted after, so 60 attempts in flight together were all checked where 5 are allowed); an
+attempt that turns out not to be a failure — the right password, every argon2 slot busy — gives its
+count back (`refund`). Counts are forgotten `FORGET_AFTER` after the last failure; a
 success clears the `pair` key and records the address as `known` (the `account` key keeps
 counting the others' failures: the owner does not need it cleared to get in, and a login of the
 owner no longer hands the attackers a fresh budget). A username is a key whether or not it
@@ -35,7 +39,7 @@ each doubling. The throttles in force are listed on the Usuários page (`active_
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -187,6 +191,49 @@ def count(tx: Any, pairs: list[tuple[str, str]], at: datetime, *, scopes: frozen
     if verdict is not None and verdict.turn_given is not None:
         _put(tx, "turn", pairs[0][1], 0, at, verdict.turn_given)
     return started
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """An attempt counted as a failure before its check (`reserve`): what its keys held before, to give the
+    count back (`refund`), and the delays its count started (audited only if it is a failure)."""
+
+    verdict: Verdict
+    before: dict[tuple[str, str], tuple[int, datetime, datetime | None] | None] = field(default_factory=dict)
+    started: list[dict[str, Any]] = field(default_factory=list)
+
+
+def reserve(tx: Any, pairs: list[tuple[str, str]], at: datetime) -> Reservation:
+    """The verdict on an attempt and, when it is to be checked, its failure counted on every key — in one
+    write, so that attempts in flight together are each judged with the others counted (issue 45, item 4).
+    A refused verdict counts nothing here (the caller counts the refusal on the `client` key)."""
+    verdict = admit(tx, pairs, at)
+    if verdict.refused:
+        return Reservation(verdict)
+    found = _rows(tx, pairs)
+    before = {pair: None if (row := found.get(pair)) is None else
+              (int(row["failures"]), row["last_failure_at"], row["blocked_until"]) for pair in pairs}
+    started = count(tx, pairs, at, scopes=frozenset(COUNTED), verdict=verdict)
+    return Reservation(verdict, before, started)
+
+
+def refund(tx: Any, reservation: Reservation) -> None:
+    """Give back the failure `reserve` counted for an attempt that was not one: a key nobody counted on since
+    gets exactly what it held before; one others counted on meanwhile loses this one failure only."""
+    found = _rows(tx, list(reservation.before))
+    for (scope, key), prior in reservation.before.items():
+        row = found.get((scope, key))
+        if row is None:
+            continue                                       # forgotten or cleared meanwhile
+        failures = int(row["failures"])
+        if prior is not None and failures == prior[0] + 1:
+            _put(tx, scope, key, prior[0], prior[1], prior[2])
+        elif failures <= 1:
+            tx.execute("DELETE FROM login_throttle WHERE scope = ? AND key = ?", [scope, key])
+        else:                                              # a delay stays only while its failures call for one
+            until = row["blocked_until"] if delay(scope, failures - 1) is not None else None
+            tx.execute("UPDATE login_throttle SET failures = ?, blocked_until = ? WHERE scope = ? AND key = ?",
+                       [failures - 1, until, scope, key])
 
 
 def succeed(tx: Any, pairs: list[tuple[str, str]], at: datetime) -> None:

@@ -210,26 +210,27 @@ def cmd_add_user(args: argparse.Namespace) -> int:
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
-    from valuation.db.audit import chain_head, verify_chain
-    from valuation.db.backup_files import verify_files
     from valuation.db.shared import using
+    from valuation.jobs.integrity import verify_everything
 
     with using(args.db, read_only=True) as store:   # the service's own Store when it runs the command
         if not store.has_table("audit_log"):
             raise StoreError(f"{args.db} is not a valuation database (no audit_log)")
-        with store.snapshot() as snap:          # the head of the chain just verified, not of a later write
-            ok, bad, message = verify_chain(snap)
-            head = chain_head(snap)
-        files = verify_files(store)     # issue 16: every referenced attached file exists and matches
-    _print_json({"ok": ok and files.ok, "first_bad_id": bad, "message": message,
+        v = verify_everything(store)            # the chain, every stored file, the derived tables (issue 45)
+    files, head = v.files, v.head
+    _print_json({"ok": v.ok, "first_bad_id": v.first_bad_id, "message": v.chain_message,
                  "head": None if head is None else {"id": int(head["id"]), "hash": head["hash"]},
                  "files": {"ok": files.ok, "checked": files.checked, "missing": list(files.missing),
-                           "altered": list(files.altered), "message": files.message}})
-    if not ok:
-        print(f"audit log: chain broken at row {bad}" if bad is not None else f"audit log: {message}", file=sys.stderr)
+                           "altered": list(files.altered), "message": files.message},
+                 "derived": {"ok": v.derived_ok, "rows": v.derived_rows, "message": v.derived_message}})
+    if not v.chain_ok:
+        print(f"audit log: chain broken at row {v.first_bad_id}" if v.first_bad_id is not None
+              else f"audit log: {v.chain_message}", file=sys.stderr)
     if not files.ok:
-        print(f"attached files: {len(files.missing)} missing, {len(files.altered)} altered", file=sys.stderr)
-    return 0 if ok and files.ok else 1
+        print(f"stored files: {len(files.missing)} missing, {len(files.altered)} altered", file=sys.stderr)
+    if not v.derived_ok:
+        print(f"derived tables: {v.derived_message}", file=sys.stderr)
+    return 0 if v.ok else 1
 
 
 def cmd_audit_seal(args: argparse.Namespace) -> int:

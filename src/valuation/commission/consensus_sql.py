@@ -485,6 +485,24 @@ def update_consensus(tx: Tx, round_id: int, item_ids: Sequence[int] | None = Non
     return expected if item_ids is None else written
 
 
+def recomputed_sql(db: Any, round_id: int) -> tuple[str, list[Any]]:
+    """(SELECT, parameters) computing every stored consensus row of a round — round_id, item_id, the stored
+    columns, rev — exactly as a whole-round recompute would write them now, from its pivot (or, for a round with
+    more members than slots, from assessment_current); nothing written. `commission.derived` compares them with
+    round_consensus (issue 45, item 2). `computed_at` is the epoch: when a row was computed is not re-derived."""
+    rnd = db.fetch_one("SELECT id, method, quorum, spread_threshold, president_id FROM assessment_rounds "
+                       "WHERE id = ?", [round_id])
+    if rnd is None:
+        raise NotFound(f"Rodada de avaliação {round_id} não encontrada.", what="assessment_round", key=round_id)
+    rows = db.fetch("SELECT member_id, slot FROM round_members WHERE round_id = ? ORDER BY member_id", [round_id])
+    members = [int(r["member_id"]) for r in rows]
+    epoch = datetime(1970, 1, 1)
+    if all(r["slot"] is not None for r in rows) and len(rows) <= min(SLOTS, MAX_PIVOT_MEMBERS):
+        return pivot_select(rnd["method"], f"consensus_pivot p WHERE p.round_id = {int(round_id)}"), \
+            _decide_params(rnd, epoch)
+    return consensus_select(rnd["method"], members=members), _params(rnd, epoch)
+
+
 def compute_round_consensus(store: Store, round_id: int, item_ids: Sequence[int] | None = None, *,
                             actor: str = "sistema", force: bool = False) -> int:
     """Recompute and store the consensus of a round (all items, or only `item_ids`) in one

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import pyarrow as pa
 
+from valuation.commission import derived
 from valuation.commission.rounds import METHOD_LABELS, fetch_round, reads_published_only, register, status_conflict
 from valuation.commission.sheet import MAX_VALUE_BRL
 from valuation.core.errors import InputError, NotFound, Problem
@@ -82,6 +83,7 @@ def record_decisions(store: Store, user: Principal, round_id: int,
         now = store.now()
         before = int(tx.scalar("SELECT coalesce(max(id), 0) FROM decisions"))
         if explicit is None:
+            derived.require_round_proven(tx, round_id)   # issue 45, item 2: the consensus adopted is the entries'
             _adopt_consensus(tx, rnd, user, now)
         else:
             _insert_explicit(tx, rnd, user, now, explicit)

@@ -14,12 +14,14 @@ from decimal import Decimal
 __all__ = ["score_code", "score_code_sql", "stored_code", "vote_code", "vote_code_sql"]
 
 
-def vote_code_sql(t: str, president_id: int | None) -> str:
+def vote_code_sql(t: str, president_id: int | str | None) -> str:
     """assessment_current.vote_code of the row alias `t`: 1 historical, 1 << 12 not
     historical, 1 << 24 must keep, and for the round's president 1 << 36 / 2 << 36 (voted
-    historical / not) — the tie-break vote (rule 3)."""
-    pres = "" if president_id is None else (
-        f" + CASE WHEN {t}.member_id = {int(president_id)} THEN CASE WHEN {t}.historical THEN {1 << 36} "
+    historical / not) — the tie-break vote (rule 3). `president_id`: the round's president (an id, or
+    an SQL column naming it per row — `commission.derived` re-derives every round's codes at once)."""
+    who = president_id if isinstance(president_id, str) else None if president_id is None else int(president_id)
+    pres = "" if who is None else (
+        f" + CASE WHEN {t}.member_id = {who} THEN CASE WHEN {t}.historical THEN {1 << 36} "
         f"WHEN NOT {t}.historical THEN {2 << 36} ELSE 0 END ELSE 0 END")
     return (f"(CASE WHEN {t}.historical THEN 1 WHEN NOT {t}.historical THEN {1 << 12} ELSE 0 END"
             f" + CASE WHEN {t}.must_keep THEN {1 << 24} ELSE 0 END{pres})")

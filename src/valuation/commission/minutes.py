@@ -34,6 +34,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.authenticity import registry
+from valuation.commission import derived
 from valuation.commission.agreement_queries import agreement
 from valuation.commission.rounds import Round, get_round
 from valuation.core import clock, law
@@ -162,8 +163,10 @@ def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]
 
 
 def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated_at: datetime | None = None) -> bytes:
-    """The minutes of a closed round as PDF bytes (see the module docstring)."""
+    """The minutes of a closed round as PDF bytes (see the module docstring). The consensus they print is the one
+    its entries give (issue 45, item 2: `derived.require_round_proven`), else StoreError and nothing issued."""
     data = minutes_data(store, user, round_id)
+    derived.require_round_proven(store, round_id)
     rnd: Round = data["round"]
     stamp = registry.new_stamp(registry.record_nup(store, "assessment_rounds", round_id))
     report = PdfReport(

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from valuation.commission import comparables
+from valuation.commission import comparables, derived
 from valuation.commission.consensus_sql import insert_consensus, update_consensus
 from valuation.commission.panel import (
     BODY_FULL,
@@ -417,6 +417,7 @@ def publish_round(store: Store, user: Principal, round_id: int) -> Round:
     def run(tx: Tx) -> None:
         row = fetch_round(tx, round_id)
         status_conflict(row, ("decidida",), "publicar a rodada")
+        derived.require_proven(tx, "item_valuation", int(row["contract_id"]))   # issue 45, item 2: what it publishes
         tx.execute("UPDATE assessment_rounds SET status = 'publicada', published_by = ?, published_at = ? "
                    "WHERE id = ?", [user.username, store.now(), round_id])
         done = tx.execute("UPDATE item_valuation SET published = TRUE WHERE round_id = ? AND NOT published",

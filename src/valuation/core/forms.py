@@ -7,12 +7,19 @@ label), and `done()` raises `InputError` with all of them, before anything is
 written. Empty strings count as missing. Unknown keys are problems too, so a
 misspelt field is never silently dropped.
 
+A single-line field (`Form.text`: one of at most `SINGLE_LINE_MAX` characters, or `multiline=False`)
+refuses every control, format and line/paragraph separator character (issue 45, item 12: CR/LF and U+2028
+in an owner's name): such a value breaks every line-oriented place it reaches — a CSV row, a log line, an
+e-mail header, an iCalendar line. A longer field is a text (a description, notes: a text area) and keeps
+its line breaks.
+
 Widgets give floats for numbers: positions and depths accept them (through
 their shortest repr); money never does (use `money.as_decimal`).
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -41,12 +48,26 @@ def _fmt_number(d: Decimal | int) -> str:
 # 5 000-digit string raises, Decimal('1E+999999') is costly to convert).
 MAX_DIGITS = 24
 MAX_QUOTED = 60
+# A text field of at most this many characters is one line (names 200, addresses 300, codes, phones, e-mails);
+# a longer one is a text that may hold line breaks (descriptions 500–2 000, notes 1 000–4 000).
+SINGLE_LINE_MAX = 300
+# Unicode categories no single line holds: controls (CR, LF, TAB, NUL, ESC, NEL…), format characters
+# (zero-width, direction marks and overrides, soft hyphen, BOM) and the line and paragraph separators.
+_NOT_IN_A_LINE = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
 def excerpt(value: object) -> str:
     """The value as quoted in a message: at most MAX_QUOTED characters."""
     text = str(value)
     return text if len(text) <= MAX_QUOTED else text[:MAX_QUOTED] + "…"
+
+
+def not_in_a_line(text: str) -> tuple[int, str] | None:
+    """(position from 1, the character) of the first character a single line may not hold, or None."""
+    for at, ch in enumerate(text, 1):
+        if unicodedata.category(ch) in _NOT_IN_A_LINE:
+            return at, ch
+    return None
 
 
 class Form:
@@ -86,7 +107,10 @@ class Form:
 
     # -- converters --------------------------------------------------------------
     def text(self, key: str, label: str, *, required: bool = True, max_len: int = 200,
-             pattern: str | None = None, pattern_msg: str = "formato inválido.") -> str | None:
+             pattern: str | None = None, pattern_msg: str = "formato inválido.",
+             multiline: bool | None = None) -> str | None:
+        """The field's text, stripped; `multiline` None: a text when `max_len` > SINGLE_LINE_MAX, else one line
+        (module docstring)."""
         if not self.has(key):
             self._missing(key, label, required)
             return None
@@ -97,6 +121,12 @@ class Form:
         v = v.strip()
         if len(v) > max_len:
             self.fail(key, f"{label}: no máximo {max_len} caracteres.")
+            return None
+        found = None if (max_len > SINGLE_LINE_MAX if multiline is None else multiline) else not_in_a_line(v)
+        if found is not None:
+            at, ch = found
+            self.fail(key, f"{label}: um campo de uma só linha não aceita quebra de linha, tabulação nem caractere "
+                           f"de controle ou invisível (U+{ord(ch):04X} na posição {at}).")
             return None
         if pattern is not None and not re.fullmatch(pattern, v):
             self.fail(key, f"{label}: {pattern_msg}")

@@ -175,7 +175,8 @@ def backup(store: Store, dest: str | Path, *, actor: str = "cli") -> dict[str, A
     throttles are never copied; the manifest's vouch covers every other table (db/backup_vouch.py).
     """
     dest = Path(dest)
-    staging = _staging_for(dest)
+    leftovers.clean_noted(store.path)       # killed backups' copies wherever they were written (issue 45, item 13)
+    staging = _staging_for(dest, store.path)
     cur = store.cursor()
     try:
         cur.execute("BEGIN TRANSACTION")   # one snapshot for the files, the digests and the head
@@ -218,6 +219,7 @@ def backup(store: Store, dest: str | Path, *, actor: str = "cli") -> dict[str, A
             if p.is_file():
                 os.chmod(p, 0o600)
         (staging / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        os.chmod(staging / MANIFEST, 0o600)
         if dest.exists():
             dest.rmdir()   # empty (checked above)
         staging.rename(dest)
@@ -231,14 +233,17 @@ def backup(store: Store, dest: str | Path, *, actor: str = "cli") -> dict[str, A
     return manifest
 
 
-def _staging_for(dest: Path) -> Path:
+def _staging_for(dest: Path, db_path: str) -> Path:
     """The new, empty staging folder beside `dest` (checked to be a new or empty folder whose parent
-    can be created); a folder that cannot be created is a refusal naming --to (issue 24, item 17)."""
+    can be created), its folder noted in the database's journal first (`leftovers.note`: a kill leaves the
+    copy where the next backup and the service look); a folder that cannot be created is a refusal naming
+    --to (issue 24, item 17)."""
     try:
         if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
             raise ConflictError(f"{dest} already exists and is not an empty directory; choose a new --to directory")
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         leftovers.clean(dest.parent)        # copies left by killed runs (issue 24, item 15)
+        leftovers.note(db_path, dest.parent)
         staging = dest.parent / f".{dest.name}.partial-{os.getpid()}"
         _remove_tree(staging)
         staging.mkdir(mode=0o700)

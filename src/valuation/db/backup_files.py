@@ -1,9 +1,17 @@
-"""The attached files in backups, restores and `audit verify` (issue 16 §6).
+"""The stored files in backups, restores and `audit verify` (issue 16 §6; issue 45, item 1).
 
-Backup: the digests referenced by `attachments` (stored file, display copy, thumbnail of every
-version) are read inside the backup's snapshot transaction (`referenced_digests`); after it the
-files are copied — each one checked against its name — into `<backup>/files/ab/cd/<sha256>`,
-and the manifest gets `attachment_files`: their count, total bytes and the sorted digests.
+Every file of the content-addressed store (db/blobs.py) is referenced by a column of some table:
+`STORED_FILES` lists them all — an attachment's stored file, display copy and thumbnail, and the signed
+revisions of issued documents that were accepted (`document_signatures.file_sha256` of a valid upload). The
+signed PDFs were in no backup, not restored and not checked (issue 45, item 1: a restore could not serve the
+latest signed version, nor accept the next signature); one list now drives the three. A column that holds a
+sha256 but names no stored file says why in `NOT_STORED`; tests/db/test_stored_files.py fails on a column of
+the schema in neither, and on any value of any table that is the name of a stored file outside the list.
+
+Backup: the digests referenced by `STORED_FILES` are read inside the backup's snapshot transaction
+(`referenced_digests`); after it the files are copied — each one checked against its name — into
+`<backup>/files/ab/cd/<sha256>`, and the manifest gets `attachment_files` (the name kept for the backups
+written before: every stored file): their count, total bytes and the sorted digests.
 Files are immutable and never deleted, so copying after the snapshot is consistent.
 
 Restore (`restore_files`): every listed file must be in the backup and match its digest, the
@@ -11,7 +19,8 @@ backup holds no other file, and the restored tables reference no digest the list
 the files are copied into the new database's files folder (a file already there with the
 right content is kept). Any problem refuses the restore.
 
-`verify_files(store)`: every file referenced by the database exists and matches its digest.
+`verify_files(store)`: every file referenced by the database exists and matches its digest; a problem names
+the file, the table and the row that reference it.
 """
 from __future__ import annotations
 
@@ -27,22 +36,68 @@ from valuation.db import safe_files
 from valuation.db.blobs import FILES_DIR, BlobStore, blob_path, files_root
 
 MANIFEST_KEY = "attachment_files"
-_DIGEST_SQL = """
-SELECT DISTINCT d FROM (
-    SELECT sha256 AS d FROM attachments UNION ALL SELECT preview_sha256 FROM attachments
-    UNION ALL SELECT thumb_sha256 FROM attachments) WHERE d IS NOT NULL ORDER BY d"""
 
 
-def _has_table(cur: duckdb.DuckDBPyConnection) -> bool:
-    return bool(cur.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND "
-                            "database_name = current_database() AND table_name = 'attachments'").fetchall()[0][0])
+@dataclass(frozen=True)
+class FileColumn:
+    """A column whose value, in the rows `where` selects, is the sha256 — the name — of a stored file."""
+    table: str
+    column: str
+    label: str                         # pt-BR: what the file is, for the verification message
+    where: str = "true"
+
+
+STORED_FILES: tuple[FileColumn, ...] = (
+    FileColumn("attachments", "sha256", "arquivo anexado"),
+    FileColumn("attachments", "preview_sha256", "cópia de exibição de foto anexada"),
+    FileColumn("attachments", "thumb_sha256", "miniatura de foto anexada"),
+    # issue 45, item 1: the accepted signed revisions of issued documents (a refused upload's file is not kept)
+    FileColumn("document_signatures", "file_sha256", "versão assinada de documento emitido", "outcome = 'valid'"),
+)
+# The columns that hold a sha256 but name no stored file, and why (tests/db/test_stored_files.py).
+NOT_STORED: dict[tuple[str, str], str] = {
+    ("attachments", "original_sha256"): "the bytes as uploaded: kept only when they are the stored file (sha256)",
+    ("imports", "sha256"): "the imported spreadsheet is read and not kept",
+    ("issued_documents", "sha256"): "the issued bytes: a statement's PDF is in its row, other kinds are rendered",
+    ("statements", "pdf_sha256"): "the PDF is the row's own `pdf` column (sealed with it)",
+    ("sessions", "token_sha256"): "the hash of a session's token",
+    ("calendar_feeds", "token_sha256"): "the hash of a calendar subscription's token",
+    ("row_seals", "digest"): "a sealed row's digest (db/seals.py)",
+    ("schema_migrations", "sha256"): "the digest of an applied migration's SQL",
+}
+
+
+def _tables(cur: duckdb.DuckDBPyConnection) -> set[str]:
+    return {r[0] for r in cur.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND "
+                                      "database_name = current_database()").fetchall()}
+
+
+def _references_sql(cur: duckdb.DuckDBPyConnection, extra: str = "") -> str | None:
+    """A UNION ALL of (digest, table, column, row id{extra}) over the STORED_FILES of the tables the database has
+    (an older schema may lack one), or None when it has none."""
+    have = _tables(cur)
+    parts = [f"SELECT {f.column} AS d, '{f.table}' AS tbl, '{f.column}' AS col, id AS row_id{extra} FROM {f.table} "
+             f"WHERE {f.column} IS NOT NULL AND ({f.where})" for f in STORED_FILES if f.table in have]
+    return " UNION ALL ".join(parts) if parts else None
 
 
 def referenced_digests(cur: duckdb.DuckDBPyConnection) -> list[str]:
-    """Every file digest the database references (empty for a database without attachments)."""
-    if not _has_table(cur):
+    """Every stored file's digest the database references, sorted (empty for a database without any)."""
+    union = _references_sql(cur)
+    if union is None:
         return []
-    return [r[0] for r in cur.execute(_DIGEST_SQL).fetchall()]
+    return [r[0] for r in cur.execute(f"SELECT DISTINCT d FROM ({union}) ORDER BY d").fetchall()]
+
+
+def referenced_by(cur: duckdb.DuckDBPyConnection, digest: str) -> str:
+    """Who references `digest`, in pt-BR: '<label> (tabela T, registro N)' of its first reference."""
+    labels = {(f.table, f.column): f.label for f in STORED_FILES}
+    union = _references_sql(cur)
+    row = None if union is None else cur.execute(
+        f"SELECT tbl, col, row_id FROM ({union}) WHERE d = ? ORDER BY tbl, row_id LIMIT 1", [digest]).fetchone()
+    if row is None:
+        return "sem referência"
+    return f"{labels[(row[0], row[1])]} (tabela {row[0]}, registro {row[2]})"
 
 
 def _list_digest(digests: list[str]) -> str:
@@ -64,7 +119,7 @@ def copy_into_backup(db_path: str, digests: list[str], dest: Path) -> dict[str, 
         except StoreError:
             problems.append(f"{sha} (alterado)")
     if problems:
-        raise StoreError("backup recusado: arquivo(s) anexado(s) com problema no disco: " + ", ".join(problems[:10])
+        raise StoreError("backup recusado: arquivo(s) guardado(s) com problema no disco: " + ", ".join(problems[:10])
                          + (f" e mais {len(problems) - 10}" if len(problems) > 10 else "")
                          + "; rode `audit verify` e restaure-os antes")
     return {"count": len(digests), "bytes": total, "digest": _list_digest(digests), "sha256": digests}
@@ -118,7 +173,8 @@ def check_backup(source: Path, manifest: dict[str, Any], restored: duckdb.DuckDB
         problems.append(Problem("--from", f"files/{extra} is in the backup but not in manifest.json"))
     missing = sorted(set(referenced_digests(restored)) - set(listed))
     for sha in missing[:20]:
-        problems.append(Problem("--from", f"the restored attachments reference {sha}, which the backup does not hold"))
+        problems.append(Problem("--from", f"the restored tables reference the stored file {sha}, which the backup "
+                                          "does not hold"))
     return problems
 
 
@@ -155,37 +211,40 @@ class FilesCheck:
     checked: int
     missing: tuple[str, ...]
     altered: tuple[str, ...]
+    where: dict[str, str] | None = None      # digest → who references it (the first missing and altered ones)
 
     @property
     def message(self) -> str:
         if self.ok:
-            return f"Arquivos anexados íntegros: {self.checked} conferido(s)."
+            return f"Arquivos guardados íntegros: {self.checked} conferido(s)."
+        where = self.where or {}
         parts = []
-        if self.missing:
-            parts.append(f"{len(self.missing)} ausente(s) (primeiro: {self.missing[0]})")
-        if self.altered:
-            parts.append(f"{len(self.altered)} alterado(s) (primeiro: {self.altered[0]})")
-        return "Arquivos anexados com problema: " + "; ".join(parts) + "."
+        for word, shas in (("ausente(s)", self.missing), ("alterado(s)", self.altered)):
+            if shas:
+                named = f"{shas[0]}, {where[shas[0]]}" if shas[0] in where else shas[0]
+                parts.append(f"{len(shas)} {word} (primeiro: {named})")
+        return "Arquivos guardados com problema: " + "; ".join(parts) + "."
 
 
 def verify_files(store: Any) -> FilesCheck:
-    """Every file referenced by the database exists and matches its sha256."""
+    """Every stored file the database references (`STORED_FILES`) exists and matches its sha256."""
     cur = store.cursor()
     try:
         digests = referenced_digests(cur)
+        if not digests:
+            return FilesCheck(True, 0, (), ())
+        blobs = BlobStore.for_database(store.path)
+        missing, altered = [], []
+        for sha in digests:
+            state = blobs.check(sha)
+            if state == "missing":
+                missing.append(sha)
+            elif state == "altered":
+                altered.append(sha)
+        where = {sha: referenced_by(cur, sha) for sha in (missing[:1] + altered[:1])}
     finally:
         cur.close()
-    if not digests:
-        return FilesCheck(True, 0, (), ())
-    blobs = BlobStore.for_database(store.path)
-    missing, altered = [], []
-    for sha in digests:
-        state = blobs.check(sha)
-        if state == "missing":
-            missing.append(sha)
-        elif state == "altered":
-            altered.append(sha)
-    return FilesCheck(not missing and not altered, len(digests), tuple(missing), tuple(altered))
+    return FilesCheck(not missing and not altered, len(digests), tuple(missing), tuple(altered), where)
 
 
 def refuse(problems: list[Problem]) -> None:

@@ -117,7 +117,7 @@ class Staging:
     def put(self, data: bytes) -> str:
         sha = sha256_hex(data)
         if sha not in self.files:
-            self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            safe_files.make_dirs(self.blobs.root, (STAGING_DIR, self.dir.name))   # 0700 each (issue 45, item 14)
             path = self.dir / sha
             path.write_bytes(data)            # synced when published (`BlobStore.place`)
             self.files[sha] = path

@@ -10,7 +10,7 @@ renamed: a copy never shares an inode with its source (no hard links, item 4).
 
     problems = scan(root)                      # every entry under root: a real folder or a regular file
     digest = sha256_of(path)                   # of a regular file, never through a link
-    copy_checked(src, dst, sha, mode=0o640)    # copied, checked while copied, synced, renamed into place
+    copy_checked(src, dst, sha, mode=0o600)    # copied, checked while copied, synced, renamed into place
 """
 from __future__ import annotations
 
@@ -24,8 +24,16 @@ from pathlib import Path
 from valuation.core.errors import StoreError
 
 CHUNK = 1 << 20
-DIR_MODE = 0o750
-FILE_MODE = 0o640
+DIR_MODE = 0o700               # the service's own files: its OS user's only (issue 45, item 14)
+FILE_MODE = 0o600
+PRIVATE_UMASK = 0o077          # what the product's processes create without an explicit mode: the owner's only
+
+
+def private_files() -> None:
+    """Make every file and folder this process creates without an explicit mode its owner's only (the
+    command line's and the service's processes call it first: a database, its WAL, a backup's Parquet
+    files are created by DuckDB under the umask; issue 45, item 14: start.sh's database was 0644)."""
+    os.umask(PRIVATE_UMASK)
 
 
 class UnsafeEntry(StoreError):

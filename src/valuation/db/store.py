@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import re
 import threading
 import time
@@ -357,7 +358,10 @@ class Store:
                              f"python -m valuation db init --db {self.path}")
         if not Path(self.path).parent.is_dir():
             raise StoreError(f"the folder of {self.path} does not exist")
+        new_file = not read_only and self.path != ":memory:" and not Path(self.path).exists()
         self._con = _connect(self.path, read_only)
+        if new_file and Path(self.path).is_file():
+            os.chmod(self.path, 0o600)      # a new database is its owner's only, whatever the umask (issue 45, item 14)
         try:
             if migrate and not read_only:
                 self.applied_now = self.migrate(up_to=migrate_to)

@@ -91,8 +91,9 @@ class DemoPki:
         self._people[cpf] = (key, _cert(_name(name[:64]), key, self.ca, self.now, ca=False, cpf=cpf))
 
     def install(self, folder: Path) -> Path:
-        (folder / "anchors").mkdir(parents=True, exist_ok=True)
-        (folder / "crls").mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        (folder / "anchors").mkdir(mode=0o700, exist_ok=True)
+        (folder / "crls").mkdir(mode=0o700, exist_ok=True)
         (folder / "anchors" / "demo-ac-raiz-DEMONSTRACAO.crt").write_bytes(
             self.root.cert.public_bytes(serialization.Encoding.PEM))
         (folder / "crls" / "demo-ac-raiz-DEMONSTRACAO.crl").write_bytes(_crl(self.root, self.now))

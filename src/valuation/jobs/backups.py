@@ -60,7 +60,7 @@ class Found:
 @contextlib.contextmanager
 def exclusive(backup_dir: Path) -> Iterator[None]:
     """Hold the backup folder's lock (blocking) for a backup, its mirror copy, pruning or a drill."""
-    backup_dir.mkdir(parents=True, exist_ok=True)
+    backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(backup_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -50,11 +50,10 @@ def _fail(message: str) -> Exception:
 def _prove(store: Any, found: backups.Found) -> dict[str, Any]:
     """Restore `found` into a scratch folder, check it as `audit verify` does; the proof's facts."""
     from valuation.core.errors import ValuationError
-    from valuation.db.audit import chain_head, verify_chain
     from valuation.db.backup import restore
-    from valuation.db.backup_files import verify_files
     from valuation.db.backup_vouch import find_record
     from valuation.db.store import Store
+    from valuation.jobs.integrity import verify_everything
 
     record = find_record(store, found.digest or "")
     if record is None:
@@ -71,13 +70,11 @@ def _prove(store: Any, found: backups.Found) -> dict[str, Any]:
             raise _fail(f"A cópia {found.name} não restaura: {exc}") from exc
         seconds = time.monotonic() - started
         with Store(scratch / "prova.duckdb", read_only=True) as restored:
-            ok, bad, message = verify_chain(restored)
-            files = verify_files(restored)
-            head = chain_head(restored)
-        if not ok or not files.ok:
-            where = f" a partir do registro {bad}" if bad is not None else ""
-            raise _fail(f"A cópia {found.name} restaura, mas a verificação de auditoria falha{where}: "
-                        f"{message if not ok else files.message}")
+            v = verify_everything(restored)
+        files, head = v.files, v.head
+        if not v.ok:
+            where = f" a partir do registro {v.first_bad_id}" if v.first_bad_id is not None else ""
+            raise _fail(f"A cópia {found.name} restaura, mas a verificação de auditoria falha{where}: {v.message}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return {"digest": found.digest, "taken_at": found.taken_at.isoformat(timespec="seconds"),

@@ -30,6 +30,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from valuation.authenticity import registry
+from valuation.commission import derived
 from valuation.core import nup
 from valuation.core.errors import (
     ConflictError,
@@ -234,11 +235,13 @@ def create_draft(store: Store, user: Principal, code: str, *, as_of: date, now: 
     if not isinstance(as_of, date):
         raise InputError(Problem("as_of", "Data-base: informe a data do demonstrativo."))
     c = _statement_contract(store, user, code)
+    derived.require_proven(store, "item_valuation", int(c["id"]))   # issue 45, item 2: the decided values it pays
     _ensure_choices(store, user, c, now)
     data = build_statement(gather_inputs(store, c), as_of)
     moment = now or store.now()
 
     def run(tx: Tx) -> int:
+        derived.require_proven(tx, "item_valuation", int(c["id"]))
         if gather_inputs(tx, contract_for(tx, user, code)).fingerprint() != data.fingerprint:
             raise ConflictError("Os dados do contrato mudaram durante o cálculo; gere o rascunho de novo.")
         new_id = _insert_statement(tx, data, user, moment)
@@ -277,6 +280,7 @@ def _issuable_draft(tx: Tx, user: Principal, draft_id: int) -> dict[str, Any]:
     blockers = json.loads(d["blockers_json"])
     if blockers:
         raise InputError([Problem("blockers", b) for b in blockers])
+    derived.require_proven(tx, "item_valuation", int(d["contract_id"]))   # issue 45, item 2: what it pays
     if gather_inputs(tx, contract_for(tx, user, code)).fingerprint() != d["fingerprint"]:
         raise ConflictError("Os dados mudaram desde o rascunho (decisões, termos, escolha da União, custos ou "
                             "despesas); gere um novo rascunho.")

@@ -137,6 +137,9 @@ def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> i
     for field, day in (("decided_on", decided), ("notified_on", notified)):
         if day is not None and day > today:
             f.fail(field, f"{LABELS[field]}: não pode estar no futuro.")
+    old_day = numbers.act_day_problem(decided, LABELS["decided_on"])   # its NUP's year (an appeal comes later)
+    if old_day is not None:
+        f.fail("decided_on", old_day)
     if decided and notified and notified < decided:
         f.fail("notified_on", f"{LABELS['notified_on']}: anterior à decisão ({fmt(decided)}).")
     if facts is not None and facts["day"] is not None and decided and decided < facts["day"]:

@@ -104,6 +104,9 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
         f.fail("requester_id", f"{LABELS['requester_id']}: informe quem requer (o responsável ou a empresa).")
     if rec["filed_on"] is not None and rec["filed_on"] > store.today():
         f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
+    old_day = numbers.act_day_problem(rec["filed_on"], LABELS["filed_on"])
+    if old_day is not None:
+        f.fail("filed_on", old_day)
     f.done()
     assert wreck is not None
     licence = None

@@ -56,6 +56,7 @@ SUBJECTS: dict[str, Subject] = {s.key: s for s in (
             "SELECT a.id, d.office_code, a.filed_on AS act_on FROM appeals a "
             "JOIN administrative_decisions d ON d.id = a.decision_id"),
 )}
+FIRST_DAY = date(nup.FIRST_YEAR, 1, 1)     # the first day an act numbered by a NUP can bear (its year is the NUP's)
 NO_UNIT_TEXT = "sem NUP: a unidade protocolizadora da {office} não está cadastrada"
 UNIT_LABEL = "Código da unidade protocolizadora"
 
@@ -63,6 +64,16 @@ UNIT_LABEL = "Código da unidade protocolizadora"
 def unit_of(db: Store | Tx, office_code: str) -> str | None:
     """The office's 5-digit protocol unit code (None: not registered)."""
     return db.scalar("SELECT unit_code FROM protocol_units WHERE office_code = ?", [office_code])
+
+
+def act_day_problem(day: date | None, label: str) -> str | None:
+    """Why `day` cannot be the date of an act this module numbers — the NUP carries the act's year, 1900 to 9999
+    (issue 45, item 7: a request dated 1899 reached `nup.make` and ended as "Algo deu errado") — or None.
+    The form that reads the date refuses it by its field with this text (`Form.fail`)."""
+    if day is None or nup.FIRST_YEAR <= day.year <= nup.LAST_YEAR:
+        return None
+    return (f"{label}: o ano {day.year} não pode ser o de um ato com número de processo (NUP, {nup.BASIS}), que "
+            f"começa em {nup.FIRST_YEAR}; confira a data.")
 
 
 def _subject(subject: str) -> Subject:
@@ -75,6 +86,9 @@ def assign(tx: Tx, subject: str, subject_id: int, office_code: str, on: date) ->
     """Give the record its NUP from the office's unit's sequence of the year of `on`, in this transaction;
     the 17 digits, or None when the office has no protocol unit. A record numbered already keeps its NUP."""
     _subject(subject)
+    refused = act_day_problem(on, "Data do ato")
+    if refused is not None:      # a caller that did not check its date's field: still a pt-BR refusal
+        raise InputError(Problem("", refused))
     held = tx.scalar("SELECT nup FROM process_numbers WHERE subject = ? AND subject_id = ?", [subject, subject_id])
     if held is not None:
         return str(held)

@@ -21,7 +21,7 @@ from typing import Any
 
 from valuation.authenticity.codes import grouped, parse_code
 from valuation.core import clock
-from valuation.core.errors import ConflictError, InputError, NotFound, Problem
+from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, Problem
 from valuation.db.access import Principal, require
 from valuation.db.blobs import BlobStore
 from valuation.db.store import Store, Tx
@@ -32,6 +32,8 @@ from valuation.signatures.verify import FILE_REASONS, NOT_REGISTERED, SignatureC
 
 MAX_REASON = 2000
 NOT_FOUND = "Documento não encontrado: confira o código de verificação."
+NOT_A_SIGNER = ("Só quem deve assinar este documento pode enviar a versão assinada: envie-o a quem o assina, ou "
+                "confira se o código é o do documento que você assina.")
 
 
 @dataclass(frozen=True)
@@ -97,11 +99,14 @@ def _previous(db: Store | Tx, document_id: int) -> tuple[int | None, str | None]
 
 def _verify(store: Store, doc: Mapping[str, Any], data: bytes, required: tuple[RequiredSigner, ...],
             trust: Trust, at: datetime) -> tuple[Verification, int, int | None]:
-    """The verification of `data`, the length of what it was verified against, and that upload's id."""
+    """The verification of `data`, the length of what it was verified against, and the id of the last valid
+    upload it was read against — also for a file that is not the registered document (issue 45, item 8: it
+    was None there, so once the act had a valid signature the write's check took the refusal for a conflict
+    with an upload made meanwhile, and nothing was recorded)."""
     size = int(doc["size"])
-    if len(data) < size or hashlib.sha256(data[:size]).hexdigest() != doc["sha256"]:
-        return Verification((NOT_REGISTERED,)), size, None
     previous_upload, previous_sha = _previous(store, int(doc["id"]))
+    if len(data) < size or hashlib.sha256(data[:size]).hexdigest() != doc["sha256"]:
+        return Verification((NOT_REGISTERED,)), size, previous_upload
     previous = None if previous_sha is None else BlobStore.for_database(store.path).read(previous_sha)
     verification = verify_signed(data, registered=data[:size], expected_cpfs={r.cpf for r in required if r.cpf},
                                  trust=trust, at=at, previous=previous, issued_at=clock.aware(doc["issued_at"]))
@@ -123,7 +128,9 @@ def _outcomes(v: Verification, base_len: int) -> tuple[list[SignatureCheck], lis
 def record_signed_upload(store: Store, user: Principal, code: object, data: object, *, trust: Trust | None = None,
                          at: datetime | None = None) -> UploadResult:
     """Verify a signed PDF of the issued document `code` and record it (see the module); refusals are recorded
-    too and come back in the result with their pt-BR reasons (never raised), an unknown code is NotFound."""
+    too and come back in the result with their pt-BR reasons (never raised), an unknown code is NotFound. Only
+    a user who must sign the document may send it (issue 45, item 9: anyone with the permission added permanent
+    refused rows to any act and read its signers' CPFs back); anyone else is AccessDenied, nothing written."""
     require(user, "upload_signed_document")
     if not isinstance(data, bytes | bytearray | memoryview):
         raise InputError(Problem("arquivo", "Envie o PDF assinado."))
@@ -132,6 +139,8 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
     required = required_for(store, doc)
     if not required:
         raise ConflictError("Este documento não exige assinatura eletrônica.")
+    if not any(r.user_id == user.id for r in required):   # issue 45, item 9: nothing verified, nothing recorded
+        raise AccessDenied(NOT_A_SIGNER, user=user.username, action="upload_signed_document")
     moment = clock.aware(at) or clock.now_utc()
     trust = trust or load_trust(trust_dir(db_path=store.path))
     v, base_len, previous_upload = _verify(store, doc, payload, required, trust, moment)
