@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.older_program import seals_as_of
 from valuation.core.errors import ConflictError
 from valuation.db import seals
 from valuation.db import store as dbmod
@@ -32,6 +33,7 @@ def test_068_keeps_the_sealed_rows_and_accepts_the_art39_kinds(tmp_path: Path, m
     monkeypatch.setattr(dbmod, "available_migrations", lambda: before)
     with Store(path) as s:
         assert s.schema_version() < 68
+        seals_as_of(monkeypatch, s)          # as the program of that version sealed
 
         def seed(tx) -> None:
             tx.execute("INSERT INTO requests (office_code, wreck_id, matter, organisation_id, filed_on, recorded_by, "

@@ -31,6 +31,8 @@ MAX_LIST = 8          # list values show their first items, then "… e mais N"
 HASH_SHOWN = 12
 
 ACTION_LABELS: dict[str, str] = {
+    "correct": "Correção de cadastro", "contract_act": "Ato de situação de contrato registrado",
+    "load_directory": "Diretório de Capitanias, Delegacias e Agências carregado",
     "login": "Entrada no sistema", "login_failed": "Tentativa de entrada recusada",
     "login_sso": "Entrada por login único", "login_govbr": "Entrada pelo gov.br",
     "login_govbr_refused": "Entrada pelo gov.br recusada", "account_locked": "Conta bloqueada por tentativas",
@@ -178,7 +180,9 @@ FIELD_LABELS: dict[str, str] = {
     "run_id": "Execução nº", "selected": "Bens escolhidos", "selected_value": "Valor escolhido", "target": "Alvo",
     "tolerance": "Tolerância", "blockers": "Pendências", "net": "Valor líquido",
     "correction_reason": "Motivo da correção", "draft": "Rascunho nº", "pdf_sha256": "Resumo SHA-256 do PDF",
-    "version": "Versão", "modality": "Modalidade de pagamento (art. 21)",
+    "version": "Versão", "closed_on": "Encerrada em", "effective_on": "Data de efeito",
+    "offices": "Capitanias, Delegacias e Agências", "local_holidays": "Feriados municipais",
+    "directory_source": "Fonte do diretório", "holiday_source": "Fonte dos feriados", "modality": "Modalidade de pagamento (art. 21)",
     "historical_share": "Recompensa pelos bens históricos", "historical_payment": "Forma de pagamento da recompensa",
     "other_share": "Parcela dos demais bens", "fixed_amount": "Soma em dinheiro (modalidade I)",
     "salvage_award": "Valor por assistência e salvamento", "value_fixed": "Valor fixado (art. 21 §3)",
