@@ -159,7 +159,8 @@ def test_deadlines_started_by_an_event_and_closed_by_deadline_met(world, event, 
 
 def test_found_things_unclaimed_and_proceeds(world):
     """A thing collected at CPBA on 01/03/2025: unclaimed after 30 days, 31/03 (art. 29 §2); sold on
-    31/08/2025: proceeds held 6 months, to Sat 28/02/2026 → Mon 02/03/2026 (art. 29 §3)."""
+    31/08/2025: proceeds held 6 months, to Sun 01/03/2026 (no 31/02: the first day after it, Lei 810/1949 art. 3)
+    → Mon 02/03/2026 (art. 29 §3)."""
     store, dpc = world.store, world.principal("dpc")
     store.write("test", lambda tx: tx.execute(
         "INSERT INTO found_things (id, office_code, description, place, collected_on, finder_name, origin, "
@@ -178,7 +179,7 @@ def test_found_things_unclaimed_and_proceeds(world):
     settled = deadline(world, "found_unclaimed:f7", date(2025, 9, 5))
     assert (settled["state"], settled["late"], settled["reason"]) == ("met", False, "encerrado em 31/08/2025 (vendida)")
     proceeds = deadline(world, "found_proceeds:f7", date(2025, 9, 5))
-    assert (proceeds["due"], proceeds["moved_from"], proceeds["state"]) == (date(2026, 3, 2), date(2026, 2, 28),
+    assert (proceeds["due"], proceeds["moved_from"], proceeds["state"]) == (date(2026, 3, 2), date(2026, 3, 1),
                                                                             "upcoming")
     event("proceeds_to_union", "2026-03-03")
     assert deadline(world, "found_proceeds:f7", date(2026, 3, 4))["reason"] == (

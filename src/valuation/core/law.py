@@ -101,6 +101,13 @@ FOUND_PROCEEDS_MONTHS = LegalValue(6, f"{L7542} art. 29 §3")
 REMOVAL_EDITAL_DAYS = LegalValue(15, f"{L7542} art. 9 §2 (edital com prazo de 15 dias)")
 COURT_INQUIRY_OPENING_DAYS = LegalValue(5, "Lei 2.180/1954 art. 33 §2")
 COUNTING_RULE = "Lei 9.784/1999 art. 66"
+# The periods of substantive law in months or years (the five years of Lei 7.542 arts. 6–7 and 13 §2, the six
+# months of art. 29 §3) are not periods of the administrative process: when the final month lacks the start's day
+# they end on the first day after it (Lei 810/1949 art. 3; Código Civil art. 132 §3), not on the month's last day
+# (Lei 9.784 art. 66 §3), and an end on a holiday moves to the next business day (CC art. 132 §1).
+SUBSTANTIVE_MONTH_END = "Lei 810/1949 art. 3; Código Civil art. 132 §3"
+SUBSTANTIVE_MOVE = "Código Civil art. 132 §1"
+SUBSTANTIVE_COUNTING = "Lei 810/1949 art. 3; Código Civil art. 132 §§1 e 3"
 APPEAL_DAYS = LegalValue(10, f"{L7542} art. 33; {L9784} art. 59 (recurso ou reconsideração, sem efeito suspensivo)")
 APPEAL_DECISION_DAYS = LegalValue(30, f"{L9784} art. 59 §1 (decisão do recurso)")
 APPEAL_DECISION_EXTENSION = LegalValue(2, f"{L9784} art. 59 §2 (prorrogação por igual período, expressamente motivada)")

@@ -9,6 +9,11 @@
 - §3: periods in months or years run date to date; when the final month has no such day, the
   period ends on that month's last day.
 
+The periods of substantive law in months or years (the five years of Lei 7.542 arts. 6–7 and 13 §2, the six
+months of art. 29 §3) are not periods of the administrative process: when the final month lacks the day they end
+on the first day after it (Lei 810/1949 art. 3; Código Civil art. 132 §3: `add_months_substantive`), and an end on
+a day without office hours moves to the next business day (CC art. 132 §1) — `months_after(substantive=True)`.
+
 A deadline that must be met *at least N days before* an event is counted backwards from the
 event and moves BACK to the previous business day (moving it forward would shorten the notice
 the law requires).
@@ -85,6 +90,27 @@ def add_years(d: date, years: int) -> tuple[date, bool]:
     return add_months(d, 12 * years)
 
 
+def add_months_substantive(d: date, months: int) -> tuple[date, bool]:
+    """`d` + `months`, date to date, for a period of substantive law: when the final month has no such day, the
+    period ends on the first day after it (Lei 810/1949 art. 3: "findará no primeiro dia subseqüente"; Código Civil
+    art. 132 §3) — 29/02/2020 + 5 years is 01/03/2025. True when the day was missing."""
+    raw, missing = add_months(d, months)
+    return (raw + ONE_DAY, True) if missing else (raw, False)
+
+
+def add_years_substantive(d: date, years: int) -> tuple[date, bool]:
+    return add_months_substantive(d, 12 * years)
+
+
+def month_end_step(start: date, raw: date, substantive: bool) -> str:
+    """The explanation of a missing day in the final month: the month's last day (art. 66 §3) or the first day
+    after it (substantive law)."""
+    if substantive:
+        return (f"não há dia {start.day} em {fmt_month(raw - ONE_DAY)}: termo no primeiro dia subsequente, "
+                f"{fmt(raw)} ({law.SUBSTANTIVE_MONTH_END})")
+    return f"não há dia {start.day} em {fmt_month(raw)}: termo no último dia do mês"
+
+
 def merge_intervals(intervals: Iterable[Interval]) -> tuple[Interval, ...]:
     """Merge inclusive [start, end] intervals that overlap or touch (end + 1 == next start).
     An end of None means "still running" and absorbs every interval after its start.
@@ -120,14 +146,16 @@ def _chain(start: date, end: date, cal: BusinessCalendar, step: timedelta) -> st
     return " → ".join(parts)
 
 
-def move_forward(raw: date, cal: BusinessCalendar) -> tuple[date, date | None, list[str]]:
+def move_forward(raw: date, cal: BusinessCalendar, article: str = f"{ART66} §1"
+                 ) -> tuple[date, date | None, list[str]]:
     """Art. 66 §1: a deadline ending on a day without office hours, or on one on which the
-    office closes before its normal hours, moves to the next business day with normal hours."""
+    office closes before its normal hours, moves to the next business day with normal hours.
+    `article`: the rule that moves it (a period of substantive law: Código Civil art. 132 §1)."""
     due = cal.next_full_business_day(raw)
     if due == raw:
         return due, None, [f"{fmt(raw)} é dia útil: sem prorrogação"]
     return due, raw, [_chain(raw, due, cal, ONE_DAY)
-                      + f" (prorrogado para o primeiro dia útil seguinte, {ART66} §1)"]
+                      + f" (prorrogado para o primeiro dia útil seguinte, {article})"]
 
 
 def move_back(raw: date, cal: BusinessCalendar) -> tuple[date, date | None, list[str]]:
@@ -192,18 +220,23 @@ def business_days_after(rule: str, start: date, n: int, cal: BusinessCalendar, b
     return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
 
 
-def months_after(rule: str, start: date, months: int, cal: BusinessCalendar, basis: str, event: str) -> Deadline:
-    """`months` months after `start`, date to date (art. 66 §3), moved forward to a business day."""
-    raw, clamped = add_months(start, months)
+def months_after(rule: str, start: date, months: int, cal: BusinessCalendar, basis: str, event: str, *,
+                 substantive: bool = False) -> Deadline:
+    """`months` months after `start`, date to date (art. 66 §3), moved forward to a business day. A period of
+    substantive law (`substantive`) ends, when the final month lacks the day, on the first day after it and moves
+    by Código Civil art. 132 §§1 and 3 (Lei 810/1949 art. 3)."""
+    raw, missing = (add_months_substantive if substantive else add_months)(start, months)
+    counting = law.SUBSTANTIVE_COUNTING if substantive else ART66
     steps = [f"Termo inicial: {fmt(start)} ({event})"]
-    line = f"{fmt(start)} + {months_text(months)}, de data a data = {fmt(raw)} ({ART66} §3)"
-    if clamped:
-        line += f"; não há dia {start.day} em {fmt_month(raw)}: termo no último dia do mês"
+    line = (f"{fmt(start)} + {months_text(months)}, de data a data = {fmt(raw)} "
+            f"({law.SUBSTANTIVE_MONTH_END if substantive else f'{ART66} §3'})")
+    if missing:
+        line += "; " + month_end_step(start, raw, substantive)
     steps.append(line)
-    due, moved, more = move_forward(raw, cal)
+    due, moved, more = move_forward(raw, cal, law.SUBSTANTIVE_MOVE if substantive else f"{ART66} §1")
     steps += more
     steps.append(f"Vencimento: {fmt(due)}")
-    return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
+    return Deadline(rule, due, join_basis(basis, counting), moved, tuple(steps))
 
 
 def fixed_date(rule: str, fixed: date, basis: str, what: str, late: str) -> Deadline:

@@ -216,9 +216,10 @@ def found_unclaimed(collected: date, cal: BusinessCalendar) -> Deadline:
 
 def found_proceeds(sold: date, cal: BusinessCalendar) -> Deadline:
     """Proceeds of sold found things: held 6 months from the sale, then União revenue
-    (Lei 7.542 art. 29 §3)."""
+    (Lei 7.542 art. 29 §3). A period of substantive law: a missing day in the final month ends it
+    on the first day after it (Lei 810/1949 art. 3; Código Civil art. 132 §3)."""
     return months_after("found_proceeds", sold, law.FOUND_PROCEEDS_MONTHS.value, cal,
-                         law.FOUND_PROCEEDS_MONTHS.basis, "venda")
+                         law.FOUND_PROCEEDS_MONTHS.basis, "venda", substantive=True)
 
 
 def removal_edital(published: date, cal: BusinessCalendar) -> Deadline:
