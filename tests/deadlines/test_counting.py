@@ -118,7 +118,9 @@ def test_extension_request_moves_back(expires, due, moved_from):
 @pytest.mark.parametrize("excursion, cal, due", [
     (D(2025, 4, 28), NAT, D(2025, 4, 10)),
     (D(2025, 4, 28), RJ, D(2025, 4, 9)),      # São Jorge also skipped
-    (D(2025, 6, 14), NAT, D(2025, 6, 2)),     # a Saturday excursion: Friday counts as the 1st
+    # a Saturday excursion: the period from the notice must end by Friday 13/06 (13, 12, 11, 10, 9, 6, 5, 4, 3, 2):
+    # the notice on the business day before 02/06 (docs/decisions/105-notices-of-minimum-antecedence.md)
+    (D(2025, 6, 14), NAT, D(2025, 5, 30)),
     (D(2026, 2, 27), NAT, D(2026, 2, 11)),    # Carnival skipped
 ])
 def test_tourism_notice_counts_business_days_backwards(excursion, cal, due):
@@ -130,9 +132,10 @@ def test_tourism_notice_counts_business_days_backwards(excursion, cal, due):
 @settings(max_examples=80, deadline=None)
 @given(excursion=st.dates(D(2020, 1, 1), D(2030, 12, 31)))
 def test_tourism_notice_leaves_ten_business_days(excursion):
+    """Ten business days after the notice (its day excluded, art. 66), the excursion's day included."""
     d = dl.tourism_notice(excursion, RJ)
     assert RJ.is_business_day(d.due)
-    span = [d.due + timedelta(days=i) for i in range((excursion - d.due).days)]
+    span = [d.due + timedelta(days=i) for i in range(1, (excursion - d.due).days + 1)]
     assert sum(RJ.is_business_day(x) for x in span) == 10
 
 

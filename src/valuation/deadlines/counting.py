@@ -16,7 +16,8 @@ a day without office hours moves to the next business day (CC art. 132 §1) — 
 
 A deadline that must be met *at least N days before* an event is counted backwards from the
 event and moves BACK to the previous business day (moving it forward would shorten the notice
-the law requires).
+the law requires); one of N *business* days is the period the notice opens, which must be complete
+on the event's day (`notice_period`).
 
 Pure: no database, no clock.
 """
@@ -182,11 +183,49 @@ def _business_days(start: date, n: int, cal: BusinessCalendar, step: timedelta) 
     return days, skipped
 
 
-def business_days_before(event: date, n: int, cal: BusinessCalendar) -> tuple[list[date], list[str]]:
-    """The `n` business days counted backwards from the eve of `event` (the event's day never counts; the
-    eve is the first when it is a business day), and the closed days passed over ('dd/mm/aaaa (reason)').
-    The last of the days is the latest day for a notice of at least `n` business days."""
-    return _business_days(event, n, cal, -ONE_DAY)
+@dataclass(frozen=True)
+class Notice:
+    """The latest day to give a notice of at least n business days before an event (`notice_period`): `due`, the
+    n business days of the period the notice opens (in order, the last on or before the event) and the closed
+    days passed over between the notice and the event ('dd/mm/aaaa (reason)')."""
+
+    due: date
+    days: tuple[date, ...]
+    skipped: tuple[str, ...]
+
+
+def notice_period(event: date, n: int, cal: BusinessCalendar) -> Notice:
+    """A notice of at least `n` business days before `event` (NORMAM-10 0307; Lei 9.784 arts. 26 §2 and 41) opens a
+    period counted as art. 66 counts every period — the notice's day excluded, the last day included — that must be
+    complete on the event's day (docs/decisions/105-notices-of-minimum-antecedence.md). So the period's n business
+    days are the last n on or before the event (the event's day among them when it is a business day, none of them
+    when it is not), and the notice is due on the business day before the first of them: a weekday and a weekend
+    event follow the same count."""
+    days: list[date] = []
+    d = event
+    while len(days) < n:
+        if cal.is_business_day(d):
+            days.append(d)
+        d -= ONE_DAY
+    due = cal.previous_business_day(days[-1] - ONE_DAY)
+    skipped = []
+    d = due + ONE_DAY
+    while d <= event:
+        if not cal.is_business_day(d):
+            skipped.append(f"{fmt(d)} ({cal.reason_closed(d)})")
+        d += ONE_DAY
+    return Notice(due, tuple(reversed(days)), tuple(skipped))
+
+
+def notice_steps(event: date, what: str, n: int, basis: str, notice: Notice, last: str) -> tuple[str, ...]:
+    """The explanation of a notice of minimum antecedence (`notice_period`), in pt-BR: `what` happens on `event`,
+    `last` names the latest act ('Último dia para comunicar')."""
+    return (f"{what} em {fmt(event)}; aviso com antecedência mínima de {n} dias úteis ({basis})",
+            f"O aviso abre um prazo de {n} dias úteis, contado como os do {ART66} (exclui-se o dia do aviso, "
+            f"inclui-se o do vencimento), que deve se completar até {fmt(event)}",
+            "Dias úteis do prazo: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(notice.days, 1)),
+            "Dias sem expediente desconsiderados: " + (", ".join(notice.skipped) if notice.skipped else "nenhum"),
+            f"{last}: {fmt(notice.due)}")
 
 
 def join_basis(*parts: str) -> str:

@@ -26,7 +26,6 @@ from valuation.deadlines.counting import (
     Window,
     add_months,
     add_years,
-    business_days_before,
     days_after,
     days_text,
     fixed_date,
@@ -39,6 +38,8 @@ from valuation.deadlines.counting import (
     months_text,
     move_back,
     move_forward,
+    notice_period,
+    notice_steps,
 )
 from valuation.deadlines.lapse import (
     LapseCount,
@@ -156,21 +157,16 @@ def automatic_cancellation(reported_months: Iterable[date], authorised_from: dat
 def tourism_notice(excursion: date, cal: BusinessCalendar,
                    business_days: _Param = params.DEFAULT["tourism_notice_business_days"]) -> Deadline:
     """Underwater tourism: notice at least `business_days` (NORMAM: 10) business days before the
-    excursion (NORMAM-10 0307). The latest day to notify is the n-th business day counted
-    backwards from the day before the excursion (that day counts as the first when it is a
-    business day; the excursion day never counts)."""
+    excursion (NORMAM-10 0307). The notice opens a period of that many business days, counted as Lei
+    9.784 art. 66 counts (the notice's day excluded, the last day included), which must be complete on
+    the excursion's day: the latest day to notify is the business day before the first of the last n
+    business days on or before the excursion (`counting.notice_period`;
+    docs/decisions/105-notices-of-minimum-antecedence.md) — a Saturday excursion 21/06/2025 gives 05/06."""
     n = business_days.value
-    days, skipped = business_days_before(excursion, n, cal)
-    due = days[-1]
-    steps = (
-        f"Excursão em {fmt(excursion)}; comunicação com antecedência mínima de {n} dias úteis "
-        f"({params.reference(business_days)})",
-        f"Contagem regressiva a partir da véspera ({fmt(excursion - ONE_DAY)}), sem contar o dia da excursão",
-        "Dias úteis contados: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(days, 1)),
-        "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum"),
-        f"Último dia para comunicar: {fmt(due)}",
-    )
-    return Deadline("tourism_notice", due, join_basis(params.reference(business_days), ART66), None, steps)
+    notice = notice_period(excursion, n, cal)
+    steps = notice_steps(excursion, "Excursão", n, params.reference(business_days), notice,
+                         "Último dia para comunicar")
+    return Deadline("tourism_notice", notice.due, join_basis(params.reference(business_days), ART66), None, steps)
 
 
 def wreck_map(year: int, cal: BusinessCalendar,

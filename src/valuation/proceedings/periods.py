@@ -12,8 +12,9 @@ and what the parties owe in the process (issue 26, section 1).
 The days of arts. 24, 42, 44 and 49 are calendar days (art. 66 §2: "contam-se de modo contínuo"), counted
 from the day after the start (art. 66 caput) and moved forward when the period ends on a day without full
 office hours (§1) — `valuation.deadlines.counting.days_after`. Arts. 26 §2 and 41 say "dias úteis": the
-latest day to intimate is the n-th business day counted back from the eve of the hearing (the hearing's day
-never counts), as the other notices of minimum antecedence (`counting.business_days_before`).
+intimation opens a period of n business days, counted as art. 66 counts, which must be complete on the hearing's
+day, as every notice of minimum antecedence (`counting.notice_period`;
+docs/decisions/105-notices-of-minimum-antecedence.md).
 
 Each period is a dated policy (`valuation.policies.defaults`, `process=True`): the value in force on the day
 the period starts, passed in as a `LegalValue`; the extensions are fixed by law (`core.law`).
@@ -31,11 +32,12 @@ from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines.counting import (
     ART66,
     Deadline,
-    business_days_before,
     days_after,
     fmt,
     join_basis,
     move_forward,
+    notice_period,
+    notice_steps,
 )
 from valuation.deadlines.params import reference
 from valuation.policies.defaults import DEFAULT_BY_KEY, PROCESS_KEYS
@@ -113,18 +115,13 @@ def decision_due(instruction_ended: date, cal: BusinessCalendar, days: _Param = 
 def intimation_due(hearing: date, cal: BusinessCalendar,
                    business_days: _Param = DEFAULT["process_intimation_business_days"]) -> Deadline:
     """The latest day to intimate the party of a hearing, proof or diligence on `hearing`: at least
-    `business_days` (law: 3) business days before it (Lei 9.784/1999 arts. 26 §2 and 41); counted back from
-    the eve, the hearing's day never counting."""
+    `business_days` (law: 3) business days before it (Lei 9.784/1999 arts. 26 §2 and 41) — the period the
+    intimation opens, counted by art. 66, is complete on the hearing's day (`counting.notice_period`)."""
     n = business_days.value
-    days, skipped = business_days_before(hearing, n, cal)
+    notice = notice_period(hearing, n, cal)
     basis = reference(business_days)
-    steps = (f"Comparecimento, prova ou diligência em {fmt(hearing)}; intimação com antecedência mínima de {n} dias "
-             f"úteis ({basis})",
-             f"Contagem regressiva a partir da véspera, sem contar o dia {fmt(hearing)}",
-             "Dias úteis contados: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(days, 1)),
-             "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum"),
-             f"Último dia para intimar: {fmt(days[-1])}")
-    return Deadline("process_intimation", days[-1], join_basis(basis, ART66), None, steps)
+    steps = notice_steps(hearing, "Comparecimento, prova ou diligência", n, basis, notice, "Último dia para intimar")
+    return Deadline("process_intimation", notice.due, join_basis(basis, ART66), None, steps)
 
 
 INFORMATION_ARTICLE = "Lei 9.784/1999 art. 39"
