@@ -359,13 +359,16 @@ def test_domain_statuses_with_ranges_and_suspensions(world):
 
 def test_court_pending_suspension_counts_only_under_the_policy(world):
     """A stored 'tribunal' suspension (31 days of January 1997) is listed, but extends the lapse only
-    when the policy court_pending_suspends_lapse is on (Lei 2.180 art. 20; rules.md §1, default off)."""
+    when the policy court_pending_suspends_lapse is on (Lei 2.180 art. 20; on by default, here recorded off first)."""
     store, dpc = world.store, world.principal("dpc")
     store.write("test", lambda tx: tx.execute(
         "INSERT INTO wreck_suspensions (wreck_id, ground, starts_on, ends_on, reason) VALUES "
         "(?, 'II', DATE '1996-01-10', DATE '1996-03-10', 'Remoção determinada'), "
         "(?, 'tribunal', DATE '1997-01-01', DATE '1997-01-31', 'Inquérito pendente')",
         [world.ids["w3"], world.ids["w3"]]))
+    store.write("test", lambda tx: tx.execute(
+        "INSERT INTO policies (key, value_json, set_by, set_at, effective_from) VALUES "
+        "('court_pending_suspends_lapse', 'false', 'test', TIMESTAMP '2020-01-01 10:00:00', DATE '1990-01-01')"))
     off = domain_statuses(store, dpc, date(2025, 6, 30)).set_index("code").loc["NAU-1995-03"]
     assert (off["since"], off["since_max"]) == (date(2000, 3, 3), date(2001, 3, 3))
     assert "Inquérito pendente (não considerada" in off["suspensions"]

@@ -6,7 +6,7 @@ a date known only to the month, year or century is computed at both bounds and a
 the legal thresholds between them, `domain_status_range`), the hull, the owner's
 declaration of loss and licence request, the suspensions of art. 6 sole paragraph
 (`wreck_suspensions`), the office's business-day calendar, and — when the policy
-`court_pending_suspends_lapse` is on (Lei 2.180 art. 20; default off) — the Maritime
+`court_pending_suspends_lapse` is on (Lei 2.180 art. 20; on by default) — the Maritime
 Court pending interval from `court_known_on` to the Maritime Court's decision event, and the
 stored suspensions of ground 'tribunal' (listed but not counted while the policy is off).
 
