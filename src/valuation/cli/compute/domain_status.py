@@ -6,8 +6,8 @@ running)}], "office"?: {...}, "court_pending"?: {"start", "end"|null}}; the fiel
 are required.
 `court_pending` applies the Maritime Court suspension (Lei 2.180 art. 20; in the store a
 policy, on by default, from the day the office learned of the casualty to the Court's final
-decision): the CLI has no store, so the interval is given or left out. Output: owner, since, basis, lapse_due, lapse_suspended
-(the five years are stopped by a suspension still running), steps.
+decision): the CLI has no store, so the interval is given or left out. Output: owner, since,
+basis, lapse_due, lapse_suspended (the five years are stopped by a suspension still running), steps.
 """
 from __future__ import annotations
 
