@@ -6,7 +6,8 @@ The case is the one of tests/proceedings/test_requests.py, dates worked by hand 
 filed Tue 01/09/2026 → first act 01/09 + 5 = Sun 06/09, Mon 07/09 Independência → Tue 08/09 (art. 24), met 03/09;
 opinion asked 10/09 + 15 = 25/09 (art. 42), never given: overdue on 30/11 by 66 days; instruction ended 01/10, the
 party notified 02/10: allegations → Tue 13/10 (art. 44 from the ciência, the party's), 48 days late; decision →
-Tue 03/11 (art. 49), 27 days late; a hearing on Fri 04/12 set on 20/11 → intimate by Tue 01/12 (arts. 26 §2 and 41), due soon.
+Tue 03/11 (art. 49), 27 days late; a hearing on Fri 04/12 set on 20/11 → intimate by Tue 01/12 (arts. 26 §2 and
+41), due soon.
 """
 from __future__ import annotations
 
