@@ -155,6 +155,10 @@ SEALED += (Sealed("document_signatures", ("id", "document_id", "code", "upload_i
                                           "signer_name", "signer_user_id", "signed_at", "outcome", "reason",
                                           "file_sha256", "file_size", "revision_end", "uploaded_by", "uploaded_at"),
                   "assinatura verificada de documento emitido", baseline_alone=True),)
+# Issue 44: the notification of an appeal's decision (migration 076), append-only — the day the next appeal's 10
+# days run from (Lei 9.784/1999 art. 59).
+SEALED += (Sealed("appeal_notices", ("id", "appeal_id", "notice", "notified_on", "recorded_by", "recorded_at"),
+                  "ciência da decisão de recurso (Lei 9.784/1999 art. 59)"),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

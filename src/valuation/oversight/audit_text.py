@@ -111,7 +111,8 @@ ACTION_LABELS: dict[str, str] = {
     # issue 26 §2: the Authority's decisions and the appeals (Lei 7.542 art. 33; Lei 9.784/1999 arts. 56–65)
     "record_administrative_decision": "Decisão da Autoridade registrada, com a sua ciência",
     "file_appeal": "Recurso administrativo interposto", "record_appeal_step": "Etapa de recurso registrada",
-    "decision_reformed_by_appeal": "Decisão reformada por recurso", "seed_appeals_demo":
+    "decision_reformed_by_appeal": "Decisão reformada por recurso",
+    "record_appeal_notice": "Ciência da decisão de recurso registrada (Lei 9.784/1999 art. 59)", "seed_appeals_demo":
         "Carga das decisões e recursos de demonstração",
 }
 
@@ -241,7 +242,8 @@ FIELD_LABELS: dict[str, str] = {
     "decided_on": "Decidida em", "summary": "Teor da decisão", "instance": "Instância", "appellant": "Recorrente",
     "grounds": "Razões do recurso", "on_time": "No prazo", "late": "Fora do prazo (Lei 9.784/1999 art. 63 I)",
     "suspensive": "Efeito suspensivo concedido", "suspensive_reason": "Razão do efeito suspensivo",
-    "cause": "Causa",
+    "cause": "Causa", "appeal_notices": "Ciências das decisões de recursos",
+    "appearance": "Ciência suprida pelo comparecimento (Lei 9.784/1999 art. 26 §5)",
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",

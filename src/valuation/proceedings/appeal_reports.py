@@ -35,8 +35,11 @@ def _appeal_rows(a: dict[str, Any]) -> list[tuple[str, ...]]:
               else f"sem efeito suspensivo ({law.APPEAL_SUSPENSIVE})")
     head = (format_date_br(a["filed_on"]), f"Recurso {a['nup']} — {a['instance']}ª instância, por {a['appellant']}",
             "fora do prazo" if not a["on_time"] else "no prazo", effect)
+    told = ([(format_date_br(a["notified_on"]), f"Ciência da decisão do recurso ({a['notice']})", "—",
+              "o prazo do recurso seguinte corre dela (Lei 9.784/1999 art. 59)")] if a.get("notified_on") else [])
     return [head, *((format_date_br(s["day"]), str(s["label"]), str(s["outcome_pt"] or "—"),
-                      " — ".join(str(v) for v in (s.get("reason"), s.get("note")) if v) or "—") for s in a["steps"])]
+                      " — ".join(str(v) for v in (s.get("reason"), s.get("note")) if v) or "—") for s in a["steps"]),
+            *told]
 
 
 def decision_sections(cases: Sequence[dict[str, Any]]) -> list[Section]:
