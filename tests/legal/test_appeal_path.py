@@ -133,3 +133,64 @@ def test_a_notice_needs_a_decided_appeal_and_is_recorded_once(small_world: Any) 
     with pytest.raises(InputError) as refused:
         _notice(small_world, running, D(2026, 11, 17), "publicação")
     assert "já está registrada" in refused.value.problems[0].message
+
+
+# -- 2. at most two appeals: three instances, the authority that decided and two above it (art. 57) -------------
+# input: (the appeal's number, filed on time); expected: why it can only be "não conhecido" (the article), or None
+ADMISSIBLE = [
+    ("the 1st appeal (2nd instance), on time", (1, True), None),
+    ("the 2nd appeal (3rd instance), on time", (2, True), None),
+    ("a 3rd appeal: the administrative sphere is exhausted", (3, True), "art. 63 IV"),
+    ("a 3rd appeal filed late: exhausted all the same", (3, False), "art. 63 IV"),
+    ("the 2nd appeal filed late", (2, False), "art. 63 I"),
+]
+
+
+@pytest.mark.parametrize("name, given, article", ADMISSIBLE, ids=ids(ADMISSIBLE))
+def test_which_appeals_can_be_known(name, given, article):
+    why = ap.not_known_reason(*reversed(given))
+    assert (why is None) is (article is None)
+    if article is not None:
+        assert article in why
+        assert ap.outcome_problem("não provido", given[1], given[0]) is not None
+        assert ap.outcome_problem("não conhecido", given[1], given[0]) is None
+
+
+def test_the_appeals_are_named_by_number_and_instance():
+    assert [ap.appeal_title(n) for n in (1, 2, 3)] == [
+        "1º recurso (2ª instância)", "2º recurso (3ª instância)", "3º recurso (esfera administrativa exaurida)"]
+
+
+def test_no_period_for_a_third_appeal():
+    end = ap.AppealStep("decided", DECIDED, "não provido")
+    assert ap.next_filing(NOTIFIED, RJ, 1, end) is not None
+    assert ap.next_filing(NOTIFIED, RJ, 2, end) is None
+
+
+def test_a_third_appeal_is_recorded_and_can_only_be_not_known(small_world: Any) -> None:
+    decision = _decision(small_world)
+    for filed, forwarded, decided in ((D(2026, 10, 5), D(2026, 10, 6), D(2026, 10, 20)),
+                                      (D(2026, 10, 26), D(2026, 10, 27), D(2026, 11, 3))):
+        appeal = _appeal(small_world, decision, filed)
+        _step(small_world, appeal, "forwarded", forwarded)
+        _step(small_world, appeal, "decided", decided, outcome="não provido")
+        _notice(small_world, appeal, decided)
+    third = _appeal(small_world, decision, D(2026, 11, 9))
+    assert small_world.store.fetch_one("SELECT instance, on_time FROM appeals WHERE id = ?", [third]) == {
+        "instance": 3, "on_time": True}
+    for kind, more in (("forwarded", {}), ("reconsidered", {"outcome": "provido"}),
+                       ("decided", {"outcome": "não provido"})):
+        with pytest.raises(InputError) as refused:
+            _step(small_world, third, kind, D(2026, 11, 10), **more)
+        assert "art. 63 IV" in refused.value.problems[0].message, kind
+    case = ar.appeals_of(small_world.store, small_world.principal("dpc"), as_of=D(2026, 11, 30))[0]
+    assert "art. 63 IV" in case["appeals"][2]["late_pt"]
+    assert case["appeals"][2]["stage_pt"].startswith("não cabe: esfera administrativa exaurida")
+    rows = requests.authority_deadlines(small_world.store, small_world.principal("dpc"), as_of=D(2026, 11, 10))
+    (owed,) = [r for r in rows if r["appeal_id"] == third]
+    assert owed["rule"] == "appeal_decision" and "3º recurso" in owed["case_pt"]
+    _step(small_world, third, "decided", D(2026, 11, 12), outcome="não conhecido")
+    with pytest.raises(InputError) as refused:
+        _appeal(small_world, decision, D(2026, 11, 13))
+    assert refused.value.problems[0].path == "filed_on"
+    assert small_world.store.scalar("SELECT count(*) FROM appeals") == 3

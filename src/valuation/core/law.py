@@ -119,6 +119,11 @@ APPEAL_ALLEGATIONS_BUSINESS_DAYS = LegalValue(5, f"{L9784} art. 62 (intimados os
 APPEAL_MAX_INSTANCES = LegalValue(3, f"{L9784} art. 57 (no máximo três instâncias administrativas); {L7542} art. 33 "
                                      "parágrafo único (o Ministro da Marinha, hoje o Comandante da Marinha, é a "
                                      "instância final)")
+# the three instances are the authority that decided and two above it: at most two appeals against one decision
+APPEAL_MAX_APPEALS = LegalValue(APPEAL_MAX_INSTANCES.value - 1,
+                                f"{L9784} art. 57 (três instâncias: a autoridade que decidiu e duas acima dela — no "
+                                "máximo dois recursos)")
+APPEAL_NOT_KNOWN_EXHAUSTED = f"{L9784} art. 63 IV (o recurso não é conhecido após exaurida a esfera administrativa)"
 APPEAL_SUSPENSIVE = (f"{L7542} art. 33 e {L9784} art. 61 (sem efeito suspensivo; a autoridade recorrida ou a "
                      "imediatamente superior pode concedê-lo havendo justo receio de prejuízo de difícil ou incerta "
                      "reparação, art. 61 parágrafo único)")

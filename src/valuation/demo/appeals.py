@@ -12,7 +12,8 @@ an appeal at each stage of Lei 9.784/1999 arts. 56–65:
   (art. 59 §1);
 - with the superior, a suspensive effect granted with its reason (art. 61), the decision extended with its
   reason and still within the 60 days (art. 59 §2);
-- three instances, each "não provido": the third instance's refusal closes the case (art. 57: no fourth);
+- two appeals, each "não provido" (the three instances of art. 57: the authority that decided and two above it),
+  and a third filed anyway, declared not known (art. 63 IV: the administrative sphere was exhausted);
 - filed out of time and not known (art. 63 I);
 - the decision on the office's decided claim (a request) appealed and not granted.
 
@@ -49,7 +50,7 @@ PLAN: tuple[Case, ...] = (
     ("preference", True, "Pedido de prorrogação indeferido (NORMAM-10 (ed. 2002) 0304).", 152, 150,
      ((145, True, None, (("forwarded", 143, None, None), ("decided", 120, "não provido", None))),
       (115, True, None, (("forwarded", 113, None, None), ("decided", 90, "não provido", None))),
-      (85, True, None, (("forwarded", 83, None, None), ("decided", 50, "não provido", None))))),
+      (85, True, None, (("decided", 70, "não conhecido", None),)))),
     ("domain_incorporation", False, "Indeferida a devolução do prazo de cinco anos (art. 6).", 102, 100,
      ((60, False, None, (("decided", 55, "não conhecido", None),)),)),
 )

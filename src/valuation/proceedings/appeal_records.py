@@ -6,7 +6,8 @@
   issued statement, a request's decision, a found thing declared lost, a contract's cancellation) or a decision
   the product keeps no other record of (the incorporation of a wreck into the União's domain, a preference
   ruling), with its wreck and the interested company;
-- `file_appeal`: an appeal against it, at the next instance (at most three, art. 57: a fourth is refused),
+- `file_appeal`: an appeal against it, the next in order (art. 57: three instances, the authority that decided and
+  two above it, so at most two appeals; a third is recorded and only declared not known, art. 63 IV; never a fourth),
   on time or recorded late (art. 63 I), with or without a granted suspensive effect (art. 61);
 - `record_appeal_step`: the reconsideration or forwarding, the others' intimation and allegations, the
   extension, the decision with its outcome; an outcome that grants the appeal acts on the decision in the same
@@ -88,7 +89,7 @@ LABELS: dict[str, str] = {
     "notice": "Forma de ciência", "notified_on": "Data da ciência ou publicação", "filed_on": "Data da interposição",
     "appellant": "Recorrente", "grounds": "Razões do recurso", "suspensive": "Efeito suspensivo concedido",
     "suspensive_reason": "Razão do efeito suspensivo", "day": "Data da etapa", "outcome": "Resultado",
-    "reason": "Justificativa", "note": "Observação", "instance": "Instância"}
+    "reason": "Justificativa", "note": "Observação", "instance": "Recurso"}
 DECISION_FIELDS = ("kind", "record_id", "wreck_code", "organisation_id", "summary", "authority", "decided_on",
                    "notice", "notified_on")
 APPEAL_FIELDS = ("filed_on", "appellant", "grounds", "suspensive", "suspensive_reason")
@@ -248,7 +249,8 @@ def _notified_for_next(decision: Mapping[str, Any], previous: Mapping[str, Any] 
 
 
 def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[str, Any]) -> int:
-    """An appeal against the decision at its next instance (art. 57: 1, 2, 3; never a fourth); on time or late
+    """An appeal against the decision, the next in order (art. 57: two appeals; a third recorded to be declared not
+    known, art. 63 IV; never a fourth); on time or late
     (art. 63 I, recorded and not known); a granted suspensive effect needs its reason (art. 61). dpc only;
     InputError names the field; audited; numbered."""
     require(user, "manage_appeals")
@@ -272,7 +274,7 @@ def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[s
     elif last is not None:
         ended = ap.ending(last_steps)
         if ended is None:
-            f.fail("filed_on", f"{LABELS['instance']}: o recurso da {last['instance']}ª instância ainda não foi "
+            f.fail("filed_on", f"{LABELS['instance']}: o {ap.appeal_title(int(last['instance']))} ainda não foi "
                                "decidido.")
         elif ap.closes_the_case(ended):
             how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
@@ -334,7 +336,8 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
         f.fail("day", f"{LABELS['day']}: não pode estar no futuro.")
     if kind is not None and day is not None and f.ok("outcome"):
         steps = as_steps(_steps(store, [appeal["id"]])[appeal["id"]])
-        problem = ap.step_problem(kind, day, appeal["filed_on"], appeal["on_time"], outcome, reason, steps)
+        problem = ap.step_problem(kind, day, appeal["filed_on"], appeal["on_time"], outcome, reason, steps,
+                                  int(appeal["instance"]))
         if problem is not None:
             f.fail(problem[0], f"{LABELS.get(problem[0], 'Etapa')}: {problem[1]}.")
     f.done()
@@ -405,23 +408,32 @@ def decision_state(d: Mapping[str, Any], appeals_steps: list[tuple[dict[str, Any
         ended = ap.ending(steps)
         if ended is None:
             effect = " (com efeito suspensivo)" if appeal["suspensive"] else " (sem efeito suspensivo)"
-            return f"em recurso na {appeal['instance']}ª instância{effect}"
+            return f"em recurso: {ap.appeal_title(int(appeal['instance']))}{effect}"
         if ended.kind == "reconsidered":
             part = " em parte" if ended.outcome == "parcialmente provido" else ""
             return f"reconsiderada{part} pela autoridade que decidiu em {fmt(ended.day)} (art. 56 §1)"
         if ended.outcome == "provido":
-            return f"reformada: recurso da {appeal['instance']}ª instância provido em {fmt(ended.day)}"
+            return f"reformada: {ap.appeal_title(int(appeal['instance']))} provido em {fmt(ended.day)}"
         if ended.outcome == "parcialmente provido":
-            return f"reformada em parte: recurso da {appeal['instance']}ª instância em {fmt(ended.day)}"
+            return f"reformada em parte: {ap.appeal_title(int(appeal['instance']))} em {fmt(ended.day)}"
     if appeals_steps:
         return "mantida"
     return "em vigor"
 
 
+def _not_known_pt(a: Mapping[str, Any]) -> str | None:
+    """Why an appeal can only be declared not known, as the case shows it: late (art. 63 I) or beyond the instances
+    (art. 63 IV); None when it can be judged."""
+    if int(a["instance"]) > law.APPEAL_MAX_APPEALS.value:
+        return f"esfera administrativa exaurida: não conhecido ({law.APPEAL_NOT_KNOWN_EXHAUSTED})"
+    return None if a["on_time"] else f"fora do prazo ({law.APPEAL_NOT_KNOWN_LATE})"
+
+
 def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None = None,
                decision_id: int | None = None) -> list[dict[str, Any]]:
     """Every decision the user may read with its appeals: the decision's row (`decisions`) plus state_pt and
-    appeals — each with nup, instance, filed_on, on_time, late_pt, suspensive, stage_pt, steps (kind label,
+    appeals — each with nup, instance, title_pt, filed_on, on_time, late_pt (why it can only be not known: late or
+    beyond the instances), suspensive, stage_pt, steps (kind label,
     day, outcome, reason, note), and the notification of its decision (notice, notified_on, notice_pt; None while
     none is recorded) — oldest decision first."""
     out = decisions(store, user, office=office, decision_id=decision_id)
@@ -436,8 +448,9 @@ def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None
         a.update(notice=told["notice"] if told else None, notified_on=told["notified_on"] if told else None,
                  notice_pt=(f"ciência da decisão: {told['notice']} em {fmt(told['notified_on'])}" if told else None))
         a.update(nup=given.get(int(a["id"]), numbers.NO_UNIT_TEXT.format(office="OM")),
-                 stage_pt=ap.stage(a["on_time"], as_steps(s)),
-                 late_pt=None if a["on_time"] else f"fora do prazo ({law.APPEAL_NOT_KNOWN_LATE})",
+                 title_pt=ap.appeal_title(int(a["instance"])),
+                 stage_pt=ap.stage(a["on_time"], as_steps(s), int(a["instance"])),
+                 late_pt=_not_known_pt(a),
                  steps=[{**x, "label": ap.STEP_LABELS[x["kind"]],
                          "outcome_pt": ap.OUTCOMES.get(x["outcome"] or "")} for x in s])
         by_decision.setdefault(int(a["decision_id"]), []).append(a)
@@ -457,7 +470,7 @@ def _case_deadlines(d: Mapping[str, Any], cal: BusinessCalendar, steps: dict[int
     previous: dict[str, Any] | None = None
     for a in d["appeals"]:
         s = as_steps(steps[int(a["id"])])
-        out += [(a, x) for x in ap.appeal_deadlines(a["filed_on"], a["on_time"], s, cal)]
+        out += [(a, x) for x in ap.appeal_deadlines(a["filed_on"], a["on_time"], s, cal, int(a["instance"]))]
         ended = ap.ending(s)
         if d["kind"] == "statement" and ended is not None and ended.outcome in ap.GRANTED:
             out.append((a, pr.ProcessDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(ended.day, cal), reissued_on)))
@@ -493,7 +506,7 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
                 continue
             if x.kind == "appeal_filing" and due < as_of:
                 continue
-            case = (f"recurso {appeal['nup']} ({appeal['instance']}ª instância)" if appeal is not None
+            case = (f"recurso {appeal['nup']} ({appeal['title_pt']})" if appeal is not None
                     else f"decisão {d['nup']}")
             out.append({"request_id": None, "appeal_id": None if appeal is None else appeal["id"],
                         "decision_id": d["id"], "case_pt": case, "nup": appeal["nup"] if appeal else d["nup"],
