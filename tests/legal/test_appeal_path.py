@@ -194,3 +194,54 @@ def test_a_third_appeal_is_recorded_and_can_only_be_not_known(small_world: Any) 
         _appeal(small_world, decision, D(2026, 11, 13))
     assert refused.value.problems[0].path == "filed_on"
     assert small_world.store.scalar("SELECT count(*) FROM appeals") == 3
+
+
+# -- 3. a partial reconsideration forwards the rest to the superior (art. 56 §1) ---------------------------------
+PARTIAL = ap.AppealStep("reconsidered", D(2026, 10, 12), "parcialmente provido", "Reduzida a área negada.")
+FILED = D(2026, 10, 8)
+# input: the steps so far and the step asked; expected: refused (field) or None
+PATH = [
+    ("after a partial reconsideration the appeal goes on: forwarding allowed", [PARTIAL],
+     ap.AppealStep("forwarded", D(2026, 10, 13)), None),
+    ("a second reconsideration is not", [PARTIAL], ap.AppealStep("reconsidered", D(2026, 10, 13), "provido"), "kind"),
+    ("nor is the superior's decision before the forwarding", [PARTIAL],
+     ap.AppealStep("decided", D(2026, 10, 13), "não provido"), "kind"),
+    ("a full reconsideration ends it: nothing after", [ap.AppealStep("reconsidered", D(2026, 10, 12), "provido")],
+     ap.AppealStep("forwarded", D(2026, 10, 13)), "kind"),
+]
+
+
+@pytest.mark.parametrize("name, steps, asked, refused", PATH, ids=ids(PATH))
+def test_what_may_follow_a_reconsideration(name, steps, asked, refused):
+    problem = ap.step_problem(asked.kind, asked.day, FILED, True, asked.outcome, None, steps)
+    assert (problem[0] if problem else None) == refused
+
+
+def test_the_partial_reconsideration_neither_ends_the_appeal_nor_meets_the_five_days():
+    assert ap.ending([PARTIAL]) is None
+    (five,) = ap.appeal_deadlines(FILED, True, [PARTIAL], RJ)
+    assert (five.kind, five.deadline.due, five.met_on) == ("appeal_reconsideration", D(2026, 10, 13), None)
+    forwarded = [PARTIAL, ap.AppealStep("forwarded", D(2026, 10, 13))]
+    got = {d.kind: d for d in ap.appeal_deadlines(FILED, True, forwarded, RJ)}
+    assert got["appeal_reconsideration"].met_on == D(2026, 10, 13)
+    assert got["appeal_decision"].deadline.due == D(2026, 11, 12)      # 13/10 + 30 (art. 59 §1)
+    assert ap.stage(True, [PARTIAL]).startswith("decisão reconsiderada em parte em 12/10/2026; o restante aguarda")
+
+
+def test_in_the_store_the_rest_goes_to_the_superior(small_world: Any) -> None:
+    decision = _decision(small_world)
+    appeal = _appeal(small_world, decision, FILED)
+    _step(small_world, appeal, "reconsidered", PARTIAL.day, outcome="parcialmente provido", reason=PARTIAL.reason)
+    case = ar.appeals_of(small_world.store, small_world.principal("dpc"), as_of=D(2026, 10, 12))[0]
+    assert case["state_pt"].startswith("reconsiderada em parte em 12/10/2026; o restante em recurso")
+    owed = [r for r in requests.authority_deadlines(small_world.store, small_world.principal("dpc"),
+                                                    as_of=D(2026, 10, 12)) if r["appeal_id"] == appeal]
+    assert [r["rule"] for r in owed] == ["appeal_reconsideration"]
+    _step(small_world, appeal, "forwarded", D(2026, 10, 13))
+    _step(small_world, appeal, "decided", D(2026, 11, 10), outcome="não provido")
+    case = ar.appeals_of(small_world.store, small_world.principal("dpc"), as_of=D(2026, 11, 30))[0]
+    assert case["state_pt"] == "reformada em parte: reconsiderada em parte pela autoridade que decidiu em " \
+                               "12/10/2026 (art. 56 §1)"
+    assert case["appeals"][0]["stage_pt"] == "decidido em 10/11/2026: não provido"
+    reformed = small_world.store.fetch("SELECT after_json FROM audit_log WHERE action = 'decision_reformed_by_appeal'")
+    assert len(reformed) == 1 and "parcialmente provido" in reformed[0]["after_json"]

@@ -350,7 +350,7 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
             [appeal["id"], kind, day, outcome, reason, note, user.username, store.now()]))
         tx.audit("record_appeal_step", "appeal", appeal["id"], None,
                  {"step_id": new_id, "kind": kind, "day": day, "outcome": outcome, "reason": reason, "note": note})
-        if kind in ap.ENDING_STEPS and outcome in ap.GRANTED:
+        if kind in ap.RULING_STEPS and outcome in ap.GRANTED:
             _act_on_decision(tx, d, appeal, outcome, day)
         return new_id
 
@@ -403,19 +403,25 @@ def _act_on_decision(tx: Tx, d: Mapping[str, Any], appeal: Mapping[str, Any], ou
 
 
 def decision_state(d: Mapping[str, Any], appeals_steps: list[tuple[dict[str, Any], list[ap.AppealStep]]]) -> str:
-    """How a decision stands after its appeals, in pt-BR."""
+    """How a decision stands after its appeals, in pt-BR: a reconsideration in part reforms it in part, and the
+    rest stays in appeal with the superior (art. 56 §1)."""
     for appeal, steps in reversed(appeals_steps):
         ended = ap.ending(steps)
+        partial = ap.partial_reconsideration(steps)
+        part = (f"reconsiderada em parte pela autoridade que decidiu em {fmt(partial.day)} (art. 56 §1)"
+                if partial is not None else "")
         if ended is None:
             effect = " (com efeito suspensivo)" if appeal["suspensive"] else " (sem efeito suspensivo)"
-            return f"em recurso: {ap.appeal_title(int(appeal['instance']))}{effect}"
+            running = f"em recurso: {ap.appeal_title(int(appeal['instance']))}{effect}"
+            return f"reconsiderada em parte em {fmt(partial.day)}; o restante {running}" if partial else running
         if ended.kind == "reconsidered":
-            part = " em parte" if ended.outcome == "parcialmente provido" else ""
-            return f"reconsiderada{part} pela autoridade que decidiu em {fmt(ended.day)} (art. 56 §1)"
+            return f"reconsiderada pela autoridade que decidiu em {fmt(ended.day)} (art. 56 §1)"
         if ended.outcome == "provido":
             return f"reformada: {ap.appeal_title(int(appeal['instance']))} provido em {fmt(ended.day)}"
         if ended.outcome == "parcialmente provido":
             return f"reformada em parte: {ap.appeal_title(int(appeal['instance']))} em {fmt(ended.day)}"
+        if part:
+            return f"reformada em parte: {part}"
     if appeals_steps:
         return "mantida"
     return "em vigor"
@@ -471,9 +477,10 @@ def _case_deadlines(d: Mapping[str, Any], cal: BusinessCalendar, steps: dict[int
     for a in d["appeals"]:
         s = as_steps(steps[int(a["id"])])
         out += [(a, x) for x in ap.appeal_deadlines(a["filed_on"], a["on_time"], s, cal, int(a["instance"]))]
-        ended = ap.ending(s)
-        if d["kind"] == "statement" and ended is not None and ended.outcome in ap.GRANTED:
-            out.append((a, pr.ProcessDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(ended.day, cal), reissued_on)))
+        granted = ap.first_grant(s)   # from a reconsideration in part too (art. 56 §1)
+        if d["kind"] == "statement" and granted is not None:
+            out.append((a, pr.ProcessDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(granted.day, cal),
+                                              reissued_on)))
         previous = a
     prev_steps = as_steps(steps[int(previous["id"])]) if previous else []
     start = _notified_for_next(d, previous, previous if previous and previous["notified_on"] else None)

@@ -161,7 +161,7 @@ def path_basis() -> str:
 
 # -- the appeal's steps and the deadlines they start (issue 26 §2) -----------------------------------------------
 STEP_LABELS: dict[str, str] = {
-    "reconsidered": "Reconsideração pela autoridade que decidiu (art. 56 §1)",
+    "reconsidered": "Reconsideração pela autoridade que decidiu, no todo ou em parte (art. 56 §1)",
     "forwarded": "Decisão mantida; recurso encaminhado e recebido pela autoridade superior (arts. 56 §1 e 59 §1)",
     "others_intimated": "Intimação dos demais interessados (art. 62)",
     "allegations_filed": "Alegações dos demais interessados (art. 62)",
@@ -169,8 +169,9 @@ STEP_LABELS: dict[str, str] = {
     "decided": "Decisão do recurso",
 }
 STEP_KINDS = tuple(STEP_LABELS)
-ENDING_STEPS = ("reconsidered", "decided")
+RULING_STEPS = ("reconsidered", "decided")   # the steps that carry an outcome (and act on a decision it grants)
 GRANTED = ("provido", "parcialmente provido")   # the outcomes that act on the decision (and a reconsideration's)
+FULL = "provido"                                 # a reconsideration in full ends the appeal; in part it goes on
 PERIOD_LABELS: dict[str, str] = {
     "appeal_filing": "Interposição de recurso (Lei 9.784/1999 art. 59)",
     "appeal_reconsideration": "Reconsiderar ou encaminhar o recurso (Lei 9.784/1999 art. 56 §1)",
@@ -195,7 +196,9 @@ def _first(steps: Sequence[AppealStep], *kinds: str) -> AppealStep | None:
 def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: str | None, reason: str | None,
                  steps: Sequence[AppealStep], instance: int = 1) -> tuple[str, str] | None:
     """(field, why) when a step cannot follow the appeal's `steps`, else None. The deciding authority first
-    reconsiders (ending the appeal) or forwards it (art. 56 §1); the superior intimates the others and hears them
+    reconsiders — in full, ending the appeal, or in part — and forwards what it did not reconsider (art. 56 §1:
+    "o encaminhará à autoridade superior"; a partial reconsideration does not end the appeal); the superior intimates
+    the others and hears them
     (art. 62), may extend once with its reason (art. 59 §2) and decides; nothing after the end. A late appeal
     (art. 63 I) or one beyond the instances (`instance` 3, art. 63 IV) is only declared not known, by whoever
     receives it."""
@@ -210,9 +213,13 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
     if last is not None and day < last:
         return "day", f"anterior à última etapa registrada ({fmt(last)})"
     forwarded = _first(steps, "forwarded")
+    reconsidered = _first(steps, "reconsidered")
     needs: dict[str, tuple[bool, str]] = {
-        "reconsidered": (forwarded is None and known, not_known or "a reconsideração cabe à autoridade que decidiu, "
-                                                                   "antes de encaminhar o recurso (art. 56 §1)"),
+        "reconsidered": (forwarded is None and reconsidered is None and known,
+                         not_known or ("a decisão já foi reconsiderada em parte; o restante se encaminha à autoridade "
+                                       "superior (art. 56 §1)" if reconsidered else
+                                       "a reconsideração cabe à autoridade que decidiu, antes de encaminhar o recurso "
+                                       "(art. 56 §1)")),
         "forwarded": (forwarded is None and known, "o recurso já foi encaminhado" if forwarded else str(not_known)),
         "others_intimated": (forwarded is not None, "a intimação dos demais interessados segue o encaminhamento "
                                                     "(art. 62)"),
@@ -230,7 +237,7 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
         return "kind", why
     if kind == "decision_extended" and not (reason or "").strip():
         return "reason", f"a prorrogação exige justificativa explícita ({law.APPEAL_DECISION_DAYS.basis})"
-    if kind in ENDING_STEPS:
+    if kind in RULING_STEPS:
         allowed_outcomes = GRANTED if kind == "reconsidered" else tuple(OUTCOMES)
         if outcome not in allowed_outcomes:
             return "outcome", "informe o resultado: " + ", ".join(OUTCOMES[o] for o in allowed_outcomes).lower()
@@ -252,8 +259,9 @@ def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep],
     forwarded = _first(steps, "forwarded")
     known = not_known_reason(on_time, instance) is None
     out: list[ProcessDeadline] = []
-    if known:
-        met = _first(steps, "reconsidered", "forwarded")
+    if known:   # met by the forwarding or a full reconsideration: one in part still owes the forwarding of the rest
+        met = _first(steps, "forwarded") or next((s for s in steps if s.kind == "reconsidered" and s.outcome == FULL),
+                                                 None)
         out.append(ProcessDeadline("appeal_reconsideration", AUTHORITY, reconsideration_due(filed_on, cal),
                                   met.day if met else None))
     intimated = _first(steps, "others_intimated")
@@ -272,8 +280,20 @@ def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep],
 
 
 def ending(steps: Sequence[AppealStep]) -> AppealStep | None:
-    """The step that ended the appeal (its reconsideration or its decision), or None while it runs."""
-    return _first(steps, *ENDING_STEPS)
+    """The step that ended the appeal — its reconsideration in full, or its decision — or None while it runs: a
+    reconsideration in part forwards the rest to the superior (art. 56 §1) and the appeal goes on."""
+    return next((s for s in steps if s.kind == "decided" or (s.kind == "reconsidered" and s.outcome == FULL)), None)
+
+
+def partial_reconsideration(steps: Sequence[AppealStep]) -> AppealStep | None:
+    """The reconsideration in part by the authority that decided (art. 56 §1), if there was one."""
+    return next((s for s in steps if s.kind == "reconsidered" and s.outcome != FULL), None)
+
+
+def first_grant(steps: Sequence[AppealStep]) -> AppealStep | None:
+    """The first step that granted the appeal in whole or in part (a reconsideration, even partial, or the
+    decision): from it the decision appealed against is reformed."""
+    return next((s for s in steps if s.kind in RULING_STEPS and s.outcome in GRANTED), None)
 
 
 def closes_the_case(end: AppealStep) -> bool:
@@ -297,9 +317,12 @@ def stage(on_time: bool, steps: Sequence[AppealStep], instance: int = 1) -> str:
     ended = ending(steps)
     if ended is not None:
         if ended.kind == "reconsidered":
-            part = " em parte" if ended.outcome == "parcialmente provido" else ""
-            return f"decisão reconsiderada{part} em {fmt(ended.day)}"
+            return f"decisão reconsiderada em {fmt(ended.day)}"
         return f"decidido em {fmt(ended.day)}: {OUTCOMES[ended.outcome or 'não provido'].lower()}"
+    partial = partial_reconsideration(steps)
+    if partial is not None and _first(steps, "forwarded") is None:
+        return (f"decisão reconsiderada em parte em {fmt(partial.day)}; o restante aguarda o encaminhamento à "
+                "autoridade superior (art. 56 §1)")
     if instance > law.APPEAL_MAX_APPEALS.value:
         return "não cabe: esfera administrativa exaurida (art. 63 IV); aguardando a declaração de não conhecimento"
     if not on_time:
