@@ -112,7 +112,7 @@ def extension_request(expires: date, cal: BusinessCalendar,
 def start_of_operations(fixed: date, cal: BusinessCalendar | None = None) -> Deadline:
     """Start of operations: the date fixed in the authorisation, not a period, so it is
     not moved; a late start cancels the authorisation (Lei 7.542 art. 22 I; NORMAM-10 0305 a)."""
-    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; NORMAM-10 (ed. 2002) 0305 a",
+    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; {law.normam_2002('0305 a')}",
                       "Data fixada na autorização", "Início após essa data: cancelamento da autorização "
                                                     "(NORMAM-10 (ed. 2002) 0305 a)")
 
@@ -149,7 +149,7 @@ def automatic_cancellation(reported_months: Iterable[date], authorised_from: dat
                 f"Cancelamento automático a partir de {fmt(candidate)} (NORMAM-10 (ed. 2002) 0305 f)",
             )
             return Deadline("automatic_cancellation", candidate,
-                            join_basis("NORMAM-10 (ed. 2002) 0305 f", params.reference(business_day)), None, steps)
+                            join_basis(law.normam_2002("0305 f"), params.reference(business_day)), None, steps)
         month, _ = add_months(month, 1)
     return None
 
@@ -329,11 +329,13 @@ def open_standing(due: date, as_of: date, *, due_soon_days: int) -> dict[str, ob
 
 def cargo_lapse(casualty_date: date, suspensions: Iterable[Interval], cal: BusinessCalendar) -> Deadline:
     """Last day on which the cargo's responsible may still request a licence for the cargo (Lei 7.542
-    arts. 4, 6 and 7, read for the cargo's own responsible: arts. 13 §1 and 14 II): the same count as
+    arts. 4, 6 and 7, read for the cargo's own responsible: art. 14 II): the same count as
     `five_year_lapse` — the casualty and the suspensions are the wreck's — under its own key, because the
     cargo's right runs apart from the vessel's (README "Decisions")."""
     d = five_year_lapse(casualty_date, suspensions, cal)
-    return Deadline("cargo_lapse", d.due, d.basis + f"; {law.L7542} arts. 13 §1 e 14 II", d.moved_from,
+    basis = d.basis + f"; {law.L7542} art. 14 II (o responsável pela carga pede a sua remoção ou recuperação " \
+                      "independentemente do responsável pela embarcação)"
+    return Deadline("cargo_lapse", d.due, basis, d.moved_from,
                     ("Prazo do responsável pela carga, contado como o do responsável pela embarcação", *d.steps))
 
 
