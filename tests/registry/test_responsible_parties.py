@@ -1,6 +1,7 @@
-"""A wreck's responsible parties (Lei 7.542 arts. 8, 13 §1, 14): cessions — void against the Authority until
-communicated (§2), cedente and cessionário jointly liable (§1), the cessionário's requests, deadlines and
-notices counting from the communication — and the vessel and its cargo, two responsible parties whose five
+"""A wreck's responsible parties (Lei 7.542 arts. 8, 13 §1, 14): cessions — of no effect against the Authority
+until communicated (§2: "sob pena de ser anulado o ato"), cedente and cessionário jointly liable from the cession
+(§1; docs/decisions/102-cession-joint-liability.md), the cessionário's requests, deadlines and notices counting
+from the communication — and the vessel and its cargo, two responsible parties whose five
 years run apart. Pure rules first (table-driven), then the store, the domain status and the deadline engine.
 Expected dates are worked out by hand beside each case."""
 from __future__ import annotations
@@ -24,14 +25,20 @@ def cession(cedent, cessionary, ceded, communicated=None, part=rp.VESSEL):
     return rp.Cession(part, cedent, cessionary, ceded, communicated)
 
 
-# name, cessions, day → the responsible the Authority deals with (art. 8 §2), who answers jointly (§1)
+# name, cessions, day → the responsible the Authority deals with (art. 8 §2), who answers jointly (§1: from the
+# cession itself — §2's sanction is the act's annulment, not its nullity from the start)
 RESPONSIBLE = [
     ("no cession", [], D(2024, 1, 1), A, (A,)),
-    ("not communicated: void against the Authority", [cession(A, B, D(2023, 1, 10))], D(2024, 1, 1), A, (A,)),
-    ("communicated later than the day", [cession(A, B, D(2023, 1, 10), D(2024, 2, 1))], D(2024, 1, 31), A, (A,)),
+    ("not communicated: the Authority deals with the cedente, the cessionário answers jointly from the cession",
+     [cession(A, B, D(2023, 1, 10))], D(2024, 1, 1), A, (A, B)),
+    ("not yet ceded on the day: the cessionário answers for nothing", [cession(A, B, D(2023, 1, 10))],
+     D(2023, 1, 9), A, (A,)),
+    ("communicated later than the day", [cession(A, B, D(2023, 1, 10), D(2024, 2, 1))], D(2024, 1, 31), A, (A, B)),
     ("communicated on the day", [cession(A, B, D(2023, 1, 10), D(2024, 2, 1))], D(2024, 2, 1), B, (A, B)),
     ("a chain A → B → C", [cession(A, B, D(2023, 1, 10), D(2023, 2, 1)), cession(B, C, D(2024, 3, 1), D(2024, 3, 5))],
      D(2024, 6, 1), C, (A, B, C)),
+    ("a chain whose second link is not communicated", [cession(A, B, D(2023, 1, 10), D(2023, 2, 1)),
+                                                        cession(B, C, D(2024, 3, 1))], D(2024, 6, 1), B, (A, B, C)),
     ("a cession by a stranger binds no one", [cession(X, B, D(2023, 1, 10), D(2023, 2, 1))], D(2024, 1, 1), A, (A,)),
     ("the cargo's cession leaves the vessel alone", [cession(A, B, D(2023, 1, 10), D(2023, 2, 1), rp.CARGO)],
      D(2024, 1, 1), A, (A,)),
@@ -135,7 +142,8 @@ def test_a_cession_decides_whose_request_counts(world):
     wid = store.scalar("SELECT id FROM wrecks WHERE code = 'CES-2'")
     shown = parties.responsible_parties(store, dpc, int(wid), AS_OF)
     assert [r["responsible"] for r in shown["rows"]] == [True, False]
-    assert "nula perante ela (Lei 7.542/1986 art. 8 §2)" in shown["rows"][1]["role"]
+    assert "não vale perante a Autoridade Naval, que trata com o cedente" in shown["rows"][1]["role"]
+    assert "responde solidariamente desde a cessão" in shown["rows"][1]["role"]
     assert shown["requests"][0]["counts"].startswith("não conta")
     wid1 = int(store.scalar("SELECT id FROM wrecks WHERE code = 'CES-1'"))
     one = parties.responsible_parties(store, dpc, wid1, AS_OF)["rows"]

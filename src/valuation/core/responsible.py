@@ -4,10 +4,11 @@ vessel and its cargo (arts. 13 §1 and 14). Pure: no database, no clock.
 - Art. 8: the responsible may cede its rights of disposal to third parties; §1 the cedente and the
   cessionário are jointly liable for the risks and damage to navigation, third parties and the
   environment; §2 the cession must be communicated to the Naval Authority "sob pena de ser anulado o ato".
-  Reading (README "Decisions"): an uncommunicated cession is void against the Authority — the cedente stays
-  the responsible it deals with, the cessionário's requests do not count and it is not listed as liable;
-  from the day a cession is communicated the cessionário is the responsible whose requests, deadlines and
-  notices count, and cedente and cessionário answer jointly (§1) from then on.
+  Reading (docs/decisions/102-cession-joint-liability.md): an uncommunicated cession has no effect against the
+  Authority — the cedente stays the responsible it deals with and the cessionário's requests do not count —,
+  but §2's sanction is the act's annulment, not its nullity from the start, and §1 binds cedente and
+  cessionário from the cession: the cessionário answers jointly from the day of the cession. From the day a
+  cession is communicated the cessionário is the responsible whose requests, deadlines and notices count.
 - Art. 13 §1: the vessel's responsible answers jointly with the cargo's responsible for the damage the cargo
   may cause. Art. 14: either may ask for the cargo's removal — the vessel's responsible when the cargo's shows
   no interest (I), the cargo's independently of the vessel's (II).
@@ -32,8 +33,8 @@ PARTS: tuple[str, ...] = (VESSEL, CARGO)
 PART_LABELS: dict[str, str] = {VESSEL: "embarcação", CARGO: "carga"}
 CESSION_BASIS = "Lei 7.542/1986 art. 8"
 JOINT_CESSION = "Lei 7.542/1986 art. 8 §1 (cedente e cessionário solidariamente responsáveis)"
-VOID_CESSION = ("cessão não comunicada à Autoridade Naval: nula perante ela (Lei 7.542/1986 art. 8 §2); "
-                "o cedente continua o responsável")
+VOID_CESSION = ("cessão não comunicada à Autoridade Naval: não vale perante a Autoridade Naval, que trata com o "
+                "cedente, sob pena de ser anulado o ato (Lei 7.542/1986 art. 8 §2)")
 JOINT_CARGO = "Lei 7.542/1986 art. 13 §1 (o responsável pela embarcação responde solidariamente pelos danos da carga)"
 CARGO_REQUEST_I = "Lei 7.542/1986 art. 14 I"
 CARGO_REQUEST_II = "Lei 7.542/1986 art. 14 II"
@@ -87,11 +88,15 @@ def responsible_on(original: int | None, cessions: Iterable[Cession], part: str,
 
 
 def liable_on(original: int | None, cessions: Iterable[Cession], part: str, day: date) -> tuple[int, ...]:
-    """Who answers jointly for `part` on `day` (art. 8 §1): the responsible and every cedente and cessionário
-    of the communicated cessions before it, in order."""
-    chain = _chain(original, list(cessions), part, day)
-    people = ([original] if original is not None else []) + [c.cessionary for _, c in chain]
-    return tuple(dict.fromkeys(people))
+    """Who answers jointly for `part` on `day` (art. 8 §1): the original responsible and every cedente and
+    cessionário of the cessions made by then from it, communicated or not — §1 binds them from the cession; the
+    communication (§2) decides only whom the Authority deals with (`responsible_on`). A cession by someone who
+    answered for nothing binds no one."""
+    people = [original] if original is not None else []
+    for c in sorted((c for c in cessions if c.part == part and c.ceded_on <= day), key=lambda c: c.ceded_on):
+        if c.cedent in people and c.cessionary not in people:
+            people.append(c.cessionary)
+    return tuple(people)
 
 
 def counted_request(original: int | None, cessions: Sequence[Cession], requests: Iterable[Request], part: str,
