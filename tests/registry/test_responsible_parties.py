@@ -225,3 +225,31 @@ def test_a_bad_cession_names_the_field_and_writes_nothing(world, change, field):
         parties.record_cession(world.store, world.principal("dpc"), data)
     assert field in {p.path for p in exc.value.problems}
     assert world.store.scalar("SELECT count(*) FROM cessions") == 0
+
+
+def test_the_vessel_owners_removal_does_not_suspend_the_cargos_five_years(world):
+    """Art. 6 sole paragraph I ("o responsável iniciar a remoção ou demolição") is personal: the removal the vessel's
+    responsible started suspends its own five years, not the cargo responsible's; an order of the Authority (II)
+    suspends both (docs/decisions/103-cargo-lapse-personal-suspension.md). Casualty 10/03/2020 (CPBA): the five
+    years end on Monday 10/03/2025. Ground I 01–30/06/2021 (30 days), ground II 01–10/09/2021 (10 days):
+    the vessel 10/03/2025 + 40 = Sat 19/04 → Sun 20 → Mon 21 Tiradentes → Tue 22/04/2025 (the União's from 23/04);
+    the cargo 10/03/2025 + 10 = Thu 20/03/2025 (the União's from 21/03)."""
+    dpc, store = world.principal("dpc"), world.store
+    a = world.ids["owner1"]
+    c = _owner(world, "Exportadora de Cacau do Sul Ltda.")
+    _wreck(world, "CAR-S", D(2020, 3, 10), a)
+    parties.record_cargo(store, dpc, {"wreck_code": "CAR-S", "description": "1.200 t de cacau em sacas",
+                                      "owner_id": c, "declared_lost": None})
+    wid = store.scalar("SELECT id FROM wrecks WHERE code = 'CAR-S'")
+    store.write("test", lambda tx: tx.execute(
+        "INSERT INTO wreck_suspensions (wreck_id, ground, starts_on, ends_on, reason) VALUES "
+        "(?, 'I', DATE '2021-06-01', DATE '2021-06-30', 'Remoção iniciada pelo armador'), "
+        "(?, 'II', DATE '2021-09-01', DATE '2021-09-10', 'Remoção determinada pela Autoridade Naval')", [wid, wid]))
+    rows = engine.compute_deadlines(store, dpc, as_of=AS_OF).set_index("key")
+    assert rows.loc["five_year_lapse:CAR-S", "due"] == D(2025, 4, 22)
+    assert rows.loc["cargo_lapse:CAR-S", "due"] == D(2025, 3, 20)
+    assert "não suspende o prazo do responsável pela carga" in str(rows.loc["cargo_lapse:CAR-S", "steps"])
+    row = domain_statuses(store, dpc, AS_OF).set_index("code").loc["CAR-S"]
+    assert (row["owner"], row["since"], row["lapse_due"]) == ("union", D(2025, 4, 23), D(2025, 4, 22))
+    assert row["cargo_since"] == D(2025, 3, 21), row["steps"]
+    assert "não suspende o prazo do responsável pela carga" in row["steps"]

@@ -13,9 +13,11 @@ vessel and its cargo (arts. 13 §1 and 14). Pure: no database, no clock.
   may cause. Art. 14: either may ask for the cargo's removal — the vessel's responsible when the cargo's shows
   no interest (I), the cargo's independently of the vessel's (II).
 - The five years of art. 6 are the right of "o responsável" (art. 4) over its things: the vessel's and the
-  cargo's run apart. Only the cargo's own responsible's request keeps the cargo's right (art. 14 II); a
-  request of the vessel's responsible to remove the cargo (art. 14 I) is a request about the cargo, not the
-  cargo responsible's own licence request.
+  cargo's run apart. Their suspensions are the wreck's, but ground I ("o responsável iniciar a remoção ou
+  demolição") is personal: the removal the vessel's responsible started suspends its own five years, not the
+  cargo's (`suspends_part`; docs/decisions/103-cargo-lapse-personal-suspension.md). Only the cargo's own
+  responsible's request keeps the cargo's right (art. 14 II); a request of the vessel's responsible to remove
+  the cargo (art. 14 I) is a request about the cargo, not the cargo responsible's own licence request.
 
 Below the registry and the deadline engine, which both read it (neither imports the other).
 """
@@ -37,6 +39,9 @@ VOID_CESSION = ("cessão não comunicada à Autoridade Naval: não vale perante 
                 "cedente, sob pena de ser anulado o ato (Lei 7.542/1986 art. 8 §2)")
 JOINT_CARGO = "Lei 7.542/1986 art. 13 §1 (o responsável pela embarcação responde solidariamente pelos danos da carga)"
 CARGO_REQUEST_I = "Lei 7.542/1986 art. 14 I"
+PERSONAL_GROUND = "I"    # art. 6 sole paragraph I: the responsible's own removal or demolition
+GROUND_I_NOT_CARGO = ("Remoção ou demolição iniciada pelo responsável pela embarcação (Lei 7.542/1986 art. 6 parágrafo "
+                      "único I): suspensão pessoal, não suspende o prazo do responsável pela carga")
 CARGO_REQUEST_II = "Lei 7.542/1986 art. 14 II"
 
 
@@ -78,6 +83,14 @@ def _chain(original: int | None, cessions: Iterable[Cession], part: str, day: da
             out.append((current, c))
             current = c.cessionary
     return out
+
+
+def suspends_part(ground: str, part: str) -> bool:
+    """Whether a stored suspension of the wreck's five years (art. 6 sole paragraph, ground I, II, III, or the
+    Maritime Court's) suspends `part`'s: every ground the vessel's, all but the personal ground I the cargo's —
+    the removal recorded on the wreck is its responsible's (a cargo responsible that removes its cargo has asked
+    for it, art. 14 II, and its request already keeps its right)."""
+    return not (part == CARGO and ground == PERSONAL_GROUND)
 
 
 def responsible_on(original: int | None, cessions: Iterable[Cession], part: str, day: date) -> int | None:
@@ -182,4 +195,4 @@ def vessel_and_cargo(w: Mapping[str, Any], p: WreckParties | None, names: Mappin
 
 
 __all__ = ["CARGO", "PARTS", "PART_LABELS", "VESSEL", "Cession", "Request", "WreckParties", "cargo_request_problem",
-           "counted_request", "liable_on", "responsible_on", "vessel_and_cargo"]
+           "counted_request", "liable_on", "responsible_on", "suspends_part", "vessel_and_cargo"]
