@@ -74,7 +74,7 @@ PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
     "commission_president": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
     "dpc": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory", "custody",
             "found_things", "commission", "rates", "decisions", "contract_terms", "selection", "survey_costs",
-            "statements", "policies", "subscriptions", "documents"),
+            "statements", "policies", "subscriptions", "documents", "calendar_records"),
     "explorer": ("overview", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody", "decisions",
                  "survey_costs", "statements", "subscriptions", "documents"),
     "admin": ("overview", "users", "audit", "jobs"),

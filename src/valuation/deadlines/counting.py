@@ -217,15 +217,32 @@ def notice_period(event: date, n: int, cal: BusinessCalendar) -> Notice:
     return Notice(due, tuple(reversed(days)), tuple(skipped))
 
 
-def notice_steps(event: date, what: str, n: int, basis: str, notice: Notice, last: str) -> tuple[str, ...]:
+def notice_steps(event: date, what: str, n: int, basis: str, notice: Notice, last: str,
+                 cal: BusinessCalendar | None = None) -> tuple[str, ...]:
     """The explanation of a notice of minimum antecedence (`notice_period`), in pt-BR: `what` happens on `event`,
-    `last` names the latest act ('Último dia para comunicar')."""
-    return (f"{what} em {fmt(event)}; aviso com antecedência mínima de {n} dias úteis ({basis})",
-            f"O aviso abre um prazo de {n} dias úteis, contado como os do {ART66} (exclui-se o dia do aviso, "
-            f"inclui-se o do vencimento), que deve se completar até {fmt(event)}",
-            "Dias úteis do prazo: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(notice.days, 1)),
-            "Dias sem expediente desconsiderados: " + (", ".join(notice.skipped) if notice.skipped else "nenhum"),
-            f"{last}: {fmt(notice.due)}")
+    `last` names the latest act ('Último dia para comunicar'); with `cal`, the days DPC fixed in the period."""
+    steps = [f"{what} em {fmt(event)}; aviso com antecedência mínima de {n} dias úteis ({basis})",
+             f"O aviso abre um prazo de {n} dias úteis, contado como os da {ART66} (exclui-se o dia do aviso, "
+             f"inclui-se o do vencimento), que deve se completar até {fmt(event)}",
+             "Dias úteis do prazo: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(notice.days, 1)),
+             "Dias sem expediente desconsiderados: " + (", ".join(notice.skipped) if notice.skipped else "nenhum"),
+             f"{last}: {fmt(notice.due)}"]
+    return tuple(steps if cal is None else with_edited(steps, cal, notice.due + ONE_DAY, event))
+
+
+def edited_note(cal: BusinessCalendar, first: date, last: date) -> str | None:
+    """The explanation's line for the days DPC fixed in the calendar from `first` to `last` (each with its source),
+    or None when the period crosses none (docs/decisions/104-calendar-records.md)."""
+    records = cal.edited_between(first, last)
+    if not records:
+        return None
+    return "Dias do calendário fixados pela DPC no período: " + "; ".join(r.note() for r in records)
+
+
+def with_edited(steps: list[str], cal: BusinessCalendar, first: date, last: date | None) -> list[str]:
+    """`steps` with the line of the days DPC fixed from `first` to `last`, before the last line (the due date's)."""
+    note = edited_note(cal, first, last) if last is not None else None
+    return steps if note is None else [*steps[:-1], note, steps[-1]]
 
 
 def join_basis(*parts: str) -> str:
@@ -242,6 +259,7 @@ def days_after(rule: str, start: date, days: int, cal: BusinessCalendar, basis: 
     due, moved, more = move_forward(raw, cal)
     steps += more
     steps.append(f"Vencimento: {fmt(due)}")
+    steps = with_edited(steps, cal, start + ONE_DAY, due)
     return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
 
 
@@ -256,6 +274,7 @@ def business_days_after(rule: str, start: date, n: int, cal: BusinessCalendar, b
     due, moved, more = move_forward(days[-1], cal)
     steps += more
     steps.append(f"Vencimento: {fmt(due)}")
+    steps = with_edited(steps, cal, start + ONE_DAY, due)
     return Deadline(rule, due, join_basis(basis, ART66), moved, tuple(steps))
 
 
@@ -275,6 +294,7 @@ def months_after(rule: str, start: date, months: int, cal: BusinessCalendar, bas
     due, moved, more = move_forward(raw, cal, law.SUBSTANTIVE_MOVE if substantive else f"{ART66} §1")
     steps += more
     steps.append(f"Vencimento: {fmt(due)}")
+    steps = with_edited(steps, cal, start + ONE_DAY, due)
     return Deadline(rule, due, join_basis(basis, counting), moved, tuple(steps))
 
 

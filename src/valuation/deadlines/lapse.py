@@ -27,6 +27,7 @@ from valuation.deadlines.counting import (
     merge_intervals,
     month_end_step,
     move_forward,
+    with_edited,
 )
 
 COUNTING = law.SUBSTANTIVE_COUNTING     # Lei 810/1949 art. 3; Código Civil art. 132 §§1 e 3
@@ -206,6 +207,7 @@ def five_year_lapse(casualty_date: date, suspensions: Iterable[Interval],
     due, moved, more = move_forward(count.extended, cal, law.SUBSTANTIVE_MOVE)
     steps += more
     steps.append(f"Último dia para requerer a licença: {fmt(due)}")
+    steps = with_edited(steps, cal, count.extended, due)
     return Deadline("five_year_lapse", due, basis, moved, tuple(steps))
 
 
@@ -222,6 +224,7 @@ def owner_balance(casualty_date: date, cal: BusinessCalendar) -> Deadline:
     due, moved, more = move_forward(raw, cal, law.SUBSTANTIVE_MOVE)
     steps += more
     steps.append(f"Saldo à disposição do responsável até {fmt(due)}; depois, receita da União")
+    steps = with_edited(steps, cal, raw, due)
     basis = join_basis(law.OWNER_BALANCE_YEARS.basis, f"{law.L7542} art. 37" if start != casualty_date else "",
                        COUNTING)
     return Deadline("owner_balance", due, basis, moved, tuple(steps))

@@ -40,6 +40,7 @@ from valuation.deadlines.counting import (
     move_forward,
     notice_period,
     notice_steps,
+    with_edited,
 )
 from valuation.deadlines.lapse import (
     LapseCount,
@@ -79,6 +80,7 @@ def monthly_report(period: date, cal: BusinessCalendar,
         due, moved, more = move_forward(nth, cal)
         steps += more
     steps.append(f"Vencimento: {fmt(due)}")
+    steps = with_edited(steps, cal, first, due)
     basis = params.reference(business_day) if moved is None else join_basis(params.reference(business_day),
                                                                              f"{ART66} §1")
     return Deadline("monthly_report", due, basis, moved, tuple(steps))
@@ -106,6 +108,7 @@ def extension_request(expires: date, cal: BusinessCalendar,
     due, moved, more = move_back(raw, cal)
     steps += more
     steps.append(f"Último dia para pedir a prorrogação: {fmt(due)}")
+    steps = with_edited(steps, cal, due, expires)
     return Deadline("extension_request", due, join_basis(params.reference(days), ART66), moved, tuple(steps))
 
 
@@ -165,7 +168,7 @@ def tourism_notice(excursion: date, cal: BusinessCalendar,
     n = business_days.value
     notice = notice_period(excursion, n, cal)
     steps = notice_steps(excursion, "Excursão", n, params.reference(business_days), notice,
-                         "Último dia para comunicar")
+                         "Último dia para comunicar", cal)
     return Deadline("tourism_notice", notice.due, join_basis(params.reference(business_days), ART66), None, steps)
 
 
@@ -180,6 +183,7 @@ def wreck_map(year: int, cal: BusinessCalendar,
     due, moved, more = move_forward(raw, cal)
     steps += more
     steps.append(f"Vencimento: {fmt(due)}")
+    steps = with_edited(steps, cal, raw, due)
     return Deadline("wreck_map", due, join_basis(params.reference(day), ART66), moved, tuple(steps))
 
 

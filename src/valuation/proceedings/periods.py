@@ -123,7 +123,8 @@ def intimation_due(hearing: date, cal: BusinessCalendar,
     n = business_days.value
     notice = notice_period(hearing, n, cal)
     basis = reference(business_days)
-    steps = notice_steps(hearing, "Comparecimento, prova ou diligência", n, basis, notice, "Último dia para intimar")
+    steps = notice_steps(hearing, "Comparecimento, prova ou diligência", n, basis, notice, "Último dia para intimar",
+                         cal)
     return Deadline("process_intimation", notice.due, join_basis(basis, ART66), None, steps)
 
 
