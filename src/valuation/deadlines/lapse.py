@@ -3,7 +3,8 @@ owner's balance of art. 13 §2, both counted from the casualty (or, for a casual
 from its entry into force: art. 37), date to date. They are periods of substantive law, not of the
 administrative process: a missing day in the final month ends them on the first day after it (Lei
 810/1949 art. 3; Código Civil art. 132 §3 — 29/02/2020 + 5 years is 01/03/2025), and an end on a
-day without office hours moves to the next business day (CC art. 132 §1).
+day without office hours moves to the next business day (CC art. 132 §1;
+docs/decisions/106-periods-of-substantive-law.md).
 
 Pure: no database, no clock. `valuation.registry.domain.status` decides the domain from them.
 """
