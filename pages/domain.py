@@ -154,7 +154,7 @@ def edital_publications(orders: pd.DataFrame) -> None:
         return
     titles = {int(r["id"]): f"{r['wreck_code']} — {r['act']}" for r in by_edital.to_dict("records")}
     st.markdown("**Publicações do edital** (Lei 7.542/1986 art. 9 §2: uma vez em cada veículo; o prazo de 15 dias "
-                "corre da última publicação)")
+                "é contado da última publicação — leitura adotada: a lei não diz de qual publicação ele corre)")
     pubs = removal_orders.list_edital_publications(store, user)
     if pubs:
         st.dataframe(for_display(pd_frame(pubs, titles), dates=["published_on"], rename={"published_on": "Publicação"}),
@@ -173,7 +173,8 @@ def edital_publications(orders: pd.DataFrame) -> None:
                 "reference": d.text_input(labels["reference"], placeholder="Seção 3, p. 41")}
         if st.form_submit_button("Registrar publicação"):
             save(removal_orders.record_edital_publication, store, user, pick, blanks_to_none(data), labels=labels,
-                 success="Publicação registrada; o prazo do edital conta da última publicação (art. 9 §2).")
+                 success="Publicação registrada; o prazo do edital conta da última publicação (leitura adotada do "
+                         "art. 9 §2).")
 
 
 def pd_frame(pubs: list[dict[str, object]], titles: dict[int, str]) -> pd.DataFrame:

@@ -167,6 +167,10 @@ SEALED += (Sealed("contract_acts", ("id", "contract_id", "act", "from_status", "
 USER_OFFICE = "user_office"
 SEALED += (Sealed(USER_OFFICE, ("id",), "Capitania do usuário", append_only=False, source="users",
                   extra=(("office_code", "{alias}.office_code"),), subject="Usuário nº {id}", baseline_alone=True),)
+# Issue 44: the notification of an appeal's decision (migration 076), append-only — the day the next appeal's 10
+# days run from (Lei 9.784/1999 art. 59).
+SEALED += (Sealed("appeal_notices", ("id", "appeal_id", "notice", "notified_on", "recorded_by", "recorded_at"),
+                  "ciência da decisão de recurso (Lei 9.784/1999 art. 59)"),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -113,7 +113,12 @@ ACTION_LABELS: dict[str, str] = {
     # issue 26 §2: the Authority's decisions and the appeals (Lei 7.542 art. 33; Lei 9.784/1999 arts. 56–65)
     "record_administrative_decision": "Decisão da Autoridade registrada, com a sua ciência",
     "file_appeal": "Recurso administrativo interposto", "record_appeal_step": "Etapa de recurso registrada",
-    "decision_reformed_by_appeal": "Decisão reformada por recurso", "seed_appeals_demo":
+    "decision_reformed_by_appeal": "Decisão reformada por recurso",
+    "record_appeal_notice": "Ciência da decisão de recurso registrada (Lei 9.784/1999 art. 59)",
+    # issue 44: the calendar DPC keeps
+    "add_calendar_record": "Dia do calendário registrado pela DPC, com a sua fonte",
+    "withdraw_calendar_record": "Registro do calendário retirado",
+    "seed_calendar_records_demo": "Carga dos registros do calendário de demonstração", "seed_appeals_demo":
         "Carga das decisões e recursos de demonstração",
 }
 
@@ -139,6 +144,7 @@ ENTITY_LABELS: dict[str, str] = {
     "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
     "licence_request": "Pedido de responsável",
     "administrative_decision": "Decisão da Autoridade", "appeal": "Recurso administrativo",
+    "calendar_record": "Registro do calendário",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -246,7 +252,11 @@ FIELD_LABELS: dict[str, str] = {
     "decided_on": "Decidida em", "summary": "Teor da decisão", "instance": "Instância", "appellant": "Recorrente",
     "grounds": "Razões do recurso", "on_time": "No prazo", "late": "Fora do prazo (Lei 9.784/1999 art. 63 I)",
     "suspensive": "Efeito suspensivo concedido", "suspensive_reason": "Razão do efeito suspensivo",
-    "cause": "Causa",
+    "cause": "Causa", "appeal_notices": "Ciências das decisões de recursos",
+    "calendar_record": "Registro do calendário", "calendar_records": "Registros do calendário",
+    "effect": "Efeito", "moved_from": "Transferido de",
+    "withdrawn_by": "Retirado por", "withdrawn_at": "Retirado em", "withdrawn_reason": "Motivo da retirada",
+    "appearance": "Ciência suprida pelo comparecimento (Lei 9.784/1999 art. 26 §5)",
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",
@@ -286,6 +296,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     from valuation.commission.sheet import SOURCES
     from valuation.core.calendar import POLICY_DAY_LABELS
     from valuation.db import access
+    from valuation.deadlines import calendar_records
     from valuation.deadlines.vocabulary import EVENT_KINDS
     from valuation.inventory import found_things
     from valuation.jobs.runs import OUTCOME_LABELS
@@ -312,6 +323,10 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
         "login_throttle.scope": throttle.SCOPE_LABELS,
         "notice": NOTICE_LABELS, "end_kind": END_LABELS,
+        "add_calendar_record.kind": calendar_records.KINDS, "add_calendar_record.effect": calendar_records.EFFECTS,
+        "add_calendar_record.scope": {calendar_records.NATIONAL: calendar_records.NATIONAL_LABEL},
+        "withdraw_calendar_record.effect": calendar_records.EFFECTS,
+        "withdraw_calendar_record.scope": {calendar_records.NATIONAL: calendar_records.NATIONAL_LABEL},
         "owner_kind": OWNER_LABELS, "variant": VARIANT_LABELS, "outcome": OUTCOME_LABELS,
         **{f"{action}.kind": KIND_LABELS for action in ATTACHMENT_ACTIONS},
     }

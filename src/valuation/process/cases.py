@@ -49,7 +49,7 @@ _CASES: dict[str, tuple[str, bool, str]] = {
                                 "LEFT JOIN contracts c ON c.id = d.contract_id WHERE d.id = ?"),
     "appeal": ("read_requests", False,
                "SELECT w.code AS wreck_code, w.name AS wreck_name, c.code AS contract_code, a.filed_on AS act_on, "
-               "a.appellant || ' (' || a.instance || 'ª instância)' AS party, NULL AS contract_id "
+               "a.appellant || ' (' || a.instance || 'º recurso)' AS party, NULL AS contract_id "
                "FROM appeals a JOIN administrative_decisions d ON d.id = a.decision_id "
                "LEFT JOIN wrecks w ON w.id = d.wreck_id LEFT JOIN contracts c ON c.id = d.contract_id WHERE a.id = ?"),
 }
