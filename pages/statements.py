@@ -36,6 +36,7 @@ from valuation.partition.documents import (
 from valuation.partition.salvage import factor_rows
 
 PAGE_SIZE = 50
+ISSUED_KEY = "statements_issued"     # the confirmation of an issue, shown after the page runs again
 user = session.guard("statements")
 store = session.store()
 st.title("Demonstrativos de partilha")
@@ -170,6 +171,8 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
     st.stop()
 
 # -- dpc ---------------------------------------------------------------------------------
+for line in st.session_state.pop(ISSUED_KEY, []):      # what the last "Emitir demonstrativo" issued, once
+    st.success(md(line), icon=":material/task_alt:")
 contracts = statement_reads.statement_contracts(store, user)
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
@@ -178,7 +181,10 @@ info = {c: f"{c} — {o} ({count_br(n)} decidido(s), {count_br(k)} emitido(s))" 
         zip(contracts["code"], contracts["organisation_name"], contracts["decided"], contracts["issued"])}
 codes = contracts["code"].tolist()
 ready = statement_reads.ready_contract(contracts)
-code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=option_label(info))
+# keyed: the labels count the issued statements, and an unkeyed box whose labels change is a new box, back at the
+# ready contract — after an issue the page jumped to another contract's statement (issue 43, item 5)
+code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=option_label(info),
+                    key="statements_contract")
 a, b = st.columns([1, 2])
 as_of = date_field("Data-base do demonstrativo", value=session.today(), required=True, where=a)
 b.write("")
@@ -201,8 +207,10 @@ st.dataframe(for_display(shown.assign(superseded=[("sim" if v else "não") for v
                                  "superseded": "Substituído"}), hide_index=True, width="stretch")
 ids = [int(i) for i in listing["id"]]
 labels = dict(zip(ids, listing["label"]))
-pick = st.session_state.get("statement_pick")
-sid = st.selectbox("Abrir", ids, format_func=option_label(labels), index=ids.index(pick) if pick in ids else 0)
+pick = st.session_state.pop("statement_pick", None)
+if pick in ids:                              # a draft just made or a statement just issued opens
+    st.session_state["statements_open"] = pick
+sid = st.selectbox("Abrir", ids, format_func=option_label(labels), key="statements_open")
 try:
     doc = statement_reads.get_statement(store, user, int(sid))
 except NotFound as exc:
@@ -237,8 +245,9 @@ if not doc.is_issued and int(sid) == max(ids):
                    "substitui. O documento anterior permanece inalterado.")
         reason = st.text_area("Motivo da correção")
     if st.button("Emitir demonstrativo", type="primary", disabled=bool(doc.blockers)):
-        issued_doc = save(statements.issue_statement, store, user, doc.id, correction_reason=reason,
-                          success="Emitido {result.label}.", title="Não foi possível emitir:")
+        issued_doc = save(statements.issue_statement, store, user, doc.id, correction_reason=reason, success=None,
+                          title="Não foi possível emitir:")
         if issued_doc is not None:
             st.session_state["statement_pick"] = issued_doc.id
+            st.session_state[ISSUED_KEY] = [f"Emitido {issued_doc.label} (contrato {doc.contract_code})."]
             st.rerun()
