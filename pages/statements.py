@@ -34,6 +34,7 @@ from valuation.partition.documents import (
     statement_parts,
 )
 from valuation.partition.salvage import factor_rows
+from valuation.signatures import issuing
 
 PAGE_SIZE = 50
 ISSUED_KEY = "statements_issued"     # the confirmation of an issue, shown after the page runs again
@@ -47,9 +48,15 @@ def file_stub(doc: StatementDoc) -> str:
     return name.replace("/", "-").replace(" ", "_")
 
 
+def statement_file(doc: StatementDoc) -> bytes:
+    """An issued statement's PDF as it stands (its latest signed revision, issue 43), a draft's as rendered now."""
+    data = statement_reads.statement_pdf(store, user, doc.id)
+    return signatures_ui.current_copy(store, user, "statements", doc.id, data) if doc.is_issued else data
+
+
 def downloads(doc: StatementDoc) -> None:
     a, b = st.columns(2)
-    a.download_button("Baixar PDF", data=lambda: statement_reads.statement_pdf(store, user, doc.id),
+    a.download_button("Baixar PDF", data=lambda: statement_file(doc),
                       file_name=file_stub(doc) + ".pdf", mime="application/pdf", on_click="ignore",
                       icon=":material/picture_as_pdf:", type="primary")
     b.download_button("Baixar XLSX", data=lambda: statement_reads.statement_xlsx(store, user, doc.id),
@@ -171,8 +178,8 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
     st.stop()
 
 # -- dpc ---------------------------------------------------------------------------------
-for line in st.session_state.pop(ISSUED_KEY, []):      # what the last "Emitir demonstrativo" issued, once
-    st.success(md(line), icon=":material/task_alt:")
+for kind, line in st.session_state.pop(ISSUED_KEY, []):     # what the last "Emitir demonstrativo" did, once
+    {"success": st.success, "warning": st.warning, "info": st.info}[kind](md(line))
 contracts = statement_reads.statement_contracts(store, user)
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
@@ -245,9 +252,13 @@ if not doc.is_issued and int(sid) == max(ids):
                    "substitui. O documento anterior permanece inalterado.")
         reason = st.text_area("Motivo da correção")
     if st.button("Emitir demonstrativo", type="primary", disabled=bool(doc.blockers)):
-        issued_doc = save(statements.issue_statement, store, user, doc.id, correction_reason=reason, success=None,
+        with st.spinner("Emitindo e assinando o demonstrativo…"):
+            issued = save(issuing.issue_statement, store, user, doc.id, correction_reason=reason, success=None,
                           title="Não foi possível emitir:")
-        if issued_doc is not None:
+        if issued is not None:
+            issued_doc, signing = issued           # issue 43, item 1: the institutional A1 signs it as it goes out
             st.session_state["statement_pick"] = issued_doc.id
-            st.session_state[ISSUED_KEY] = [f"Emitido {issued_doc.label} (contrato {doc.contract_code})."]
+            st.session_state[ISSUED_KEY] = [
+                ("success", f"Emitido {issued_doc.label} (contrato {doc.contract_code})."),
+                ("success" if signing.signed else "warning" if signing.configured else "info", signing.text)]
             st.rerun()

@@ -98,6 +98,11 @@ def submit(store: Any, user: Principal, table: str, record_id: int, data: bytes)
     return False, [head] + (reasons or ["o arquivo não traz assinatura nova."])
 
 
+def current_copy(store: Any, user: Principal, table: str, record_id: int, registered: bytes) -> bytes:
+    """The file a download of an issued act serves: its latest signed revision, else the registered bytes."""
+    return listing.current_copy(store, user, table, record_id, registered)
+
+
 def panel(store: Any, user: Principal, table: str, record_id: int, *, key: str) -> None:
     """The act's signatures and, for who may sign, the upload box (see the module)."""
     st.subheader("Assinatura eletrônica")

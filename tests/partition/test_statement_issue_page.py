@@ -33,3 +33,21 @@ def test_after_issuing_the_page_stays_on_the_contract_and_confirms(small_world: 
     body = texts(at).replace("\\", "")
     assert "Emitido DP-2026/0001 v1" in body, body[:1500]
     assert not any(b.label == "Emitir demonstrativo" for b in at.button)     # nothing left to issue again
+
+
+def test_an_a1_that_cannot_be_opened_is_named_when_issuing(small_world: Any, monkeypatch: Any, tmp_path: Any) -> None:
+    """Issue 43, item 1: with VALUATION_SIGNING_P12 naming no file the statement still goes out, and the page says it
+    went out unsigned and why (the variable)."""
+    monkeypatch.setenv("VALUATION_SIGNING_P12", str(tmp_path / "nao-existe.p12"))
+    monkeypatch.setenv("VALUATION_SIGNING_P12_PASSWORD", "Segredo-123")
+    prepare(small_world)
+    ready_a1(small_world)
+    statements.create_draft(small_world.store, small_world.principal("dpc"), "A-1", as_of=AS_OF, now=T1)
+    small_world.store.close()
+    at = page_as(small_world.path, small_world.principal("dpc"), "statements")
+    next(b for b in at.button if b.label == "Emitir demonstrativo").click().run()
+    assert not at.exception, at.exception
+    warnings = " ".join(str(w.value) for w in at.warning).replace("\\", "")
+    assert "O ato saiu SEM assinatura eletrônica" in warnings and "VALUATION_SIGNING_P12:" in warnings, warnings
+    assert "Segredo-123" not in texts(at)
+    assert "Emitido DP-2026/0001 v1" in texts(at).replace("\\", "")

@@ -4,7 +4,10 @@ start-up (service/asgi.py), in /saude (`configuration`) and on the Tarefas page.
     configuration_problems(env)     [ConfigurationProblem(variable, message)], [] when all is well
 
 - the public address printed on issued documents is not one the service answers on
-  (`valuation.core.address.address_problem`).
+  (`valuation.core.address.address_problem`);
+- the institutional A1 (VALUATION_SIGNING_P12, VALUATION_SIGNING_P12_PASSWORD) is named but cannot be used: a
+  missing or unreadable file, a wrong password, a certificate out of date (`signatures.institutional`) — acts
+  then go out unsigned, and the page that issues them says so.
 
 A message names the variable and never shows a secret's value.
 """
@@ -15,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from valuation.core.address import ENV_BASE_URL, address_problem
+from valuation.signatures.institutional import signing_setup
 
 
 @dataclass(frozen=True)
@@ -37,4 +41,7 @@ def configuration_problems(env: Mapping[str, str] | None = None) -> tuple[Config
     address = address_problem(source)
     if address is not None:
         found.append(ConfigurationProblem(ENV_BASE_URL, address))
+    signing = signing_setup(source).problem
+    if signing is not None:
+        found.append(ConfigurationProblem(signing.path, signing.message))
     return tuple(found)

@@ -71,6 +71,7 @@ ACTION_LABELS: dict[str, str] = {
     "statement_drafted": "Rascunho de demonstrativo gravado", "statement_issued": "Demonstrativo emitido",
     "document_issued": "Documento emitido com código de verificação",
     "signed_upload_verified": "Documento assinado enviado e verificado",
+    "document_signed_institutionally": "Documento assinado com o certificado institucional (A1) do serviço",
     "protocol_unit_set": "Unidade protocolizadora da OM cadastrada",
     "nup_assigned": "Número único de processo (NUP) atribuído",
     "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",

@@ -202,6 +202,13 @@ def statement_pdf(store: Store, user: Principal, statement_id: int) -> bytes:
     return render_pdf(load_statement(store, statement_id, item_limit=PDF_ITEM_LIMIT))
 
 
+def statement_code(store: Store, user: Principal, statement_id: int) -> str | None:
+    """The verification code ('XXXXX-XXXXX') of an issued statement's PDF (its registered copy), None for a draft."""
+    _readable(store, user, statement_id)
+    stamp = registry.stamp_of(store, "statements", statement_id)
+    return None if stamp is None else stamp.printed_code
+
+
 def statement_xlsx(store: Store, user: Principal, statement_id: int) -> bytes:
     """The statement as XLSX, with every adjudicated item (rendered from the stored rows)."""
     _readable(store, user, statement_id)

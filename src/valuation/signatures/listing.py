@@ -4,6 +4,7 @@
                                                   code, issue, 'assinado por N de M', who is missing, each signature
     matching_code(store, user, table, record_id, data)   the code of the record's issued act `data` starts with
     latest_signed(store, user, table, record_id, code)   the last accepted signed revision (to sign on top of it)
+    current_copy(store, user, table, record_id, registered)   what a download serves: that revision, else `registered`
 
 Who may read them is who may read the act: a round's minutes, whoever may make the minutes (the Commission and
 DPC, `make_minutes`); a statement, whoever may read it (`read_statements`; an explorer only its own
@@ -129,4 +130,13 @@ def latest_signed(store: Store, user: Principal, table: str, record_id: object, 
     return None if sha is None else BlobStore.for_database(store.path).read(str(sha))
 
 
-__all__ = ["SIGNED_KINDS", "SignatureRow", "SignedAct", "documents_of", "latest_signed", "matching_code"]
+def current_copy(store: Store, user: Principal, table: str, record_id: object, registered: bytes) -> bytes:
+    """What a download of an issued act serves: its latest accepted signed revision — the act as it now stands, the
+    file the next signer signs — else `registered` (its registered bytes, as issued)."""
+    code = matching_code(store, user, table, record_id, registered)
+    signed = None if code is None else latest_signed(store, user, table, record_id, code)
+    return registered if signed is None else signed
+
+
+__all__ = ["SIGNED_KINDS", "SignatureRow", "SignedAct", "current_copy", "documents_of", "latest_signed",
+           "matching_code"]

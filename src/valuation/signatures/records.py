@@ -96,7 +96,7 @@ def _previous(db: Store | Tx, document_id: int) -> tuple[int | None, str | None]
 
 
 def _verify(store: Store, doc: Mapping[str, Any], data: bytes, required: tuple[RequiredSigner, ...],
-            trust: Trust, at: datetime) -> tuple[Verification, int, int | None]:
+            trust: Trust, at: datetime, institutional: bytes | None = None) -> tuple[Verification, int, int | None]:
     """The verification of `data`, the length of what it was verified against, and that upload's id."""
     size = int(doc["size"])
     if len(data) < size or hashlib.sha256(data[:size]).hexdigest() != doc["sha256"]:
@@ -104,7 +104,8 @@ def _verify(store: Store, doc: Mapping[str, Any], data: bytes, required: tuple[R
     previous_upload, previous_sha = _previous(store, int(doc["id"]))
     previous = None if previous_sha is None else BlobStore.for_database(store.path).read(previous_sha)
     verification = verify_signed(data, registered=data[:size], expected_cpfs={r.cpf for r in required if r.cpf},
-                                 trust=trust, at=at, previous=previous, issued_at=clock.aware(doc["issued_at"]))
+                                 trust=trust, at=at, previous=previous, issued_at=clock.aware(doc["issued_at"]),
+                                 institutional=() if institutional is None else (institutional,))
     return verification, len(previous) if previous is not None else size, previous_upload
 
 
@@ -121,9 +122,13 @@ def _outcomes(v: Verification, base_len: int) -> tuple[list[SignatureCheck], lis
 
 
 def record_signed_upload(store: Store, user: Principal, code: object, data: object, *, trust: Trust | None = None,
-                         at: datetime | None = None) -> UploadResult:
+                         at: datetime | None = None, institutional: bytes | None = None) -> UploadResult:
     """Verify a signed PDF of the issued document `code` and record it (see the module); refusals are recorded
-    too and come back in the result with their pt-BR reasons (never raised), an unknown code is NotFound."""
+    too and come back in the result with their pt-BR reasons (never raised), an unknown code is NotFound.
+
+    `institutional`: the DER certificate of the service's own A1 (`signatures.issuing`, never a person's upload): a
+    signature made with it is the issuing authority's signature of an act that one authority signs (a statement, a
+    removal order), whatever CPF the certificate names."""
     require(user, "upload_signed_document")
     if not isinstance(data, bytes | bytearray | memoryview):
         raise InputError(Problem("arquivo", "Envie o PDF assinado."))
@@ -134,9 +139,10 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
         raise ConflictError("Este documento não exige assinatura eletrônica.")
     moment = clock.aware(at) or clock.now_utc()
     trust = trust or load_trust(trust_dir(db_path=store.path))
-    v, base_len, previous_upload = _verify(store, doc, payload, required, trust, moment)
+    v, base_len, previous_upload = _verify(store, doc, payload, required, trust, moment, institutional)
     valid, refused = _outcomes(v, base_len)
     by_cpf = {r.cpf: r.user_id for r in required if r.cpf}
+    authority = required[0].user_id if institutional is not None and len(required) == 1 else None
     blobs = BlobStore.for_database(store.path)
     with blobs.staging() as staging:
         sha = staging.put(payload) if valid else hashlib.sha256(payload).hexdigest()
@@ -149,8 +155,10 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
             rows = [(s, "valid") for s in valid] + [(s, "refused") for s in refused]
             entries: list[tuple[SignatureCheck | None, str]] = [*rows] or [(None, "refused")]
             for check, outcome in entries:
-                _insert(tx, doc, upload_id, check, outcome, v, by_cpf, sha, len(payload), user.username, moment)
-            tx.audit("signed_upload_verified", "issued_document", int(doc["id"]), None,
+                _insert(tx, doc, upload_id, check, outcome, v, by_cpf, sha, len(payload), user.username, moment,
+                        authority)
+            tx.audit("document_signed_institutionally" if institutional is not None else "signed_upload_verified",
+                     "issued_document", int(doc["id"]), None,
                      {"code": grouped(doc["code"]),
                       "verification": "aceita" if valid and not refused else "recusada",
                       "signed_by": [f"assinatura {s.index}: CPF {masked(s.signer_cpf)} "
@@ -166,15 +174,18 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
 
 
 def _insert(tx: Tx, doc: Mapping[str, Any], upload_id: int, check: SignatureCheck | None, outcome: str,
-            v: Verification, by_cpf: Mapping[str, int], sha: str, size: int, actor: str, at: datetime) -> None:
+            v: Verification, by_cpf: Mapping[str, int], sha: str, size: int, actor: str, at: datetime,
+            authority: int | None = None) -> None:
     own = () if check is None else check.reasons
     reasons = "; ".join((*v.problems, *own))[:MAX_REASON] or None
     cpf = None if check is None or not check.signer_cpf or len(check.signer_cpf) != 11 else check.signer_cpf
+    signer = authority if check is not None and check.institutional and authority is not None \
+        else by_cpf.get(cpf or "")
     tx.execute("INSERT INTO document_signatures (document_id, code, upload_id, revision, signer_cpf, signer_name, "
                "signer_user_id, signed_at, outcome, reason, file_sha256, file_size, revision_end, uploaded_by, "
                "uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                [int(doc["id"]), doc["code"], upload_id, 0 if check is None else check.index, cpf,
-                None if check is None else check.signer_name[:200], by_cpf.get(cpf or ""),
+                None if check is None else check.signer_name[:200], signer,
                 None if check is None or check.signed_at is None else clock.stored(check.signed_at),
                 outcome, None if outcome == "valid" else reasons, sha, size,
                 size if check is None else check.revision_end, actor, clock.stored(at)])
