@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.signatures.conftest import issued_pdf
 from tests.support.commission import run_round
 from tests.support.pki import TestPki, overwrite_first_page, sign
 from valuation.accounts import users
@@ -91,7 +92,7 @@ def test_a_refused_upload_is_recorded_with_its_reason_and_its_file_is_not_stored
 def test_another_document_or_a_skipped_revision_is_refused(issued: dict[str, Any], pki: TestPki,
                                                            trust_here: Trust) -> None:
     store, panel = issued["store"], issued["panel"]
-    other = minutes.round_minutes_pdf(store, panel["pres"], issued["round_id"])      # a new issue, another code
+    other = issued_pdf(code="ZZZZZ99999")      # another document (an act of another record, another code)
     done = records.record_signed_upload(store, panel["pres"], issued["code"], sign(other, pki.person("ana")),
                                         trust=trust_here)
     assert done.verification.problems == (NOT_REGISTERED,)

@@ -1,7 +1,8 @@
 """The attached files in backups, restores and `audit verify` (issue 16 §6).
 
 Backup: the digests referenced by `attachments` (stored file, display copy, thumbnail of every
-version) are read inside the backup's snapshot transaction (`referenced_digests`); after it the
+version), by the accepted signed revisions (`document_signatures`) and by the kept copies of issued acts
+(`issued_copies`) are read inside the backup's snapshot transaction (`referenced_digests`); after it the
 files are copied — each one checked against its name — into `<backup>/files/ab/cd/<sha256>`,
 and the manifest gets `attachment_files`: their count, total bytes and the sorted digests.
 Files are immutable and never deleted, so copying after the snapshot is consistent.
@@ -27,22 +28,30 @@ from valuation.db import safe_files
 from valuation.db.blobs import FILES_DIR, BlobStore, blob_path, files_root
 
 MANIFEST_KEY = "attachment_files"
-_DIGEST_SQL = """
-SELECT DISTINCT d FROM (
-    SELECT sha256 AS d FROM attachments UNION ALL SELECT preview_sha256 FROM attachments
-    UNION ALL SELECT thumb_sha256 FROM attachments) WHERE d IS NOT NULL ORDER BY d"""
+# the tables whose rows name a file of files/: the attachments (file, display copy, thumbnail), the accepted signed
+# revisions of issued acts and the kept copies of acts issued once (issue 43: a download serves them, so a restore
+# must bring them back)
+_DIGEST_SOURCES = {
+    "attachments": "SELECT sha256 AS d FROM attachments UNION ALL SELECT preview_sha256 FROM attachments "
+                   "UNION ALL SELECT thumb_sha256 FROM attachments",
+    "document_signatures": "SELECT file_sha256 AS d FROM document_signatures WHERE outcome = 'valid'",
+    "issued_copies": "SELECT sha256 AS d FROM issued_copies",
+}
 
 
-def _has_table(cur: duckdb.DuckDBPyConnection) -> bool:
-    return bool(cur.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND "
-                            "database_name = current_database() AND table_name = 'attachments'").fetchall()[0][0])
+def _tables(cur: duckdb.DuckDBPyConnection) -> set[str]:
+    return {r[0] for r in cur.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' AND "
+                                      "database_name = current_database() AND list_contains(?, table_name)",
+                                      [list(_DIGEST_SOURCES)]).fetchall()}
 
 
 def referenced_digests(cur: duckdb.DuckDBPyConnection) -> list[str]:
     """Every file digest the database references (empty for a database without attachments)."""
-    if not _has_table(cur):
+    sources = [sql for table, sql in _DIGEST_SOURCES.items() if table in _tables(cur)]
+    if not sources:
         return []
-    return [r[0] for r in cur.execute(_DIGEST_SQL).fetchall()]
+    union = " UNION ALL ".join(f"({sql})" for sql in sources)
+    return [r[0] for r in cur.execute(f"SELECT DISTINCT d FROM ({union}) WHERE d IS NOT NULL ORDER BY d").fetchall()]
 
 
 def _list_digest(digests: list[str]) -> str:

@@ -155,6 +155,10 @@ SEALED += (Sealed("document_signatures", ("id", "document_id", "code", "upload_i
                                           "signer_name", "signer_user_id", "signed_at", "outcome", "reason",
                                           "file_sha256", "file_size", "revision_end", "uploaded_by", "uploaded_at"),
                   "assinatura verificada de documento emitido", baseline_alone=True),)
+# Issue 43, items 3 and 15: the kept copy of an act rendered on demand (migration 078), append-only — what the act
+# said when it was issued (its content key) and the sha256 of the file every later download serves.
+SEALED += (Sealed("issued_copies", ("id", "content_key", "sha256", "kept_at"),
+                  "cópia registrada de documento emitido", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -9,8 +9,9 @@
 Who may read them is who may read the act: a round's minutes, whoever may make the minutes (the Commission and
 DPC, `make_minutes`); a statement, whoever may read it (`read_statements`; an explorer only its own
 organisation's, `access.organisation_cleared`). A record the user may not read answers as one without acts.
-The minutes are rendered on demand (every download is a new issue with its own code), so a round may have
-several issued minutes: the page shows the latest and every one that has received a signed upload.
+The minutes are issued once and served from their kept copy until what they say changes (a decision recorded,
+the round published: `authenticity.registry.issue_once`), so a round may have several issued minutes: the page
+shows the latest and every one that has received a signed upload.
 """
 from __future__ import annotations
 

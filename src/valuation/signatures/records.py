@@ -3,7 +3,7 @@
     record_signed_upload(store, user, code, data)   verify the file (verify.verify_signed) and record it
     signature_status(store, code)                   'assinado por N de M' and who is missing, or None
 
-The registered bytes are not kept for every kind of document (the minutes are rendered on demand), but
+The registered bytes are not kept for every kind of document (an act issued before migration 078), but
 the registry keeps their sha256 and size: a signed file starts with them, so they are the file's first
 `size` bytes when those hash to the registered sha256 — otherwise the file is not the registered
 document. Each upload is verified against the previous accepted signed revision (the last valid upload
