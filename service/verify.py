@@ -3,7 +3,9 @@
     GET  /verificar                    the form (code, and a PDF to compare)
     GET  /verificar?codigo=XXXXX-XXXXX what the registry says of the code
     POST /verificar                    multipart: codigo + arquivo (a PDF, at most MAX_UPLOAD bytes):
-                                       the same, and whether the file's bytes are the registered ones
+                                       the same, and what the file is: the registered bytes (the first
+                                       revision), a signed revision of them (its signatures listed: issue 43),
+                                       or not the registered document (`valuation.signatures.file_check`)
 
 It answers only the kind of document, its NUP, the issue date, the issuing office, the sha256, the CRC and
 the signature status (`valuation.authenticity.registry.Answer`; SECURITY.md says why nothing more). An
@@ -31,6 +33,7 @@ from valuation.authenticity.codes import grouped, parse_code
 from valuation.authenticity.limiter import Limiter
 from valuation.core import clock
 from valuation.core.money import format_date_br
+from valuation.signatures import file_check
 from valuation.signatures import records as signature_records
 
 MAX_UPLOAD = MAX_FILE_BYTES          # 25 MiB, as any attachment
@@ -80,11 +83,15 @@ def _limited(until: datetime) -> Response:
     return _page(f"<p class=\"aviso\">{html.escape(LIMITED.format(at=f'{at:%d/%m/%Y %H:%M:%S}'))}</p>", 429)
 
 
-async def _lookup(typed: str) -> registry.Answer | None:
+def _store() -> Any:
     svc = state.current()
     if svc is None:
         raise RuntimeError("the service is not running")
-    store = svc.store
+    return svc.store
+
+
+async def _lookup(typed: str) -> registry.Answer | None:
+    store = _store()
     probe = typed if parse_code(typed) is not None else _NO_CODE
     return await to_thread.run_sync(lambda: with_signatures(store, registry.lookup(store, probe)))
 
@@ -149,11 +156,26 @@ async def _verify_upload(request: Request, client: str | None) -> Response:
     LIMITER.count(client, now, failed=answer is None)
     if answer is None:
         return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed), 404)
-    digest = hashlib.sha256(data).hexdigest()
-    if digest == answer.sha256:
-        verdict = ("<p class=\"ok\">O arquivo enviado é idêntico ao documento registrado: "
-                   "seus bytes têm o resumo SHA-256 registrado na emissão.</p>")
-    else:
-        verdict = ("<p class=\"aviso\">O arquivo enviado NÃO é o documento registrado com este código: seu resumo "
-                   f"SHA-256 é {html.escape(digest)}. Ele pode ter sido alterado depois da emissão.</p>")
-    return _page(verdict + _answer_html(answer) + _forms(grouped(answer.code)))
+    store = _store()
+    checked = await to_thread.run_sync(lambda: file_check.check_file(store, answer.code, data))
+    return _page(verdict_html(checked, hashlib.sha256(data).hexdigest()) + _answer_html(answer)
+                 + _forms(grouped(answer.code)))
+
+
+def verdict_html(checked: file_check.FileVerdict | None, digest: str) -> str:
+    """What the page says of the file sent (issue 43, item 2: a valid signed revision is the registered act)."""
+    if checked is not None and checked.kind == file_check.REGISTERED:
+        return ("<p class=\"ok\">O arquivo enviado é o documento registrado com este código, na sua primeira "
+                "revisão: os bytes emitidos pelo sistema, antes de qualquer assinatura (o resumo SHA-256 registrado "
+                "na emissão).</p>")
+    lines = "" if checked is None or not checked.signatures else (
+        "<p>Assinaturas contidas no arquivo enviado:</p><ul>"
+        + "".join(f"<li>{html.escape(line)}</li>" for line in checked.signatures) + "</ul>")
+    if checked is not None and checked.kind == file_check.SIGNED and checked.progress is not None:
+        return ("<p class=\"ok\">O arquivo enviado é o documento registrado com este código, com assinaturas "
+                f"eletrônicas acrescentadas sem alterar o conteúdo: {html.escape(checked.progress.text)}.</p>"
+                + lines)
+    why = "" if checked is None or not checked.reasons else (
+        " Motivo: " + html.escape("; ".join(checked.reasons)) + ".")
+    return ("<p class=\"aviso\">O arquivo enviado NÃO é o documento registrado com este código: seu resumo "
+            f"SHA-256 é {html.escape(digest)}. Ele pode ter sido alterado depois da emissão.{why}</p>" + lines)
