@@ -32,6 +32,8 @@ from valuation.signatures.verify import FILE_REASONS, NOT_REGISTERED, SignatureC
 
 MAX_REASON = 2000
 NOT_FOUND = "Documento não encontrado: confira o código de verificação."
+ALREADY_SIGNED = ("quem fez esta assinatura já assinou este documento: ela não acrescenta nada, e a versão assinada "
+                  "registrada continua a ser a anterior")
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,23 @@ def _outcomes(v: Verification, base_len: int) -> tuple[list[SignatureCheck], lis
     return valid, [s for s in new if s not in valid]
 
 
+def _repeats(valid: list[SignatureCheck], refused: list[SignatureCheck], signed: list[int],
+             signer_of: Any) -> tuple[list[SignatureCheck], list[SignatureCheck]]:
+    """Issue 43, item 10: a new signature of someone who has signed already (before, or earlier in the same file)
+    adds nothing: refused with `ALREADY_SIGNED`, so the file does not become the version others must sign on."""
+    seen = set(signed)
+    kept: list[SignatureCheck] = []
+    for check in valid:
+        who = signer_of(check)
+        if who is not None and who in seen:
+            refused = [*refused, replace(check, reasons=(ALREADY_SIGNED,))]
+        else:
+            kept.append(check)
+            if who is not None:
+                seen.add(who)
+    return kept, refused
+
+
 def record_signed_upload(store: Store, user: Principal, code: object, data: object, *, trust: Trust | None = None,
                          at: datetime | None = None, institutional: bytes | None = None) -> UploadResult:
     """Verify a signed PDF of the issued document `code` and record it (see the module); refusals are recorded
@@ -143,6 +162,9 @@ def record_signed_upload(store: Store, user: Principal, code: object, data: obje
     valid, refused = _outcomes(v, base_len)
     by_cpf = {r.cpf: r.user_id for r in required if r.cpf}
     authority = required[0].user_id if institutional is not None and len(required) == 1 else None
+    valid, refused = _repeats(valid, refused, _signed_user_ids(store, int(doc["id"])),
+                              lambda c: authority if c.institutional and authority is not None
+                              else by_cpf.get(c.signer_cpf or ""))
     blobs = BlobStore.for_database(store.path)
     with blobs.staging() as staging:
         sha = staging.put(payload) if valid else hashlib.sha256(payload).hexdigest()
