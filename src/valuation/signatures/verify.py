@@ -27,7 +27,8 @@ What is checked (pyHanko 0.38 and pyhanko-certvalidator 0.33 do the cryptography
 6. the signing time is the one the signature declares (gov.br's signer adds no timestamp token): it
    may not lie after the upload (`at`) nor before the document's issue (`issued_at`); since nothing
    vouches for it, a certificate revoked at any time up to `at` is refused too ("revogado em …");
-7. the certificate's CPF (`signatures.cpf`) passes its check digits and is one of `expected_cpfs` — except a
+7. each signature's revision adds at most `MAX_SIGNATURE_GROWTH` bytes to the one before it;
+8. the certificate's CPF (`signatures.cpf`) passes its check digits and is one of `expected_cpfs` — except a
    certificate among `institutional` (the DER of the service's own A1, `signatures.institutional`), which signs for
    the institution whoever it names (`SignatureCheck.institutional`).
 
@@ -38,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -52,6 +53,10 @@ from valuation.signatures.revisions import first_update_problem
 from valuation.signatures.trust import Trust
 
 MAX_SIGNATURES = 50
+# what one signature's revision may add to the file (issue 43, item 11): a signature, its certificates and its
+# appearance take tens of kilobytes; 20 MB of bytes nothing refers to, written before a signature, made every
+# later signer download them
+MAX_SIGNATURE_GROWTH = 2 * 1024 * 1024
 CLOCK_SKEW = timedelta(minutes=5)      # a signer's clock ahead of or behind the server's
 KEY_USAGES = frozenset({"digital_signature", "non_repudiation"})   # either is enough
 
@@ -206,7 +211,21 @@ def _verify_signed(data: bytes, *, registered: bytes, expected_cpfs: Iterable[st
     window = (clock.aware(issued_at), moment)
     checks = [_check(i + 1, es, len(registered), expected, trust, window, last=i == len(embedded) - 1,
                      institutional=institutional) for i, es in enumerate(embedded)]
-    return Verification(tuple(problems), tuple(checks))
+    return Verification(tuple(problems), _bounded(checks, len(registered)))
+
+
+def _bounded(checks: list[SignatureCheck], registered_len: int) -> tuple[SignatureCheck, ...]:
+    """Each signature refused whose revision adds more than `MAX_SIGNATURE_GROWTH` to the one before it."""
+    out, start = [], registered_len
+    for check in checks:
+        grown = check.revision_end - start
+        if grown > MAX_SIGNATURE_GROWTH:
+            check = replace(check, reasons=(*check.reasons, f"a revisão desta assinatura acrescenta "
+                                            f"{megabytes(grown)} ao arquivo, acima do limite de "
+                                            f"{megabytes(MAX_SIGNATURE_GROWTH)} por assinatura"))
+        out.append(check)
+        start = max(start, check.revision_end)
+    return tuple(out)
 
 
 def _identity(es: Any) -> tuple[str | None, str, datetime | None, int]:
