@@ -1,6 +1,7 @@
 """The signatures of an issued act on the page that offers it (issue 27 §2): 'assinado por N de M', who is missing,
 each signature (signer, time, outcome, reason), the last signed revision to download, and the box
-"Enviar PDF assinado" that hands the file to `valuation.signatures.records.record_signed_upload`.
+"Enviar PDF assinado" that hands the file to `valuation.signatures.uploads.submit` (every upload recorded), and the
+uploads refused before their signatures were checked.
 
 Everything shown that came from outside (a certificate's name, a reason quoting it) is plain text: tables
 (st.dataframe) or `md`-escaped lines. The upload is bounded as every attachment (MAX_FILE_BYTES)."""
@@ -14,13 +15,10 @@ import streamlit as st
 from ui.fmt import moment_br
 from ui.safe import md
 from valuation.attachments.kinds import MAX_FILE_BYTES, megabytes
-from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFound, StoreError
 from valuation.db.access import Principal, allowed
-from valuation.signatures import listing, records
+from valuation.signatures import listing, uploads
 
-ERRORS = (AccessDenied, ConflictError, InputError, NotFound, StoreError)
-NOT_THIS = ("O arquivo enviado não é um documento emitido para este registro: baixe o PDF nesta página (ou a "
-            "versão assinada mais recente), assine-o sem alterá-lo e envie o arquivo assinado.")
+NOT_THIS = uploads.NOT_THIS
 
 
 def _outcome_key(key: str) -> str:
@@ -78,24 +76,11 @@ def _upload(store: Any, user: Principal, table: str, record_id: int, key: str) -
 
 
 def submit(store: Any, user: Principal, table: str, record_id: int, data: bytes) -> tuple[bool, list[str]]:
-    """Verify and record one signed upload; (accepted, the pt-BR lines that say why)."""
-    if len(data) > MAX_FILE_BYTES:
-        return False, [f"arquivo: o arquivo tem {megabytes(len(data))}, acima do limite de "
-                       f"{megabytes(MAX_FILE_BYTES)}."]
-    code = listing.matching_code(store, user, table, record_id, data)
-    if code is None:
-        return False, [NOT_THIS]
-    try:
-        with st.spinner("Conferindo as assinaturas…"):
-            result = records.record_signed_upload(store, user, code, data)
-    except ERRORS as exc:
-        return False, [str(exc)]
-    head = f"Documento {code}: {result.progress.text}."
-    if result.valid:
-        return True, [head] + [f"assinatura {s.index}: {s.signer_name or 'sem nome'} — válida" for s in result.accepted]
-    reasons = list(result.verification.problems) + [
-        f"assinatura {s.index} ({s.signer_name or 'sem nome'}): {r}" for s in result.refused for r in s.reasons]
-    return False, [head] + (reasons or ["o arquivo não traz assinatura nova."])
+    """Verify and record one signed upload (`signatures.uploads.submit`: every upload is recorded, refusals too);
+    (accepted, the pt-BR lines that say why)."""
+    with st.spinner("Conferindo as assinaturas…"):
+        outcome = uploads.submit(store, user, table, record_id, data)
+    return outcome.accepted, list(outcome.lines)
 
 
 def current_copy(store: Any, user: Principal, table: str, record_id: int, registered: bytes) -> bytes:
@@ -115,5 +100,11 @@ def panel(store: Any, user: Principal, table: str, record_id: int, *, key: str) 
         st.caption("Nenhum documento emitido ainda: baixe o PDF para emiti-lo.")
     for act in acts:
         _act(store, user, table, record_id, act, key)
+    refused = listing.refusals_of(store, user, table, record_id)
+    if refused:                    # issue 43, item 4: every upload leaves a trace, the substitution attempts too
+        st.markdown("**Envios recusados antes da conferência das assinaturas**")
+        st.dataframe(pd.DataFrame([{"Enviado em": moment_br(r.uploaded_at), "Enviado por": r.uploaded_by,
+                                    "Documento": r.code, "Motivo": r.reason} for r in refused]),
+                     hide_index=True, width="stretch")
     if acts and allowed(user, "upload_signed_document"):
         _upload(store, user, table, record_id, key)

@@ -4,7 +4,8 @@
                                                   code, issue, 'assinado por N de M', who is missing, each signature
     matching_code(store, user, table, record_id, data)   the code of the record's issued act `data` starts with
     latest_signed(store, user, table, record_id, code)   the last accepted signed revision (to sign on top of it)
-    current_copy(store, user, table, record_id, registered)   what a download serves: that revision, else `registered`
+    current_copy(store, user, table, record_id, data)   what a download serves: that revision, else `data`
+    refusals_of(store, user, table, record_id)   the uploads refused before any signature was recorded (issue 43)
 
 Who may read them is who may read the act: a round's minutes, whoever may make the minutes (the Commission and
 DPC, `make_minutes`); a statement, whoever may read it (`read_statements`; an explorer only its own
@@ -131,13 +132,35 @@ def latest_signed(store: Store, user: Principal, table: str, record_id: object, 
     return None if sha is None else BlobStore.for_database(store.path).read(str(sha))
 
 
-def current_copy(store: Store, user: Principal, table: str, record_id: object, registered: bytes) -> bytes:
+@dataclass(frozen=True)
+class RefusedUpload:
+    """An upload refused before any of its signatures was recorded (issue 43, item 4: `records.record_refusal`)."""
+    code: str                       # the act it was taken for, as printed, or '—' (none of the record's acts)
+    reason: str
+    uploaded_by: str
+    uploaded_at: datetime
+
+
+def refusals_of(store: Store, user: Principal, table: str, record_id: object) -> list[RefusedUpload]:
+    """The record's refused uploads (latest first, at most MAX_ROWS); [] when none or the user may not read it."""
+    if table not in _KIND_OF or not isinstance(record_id, int) or isinstance(record_id, bool) \
+            or not _readable(store, user, table, record_id) or not store.has_table("signed_upload_refusals"):
+        return []
+    rows = store.fetch("SELECT r.code, r.reason, coalesce(u.full_name, r.uploaded_by) AS uploaded_by, r.uploaded_at "
+                       "FROM signed_upload_refusals r LEFT JOIN users u ON u.username = r.uploaded_by "
+                       "WHERE r.record_table = ? AND r.record_id = ? ORDER BY r.id DESC LIMIT ?",
+                       [table, record_id, MAX_ROWS])
+    return [RefusedUpload(grouped(r["code"]) if r["code"] else "—", str(r["reason"]), str(r["uploaded_by"]),
+                          clock.aware(r["uploaded_at"]) or clock.now_utc()) for r in rows]
+
+
+def current_copy(store: Store, user: Principal, table: str, record_id: object, data: bytes) -> bytes:
     """What a download of an issued act serves: its latest accepted signed revision — the act as it now stands, the
-    file the next signer signs — else `registered` (its registered bytes, as issued)."""
-    code = matching_code(store, user, table, record_id, registered)
+    file the next signer signs — else `data` (its registered bytes, as issued)."""
+    code = matching_code(store, user, table, record_id, data)
     signed = None if code is None else latest_signed(store, user, table, record_id, code)
-    return registered if signed is None else signed
+    return data if signed is None else signed
 
 
-__all__ = ["SIGNED_KINDS", "SignatureRow", "SignedAct", "current_copy", "documents_of", "latest_signed",
-           "matching_code"]
+__all__ = ["SIGNED_KINDS", "RefusedUpload", "SignatureRow", "SignedAct", "current_copy", "documents_of",
+           "latest_signed", "matching_code", "refusals_of"]

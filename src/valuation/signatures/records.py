@@ -1,6 +1,10 @@
 """Signed uploads of issued documents, stored and audited (issue 27 §2; table document_signatures, migration 067).
 
     record_signed_upload(store, user, code, data)   verify the file (verify.verify_signed) and record it
+    record_refusal(store, user, table, record_id, data, reason, code=…)
+                                                    an upload refused before any of its signatures was recorded (no
+                                                    act of the record, too large, a conflict, a sender refused:
+                                                    table signed_upload_refusals, migration 079)
     signature_status(store, code)                   'assinado por N de M' and who is missing, or None
 
 The registered bytes are not kept for every kind of document (an act issued before migration 078), but
@@ -211,3 +215,36 @@ def _insert(tx: Tx, doc: Mapping[str, Any], upload_id: int, check: SignatureChec
                 None if check is None or check.signed_at is None else clock.stored(check.signed_at),
                 outcome, None if outcome == "valid" else reasons, sha, size,
                 size if check is None else check.revision_end, actor, clock.stored(at)])
+
+
+RECORD_TABLES = ("assessment_rounds", "statements", "removal_orders")    # the records whose acts are signed
+
+
+def record_refusal(store: Store, user: Principal, table: str, record_id: int, data: bytes, reason: str, *,
+                   code: object = None) -> int:
+    """Record (and audit) an upload of a signed file for the record (`table`, `record_id`) refused before any of its
+    signatures was recorded (issue 43, item 4): the file is none of the record's issued acts, it is too large, another signed version was
+    registered while it was being checked, the sender may not upload it. Every refusal that
+    `record_signed_upload` does not record itself goes here, so every upload leaves a row. `code`: the act the file
+    was taken for, when there was one. No right is asked (a refused sender's attempt is recorded too); the file is
+    never stored, only its sha256 and size. Returns the row's id."""
+    if table not in RECORD_TABLES or not isinstance(record_id, int) or isinstance(record_id, bool):
+        raise InputError(Problem("registro", "Registro inválido para o envio de documento assinado."))
+    payload = bytes(data) if isinstance(data, bytes | bytearray | memoryview) else b""
+    parsed = parse_code(code) if code is not None else None
+    doc = None if parsed is None else store.fetch_one("SELECT id FROM issued_documents WHERE code = ?", [parsed])
+    sha = hashlib.sha256(payload).hexdigest()
+    text = str(reason)[:MAX_REASON] or "envio recusado"
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO signed_upload_refusals (record_table, record_id, document_id, code, reason, file_sha256, "
+            "file_size, uploaded_by, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            [table, record_id, None if doc is None else int(doc["id"]), None if doc is None else parsed, text, sha,
+             len(payload), user.username, clock.stored(clock.now_utc())]))
+        tx.audit("signed_upload_refused", "signed_upload_refusal", new_id, None,
+                 {"record": f"{table} {record_id}", "code": None if doc is None else grouped(str(parsed)),
+                  "reasons": [text], "sha256": sha})
+        return new_id
+
+    return int(store.write(user.username, write))
