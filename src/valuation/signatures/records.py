@@ -223,11 +223,11 @@ RECORD_TABLES = ("assessment_rounds", "statements", "removal_orders")    # the r
 def record_refusal(store: Store, user: Principal, table: str, record_id: int, data: bytes, reason: str, *,
                    code: object = None) -> int:
     """Record (and audit) an upload of a signed file for the record (`table`, `record_id`) refused before any of its
-    signatures was recorded (issue 43, item 4): the file is none of the record's issued acts, it is too large, another signed version was
-    registered while it was being checked, the sender may not upload it. Every refusal that
-    `record_signed_upload` does not record itself goes here, so every upload leaves a row. `code`: the act the file
-    was taken for, when there was one. No right is asked (a refused sender's attempt is recorded too); the file is
-    never stored, only its sha256 and size. Returns the row's id."""
+    signatures was recorded (issue 43, item 4): the file is none of the record's issued acts, it is too large,
+    another signed version was registered while it was being checked, the sender may not upload it. Every refusal
+    that `record_signed_upload` does not record itself goes here, so every upload leaves a row. `code`: the act the
+    file was taken for, when there was one. No right is asked (a refused sender's attempt is recorded too); the file
+    is never stored, only its sha256 and size. Returns the row's id."""
     if table not in RECORD_TABLES or not isinstance(record_id, int) or isinstance(record_id, bool):
         raise InputError(Problem("registro", "Registro inválido para o envio de documento assinado."))
     payload = bytes(data) if isinstance(data, bytes | bytearray | memoryview) else b""
