@@ -26,13 +26,13 @@ def _outcome_key(key: str) -> str:
 
 
 def _table(act: listing.SignedAct) -> None:
+    """One line per upload (issue 43, item 9): when, who sent it, the outcome, the new signatures, the reasons."""
     if not act.rows:
         st.caption("Nenhum PDF assinado enviado para este documento.")
         return
-    st.dataframe(pd.DataFrame([{"Nº": r.revision, "Signatário": r.signer,
-                                "Assinada em": moment_br(r.signed_at) if r.signed_at else "—",
-                                "Resultado": r.outcome, "Motivo": r.reason or "—", "Enviada por": r.uploaded_by,
-                                "Enviada em": moment_br(r.uploaded_at)} for r in act.rows]),
+    st.dataframe(pd.DataFrame([{"Enviado em": moment_br(r.uploaded_at), "Enviado por": r.uploaded_by,
+                                "Resultado": r.outcome, "Assinaturas novas": r.signatures,
+                                "Motivo": r.reason or "—"} for r in act.rows]),
                  hide_index=True, width="stretch")
 
 

@@ -26,6 +26,7 @@ from valuation.partition.documents import StatementDoc
 from valuation.signatures import institutional, records
 from valuation.signatures.institutional import ENV_FILE, SigningSetup
 from valuation.signatures.trust import Trust
+from valuation.signatures.verify import refusal_lines
 
 INSTITUTIONAL_KINDS = ("statement", "removal_order")
 UNSIGNED = "O ato saiu SEM assinatura eletrônica"
@@ -72,7 +73,7 @@ def sign_issued(store: Store, user: Principal, code: str, *, setup: SigningSetup
     except Exception as exc:  # noqa: BLE001 - pyHanko refused to sign: the act stays issued, unsigned
         return Signing(False, f"{UNSIGNED}: o certificado institucional não conseguiu assinar ({type(exc).__name__}).")
     if not result.valid:
-        reasons = "; ".join(dict.fromkeys(result.verification.reasons)) or "assinatura não aceita"
+        reasons = "; ".join(refusal_lines(result.verification.problems, result.refused)) or "assinatura não aceita"
         return Signing(False, f"{UNSIGNED}: a assinatura do certificado institucional foi recusada na conferência "
                               f"— {reasons}")
     who = f" ({setup.holder})" if setup.holder else ""

@@ -36,6 +36,8 @@ from valuation.signatures.verify import FILE_REASONS, NOT_REGISTERED, SignatureC
 
 MAX_REASON = 2000
 NOT_FOUND = "Documento não encontrado: confira o código de verificação."
+NO_NEW_SIGNATURE = ("o arquivo não traz assinatura nova: é uma versão assinada já registrada (baixe a mais recente, "
+                    "assine-a e envie o arquivo assinado)")
 ALREADY_SIGNED = ("quem fez esta assinatura já assinou este documento: ela não acrescenta nada, e a versão assinada "
                   "registrada continua a ser a anterior")
 
@@ -119,7 +121,8 @@ def _outcomes(v: Verification, base_len: int) -> tuple[list[SignatureCheck], lis
     """(valid, refused) among the new signatures (those past `base_len`). A new one is valid when the file has no
     problem, it has none, and no earlier signature reports a change of the file after it."""
     new = [s for s in v.signatures if s.revision_end > base_len]
-    broken = tuple(f"assinatura {s.index}: {r}" for s in v.signatures if s.revision_end <= base_len
+    broken = tuple(f"a assinatura já registrada de {s.signer_name or 'titular não identificado'} não vale neste "
+                   f"arquivo: {r}" for s in v.signatures if s.revision_end <= base_len
                    for r in s.reasons if r in FILE_REASONS)
     if broken:      # the earlier signature's complaint is this upload's refusal
         new = [replace(s, reasons=(*s.reasons, *broken)) for s in new]
@@ -203,7 +206,7 @@ def _insert(tx: Tx, doc: Mapping[str, Any], upload_id: int, check: SignatureChec
             v: Verification, by_cpf: Mapping[str, int], sha: str, size: int, actor: str, at: datetime,
             authority: int | None = None) -> None:
     own = () if check is None else check.reasons
-    reasons = "; ".join((*v.problems, *own))[:MAX_REASON] or None
+    reasons = "; ".join((*v.problems, *own))[:MAX_REASON] or (NO_NEW_SIGNATURE if check is None else None)
     cpf = None if check is None or not check.signer_cpf or len(check.signer_cpf) != 11 else check.signer_cpf
     signer = authority if check is not None and check.institutional and authority is not None \
         else by_cpf.get(cpf or "")

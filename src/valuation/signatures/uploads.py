@@ -19,6 +19,7 @@ from valuation.core.errors import AccessDenied, ConflictError, InputError, NotFo
 from valuation.db.access import Principal
 from valuation.db.store import Store
 from valuation.signatures import listing, records
+from valuation.signatures.verify import refusal_lines
 
 REFUSALS = (AccessDenied, ConflictError, InputError, NotFound, StoreError)
 NOT_THIS = ("O arquivo enviado não é um documento emitido para este registro: baixe o PDF nesta página (ou a "
@@ -52,11 +53,10 @@ def submit(store: Store, user: Principal, table: str, record_id: int, data: byte
         return Submission(False, (str(exc),))
     head = f"Documento {code}: {result.progress.text}."
     if result.valid:
-        return Submission(True, (head, *(f"assinatura {s.index}: {s.signer_name or 'sem nome'} — válida"
+        return Submission(True, (head, *(f"assinatura de {s.signer_name or 'titular não identificado'}: válida"
                                         for s in result.accepted)))
-    reasons = list(result.verification.problems) + [
-        f"assinatura {s.index} ({s.signer_name or 'sem nome'}): {r}" for s in result.refused for r in s.reasons]
-    return Submission(False, (head, *(reasons or ["o arquivo não traz assinatura nova."])))
+    reasons = refusal_lines(result.verification.problems, result.refused)      # one line per refusal (item 9)
+    return Submission(False, (head, *(reasons or (records.NO_NEW_SIGNATURE,))))
 
 
 __all__ = ["NOT_THIS", "Submission", "submit"]

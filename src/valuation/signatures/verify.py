@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -123,6 +123,26 @@ class Verification:
         own = tuple(f"assinatura {s.index} ({s.signer_name or 'sem nome'}): {r}" for s in self.signatures
                     for r in s.reasons)
         return self.problems + own
+
+
+def refusal_lines(problems: Sequence[str], refused: Sequence[SignatureCheck]) -> tuple[str, ...]:
+    """The refusal of an upload in words a member reads, one line per reason (issue 43, item 9): the file's own
+    problems once, then each signature's reasons under its signer's name — a reason several signatures share is one
+    line naming them all ('as assinaturas de ANA e BIA: …'); never a signature's number in the file."""
+    out = list(dict.fromkeys(problems))
+    named: dict[str, list[str]] = {}
+    for check in refused:
+        for reason in check.reasons:
+            if reason not in out:
+                named.setdefault(reason, [])
+                name = check.signer_name or "titular não identificado"
+                if name not in named[reason]:
+                    named[reason].append(name)
+    for reason, names in named.items():
+        who = (f"a assinatura de {names[0]}" if len(names) == 1
+               else "as assinaturas de " + ", ".join(names[:-1]) + f" e {names[-1]}")
+        out.append(f"{who}: {reason}")
+    return tuple(out)
 
 
 def _when(at: datetime) -> str:
