@@ -61,15 +61,24 @@ def _show_outcome(key: str) -> None:
     (st.success if ok else st.error)(("Assinatura aceita." if ok else "Assinatura recusada:") + "\n\n" + body)
 
 
+# The box takes what the server takes (.streamlit/config.toml server.maxUploadSize), twice the file limit, so a file
+# a little over 25 MB reaches `submit`, which refuses it naming the limit (and records it); the browser alone showed
+# a red icon and, on "Enviar", only "Escolha o arquivo PDF assinado" (issue 43, item 8).
+BOX_MB = 50
+CHOOSE = (f"Escolha o arquivo PDF assinado (até {megabytes(MAX_FILE_BYTES)}). Se o arquivo escolhido ficou marcado em "
+          f"vermelho, ele passa de {BOX_MB} MB e o navegador não o envia: o limite de um PDF assinado é "
+          f"{megabytes(MAX_FILE_BYTES)}.")
+
+
 def _upload(store: Any, user: Principal, table: str, record_id: int, key: str) -> None:
     with st.form(f"{key}_form", clear_on_submit=True):
         upload = st.file_uploader(f"Enviar PDF assinado (PAdES; até {megabytes(MAX_FILE_BYTES)})", type=["pdf"],
-                                  key=f"{key}_file", max_upload_size=25)   # MB = MAX_FILE_BYTES
+                                  key=f"{key}_file", max_upload_size=BOX_MB)
         sent = st.form_submit_button("Enviar PDF assinado", icon=":material/draw:")
     if not sent:
         return
     if upload is None:
-        st.warning("Escolha o arquivo PDF assinado.")
+        st.warning(CHOOSE)
         return
     st.session_state[_outcome_key(key)] = submit(store, user, table, record_id, upload.getvalue())
     st.rerun()

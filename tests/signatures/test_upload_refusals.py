@@ -97,3 +97,17 @@ def test_a_refusal_raised_while_recording_names_the_act(small_world: Any, pki: T
     assert row is not None and row["uploaded_by"] == explorer.username and row["document_id"] is not None
     assert row["code"] == small_world.store.scalar("SELECT code FROM issued_documents WHERE record_table = "
                                                    "'statements'")
+
+
+def test_the_upload_box_lets_a_file_over_the_limit_reach_the_check_and_names_the_limit(act: dict[str, Any]) -> None:
+    """Issue 43, item 8: a file over 25 MB showed only the browser's red icon and, on "Enviar", "Escolha o arquivo
+    PDF assinado". The box now takes up to the server's 50 MB, so such a file reaches `uploads.submit` (refused,
+    naming the limit: test above), and the empty box's warning says the limit."""
+    act["store"].close()
+    at = page_as(act["world"].path, act["panel"]["pres"], "commission")
+    open_tab(at, "commission", "Ata")
+    (box,) = at.get("file_uploader")
+    assert box.proto.max_upload_size_mb * 1024 * 1024 > MAX_FILE_BYTES
+    next(b for b in at.button if b.label == "Enviar PDF assinado").click().run()
+    warnings = " ".join(str(w.value) for w in at.warning)
+    assert "até 25 MB" in warnings and "vermelho" in warnings, warnings
