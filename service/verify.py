@@ -33,6 +33,7 @@ from valuation.authenticity.codes import grouped, parse_code
 from valuation.authenticity.limiter import Limiter
 from valuation.core import clock
 from valuation.core.money import format_date_br
+from valuation.partition import statement_reads
 from valuation.signatures import file_check
 from valuation.signatures import records as signature_records
 
@@ -46,14 +47,21 @@ LIMITER = Limiter()
 _NO_CODE = "##########"              # looked up for a malformed code: the same round trip, never found
 
 
-def _page(body: str, status: int = 200) -> Response:
-    doc = ("<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+def page_document(body: str) -> str:
+    """The whole page around `body`: the Navy's and the DPC's heading (issue 43, item 12), no script."""
+    return ("<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
            "content=\"width=device-width, initial-scale=1\"><title>Verificação de documento</title>"
            "<style>body{font-family:sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}"
            "th{text-align:left;padding-right:1rem;vertical-align:top}td{word-break:break-all}"
            ".aviso{padding:.6rem;border:1px solid #b00;color:#800}.ok{padding:.6rem;border:1px solid #070}"
-           "</style></head><body><h1>Verificação de autenticidade</h1>" + body + "</body></html>")
-    response = HTMLResponse(doc, status_code=status)
+           ".orgao{margin:0;color:#444;font-size:.95rem;letter-spacing:.02em}"
+           "</style></head><body><header><p class=\"orgao\"><strong>MARINHA DO BRASIL</strong></p>"
+           "<p class=\"orgao\">Diretoria de Portos e Costas (DPC)</p></header>"
+           "<h1>Verificação de autenticidade de documento</h1>" + body + "</body></html>")
+
+
+def _page(body: str, status: int = 200) -> Response:
+    response = HTMLResponse(page_document(body), status_code=status)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -69,11 +77,13 @@ def _forms(code: str) -> str:
             "<button>Conferir</button></p></form>")
 
 
-def _answer_html(answer: registry.Answer) -> str:
+def answer_html(answer: registry.Answer) -> str:
     rows = [("Código", grouped(answer.code)), ("Documento", answer.kind_label), ("NUP", answer.nup or "—"),
             ("Emitido em", format_date_br(answer.issued_on)), ("Emitido por", answer.office),
             ("Resumo SHA-256 do arquivo", answer.sha256), ("CRC", answer.crc),
             ("Assinatura eletrônica", answer.signature)]
+    if answer.standing is not None:
+        rows.insert(2, ("Situação", answer.standing))
     cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
     return f"<p>Este código corresponde a um documento emitido por este sistema.</p><table>{cells}</table>"
 
@@ -93,7 +103,20 @@ def _store() -> Any:
 async def _lookup(typed: str) -> registry.Answer | None:
     store = _store()
     probe = typed if parse_code(typed) is not None else _NO_CODE
-    return await to_thread.run_sync(lambda: with_signatures(store, registry.lookup(store, probe)))
+    return await to_thread.run_sync(lambda: with_standing(store, with_signatures(store, registry.lookup(store, probe))))
+
+
+def with_standing(store: Any, answer: registry.Answer | None) -> registry.Answer | None:
+    """A statement's answer says whether it is in force or was replaced by a later version (issue 43, item 12: a
+    superseded statement read as any other); only the version and its day, nothing of what it says."""
+    if answer is None or answer.kind != "statement":
+        return answer
+    record = registry.record_of(store, answer.code)
+    later = None if record is None else statement_reads.superseding_version(store, record[1])
+    if later is None:
+        return dataclasses.replace(answer, standing="em vigor (nenhuma versão posterior emitida)")
+    return dataclasses.replace(answer, standing=f"SUBSTITUÍDO pela versão {later[0]} deste demonstrativo, emitida em "
+                                                f"{format_date_br(later[1])}: este documento não está mais em vigor")
 
 
 def with_signatures(store: Any, answer: registry.Answer | None) -> registry.Answer | None:
@@ -123,7 +146,7 @@ async def verify_page(request: Request) -> Response:
     LIMITER.count(client, now, failed=answer is None)
     if answer is None:
         return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed[:64]), 404)
-    return _page(_answer_html(answer) + _forms(grouped(answer.code)))
+    return _page(answer_html(answer) + _forms(grouped(answer.code)))
 
 
 async def _read_upload(request: Request) -> tuple[str, bytes] | str:
@@ -158,7 +181,7 @@ async def _verify_upload(request: Request, client: str | None) -> Response:
         return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed), 404)
     store = _store()
     checked = await to_thread.run_sync(lambda: file_check.check_file(store, answer.code, data))
-    return _page(verdict_html(checked, hashlib.sha256(data).hexdigest()) + _answer_html(answer)
+    return _page(verdict_html(checked, hashlib.sha256(data).hexdigest()) + answer_html(answer)
                  + _forms(grouped(answer.code)))
 
 

@@ -47,6 +47,7 @@ class Answer:
     sha256: str
     crc: str
     signature: str = NO_SIGNATURE
+    standing: str | None = None      # a statement's: in force, or replaced by a later version (issue 43, item 12)
 
     @property
     def kind_label(self) -> str:
@@ -176,6 +177,12 @@ def lookup(store: Store, typed: object) -> Answer | None:
     return Answer(code=row["code"], kind=row["kind"], nup=row["nup"],
                   issued_on=clock.brasilia(row["issued_at"]).date(), office=row["office"], sha256=row["sha256"],
                   crc=row["crc"])
+
+
+def record_of(store: Store, code: str) -> tuple[str, int | None] | None:
+    """(record table, record id) of the document issued under `code` (as stored, no separator), None if unknown."""
+    row = store.fetch_one("SELECT record_table, record_id FROM issued_documents WHERE code = ?", [code])
+    return None if row is None else (str(row["record_table"]), row["record_id"])
 
 
 def same_bytes(store: Store, typed: object, data: bytes) -> bool | None:
