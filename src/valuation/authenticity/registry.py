@@ -31,7 +31,8 @@ KIND_LABELS = {"statement": "Demonstrativo de partilha", "minutes": "Ata da Comi
                "wreck_map": "Mapa anual de bens afundados (NORMAM-10, anexo 4-B)",
                "office_deadlines": "Relatório de prazos da Organização Militar",
                "photo_sheet": "Folha de fotografias",
-               "case_history": "Histórico do processo administrativo (requerimento ou decisão e recursos)"}
+               "case_history": "Histórico do processo administrativo (requerimento ou decisão e recursos)",
+               "removal_order": "Determinação de remoção ou demolição (Lei 7.542/1986, art. 5)"}
 NO_SIGNATURE = "sem assinatura eletrônica registrada"
 DPC = "Diretoria de Portos e Costas"
 
@@ -61,7 +62,8 @@ def new_stamp(nup: str | None = None, *, env: Any = None) -> Stamp:
 
 _RECORD_PT = {"statements": "demonstrativo nº", "assessment_rounds": "rodada nº", "offices": "OM",
               "items": "item nº", "contracts": "contrato nº", "wrecks": "naufrágio nº",
-              "requests": "requerimento nº", "administrative_decisions": "decisão nº"}   # the audit's words
+              "requests": "requerimento nº", "administrative_decisions": "decisão nº",
+              "removal_orders": "determinação de remoção nº"}   # the audit's words
 
 
 def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str, int | None, str | None],

@@ -71,7 +71,7 @@ def _readable(store: Store, user: Principal, table: str, record_id: int) -> bool
         return row is not None and row["status"] == STATEMENT_ISSUED and access.organisation_cleared(
             user, row["organisation_id"])
     if table == "removal_orders":
-        return access.allowed(user, "upload_signed_document")
+        return access.allowed(user, "read_removal_orders")
     return False
 
 
