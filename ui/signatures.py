@@ -73,7 +73,7 @@ CHOOSE = (f"Escolha o arquivo PDF assinado (até {megabytes(MAX_FILE_BYTES)}). S
 def _upload(store: Any, user: Principal, table: str, record_id: int, key: str) -> None:
     with st.form(f"{key}_form", clear_on_submit=True):
         upload = st.file_uploader(f"Enviar PDF assinado (PAdES; até {megabytes(MAX_FILE_BYTES)})", type=["pdf"],
-                                  key=f"{key}_file", max_upload_size=BOX_MB)
+                                  key=f"{key}_file", max_upload_size=50)   # = BOX_MB (a literal: checked)
         sent = st.form_submit_button("Enviar PDF assinado", icon=":material/draw:")
     if not sent:
         return

@@ -18,6 +18,7 @@ from tests.support.commission import run_round
 from tests.support.partition import AS_OF, T1, prepare, ready_a1
 from tests.support.pki import TestPki, sign
 from tests.support.ui import open_tab, page_as, texts
+from ui import signatures as signatures_ui
 from valuation.attachments.kinds import MAX_FILE_BYTES
 from valuation.commission import minutes
 from valuation.db import seals
@@ -108,6 +109,7 @@ def test_the_upload_box_lets_a_file_over_the_limit_reach_the_check_and_names_the
     open_tab(at, "commission", "Ata")
     (box,) = at.get("file_uploader")
     assert box.proto.max_upload_size_mb * 1024 * 1024 > MAX_FILE_BYTES
+    assert box.proto.max_upload_size_mb == signatures_ui.BOX_MB          # what the warning says is what the box takes
     next(b for b in at.button if b.label == "Enviar PDF assinado").click().run()
     warnings = " ".join(str(w.value) for w in at.warning)
     assert "até 25 MB" in warnings and "vermelho" in warnings, warnings
