@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.support.older_program import seals_as_of
+from tests.support.seals_at import seals_of_schema
 from valuation.authenticity import registry
 from valuation.core.errors import ValuationError
 from valuation.db import seals
@@ -25,11 +25,12 @@ def _issue(store: Store, kind: str) -> int:
     return int(store.scalar("SELECT max(id) FROM issued_documents"))
 
 
-def test_the_rebuilt_registry_keeps_its_rows_and_seals_and_admits_case_history(tmp_path: Path, monkeypatch) -> None:
+def test_the_rebuilt_registry_keeps_its_rows_and_seals_and_admits_case_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "old.duckdb"
+    seals_of_schema(monkeypatch, BEFORE)
     with Store(path, migrate=False) as store:
         store.migrate(up_to=BEFORE)
-        seals_as_of(monkeypatch, store)      # as the program of that version sealed
         for kind in ("statement", "office_deadlines", "wreck_map"):
             _issue(store, kind)
         with pytest.raises(ValuationError):   # not yet a kind

@@ -1,8 +1,7 @@
-"""Migrations 068 and 075 on an existing, sealed database: request_steps is rebuilt (DuckDB cannot change a CHECK)
-with its rows, ids and columns as they were, so their row seals still verify with no new seal; the new kinds of
-Lei 9.784/1999 art. 39 (068) and the party's ciência that the instruction ended (075; arts. 44 and 66 caput) are
-accepted, an unknown kind and an intimation's day before it still refused, and new rows keep taking ids from the
-same sequence."""
+"""Migration 068 on an existing, sealed database: request_steps is rebuilt (DuckDB cannot change a CHECK) with
+its rows, ids and columns as they were, so their row seals still verify with no new seal; the new kinds of
+Lei 9.784/1999 art. 39 are accepted, an unknown kind and an intimation's day before it still refused, and new
+rows keep taking ids from the same sequence."""
 from __future__ import annotations
 
 from datetime import date, datetime
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.older_program import seals_as_of
+from tests.support.seals_at import seals_of_schema
 from valuation.core.errors import ConflictError
 from valuation.db import seals
 from valuation.db import store as dbmod
@@ -32,9 +31,9 @@ def test_068_keeps_the_sealed_rows_and_accepts_the_art39_kinds(tmp_path: Path, m
     path = tmp_path / "before.duckdb"
     before = [m for m in available_migrations() if m.version < 68]
     monkeypatch.setattr(dbmod, "available_migrations", lambda: before)
+    seals_of_schema(monkeypatch, 67)
     with Store(path) as s:
         assert s.schema_version() < 68
-        seals_as_of(monkeypatch, s)          # as the program of that version sealed
 
         def seed(tx) -> None:
             tx.execute("INSERT INTO requests (office_code, wreck_id, matter, organisation_id, filed_on, recorded_by, "
@@ -65,33 +64,3 @@ def test_068_keeps_the_sealed_rows_and_accepts_the_art39_kinds(tmp_path: Path, m
                 _insert(s, kind, day, ref)
         ok, message = seals.verify(s)
         assert ok and s.scalar("SELECT count(*) FROM row_seals WHERE tbl = 'request_steps'") == sealed + 2, message
-
-
-def test_075_keeps_the_sealed_rows_and_accepts_the_ciencia_of_art44(tmp_path: Path, monkeypatch) -> None:
-    path = tmp_path / "before075.duckdb"
-    before = [m for m in available_migrations() if m.version < 75]
-    monkeypatch.setattr(dbmod, "available_migrations", lambda: before)
-    with Store(path) as s:
-        def seed(tx) -> None:
-            tx.execute("INSERT INTO requests (office_code, wreck_id, matter, organisation_id, filed_on, recorded_by, "
-                       "recorded_at) VALUES ('CPRJ', 1, 'pesquisa', 1, DATE '2026-09-01', 'test', ?)", [AT])
-            tx.cur.executemany("INSERT INTO request_steps (request_id, kind, day, reference_day, reason, recorded_by, "
-                               "recorded_at) VALUES (?, ?, ?, ?, ?, 'test', ?)",
-                               [[*r, AT] for r in (*STEPS, (1, "instruction_ended", date(2026, 10, 9), None, None))])
-            tx.audit("seed", "test", None, None, {"steps": len(STEPS) + 1})
-        s.write("test", seed)
-        with pytest.raises(ConflictError, match="CHECK"):
-            _insert(s, "instruction_end_notified", date(2026, 10, 13))
-        old = s.fetch("SELECT * FROM request_steps ORDER BY id")
-        sealed = s.scalar("SELECT count(*) FROM row_seals WHERE tbl = 'request_steps'")
-    monkeypatch.undo()
-    with Store(path) as s:
-        assert 75 in s.applied_now
-        assert s.fetch("SELECT * FROM request_steps ORDER BY id") == old
-        assert s.scalar("SELECT count(*) FROM row_seals WHERE tbl = 'request_steps'") == sealed
-        told = _insert(s, "instruction_end_notified", date(2026, 10, 13))
-        assert told > max(r["id"] for r in old)
-        with pytest.raises(ConflictError, match="CHECK"):
-            _insert(s, "mágica", date(2026, 10, 14))
-        ok, message = seals.verify(s)
-        assert ok and s.scalar("SELECT count(*) FROM row_seals WHERE tbl = 'request_steps'") == sealed + 1, message

@@ -73,6 +73,8 @@ ACTION_LABELS: dict[str, str] = {
     "statement_drafted": "Rascunho de demonstrativo gravado", "statement_issued": "Demonstrativo emitido",
     "document_issued": "Documento emitido com código de verificação",
     "signed_upload_verified": "Documento assinado enviado e verificado",
+    "signed_upload_refused": "Envio de documento assinado recusado",
+    "document_signed_institutionally": "Documento assinado com o certificado institucional (A1) do serviço",
     "protocol_unit_set": "Unidade protocolizadora da OM cadastrada",
     "nup_assigned": "Número único de processo (NUP) atribuído",
     "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",
@@ -124,6 +126,7 @@ ACTION_LABELS: dict[str, str] = {
 
 ENTITY_LABELS: dict[str, str] = {
     "backup": "Cópia de segurança", "issued_document": "Documento emitido (código de verificação)",
+    "signed_upload_refusal": "Envio recusado de documento assinado",
     "office": "Capitania/Delegacia/Agência", "protocol_units": "Unidades protocolizadoras",
     "round": "Rodada da Comissão",
     "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
