@@ -66,6 +66,6 @@ def same_origin(origin: str | None, host: str | None, scheme: str) -> bool:
         return False
     expected = "https" if scheme in ("https", "wss") else "http"
     given = m["scheme"].lower()
-    if given != expected or _name(m["host"]) != hostname(host):
+    if given != expected or name_key(m["host"]) != hostname(host):
         return False
     return _port(m["port"], given) == _port(h["port"], expected) is not None

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.support.seals_at import seals_of_schema
+from tests.support.seals_at import seals_of_columns, seals_of_schema
 from valuation.authenticity import registry
 from valuation.core.errors import ValuationError
 from valuation.db import seals
@@ -31,6 +31,7 @@ def test_the_rebuilt_registry_keeps_its_rows_and_seals_and_admits_case_history(
     seals_of_schema(monkeypatch, BEFORE)
     with Store(path, migrate=False) as store:
         store.migrate(up_to=BEFORE)
+        seals_of_columns(monkeypatch, store)
         for kind in ("statement", "office_deadlines", "wreck_map"):
             _issue(store, kind)
         with pytest.raises(ValuationError):   # not yet a kind

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.seals_at import seals_of_schema
+from tests.support.seals_at import seals_of_columns, seals_of_schema
 from valuation.core.errors import ConflictError
 from valuation.db import seals
 from valuation.db import store as dbmod
@@ -34,6 +34,7 @@ def test_068_keeps_the_sealed_rows_and_accepts_the_art39_kinds(tmp_path: Path, m
     seals_of_schema(monkeypatch, 67)
     with Store(path) as s:
         assert s.schema_version() < 68
+        seals_of_columns(monkeypatch, s)
 
         def seed(tx) -> None:
             tx.execute("INSERT INTO requests (office_code, wreck_id, matter, organisation_id, filed_on, recorded_by, "

@@ -22,6 +22,7 @@ from tests.support.pki import TestPki, sign
 from valuation.accounts import users
 from valuation.commission import minutes
 from valuation.core.errors import AccessDenied
+from valuation.exports import PdfReport
 from valuation.signatures import records
 from valuation.signatures.trust import Trust, load_trust
 from valuation.signatures.verify import NOT_REGISTERED
@@ -69,7 +70,7 @@ def test_another_document_after_a_valid_signature_is_refused_for_what_it_is_and_
     store, panel = issued["store"], issued["panel"]
     first = sign(issued["pdf"], pki.person("ana"))
     assert records.record_signed_upload(store, panel["pres"], issued["code"], first, trust=trust_here).valid
-    other = minutes.round_minutes_pdf(store, panel["pres"], issued["round_id"])      # another issue, another code
+    other = PdfReport("Outro documento").paragraph("Não é a ata registrada.").bytes()   # another document
     done = records.record_signed_upload(store, panel["navy1"], issued["code"], sign(other, pki.person("bruno")),
                                         trust=trust_here)
     assert done.verification.problems == (NOT_REGISTERED,) and not done.valid

@@ -61,7 +61,8 @@ STORED_FILES: tuple[FileColumn, ...] = (
 NOT_STORED: dict[tuple[str, str], str] = {
     ("attachments", "original_sha256"): "the bytes as uploaded: kept only when they are the stored file (sha256)",
     ("imports", "sha256"): "the imported spreadsheet is read and not kept",
-    ("issued_documents", "sha256"): "the issued bytes: a statement's PDF is in its row, other kinds are rendered",
+    ("issued_documents", "sha256"): "the issued bytes: a statement's PDF is in its row; an act issued once is kept "
+                                    "under the same digest by issued_copies (listed)",
     ("statements", "pdf_sha256"): "the PDF is the row's own `pdf` column (sealed with it)",
     ("sessions", "token_sha256"): "the hash of a session's token",
     ("calendar_feeds", "token_sha256"): "the hash of a calendar subscription's token",

@@ -67,7 +67,7 @@ def setup_steps(store: Any, user: Principal) -> list[Step]:
         companies = _count(store, "SELECT count(*) FROM organisations")
         wrecks = _count(store, "SELECT count(*) FROM wrecks")
         contracts = _count(store, "SELECT count(*) FROM contracts")
-        steps += [Step("companies", "Inscrever as empresas (NORMAM-10 0401)", companies > 0,
+        steps += [Step("companies", "Inscrever as empresas (NORMAM-10 (ed. 2002) 0401)", companies > 0,
                        f"{companies} empresa(s)", "organisations"),
                   Step("wrecks", "Cadastrar os naufrágios e seus responsáveis", wrecks > 0, f"{wrecks} naufrágio(s)",
                        "wrecks"),
