@@ -463,6 +463,9 @@ def _request_plan(rng: np.random.Generator, kind: np.ndarray, signed: np.ndarray
     decided = np.where(state == 0, ended - np.where(extended >= 0, draw(35, 55), draw(10, 40)), none)
     allegations = np.where((state == 0) & (u[3] < 0.6) | (state >= 3) & (u[3] < 0.5), ended - draw(1, 8), none)
     allegations = np.where((decided >= 0) & (allegations <= decided) | (allegations < 0), none, allegations)
+    # the party's ciência that the instruction ended (Lei 9.784 arts. 44 and 66 caput): the day it ended or the next
+    told = np.where(ended >= 0, np.maximum(ended - (u[5] < 0.5), 0), none)
+    told = np.where((allegations >= 0) & (told < allegations), allegations, told)
     # in instruction: an opinion asked and not given (50 %), information asked of the party (30 %), a hearing set
     # for the coming days whose intimation is owed (25 %)
     cap = np.maximum(opened - 1, 0)
@@ -486,7 +489,7 @@ def _request_plan(rng: np.random.Generator, kind: np.ndarray, signed: np.ndarray
     a_out = np.where(u[2] < 0.1, "provido", "não provido").astype(object)
     # no step in the future: a step that would fall after today is left out (its request stays open)
     cols = {"opened": opened, "op_req": i_op, "op_giv": op_giv, "ended": ended, "extended": extended,
-            "decided": decided, "allegations": allegations, "info": info, "hearing": hearing,
+            "decided": decided, "allegations": allegations, "told": told, "info": info, "hearing": hearing,
             "notified": notified, "a_filed": a_filed, "a_recons": a_recons, "a_fwd": a_fwd, "a_intim": a_intim,
             "a_alleg": a_alleg, "a_dec": a_dec}
     for name in ("a_recons", "a_fwd", "a_intim", "a_alleg", "a_dec"):
@@ -523,7 +526,8 @@ def _insert_requests(tx: Tx, plan: pa.Table, actor: str) -> dict[str, int]:
                  ("opinion_given", "op_giv", "NULL", "NULL"),
                  ("information_requested", "info", f"{today} - CAST(r.info_fixed AS INTEGER)", "NULL"),
                  ("hearing_set", "hearing", f"{today} - CAST(r.hearing_day AS INTEGER)", "NULL"),
-                 ("instruction_ended", "ended", "NULL", "NULL"), ("allegations_filed", "allegations", "NULL", "NULL"),
+                 ("instruction_ended", "ended", "NULL", "NULL"), ("instruction_end_notified", "told", "NULL", "NULL"),
+                 ("allegations_filed", "allegations", "NULL", "NULL"),
                  ("decision_extended", "extended", "NULL", "?"), ("decided", "decided", "NULL", "NULL"))
         union = " UNION ALL ".join(
             f"SELECT r.q, {i} AS o, '{kind}' AS kind, r.{col} AS ago, {ref} AS ref, {reason} AS reason "

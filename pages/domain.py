@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from ui import figures, session
+from ui import signatures as signatures_ui
 from ui.charts import pt_br, show
 from ui.expanders import lazy_expander
 from ui.fields import date_field, money_field, value_or_stop
@@ -20,6 +21,7 @@ from ui.forms import blanks_to_none, save
 from ui.safe import md
 from valuation.core.errors import ValuationError
 from valuation.db.access import allowed
+from valuation.proceedings import removal_order_act
 from valuation.registry import owner_balances, removal_orders
 from valuation.registry.domain.queries import domain_statuses
 from valuation.registry.offices import list_offices
@@ -147,6 +149,41 @@ def order_steps(orders: pd.DataFrame) -> None:
                                                            "termina nesse dia.")
 
 
+ORDER_ISSUED_KEY = "domain_order_issued"     # what the last "Emitir determinação" did, shown once
+
+
+def order_act_box(orders: pd.DataFrame) -> None:
+    """The order as an issued act (issue 43, item 15): issued once as a PDF with its code and signed by the
+    institutional A1, downloaded as it stands, its signatures and the upload box."""
+    if orders.empty:
+        return
+    titles = {int(r["id"]): f"nº {r['id']} — {r['wreck_code']} — {r['act']}" for r in orders.to_dict("records")}
+    st.markdown("**Ato da determinação** (PDF com código de verificação, NUP e assinatura eletrônica)")
+    for kind, line in st.session_state.pop(ORDER_ISSUED_KEY, []):
+        {"success": st.success, "warning": st.warning, "info": st.info}[kind](md(line))
+    pick = st.selectbox("Determinação", list(titles), format_func=option_label(titles), key="domain_order_act")
+    act = removal_order_act.order_act(store, user, int(pick))
+    if act.code is None or not act.current:
+        if act.code is not None:
+            st.caption(f"A determinação mudou desde a emissão do ato {act.code}: emita a nova versão.")
+        if st.button("Emitir determinação (PDF)", key="domain_order_issue", type="primary"):
+            with st.spinner("Emitindo e assinando a determinação…"):
+                issued = save(removal_order_act.issue_removal_order, store, user, int(pick), success=None,
+                              title="Não foi possível emitir:")
+            if issued is not None:
+                code, signing = issued
+                st.session_state[ORDER_ISSUED_KEY] = [
+                    ("success", f"Emitida a determinação nº {pick} (código {code})."),
+                    ("success" if signing.signed else "warning" if signing.configured else "info", signing.text)]
+                st.rerun()
+    if act.code is not None:
+        st.download_button("Baixar determinação (PDF)", key=f"domain_order_pdf_{pick}", on_click="ignore",
+                           data=lambda: removal_order_act.removal_order_file(store, user, int(pick)) or b"",
+                           file_name=f"determinacao_{pick}.pdf", mime="application/pdf",
+                           icon=":material/picture_as_pdf:")
+        signatures_ui.panel(store, user, "removal_orders", int(pick), key=f"domain_order_signatures_{pick}")
+
+
 def edital_publications(orders: pd.DataFrame) -> None:
     """The publications of each edital (art. 9 §2): once in each outlet; the 15 days run from the last."""
     by_edital = orders[orders["notice"] == "edital"] if len(orders) else orders
@@ -154,7 +191,7 @@ def edital_publications(orders: pd.DataFrame) -> None:
         return
     titles = {int(r["id"]): f"{r['wreck_code']} — {r['act']}" for r in by_edital.to_dict("records")}
     st.markdown("**Publicações do edital** (Lei 7.542/1986 art. 9 §2: uma vez em cada veículo; o prazo de 15 dias "
-                "corre da última publicação)")
+                "é contado da última publicação — leitura adotada: a lei não diz de qual publicação ele corre)")
     pubs = removal_orders.list_edital_publications(store, user)
     if pubs:
         st.dataframe(for_display(pd_frame(pubs, titles), dates=["published_on"], rename={"published_on": "Publicação"}),
@@ -173,7 +210,8 @@ def edital_publications(orders: pd.DataFrame) -> None:
                 "reference": d.text_input(labels["reference"], placeholder="Seção 3, p. 41")}
         if st.form_submit_button("Registrar publicação"):
             save(removal_orders.record_edital_publication, store, user, pick, blanks_to_none(data), labels=labels,
-                 success="Publicação registrada; o prazo do edital conta da última publicação (art. 9 §2).")
+                 success="Publicação registrada; o prazo do edital conta da última publicação (leitura adotada do "
+                         "art. 9 §2).")
 
 
 def pd_frame(pubs: list[dict[str, object]], titles: dict[int, str]) -> pd.DataFrame:
@@ -211,6 +249,7 @@ else:
                  hide_index=True, width="stretch")
 if allowed(user, "manage_removal_orders"):      # headquarters orders removals (art. 5); the offices read them
     order_form(df["code"].tolist())
+    order_act_box(orders)
     order_steps(orders)
 edital_publications(orders)
 if allowed(user, "manage_owner_balances"):      # headquarters: the owner's balances (art. 13 §2)

@@ -7,7 +7,16 @@ import streamlit as st
 
 from ui import session
 from ui.fmt import for_display, moment_br, zone_note
-from ui.jobs_view import FLASH_KEY, ask_run, job_settings, next_runs, poll_pending, recovery_notice, show_flash
+from ui.jobs_view import (
+    FLASH_KEY,
+    ask_run,
+    configuration_notice,
+    job_settings,
+    next_runs,
+    poll_pending,
+    recovery_notice,
+    show_flash,
+)
 from ui.people import with_names
 from ui.safe import md
 from valuation.jobs.runs import (
@@ -32,6 +41,7 @@ if svc is None:
     st.info("O painel não está rodando como serviço (scripts/start.sh): nada é agendado aqui, e "
             "“Executar agora” roda a tarefa nesta página, até terminar.")
 
+configuration_notice()
 recovery_notice(store, cfg)
 show_flash()
 poll_pending(store)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from ui import figures as plots
 from ui import session
@@ -48,7 +49,10 @@ def first_steps(steps: list[first_run.Step]) -> None:
             a.markdown(f"{icon} **{step.label}** — {step.detail}")
             spec = BY_KEY.get(step.page)
             if not step.done and spec is not None and spec.exists() and may_view_page(user, spec.key):
-                b.page_link(spec.path, label=f"Abrir {spec.title}", icon=spec.icon)
+                try:
+                    b.page_link(spec.path, label=f"Abrir {spec.title}", icon=spec.icon)
+                except StreamlitPageNotFoundError:    # a page run outside the navigation (its address alone)
+                    b.caption(f"Na página {spec.title}")
 
 
 def chart(key: str, counts: dict[str, int]) -> None:

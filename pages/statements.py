@@ -34,8 +34,10 @@ from valuation.partition.documents import (
     statement_parts,
 )
 from valuation.partition.salvage import factor_rows
+from valuation.signatures import issuing
 
 PAGE_SIZE = 50
+ISSUED_KEY = "statements_issued"     # the confirmation of an issue, shown after the page runs again
 user = session.guard("statements")
 store = session.store()
 st.title("Demonstrativos de partilha")
@@ -46,9 +48,15 @@ def file_stub(doc: StatementDoc) -> str:
     return name.replace("/", "-").replace(" ", "_")
 
 
+def statement_file(doc: StatementDoc) -> bytes:
+    """An issued statement's PDF as it stands (its latest signed revision, issue 43), a draft's as rendered now."""
+    data = statement_reads.statement_pdf(store, user, doc.id)
+    return signatures_ui.current_copy(store, user, "statements", doc.id, data) if doc.is_issued else data
+
+
 def downloads(doc: StatementDoc) -> None:
     a, b = st.columns(2)
-    a.download_button("Baixar PDF", data=lambda: statement_reads.statement_pdf(store, user, doc.id),
+    a.download_button("Baixar PDF", data=lambda: statement_file(doc),
                       file_name=file_stub(doc) + ".pdf", mime="application/pdf", on_click="ignore",
                       icon=":material/picture_as_pdf:", type="primary")
     b.download_button("Baixar XLSX", data=lambda: statement_reads.statement_xlsx(store, user, doc.id),
@@ -179,6 +187,8 @@ if not access.allowed(user, "issue_statements"):   # the explorer's plain view o
     st.stop()
 
 # -- dpc ---------------------------------------------------------------------------------
+for kind, line in st.session_state.pop(ISSUED_KEY, []):     # what the last "Emitir demonstrativo" did, once
+    {"success": st.success, "warning": st.warning, "info": st.info}[kind](md(line))
 contracts = statement_reads.statement_contracts(store, user)
 if not len(contracts):
     st.info("Nenhum contrato de exploração ou remoção.")
@@ -187,7 +197,10 @@ info = {c: f"{c} — {o} ({count_br(n)} decidido(s), {count_br(k)} emitido(s))" 
         zip(contracts["code"], contracts["organisation_name"], contracts["decided"], contracts["issued"])}
 codes = contracts["code"].tolist()
 ready = statement_reads.ready_contract(contracts)
-code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=option_label(info))
+# keyed: the labels count the issued statements, and an unkeyed box whose labels change is a new box, back at the
+# ready contract — after an issue the page jumped to another contract's statement (issue 43, item 5)
+code = st.selectbox("Contrato", codes, index=codes.index(ready) if ready else 0, format_func=option_label(info),
+                    key="statements_contract")
 a, b = st.columns([1, 2])
 as_of = date_field("Data-base do demonstrativo", value=session.today(), required=True, where=a)
 b.write("")
@@ -210,8 +223,10 @@ st.dataframe(for_display(shown.assign(superseded=[("sim" if v else "não") for v
                                  "superseded": "Substituído"}), hide_index=True, width="stretch")
 ids = [int(i) for i in listing["id"]]
 labels = dict(zip(ids, listing["label"]))
-pick = st.session_state.get("statement_pick")
-sid = st.selectbox("Abrir", ids, format_func=option_label(labels), index=ids.index(pick) if pick in ids else 0)
+pick = st.session_state.pop("statement_pick", None)
+if pick in ids:                              # a draft just made or a statement just issued opens
+    st.session_state["statements_open"] = pick
+sid = st.selectbox("Abrir", ids, format_func=option_label(labels), key="statements_open")
 try:
     doc = statement_reads.get_statement(store, user, int(sid))
 except NotFound as exc:
@@ -247,8 +262,13 @@ if not doc.is_issued and int(sid) == max(ids):
                    "substitui. O documento anterior permanece inalterado.")
         reason = st.text_area("Motivo da correção")
     if st.button("Emitir demonstrativo", type="primary", disabled=bool(doc.blockers)):
-        issued_doc = save(statements.issue_statement, store, user, doc.id, correction_reason=reason,
-                          success="Emitido {result.label}.", title="Não foi possível emitir:")
-        if issued_doc is not None:
+        with st.spinner("Emitindo e assinando o demonstrativo…"):
+            issued = save(issuing.issue_statement, store, user, doc.id, correction_reason=reason, success=None,
+                          title="Não foi possível emitir:")
+        if issued is not None:
+            issued_doc, signing = issued           # issue 43, item 1: the institutional A1 signs it as it goes out
             st.session_state["statement_pick"] = issued_doc.id
+            st.session_state[ISSUED_KEY] = [
+                ("success", f"Emitido {issued_doc.label} (contrato {doc.contract_code})."),
+                ("success" if signing.signed else "warning" if signing.configured else "info", signing.text)]
             st.rerun()

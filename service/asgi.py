@@ -123,6 +123,7 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     from valuation.db.audit import DEMO_LOAD, completed_load
     from valuation.db.safe_files import private_files
     from valuation.db.shared import close_shared, open_shared
+    from valuation.jobs.configuration import configuration_problems
     from valuation.jobs.settings import JobSettings
 
     private_files()         # the database, its WAL, files, backups: the service's OS user's only (issue 45, item 14)
@@ -139,9 +140,12 @@ async def lifespan(_app: Any) -> AsyncIterator[dict[str, Any]]:
     token = write_link(db_path, host=host, port=port)
     seal_alert = alerts.install(store, settings)      # a write refused for the audit seal alerts the admins
     scheduler = JobScheduler(store, settings)
+    problems = await to_thread.run_sync(configuration_problems)
+    for problem in problems:                          # also in /saude and on Tarefas (issue 43)
+        log.error("configuration problem: %s", problem.text)
     state.set_current(state.ServiceState(store=store, settings=settings, tickets=TicketBook(),
                                          scheduler=scheduler, cli_token=token, components_served=True,
-                                         chart_bundle=chart_bundle.url_path()))
+                                         chart_bundle=chart_bundle.url_path(), configuration=problems))
     scheduler.start()
     log.info("service ready: %s (schema %s)", db_path, store.schema_version())
     console.one_line_per_request()      # Streamlit's runtime has configured its loggers by now

@@ -11,7 +11,8 @@ to the server), and it must not reach the app, the cookie routes or the CLI brid
   `Host $host`), e.g. `valuation.dpc.mar.mil.br`.
 
 Ports are ignored, names compared case-insensitively without a trailing dot, as Streamlit's own
-`server.allowedHosts` (set to the same list at start-up) does for its WebSocket.
+`server.allowedHosts` (set to the same list at start-up) does for its WebSocket. The list is
+`valuation.core.address.allowed_hosts`, which the public address is checked against too.
 
 `same_origin` is the one definition of "this request's own origin" that the cookie routes and the WebSocket
 compare a browser's `Origin` with (issue 45, item 10: Streamlit's WebSocket check compared names only, so
@@ -20,27 +21,11 @@ compare a browser's `Origin` with (issue 45, item 10: Streamlit's WebSocket chec
 from __future__ import annotations
 
 import re
-import socket
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-_WILDCARDS = ("0.0.0.0", "::", "")
+from valuation.core.address import LOOPBACK_NAMES, allowed_hosts, name_key
 
-
-def _name(text: str) -> str:
-    return text.strip().strip("[]").lower().rstrip(".")
-
-
-def allowed_hosts(env: Mapping[str, str]) -> tuple[str, ...]:
-    """The host names allowed by the configuration `env` (module docstring)."""
-    names = list(LOOPBACK_NAMES)
-    bound = _name(env.get("VALUATION_HOST", "127.0.0.1"))
-    if bound in _WILDCARDS:
-        names += [_name(socket.gethostname()), _name(socket.getfqdn())]
-    else:
-        names.append(bound)
-    names += [_name(n) for n in env.get("VALUATION_ALLOWED_HOSTS", "").split(",")]
-    return tuple(dict.fromkeys(n for n in names if n))
+__all__ = ["LOOPBACK_NAMES", "allowed_hosts", "host_allowed", "hostname"]
 
 
 _HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
@@ -52,7 +37,7 @@ def hostname(host: str | None) -> str | None:
     m = _HOST.fullmatch(host or "")           # fullmatch: no trailing newline slips through `$`
     if m is None or (m["port"] is not None and not 0 < int(m["port"]) < 65536):
         return None
-    return _name(m["v6"] or m["name"])
+    return name_key(m["v6"] or m["name"])
 
 
 def host_allowed(host: str | None, allowed: Iterable[str]) -> bool:
@@ -81,6 +66,6 @@ def same_origin(origin: str | None, host: str | None, scheme: str) -> bool:
         return False
     expected = "https" if scheme in ("https", "wss") else "http"
     given = m["scheme"].lower()
-    if given != expected or _name(m["host"]) != hostname(host):
+    if given != expected or name_key(m["host"]) != hostname(host):
         return False
     return _port(m["port"], given) == _port(h["port"], expected) is not None

@@ -5,7 +5,8 @@
     GET  /calendario/<token>.ics a user's calendar subscription (text/calendar, ETag, Cache-Control)
     GET  /saude                  readiness: schema version, last job outcomes, last night's audit check,
                                  partial copies left by killed backups and restores, the recovery point
-                                 (the newest proven backup's age, and whether it is late: issue 24)
+                                 (the newest proven backup's age, and whether it is late: issue 24), and the
+                                 configuration's problems, each naming its variable (issue 43)
     POST /servico/cli            the command line's batch commands (loopback + bearer token only)
     GET/POST /verificar          a document's verification code, without login (service/verify.py, issue 27)
     GET  /graficos/<bundle>      the charts' partial plotly.js, immutable (service/chart_bundle.py, issue 28)
@@ -128,6 +129,7 @@ def health_doc(svc: state.ServiceState) -> dict[str, Any]:
         "audit_verified_last_night": audit_verified_recently(store, store.now()),
         "partial_copies": partial_copies(svc.settings.backup_dir, store.path, svc.settings.mirror),
         "backups": recovery_point(store, svc.settings, store.now()).as_json(),
+        "configuration": [p.as_json() for p in svc.configuration],   # named at start-up too (issue 43)
     }
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from valuation.accounts.sessions import TicketBook
 from valuation.db.store import Store
+from valuation.jobs.configuration import ConfigurationProblem
 from valuation.jobs.settings import JobSettings
 
 
@@ -22,6 +23,7 @@ class ServiceState:
     cli_token: str | None = None   # the token of the <db>.service link file
     components_served: bool = False   # service/assets declared (the served components may be mounted)
     chart_bundle: str | None = None   # the partial plotly.js's address (service/chart_bundle.py)
+    configuration: tuple[ConfigurationProblem, ...] = ()   # found at start-up (valuation.jobs.configuration)
 
 
 _current: ServiceState | None = None

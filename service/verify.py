@@ -3,7 +3,9 @@
     GET  /verificar                    the form (code, and a PDF to compare)
     GET  /verificar?codigo=XXXXX-XXXXX what the registry says of the code
     POST /verificar                    multipart: codigo + arquivo (a PDF, at most MAX_UPLOAD bytes):
-                                       the same, and whether the file's bytes are the registered ones
+                                       the same, and what the file is: the registered bytes (the first
+                                       revision), a signed revision of them (its signatures listed: issue 43),
+                                       or not the registered document (`valuation.signatures.file_check`)
 
 It answers only the kind of document, its NUP, the issue date, the issuing office, the sha256, the CRC and
 the signature status (`valuation.authenticity.registry.Answer`; SECURITY.md says why nothing more). An
@@ -35,6 +37,8 @@ from valuation.authenticity.codes import grouped, parse_code
 from valuation.authenticity.limiter import Limiter, Slots
 from valuation.core import clock
 from valuation.core.money import format_date_br
+from valuation.partition import statement_reads
+from valuation.signatures import file_check
 from valuation.signatures import records as signature_records
 
 MAX_UPLOAD = MAX_FILE_BYTES          # 25 MiB, as any attachment
@@ -51,14 +55,21 @@ UPLOADS = Slots(limiter.UPLOADS_IN_FLIGHT, limiter.UPLOADS_IN_ALL)
 _NO_CODE = "##########"              # looked up for a malformed code: the same round trip, never found
 
 
-def _page(body: str, status: int = 200) -> Response:
-    doc = ("<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+def page_document(body: str) -> str:
+    """The whole page around `body`: the Navy's and the DPC's heading (issue 43, item 12), no script."""
+    return ("<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
            "content=\"width=device-width, initial-scale=1\"><title>Verificação de documento</title>"
            "<style>body{font-family:sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}"
            "th{text-align:left;padding-right:1rem;vertical-align:top}td{word-break:break-all}"
            ".aviso{padding:.6rem;border:1px solid #b00;color:#800}.ok{padding:.6rem;border:1px solid #070}"
-           "</style></head><body><h1>Verificação de autenticidade</h1>" + body + "</body></html>")
-    response = HTMLResponse(doc, status_code=status)
+           ".orgao{margin:0;color:#444;font-size:.95rem;letter-spacing:.02em}"
+           "</style></head><body><header><p class=\"orgao\"><strong>MARINHA DO BRASIL</strong></p>"
+           "<p class=\"orgao\">Diretoria de Portos e Costas (DPC)</p></header>"
+           "<h1>Verificação de autenticidade de documento</h1>" + body + "</body></html>")
+
+
+def _page(body: str, status: int = 200) -> Response:
+    response = HTMLResponse(page_document(body), status_code=status)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -74,11 +85,13 @@ def _forms(code: str) -> str:
             "<button>Conferir</button></p></form>")
 
 
-def _answer_html(answer: registry.Answer) -> str:
+def answer_html(answer: registry.Answer) -> str:
     rows = [("Código", grouped(answer.code)), ("Documento", answer.kind_label), ("NUP", answer.nup or "—"),
             ("Emitido em", format_date_br(answer.issued_on)), ("Emitido por", answer.office),
             ("Resumo SHA-256 do arquivo", answer.sha256), ("CRC", answer.crc),
             ("Assinatura eletrônica", answer.signature)]
+    if answer.standing is not None:
+        rows.insert(2, ("Situação", answer.standing))
     cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
     return f"<p>Este código corresponde a um documento emitido por este sistema.</p><table>{cells}</table>"
 
@@ -96,13 +109,30 @@ def _busy() -> Response:
     return response
 
 
-async def _lookup(typed: str) -> registry.Answer | None:
+def _store() -> Any:
     svc = state.current()
     if svc is None:
         raise RuntimeError("the service is not running")
-    store = svc.store
+    return svc.store
+
+
+async def _lookup(typed: str) -> registry.Answer | None:
+    store = _store()
     probe = typed if parse_code(typed) is not None else _NO_CODE
-    return await to_thread.run_sync(lambda: with_signatures(store, registry.lookup(store, probe)))
+    return await to_thread.run_sync(lambda: with_standing(store, with_signatures(store, registry.lookup(store, probe))))
+
+
+def with_standing(store: Any, answer: registry.Answer | None) -> registry.Answer | None:
+    """A statement's answer says whether it is in force or was replaced by a later version (issue 43, item 12: a
+    superseded statement read as any other); only the version and its day, nothing of what it says."""
+    if answer is None or answer.kind != "statement":
+        return answer
+    record = registry.record_of(store, answer.code)
+    later = None if record is None else statement_reads.superseding_version(store, record[1])
+    if later is None:
+        return dataclasses.replace(answer, standing="em vigor (nenhuma versão posterior emitida)")
+    return dataclasses.replace(answer, standing=f"SUBSTITUÍDO pela versão {later[0]} deste demonstrativo, emitida em "
+                                                f"{format_date_br(later[1])}: este documento não está mais em vigor")
 
 
 def with_signatures(store: Any, answer: registry.Answer | None) -> registry.Answer | None:
@@ -140,7 +170,7 @@ async def verify_page(request: Request) -> Response:
         LOOKUPS.give(client)
     if answer is None:
         return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed[:64]), 404)
-    return _page(_answer_html(answer) + _forms(grouped(answer.code)))
+    return _page(answer_html(answer) + _forms(grouped(answer.code)))
 
 
 async def _read_upload(request: Request) -> tuple[str, bytes] | str:
@@ -191,11 +221,26 @@ async def _checked_upload(request: Request, client: str | None) -> Response:
         LIMITER.settle(ticket, failed=looked_up and answer is None)
     if answer is None:
         return _page(f"<p class=\"aviso\">{html.escape(UNKNOWN)}</p>" + _forms(typed), 404)
-    digest = hashlib.sha256(data).hexdigest()
-    if digest == answer.sha256:
-        verdict = ("<p class=\"ok\">O arquivo enviado é idêntico ao documento registrado: "
-                   "seus bytes têm o resumo SHA-256 registrado na emissão.</p>")
-    else:
-        verdict = ("<p class=\"aviso\">O arquivo enviado NÃO é o documento registrado com este código: seu resumo "
-                   f"SHA-256 é {html.escape(digest)}. Ele pode ter sido alterado depois da emissão.</p>")
-    return _page(verdict + _answer_html(answer) + _forms(grouped(answer.code)))
+    store = _store()
+    checked = await to_thread.run_sync(lambda: file_check.check_file(store, answer.code, data))
+    return _page(verdict_html(checked, hashlib.sha256(data).hexdigest()) + answer_html(answer)
+                 + _forms(grouped(answer.code)))
+
+
+def verdict_html(checked: file_check.FileVerdict | None, digest: str) -> str:
+    """What the page says of the file sent (issue 43, item 2: a valid signed revision is the registered act)."""
+    if checked is not None and checked.kind == file_check.REGISTERED:
+        return ("<p class=\"ok\">O arquivo enviado é o documento registrado com este código, na sua primeira "
+                "revisão: os bytes emitidos pelo sistema, antes de qualquer assinatura (o resumo SHA-256 registrado "
+                "na emissão).</p>")
+    lines = "" if checked is None or not checked.signatures else (
+        "<p>Assinaturas contidas no arquivo enviado:</p><ul>"
+        + "".join(f"<li>{html.escape(line)}</li>" for line in checked.signatures) + "</ul>")
+    if checked is not None and checked.kind == file_check.SIGNED and checked.progress is not None:
+        return ("<p class=\"ok\">O arquivo enviado é o documento registrado com este código, com assinaturas "
+                f"eletrônicas acrescentadas sem alterar o conteúdo: {html.escape(checked.progress.text)}.</p>"
+                + lines)
+    why = "" if checked is None or not checked.reasons else (
+        " Motivo: " + html.escape("; ".join(checked.reasons)) + ".")
+    return ("<p class=\"aviso\">O arquivo enviado NÃO é o documento registrado com este código: seu resumo "
+            f"SHA-256 é {html.escape(digest)}. Ele pode ter sido alterado depois da emissão.{why}</p>" + lines)

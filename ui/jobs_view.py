@@ -39,6 +39,16 @@ def audit_failure_notice(store: Any) -> None:
                  f"falhou. {md(alert['message'] or '')} Veja a página Tarefas.", icon=":material/gpp_bad:")
 
 
+def configuration_notice() -> None:
+    """On Tarefas: each problem of the service's configuration, naming its variable (issue 43) — the ones the
+    service found at start-up, or, without the service, the ones of this process's environment."""
+    from valuation.jobs.configuration import configuration_problems
+
+    svc = session.service()
+    for problem in svc.configuration if svc is not None else configuration_problems():
+        st.error(md(problem.text), icon=":material/settings_alert:")
+
+
 def recovery_notice(store: Any, cfg: JobSettings) -> None:
     """On Tarefas: the newest proven backup against the recovery point (an error when it is late)."""
     import streamlit as st

@@ -19,7 +19,9 @@ def render(view: RoundView) -> None:
         st.caption(f"NUP da decisão: {rnd.nup_label}")
     st.caption("Ata da rodada em PDF: identificação, membros, regras, itens, decisões divergentes, itens "
                "sinalizados, concordância e assinaturas.")
-    st.download_button("Baixar ata (PDF)", data=lambda: round_minutes_pdf(store, user, rid),
+    # issued once (issue 43): the registered copy, or its latest signed revision, until the minutes change
+    st.download_button("Baixar ata (PDF)", data=lambda: signatures_ui.current_copy(
+                           store, user, "assessment_rounds", rid, round_minutes_pdf(store, user, rid)),
                        file_name=f"ata_{rnd.contract_code.replace('/', '-')}_rodada{rnd.number}.pdf",
                        mime="application/pdf", key="cm_minutes")
     attachments_ui.photo_sheet("Baixar anexo fotográfico (PDF)", lambda: round_photo_sheet(store, user, rid),

@@ -32,8 +32,9 @@ def render(view: DeadlinesView) -> None:
                "(Lei 7.542/1986 art. 33; Lei 9.784/1999 art. 59): a autoridade que decidiu pode reconsiderar em 5 "
                "dias ou encaminha à superior (art. 56 §1); os demais interessados alegam em 5 dias úteis (art. 62); "
                "decisão em 30 dias do recebimento, prorrogáveis por mais 30 com justificativa (art. 59 §§1–2); no "
-               "máximo três instâncias (art. 57); sem efeito suspensivo, salvo concessão motivada (art. 61); fora do "
-               "prazo, o recurso não é conhecido (art. 63 I).")
+               "máximo três instâncias, a que decidiu e duas acima dela: dois recursos (art. 57); sem efeito "
+               "suspensivo, salvo concessão motivada (art. 61); fora do prazo ou exaurida a esfera administrativa, o "
+               "recurso não é conhecido (art. 63 I e IV).")
     try:
         cases = ar.appeals_of(view.store, view.user, as_of=view.as_of, office=view.office)
     except ValuationError as exc:
@@ -57,6 +58,9 @@ def render(view: DeadlinesView) -> None:
             with lazy_expander("Registrar etapa de recurso", key="appeal_step_box") as opened:
                 if opened:
                     _step_form(view, cases)
+            with lazy_expander("Registrar a ciência da decisão de um recurso", key="appeal_notice_box") as opened:
+                if opened:
+                    _notice_form(view, cases)
 
 
 def _cases_table(cases: list[dict]) -> None:
@@ -81,13 +85,16 @@ def _case_detail(view: DeadlinesView, cases: list[dict]) -> None:
              f"Decidida em {date_br(c['decided_on'])}; {c['notice']} em {date_br(c['notified_on'])}",
              f"Teor: {c['summary']}", f"Situação: {c['state_pt']}"]
     for a in c["appeals"]:
-        lines += ["", f"Recurso {a['nup']} — {a['instance']}ª instância, interposto em {date_br(a['filed_on'])} "
+        lines += ["", f"Recurso {a['nup']} — {a['title_pt']}, interposto em {date_br(a['filed_on'])} "
                       f"por {a['appellant']}" + (f" — {a['late_pt']}" if a["late_pt"] else ""),
                   "Efeito suspensivo: " + (f"concedido ({a['suspensive_reason']})" if a["suspensive"] else
                                            "não concedido (Lei 7.542/1986 art. 33)"),
                   f"Etapa atual: {a['stage_pt']}"]
         lines += [f"  {date_br(s['day'])} — {s['label']}" + (f": {s['outcome_pt']}" if s["outcome_pt"] else "")
                   + (f" — {s['reason']}" if s["reason"] else "") for s in a["steps"]]
+        if a["notice_pt"]:
+            lines.append(f"  {a['notice_pt'].capitalize()} (o prazo do recurso seguinte corre dela, "
+                         "Lei 9.784/1999 art. 59)")
     st.text("\n".join(lines))   # what people wrote is shown as plain text, never Markdown
     st.download_button("Baixar histórico do caso (PDF)", functools.partial(
         appeal_reports.decision_history_pdf, view.store, view.user, int(c["id"]), as_of=view.as_of),
@@ -133,11 +140,34 @@ def _appeal_form(view: DeadlinesView, cases: list[dict]) -> None:
     save(ar.file_appeal, view.store, view.user, int(decision),
          {"filed_on": filed, "appellant": appellant.strip() or None, "grounds": grounds.strip() or None,
           "suspensive": suspensive, "suspensive_reason": why.strip() or None}, labels=ar.LABELS,
-         success="Recurso nº {result} registrado, com o seu NUP e a sua instância.")
+         success="Recurso nº {result} registrado, com o seu NUP e o seu número (1º ou 2º recurso; um 3º só é "
+                 "declarado não conhecido, art. 63 IV).")
+
+
+def _notice_form(view: DeadlinesView, cases: list[dict]) -> None:
+    """The day an appeal's decision reached the party (Lei 9.784/1999 art. 59): the next appeal runs from it."""
+    waiting = {int(a["id"]): f"{a['nup']} · {a['title_pt']} · {a['stage_pt']}"
+               for c in cases for a in c["appeals"] if a["stage_pt"].startswith(("decidido", "decisão reconsiderada"))
+               and a["notified_on"] is None}
+    if not waiting:
+        st.caption("Nenhum recurso decidido aguarda o registro da ciência.")
+        return
+    with st.form("appeal_notice"):
+        appeal = st.selectbox("Recurso decidido", list(waiting), format_func=option_label(waiting), index=None,
+                              placeholder="Escolha o recurso")
+        notice = st.selectbox(ar.LABELS["notice"], list(ar.NOTICES), format_func=option_label(ar.NOTICES))
+        day = date_field(ar.LABELS["notified_on"], required=True, path="notified_on")
+        if not st.form_submit_button("Registrar a ciência", type="primary"):
+            return
+    if appeal is None:
+        st.error("Recurso decidido: escolha o recurso.")
+        return
+    save(ar.record_appeal_notice, view.store, view.user, int(appeal), {"notice": notice, "notified_on": day},
+         labels=ar.LABELS, success="Ciência registrada; o prazo do recurso seguinte corre dela.")
 
 
 def _step_form(view: DeadlinesView, cases: list[dict]) -> None:
-    open_appeals = {int(a["id"]): f"{a['nup']} · {a['instance']}ª instância · {a['stage_pt']}"
+    open_appeals = {int(a["id"]): f"{a['nup']} · {a['title_pt']} · {a['stage_pt']}"
                     for c in cases for a in c["appeals"]}
     if not open_appeals:
         st.caption("Nenhum recurso registrado.")

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 
 from ui.expanders import lazy_expander
-from ui.fields import date_field
+from ui.fields import date_field, money_field
 from ui.fmt import option_label, text
 from ui.forms import blanks_to_none, save
 from ui.history import versions_table
@@ -44,6 +44,10 @@ OWNER_LABELS = {"name": "Nome", "doc_kind": "Tipo de documento", "doc_number": "
 
 def _index(options: list[Any], value: Any) -> int:
     return options.index(value) if value in options else 0
+
+
+def _depth(v: object) -> Decimal | None:
+    return None if v is None else Decimal(str(v))
 
 
 def _number(v: object) -> str:
@@ -92,8 +96,8 @@ def wreck_fields(store: Store, user: Principal, key: str, current: dict[str, Any
                                    help=f"Graus, minutos e centésimos de minuto e o hemisfério, p. ex. {LON_EXAMPLE}."),
         "datum": f1.selectbox(L["datum"], datums, index=_index(datums, c.get("datum"))),
         "position_approximate": f2.checkbox(L["position_approximate"], value=bool(c.get("position_approximate"))),
-        "depth_m": f3.text_input(L["depth_m"], value=_number(c.get("depth_m")).replace(".", ","),
-                                 placeholder="ex.: 12,50"),
+        "depth_m": money_field(L["depth_m"], value=_depth(c.get("depth_m")), maximum=wrecks.MAX_DEPTH_M,
+                               placeholder="ex.: 12,50", where=f3, path="depth_m", key=f"{key}_depth_m"),
         "office_code": f1.selectbox(L["office_code"], office_codes, index=_index(office_codes, c.get("office_code")),
                                     format_func=option_label(office_names)),
         "situation": f2.selectbox(L["situation"], situations, index=_index(situations, c.get("situation"))),
@@ -109,8 +113,6 @@ def wreck_fields(store: Store, user: Principal, key: str, current: dict[str, Any
     for i, field in enumerate(("owner_declared_lost", "owner_licence_requested", "court_known_on")):
         data[field] = date_field(L[field], value=c.get(field), where=(f2, f3, f1)[i], path=field, key=f"{key}_{field}")
     data["notes"] = st.text_area(L["notes"], value=c.get("notes") or "", max_chars=4000)
-    depth = data["depth_m"]
-    data["depth_m"] = depth.replace(".", "").replace(",", ".") if isinstance(depth, str) and "," in depth else depth
     return data
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.support.seals_at import seals_of_schema
 from valuation.authenticity import registry
 from valuation.core.errors import ValuationError
 from valuation.db import seals
@@ -24,8 +25,10 @@ def _issue(store: Store, kind: str) -> int:
     return int(store.scalar("SELECT max(id) FROM issued_documents"))
 
 
-def test_the_rebuilt_registry_keeps_its_rows_and_seals_and_admits_case_history(tmp_path: Path) -> None:
+def test_the_rebuilt_registry_keeps_its_rows_and_seals_and_admits_case_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "old.duckdb"
+    seals_of_schema(monkeypatch, BEFORE)
     with Store(path, migrate=False) as store:
         store.migrate(up_to=BEFORE)
         for kind in ("statement", "office_deadlines", "wreck_map"):
@@ -34,6 +37,7 @@ def test_the_rebuilt_registry_keeps_its_rows_and_seals_and_admits_case_history(t
             _issue(store, "case_history")
         old = store.fetch("SELECT * FROM issued_documents ORDER BY id")
         assert seals.verify(store)[0]
+    monkeypatch.undo()
     with Store(path) as store:   # 069 applied
         assert 69 in {int(v) for v in store.fetch_df("SELECT version FROM schema_migrations")["version"]}
         assert store.fetch("SELECT * FROM issued_documents ORDER BY id") == old

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -17,6 +18,7 @@ import pypdf
 import pytest
 import segno
 
+import valuation
 from tests.support.commission import run_round
 from tests.support.partition import AS_OF, T1, prepare, ready_a1
 from valuation.authenticity import registry
@@ -175,3 +177,28 @@ def test_a_record_with_a_nup_prints_it_in_the_footer_and_verificar_answers_it(sm
     assert given is not None and given.startswith("60000.")
     assert all(f"NUP {given}" in t for t in pages_text(pdf))
     assert answer is not None and answer.nup == given
+
+
+def _footer_runs(data: bytes) -> tuple[tuple[float, str], tuple[float, str]]:
+    """(x in points, text) of the footer's '… · CRC ' run and of the stamped CRC run, on page 1."""
+    runs: list[tuple[float, str]] = []
+    pypdf.PdfReader(io.BytesIO(data)).pages[0].extract_text(
+        visitor_text=lambda text, cm, tm, font, size: runs.append((float(tm[4]), text)) if text.strip() else None)
+    label = next(r for r in runs if r[1].startswith("Código de verificação"))
+    return label, runs[-1]
+
+
+def test_the_crc_is_printed_one_space_after_its_label() -> None:
+    """Issue 43, item 12: the footer read 'CRC12E6B229' — the CRC was drawn where the label's cell ended, and that
+    cell's text starts a cell margin in, so the CRC covered the space after 'CRC'."""
+    from fpdf import FPDF
+
+    stamp = Stamp("ABCDE12345", "https://painel.exemplo")
+    data = PdfReport("Rodapé", stamp=stamp).paragraph("corpo").bytes()
+    (label_x, label), (crc_x, crc) = _footer_runs(data)
+    assert crc == stamp.crc and label.endswith("· CRC ")
+    measure = FPDF(unit="pt")
+    measure.add_font("DejaVu", "B", str(Path(valuation.__file__).parent / "fonts" / "DejaVuSans-Bold.ttf"))
+    measure.set_font("DejaVu", "B", stamping.TEXT_PT)
+    label_end, space = label_x + measure.get_string_width(label), measure.get_string_width(" ")
+    assert label_end - 0.01 <= crc_x <= label_end + space, (label_end, crc_x)

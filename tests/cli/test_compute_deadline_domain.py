@@ -99,7 +99,10 @@ RULE_CASES = [
     ({"rule": "monthly_report", "period": "2025-02"}, "2025-03-18", None),
     ({"rule": "extension_request", "expires": "2025-10-01"}, "2025-08-01", "2025-08-02"),
     ({"rule": "tourism_notice", "excursion": "2025-04-28"}, "2025-04-09", None),
-    ({"rule": "found_proceeds", "sold": "2024-08-31"}, "2025-02-28", None),
+    # substantive law (Lei 810/1949 art. 3; CC art. 132 §3): no 31/02/2025 → 01/03 (Saturday) → past Carnival 03–04/03
+    ({"rule": "found_proceeds", "sold": "2024-08-31"}, "2025-03-05", "2025-03-01"),
+    ({"rule": "five_year_lapse", "casualty_date": "2020-02-29", "suspensions": []}, "2025-03-05", "2025-03-01"),
+    ({"rule": "owner_balance", "casualty_date": "2020-02-29"}, "2025-03-05", "2025-03-01"),
     ({"rule": "court_inquiry_opening", "known": "2026-02-09"}, "2026-02-18", "2026-02-14"),
     ({"rule": "five_year_lapse", "casualty_date": "2019-03-12",
       "suspensions": [{"start": "2020-01-01", "end": "2020-01-10"}, {"start": "2020-01-05", "end": "2020-01-20"},
@@ -128,6 +131,15 @@ def test_domain_status_lapse():
     assert (got["owner"], got["since"]) == ("private", None)
     got = ok("domain-status", dom(casualty_date="1500-06-01", hull="wood"))
     assert (got["owner"], got["since"]) == ("union", "1987-09-30")
+
+
+def test_domain_status_of_a_casualty_on_29_february():
+    """Five years from 29/02/2020 end on 01/03/2025 (Lei 810/1949 art. 3), moved past Carnival to 05/03/2025: the
+    owner may still ask on 05/03; the União acquires on 06/03/2025."""
+    got = ok("domain-status", dom(casualty_date="2020-02-29", as_of="2025-03-05", office=RJ))
+    assert (got["owner"], got["since"], got["lapse_due"]) == ("private", None, "2025-03-05")
+    got = ok("domain-status", dom(casualty_date="2020-02-29", as_of="2025-03-06", office=RJ))
+    assert (got["owner"], got["since"], got["lapse_due"]) == ("union", "2025-03-06", "2025-03-05")
 
 
 def test_domain_status_earliest_event_wins():

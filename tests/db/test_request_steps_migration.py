@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.seals_at import seals_of_schema
 from valuation.core.errors import ConflictError
 from valuation.db import seals
 from valuation.db import store as dbmod
@@ -30,6 +31,7 @@ def test_068_keeps_the_sealed_rows_and_accepts_the_art39_kinds(tmp_path: Path, m
     path = tmp_path / "before.duckdb"
     before = [m for m in available_migrations() if m.version < 68]
     monkeypatch.setattr(dbmod, "available_migrations", lambda: before)
+    seals_of_schema(monkeypatch, 67)
     with Store(path) as s:
         assert s.schema_version() < 68
 

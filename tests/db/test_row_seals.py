@@ -100,6 +100,10 @@ TAMPERINGS: dict[str, tuple[str, Callable[[int], str], str]] = {
         "SELECT min(id) FROM document_signatures WHERE outcome = 'refused'",
         lambda i: f"UPDATE document_signatures SET outcome = 'valid', reason = NULL WHERE id = {i}",
         "document_signatures"),
+    "a kept act's content key (issue 43: its downloads would serve another act)": (
+        "SELECT min(id) FROM issued_copies",
+        lambda i: f"UPDATE issued_copies SET content_key = repeat('0', 64) WHERE id = {i}",
+        "issued_copies"),
     "a user's role": ("SELECT id FROM users WHERE role = 'explorer' ORDER BY id LIMIT 1",
                       lambda i: f"UPDATE users SET role = 'dpc', organisation_id = NULL WHERE id = {i}", "users"),
 }
@@ -109,7 +113,7 @@ def test_the_demo_is_sealed_and_verifies(demo: Path, capsys: pytest.CaptureFixtu
     rc, doc = verify(demo, capsys)
     assert rc == 0 and "Conteúdo protegido confere" in doc["message"]
     for table in ("statements", "decisions", "assessment_log", "users", "request_steps", "administrative_decisions",
-                  "appeals", "appeal_steps", "document_signatures"):
+                  "appeals", "appeal_steps", "document_signatures", "issued_copies"):
         assert _first(demo, f"SELECT count(*) FROM row_seals WHERE tbl = '{table}'") > 0, table
 
 

@@ -76,9 +76,10 @@ def test_add_months_date_to_date(start, months, expected, clamped):
 
 
 @pytest.mark.parametrize("sold, due, moved_from", [
-    (D(2024, 8, 31), D(2025, 2, 28), None),           # no 31 February: last day of the month
-    (D(2023, 8, 31), D(2024, 2, 29), None),           # leap year
-    (D(2025, 3, 31), D(2025, 9, 30), None),
+    # substantive law (Lei 810/1949 art. 3): no 31 February → 01/03/2025 (Saturday) → past Carnival 03–04/03
+    (D(2024, 8, 31), D(2025, 3, 5), D(2025, 3, 1)),
+    (D(2023, 8, 31), D(2024, 3, 1), None),            # no 31 February 2024 either: Friday 01/03/2024
+    (D(2025, 3, 31), D(2025, 10, 1), None),           # no 31 September: the first day after it
     (D(2025, 2, 15), D(2025, 8, 15), None),
     (D(2025, 3, 9), D(2025, 9, 9), None),
     (D(2025, 3, 7), D(2025, 9, 8), D(2025, 9, 7)),    # 7 Sep 2025 is a Sunday and a holiday
@@ -117,7 +118,9 @@ def test_extension_request_moves_back(expires, due, moved_from):
 @pytest.mark.parametrize("excursion, cal, due", [
     (D(2025, 4, 28), NAT, D(2025, 4, 10)),
     (D(2025, 4, 28), RJ, D(2025, 4, 9)),      # São Jorge also skipped
-    (D(2025, 6, 14), NAT, D(2025, 6, 2)),     # a Saturday excursion: Friday counts as the 1st
+    # a Saturday excursion: the period from the notice must end by Friday 13/06 (13, 12, 11, 10, 9, 6, 5, 4, 3, 2):
+    # the notice on the business day before 02/06 (docs/decisions/105-notices-of-minimum-antecedence.md)
+    (D(2025, 6, 14), NAT, D(2025, 5, 30)),
     (D(2026, 2, 27), NAT, D(2026, 2, 11)),    # Carnival skipped
 ])
 def test_tourism_notice_counts_business_days_backwards(excursion, cal, due):
@@ -129,9 +132,10 @@ def test_tourism_notice_counts_business_days_backwards(excursion, cal, due):
 @settings(max_examples=80, deadline=None)
 @given(excursion=st.dates(D(2020, 1, 1), D(2030, 12, 31)))
 def test_tourism_notice_leaves_ten_business_days(excursion):
+    """Ten business days after the notice (its day excluded, art. 66), the excursion's day included."""
     d = dl.tourism_notice(excursion, RJ)
     assert RJ.is_business_day(d.due)
-    span = [d.due + timedelta(days=i) for i in range((excursion - d.due).days)]
+    span = [d.due + timedelta(days=i) for i in range(1, (excursion - d.due).days + 1)]
     assert sum(RJ.is_business_day(x) for x in span) == 10
 
 
@@ -210,7 +214,8 @@ def test_merged_length_is_the_number_of_distinct_days(raw):
 
 @pytest.mark.parametrize("casualty, suspensions, due, moved_from", [
     (D(2019, 3, 12), [], D(2024, 3, 12), None),
-    (D(2020, 2, 29), [], D(2025, 2, 28), None),              # leap day + 5 years
+    # leap day + 5 years: 01/03/2025 (Lei 810/1949 art. 3), a Saturday → past Carnival 03–04/03
+    (D(2020, 2, 29), [], D(2025, 3, 5), D(2025, 3, 1)),
     (D(2019, 3, 9), [], D(2024, 3, 11), D(2024, 3, 9)),      # Saturday
     # overlapping and adjacent suspensions: 25 distinct days (a plain sum would give 31)
     (D(2019, 3, 12), [(D(2020, 1, 1), D(2020, 1, 10)), (D(2020, 1, 5), D(2020, 1, 20)),

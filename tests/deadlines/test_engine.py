@@ -161,7 +161,8 @@ def test_deadlines_started_by_an_event_and_closed_by_deadline_met(world, event, 
 
 def test_found_things_unclaimed_and_proceeds(world):
     """A thing collected at CPBA on 01/03/2025: unclaimed after 30 days, 31/03 (art. 29 §2); sold on
-    31/08/2025: proceeds held 6 months, to Sat 28/02/2026 → Mon 02/03/2026 (art. 29 §3)."""
+    31/08/2025: proceeds held 6 months, to Sun 01/03/2026 (no 31/02: the first day after it, Lei 810/1949 art. 3)
+    → Mon 02/03/2026 (art. 29 §3)."""
     store, dpc = world.store, world.principal("dpc")
     store.write("test", lambda tx: tx.execute(
         "INSERT INTO found_things (id, office_code, description, place, collected_on, finder_name, origin, "
@@ -180,7 +181,7 @@ def test_found_things_unclaimed_and_proceeds(world):
     settled = deadline(world, "found_unclaimed:f7", date(2025, 9, 5))
     assert (settled["state"], settled["late"], settled["reason"]) == ("met", False, "encerrado em 31/08/2025 (vendida)")
     proceeds = deadline(world, "found_proceeds:f7", date(2025, 9, 5))
-    assert (proceeds["due"], proceeds["moved_from"], proceeds["state"]) == (date(2026, 3, 2), date(2026, 2, 28),
+    assert (proceeds["due"], proceeds["moved_from"], proceeds["state"]) == (date(2026, 3, 2), date(2026, 3, 1),
                                                                             "upcoming")
     event("proceeds_to_union", "2026-03-03")
     assert deadline(world, "found_proceeds:f7", date(2026, 3, 4))["reason"] == (
@@ -360,13 +361,16 @@ def test_domain_statuses_with_ranges_and_suspensions(world):
 
 def test_court_pending_suspension_counts_only_under_the_policy(world):
     """A stored 'tribunal' suspension (31 days of January 1997) is listed, but extends the lapse only
-    when the policy court_pending_suspends_lapse is on (Lei 2.180 art. 20; rules.md §1, default off)."""
+    when the policy court_pending_suspends_lapse is on (Lei 2.180 art. 20; on by default, here recorded off first)."""
     store, dpc = world.store, world.principal("dpc")
     store.write("test", lambda tx: tx.execute(
         "INSERT INTO wreck_suspensions (wreck_id, ground, starts_on, ends_on, reason) VALUES "
         "(?, 'II', DATE '1996-01-10', DATE '1996-03-10', 'Remoção determinada'), "
         "(?, 'tribunal', DATE '1997-01-01', DATE '1997-01-31', 'Inquérito pendente')",
         [world.ids["w3"], world.ids["w3"]]))
+    store.write("test", lambda tx: tx.execute(
+        "INSERT INTO policies (key, value_json, set_by, set_at, effective_from) VALUES "
+        "('court_pending_suspends_lapse', 'false', 'test', TIMESTAMP '2020-01-01 10:00:00', DATE '1990-01-01')"))
     off = domain_statuses(store, dpc, date(2025, 6, 30)).set_index("code").loc["NAU-1995-03"]
     assert (off["since"], off["since_max"]) == (date(2000, 3, 3), date(2001, 3, 3))
     assert "Inquérito pendente (não considerada" in off["suspensions"]

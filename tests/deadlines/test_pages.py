@@ -95,14 +95,16 @@ def test_deadlines_page_scopes_the_explorer(world):
 def test_explorer_records_a_report_delivery_on_the_page(world):
     at = open_tab(page_as(world.path, world.principal("explorer_a"), "deadlines"), "deadlines", "Registrar entrega")
     set_date(at, None, AS_OF)
-    set_date(at, "Data do evento", date(2025, 7, 14))
+    assert "Data do evento" not in [d.label for d in at.date_input]    # an explorer dates nothing
     next(t for t in at.text_input if t.label == "Mês de referência (MM/AAAA)").set_value("06/2025")  # MM/AAAA
     next(b for b in at.button if b.label == "Registrar").click()
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any("registrado" in s.value for s in at.success)
-    row = world.store.fetch_one("SELECT kind, reference, recorded_by FROM deadline_events ORDER BY id DESC LIMIT 1")
-    assert row == {"kind": "relatório_mensal_entregue", "reference": "2025-06", "recorded_by": "exp.alfa"}
+    row = world.store.fetch_one("SELECT kind, reference, recorded_by, event_date FROM deadline_events "
+                                "ORDER BY id DESC LIMIT 1")
+    assert row == {"kind": "relatório_mensal_entregue", "reference": "2025-06", "recorded_by": "exp.alfa",
+                   "event_date": world.store.today()}                  # the day the service received it
 
 
 def test_calendar_page_adds_a_local_holiday_and_shows_problems(world):

@@ -38,7 +38,12 @@ PROBLEM_CASES = [
     ("before the start, on the start day itself", START, "antes", START, None, ["valuation_date"]),
     ("before the start, but no start recorded", D(2024, 2, 1), "antes", None, None, ["valuation_date"]),
     ("after the end, the day after", D(2025, 3, 1), "depois", START, END, []),
-    ("after the end, on the last day of the operations", END, "depois", START, END, ["valuation_date"]),
+    # art. 21 §3 times the fixing (after the end), not the prices' day: the day the works ended is the natural
+    # reference of a value fixed after them, and its rates exist when it is fixed
+    # (docs/decisions/101-valuation-date-reference-day.md)
+    ("after the end, referring to the day the operations ended", END, "depois", START, END, []),
+    ("after the end, referring to a day during the operations", D(2025, 2, 27), "depois", START, END,
+     ["valuation_date"]),
     ("after the end, operations still running", D(2025, 3, 1), "depois", START, None, ["valuation_date"]),
     ("the contract does not say when the value is fixed", D(2025, 3, 1), None, START, END, ["value_fixed"]),
     ("a day to come: its rate does not exist", D(2025, 7, 1), "depois", START, END, ["valuation_date"]),
@@ -91,8 +96,8 @@ def test_prices_are_converted_at_the_contracts_valuation_date(small_world: Any) 
     add_rate(s, dpc, "USD", D(2025, 3, 5), Decimal("5.0000"))
     add_rate(s, dpc, "USD", D(2025, 3, 10), Decimal("5.5000"))
     _ended(small_world, "A-1")
-    with pytest.raises(InputError) as err:                 # on the last day of the operations: refused
-        set_valuation_date(s, dpc, "A-1", {"valuation_date": "28/02/2025"}, today=TODAY)
+    with pytest.raises(InputError) as err:                 # during the operations: refused
+        set_valuation_date(s, dpc, "A-1", {"valuation_date": "27/02/2025"}, today=TODAY)
     assert [p.path for p in err.value.problems] == ["valuation_date"]
     assert contract_valuation(s, dpc, "A-1")[0] is None
     assert set_valuation_date(s, dpc, "A-1", {"valuation_date": "07/03/2025"}, today=TODAY) == D(2025, 3, 7)

@@ -24,10 +24,11 @@ def world(small_world):
 
 
 def test_roles_of_the_partition_pages():
-    """The issue: contract_terms and selection → dpc; survey_costs and statements → dpc and explorer."""
+    """The issue: contract_terms and selection → dpc; survey_costs and statements → dpc and explorer; an office's
+    officer reads the statements of its office's contracts (docs/decisions/003-office-officer-role.md)."""
     offered = {page: {r for r, keys in access.PAGES_BY_ROLE.items() if page in keys} for page in PAGES}
     assert offered == {"contract_terms": {"dpc"}, "selection": {"dpc"}, "survey_costs": {"dpc", "explorer"},
-                       "statements": {"dpc", "explorer"}}
+                       "statements": {"dpc", "officer", "explorer"}}   # the officer: its office's
 
 
 ALLOWED = [(r, p) for r in sorted(ROLE_KEYS) for p in PAGES if p in access.PAGES_BY_ROLE[r]]

@@ -28,7 +28,7 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "due_soon_days": (20, 20, "20 dias antes"),
     "policy_days": (["carnival_monday", "christmas_eve"], ("carnival_monday", "christmas_eve"),
                     "Segunda-feira de Carnaval, Véspera de Natal (24/12)"),
-    "court_pending_suspends_lapse": (True, True, "Sim: suspende o prazo"),
+    "court_pending_suspends_lapse": (False, False, "Não suspende"),     # on by default (Lei 2.180 art. 20)
     "difficulty_weights": (["2", "1,5", "1", "1", "0"],
                            (Decimal(2), Decimal("1.5"), Decimal(1), Decimal(1), Decimal(0)),
                            "localização 2 · exploração 1,5 · remoção 1 · preservação 1 · restauração 0"),
@@ -96,7 +96,7 @@ def test_what_the_page_writes_every_capability_reads_through_the_one_reader(smal
     consensus = current_policy(s)
     assert (consensus.method, consensus.quorum, consensus.spread_threshold) == ("trimmed_mean", 5, Decimal("0.355"))
     assert policies.values_in_force(s, ("due_soon_days", "court_pending_suspends_lapse")) == {
-        "due_soon_days": 20, "court_pending_suspends_lapse": True}
+        "due_soon_days": 20, "court_pending_suspends_lapse": False}
     for key in CHANGES:
         assert policies.policy_in_force(s, key).value == CHANGES[key][1], key
 

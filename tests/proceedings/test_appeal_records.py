@@ -1,5 +1,6 @@
-"""Decisions and appeals through the store (issue 26 §2): a decision with its notification, an appeal at each
-instance up to the third and a fourth refused (Lei 9.784/1999 art. 57), a late appeal only "não conhecido"
+"""Decisions and appeals through the store (issue 26 §2): a decision with its notification, two appeals (the three
+instances of Lei 9.784/1999 art. 57), a third only "não conhecido" (art. 63 IV) and a fourth refused, a late appeal
+only "não conhecido"
 (art. 63 I), a reconsideration that revokes a removal order in the same write (art. 56 §1; Lei 7.542 art. 6 sole
 paragraph II), the Authority's appeal deadlines in "O que a Autoridade deve", NUPs, access.
 
@@ -80,22 +81,24 @@ def test_an_on_time_appeal_runs_its_path_with_the_authoritys_deadlines(small_wor
     assert case["state_pt"] == "mantida" and case["appeals"][0]["stage_pt"] == "decidido em 10/11/2026: não provido"
 
 
-def test_three_instances_and_never_a_fourth(small_world: Any) -> None:
+def test_two_appeals_a_third_not_known_and_never_a_fourth(small_world: Any) -> None:
     decision = _decision(small_world)
     days = [(date(2026, 10, 5), date(2026, 10, 6), date(2026, 10, 20)),
-            (date(2026, 10, 26), date(2026, 10, 27), date(2026, 11, 3)),
-            (date(2026, 11, 9), date(2026, 11, 10), date(2026, 11, 17))]
+            (date(2026, 10, 26), date(2026, 10, 27), date(2026, 11, 3))]
     for filed, forwarded, decided in days:
         appeal = _appeal(small_world, decision, filed)
         _step(small_world, appeal, "forwarded", forwarded)
         _step(small_world, appeal, "decided", decided, outcome="não provido")
-    instances = [a["instance"] for a in ar.appeals_of(small_world.store, small_world.principal("dpc"),
-                                                      as_of=AS_OF)[0]["appeals"]]
-    assert instances == [1, 2, 3]
+    third = _appeal(small_world, decision, date(2026, 11, 9))
+    _step(small_world, third, "decided", date(2026, 11, 17), outcome="não conhecido")
+    appeals = ar.appeals_of(small_world.store, small_world.principal("dpc"), as_of=AS_OF)[0]["appeals"]
+    assert [a["instance"] for a in appeals] == [1, 2, 3]
+    assert [a["title_pt"] for a in appeals] == ["1º recurso (2ª instância)", "2º recurso (3ª instância)",
+                                                 "3º recurso (esfera administrativa exaurida)"]
     with pytest.raises(InputError) as refused:
         _appeal(small_world, decision, date(2026, 11, 20))
     assert refused.value.problems[0].path == "filed_on"
-    assert "4ª instância não existe" in refused.value.problems[0].message
+    assert "não cabe o 4º recurso" in refused.value.problems[0].message
     assert "art. 57" in refused.value.problems[0].message
     assert small_world.store.scalar("SELECT count(*) FROM appeals") == 3
 
@@ -199,7 +202,8 @@ def test_the_decisions_history_pdf_carries_its_nup_appeals_and_outcome(small_wor
     decision_nup = numbers.nup_of(small_world.store, "administrative_decision", decision)
     assert decision_nup and decision_nup in pages[0]
     assert numbers.nup_of(small_world.store, "appeal", appeal) in whole
-    assert "1ª instância" in whole and "Parcialmente provido" in whole and "Dano de difícil reparação" in whole
+    assert "1º recurso (2ª instância)" in whole and "Parcialmente provido" in whole
+    assert "Dano de difícil reparação" in whole
     assert "reformada em parte" in whole
     assert all("Código de verificação" in p or "verificar" in p.lower() for p in pages)
     assert small_world.store.scalar("SELECT count(*) FROM issued_documents WHERE record_table = "

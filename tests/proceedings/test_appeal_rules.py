@@ -70,17 +70,18 @@ def test_a_late_appeal_is_recorded_and_not_known(filed, on_time):
 
 
 @pytest.mark.parametrize(("instance", "previous", "refused"), [
-    (1, None, False), (2, 1, False), (3, 2, False),
-    (4, 3, True),        # art. 57: never a fourth instance
-    (2, None, True),     # the second instance comes after the first
-    (1, 1, True),        # one appeal per instance
-    (3, 3, True),        # the three are exhausted
+    (1, None, False), (2, 1, False),
+    (3, 2, False),       # recorded, to be declared not known (art. 63 IV: tests/legal/test_appeal_path.py)
+    (4, 3, True),        # art. 57: never a fourth appeal
+    (2, None, True),     # the second appeal comes after the first
+    (1, 1, True),        # one appeal per number
+    (3, 3, True),
 ])
 def test_at_most_three_instances(instance, previous, refused):
     why = ap.instance_problem(instance, previous)
     assert (why is not None) is refused
     if instance == 4:
-        assert "art. 57" in why and "no máximo por 3" in why
+        assert "art. 57" in why and "art. 63 IV" in why
 
 
 def test_suspensive_effect_only_granted_with_its_reason():

@@ -1,7 +1,7 @@
 """Prazos → Recursos on the full demo (issue 26 §2): the DPC reads every office's decisions with their NUP and
-state, a case's whole history (a three-instance case ends with the third instance's refusal), and a fourth
-appeal is refused naming the field with nothing written; the Authority's appeal deadlines join "O que a
-Autoridade deve"; an explorer reads its own company's cases only and sees no form."""
+state, a case's whole history (two appeals not granted, a third declared not known: Lei 9.784/1999 arts. 57 and
+63 IV), and a fourth appeal is refused naming the field with nothing written; the Authority's appeal deadlines join
+"O que a Autoridade deve"; an explorer reads its own company's cases only and sees no form."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -51,15 +51,17 @@ def test_the_dpc_reads_every_case_and_its_history(demo: Path) -> None:
     assert cases["OM"].nunique() > 10
     assert cases["NUP"].str.fullmatch(r"\d{5}\.\d{6}/\d{4}-\d{2}").all()
     states = set(cases["Situação"])
-    assert any(s.startswith("em recurso na 1ª instância") for s in states)
+    assert any(s.startswith("em recurso: 1º recurso (2ª instância)") for s in states)
     assert any(s.startswith("reconsiderada pela autoridade") for s in states) and "mantida" in states
     box = next(s for s in at.selectbox if s.label == "Ver o caso")
-    # the demo's three-instance case was notified 150 days before its today (03/07/2026)
+    # the demo's case of three appeals was notified 150 days before its today (03/07/2026)
     three = next(i for i, o in enumerate(box.options) if "ciência 03/07/2026" in o)
     box.set_value(three).run()
     assert not at.exception, at.exception
     history = "\n".join(str(t.value) for t in at.text)
-    assert "3ª instância" in history and history.count("Decisão do recurso: Não provido") == 3
+    assert "2º recurso (3ª instância)" in history and history.count("Decisão do recurso: Não provido") == 2
+    assert "3º recurso (esfera administrativa exaurida)" in history and "Decisão do recurso: Não conhecido" in history
+    assert "art. 63 IV" in history and "Ciência da decisão: notificação em" in history
     assert "Situação: mantida" in history
 
 
@@ -74,7 +76,7 @@ def test_a_fourth_instance_is_refused_in_the_form_and_nothing_is_written(demo: P
     next(t for t in at.text_area if t.label == "Razões do recurso").set_value("Quarta tentativa.")
     next(b for b in at.button if b.label == "Interpor recurso").click().run()
     errors = " ".join(str(e.value) for e in at.error).replace("\\", "")
-    assert "Instância: a 4ª instância não existe" in errors and "art. 57" in errors
+    assert "Recurso: as 3 instâncias já se esgotaram: não cabe o 4º recurso" in errors and "art. 57" in errors
     assert _count(demo, "SELECT count(*) FROM appeals") == before
 
 

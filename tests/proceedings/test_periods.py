@@ -106,7 +106,7 @@ def test_a_request_in_instruction_owes_its_opinion_and_its_intimation() -> None:
 def test_after_the_instruction_the_party_alleges_and_the_authority_decides_once_extended() -> None:
     filed = date(2026, 9, 1)
     steps = _steps(("instruction_opened", date(2026, 9, 3)), ("instruction_ended", date(2026, 11, 2)),
-                   ("allegations_filed", date(2026, 11, 10)),
+                   ("instruction_end_notified", date(2026, 11, 2)), ("allegations_filed", date(2026, 11, 10)),
                    ("decision_extended", date(2026, 11, 30), None, "Aguardando laudo do IPHAN"))
     got = {g.kind: g for g in pr.request_deadlines(filed, steps, RJ)}
     assert got["process_allegations"].owed_by == pr.PARTY and got["process_allegations"].met_on == date(2026, 11, 10)

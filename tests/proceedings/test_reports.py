@@ -4,9 +4,10 @@ deadlines each step started with their bases), registered and stamped on every p
 
 The case is the one of tests/proceedings/test_requests.py, dates worked by hand there (w2, CPRJ, RJ calendar):
 filed Tue 01/09/2026 → first act 01/09 + 5 = Sun 06/09, Mon 07/09 Independência → Tue 08/09 (art. 24), met 03/09;
-opinion asked 10/09 + 15 = 25/09 (art. 42), never given: overdue on 30/11 by 66 days; instruction ended 01/10:
-allegations → Tue 13/10 (art. 44, the party's), 48 days late; decision → Tue 03/11 (art. 49), 27 days late; a
-hearing on Fri 04/12 set on 20/11 → intimate by Tue 01/12 (arts. 26 §2 and 41), due soon.
+opinion asked 10/09 + 15 = 25/09 (art. 42), never given: overdue on 30/11 by 66 days; instruction ended 01/10, the
+party notified 02/10: allegations → Tue 13/10 (art. 44 from the ciência, the party's), 48 days late; decision →
+Tue 03/11 (art. 49), 27 days late; a hearing on Fri 04/12 set on 20/11 → intimate by Tue 01/12 (arts. 26 §2 and
+41), due soon.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ def filed_case(world: Any) -> int:
     for kind, day, ref in (("instruction_opened", date(2026, 9, 3), None),
                            ("opinion_requested", date(2026, 9, 10), None),
                            ("instruction_ended", date(2026, 10, 1), None),
+                           ("instruction_end_notified", date(2026, 10, 2), None),
                            ("hearing_set", date(2026, 11, 20), date(2026, 12, 4))):
         requests.record_step(world.store, dpc, request_id, {"kind": kind, "day": day, "reference_day": ref})
     return request_id
@@ -52,10 +54,11 @@ def pages(data: bytes) -> list[str]:
 def test_each_deadline_names_the_step_that_started_it() -> None:
     steps = [periods.Step("instruction_opened", date(2026, 9, 3)), periods.Step("opinion_requested", date(2026, 9, 10)),
              periods.Step("instruction_ended", date(2026, 10, 1)),
+             periods.Step("instruction_end_notified", date(2026, 10, 2)),
              periods.Step("hearing_set", date(2026, 11, 20), date(2026, 12, 4))]
     got = {d.kind: d.started for d in periods.request_deadlines(date(2026, 9, 1), steps, RJ)}
-    assert got == {"process_act": None, "process_opinion": steps[1], "process_intimation": steps[3],
-                   "process_allegations": steps[2], "process_decision": steps[2]}
+    assert got == {"process_act": None, "process_opinion": steps[1], "process_intimation": steps[4],
+                   "process_allegations": steps[3], "process_decision": steps[2]}
 
 
 def _owed(rule: str, owed_by: str, state: str, due: date, late: int, basis: str) -> dict[str, Any]:
@@ -98,6 +101,7 @@ def test_the_history_lists_the_steps_and_the_deadlines_each_started_with_their_b
     assert [r[:3] for r in steps.rows] == [
         ("01/09/2026", "Protocolado", "—"), ("03/09/2026", "Instrução aberta", "—"),
         ("10/09/2026", "Parecer solicitado", "—"), ("01/10/2026", "Instrução encerrada", "—"),
+        ("02/10/2026", "Interessado cientificado do encerramento da instrução (art. 44)", "—"),
         ("20/11/2026", "Comparecimento ou diligência marcada", "04/12/2026")]
     by_what = {r[1]: r for r in owed.rows}
     assert by_what["Primeiro ato da Autoridade (abrir a instrução)"][:5] == (
@@ -106,8 +110,10 @@ def test_the_history_lists_the_steps_and_the_deadlines_each_started_with_their_b
     assert by_what["Emitir o parecer"][0] == "Parecer solicitado em 10/09/2026"
     assert by_what["Emitir o parecer"][3:5] == ("25/09/2026", "Vencido há 66 dias")
     assert "Lei 9.784/1999 art. 42" in by_what["Emitir o parecer"][5]
-    assert by_what["Alegações finais do interessado"][2:5] == ("Interessado", "13/10/2026, prorrogado de 11/10/2026 "
-                                                               "(domingo)", "Vencido há 48 dias")
+    assert by_what["Alegações finais do interessado"][0] == ("Interessado cientificado do encerramento da instrução "
+                                                             "(art. 44) em 02/10/2026")
+    assert by_what["Alegações finais do interessado"][2:5] == ("Interessado", "13/10/2026, prorrogado de 12/10/2026 "
+                                                               "(segunda-feira)", "Vencido há 48 dias")
     assert by_what["Decidir o requerimento"][0] == "Instrução encerrada em 01/10/2026"
     assert by_what["Decidir o requerimento"][4] == "Vencido há 27 dias" and "art. 49" in by_what[
         "Decidir o requerimento"][5]
@@ -140,7 +146,7 @@ def test_the_dpc_issues_the_case_history_stamped_on_every_page_and_registered(sm
     whole = " ".join(texts)
     for shown in ("Histórico do processo administrativo", "Requerimento nº", "Capitania dos Portos do Rio de Janeiro "
                   "(CPRJ)", "NAU-1890-02", "Autorização de remoção", "Protocolado em 01/09/2026", OWNER,
-                  "Beta Salvatagem S.A.", "Etapas do processo (5)", "Parecer solicitado", "Vencido há 66 dias",
+                  "Beta Salvatagem S.A.", "Etapas do processo (6)", "Parecer solicitado", "Vencido há 66 dias",
                   "Lei 9.784/1999 art. 42", "Lei 9.784/1999 art. 49", "Lei 9.784/1999 art. 44",
                   "Decisões e recursos (1)", "Decisão de teste", "Lei 9.784/1999 art. 48"):
         assert shown in whole, shown

@@ -4,7 +4,8 @@ deadlines per office with their basis, and access (an explorer of another compan
 The world's w2 (Vapor Bahia, CPRJ, RJ calendar) and its owner; dates worked by hand for 2026:
 filed Tue 01/09 → first act 01/09 + 5 = Sun 06/09, Mon 07/09 Independência → Tue 08/09 (art. 24), met 03/09;
 opinion asked Thu 10/09 + 15 = Fri 25/09 (art. 42), never given: overdue on 30/11 by 66 days;
-instruction ended Thu 01/10: allegations + 10 = Sun 11/10, Mon 12/10 Aparecida → Tue 13/10 (art. 44, the party's);
+instruction ended Thu 01/10, the party notified Fri 02/10: allegations + 10 = Mon 12/10 Aparecida → Tue 13/10 (art. 44
+from the ciência, art. 66 caput; the party's);
 decision + 30 = Sat 31/10, Mon 02/11 Finados → Tue 03/11 (art. 49), overdue by 27 days; extended once with a
 reason: + 60 = Mon 30/11, due soon; a hearing on Fri 04/12: thu 03 (1º), wed 02 (2º), tue 01/12 (3º) → intimate by
 01/12 (arts. 26 §2 and 41), due soon.
@@ -30,6 +31,7 @@ def _filed(world: Any) -> int:
     for kind, day, ref in (("instruction_opened", date(2026, 9, 3), None),
                            ("opinion_requested", date(2026, 9, 10), None),
                            ("instruction_ended", date(2026, 10, 1), None),
+                           ("instruction_end_notified", date(2026, 10, 2), None),
                            ("hearing_set", date(2026, 11, 20), date(2026, 12, 4))):
         requests.record_step(world.store, dpc, request_id, {"kind": kind, "day": day, "reference_day": ref})
     return request_id
@@ -75,7 +77,7 @@ def test_an_extension_needs_a_written_reason_and_moves_the_decision(small_world:
                                                                   "reason": "De novo."})
     audited = small_world.store.fetch("SELECT action FROM audit_log WHERE entity = 'request' AND entity_id = ?",
                                       [str(request_id)])
-    assert [a["action"] for a in audited].count("record_request_step") == 5
+    assert [a["action"] for a in audited].count("record_request_step") == 6
 
 
 def test_open_requests_by_age_and_decided_ones_leave(small_world: Any) -> None:
@@ -123,7 +125,7 @@ def test_bad_input_is_refused_naming_the_field_and_nothing_is_written(small_worl
         requests.record_step(small_world.store, dpc, request_id, {"kind": "opinion_given", "day": date(2026, 8, 1)})
     assert early.value.problems[0].path == "day"
     assert small_world.store.scalar("SELECT count(*) FROM requests") == 1
-    assert small_world.store.scalar("SELECT count(*) FROM request_steps") == 4
+    assert small_world.store.scalar("SELECT count(*) FROM request_steps") == 5
 
 
 def test_the_median_days_to_decide_per_office_and_matter(small_world: Any) -> None:

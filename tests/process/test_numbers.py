@@ -106,6 +106,8 @@ def test_a_nup_finds_its_case_with_the_users_rights(small_world):
         ("removal_order", order, W1, "CPBA")
     with pytest.raises(NotFound):   # an explorer may not read removal orders: the number answers as unknown
         cases.find_case(small_world.store, small_world.principal("explorer"), number)
+    with pytest.raises(NotFound):   # the officer of CPRJ does not find a CPBA order (docs/decisions/003)
+        cases.find_case(small_world.store, small_world.principal("office_rj"), number)
     wrong = number[:-1] + str((int(number[-1]) + 1) % 10)
     with pytest.raises(InputError) as bad:
         cases.find_case(small_world.store, dpc, wrong)

@@ -109,8 +109,10 @@ def test_lapse_with_merged_suspensions_matches_the_deadline():
 
 
 def test_leap_day_casualty():
+    """No 29/02/2025: the five years end on 01/03/2025 (Lei 810/1949 art. 3; CC art. 132 §3), a Saturday, moved
+    past Carnival (03–04/03) to 05/03; the União's from 06/03/2025."""
     s = status(D(2020, 2, 29))
-    assert (s.lapse_due, s.since) == (D(2025, 2, 28), D(2025, 3, 1))
+    assert (s.lapse_due, s.since) == (D(2025, 3, 5), D(2025, 3, 6))
 
 
 def test_maritime_court_suspension_is_optional():

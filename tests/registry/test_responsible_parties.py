@@ -1,6 +1,7 @@
-"""A wreck's responsible parties (Lei 7.542 arts. 8, 13 §1, 14): cessions — void against the Authority until
-communicated (§2), cedente and cessionário jointly liable (§1), the cessionário's requests, deadlines and
-notices counting from the communication — and the vessel and its cargo, two responsible parties whose five
+"""A wreck's responsible parties (Lei 7.542 arts. 8, 13 §1, 14): cessions — of no effect against the Authority
+until communicated (§2: "sob pena de ser anulado o ato"), cedente and cessionário jointly liable from the cession
+(§1; docs/decisions/102-cession-joint-liability.md), the cessionário's requests, deadlines and notices counting
+from the communication — and the vessel and its cargo, two responsible parties whose five
 years run apart. Pure rules first (table-driven), then the store, the domain status and the deadline engine.
 Expected dates are worked out by hand beside each case."""
 from __future__ import annotations
@@ -24,14 +25,20 @@ def cession(cedent, cessionary, ceded, communicated=None, part=rp.VESSEL):
     return rp.Cession(part, cedent, cessionary, ceded, communicated)
 
 
-# name, cessions, day → the responsible the Authority deals with (art. 8 §2), who answers jointly (§1)
+# name, cessions, day → the responsible the Authority deals with (art. 8 §2), who answers jointly (§1: from the
+# cession itself — §2's sanction is the act's annulment, not its nullity from the start)
 RESPONSIBLE = [
     ("no cession", [], D(2024, 1, 1), A, (A,)),
-    ("not communicated: void against the Authority", [cession(A, B, D(2023, 1, 10))], D(2024, 1, 1), A, (A,)),
-    ("communicated later than the day", [cession(A, B, D(2023, 1, 10), D(2024, 2, 1))], D(2024, 1, 31), A, (A,)),
+    ("not communicated: the Authority deals with the cedente, the cessionário answers jointly from the cession",
+     [cession(A, B, D(2023, 1, 10))], D(2024, 1, 1), A, (A, B)),
+    ("not yet ceded on the day: the cessionário answers for nothing", [cession(A, B, D(2023, 1, 10))],
+     D(2023, 1, 9), A, (A,)),
+    ("communicated later than the day", [cession(A, B, D(2023, 1, 10), D(2024, 2, 1))], D(2024, 1, 31), A, (A, B)),
     ("communicated on the day", [cession(A, B, D(2023, 1, 10), D(2024, 2, 1))], D(2024, 2, 1), B, (A, B)),
     ("a chain A → B → C", [cession(A, B, D(2023, 1, 10), D(2023, 2, 1)), cession(B, C, D(2024, 3, 1), D(2024, 3, 5))],
      D(2024, 6, 1), C, (A, B, C)),
+    ("a chain whose second link is not communicated", [cession(A, B, D(2023, 1, 10), D(2023, 2, 1)),
+                                                        cession(B, C, D(2024, 3, 1))], D(2024, 6, 1), B, (A, B, C)),
     ("a cession by a stranger binds no one", [cession(X, B, D(2023, 1, 10), D(2023, 2, 1))], D(2024, 1, 1), A, (A,)),
     ("the cargo's cession leaves the vessel alone", [cession(A, B, D(2023, 1, 10), D(2023, 2, 1), rp.CARGO)],
      D(2024, 1, 1), A, (A,)),
@@ -135,7 +142,8 @@ def test_a_cession_decides_whose_request_counts(world):
     wid = store.scalar("SELECT id FROM wrecks WHERE code = 'CES-2'")
     shown = parties.responsible_parties(store, dpc, int(wid), AS_OF)
     assert [r["responsible"] for r in shown["rows"]] == [True, False]
-    assert "nula perante ela (Lei 7.542/1986 art. 8 §2)" in shown["rows"][1]["role"]
+    assert "não vale perante a Autoridade Naval, que trata com o cedente" in shown["rows"][1]["role"]
+    assert "responde solidariamente desde a cessão" in shown["rows"][1]["role"]
     assert shown["requests"][0]["counts"].startswith("não conta")
     wid1 = int(store.scalar("SELECT id FROM wrecks WHERE code = 'CES-1'"))
     one = parties.responsible_parties(store, dpc, wid1, AS_OF)["rows"]
@@ -217,3 +225,31 @@ def test_a_bad_cession_names_the_field_and_writes_nothing(world, change, field):
         parties.record_cession(world.store, world.principal("dpc"), data)
     assert field in {p.path for p in exc.value.problems}
     assert world.store.scalar("SELECT count(*) FROM cessions") == 0
+
+
+def test_the_vessel_owners_removal_does_not_suspend_the_cargos_five_years(world):
+    """Art. 6 sole paragraph I ("o responsável iniciar a remoção ou demolição") is personal: the removal the vessel's
+    responsible started suspends its own five years, not the cargo responsible's; an order of the Authority (II)
+    suspends both (docs/decisions/103-cargo-lapse-personal-suspension.md). Casualty 10/03/2020 (CPBA): the five
+    years end on Monday 10/03/2025. Ground I 01–30/06/2021 (30 days), ground II 01–10/09/2021 (10 days):
+    the vessel 10/03/2025 + 40 = Sat 19/04 → Sun 20 → Mon 21 Tiradentes → Tue 22/04/2025 (the União's from 23/04);
+    the cargo 10/03/2025 + 10 = Thu 20/03/2025 (the União's from 21/03)."""
+    dpc, store = world.principal("dpc"), world.store
+    a = world.ids["owner1"]
+    c = _owner(world, "Exportadora de Cacau do Sul Ltda.")
+    _wreck(world, "CAR-S", D(2020, 3, 10), a)
+    parties.record_cargo(store, dpc, {"wreck_code": "CAR-S", "description": "1.200 t de cacau em sacas",
+                                      "owner_id": c, "declared_lost": None})
+    wid = store.scalar("SELECT id FROM wrecks WHERE code = 'CAR-S'")
+    store.write("test", lambda tx: tx.execute(
+        "INSERT INTO wreck_suspensions (wreck_id, ground, starts_on, ends_on, reason) VALUES "
+        "(?, 'I', DATE '2021-06-01', DATE '2021-06-30', 'Remoção iniciada pelo armador'), "
+        "(?, 'II', DATE '2021-09-01', DATE '2021-09-10', 'Remoção determinada pela Autoridade Naval')", [wid, wid]))
+    rows = engine.compute_deadlines(store, dpc, as_of=AS_OF).set_index("key")
+    assert rows.loc["five_year_lapse:CAR-S", "due"] == D(2025, 4, 22)
+    assert rows.loc["cargo_lapse:CAR-S", "due"] == D(2025, 3, 20)
+    assert "não suspende o prazo do responsável pela carga" in str(rows.loc["cargo_lapse:CAR-S", "steps"])
+    row = domain_statuses(store, dpc, AS_OF).set_index("code").loc["CAR-S"]
+    assert (row["owner"], row["since"], row["lapse_due"]) == ("union", D(2025, 4, 23), D(2025, 4, 22))
+    assert row["cargo_since"] == D(2025, 3, 21), row["steps"]
+    assert "não suspende o prazo do responsável pela carga" in row["steps"]

@@ -77,7 +77,7 @@ def test_the_demo_cessions_and_cargo(demo_status):
     from valuation.registry.parties import responsible_parties
     rows = responsible_parties(store, dpc, int(ap), DEMO_TODAY)["rows"]
     assert rows[0]["responsible"] and rows[0]["name"] == "Pesqueira Oiapoque Ltda."
-    assert "nula perante ela (Lei 7.542/1986 art. 8 §2)" in rows[1]["role"]
+    assert "não vale perante a Autoridade Naval, que trata com o cedente" in rows[1]["role"]
     rj = df.loc["RJ-002"]
     assert (rj["owner"], rj["cargo_owner_pt"], rj["cargo_since"]) == ("private", "União", D(2024, 4, 22))
 

@@ -593,6 +593,8 @@ GOOD_FORMS: dict[str, list[dict[str, Any]]] = {
     "create_user": [{"username": "novo.user", "full_name": "Novo", "role": "explorer", "organisation_id": 1,
                            "password": "senha-longa-123", "email": "novo@example.com"}],
     "add_local_holiday": [{"office_code": "CPRJ", "day": "2025-11-21", "name": "Feriado municipal"}],
+    "add_calendar_record": [{"scope": "BR", "kind": "closed", "day": "2025-06-20", "name": "Ponto facultativo",
+                             "source": "Portaria MGI nº 9.783/2024"}],
     "record_event": [{"kind": "relatório_mensal_entregue", "contract_code": "A-1",
                                       "event_date": "2025-04-05", "reference": "2025-03"}],
 }

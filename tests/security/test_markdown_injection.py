@@ -60,11 +60,13 @@ SYSTEM_TABLES: dict[str, str] = {
     "issued_documents": "codes, CRCs, digests and labels the product generates (issue 27; /verificar escapes them)",
     "process_numbers": "NUPs the product allocates (17 digits, a CHECK; issue 26)",
     "protocol_units": "5-digit unit codes (a CHECK; issue 26)",
+    "issued_copies": "content keys and digests the product computes (issue 43)",
 }
 NOT_USER_TEXT: dict[str, str] = {
     "assessment_log.currency": "ISO currency code, validated", "fx_rates.currency": "ISO currency code, validated",
     "requests.matter": "chosen from a list (a CHECK)", "request_steps.kind": "chosen from a list (a CHECK)",
     "document_signatures.signer_cpf": "11 digits read from a certificate (a CHECK; issue 27 §2)",
+    "signed_upload_refusals.record_table": "the record's table, set by the product (issue 43)",
     "attachments.batch": "sha256 of a ZIP", "attachments.kind": "kind chosen from a list",
     "attachments.media_type": "sniffed from the bytes", "imports.kind": "set by the importer",
     "deadline_events.kind": "kind chosen from a list", "deadline_waivers.deadline_key": "generated key",

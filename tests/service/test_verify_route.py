@@ -69,7 +69,7 @@ def test_the_public_route_answers_codes_and_uploads_and_limits_guessing(small_wo
             assert hidden not in page, hidden
 
         status, genuine, _ = _read(_post(svc.base, code, pdf))
-        assert status == 200 and "é idêntico ao documento registrado" in genuine
+        assert status == 200 and "é o documento registrado com este código, na sua primeira revisão" in genuine
         altered = pdf + b"\n% uma linha acrescentada depois da emissao\n"
         status, page, _ = _read(_post(svc.base, code, altered))
         assert status == 200 and "NÃO é o documento registrado" in page

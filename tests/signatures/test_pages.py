@@ -44,7 +44,8 @@ def test_the_minutes_list_their_signing_and_an_upload_is_found_by_its_bytes(issu
     assert lines[0] == f"Documento {acts[0].code}: assinado por 1 de 6."
     after = listing.documents_of(store, panel["pres"], "assessment_rounds", rid)[0]
     assert after.progress.text == "assinado por 1 de 6" and after.has_signed_file
-    assert [(r.revision, r.outcome, r.reason) for r in after.rows] == [(1, "válida", "")]
+    assert [(r.outcome, r.signatures, r.reason) for r in after.rows] == [
+        ("aceita", "ANA MARIA DE SOUZA (CPF ***.982.247-**) — válida", "")]
     assert listing.latest_signed(store, panel["navy1"], "assessment_rounds", rid, after.code) == signed
     # the next member signs the signed revision: the signatures add up
     ok2, lines2 = signatures_ui.submit(store, panel["navy1"], "assessment_rounds", rid,
@@ -83,8 +84,9 @@ def test_the_minutes_tab_shows_the_status_who_is_missing_and_each_signature(issu
     shown = texts(at).replace("\\", "")      # md() escapes the punctuation
     assert "assinado por 1 de 6" in shown and "falta:" in shown
     assert "Enviar PDF assinado" in [b.label for b in at.button] or "Enviar PDF assinado" in shown
-    frames = [df.value for df in at.dataframe if "Signatário" in df.value.columns]
-    assert frames and frames[0]["Resultado"].tolist() == ["válida"]
+    frames = [df.value for df in at.dataframe if "Assinaturas novas" in df.value.columns]
+    assert frames and frames[0]["Resultado"].tolist() == ["aceita"]
+    assert frames[0]["Assinaturas novas"].tolist() == ["ANA MARIA DE SOUZA (CPF ***.982.247-**) — válida"]
 
 
 def test_verificar_answers_the_signature_count_and_nothing_of_the_signers(issued: dict[str, Any],

@@ -4,12 +4,14 @@ The minutes are issued by the product (`commission.minutes.round_minutes_pdf`, r
 members sign them with the test PKI (pyHanko), one after another, and send them back."""
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.signatures.conftest import issued_pdf
 from tests.support.commission import run_round
 from tests.support.pki import TestPki, overwrite_first_page, sign
 from valuation.accounts import users
@@ -91,7 +93,7 @@ def test_a_refused_upload_is_recorded_with_its_reason_and_its_file_is_not_stored
 def test_another_document_or_a_skipped_revision_is_refused(issued: dict[str, Any], pki: TestPki,
                                                            trust_here: Trust) -> None:
     store, panel = issued["store"], issued["panel"]
-    other = minutes.round_minutes_pdf(store, panel["pres"], issued["round_id"])      # a new issue, another code
+    other = issued_pdf(code="ZZZZZ99999")      # another document (an act of another record, another code)
     done = records.record_signed_upload(store, panel["pres"], issued["code"], sign(other, pki.person("ana")),
                                         trust=trust_here)
     assert done.verification.problems == (NOT_REGISTERED,)
@@ -149,3 +151,20 @@ def test_required_signers_per_kind(kind: str, expected: list[str], text: str) ->
     assert status.complete == (kind in ("statement", "removal_order"))
     if kind == "minutes":
         assert status.missing_text == "falta: A (Membro da Comissão, sem CPF cadastrado), B (Membro da Comissão)"
+
+
+def test_a_repeated_signer_adds_nothing_and_blocks_no_one(issued: dict[str, Any], pki: TestPki,
+                                                          trust_here: Trust) -> None:
+    """Issue 43, item 10: the president's second signature was accepted and became the latest version, so the member
+    who was signing the first one meanwhile was refused ('assine o PDF que já traz as assinaturas anteriores')."""
+    store, panel, code = issued["store"], issued["panel"], issued["code"]
+    first = sign(issued["pdf"], pki.person("ana"))
+    assert records.record_signed_upload(store, panel["pres"], code, first, trust=trust_here).valid
+    twice = sign(first, pki.person("ana"), field_name="Assinatura_de_novo")
+    again = records.record_signed_upload(store, panel["pres"], code, twice, trust=trust_here)
+    assert not again.valid and again.progress.text == "assinado por 1 de 6"
+    assert [s.reasons for s in again.refused] == [(records.ALREADY_SIGNED,)]
+    assert not BlobStore.for_database(store.path).exists(hashlib.sha256(twice).hexdigest())    # not the latest
+    meanwhile = sign(first, pki.person("bruno"))                     # signed the first signed version
+    done = records.record_signed_upload(store, panel["navy1"], code, meanwhile, trust=trust_here)
+    assert done.valid and done.progress.text == "assinado por 2 de 6", done.verification.reasons

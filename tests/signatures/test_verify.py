@@ -296,3 +296,33 @@ def test_verifying_inside_a_running_event_loop_works_as_outside(pki: TestPki, re
 
     result = asyncio.run(inside())
     assert result.valid, result.reasons
+
+
+# -- what a signed revision may add (issue 43, item 11) ---------------------------------------------------------
+def _padding(size: int) -> Any:
+    """A signer's update that also writes `size` bytes of an object nothing refers to."""
+    def change(writer: Any) -> None:
+        import os
+
+        from pyhanko.pdf_utils import generic
+
+        writer.add_object(generic.StreamObject(stream_data=os.urandom(size)))
+    return change
+
+
+def test_a_signature_that_adds_megabytes_of_unreferenced_bytes_is_refused(pki: TestPki, registered: bytes,
+                                                                          trust: Trust) -> None:
+    """A 21 MB version (20 MB added before the signature) was accepted, and every later signer downloaded it."""
+    padded = sign(registered, pki.person("ana"), change=_padding(v.MAX_SIGNATURE_GROWTH + 1024))
+    reason = only_reason(check(padded, registered, trust))
+    assert f"acima do limite de {megabytes(v.MAX_SIGNATURE_GROWTH)} por assinatura" in reason, reason
+    first = sign(registered, pki.person("ana"))
+    second = sign(first, pki.person("bruno"), change=_padding(v.MAX_SIGNATURE_GROWTH + 1024))
+    result = check(second, registered, trust, previous=first)
+    assert result.signatures[0].valid and not result.signatures[1].valid
+
+
+def test_a_signature_with_an_ordinary_appearance_is_well_within_the_bound(pki: TestPki, registered: bytes,
+                                                                          trust: Trust) -> None:
+    signed = sign(registered, pki.person("ana"), visible=True, change=_padding(100 * 1024))
+    assert check(signed, registered, trust).valid

@@ -57,7 +57,8 @@ VIEWS = [(role, spec.key) for role in access.ROLES for spec in PAGES
 RAW_CODES = ("authorisation", "co_signature", "cost_sheet", "photo", "report", "document", "thumb", "preview",
              "deadline_event", "contract", "wreck", "navy", "culture", "explorer", "commission",
              "commission_president", "running", "failed", "succeeded", "schedule", "retry")
-LOGINS_READ_AS_SUCH = ("users",)   # the account administration: the login is the record itself
+LOGINS_READ_AS_SUCH = ("users", "organisations")   # the account administration and a company's logins
+# (Empresas → Usuários da empresa): the login is the record itself
 STORED = datetime(2025, 11, 19, 1, 47)          # naive UTC, as the store keeps it
 LOCAL = "18/11/2025 22:47"                      # Brasília (UTC−3)
 WRONG = re.compile(r"(?<![\d:])(01:47|19:47)(?![\d])")   # unconverted, or converted twice

@@ -109,7 +109,7 @@ def cmd_compute(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m valuation", description="Naufrágios e bens resgatados (Lei 7.542/1986).")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    c = sub.add_parser("compute", help="run one calculation on a JSON case (cli.md)")
+    c = sub.add_parser("compute", help="run one calculation on a JSON case (README, Command line)")
     c.add_argument("kind", choices=sorted(COMPUTE_KINDS))
     c.add_argument("--input", required=True, help="JSON file, or - for standard input")
     c.set_defaults(handler=cmd_compute)

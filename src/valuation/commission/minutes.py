@@ -162,11 +162,27 @@ def minutes_data(store: Store, user: Principal, round_id: int) -> dict[str, Any]
             "flagged": flagged, "agreement": panel_agreement, "nup": rnd.nup_label}
 
 
+def minutes_key(data: dict[str, Any]) -> str:
+    """What the minutes say, as a key (`authenticity.registry.content_key`): every section's data; of the panel's
+    agreement its figures (its tables derive from the entries, which the close froze)."""
+    ag = data["agreement"]
+    said = {k: v for k, v in data.items() if k != "agreement"}
+    said["agreement"] = [ag.alpha_votes, ag.icc_log_values, ag.n_items, ag.n_members, ag.icc_items]
+    return registry.content_key(said)
+
+
 def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated_at: datetime | None = None) -> bytes:
     """The minutes of a closed round as PDF bytes (see the module docstring). The consensus they print is the one
-    its entries give (issue 45, item 2: `derived.require_round_proven`), else StoreError and nothing issued."""
+    its entries give (issue 45, item 2: `derived.require_round_proven`), else StoreError and nothing issued. They are
+    issued once (issue 43, item 3): the first download registers them with their code and keeps the copy, and every
+    later one serves that copy until what the minutes say changes (a decision recorded, the round published), which
+    issues them anew."""
     data = minutes_data(store, user, round_id)
     derived.require_round_proven(store, round_id)
+    key = minutes_key(data)
+    kept = registry.kept_copy(store, ("assessment_rounds", round_id), "minutes", key)
+    if kept is not None:
+        return kept
     rnd: Round = data["round"]
     stamp = registry.new_stamp(registry.record_nup(store, "assessment_rounds", round_id))
     report = PdfReport(
@@ -175,8 +191,8 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
         orientation="L", generated_at=generated_at, stamp=stamp)
     for section in (_identification, _panel_and_rules, _items, _overrides, _flagged, _agreement, _signatures):
         section(report, data)
-    return registry.issue(store, user.username, stamp, report.bytes(), kind="minutes",
-                          record=("assessment_rounds", round_id, None), office=MINUTES_OFFICE)
+    return registry.issue_once(store, user.username, stamp, report.bytes(), content_key=key, kind="minutes",
+                               record=("assessment_rounds", round_id), office=MINUTES_OFFICE)
 
 
 def _identification(report: PdfReport, data: dict[str, Any]) -> None:

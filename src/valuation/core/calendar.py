@@ -10,6 +10,12 @@ A day is a business day when it is Monday–Friday and is none of:
   (`valuation.policies.defaults`, key `policy_days`), default Carnival Monday and Tuesday and
   Corpus Christi, computed from Easter.
 
+The calendar DPC keeps (issue 44; docs/decisions/104-calendar-records.md): dated records, each with its
+source, that override the library for one day — the yearly federal calendar's closures and moved days
+(e.g. Portaria MGI nº 9.783/2024: 20/06/2025 without office hours, the Dia do Servidor moved to
+27/10/2025) for every office, and per office a library holiday switched off (the day is a business day)
+or a closed day switched on (`CalendarRecord`; `edited_between` names them for the explanations).
+
 Art. 66 §1: a period that ends on a day without office hours, *or on which the office
 closes before its normal hours* ("encerrado antes da hora normal"), is extended to the
 next business day. Early-closing days: 24 and 31 December (federal offices close at
@@ -84,7 +90,38 @@ def yearly_early_closing(days: Iterable[tuple[int, int]]) -> tuple[tuple[int, in
                  for m, d in dict.fromkeys((int(m), int(d)) for m, d in days))
 EARLY_CLOSING_BASIS = "Lei 9.784/1999 art. 66 §1 (expediente encerrado antes da hora normal)"
 
-HOLIDAY, LOCAL, POLICY, WEEKEND = "holiday", "local", "policy", "weekend"
+HOLIDAY, LOCAL, POLICY, WEEKEND, RECORD = "holiday", "local", "policy", "weekend", "record"
+CLOSED, OPEN = "closed", "open"     # a DPC record's effect on its day
+
+
+@dataclass(frozen=True)
+class CalendarRecord:
+    """A day DPC fixed in an office's calendar, with its source (the act that says so): `effect` CLOSED — no
+    office hours that day (a closure the federal calendar declares, or a holiday the library lacks switched on;
+    `moved_from`: the closure moved from that day, which then has office hours) — or OPEN — a library holiday
+    switched off (the day is a business day)."""
+
+    day: date
+    effect: str
+    name: str
+    source: str
+    moved_from: date | None = None
+
+    @property
+    def text(self) -> str:
+        """'Ponto facultativo — Portaria MGI nº 9.783/2024' (with the day it was moved from, when it was)."""
+        moved = f", transferido de {_fmt(self.moved_from)}" if self.moved_from is not None else ""
+        return f"{self.name}{moved} — {self.source}"
+
+    def note(self) -> str:
+        """How an explanation names it: '20/06/2025 sem expediente (Ponto facultativo — Portaria …)'."""
+        if self.effect == OPEN:
+            return f"{_fmt(self.day)} com expediente ({self.name}: feriado desligado — {self.source})"
+        return f"{_fmt(self.day)} sem expediente ({self.text})"
+
+
+def _fmt(d: date | None) -> str:
+    return "" if d is None else f"{d.day:02d}/{d.month:02d}/{d.year:04d}"
 
 
 @dataclass(frozen=True)
@@ -100,6 +137,8 @@ class ClosedDay:
         """Short pt-BR reason: the holiday's name, 'sábado', 'ponto facultativo: Carnaval'."""
         if self.kind == POLICY:
             return f"ponto facultativo: {self.name}"
+        if self.kind == RECORD:
+            return f"registro da DPC: {self.name}"
         return self.name
 
     @property
@@ -111,6 +150,8 @@ class ClosedDay:
             return f"é ponto facultativo ({self.name})"
         if self.kind == LOCAL:
             return f"é feriado local ({self.name})"
+        if self.kind == RECORD:
+            return f"é dia sem expediente por registro da DPC ({self.name})"
         return f"é feriado ({self.name})"
 
 
@@ -178,17 +219,19 @@ class BusinessCalendar:
     Instances are immutable after construction; per-year closed days are cached.
     """
 
-    __slots__ = ("_state", "_local", "_policy_days", "_years", "_early", "_yearly")
+    __slots__ = ("_state", "_local", "_policy_days", "_years", "_early", "_yearly", "_records")
 
     def __init__(self, state: str | None = None,
                  local_holidays: Iterable[date | tuple[date, str]] = (),
                  policy_days: Iterable[str] = DEFAULT_POLICY_DAYS,
                  early_closing: Iterable[date | tuple[date, str]] = (),
                  year_end_early_closing: bool = True,
-                 yearly: Iterable[tuple[int, int, str]] | None = None) -> None:
+                 yearly: Iterable[tuple[int, int, str]] | None = None,
+                 records: Iterable[CalendarRecord] = ()) -> None:
         """`yearly`: the (month, day, name) early-closing dates of every year (the policy
         `early_closing_days`); None: 24 and 31 December, or none when `year_end_early_closing`
-        is False. `early_closing`: the office's own dates."""
+        is False. `early_closing`: the office's own dates. `records`: the days DPC fixed (one per day;
+        they override the library, the local holidays and the policy days)."""
         self._state = normalize_state(state)
         self._local: Mapping[date, str] = MappingProxyType(_named_days(local_holidays, "feriado local"))
         self._early: Mapping[date, str] = MappingProxyType(
@@ -201,6 +244,7 @@ class BusinessCalendar:
         if unknown:
             raise ValueError(f"unknown policy day(s): {', '.join(unknown)}")
         self._policy_days = days
+        self._records: Mapping[date, CalendarRecord] = MappingProxyType({r.day: r for r in records})
         self._years: dict[int, dict[date, ClosedDay]] = {}
 
     # -- description ---------------------------------------------------------------
@@ -215,6 +259,11 @@ class BusinessCalendar:
     @property
     def policy_days(self) -> tuple[str, ...]:
         return self._policy_days
+
+    @property
+    def records(self) -> Mapping[date, CalendarRecord]:
+        """The days DPC fixed in this calendar, by day."""
+        return self._records
 
     @property
     def early_closing(self) -> Mapping[date, str]:
@@ -249,8 +298,26 @@ class BusinessCalendar:
                 out[d] = ClosedDay(d, LOCAL, name)
         for d, name in public_holidays(self._state, year).items():
             out[d] = ClosedDay(d, HOLIDAY, name)
+        for r in self._records.values():   # DPC's records override the library, the local days and the policy
+            if r.moved_from is not None and r.moved_from.year == year and r.moved_from not in self._records:
+                out.pop(r.moved_from, None)
+            if r.day.year != year:
+                continue
+            if r.effect == OPEN:
+                out.pop(r.day, None)
+            else:
+                out[r.day] = ClosedDay(r.day, RECORD, r.text)
         self._years[year] = out
         return out
+
+    def edited_between(self, first: date, last: date) -> tuple[CalendarRecord, ...]:
+        """The records DPC fixed for a day from `first` to `last` (both included) — a day closed, opened, or the day
+        a closure was moved from —, by day: what an explanation of a period crossing them must say."""
+        if last < first:
+            first, last = last, first
+        return tuple(sorted((r for r in self._records.values()
+                             if first <= r.day <= last or (r.moved_from is not None and first <= r.moved_from <= last)),
+                            key=lambda r: r.day))
 
     def closed_info(self, d: date) -> ClosedDay | None:
         """Why `d` has no office hours (holiday > local > policy day > weekend), or None."""

@@ -77,11 +77,13 @@ HISTORICAL_REWARD_CAP = LegalValue(
 OTHER_SHARE_CAP = LegalValue(
     Decimal("0.70"), f"{L7542} art. 21 II e III (redação da Lei 10.166/2000)", L10166_IN_FORCE
 )
-# Art. 21 IV applies the salvage rules "no que couber" (Lei 7.203/1984; the 1910 Brussels salvage
-# convention, art. 2: the remuneration never exceeds the value of the property saved): the award is
+# Art. 21 IV applies the salvage rules "no que couber": Lei 7.203/1984, whose art. 10 §1 caps the remuneration
+# ("uma remuneração eqüitativa, que não poderá exceder o valor da embarcação, coisa ou bem salvos"): the award is
 # at most the value of the recovered non-historical items.
-SALVAGE_AWARD_CEILING = (f"{L7542} art. 21 IV (regras de assistência e salvamento, no que couber: "
-                         "a remuneração não excede o valor das coisas salvas)")
+L7203_CEILING = ("Lei 7.203/1984 art. 10 §1 (a remuneração por assistência e salvamento não excede o valor das coisas "
+                 "salvas)")
+SALVAGE_AWARD_CEILING = (f"{L7203_CEILING}, aplicável por remissão da {L7542}, art. 21 IV (regras de assistência e "
+                         "salvamento, no que couber)")
 
 # --- Domain of wrecks (rules.md §1) ---------------------------------------------
 LAPSE_YEARS = LegalValue(5, f"{L7542} arts. 6 e 7")
@@ -101,7 +103,16 @@ FOUND_PROCEEDS_MONTHS = LegalValue(6, f"{L7542} art. 29 §3")
 REMOVAL_EDITAL_DAYS = LegalValue(15, f"{L7542} art. 9 §2 (edital com prazo de 15 dias)")
 COURT_INQUIRY_OPENING_DAYS = LegalValue(5, "Lei 2.180/1954 art. 33 §2")
 COUNTING_RULE = "Lei 9.784/1999 art. 66"
-APPEAL_DAYS = LegalValue(10, f"{L7542} art. 33; {L9784} art. 59 (recurso ou reconsideração, sem efeito suspensivo)")
+# The periods of substantive law in months or years (the five years of Lei 7.542 arts. 6–7 and 13 §2, the six
+# months of art. 29 §3) are not periods of the administrative process: when the final month lacks the start's day
+# they end on the first day after it (Lei 810/1949 art. 3; Código Civil art. 132 §3), not on the month's last day
+# (Lei 9.784 art. 66 §3), and an end on a holiday moves to the next business day (CC art. 132 §1).
+SUBSTANTIVE_MONTH_END = "Lei 810/1949 art. 3; Código Civil art. 132 §3"
+SUBSTANTIVE_MOVE = "Código Civil art. 132 §1"
+SUBSTANTIVE_COUNTING = "Lei 810/1949 art. 3; Código Civil art. 132 §§1 e 3"
+APPEAL_DAYS = LegalValue(10, f"{L7542} art. 33 (pedido de reconsideração ou recurso, sem efeito suspensivo; "
+                             f"{L9784} arts. 56 §1 e 61); {L9784} art. 59 (10 dias da ciência ou divulgação oficial da "
+                             "decisão recorrida)")
 APPEAL_DECISION_DAYS = LegalValue(30, f"{L9784} art. 59 §1 (decisão do recurso)")
 APPEAL_DECISION_EXTENSION = LegalValue(2, f"{L9784} art. 59 §2 (prorrogação por igual período, expressamente motivada)")
 APPEAL_RECONSIDERATION_DAYS = LegalValue(5, f"{L9784} art. 56 §1 (a autoridade que decidiu reconsidera em 5 dias "
@@ -112,6 +123,11 @@ APPEAL_ALLEGATIONS_BUSINESS_DAYS = LegalValue(5, f"{L9784} art. 62 (intimados os
 APPEAL_MAX_INSTANCES = LegalValue(3, f"{L9784} art. 57 (no máximo três instâncias administrativas); {L7542} art. 33 "
                                      "parágrafo único (o Ministro da Marinha, hoje o Comandante da Marinha, é a "
                                      "instância final)")
+# the three instances are the authority that decided and two above it: at most two appeals against one decision
+APPEAL_MAX_APPEALS = LegalValue(APPEAL_MAX_INSTANCES.value - 1,
+                                f"{L9784} art. 57 (três instâncias: a autoridade que decidiu e duas acima dela — no "
+                                "máximo dois recursos)")
+APPEAL_NOT_KNOWN_EXHAUSTED = f"{L9784} art. 63 IV (o recurso não é conhecido após exaurida a esfera administrativa)"
 APPEAL_SUSPENSIVE = (f"{L7542} art. 33 e {L9784} art. 61 (sem efeito suspensivo; a autoridade recorrida ou a "
                      "imediatamente superior pode concedê-lo havendo justo receio de prejuízo de difícil ou incerta "
                      "reparação, art. 61 parágrafo único)")
@@ -147,6 +163,20 @@ PREFERENCE_EQUAL_TERMS = f"{L7542} art. 16 §2 (desde que ofereçam as mesmas co
 # --- Co-signature of the Ministry of Culture (art. 20 §1, included by Lei 10.166/2000) ---------
 CO_SIGNATURE = LegalValue(True, f"{L7542} art. 20 §1 (contrato ou autorização assinado pela Autoridade Naval, pelo "
                                 "concessionário e por representante do Ministério da Cultura)", L10166_IN_FORCE)
+
+# --- NORMAM-10: the 2002 edition (whose item numbers the product cites) was revoked by Portaria DPC nº 46/2003 --
+# Where a default of that edition is used, the basis says so; a value DPC records from the edition in force (page
+# Políticas, its "Fundamento") replaces it (valuation.deadlines.params.reference).
+NORMAM_2002 = "NORMAM-10 (ed. 2002)"
+NORMAM_2002_REVOKED = ("edição revogada pela Portaria DPC nº 46/2003; vale por padrão até a DPC registrar o valor da "
+                       "edição em vigor")
+
+
+def normam_2002(item: str) -> str:
+    """'NORMAM-10 (ed. 2002) 0305 f (edição revogada pela Portaria DPC nº 46/2003; …)': an item of the revoked
+    edition, printed with what became of it."""
+    return f"{NORMAM_2002} {item} ({NORMAM_2002_REVOKED})"
+
 
 # --- Commission (rules.md §2) ----------------------------------------------------
 COMMISSION_SIZE = LegalValue(6, "NORMAM-10 (ed. 2002) 0303 c 1 I (3 Marinha/DPHCM + 3 Ministério da Cultura)")

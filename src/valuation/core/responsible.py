@@ -4,17 +4,20 @@ vessel and its cargo (arts. 13 §1 and 14). Pure: no database, no clock.
 - Art. 8: the responsible may cede its rights of disposal to third parties; §1 the cedente and the
   cessionário are jointly liable for the risks and damage to navigation, third parties and the
   environment; §2 the cession must be communicated to the Naval Authority "sob pena de ser anulado o ato".
-  Reading (README "Decisions"): an uncommunicated cession is void against the Authority — the cedente stays
-  the responsible it deals with, the cessionário's requests do not count and it is not listed as liable;
-  from the day a cession is communicated the cessionário is the responsible whose requests, deadlines and
-  notices count, and cedente and cessionário answer jointly (§1) from then on.
+  Reading (docs/decisions/102-cession-joint-liability.md): an uncommunicated cession has no effect against the
+  Authority — the cedente stays the responsible it deals with and the cessionário's requests do not count —,
+  but §2's sanction is the act's annulment, not its nullity from the start, and §1 binds cedente and
+  cessionário from the cession: the cessionário answers jointly from the day of the cession. From the day a
+  cession is communicated the cessionário is the responsible whose requests, deadlines and notices count.
 - Art. 13 §1: the vessel's responsible answers jointly with the cargo's responsible for the damage the cargo
   may cause. Art. 14: either may ask for the cargo's removal — the vessel's responsible when the cargo's shows
   no interest (I), the cargo's independently of the vessel's (II).
 - The five years of art. 6 are the right of "o responsável" (art. 4) over its things: the vessel's and the
-  cargo's run apart. Only the cargo's own responsible's request keeps the cargo's right (art. 14 II); a
-  request of the vessel's responsible to remove the cargo (art. 14 I) is a request about the cargo, not the
-  cargo responsible's own licence request.
+  cargo's run apart. Their suspensions are the wreck's, but ground I ("o responsável iniciar a remoção ou
+  demolição") is personal: the removal the vessel's responsible started suspends its own five years, not the
+  cargo's (`suspends_part`; docs/decisions/103-cargo-lapse-personal-suspension.md). Only the cargo's own
+  responsible's request keeps the cargo's right (art. 14 II); a request of the vessel's responsible to remove
+  the cargo (art. 14 I) is a request about the cargo, not the cargo responsible's own licence request.
 
 Below the registry and the deadline engine, which both read it (neither imports the other).
 """
@@ -32,10 +35,13 @@ PARTS: tuple[str, ...] = (VESSEL, CARGO)
 PART_LABELS: dict[str, str] = {VESSEL: "embarcação", CARGO: "carga"}
 CESSION_BASIS = "Lei 7.542/1986 art. 8"
 JOINT_CESSION = "Lei 7.542/1986 art. 8 §1 (cedente e cessionário solidariamente responsáveis)"
-VOID_CESSION = ("cessão não comunicada à Autoridade Naval: nula perante ela (Lei 7.542/1986 art. 8 §2); "
-                "o cedente continua o responsável")
+VOID_CESSION = ("cessão não comunicada à Autoridade Naval: não vale perante a Autoridade Naval, que trata com o "
+                "cedente, sob pena de ser anulado o ato (Lei 7.542/1986 art. 8 §2)")
 JOINT_CARGO = "Lei 7.542/1986 art. 13 §1 (o responsável pela embarcação responde solidariamente pelos danos da carga)"
 CARGO_REQUEST_I = "Lei 7.542/1986 art. 14 I"
+PERSONAL_GROUND = "I"    # art. 6 sole paragraph I: the responsible's own removal or demolition
+GROUND_I_NOT_CARGO = ("Remoção ou demolição iniciada pelo responsável pela embarcação (Lei 7.542/1986 art. 6 parágrafo "
+                      "único I): suspensão pessoal, não suspende o prazo do responsável pela carga")
 CARGO_REQUEST_II = "Lei 7.542/1986 art. 14 II"
 
 
@@ -79,6 +85,14 @@ def _chain(original: int | None, cessions: Iterable[Cession], part: str, day: da
     return out
 
 
+def suspends_part(ground: str, part: str) -> bool:
+    """Whether a stored suspension of the wreck's five years (art. 6 sole paragraph, ground I, II, III, or the
+    Maritime Court's) suspends `part`'s: every ground the vessel's, all but the personal ground I the cargo's —
+    the removal recorded on the wreck is its responsible's (a cargo responsible that removes its cargo has asked
+    for it, art. 14 II, and its request already keeps its right)."""
+    return not (part == CARGO and ground == PERSONAL_GROUND)
+
+
 def responsible_on(original: int | None, cessions: Iterable[Cession], part: str, day: date) -> int | None:
     """The responsible for `part` the Authority deals with on `day`: the original responsible, or the
     cessionário of the last cession communicated by then (art. 8 §2)."""
@@ -87,11 +101,15 @@ def responsible_on(original: int | None, cessions: Iterable[Cession], part: str,
 
 
 def liable_on(original: int | None, cessions: Iterable[Cession], part: str, day: date) -> tuple[int, ...]:
-    """Who answers jointly for `part` on `day` (art. 8 §1): the responsible and every cedente and cessionário
-    of the communicated cessions before it, in order."""
-    chain = _chain(original, list(cessions), part, day)
-    people = ([original] if original is not None else []) + [c.cessionary for _, c in chain]
-    return tuple(dict.fromkeys(people))
+    """Who answers jointly for `part` on `day` (art. 8 §1): the original responsible and every cedente and
+    cessionário of the cessions made by then from it, communicated or not — §1 binds them from the cession; the
+    communication (§2) decides only whom the Authority deals with (`responsible_on`). A cession by someone who
+    answered for nothing binds no one."""
+    people = [original] if original is not None else []
+    for c in sorted((c for c in cessions if c.part == part and c.ceded_on <= day), key=lambda c: c.ceded_on):
+        if c.cedent in people and c.cessionary not in people:
+            people.append(c.cessionary)
+    return tuple(people)
 
 
 def counted_request(original: int | None, cessions: Sequence[Cession], requests: Iterable[Request], part: str,
@@ -177,4 +195,4 @@ def vessel_and_cargo(w: Mapping[str, Any], p: WreckParties | None, names: Mappin
 
 
 __all__ = ["CARGO", "PARTS", "PART_LABELS", "VESSEL", "Cession", "Request", "WreckParties", "cargo_request_problem",
-           "counted_request", "liable_on", "responsible_on", "vessel_and_cargo"]
+           "counted_request", "liable_on", "responsible_on", "suspends_part", "vessel_and_cargo"]

@@ -10,10 +10,11 @@
   a later one — not at the rate of each price's own date. Without it, each price at its own date (the
   product's rule since issue 3).
 
-The reading the product takes (README "Decisions"): the valuation date itself lies before the start of the
-operations (`value_fixed` antes: up to the day before `starts_on`) or after their end (depois: from the day
-after `work_ended_on`, which must be recorded); it is never in the future, since a rate of a day to come
-does not exist yet. Below the partition's terms (which validate it) and the Commission's entries (which
+The reading the product takes (docs/decisions/101-valuation-date-reference-day.md): §3 times the *fixing* of the
+value — before the start or after the end of the operations —, and the day the value refers to is one whose
+rates exist when it is fixed: up to the day before `starts_on` (antes), or from the day the operations ended,
+`work_ended_on`, which must be recorded (depois); it is never in the future, since a rate of a day to come does
+not exist yet. Below the partition's terms (which validate it) and the Commission's entries (which
 convert with it); neither imports the other (README "Architecture").
 """
 from __future__ import annotations
@@ -62,8 +63,9 @@ def conversion_rule(valuation_date: date | None, value_fixed: str | None) -> Con
 def valuation_date_problems(valuation_date: date | None, value_fixed: str | None, starts_on: date | None,
                             work_ended_on: date | None, *, today: date) -> list[Problem]:
     """Why a contract may not fix `valuation_date` (empty when it may; None clears it). Art. 21 §3: the
-    value is fixed before the start or after the end of the operations, so the day lies before
-    `starts_on` (antes) or after `work_ended_on` (depois); never a day after `today`."""
+    value is fixed before the start or after the end of the operations, so the day it refers to lies before
+    `starts_on` (antes) or on or after `work_ended_on` (depois: the day the works ended included); never a day
+    after `today`."""
     if valuation_date is None:
         return []
     problems: list[Problem] = []
@@ -84,8 +86,8 @@ def valuation_date_problems(valuation_date: date | None, value_fixed: str | None
     elif work_ended_on is None:
         problems.append(Problem("valuation_date", f"{LABEL}: valor fixado depois do término das operações, que "
                                                   f"ainda não terminaram ({ART_21_3})."))
-    elif valuation_date <= work_ended_on:
+    elif valuation_date < work_ended_on:
         problems.append(Problem("valuation_date", f"{LABEL}: valor fixado depois do término das operações "
-                                                  f"({fmt(work_ended_on)}): a data deve ser posterior a ela "
+                                                  f"({fmt(work_ended_on)}): a data não pode ser anterior a ele "
                                                   f"({ART_21_3})."))
     return problems

@@ -82,7 +82,8 @@ PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
     "commission_president": ("overview", "notices", "wrecks", "organisations", "inventory", "commission", "rates"),
     "dpc": ("overview", "notices", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory",
             "custody", "found_things", "commission", "rates", "decisions", "contract_terms", "selection",
-            "survey_costs", "statements", "policies", "subscriptions", "documents", "contracts", "offices"),
+            "survey_costs", "statements", "policies", "subscriptions", "documents", "contracts", "offices",
+            "calendar_records"),
     # an office officer: its own office's records (the store scopes the rows); no policy, statement or terms
     "officer": ("overview", "notices", "deadlines", "calendar", "domain", "wrecks", "organisations", "contracts",
                 "inventory", "custody", "found_things", "decisions", "statements", "subscriptions", "documents",

@@ -2,7 +2,8 @@
 
 Every file of the content-addressed store (db/blobs.py) is referenced by a column of some table:
 `STORED_FILES` lists them all — an attachment's stored file, display copy and thumbnail, and the signed
-revisions of issued documents that were accepted (`document_signatures.file_sha256` of a valid upload). The
+revisions of issued documents that were accepted (`document_signatures.file_sha256` of a valid upload), the
+kept copies of acts issued once (`issued_copies`, issue 43). The
 signed PDFs were in no backup, not restored and not checked (issue 45, item 1: a restore could not serve the
 latest signed version, nor accept the next signature); one list now drives the three. A column that holds a
 sha256 but names no stored file says why in `NOT_STORED`; tests/db/test_stored_files.py fails on a column of
@@ -53,6 +54,8 @@ STORED_FILES: tuple[FileColumn, ...] = (
     FileColumn("attachments", "thumb_sha256", "miniatura de foto anexada"),
     # issue 45, item 1: the accepted signed revisions of issued documents (a refused upload's file is not kept)
     FileColumn("document_signatures", "file_sha256", "versão assinada de documento emitido", "outcome = 'valid'"),
+    # issue 43, items 3 and 15: the kept copy of an act issued once, which every later download serves
+    FileColumn("issued_copies", "sha256", "cópia registrada de documento emitido"),
 )
 # The columns that hold a sha256 but name no stored file, and why (tests/db/test_stored_files.py).
 NOT_STORED: dict[tuple[str, str], str] = {
@@ -64,6 +67,7 @@ NOT_STORED: dict[tuple[str, str], str] = {
     ("calendar_feeds", "token_sha256"): "the hash of a calendar subscription's token",
     ("row_seals", "digest"): "a sealed row's digest (db/seals.py)",
     ("schema_migrations", "sha256"): "the digest of an applied migration's SQL",
+    ("signed_upload_refusals", "file_sha256"): "a refused signed upload: its file is not kept",
 }
 
 

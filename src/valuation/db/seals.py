@@ -167,6 +167,19 @@ SEALED += (Sealed("contract_acts", ("id", "contract_id", "act", "from_status", "
 USER_OFFICE = "user_office"
 SEALED += (Sealed(USER_OFFICE, ("id",), "Capitania do usuário", append_only=False, source="users",
                   extra=(("office_code", "{alias}.office_code"),), subject="Usuário nº {id}", baseline_alone=True),)
+# Issue 44: the notification of an appeal's decision (migration 076), append-only — the day the next appeal's 10
+# days run from (Lei 9.784/1999 art. 59).
+SEALED += (Sealed("appeal_notices", ("id", "appeal_id", "notice", "notified_on", "recorded_by", "recorded_at"),
+                  "ciência da decisão de recurso (Lei 9.784/1999 art. 59)"),)
+# Issue 43, items 3 and 15: the kept copy of an act rendered on demand (migration 078), append-only — what the act
+# said when it was issued (its content key) and the sha256 of the file every later download serves.
+SEALED += (Sealed("issued_copies", ("id", "content_key", "sha256", "kept_at"),
+                  "cópia registrada de documento emitido", baseline_alone=True),)
+# Issue 43, item 4: the uploads of a signed file refused before any of its signatures was recorded (migration 079),
+# append-only — who sent which file for which record, and why it was refused.
+SEALED += (Sealed("signed_upload_refusals", ("id", "record_table", "record_id", "document_id", "code", "reason",
+                                             "file_sha256", "file_size", "uploaded_by", "uploaded_at"),
+                  "envio recusado de documento assinado", baseline_alone=True),)
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -7,7 +7,10 @@ A receiving office's (CP, DL or AG) calendar is `valuation.core.calendar.Busines
 - the office's municipal holidays (`local_holidays`) and its own early-closing dates
   (`office_early_closings`, migration 013), maintained by DPC here (validated and audited);
 - the policies `policy_days` (pontos facultativos, default Carnival Monday and Tuesday and Corpus
-  Christi) and `early_closing_days` (24 and 31 December), read through `valuation.policies.values`.
+  Christi) and `early_closing_days` (24 and 31 December), read through `valuation.policies.values`;
+- the days DPC fixed with their source (`calendar_records`, migration 077; kept by
+  `valuation.deadlines.calendar_records`): the federal calendar's closures and moved days for every office,
+  and per office a library holiday switched off or a closed day switched on — over all of the above.
 
 The two policies are dated: `CalendarBook.at(office, day)` is the calendar in force on `day`, and
 a deadline is counted on the calendar in force on the day its period starts, so a change of the
@@ -30,10 +33,13 @@ from typing import TYPE_CHECKING, Any
 from valuation.core.calendar import (
     HOLIDAY,
     LOCAL,
+    OPEN,
     POLICY,
     POLICY_DAY_LABELS,
+    RECORD,
     WEEKDAY_NAMES,
     BusinessCalendar,
+    CalendarRecord,
     yearly_early_closing,
 )
 from valuation.core.errors import InputError, NotFound, Problem
@@ -55,10 +61,12 @@ __all__ = ["KIND_LABELS", "POLICY_DAY_LABELS", "CalendarBook", "add_early_closin
 
 MIN_HOLIDAY_YEAR, MAX_HOLIDAY_YEAR = 1900, 2100   # a local holiday outside these is a typing error
 MAX_HOLIDAY_NAME = 100
-EARLY = "early"
+EARLY, OPENED = "early", "opened"
+NATIONAL = "BR"   # a calendar record of every office (the federal calendar)
 KIND_LABELS: dict[str, str] = {HOLIDAY: "feriado nacional/estadual", LOCAL: "feriado municipal",
                                POLICY: "ponto facultativo", "weekend": "fim de semana",
-                               EARLY: "expediente encerrado mais cedo"}
+                               EARLY: "expediente encerrado mais cedo", RECORD: "sem expediente (registro da DPC)",
+                               OPENED: "dia útil (registro da DPC)"}
 HOLIDAY_FIELDS: tuple[str, ...] = ("office_code", "day", "name")
 
 _CACHE_LIMIT = 2048
@@ -67,14 +75,15 @@ _cache_lock = threading.Lock()
 
 
 def _calendar(state: str | None, local: tuple[tuple[date, str], ...], policy: tuple[str, ...],
-              early: tuple[tuple[date, str], ...], yearly: tuple[tuple[int, int, str], ...]) -> BusinessCalendar:
-    key = (state, local, policy, early, yearly)
+              early: tuple[tuple[date, str], ...], yearly: tuple[tuple[int, int, str], ...],
+              records: tuple[CalendarRecord, ...] = ()) -> BusinessCalendar:
+    key = (state, local, policy, early, yearly, records)
     with _cache_lock:
         cal = _cache.get(key)
         if cal is None:
             if len(_cache) >= _CACHE_LIMIT:
                 _cache.clear()
-            cal = _cache[key] = BusinessCalendar(state, local, policy, early, yearly=yearly)
+            cal = _cache[key] = BusinessCalendar(state, local, policy, early, yearly=yearly, records=records)
     return cal
 
 
@@ -88,6 +97,7 @@ class CalendarBook:
     early: Mapping[str, tuple[tuple[date, str], ...]]
     policy_days: PolicyTimeline
     early_closing_days: PolicyTimeline
+    records: Mapping[str, tuple[CalendarRecord, ...]] = field(default_factory=dict)   # office → the days DPC fixed
     _memo: dict[tuple[str, int, int], BusinessCalendar] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -111,7 +121,7 @@ class CalendarBook:
             policy = tuple(self.policy_days.at(day).value)
             yearly = yearly_early_closing(self.early_closing_days.at(day).value)
             cal = self._memo[key] = _calendar(self.states[office], self.local.get(office, ()), policy,
-                                              self.early.get(office, ()), yearly)
+                                              self.early.get(office, ()), yearly, self.records.get(office, ()))
         return cal
 
     def only(self, offices: list[str]) -> CalendarBook:
@@ -120,7 +130,8 @@ class CalendarBook:
         return CalendarBook({k: v for k, v in self.states.items() if k in wanted},
                             {k: v for k, v in self.local.items() if k in wanted},
                             {k: v for k, v in self.early.items() if k in wanted},
-                            self.policy_days, self.early_closing_days, self._memo)
+                            self.policy_days, self.early_closing_days,
+                            {k: v for k, v in self.records.items() if k in wanted}, self._memo)
 
     def all_at(self, day: date) -> dict[str, BusinessCalendar]:
         return {code: self.at(code, day) for code in self.states}
@@ -157,7 +168,25 @@ def _read_calendar_book(db: Store | Tx, offices: list[str] | None) -> CalendarBo
     early = _grouped(db.fetch(f"SELECT office_code, day, name FROM office_early_closings {owhere} "
                               "ORDER BY office_code, day", params)) if store.has_table("office_early_closings") else {}
     lines = timelines(db, CALENDAR_KEYS)
-    return CalendarBook(states, local, early, lines["policy_days"], lines["early_closing_days"])
+    records = _records_by_office(db, list(states)) if store.has_table("calendar_records") else {}
+    return CalendarBook(states, local, early, lines["policy_days"], lines["early_closing_days"], records)
+
+
+def _records_by_office(db: Store | Tx, offices: list[str]) -> dict[str, tuple[CalendarRecord, ...]]:
+    """office → the records in force (not withdrawn) of its calendar: the national ones and its own, its own winning
+    on the same day."""
+    rows = db.fetch("SELECT scope, day, effect, name, source, moved_from FROM calendar_records "
+                    "WHERE withdrawn_at IS NULL ORDER BY day, id")
+    national = {r["day"]: CalendarRecord(r["day"], r["effect"], r["name"], r["source"], r["moved_from"])
+                for r in rows if r["scope"] == NATIONAL}
+    out: dict[str, tuple[CalendarRecord, ...]] = {}
+    for office in offices:
+        own = {r["day"]: CalendarRecord(r["day"], r["effect"], r["name"], r["source"], r["moved_from"])
+               for r in rows if r["scope"] == office}
+        merged = {**national, **own}
+        if merged:
+            out[office] = tuple(merged[d] for d in sorted(merged))
+    return out
 
 
 def office_calendars(store: Store | Tx, offices: list[str] | None = None, *,
@@ -208,8 +237,19 @@ def closed_days(store: Store, user: Principal, office_code: str, year: int, *,
             rows.append((day, WEEKDAY_NAMES[day.weekday()], EARLY, KIND_LABELS[EARLY],
                          f"{cal.early_closing_name(day)} (conta como dia útil; um prazo que vence nele passa ao dia "
                          "útil seguinte)"))
+        elif info is None and day.weekday() < 5 and (opened := _opened(cal, day)) is not None:
+            rows.append((day, WEEKDAY_NAMES[day.weekday()], OPENED, KIND_LABELS[OPENED], opened))
         day += timedelta(days=1)
     return pd.DataFrame(rows, columns=["day", "weekday", "kind", "kind_label", "reason"])
+
+
+def _opened(cal: BusinessCalendar, day: date) -> str | None:
+    """Why a day the library or a policy would close has office hours by a DPC record (with its source), or None."""
+    r = cal.records.get(day)
+    if r is not None and r.effect == OPEN:
+        return f"{r.name}: feriado desligado — {r.source}"
+    moved = next((m for m in cal.records.values() if m.moved_from == day), None)
+    return None if moved is None else f"transferido para {format_date_br(moved.day)} — {moved.source}"
 
 
 def business_days_by_month(store: Store, user: Principal, office_code: str, year: int) -> pd.DataFrame:

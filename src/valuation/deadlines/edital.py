@@ -5,9 +5,10 @@ em jornal de grande circulação da capital da Unidade da Federação onde se en
 em jornal da cidade portuária mais próxima ou de maior importância do Estado e em jornal do Rio de
 Janeiro, caso as coisas ou os bens se encontrem afastados da costa ou nas proximidades de ilhas
 oceânicas." One edital, several outlets: the owner is notified only when the last of them has published
-it, so the 15 days run from the **last** publication (`removal_edital_from`). An outlet the paragraph
-requires and not yet recorded is named in the explanation: the due date stands on the publications
-recorded so far and moves when a later one is recorded (README "Decisions").
+it, so the 15 days run from the **last** publication (`removal_edital_from`) — the law does not say
+which; the product's reading, printed as a reading (docs/decisions/100-removal-edital-start.md). An outlet
+the paragraph requires and not yet recorded is named in the explanation: the due date stands on the
+publications recorded so far and moves when a later one is recorded.
 
 Pure: no database, no clock.
 """
@@ -26,7 +27,11 @@ from valuation.deadlines.rules import removal_edital
 
 OUTLET_LABELS: dict[str, str] = law.EDITAL_OUTLETS
 OUTLETS: tuple[str, ...] = tuple(OUTLET_LABELS)
-BASIS = "Lei 7.542/1986 art. 9 §2 (o prazo do edital corre da última publicação)"
+BASIS = "Lei 7.542/1986 art. 9 §2 (edital com prazo de 15 dias, publicado uma vez em cada veículo)"
+# the law does not say from which publication the 15 days run: the product's reading, printed as one
+# (docs/decisions/100-removal-edital-start.md)
+READING = ("leitura adotada: o edital só se completa com a última das publicações que o art. 9 §2 exige, e a lei "
+           "não diz de qual delas o prazo corre")
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ def edital_start(publications: Sequence[Publication], offshore: bool = False) ->
     missing = tuple(o for o in required_outlets(offshore) if o not in seen)
     steps = ["Publicações do edital: " + "; ".join(f"{OUTLET_LABELS[p.outlet]} em {format_date_br(p.published_on)}"
                                                    for p in ordered),
-             f"O prazo de 15 dias corre da última publicação, {format_date_br(last)} ({BASIS})"]
+             f"O prazo de 15 dias corre da última publicação, {format_date_br(last)} ({READING}; {BASIS})"]
     if missing:
         steps.append("Ainda sem publicação registrada: " + "; ".join(OUTLET_LABELS[o] for o in missing)
                      + " — o vencimento muda se uma publicação posterior for registrada")
@@ -80,4 +85,5 @@ def removal_edital_from(publications: Sequence[Publication], cal: BusinessCalend
     publications in the steps."""
     start = edital_start(publications, offshore)
     d = removal_edital(start.last, cal)
-    return Deadline(d.rule, d.due, f"{BASIS}; {law.COUNTING_RULE}", d.moved_from, (*start.steps, *d.steps))
+    return Deadline(d.rule, d.due, f"{BASIS}; contado da última publicação ({READING}); {law.COUNTING_RULE}",
+                    d.moved_from, (*start.steps, *d.steps))

@@ -1,6 +1,10 @@
 """The five years of Lei 7.542 arts. 6 and 7 (the owner's right to a licence lapses) and the
 owner's balance of art. 13 §2, both counted from the casualty (or, for a casualty before the law,
-from its entry into force: art. 37), date to date (Lei 9.784/1999 art. 66 §3).
+from its entry into force: art. 37), date to date. They are periods of substantive law, not of the
+administrative process: a missing day in the final month ends them on the first day after it (Lei
+810/1949 art. 3; Código Civil art. 132 §3 — 29/02/2020 + 5 years is 01/03/2025), and an end on a
+day without office hours moves to the next business day (CC art. 132 §1;
+docs/decisions/106-periods-of-substantive-law.md).
 
 Pure: no database, no clock. `valuation.registry.domain.status` decides the domain from them.
 """
@@ -13,19 +17,21 @@ from datetime import date, timedelta
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines.counting import (
-    ART66,
     ONE_DAY,
     Deadline,
     Interval,
-    add_years,
+    add_years_substantive,
     days_text,
     fmt,
-    fmt_month,
     interval_days,
     join_basis,
     merge_intervals,
+    month_end_step,
     move_forward,
+    with_edited,
 )
+
+COUNTING = law.SUBSTANTIVE_COUNTING     # Lei 810/1949 art. 3; Código Civil art. 132 §§1 e 3
 
 
 @dataclass(frozen=True)
@@ -63,9 +69,9 @@ def _start_steps(casualty_date: date, start: date, years: int, raw: date, clampe
     if start != casualty_date:
         steps.append(f"Sinistro anterior à entrada em vigor da Lei 7.542/1986 ({fmt(start)}, art. 37): "
                      "o prazo criado pela lei corre a partir dessa data, nunca antes dela")
-    line = f"{fmt(start)} + {years} anos, de data a data = {fmt(raw)} ({ART66} §3)"
+    line = f"{fmt(start)} + {years} anos, de data a data = {fmt(raw)} ({law.SUBSTANTIVE_MONTH_END})"
     if clamped:
-        line += f"; não há dia {start.day} em {fmt_month(raw)}: termo no último dia do mês"
+        line += "; " + month_end_step(start, raw, substantive=True)
     steps.append(line)
     return steps
 
@@ -115,17 +121,17 @@ def lapse_count(casualty_date: date, suspensions: Iterable[Interval], cal: Busin
     """The five years of Lei 7.542 arts. 6 and 7 before the final business-day move.
 
     Start (`lapse_start`: the casualty, or 29/09/1986 for an older casualty) + 5 years date
-    to date (art. 66 §3; 29 Feb → 28 Feb), plus the distinct days covered by the suspensions
+    to date (Lei 810/1949 art. 3; 29 Feb → 1 Mar), plus the distinct days covered by the suspensions
     of art. 6 sole paragraph (inclusive intervals, merged where they overlap or touch). Only
     days after the start count (the start day is not in the period). A suspension counts when
     it begins on or before the period's last day as it stands with the suspensions before it,
-    moved forward to a business day (art. 66 §1: the period still runs on that day, cli.md);
+    moved forward to a business day (CC art. 132 §1: the period still runs on that day);
     one that begins later cannot suspend a period already over and is ignored. A suspension
     with no end (end None: a removal in progress, an Authority order still running) stops the
     clock: `extended` is None, no due date yet."""
     years = law.LAPSE_YEARS.value
     start = lapse_start(casualty_date)
-    raw, clamped = add_years(start, years)
+    raw, clamped = add_years_substantive(start, years)
     steps = _start_steps(casualty_date, start, years, raw, clamped)
     merged = merge_intervals(_clip(suspensions, start + ONE_DAY, steps))
     running = raw
@@ -141,7 +147,7 @@ def lapse_count(casualty_date: date, suspensions: Iterable[Interval], cal: Busin
             continue
         if s > running:
             steps.append(f"Suspensão {_span(s, e)}: o prazo terminaria em {fmt(running)}, dia sem "
-                         f"expediente normal, e corria até {fmt(standing)} ({ART66} §1): a suspensão conta")
+                         f"expediente normal, e corria até {fmt(standing)} ({law.SUBSTANTIVE_MOVE}): a suspensão conta")
         effective.append((s, e))
         if e is None:
             open_since = s
@@ -185,7 +191,7 @@ def five_year_lapse(casualty_date: date, suspensions: Iterable[Interval],
                     cal: BusinessCalendar) -> Deadline:
     """Last day on which the owner may still request a licence (Lei 7.542 art. 4): the
     start (the casualty, or 29/09/1986 for an older casualty) + 5 years + suspended days
-    (arts. 6 and 7; `lapse_count`), moved forward to a business day (art. 66 §1). The things
+    (arts. 6 and 7; `lapse_count`), moved forward to a business day (CC art. 132 §1). The things
     pass to the União the next day (art. 7). While a suspension with no end is running the
     clock is stopped: `due` is None. A casualty before 29/09/1966 follows art. 32 caput: the
     last day was 29/09/1987, whatever the suspensions."""
@@ -195,13 +201,14 @@ def five_year_lapse(casualty_date: date, suspensions: Iterable[Interval],
     steps = list(count.steps)
     basis = join_basis(f"{law.L7542} arts. 6 e 7",
                    f"{law.L7542} art. 37" if count.start != casualty_date else "",
-                   f"{law.L7542} art. 6 parágrafo único" if count.effective else "", ART66)
+                   f"{law.L7542} art. 6 parágrafo único" if count.effective else "", COUNTING)
     if count.extended is None:
         steps.append("Último dia para requerer a licença: ainda sem data (prazo suspenso)")
         return Deadline("five_year_lapse", None, basis, None, tuple(steps))
-    due, moved, more = move_forward(count.extended, cal)
+    due, moved, more = move_forward(count.extended, cal, law.SUBSTANTIVE_MOVE)
     steps += more
     steps.append(f"Último dia para requerer a licença: {fmt(due)}")
+    steps = with_edited(steps, cal, count.extended, due)
     return Deadline("five_year_lapse", due, basis, moved, tuple(steps))
 
 
@@ -209,13 +216,16 @@ def owner_balance(casualty_date: date, cal: BusinessCalendar) -> Deadline:
     """Balance owed to the owner after the Authority disposed of the things on the owner's
     account: held at the owner's disposal until 5 years from the casualty (date to date),
     then União revenue (Lei 7.542 art. 13 §2). For a casualty before the law's entry into
-    force the five years run from 29/09/1986 (art. 37), as for the lapse of art. 6."""
+    force the five years run from 29/09/1986 (art. 37), as for the lapse of art. 6; a missing day in the final
+    month ends them on the first day after it (Lei 810/1949 art. 3)."""
     years = law.OWNER_BALANCE_YEARS.value
     start = lapse_start(casualty_date)
-    raw, clamped = add_years(start, years)
+    raw, clamped = add_years_substantive(start, years)
     steps = _start_steps(casualty_date, start, years, raw, clamped)
-    due, moved, more = move_forward(raw, cal)
+    due, moved, more = move_forward(raw, cal, law.SUBSTANTIVE_MOVE)
     steps += more
     steps.append(f"Saldo à disposição do responsável até {fmt(due)}; depois, receita da União")
-    basis = join_basis(law.OWNER_BALANCE_YEARS.basis, f"{law.L7542} art. 37" if start != casualty_date else "", ART66)
+    steps = with_edited(steps, cal, raw, due)
+    basis = join_basis(law.OWNER_BALANCE_YEARS.basis, f"{law.L7542} art. 37" if start != casualty_date else "",
+                       COUNTING)
     return Deadline("owner_balance", due, basis, moved, tuple(steps))

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from valuation.core.law import LegalValue
+from valuation.core.law import NORMAM_2002, NORMAM_2002_REVOKED, LegalValue
 from valuation.policies.defaults import DEFAULT_BY_KEY, NORMAM_KEYS
 
 
@@ -49,6 +49,10 @@ DEFAULT = Normam.of({})   # the NORMAM-10 text: what a rule takes when no value 
 
 
 def reference(p: LegalValue[Any]) -> str:
-    """The parameter's reference for a deadline's basis: 'NORMAM-10 0301 c' or, for a revised
-    value, 'Portaria DPC nº 12/2026 (em vigor desde 01/07/2026)'."""
-    return p.basis if p.effective_from is None else f"{p.basis} ({p.since_text})"
+    """The parameter's reference for a deadline's basis: the default, an item of NORMAM-10's 2002 edition, says that
+    edition was revoked ('NORMAM-10 (ed. 2002) 0301 c (edição revogada pela Portaria DPC nº 46/2003; …)'); a value
+    DPC recorded from the edition in force prints the reference it typed, 'Portaria DPC nº 12/2026 (em vigor desde
+    01/07/2026)'."""
+    if p.effective_from is not None:
+        return f"{p.basis} ({p.since_text})"
+    return f"{p.basis} ({NORMAM_2002_REVOKED})" if p.basis.startswith(NORMAM_2002) else p.basis

@@ -26,7 +26,6 @@ from valuation.deadlines.counting import (
     Window,
     add_months,
     add_years,
-    business_days_before,
     days_after,
     days_text,
     fixed_date,
@@ -39,6 +38,9 @@ from valuation.deadlines.counting import (
     months_text,
     move_back,
     move_forward,
+    notice_period,
+    notice_steps,
+    with_edited,
 )
 from valuation.deadlines.lapse import (
     LapseCount,
@@ -78,6 +80,7 @@ def monthly_report(period: date, cal: BusinessCalendar,
         due, moved, more = move_forward(nth, cal)
         steps += more
     steps.append(f"Vencimento: {fmt(due)}")
+    steps = with_edited(steps, cal, first, due)
     basis = params.reference(business_day) if moved is None else join_basis(params.reference(business_day),
                                                                              f"{ART66} §1")
     return Deadline("monthly_report", due, basis, moved, tuple(steps))
@@ -105,13 +108,14 @@ def extension_request(expires: date, cal: BusinessCalendar,
     due, moved, more = move_back(raw, cal)
     steps += more
     steps.append(f"Último dia para pedir a prorrogação: {fmt(due)}")
+    steps = with_edited(steps, cal, due, expires)
     return Deadline("extension_request", due, join_basis(params.reference(days), ART66), moved, tuple(steps))
 
 
 def start_of_operations(fixed: date, cal: BusinessCalendar | None = None) -> Deadline:
     """Start of operations: the date fixed in the authorisation, not a period, so it is
     not moved; a late start cancels the authorisation (Lei 7.542 art. 22 I; NORMAM-10 0305 a)."""
-    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; NORMAM-10 (ed. 2002) 0305 a",
+    return fixed_date("start_of_operations", fixed, f"{law.L7542} art. 22 I; {law.normam_2002('0305 a')}",
                       "Data fixada na autorização", "Início após essa data: cancelamento da autorização "
                                                     "(NORMAM-10 (ed. 2002) 0305 a)")
 
@@ -148,7 +152,7 @@ def automatic_cancellation(reported_months: Iterable[date], authorised_from: dat
                 f"Cancelamento automático a partir de {fmt(candidate)} (NORMAM-10 (ed. 2002) 0305 f)",
             )
             return Deadline("automatic_cancellation", candidate,
-                            join_basis("NORMAM-10 (ed. 2002) 0305 f", params.reference(business_day)), None, steps)
+                            join_basis(law.normam_2002("0305 f"), params.reference(business_day)), None, steps)
         month, _ = add_months(month, 1)
     return None
 
@@ -156,21 +160,16 @@ def automatic_cancellation(reported_months: Iterable[date], authorised_from: dat
 def tourism_notice(excursion: date, cal: BusinessCalendar,
                    business_days: _Param = params.DEFAULT["tourism_notice_business_days"]) -> Deadline:
     """Underwater tourism: notice at least `business_days` (NORMAM: 10) business days before the
-    excursion (NORMAM-10 0307). The latest day to notify is the n-th business day counted
-    backwards from the day before the excursion (that day counts as the first when it is a
-    business day; the excursion day never counts)."""
+    excursion (NORMAM-10 0307). The notice opens a period of that many business days, counted as Lei
+    9.784 art. 66 counts (the notice's day excluded, the last day included), which must be complete on
+    the excursion's day: the latest day to notify is the business day before the first of the last n
+    business days on or before the excursion (`counting.notice_period`;
+    docs/decisions/105-notices-of-minimum-antecedence.md) — a Saturday excursion 21/06/2025 gives 05/06."""
     n = business_days.value
-    days, skipped = business_days_before(excursion, n, cal)
-    due = days[-1]
-    steps = (
-        f"Excursão em {fmt(excursion)}; comunicação com antecedência mínima de {n} dias úteis "
-        f"({params.reference(business_days)})",
-        f"Contagem regressiva a partir da véspera ({fmt(excursion - ONE_DAY)}), sem contar o dia da excursão",
-        "Dias úteis contados: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(days, 1)),
-        "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum"),
-        f"Último dia para comunicar: {fmt(due)}",
-    )
-    return Deadline("tourism_notice", due, join_basis(params.reference(business_days), ART66), None, steps)
+    notice = notice_period(excursion, n, cal)
+    steps = notice_steps(excursion, "Excursão", n, params.reference(business_days), notice,
+                         "Último dia para comunicar", cal)
+    return Deadline("tourism_notice", notice.due, join_basis(params.reference(business_days), ART66), None, steps)
 
 
 def wreck_map(year: int, cal: BusinessCalendar,
@@ -184,6 +183,7 @@ def wreck_map(year: int, cal: BusinessCalendar,
     due, moved, more = move_forward(raw, cal)
     steps += more
     steps.append(f"Vencimento: {fmt(due)}")
+    steps = with_edited(steps, cal, raw, due)
     return Deadline("wreck_map", due, join_basis(params.reference(day), ART66), moved, tuple(steps))
 
 
@@ -216,9 +216,10 @@ def found_unclaimed(collected: date, cal: BusinessCalendar) -> Deadline:
 
 def found_proceeds(sold: date, cal: BusinessCalendar) -> Deadline:
     """Proceeds of sold found things: held 6 months from the sale, then União revenue
-    (Lei 7.542 art. 29 §3)."""
+    (Lei 7.542 art. 29 §3). A period of substantive law: a missing day in the final month ends it
+    on the first day after it (Lei 810/1949 art. 3; Código Civil art. 132 §3)."""
     return months_after("found_proceeds", sold, law.FOUND_PROCEEDS_MONTHS.value, cal,
-                         law.FOUND_PROCEEDS_MONTHS.basis, "venda")
+                         law.FOUND_PROCEEDS_MONTHS.basis, "venda", substantive=True)
 
 
 def removal_edital(published: date, cal: BusinessCalendar) -> Deadline:
@@ -332,11 +333,13 @@ def open_standing(due: date, as_of: date, *, due_soon_days: int) -> dict[str, ob
 
 def cargo_lapse(casualty_date: date, suspensions: Iterable[Interval], cal: BusinessCalendar) -> Deadline:
     """Last day on which the cargo's responsible may still request a licence for the cargo (Lei 7.542
-    arts. 4, 6 and 7, read for the cargo's own responsible: arts. 13 §1 and 14 II): the same count as
+    arts. 4, 6 and 7, read for the cargo's own responsible: art. 14 II): the same count as
     `five_year_lapse` — the casualty and the suspensions are the wreck's — under its own key, because the
     cargo's right runs apart from the vessel's (README "Decisions")."""
     d = five_year_lapse(casualty_date, suspensions, cal)
-    return Deadline("cargo_lapse", d.due, d.basis + f"; {law.L7542} arts. 13 §1 e 14 II", d.moved_from,
+    basis = d.basis + f"; {law.L7542} art. 14 II (o responsável pela carga pede a sua remoção ou recuperação " \
+                      "independentemente do responsável pela embarcação)"
+    return Deadline("cargo_lapse", d.due, basis, d.moved_from,
                     ("Prazo do responsável pela carga, contado como o do responsável pela embarcação", *d.steps))
 
 

@@ -15,7 +15,7 @@ from valuation.core import law
 from valuation.core.archaeology import SITE_BASIS, site_moots_lapse
 from valuation.core.casualty import casualty_bounds, is_wooden
 from valuation.core.law import years_text
-from valuation.core.responsible import vessel_and_cargo
+from valuation.core.responsible import CARGO, GROUND_I_NOT_CARGO, VESSEL, suspends_part, vessel_and_cargo
 from valuation.deadlines import parties as party_facts
 from valuation.deadlines import rules as dl
 from valuation.deadlines.edital import Publication, removal_edital_from
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from valuation.db.store import Store
 
 _PRECISION_PT = {"day": "o dia", "month": "o mês", "year": "o ano", "century": "o século"}
-Suspension = tuple[date, "date | None", str]
+Suspension = tuple[date, "date | None", str, str]   # start, end (None: running), why, ground
 
 
 def _suspensions(store: Store, court_suspends: bool) -> dict[int, list[Suspension]]:
@@ -49,7 +49,8 @@ def _suspensions(store: Store, court_suspends: bool) -> dict[int, list[Suspensio
                          "ORDER BY wreck_id, starts_on"):
         if r["ground"] == "tribunal" and not court_suspends:
             continue  # Maritime Court pending suspends the lapse only under the policy (rules.md §1)
-        out.setdefault(r["wreck_id"], []).append((r["starts_on"], r["ends_on"], f"{r['ground']}: {r['reason']}"))
+        out.setdefault(r["wreck_id"], []).append((r["starts_on"], r["ends_on"], f"{r['ground']}: {r['reason']}",
+                                                  r["ground"]))
     return out
 
 
@@ -104,8 +105,11 @@ def _lapse_row(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subj
         return
     if latest > as_of:
         return
-    intervals: list[tuple[date, date | None]] = [(s, e) for s, e, _ in suspensions]
-    running = [why for s, e, why in suspensions if s <= as_of and (e is None or as_of <= e)]
+    part = CARGO if rule == "cargo_lapse" else VESSEL
+    skipped = [s for s in suspensions if not suspends_part(s[3], part)]   # ground I is the vessel's own
+    suspensions = [s for s in suspensions if suspends_part(s[3], part)]
+    intervals: list[tuple[date, date | None]] = [(s, e) for s, e, _, _ in suspensions]
+    running = [why for s, e, why, _ in suspensions if s <= as_of and (e is None or as_of <= e)]
     if court_suspends and w["court_known_on"] is not None and w["court_known_on"] <= as_of:
         intervals.append((w["court_known_on"], decided_on))  # no end while pending: the clock is stopped
         if decided_on is None:
@@ -113,6 +117,7 @@ def _lapse_row(rows: Rows, book: ParameterBook, w: dict[str, Any], subject: Subj
     count = dl.cargo_lapse if rule == "cargo_lapse" else dl.five_year_lapse
     d = count(latest, intervals, book.cal(w["office_code"], dl.lapse_start(latest)))
     steps = list(d.steps) + list(w.get("request_steps") or ())   # the responsible; requests that do not count
+    steps += [f"{GROUND_I_NOT_CARGO}: de {fmt(s)}" + (f" a {fmt(e)}" if e else ", em curso") for s, e, _, _ in skipped]
     if w["casualty_precision"] != "day":
         steps.insert(0, f"Data do sinistro conhecida até {_PRECISION_PT[w['casualty_precision']]}: contado do último "
                         f"dia possível, {fmt(latest)} (o mais favorável ao responsável)")

@@ -12,12 +12,14 @@ an appeal at each stage of Lei 9.784/1999 arts. 56–65:
   (art. 59 §1);
 - with the superior, a suspensive effect granted with its reason (art. 61), the decision extended with its
   reason and still within the 60 days (art. 59 §2);
-- three instances, each "não provido": the third instance's refusal closes the case (art. 57: no fourth);
+- two appeals, each "não provido" (the three instances of art. 57: the authority that decided and two above it),
+  and a third filed anyway, declared not known (art. 63 IV: the administrative sphere was exhausted);
 - filed out of time and not known (art. 63 I);
 - the decision on the office's decided claim (a request) appealed and not granted.
 
 The cases marked so concern the demo's companies in turn (each explorer sees its own); the others the wreck's
-responsible. Idempotent: does nothing when decisions exist already.
+responsible. Every appeal's decision is notified to the party two days after it (the next appeal's 10 days run
+from that ciência, art. 59). Idempotent: does nothing when decisions exist already.
 """
 from __future__ import annotations
 
@@ -48,13 +50,14 @@ PLAN: tuple[Case, ...] = (
     ("preference", True, "Pedido de prorrogação indeferido (NORMAM-10 (ed. 2002) 0304).", 152, 150,
      ((145, True, None, (("forwarded", 143, None, None), ("decided", 120, "não provido", None))),
       (115, True, None, (("forwarded", 113, None, None), ("decided", 90, "não provido", None))),
-      (85, True, None, (("forwarded", 83, None, None), ("decided", 50, "não provido", None))))),
+      (85, True, None, (("decided", 70, "não conhecido", None),)))),
     ("domain_incorporation", False, "Indeferida a devolução do prazo de cinco anos (art. 6).", 102, 100,
      ((60, False, None, (("decided", 55, "não conhecido", None),)),)),
 )
 REQUEST_APPEAL: Appeal = (0, True, None, (("forwarded", 0, None, None), ("others_intimated", 0, None, None),
                                           ("allegations_filed", 0, None, None), ("decided", 0, "não provido", None)))
 GROUNDS = "Recurso de demonstração: razões de fato e de direito juntadas ao processo."
+NOTIFIED_AFTER = timedelta(days=2)   # an appeal's decision reaches the party two days later (art. 59: its ciência)
 
 
 def _ago(days: int) -> date:
@@ -87,6 +90,12 @@ def _insert_case(tx: Tx, *, kind: str, record: tuple[str | None, int | None], of
             tx.cur.executemany("INSERT INTO appeal_steps (appeal_id, kind, day, outcome, reason, recorded_by, "
                                "recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         steps += len(rows)
+        end = next((day for k, day, outcome, _ in path if k == "decided" or (k, outcome) == ("reconsidered",
+                                                                                            "provido")), None)
+        if end is not None and end + NOTIFIED_AFTER <= DEMO_TODAY:   # the party notified of the appeal's decision
+            told = end + NOTIFIED_AFTER
+            tx.execute("INSERT INTO appeal_notices (appeal_id, notice, notified_on, recorded_by, recorded_at) "
+                       "VALUES (?, 'notificação', ?, ?, ?)", [appeal, told, DEMO_ACTOR, _at(told)])
     return len(appeals), steps
 
 

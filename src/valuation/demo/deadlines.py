@@ -16,7 +16,8 @@ It reads the contracts and wrecks it finds, so it works whatever the demo holds:
   recently finished one;
 - the Maritime Court track: the inquiry opened 3 days after the office learned of the
   casualty and reached the Court within 90 days, except for the most recent casualty,
-  whose steps were concluded 4 days before `as_of` (report due soon);
+  whose steps were concluded 4 days before `as_of` (report due soon); the Court decided every case but the two
+  most recent two years after the casualty became known (those two pending: the owners' five years stopped);
 - the previous year's wreck map sent by every office but one in ten (overdue after
   15 February); a preference notice published 8 days before `as_of` (due soon); an
   excursion notified in time. (Found things are the demo's own rows in `found_things`.)
@@ -86,7 +87,9 @@ def _contract_events(ev: _Events, i: int, c: dict[str, Any], cal: Any, skip: int
 
 
 def _court_events(ev: _Events, wrecks: list[dict[str, Any]]) -> None:
-    """The Maritime Court track: inquiries opened in time, all but the latest sent to the Court."""
+    """The Maritime Court track: inquiries opened in time, all but the latest sent to the Court; the Court decided
+    the older cases two years after the casualty became known, the two latest are pending (their owners' five
+    years stopped meanwhile: Lei 2.180 art. 20, the policy on by default)."""
     for n, w in enumerate(wrecks):
         known = w["court_known_on"]
         ev.add(v.COURT_INQUIRY_OPENED, known + timedelta(days=3), wreck_id=w["id"])
@@ -94,6 +97,8 @@ def _court_events(ev: _Events, wrecks: list[dict[str, Any]]) -> None:
             ev.add(v.COURT_STEPS_CONCLUDED, ev.as_of - timedelta(days=4), wreck_id=w["id"])  # report due soon
         elif n > 0:
             ev.add(v.COURT_INQUIRY_SENT, known + timedelta(days=90), wreck_id=w["id"])  # reached the Court in time
+        if n > 1:
+            ev.add(v.COURT_DECIDED, known + timedelta(days=730), wreck_id=w["id"])
 
 
 def seed_deadline_demo(store: Store, *, as_of: date) -> dict[str, int]:

@@ -10,7 +10,8 @@ are no licence — so the five years of art. 6 and their explanation stay as the
 - one in instruction: an opinion asked 40 days ago and never given (art. 42: overdue), documents asked of the
   company 12 days ago by a day 4 days ahead (art. 39: the party's, due soon), a hearing set for next week whose
   intimation is due soon (arts. 26 §2 and 41);
-- one whose instruction ended 45 days ago, the party's allegations filed, the decision overdue (art. 49);
+- one whose instruction ended 45 days ago, the company notified the next day (its allegations run from that ciência,
+  art. 44 and art. 66 caput) and filed, the decision overdue (art. 49);
 - one whose decision was extended with a written reason (art. 49), still within the extended period;
 - two decided (the median days to decide per office and matter; each office a little faster or slower).
 
@@ -37,14 +38,16 @@ PLAN: tuple[Plan, ...] = (
                            ("information_requested", 12, 4, None), ("hearing_set", 6, 8, None))),
     ("exploração", 160, True, (("instruction_opened", 157, None, None), ("opinion_requested", 130, None, None),
                                ("opinion_given", 118, None, None), ("instruction_ended", 45, None, None),
-                               ("allegations_filed", 40, None, None))),
+                               ("instruction_end_notified", 44, None, None), ("allegations_filed", 40, None, None))),
     ("prorrogação", 120, True, (("instruction_opened", 118, None, None), ("instruction_ended", 50, None, None),
+                                 ("instruction_end_notified", 47, None, None),
                                  ("decision_extended", 21, None,
                                   "Aguardando o parecer do IPHAN sobre o sítio arqueológico (art. 49)."))),
     ("reclamação", 300, False, (("instruction_opened", 297, None, None), ("instruction_ended", 240, None, None),
-                                ("decided", 215, None, None))),
+                                ("instruction_end_notified", 238, None, None), ("decided", 215, None, None))),
     ("saldo do responsável", 200, False, (("instruction_opened", 198, None, None),
-                                          ("instruction_ended", 170, None, None), ("decided", 150, None, None))),
+                                          ("instruction_ended", 170, None, None),
+                                          ("instruction_end_notified", 169, None, None), ("decided", 150, None, None))),
 )
 DECIDED_LATER = 11   # days: the n-th office (by code) decides (n mod 5) × this later (the median chart varies)
 NOTE = "Requerimento de demonstração ({matter})."

@@ -11,6 +11,7 @@ from typing import Any
 from valuation.demo import base
 from valuation.demo.appeals import seed_appeals_demo
 from valuation.demo.attachments import seed_attachment_demo
+from valuation.demo.calendar_records import seed_calendar_records_demo
 from valuation.demo.commission import seed_commission_demo
 from valuation.demo.comparables import seed_comparables_demo
 from valuation.demo.deadlines import seed_deadline_demo
@@ -30,6 +31,7 @@ def _deadlines(store: Any) -> Any:
 # earlier published round; the legal records read the contracts, decisions and statements.
 STEPS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
     ("process.seed_protocol_units", seed_protocol_units),     # issue 26 §3: before any act is numbered
+    ("calendar_records.seed_calendar_records_demo", seed_calendar_records_demo),   # issue 44: before any count
     ("deadlines.seed_deadline_demo", _deadlines),
     ("commission.seed_commission_demo", seed_commission_demo),
     ("partition.seed_partition_demo", seed_partition_demo),

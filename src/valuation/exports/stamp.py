@@ -48,8 +48,10 @@ def draw(pdf: Any, stamp: Stamp, font: str, fit: Any) -> tuple[float, float]:
     pdf.set_xy(pdf.l_margin, top + 3)
     pdf.set_font(font, "B", TEXT_PT)
     first = f"Código de verificação {stamp.printed_code} · CRC "
+    # the cell's text starts a cell margin in: the CRC goes where that text (its last space included) ends,
+    # not where the cell does — there it covered the space ('CRC12E6B229', issue 43 item 12)
     pdf.cell(pdf.get_string_width(first), 4, first)
-    slot_x = pdf.get_x()
+    slot_x = pdf.l_margin + pdf.c_margin + pdf.get_string_width(first)
     baseline = top + 3 + 2 + 0.3 * TEXT_PT * 25.4 / 72
     pdf.set_font(font, "", TEXT_PT)
     pdf.set_xy(pdf.l_margin, top + 7.5)

@@ -17,7 +17,8 @@
                                   it must exist — it is never created, so an unmounted share is a failure
     VALUATION_RPO_MINUTES         the recovery point: the newest proven backup may be this old (default 60)
     VALUATION_JOB_RETRY_SECONDS   pause before the one retry of a failed job (default 60)
-    VALUATION_BASE_URL            the dashboard's address, for links in e-mails (default http://127.0.0.1:8501)
+    VALUATION_BASE_URL            the dashboard's public address, for links in e-mails (default derived from
+                                  VALUATION_HOST and VALUATION_PORT: valuation.core.address)
     VALUATION_SMTP_HOST           SMTP server; without it no e-mail is sent and the digest job fails plainly
     VALUATION_SMTP_PORT           default 25 (587 with starttls, 465 with tls)
     VALUATION_SMTP_SECURITY       none | starttls | tls (default none)

@@ -31,6 +31,8 @@ MAX_LIST = 8          # list values show their first items, then "… e mais N"
 HASH_SHOWN = 12
 
 ACTION_LABELS: dict[str, str] = {
+    "correct": "Correção de cadastro", "contract_act": "Ato de situação de contrato registrado",
+    "load_directory": "Diretório de Capitanias, Delegacias e Agências carregado",
     "login": "Entrada no sistema", "login_failed": "Tentativa de entrada recusada",
     "login_sso": "Entrada por login único", "login_govbr": "Entrada pelo gov.br",
     "login_govbr_refused": "Entrada pelo gov.br recusada", "account_locked": "Conta bloqueada por tentativas",
@@ -71,6 +73,8 @@ ACTION_LABELS: dict[str, str] = {
     "statement_drafted": "Rascunho de demonstrativo gravado", "statement_issued": "Demonstrativo emitido",
     "document_issued": "Documento emitido com código de verificação",
     "signed_upload_verified": "Documento assinado enviado e verificado",
+    "signed_upload_refused": "Envio de documento assinado recusado",
+    "document_signed_institutionally": "Documento assinado com o certificado institucional (A1) do serviço",
     "protocol_unit_set": "Unidade protocolizadora da OM cadastrada",
     "nup_assigned": "Número único de processo (NUP) atribuído",
     "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",
@@ -111,7 +115,12 @@ ACTION_LABELS: dict[str, str] = {
     # issue 26 §2: the Authority's decisions and the appeals (Lei 7.542 art. 33; Lei 9.784/1999 arts. 56–65)
     "record_administrative_decision": "Decisão da Autoridade registrada, com a sua ciência",
     "file_appeal": "Recurso administrativo interposto", "record_appeal_step": "Etapa de recurso registrada",
-    "decision_reformed_by_appeal": "Decisão reformada por recurso", "seed_appeals_demo":
+    "decision_reformed_by_appeal": "Decisão reformada por recurso",
+    "record_appeal_notice": "Ciência da decisão de recurso registrada (Lei 9.784/1999 art. 59)",
+    # issue 44: the calendar DPC keeps
+    "add_calendar_record": "Dia do calendário registrado pela DPC, com a sua fonte",
+    "withdraw_calendar_record": "Registro do calendário retirado",
+    "seed_calendar_records_demo": "Carga dos registros do calendário de demonstração", "seed_appeals_demo":
         "Carga das decisões e recursos de demonstração",
     # issue 42 item 4: notices (Avisos)
     "notice_read": "Aviso marcado como lido", "notices_read": "Avisos marcados como lidos",
@@ -121,6 +130,7 @@ ACTION_LABELS: dict[str, str] = {
 
 ENTITY_LABELS: dict[str, str] = {
     "backup": "Cópia de segurança", "issued_document": "Documento emitido (código de verificação)",
+    "signed_upload_refusal": "Envio recusado de documento assinado",
     "office": "Capitania/Delegacia/Agência", "protocol_units": "Unidades protocolizadoras",
     "round": "Rodada da Comissão",
     "user": "Usuário", "users": "Usuários", "owner": "Responsável", "owners": "Responsáveis",
@@ -141,7 +151,7 @@ ENTITY_LABELS: dict[str, str] = {
     "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
     "licence_request": "Pedido de responsável",
     "administrative_decision": "Decisão da Autoridade", "appeal": "Recurso administrativo",
-    "notice": "Aviso", "notices": "Avisos",
+    "calendar_record": "Registro do calendário", "notice": "Aviso", "notices": "Avisos",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -183,7 +193,10 @@ FIELD_LABELS: dict[str, str] = {
     "run_id": "Execução nº", "selected": "Bens escolhidos", "selected_value": "Valor escolhido", "target": "Alvo",
     "tolerance": "Tolerância", "blockers": "Pendências", "net": "Valor líquido",
     "correction_reason": "Motivo da correção", "draft": "Rascunho nº", "pdf_sha256": "Resumo SHA-256 do PDF",
-    "version": "Versão", "modality": "Modalidade de pagamento (art. 21)",
+    "version": "Versão", "closed_on": "Encerrada em", "effective_on": "Data de efeito",
+    "offices": "Capitanias, Delegacias e Agências", "local_holidays": "Feriados municipais",
+    "directory_source": "Fonte do diretório", "holiday_source": "Fonte dos feriados",
+    "modality": "Modalidade de pagamento (art. 21)",
     "historical_share": "Recompensa pelos bens históricos", "historical_payment": "Forma de pagamento da recompensa",
     "other_share": "Parcela dos demais bens", "fixed_amount": "Soma em dinheiro (modalidade I)",
     "salvage_award": "Valor por assistência e salvamento", "value_fixed": "Valor fixado (art. 21 §3)",
@@ -246,7 +259,11 @@ FIELD_LABELS: dict[str, str] = {
     "decided_on": "Decidida em", "summary": "Teor da decisão", "instance": "Instância", "appellant": "Recorrente",
     "grounds": "Razões do recurso", "on_time": "No prazo", "late": "Fora do prazo (Lei 9.784/1999 art. 63 I)",
     "suspensive": "Efeito suspensivo concedido", "suspensive_reason": "Razão do efeito suspensivo",
-    "cause": "Causa",
+    "cause": "Causa", "appeal_notices": "Ciências das decisões de recursos",
+    "calendar_record": "Registro do calendário", "calendar_records": "Registros do calendário",
+    "effect": "Efeito", "moved_from": "Transferido de",
+    "withdrawn_by": "Retirado por", "withdrawn_at": "Retirado em", "withdrawn_reason": "Motivo da retirada",
+    "appearance": "Ciência suprida pelo comparecimento (Lei 9.784/1999 art. 26 §5)",
     "salvage_assessments": "Fixações de remuneração por salvamento", "assessment": "Fixação nº",
     "success": "Êxito obtido", "efforts": "Esforços e habilidade", "danger": "Perigo", "time_spent": "Tempo empregado",
     "risk": "Riscos dos salvadores", "equipment": "Equipamento empregado", "damage_avoided": "Danos evitados",
@@ -289,6 +306,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
     from valuation.commission.sheet import SOURCES
     from valuation.core.calendar import POLICY_DAY_LABELS
     from valuation.db import access
+    from valuation.deadlines import calendar_records
     from valuation.deadlines.vocabulary import EVENT_KINDS
     from valuation.inventory import found_things
     from valuation.jobs.runs import OUTCOME_LABELS
@@ -315,6 +333,10 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,
         "login_throttle.scope": throttle.SCOPE_LABELS,
         "notice": NOTICE_LABELS, "end_kind": END_LABELS,
+        "add_calendar_record.kind": calendar_records.KINDS, "add_calendar_record.effect": calendar_records.EFFECTS,
+        "add_calendar_record.scope": {calendar_records.NATIONAL: calendar_records.NATIONAL_LABEL},
+        "withdraw_calendar_record.effect": calendar_records.EFFECTS,
+        "withdraw_calendar_record.scope": {calendar_records.NATIONAL: calendar_records.NATIONAL_LABEL},
         "owner_kind": OWNER_LABELS, "variant": VARIANT_LABELS, "outcome": OUTCOME_LABELS,
         **{f"{action}.kind": KIND_LABELS for action in ATTACHMENT_ACTIONS},
     }

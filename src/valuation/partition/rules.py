@@ -48,7 +48,7 @@ from datetime import date
 from decimal import Decimal
 
 from valuation.core.errors import InputError, Problem
-from valuation.core.law import HISTORICAL_REWARD_CAP, L7542, OTHER_SHARE_CAP
+from valuation.core.law import HISTORICAL_REWARD_CAP, L7203_CEILING, L7542, OTHER_SHARE_CAP, SALVAGE_AWARD_CEILING
 from valuation.core.money import to_cents
 from valuation.partition.contract_law import ORIGINAL_HISTORICAL_REASON, ORIGINAL_OTHER_REASON, law_text_of
 from valuation.partition.selection import (
@@ -73,7 +73,7 @@ DEFAULT_TOLERANCE = Decimal("0.01")  # policy `selection_tolerance` (valuation.p
 HISTORICAL_CAP_REASON = "Lei 7.542 art. 20 §2"
 OTHER_CAP_REASON = "Lei 7.542 art. 21 II e III"
 CANCEL_REASON = "Lei 7.542 art. 22 parágrafo único"
-SALVAGE_REASON = "Lei 7.542 art. 21 IV"
+SALVAGE_REASON = SALVAGE_AWARD_CEILING
 
 _L = L7542
 ART = {
@@ -86,7 +86,7 @@ ART = {
     "I": f"{_L} art. 21 I (soma em dinheiro)",
     "II": f"{_L} art. 21 II (proporcional ao valor de mercado, até 70 %) e §1",
     "III": f"{_L} art. 21 III (adjudicação de parte dos bens, até 70 %) e §1",
-    "IV": f"{_L} art. 21 IV (regras de assistência e salvamento; a remuneração não excede o valor salvo)",
+    "IV": f"{_L} art. 21 IV (regras de assistência e salvamento, no que couber); {L7203_CEILING}",
     "cancelled": f"{_L} art. 22 parágrafo único; NORMAM-10 (ed. 2002) 0305 (cancelamento: nenhum pagamento, "
                  "salvo compensação com bens sem valor histórico ou o produto de sua venda)",
     "gross": f"{_L} arts. 20 §2 e 21 (total devido ao concessionário)",
@@ -242,7 +242,7 @@ def terms_problems(terms: ContractTerms, items: Sequence[PartitionItem]) -> list
 def salvage_ceiling_problems(award: Decimal, items: Sequence[PartitionItem]) -> list[Problem]:
     """Modality IV: the salvage award may not exceed the value of the recovered
     non-historical items (`other_total`): Lei 7.542 art. 21 IV applies the salvage rules
-    "no que couber", and a salvage reward never exceeds the value saved."""
+    "no que couber", and Lei 7.203/1984 art. 10 §1 caps the remuneration at the value saved."""
     other_total = to_cents(sum((it.value for it in items if not it.historical), Decimal(0)))
     if to_cents(award) <= other_total:
         return []

@@ -77,6 +77,12 @@ BASIS: tuple[str, ...] = (
     f"{L7542} art. 20 §4 (escolha da União)",
 )
 
+# How the União exercises its choice (art. 20 §4), the rule this module computes
+SELECTION_RULE = (f"{L7542} art. 20 §4 (escolha assegurada à União), exercida em duas etapas: etapa 1, o maior valor "
+                  "que não excede o alvo (art. 20 §2: adjudicação de até 40 % do valor atribuído); etapa 2, entre os "
+                  "conjuntos até a tolerância abaixo desse valor (política da DPC), o que entrega a menor "
+                  "significância histórica (art. 20 caput: os bens de valor histórico permanecem no domínio da União)")
+
 LOCKS = (None, "give", "keep")
 
 

@@ -9,6 +9,7 @@ statement is "not found"; the other roles are refused.
 from __future__ import annotations
 
 import json
+from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -201,6 +202,26 @@ def statement_pdf(store: Store, user: Principal, statement_id: int) -> bytes:
         return bytes(store.scalar("SELECT pdf FROM statements WHERE id = ?", [statement_id]))
     require(user, "read_statement_drafts")  # unreachable through _readable; kept as the rule's statement
     return render_pdf(load_statement(store, statement_id, item_limit=PDF_ITEM_LIMIT))
+
+
+def superseding_version(db: Db, statement_id: object) -> tuple[int, date] | None:
+    """(version, day of issue in Brasília) of the latest issued version that replaces the issued statement
+    `statement_id`, None when it is in force (or is no issued statement). No user: /verificar says it to whoever holds
+    the statement's code (issue 43, item 12) — a version number and a day, nothing of the statement."""
+    if not isinstance(statement_id, int) or isinstance(statement_id, bool):
+        return None
+    row = db.fetch_one("SELECT later.version, later.created_at FROM statements s JOIN statements later ON "
+                       "later.number = s.number AND later.version > s.version AND later.status = ? "
+                       "WHERE s.id = ? AND s.status = ? ORDER BY later.version DESC LIMIT 1",
+                       [STATEMENT_ISSUED, statement_id, STATEMENT_ISSUED])
+    return None if row is None else (int(row["version"]), clock.brasilia(row["created_at"]).date())
+
+
+def statement_code(store: Store, user: Principal, statement_id: int) -> str | None:
+    """The verification code ('XXXXX-XXXXX') of an issued statement's PDF (its registered copy), None for a draft."""
+    _readable(store, user, statement_id)
+    stamp = registry.stamp_of(store, "statements", statement_id)
+    return None if stamp is None else stamp.printed_code
 
 
 def statement_xlsx(store: Store, user: Principal, statement_id: int) -> bytes:

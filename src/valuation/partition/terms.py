@@ -29,7 +29,7 @@ from valuation.core.errors import (
     Problem,
 )
 from valuation.core.forms import Form
-from valuation.core.law import DIFFICULTY_ACTIVITIES, HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP
+from valuation.core.law import DIFFICULTY_ACTIVITIES, HISTORICAL_REWARD_CAP, OTHER_SHARE_CAP, SALVAGE_AWARD_CEILING
 from valuation.core.money import format_brl, format_date_br, format_share
 from valuation.db import access
 from valuation.db.access import Principal, require
@@ -449,8 +449,7 @@ def partition_pt(terms: ContractTerms, items: Sequence[PartitionItem]) -> Partit
             if field == "salvage_award" and p.message.startswith("must not exceed other_total"):
                 other = sum((it.value for it in items if not it.historical), Decimal(0))
                 message = (f"{format_brl(terms.salvage_award)} excede o valor dos demais bens resgatados "
-                           f"({format_brl(other)}); a remuneração por salvamento não excede o valor salvo "
-                           "(Lei 7.542 art. 21 IV)")
+                           f"({format_brl(other)}); {SALVAGE_AWARD_CEILING}")
             problems.append(Problem(field, f"Termos do contrato {terms.id} inválidos — {label}: {message}."))
         raise InputError(problems) from exc
 

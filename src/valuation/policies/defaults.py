@@ -55,10 +55,15 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "Pontos facultativos em que as organizações militares federais não têm expediente "
                   "(não contam como dias úteis).",
                   "Lei 9.784/1999 art. 66 §1", "Pontos facultativos", True),
-    PolicyDefault("court_pending_suspends_lapse", False,
+    # Lei 2.180 art. 20: no prescription runs while the Court has not decided; the five years of Lei 7.542
+    # art. 6 are a prescription ("prescreverá"), so the suspension applies unless DPC records otherwise
+    # (docs/decisions/107-maritime-court-suspension.md); the office records the Court's final decision.
+    PolicyDefault("court_pending_suspends_lapse", True,
                   "Se o inquérito ou processo pendente no Tribunal Marítimo suspende o prazo de "
-                  f"{years_text(law.LAPSE_YEARS.value)} do responsável.", "Lei 2.180/1954 art. "
-                                                                          "20; Lei 7.542/1986 art. 6",
+                  f"{years_text(law.LAPSE_YEARS.value)} do responsável, até a decisão definitiva do Tribunal "
+                  "(registrada pela Capitania como evento 'Decisão do Tribunal Marítimo').",
+                  "Lei 2.180/1954 art. 20 (não corre a prescrição enquanto não houver decisão definitiva do "
+                  "Tribunal Marítimo); Lei 7.542/1986 art. 6 (o direito prescreverá em 5 anos)",
                   "Suspensão pelo Tribunal Marítimo"),
     PolicyDefault("difficulty_weights", (1, 1, 1, 1, 1),
                   "Pesos das cinco atividades na rubrica de dificuldade que sugere a parcela dos demais bens.",

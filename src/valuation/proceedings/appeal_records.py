@@ -6,11 +6,14 @@
   issued statement, a request's decision, a found thing declared lost, a contract's cancellation) or a decision
   the product keeps no other record of (the incorporation of a wreck into the União's domain, a preference
   ruling), with its wreck and the interested company;
-- `file_appeal`: an appeal against it, at the next instance (at most three, art. 57: a fourth is refused),
+- `file_appeal`: an appeal against it, the next in order (art. 57: three instances, the authority that decided and
+  two above it, so at most two appeals; a third is recorded and only declared not known, art. 63 IV; never a fourth),
   on time or recorded late (art. 63 I), with or without a granted suspensive effect (art. 61);
 - `record_appeal_step`: the reconsideration or forwarding, the others' intimation and allegations, the
   extension, the decision with its outcome; an outcome that grants the appeal acts on the decision in the same
   write (`_act_on_decision`: a removal order is revoked, naming the appeal; a statement owes a new version);
+- `record_appeal_notice`: the day the appeal's decision was notified to the party or published (migration 076):
+  the next appeal's 10 days run from it (art. 59), never from the day the appeal was decided;
 - `decisions`, `appeals_of`: the records, read in the user's scope (`db.access.request_scope`: DPC every one, an
   explorer its own company's, another company's answers as missing);
 - `deadline_rows`: the appeals' open deadlines in the rows of `requests.authority_deadlines`.
@@ -86,10 +89,11 @@ LABELS: dict[str, str] = {
     "notice": "Forma de ciência", "notified_on": "Data da ciência ou publicação", "filed_on": "Data da interposição",
     "appellant": "Recorrente", "grounds": "Razões do recurso", "suspensive": "Efeito suspensivo concedido",
     "suspensive_reason": "Razão do efeito suspensivo", "day": "Data da etapa", "outcome": "Resultado",
-    "reason": "Justificativa", "note": "Observação", "instance": "Instância"}
+    "reason": "Justificativa", "note": "Observação", "instance": "Recurso"}
 DECISION_FIELDS = ("kind", "record_id", "wreck_code", "organisation_id", "summary", "authority", "decided_on",
                    "notice", "notified_on")
 APPEAL_FIELDS = ("filed_on", "appellant", "grounds", "suspensive", "suspensive_reason")
+NOTICE_FIELDS = ("notice", "notified_on")
 STEP_FIELDS = ("kind", "day", "outcome", "reason", "note")
 _DECISIONS = """
 SELECT d.*, w.code AS wreck, w.name AS wreck_name, c.code AS contract_code, g.name AS organisation
@@ -228,19 +232,28 @@ def as_steps(rows: list[dict[str, Any]]) -> list[ap.AppealStep]:
     return [ap.AppealStep(r["kind"], r["day"], r["outcome"], r["reason"]) for r in rows]
 
 
+def _notices(db: Store | Tx, appeal_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """appeal id → the notification of its decision (notice, notified_on), for those that have one."""
+    if not appeal_ids:
+        return {}
+    return {int(r["appeal_id"]): r for r in db.fetch(
+        "SELECT appeal_id, notice, notified_on FROM appeal_notices WHERE appeal_id IN (SELECT UNNEST(?))",
+        [appeal_ids])}
+
+
 def _notified_for_next(decision: Mapping[str, Any], previous: Mapping[str, Any] | None,
-                       previous_steps: list[ap.AppealStep]) -> date | None:
-    """What the next appeal's 10 days run from: the decision's notification (no appeal yet), or the day the
-    previous appeal was decided (its decision is notified in the act that records it); None while the previous
-    appeal is open."""
+                       notice: Mapping[str, Any] | None) -> date | None:
+    """What the next appeal's 10 days run from (Lei 9.784 art. 59: "a partir da ciência ou divulgação oficial da
+    decisão recorrida"): the decision's notification (no appeal yet), or the notification of the previous appeal's
+    decision; None while that is not recorded (the previous appeal still open, or decided and not yet notified)."""
     if previous is None:
         return decision["notified_on"]
-    ended = ap.ending(previous_steps)
-    return None if ended is None else ended.day
+    return None if notice is None else notice["notified_on"]
 
 
 def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[str, Any]) -> int:
-    """An appeal against the decision at its next instance (art. 57: 1, 2, 3; never a fourth); on time or late
+    """An appeal against the decision, the next in order (art. 57: two appeals; a third recorded to be declared not
+    known, art. 63 IV; never a fourth); on time or late
     (art. 63 I, recorded and not known); a granted suspensive effect needs its reason (art. 61). dpc only;
     InputError names the field; audited; numbered."""
     require(user, "manage_appeals")
@@ -264,20 +277,23 @@ def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[s
     elif last is not None:
         ended = ap.ending(last_steps)
         if ended is None:
-            f.fail("filed_on", f"{LABELS['instance']}: o recurso da {last['instance']}ª instância ainda não foi "
+            f.fail("filed_on", f"{LABELS['instance']}: o {ap.appeal_title(int(last['instance']))} ainda não foi "
                                "decidido.")
         elif ap.closes_the_case(ended):
             how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
             f.fail("filed_on", f"{LABELS['instance']}: o recurso anterior terminou {how}; não cabe outra instância.")
-    start = _notified_for_next(d, last, last_steps)
+    start = _notified_for_next(d, last, _notices(store, [int(last["id"])]).get(int(last["id"])) if last else None)
     if filed is not None and filed > store.today():
         f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
     elif filed is not None and start is not None and filed < start:
         f.fail("filed_on", f"{LABELS['filed_on']}: anterior à ciência da decisão ({fmt(start)}).")
     f.done()
-    assert filed is not None and start is not None
+    assert filed is not None
+    # the previous appeal's decision not yet notified: the party's appearance supplies the intimation (art. 26 §5),
+    # so its period runs from the filing itself and the appeal is on time
+    appearance = start is None
     cal = office_calendars(store, [d["office_code"]], on=filed)[d["office_code"]]
-    admitted = ap.admissibility(start, filed, cal)
+    admitted = ap.admissibility(filed if start is None else start, filed, cal)
 
     def write(tx: Tx) -> int:
         new_id = int(tx.scalar(
@@ -289,7 +305,8 @@ def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[s
         numbers.assign(tx, "appeal", new_id, d["office_code"], filed)
         tx.audit("file_appeal", "appeal", new_id, None,
                  {"decision_id": d["id"], "instance": instance, "filed_on": filed, "on_time": admitted.on_time,
-                  "late": admitted.reason, "suspensive": suspensive, "suspensive_reason": why})
+                  "late": admitted.reason, "suspensive": suspensive, "suspensive_reason": why,
+                  **({"appearance": True} if appearance else {})})
         return new_id
 
     return store.write(user.username, write)
@@ -322,7 +339,8 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
         f.fail("day", f"{LABELS['day']}: não pode estar no futuro.")
     if kind is not None and day is not None and f.ok("outcome"):
         steps = as_steps(_steps(store, [appeal["id"]])[appeal["id"]])
-        problem = ap.step_problem(kind, day, appeal["filed_on"], appeal["on_time"], outcome, reason, steps)
+        problem = ap.step_problem(kind, day, appeal["filed_on"], appeal["on_time"], outcome, reason, steps,
+                                  int(appeal["instance"]))
         if problem is not None:
             f.fail(problem[0], f"{LABELS.get(problem[0], 'Etapa')}: {problem[1]}.")
     f.done()
@@ -335,8 +353,39 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
             [appeal["id"], kind, day, outcome, reason, note, user.username, store.now()]))
         tx.audit("record_appeal_step", "appeal", appeal["id"], None,
                  {"step_id": new_id, "kind": kind, "day": day, "outcome": outcome, "reason": reason, "note": note})
-        if kind in ap.ENDING_STEPS and outcome in ap.GRANTED:
+        if kind in ap.RULING_STEPS and outcome in ap.GRANTED:
             _act_on_decision(tx, d, appeal, outcome, day)
+        return new_id
+
+    return store.write(user.username, write)
+
+
+def record_appeal_notice(store: Store, user: Principal, appeal_id: int, data: Mapping[str, Any]) -> int:
+    """The notification (or official publication) of an appeal's decision: `notice` ('notificação' |
+    'publicação') and `notified_on`, the day the next appeal's 10 days run from (Lei 9.784/1999 art. 59). Only for
+    an appeal that ended (decided, or reconsidered in full), not before its end, not in the future, once. dpc only;
+    InputError names the field; audited."""
+    require(user, "manage_appeals")
+    appeal, _d = _appeal(store, user, appeal_id)
+    f = Form(data, allowed=NOTICE_FIELDS)
+    notice = f.choice("notice", LABELS["notice"], tuple(NOTICES), labels=NOTICES)
+    day = f.date("notified_on", LABELS["notified_on"])
+    ended = ap.ending(as_steps(_steps(store, [int(appeal["id"])])[int(appeal["id"])]))
+    if day is not None and day > store.today():
+        f.fail("notified_on", f"{LABELS['notified_on']}: não pode estar no futuro.")
+    elif ended is None:
+        f.fail("notified_on", f"{LABELS['notified_on']}: o recurso ainda não foi decidido.")
+    elif day is not None and day < ended.day:
+        f.fail("notified_on", f"{LABELS['notified_on']}: anterior à decisão do recurso ({fmt(ended.day)}).")
+    elif _notices(store, [int(appeal["id"])]):
+        f.fail("notified_on", f"{LABELS['notified_on']}: a ciência desta decisão já está registrada.")
+    f.done()
+
+    def write(tx: Tx) -> int:
+        new_id = int(tx.scalar(
+            "INSERT INTO appeal_notices (appeal_id, notice, notified_on, recorded_by, recorded_at) VALUES "
+            "(?, ?, ?, ?, ?) RETURNING id", [appeal["id"], notice, day, user.username, store.now()]))
+        tx.audit("record_appeal_notice", "appeal", appeal["id"], None, {"notice": notice, "notified_on": day})
         return new_id
 
     return store.write(user.username, write)
@@ -357,39 +406,60 @@ def _act_on_decision(tx: Tx, d: Mapping[str, Any], appeal: Mapping[str, Any], ou
 
 
 def decision_state(d: Mapping[str, Any], appeals_steps: list[tuple[dict[str, Any], list[ap.AppealStep]]]) -> str:
-    """How a decision stands after its appeals, in pt-BR."""
+    """How a decision stands after its appeals, in pt-BR: a reconsideration in part reforms it in part, and the
+    rest stays in appeal with the superior (art. 56 §1)."""
     for appeal, steps in reversed(appeals_steps):
         ended = ap.ending(steps)
+        partial = ap.partial_reconsideration(steps)
+        part = (f"reconsiderada em parte pela autoridade que decidiu em {fmt(partial.day)} (art. 56 §1)"
+                if partial is not None else "")
         if ended is None:
             effect = " (com efeito suspensivo)" if appeal["suspensive"] else " (sem efeito suspensivo)"
-            return f"em recurso na {appeal['instance']}ª instância{effect}"
+            running = f"em recurso: {ap.appeal_title(int(appeal['instance']))}{effect}"
+            return f"reconsiderada em parte em {fmt(partial.day)}; o restante {running}" if partial else running
         if ended.kind == "reconsidered":
-            part = " em parte" if ended.outcome == "parcialmente provido" else ""
-            return f"reconsiderada{part} pela autoridade que decidiu em {fmt(ended.day)} (art. 56 §1)"
+            return f"reconsiderada pela autoridade que decidiu em {fmt(ended.day)} (art. 56 §1)"
         if ended.outcome == "provido":
-            return f"reformada: recurso da {appeal['instance']}ª instância provido em {fmt(ended.day)}"
+            return f"reformada: {ap.appeal_title(int(appeal['instance']))} provido em {fmt(ended.day)}"
         if ended.outcome == "parcialmente provido":
-            return f"reformada em parte: recurso da {appeal['instance']}ª instância em {fmt(ended.day)}"
+            return f"reformada em parte: {ap.appeal_title(int(appeal['instance']))} em {fmt(ended.day)}"
+        if part:
+            return f"reformada em parte: {part}"
     if appeals_steps:
         return "mantida"
     return "em vigor"
 
 
+def _not_known_pt(a: Mapping[str, Any]) -> str | None:
+    """Why an appeal can only be declared not known, as the case shows it: late (art. 63 I) or beyond the instances
+    (art. 63 IV); None when it can be judged."""
+    if int(a["instance"]) > law.APPEAL_MAX_APPEALS.value:
+        return f"esfera administrativa exaurida: não conhecido ({law.APPEAL_NOT_KNOWN_EXHAUSTED})"
+    return None if a["on_time"] else f"fora do prazo ({law.APPEAL_NOT_KNOWN_LATE})"
+
+
 def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None = None,
                decision_id: int | None = None) -> list[dict[str, Any]]:
     """Every decision the user may read with its appeals: the decision's row (`decisions`) plus state_pt and
-    appeals — each with nup, instance, filed_on, on_time, late_pt, suspensive, stage_pt, steps (kind label,
-    day, outcome, reason, note) — oldest decision first."""
+    appeals — each with nup, instance, title_pt, filed_on, on_time, late_pt (why it can only be not known: late or
+    beyond the instances), suspensive, stage_pt, steps (kind label,
+    day, outcome, reason, note), and the notification of its decision (notice, notified_on, notice_pt; None while
+    none is recorded) — oldest decision first."""
     out = decisions(store, user, office=office, decision_id=decision_id)
     rows = _appeal_rows(store, [int(d["id"]) for d in out])
     steps = _steps(store, [int(a["id"]) for a in rows])
     given = numbers.nups(store, "appeal", [int(a["id"]) for a in rows])
+    notices = _notices(store, [int(a["id"]) for a in rows])
     by_decision: dict[int, list[dict[str, Any]]] = {}
     for a in rows:
         s = steps[int(a["id"])]
+        told = notices.get(int(a["id"]))
+        a.update(notice=told["notice"] if told else None, notified_on=told["notified_on"] if told else None,
+                 notice_pt=(f"ciência da decisão: {told['notice']} em {fmt(told['notified_on'])}" if told else None))
         a.update(nup=given.get(int(a["id"]), numbers.NO_UNIT_TEXT.format(office="OM")),
-                 stage_pt=ap.stage(a["on_time"], as_steps(s)),
-                 late_pt=None if a["on_time"] else f"fora do prazo ({law.APPEAL_NOT_KNOWN_LATE})",
+                 title_pt=ap.appeal_title(int(a["instance"])),
+                 stage_pt=ap.stage(a["on_time"], as_steps(s), int(a["instance"])),
+                 late_pt=_not_known_pt(a),
                  steps=[{**x, "label": ap.STEP_LABELS[x["kind"]],
                          "outcome_pt": ap.OUTCOMES.get(x["outcome"] or "")} for x in s])
         by_decision.setdefault(int(a["decision_id"]), []).append(a)
@@ -402,19 +472,21 @@ def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None
 
 def _case_deadlines(d: Mapping[str, Any], cal: BusinessCalendar, steps: dict[int, list[dict[str, Any]]],
                     reissued_on: date | None) -> list[tuple[dict[str, Any] | None, pr.ProcessDeadline]]:
-    """The deadlines of one decision's appeals, the party's period for the next one, and — a statement reformed by
-    an appeal — the Authority's new version (art. 24: no specific period, 5 days), met when it is issued."""
+    """The deadlines of one decision's appeals, the party's period for the next one (from the notification of the
+    last appeal's decision, art. 59; none while it is not recorded), and — a statement reformed by an appeal — the
+    Authority's new version (art. 24: no specific period, 5 days), met when it is issued."""
     out: list[tuple[dict[str, Any] | None, pr.ProcessDeadline]] = []
     previous: dict[str, Any] | None = None
     for a in d["appeals"]:
         s = as_steps(steps[int(a["id"])])
-        out += [(a, x) for x in ap.appeal_deadlines(a["filed_on"], a["on_time"], s, cal)]
-        ended = ap.ending(s)
-        if d["kind"] == "statement" and ended is not None and ended.outcome in ap.GRANTED:
-            out.append((a, pr.ProcessDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(ended.day, cal), reissued_on)))
+        out += [(a, x) for x in ap.appeal_deadlines(a["filed_on"], a["on_time"], s, cal, int(a["instance"]))]
+        granted = ap.first_grant(s)   # from a reconsideration in part too (art. 56 §1)
+        if d["kind"] == "statement" and granted is not None:
+            out.append((a, pr.ProcessDeadline("appeal_effect", pr.AUTHORITY, pr.act_due(granted.day, cal),
+                                              reissued_on)))
         previous = a
     prev_steps = as_steps(steps[int(previous["id"])]) if previous else []
-    start = _notified_for_next(d, previous, prev_steps)
+    start = _notified_for_next(d, previous, previous if previous and previous["notified_on"] else None)
     if start is not None:
         filing = ap.next_filing(start, cal, len(d["appeals"]), ap.ending(prev_steps))
         if filing is not None:
@@ -444,7 +516,7 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
                 continue
             if x.kind == "appeal_filing" and due < as_of:
                 continue
-            case = (f"recurso {appeal['nup']} ({appeal['instance']}ª instância)" if appeal is not None
+            case = (f"recurso {appeal['nup']} ({appeal['title_pt']})" if appeal is not None
                     else f"decisão {d['nup']}")
             out.append({"request_id": None, "appeal_id": None if appeal is None else appeal["id"],
                         "decision_id": d["id"], "case_pt": case, "nup": appeal["nup"] if appeal else d["nup"],

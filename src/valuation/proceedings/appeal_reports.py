@@ -26,17 +26,21 @@ APPEAL_WIDTHS = (1.2, 4.2, 1.6, 4.0)
 PATH_NOTE = ("Recurso em 10 dias da ciência ou da divulgação oficial (Lei 9.784/1999 art. 59; Lei 7.542/1986 art. "
              "33), sem efeito suspensivo salvo concessão motivada (art. 61); reconsideração em 5 dias (art. 56 §1); "
              "alegações dos demais interessados em 5 dias úteis (art. 62); decisão em 30 dias do recebimento, "
-             "prorrogáveis por igual período com justificativa (art. 59 §§1–2); no máximo três instâncias (art. 57); "
-             "fora do prazo, o recurso não é conhecido (art. 63 I).")
+             "prorrogáveis por igual período com justificativa (art. 59 §§1–2); no máximo três instâncias — a "
+             "autoridade que decidiu e duas acima dela, dois recursos (art. 57); fora do prazo ou exaurida a esfera "
+             "administrativa, o recurso não é conhecido (art. 63 I e IV).")
 
 
 def _appeal_rows(a: dict[str, Any]) -> list[tuple[str, ...]]:
     effect = (f"efeito suspensivo concedido: {a['suspensive_reason']}" if a["suspensive"]
               else f"sem efeito suspensivo ({law.APPEAL_SUSPENSIVE})")
-    head = (format_date_br(a["filed_on"]), f"Recurso {a['nup']} — {a['instance']}ª instância, por {a['appellant']}",
-            "fora do prazo" if not a["on_time"] else "no prazo", effect)
+    head = (format_date_br(a["filed_on"]), f"Recurso {a['nup']} — {a['title_pt']}, por {a['appellant']}",
+            a["late_pt"] or "no prazo", effect)
+    told = ([(format_date_br(a["notified_on"]), f"Ciência da decisão do recurso ({a['notice']})", "—",
+              "o prazo do recurso seguinte corre dela (Lei 9.784/1999 art. 59)")] if a.get("notified_on") else [])
     return [head, *((format_date_br(s["day"]), str(s["label"]), str(s["outcome_pt"] or "—"),
-                      " — ".join(str(v) for v in (s.get("reason"), s.get("note")) if v) or "—") for s in a["steps"])]
+                      " — ".join(str(v) for v in (s.get("reason"), s.get("note")) if v) or "—") for s in a["steps"]),
+            *told]
 
 
 def decision_sections(cases: Sequence[dict[str, Any]]) -> list[Section]:

@@ -6,8 +6,11 @@ arts. 56–65), as pure rules: no database, no clock.
     allegations_due       art. 62: the other interested parties, intimated, allege within 5 business days
     decision_due          art. 59 §§1–2: 30 days from the receipt of the case, once more 30 with explicit reason
     instance_problem      art. 57: at most three administrative instances (art. 33 sole §: the Minister of the
-                          Navy, today the Navy's Commander, is the last) — a fourth is refused
+                          Navy, today the Navy's Commander, is the last): the authority that decided and two above
+                          it, so at most two appeals; a third is recorded and not known (art. 63 IV), never a fourth
     admissibility         art. 63 I: an appeal filed out of time is recorded and not known (não conhecido)
+    not_known_reason      why an appeal can only be declared not known: late (art. 63 I) or beyond the instances
+                          (art. 63 IV)
     suspensive_problem    art. 61: no suspensive effect unless granted, with its written reason
     outcome_problem       the outcomes (provido, parcialmente provido, não provido, não conhecido) and the
                           reconsideration's (reconsiderada, mantida e encaminhada)
@@ -93,18 +96,39 @@ def decision_due(received_on: date, cal: BusinessCalendar, extension_reason: str
     return Deadline(d.rule, d.due, d.basis, d.moved_from, (f"Prorrogado: {extension_reason.strip()}", *d.steps))
 
 
+def appeal_title(instance: int) -> str:
+    """How an appeal is named: its number and the instance that decides it — the decision was the 1st instance
+    (art. 57), so '1º recurso (2ª instância)'; an appeal beyond the two has no instance to decide it."""
+    if instance > law.APPEAL_MAX_APPEALS.value:
+        return f"{instance}º recurso (esfera administrativa exaurida)"
+    return f"{instance}º recurso ({instance + 1}ª instância)"
+
+
 def instance_problem(instance: int, previous: int | None) -> str | None:
-    """Why an appeal at `instance` (1 = the first appeal above the deciding authority) cannot be filed after the
-    last one at `previous` (None: none yet), or None: instances run 1, 2, 3 in order, and never a fourth
-    (art. 57)."""
-    top = law.APPEAL_MAX_INSTANCES.value
-    if instance > top:
-        return f"a {instance}ª instância não existe: o recurso tramita no máximo por {top} instâncias " \
-               f"({law.APPEAL_MAX_INSTANCES.basis})"
+    """Why the appeal number `instance` (1 = the first appeal, decided by the authority above the one that decided)
+    cannot be filed after the last one, number `previous` (None: none yet), or None. Appeals run 1, 2 in order
+    (art. 57: three instances, so at most two appeals); a third is recorded, to be declared not known (art. 63 IV:
+    `not_known_reason`); never a fourth."""
+    top = law.APPEAL_MAX_APPEALS.value
+    if instance > top + 1:
+        return f"as {law.APPEAL_MAX_INSTANCES.value} instâncias já se esgotaram: não cabe o {instance}º recurso " \
+               f"({law.APPEAL_MAX_INSTANCES.basis}; {law.APPEAL_NOT_KNOWN_EXHAUSTED})"
     expected = 1 if previous is None else previous + 1
     if instance != expected:
-        return f"a próxima instância deste caso é a {expected}ª" if expected <= top else \
-            f"as {top} instâncias já se esgotaram ({law.APPEAL_MAX_INSTANCES.basis})"
+        return f"o próximo recurso deste caso é o {expected}º"
+    return None
+
+
+def not_known_reason(on_time: bool, instance: int = 1) -> str | None:
+    """Why an appeal can only be declared not known, or None when it can be judged: filed after the two appeals the
+    three instances allow (art. 57; art. 63 IV: "após exaurida a esfera administrativa"), or out of time
+    (art. 63 I)."""
+    if instance > law.APPEAL_MAX_APPEALS.value:
+        return (f"o {instance}º recurso não é conhecido: a esfera administrativa se exauriu nas "
+                f"{law.APPEAL_MAX_INSTANCES.value} instâncias ({law.APPEAL_MAX_APPEALS.basis}; "
+                f"{law.APPEAL_NOT_KNOWN_EXHAUSTED})")
+    if not on_time:
+        return f"o recurso fora do prazo não é conhecido ({law.APPEAL_NOT_KNOWN_LATE})"
     return None
 
 
@@ -117,12 +141,14 @@ def suspensive_problem(granted: bool, reason: str | None) -> str | None:
     return None
 
 
-def outcome_problem(outcome: str, on_time: bool) -> str | None:
-    """An appeal filed out of time can only be not known (art. 63 I); unknown outcomes are refused."""
+def outcome_problem(outcome: str, on_time: bool, instance: int = 1) -> str | None:
+    """An appeal filed out of time (art. 63 I) or beyond the instances (art. 63 IV) can only be not known; unknown
+    outcomes are refused."""
     if outcome not in OUTCOMES:
         return "resultado desconhecido: " + ", ".join(OUTCOMES.values())
-    if not on_time and outcome != "não conhecido":
-        return f"o recurso fora do prazo não é conhecido ({law.APPEAL_NOT_KNOWN_LATE})"
+    why = not_known_reason(on_time, instance)
+    if why is not None and outcome != "não conhecido":
+        return why
     return None
 
 
@@ -130,12 +156,12 @@ def path_basis() -> str:
     """Every article of the path, for an explanation's footer."""
     return join_basis(law.APPEAL_DAYS.basis, law.APPEAL_RECONSIDERATION_DAYS.basis,
                       law.APPEAL_ALLEGATIONS_BUSINESS_DAYS.basis, law.APPEAL_DECISION_DAYS.basis,
-                      law.APPEAL_MAX_INSTANCES.basis, law.APPEAL_SUSPENSIVE)
+                      law.APPEAL_MAX_INSTANCES.basis, law.APPEAL_NOT_KNOWN_EXHAUSTED, law.APPEAL_SUSPENSIVE)
 
 
 # -- the appeal's steps and the deadlines they start (issue 26 §2) -----------------------------------------------
 STEP_LABELS: dict[str, str] = {
-    "reconsidered": "Reconsideração pela autoridade que decidiu (art. 56 §1)",
+    "reconsidered": "Reconsideração pela autoridade que decidiu, no todo ou em parte (art. 56 §1)",
     "forwarded": "Decisão mantida; recurso encaminhado e recebido pela autoridade superior (arts. 56 §1 e 59 §1)",
     "others_intimated": "Intimação dos demais interessados (art. 62)",
     "allegations_filed": "Alegações dos demais interessados (art. 62)",
@@ -143,8 +169,9 @@ STEP_LABELS: dict[str, str] = {
     "decided": "Decisão do recurso",
 }
 STEP_KINDS = tuple(STEP_LABELS)
-ENDING_STEPS = ("reconsidered", "decided")
+RULING_STEPS = ("reconsidered", "decided")   # the steps that carry an outcome (and act on a decision it grants)
 GRANTED = ("provido", "parcialmente provido")   # the outcomes that act on the decision (and a reconsideration's)
+FULL = "provido"                                 # a reconsideration in full ends the appeal; in part it goes on
 PERIOD_LABELS: dict[str, str] = {
     "appeal_filing": "Interposição de recurso (Lei 9.784/1999 art. 59)",
     "appeal_reconsideration": "Reconsiderar ou encaminhar o recurso (Lei 9.784/1999 art. 56 §1)",
@@ -167,11 +194,16 @@ def _first(steps: Sequence[AppealStep], *kinds: str) -> AppealStep | None:
 
 
 def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: str | None, reason: str | None,
-                 steps: Sequence[AppealStep]) -> tuple[str, str] | None:
+                 steps: Sequence[AppealStep], instance: int = 1) -> tuple[str, str] | None:
     """(field, why) when a step cannot follow the appeal's `steps`, else None. The deciding authority first
-    reconsiders (ending the appeal) or forwards it (art. 56 §1); the superior intimates the others and hears them
-    (art. 62), may extend once with its reason (art. 59 §2) and decides; nothing after the end. A late appeal is
-    only declared not known (art. 63 I), by whoever receives it."""
+    reconsiders — in full, ending the appeal, or in part — and forwards what it did not reconsider (art. 56 §1:
+    "o encaminhará à autoridade superior"; a partial reconsideration does not end the appeal); the superior intimates
+    the others and hears them
+    (art. 62), may extend once with its reason (art. 59 §2) and decides; nothing after the end. A late appeal
+    (art. 63 I) or one beyond the instances (`instance` 3, art. 63 IV) is only declared not known, by whoever
+    receives it."""
+    not_known = not_known_reason(on_time, instance)
+    known = not_known is None
     ended = ending(steps)
     if ended is not None:
         return "kind", f"o recurso já terminou em {fmt(ended.day)} ({STEP_LABELS[ended.kind].lower()})"
@@ -181,18 +213,21 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
     if last is not None and day < last:
         return "day", f"anterior à última etapa registrada ({fmt(last)})"
     forwarded = _first(steps, "forwarded")
+    reconsidered = _first(steps, "reconsidered")
     needs: dict[str, tuple[bool, str]] = {
-        "reconsidered": (forwarded is None and on_time, "a reconsideração cabe à autoridade que decidiu, antes de "
-                                                        "encaminhar o recurso (art. 56 §1)"),
-        "forwarded": (forwarded is None and on_time, "o recurso já foi encaminhado" if forwarded else
-                      f"o recurso fora do prazo não é conhecido ({law.APPEAL_NOT_KNOWN_LATE})"),
+        "reconsidered": (forwarded is None and reconsidered is None and known,
+                         not_known or ("a decisão já foi reconsiderada em parte; o restante se encaminha à autoridade "
+                                       "superior (art. 56 §1)" if reconsidered else
+                                       "a reconsideração cabe à autoridade que decidiu, antes de encaminhar o recurso "
+                                       "(art. 56 §1)")),
+        "forwarded": (forwarded is None and known, "o recurso já foi encaminhado" if forwarded else str(not_known)),
         "others_intimated": (forwarded is not None, "a intimação dos demais interessados segue o encaminhamento "
                                                     "(art. 62)"),
         "allegations_filed": (_first(steps, "others_intimated") is not None,
                               "as alegações seguem a intimação dos demais interessados (art. 62)"),
         "decision_extended": (forwarded is not None and _first(steps, "decision_extended") is None,
                               "a prorrogação cabe uma vez, depois do recebimento dos autos (art. 59 §2)"),
-        "decided": (forwarded is not None or not on_time,
+        "decided": (forwarded is not None or not known,
                     "o recurso é decidido pela autoridade superior, depois do encaminhamento (art. 56 §1)"),
     }
     if kind not in needs:
@@ -202,11 +237,11 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
         return "kind", why
     if kind == "decision_extended" and not (reason or "").strip():
         return "reason", f"a prorrogação exige justificativa explícita ({law.APPEAL_DECISION_DAYS.basis})"
-    if kind in ENDING_STEPS:
+    if kind in RULING_STEPS:
         allowed_outcomes = GRANTED if kind == "reconsidered" else tuple(OUTCOMES)
         if outcome not in allowed_outcomes:
             return "outcome", "informe o resultado: " + ", ".join(OUTCOMES[o] for o in allowed_outcomes).lower()
-        problem = outcome_problem(outcome, on_time)
+        problem = outcome_problem(outcome, on_time, instance)
         if problem is not None:
             return "outcome", problem
     elif outcome is not None:
@@ -214,17 +249,19 @@ def step_problem(kind: str, day: date, filed_on: date, on_time: bool, outcome: s
     return None
 
 
-def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep], cal: BusinessCalendar
-                     ) -> list[ProcessDeadline]:
+def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep], cal: BusinessCalendar,
+                     instance: int = 1) -> list[ProcessDeadline]:
     """Every deadline the appeal's steps have started, with the day each was met: the reconsideration or
     forwarding (5 days, the deciding authority), the others' allegations (5 business days, the parties), the
-    decision (30 days from the receipt, +30 once with reason; a late appeal's "não conhecido" counts from its
-    filing)."""
+    decision (30 days from the receipt, +30 once with reason; the "não conhecido" of a late appeal or of one beyond
+    the instances counts from its filing)."""
     ended = ending(steps)
     forwarded = _first(steps, "forwarded")
+    known = not_known_reason(on_time, instance) is None
     out: list[ProcessDeadline] = []
-    if on_time:
-        met = _first(steps, "reconsidered", "forwarded")
+    if known:   # met by the forwarding or a full reconsideration: one in part still owes the forwarding of the rest
+        met = _first(steps, "forwarded") or next((s for s in steps if s.kind == "reconsidered" and s.outcome == FULL),
+                                                 None)
         out.append(ProcessDeadline("appeal_reconsideration", AUTHORITY, reconsideration_due(filed_on, cal),
                                   met.day if met else None))
     intimated = _first(steps, "others_intimated")
@@ -232,7 +269,7 @@ def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep],
         alleged = _first(steps, "allegations_filed")
         out.append(ProcessDeadline("appeal_allegations", PARTY, allegations_due(intimated.day, cal),
                                   alleged.day if alleged else None))
-    received = forwarded.day if forwarded is not None else (None if on_time else filed_on)
+    received = forwarded.day if forwarded is not None else (None if known else filed_on)
     if received is not None:
         extended = _first(steps, "decision_extended")
         decided = _first(steps, "decided")
@@ -243,8 +280,20 @@ def appeal_deadlines(filed_on: date, on_time: bool, steps: Sequence[AppealStep],
 
 
 def ending(steps: Sequence[AppealStep]) -> AppealStep | None:
-    """The step that ended the appeal (its reconsideration or its decision), or None while it runs."""
-    return _first(steps, *ENDING_STEPS)
+    """The step that ended the appeal — its reconsideration in full, or its decision — or None while it runs: a
+    reconsideration in part forwards the rest to the superior (art. 56 §1) and the appeal goes on."""
+    return next((s for s in steps if s.kind == "decided" or (s.kind == "reconsidered" and s.outcome == FULL)), None)
+
+
+def partial_reconsideration(steps: Sequence[AppealStep]) -> AppealStep | None:
+    """The reconsideration in part by the authority that decided (art. 56 §1), if there was one."""
+    return next((s for s in steps if s.kind == "reconsidered" and s.outcome != FULL), None)
+
+
+def first_grant(steps: Sequence[AppealStep]) -> AppealStep | None:
+    """The first step that granted the appeal in whole or in part (a reconsideration, even partial, or the
+    decision): from it the decision appealed against is reformed."""
+    return next((s for s in steps if s.kind in RULING_STEPS and s.outcome in GRANTED), None)
 
 
 def closes_the_case(end: AppealStep) -> bool:
@@ -257,20 +306,25 @@ def next_filing(notified: date, cal: BusinessCalendar, instances_used: int, last
                 ) -> ProcessDeadline | None:
     """The interested party's period to appeal (art. 59 caput) — against the decision (no appeal yet) or
     against the last appeal's decision (`last_end`) when it leaves the case open and an instance remains
-    (art. 57); None when no appeal can follow."""
-    if instances_used >= law.APPEAL_MAX_INSTANCES.value or (last_end is not None and closes_the_case(last_end)):
+    (art. 57: at most two appeals); None when no appeal can follow."""
+    if instances_used >= law.APPEAL_MAX_APPEALS.value or (last_end is not None and closes_the_case(last_end)):
         return None
     return ProcessDeadline("appeal_filing", PARTY, filing_deadline(notified, cal), None)
 
 
-def stage(on_time: bool, steps: Sequence[AppealStep]) -> str:
+def stage(on_time: bool, steps: Sequence[AppealStep], instance: int = 1) -> str:
     """Where an appeal stands, in pt-BR."""
     ended = ending(steps)
     if ended is not None:
         if ended.kind == "reconsidered":
-            part = " em parte" if ended.outcome == "parcialmente provido" else ""
-            return f"decisão reconsiderada{part} em {fmt(ended.day)}"
+            return f"decisão reconsiderada em {fmt(ended.day)}"
         return f"decidido em {fmt(ended.day)}: {OUTCOMES[ended.outcome or 'não provido'].lower()}"
+    partial = partial_reconsideration(steps)
+    if partial is not None and _first(steps, "forwarded") is None:
+        return (f"decisão reconsiderada em parte em {fmt(partial.day)}; o restante aguarda o encaminhamento à "
+                "autoridade superior (art. 56 §1)")
+    if instance > law.APPEAL_MAX_APPEALS.value:
+        return "não cabe: esfera administrativa exaurida (art. 63 IV); aguardando a declaração de não conhecimento"
     if not on_time:
         return "fora do prazo: aguardando a declaração de não conhecimento"
     if _first(steps, "allegations_filed"):

@@ -3,7 +3,8 @@ and what the parties owe in the process (issue 26, section 1).
 
     act_due          art. 24: an act with no specific period, 5 days; up to double with proven reason (sole §)
     opinion_due      art. 42: a mandatory opinion, 15 days at most
-    allegations_due  art. 44: the party's allegations after the instruction ends, 10 days at most
+    allegations_due  art. 44: the party's allegations after the instruction ends, 10 days at most from the party's
+                     ciência that it ended (art. 66 caput: "a partir da data da cientificação oficial")
     decision_due     art. 49: the decision, 30 days after the instruction ends; once more 30 with written reason
     intimation_due   arts. 26 §2 and 41: the intimation at least 3 business days before a hearing, proof or act
     information_due  art. 39: information or evidence asked of the party, by the day the intimation fixes (moved
@@ -12,8 +13,9 @@ and what the parties owe in the process (issue 26, section 1).
 The days of arts. 24, 42, 44 and 49 are calendar days (art. 66 §2: "contam-se de modo contínuo"), counted
 from the day after the start (art. 66 caput) and moved forward when the period ends on a day without full
 office hours (§1) — `valuation.deadlines.counting.days_after`. Arts. 26 §2 and 41 say "dias úteis": the
-latest day to intimate is the n-th business day counted back from the eve of the hearing (the hearing's day
-never counts), as the other notices of minimum antecedence (`counting.business_days_before`).
+intimation opens a period of n business days, counted as art. 66 counts, which must be complete on the hearing's
+day, as every notice of minimum antecedence (`counting.notice_period`;
+docs/decisions/105-notices-of-minimum-antecedence.md).
 
 Each period is a dated policy (`valuation.policies.defaults`, `process=True`): the value in force on the day
 the period starts, passed in as a `LegalValue`; the extensions are fixed by law (`core.law`).
@@ -31,11 +33,12 @@ from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines.counting import (
     ART66,
     Deadline,
-    business_days_before,
     days_after,
     fmt,
     join_basis,
     move_forward,
+    notice_period,
+    notice_steps,
 )
 from valuation.deadlines.params import reference
 from valuation.policies.defaults import DEFAULT_BY_KEY, PROCESS_KEYS
@@ -87,14 +90,16 @@ def opinion_due(requested: date, cal: BusinessCalendar, days: _Param = DEFAULT["
                       head, basis)
 
 
-def allegations_due(instruction_ended: date, cal: BusinessCalendar,
+def allegations_due(notified: date, cal: BusinessCalendar,
                     days: _Param = DEFAULT["process_allegations_days"]) -> Deadline:
     """The party's allegations: at most `days` (law: 10) days after the instruction ends (Lei 9.784/1999
-    art. 44)."""
-    basis = reference(days)
-    head = f"Manifestação do interessado em até {days.value} dias do encerramento da instrução ({basis})"
-    return _with_head(days_after("process_allegations", instruction_ended, days.value, cal, basis,
-                                 "encerramento da instrução"), head, basis)
+    art. 44), counted from the party's ciência that it ended, `notified` (art. 66 caput: periods run from the
+    official notification)."""
+    basis = join_basis(reference(days), f"{law.L9784} art. 66 caput (a partir da cientificação oficial)")
+    head = (f"Manifestação do interessado em até {days.value} dias do encerramento da instrução, contados da sua "
+            f"ciência ({basis})")
+    return _with_head(days_after("process_allegations", notified, days.value, cal, reference(days),
+                                 "ciência do encerramento da instrução"), head, basis)
 
 
 def decision_due(instruction_ended: date, cal: BusinessCalendar, days: _Param = DEFAULT["process_decision_days"],
@@ -113,18 +118,14 @@ def decision_due(instruction_ended: date, cal: BusinessCalendar, days: _Param = 
 def intimation_due(hearing: date, cal: BusinessCalendar,
                    business_days: _Param = DEFAULT["process_intimation_business_days"]) -> Deadline:
     """The latest day to intimate the party of a hearing, proof or diligence on `hearing`: at least
-    `business_days` (law: 3) business days before it (Lei 9.784/1999 arts. 26 §2 and 41); counted back from
-    the eve, the hearing's day never counting."""
+    `business_days` (law: 3) business days before it (Lei 9.784/1999 arts. 26 §2 and 41) — the period the
+    intimation opens, counted by art. 66, is complete on the hearing's day (`counting.notice_period`)."""
     n = business_days.value
-    days, skipped = business_days_before(hearing, n, cal)
+    notice = notice_period(hearing, n, cal)
     basis = reference(business_days)
-    steps = (f"Comparecimento, prova ou diligência em {fmt(hearing)}; intimação com antecedência mínima de {n} dias "
-             f"úteis ({basis})",
-             f"Contagem regressiva a partir da véspera, sem contar o dia {fmt(hearing)}",
-             "Dias úteis contados: " + ", ".join(f"{i}º {fmt(x)}" for i, x in enumerate(days, 1)),
-             "Dias sem expediente desconsiderados: " + (", ".join(skipped) if skipped else "nenhum"),
-             f"Último dia para intimar: {fmt(days[-1])}")
-    return Deadline("process_intimation", days[-1], join_basis(basis, ART66), None, steps)
+    steps = notice_steps(hearing, "Comparecimento, prova ou diligência", n, basis, notice, "Último dia para intimar",
+                         cal)
+    return Deadline("process_intimation", notice.due, join_basis(basis, ART66), None, steps)
 
 
 INFORMATION_ARTICLE = "Lei 9.784/1999 art. 39"
@@ -165,6 +166,7 @@ STEP_LABELS: dict[str, str] = {
     "hearing_set": "Comparecimento ou diligência marcada",
     "intimated": "Interessado intimado",
     "instruction_ended": "Instrução encerrada",
+    "instruction_end_notified": "Interessado cientificado do encerramento da instrução (art. 44)",
     "allegations_filed": "Alegações apresentadas",
     "information_requested": "Informações ou documentos solicitados ao interessado (art. 39)",
     "information_provided": "Informações ou documentos apresentados pelo interessado",
@@ -228,8 +230,9 @@ def request_deadlines(filed_on: date, steps: Sequence[Step], cal: BusinessCalend
     the first act after filing (art. 24; met by any later step of the Authority), each opinion asked
     (art. 42; met by the next opinion given), each hearing set (arts. 26 §2 and 41; met by an intimation
     on or after the step), each request for information of the party (art. 39; the party's, met by the next
-    information provided), and after the instruction ends the party's allegations (art. 44) and the
-    decision (art. 49; met by the decision). `policy(key, day)` is the period in force on `day`."""
+    information provided), and after the instruction ends the decision (art. 49; met by the decision) and — from
+    the party's ciência that it ended, once recorded (art. 66 caput) — the party's allegations (art. 44).
+    `policy(key, day)` is the period in force on `day`."""
     steps = sorted(steps, key=lambda s: s.day)
     reason = {k: next((s.reason for s in steps if s.kind == k), None) for k in REASONED_STEPS}
     out: list[ProcessDeadline] = []
@@ -256,10 +259,12 @@ def request_deadlines(filed_on: date, steps: Sequence[Step], cal: BusinessCalend
                                        provided.day if provided else None, s))
     ended = _first(steps, ("instruction_ended",), filed_on)
     if ended is not None:
-        filed = _first(steps, ("allegations_filed",), ended.day)
-        out.append(ProcessDeadline("process_allegations", PARTY,
-                                   allegations_due(ended.day, cal, policy("process_allegations_days", ended.day)),
-                                   filed.day if filed else None, ended))
+        told = _first(steps, ("instruction_end_notified",), ended.day)
+        if told is not None:
+            filed = _first(steps, ("allegations_filed",), ended.day)
+            out.append(ProcessDeadline("process_allegations", PARTY,
+                                       allegations_due(told.day, cal, policy("process_allegations_days", told.day)),
+                                       filed.day if filed else None, told))
         decided = _first(steps, ("decided",), ended.day)
         out.append(ProcessDeadline("process_decision", AUTHORITY,
                                    decision_due(ended.day, cal, policy("process_decision_days", ended.day),
@@ -295,6 +300,20 @@ def step_problem(kind: str, day: date, filed_on: date, reference_day: date | Non
         return "kind", "o prazo só pode ser prorrogado uma vez"
     if kind == "decision_extended" and not any(s.kind == "instruction_ended" for s in steps):
         return "kind", "a prorrogação da decisão corre da conclusão da instrução (art. 49)"
+    if kind == "instruction_end_notified":
+        return _notified_problem(day, steps)
+    return None
+
+
+def _notified_problem(day: date, steps: Sequence[Step]) -> tuple[str, str] | None:
+    """The party's ciência that the instruction ended (art. 44; art. 66 caput) follows the end, once."""
+    ended = next((s for s in steps if s.kind == "instruction_ended"), None)
+    if ended is None:
+        return "kind", "a ciência do encerramento da instrução segue o encerramento (art. 44)"
+    if any(s.kind == "instruction_end_notified" for s in steps):
+        return "kind", "a ciência do encerramento da instrução já foi registrada"
+    if day < ended.day:
+        return "day", f"anterior ao encerramento da instrução ({fmt(ended.day)})"
     return None
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from valuation.core import clock, nup
 from valuation.core.errors import NotFound
-from valuation.db.access import Principal, allowed, contract_scope, request_scope, require
+from valuation.db.access import Principal, allowed, contract_scope, office_cleared, request_scope, require
 from valuation.db.store import Store
 from valuation.process.numbers import SUBJECTS
 
@@ -49,7 +49,7 @@ _CASES: dict[str, tuple[str, bool, str]] = {
                                 "LEFT JOIN contracts c ON c.id = d.contract_id WHERE d.id = ?"),
     "appeal": ("read_requests", False,
                "SELECT w.code AS wreck_code, w.name AS wreck_name, c.code AS contract_code, a.filed_on AS act_on, "
-               "a.appellant || ' (' || a.instance || 'ª instância)' AS party, NULL AS contract_id "
+               "a.appellant || ' (' || a.instance || 'º recurso)' AS party, NULL AS contract_id "
                "FROM appeals a JOIN administrative_decisions d ON d.id = a.decision_id "
                "LEFT JOIN wrecks w ON w.id = d.wreck_id LEFT JOIN contracts c ON c.id = d.contract_id WHERE a.id = ?"),
 }
@@ -86,8 +86,9 @@ def find_case(store: Store, user: Principal, text: str | None) -> dict[str, Any]
     if row is None or row["subject"] not in _CASES:
         raise missing
     facts = store.fetch_one(_CASES[row["subject"]][2], [row["subject_id"]])
-    if facts is None or not _readable(store, user, row["subject"], int(row["subject_id"]), facts["contract_id"]):
-        raise missing
+    if facts is None or not office_cleared(user, row["office_code"]) or \
+            not _readable(store, user, row["subject"], int(row["subject_id"]), facts["contract_id"]):
+        raise missing          # another office's case, for an office officer, answers as a missing one
     return {"nup": str(number), "subject": row["subject"], "subject_label": SUBJECTS[row["subject"]].label,
             "subject_id": int(row["subject_id"]), "office_code": row["office_code"], "office_name": row["office_name"],
             **{k: v for k, v in facts.items() if k != "contract_id"}}

@@ -98,8 +98,9 @@ def load_directory(store: Any) -> dict[str, int]:
         for code, day, name in new_days:
             tx.execute("INSERT INTO local_holidays (office_code, day, name) VALUES (?, ?, ?)", [code, day, name])
         tx.audit("load_directory", "offices", None, None,
-                 {"offices": [o[0] for o in new_offices], "local_holidays": len(new_days),
-                  "source": office_directory.DIRECTORY_SOURCE, "holiday_source": office_directory.HOLIDAY_SOURCE})
+                 {"offices": len(new_offices), "local_holidays": len(new_days),
+                  "directory_source": office_directory.DIRECTORY_SOURCE,
+                  "holiday_source": office_directory.HOLIDAY_SOURCE})
 
     store.write(DIRECTORY_ACTOR, load)
     return {"offices": len(new_offices), "local_holidays": len(new_days)}

@@ -253,9 +253,11 @@ def _part_rows(parties: WreckParties, part: str, names: dict[int, str], as_of: d
                     if c.cessionary == current else f"cessionário e depois cedente — responde solidariamente "
                                                     f"({rp.JOINT_CESSION})")
             rows.append(row(c.cessionary, role + f" (cessão de {fmt(c.ceded_on)})", rp.JOINT_CESSION))
-        elif c.communicated_on is None or c.communicated_on > as_of:
-            rows.append(row(c.cessionary, f"cessionário de {fmt(c.ceded_on)} — {rp.VOID_CESSION}",
-                            "Lei 7.542/1986 art. 8 §2"))
+        elif (c.communicated_on is None or c.communicated_on > as_of) and c.ceded_on <= as_of:
+            joint = (f"responde solidariamente desde a cessão ({rp.JOINT_CESSION}); " if c.cessionary in liable
+                     else "")
+            rows.append(row(c.cessionary, f"cessionário de {fmt(c.ceded_on)} — {joint}{rp.VOID_CESSION}",
+                            "Lei 7.542/1986 art. 8 §§1–2"))
     if part == rp.CARGO:
         vessel = parties.responsible(rp.VESSEL, as_of)
         rows.append(row(vessel, "responsável pela embarcação — responde solidariamente pelos danos que a carga "

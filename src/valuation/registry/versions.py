@@ -26,6 +26,10 @@ from typing import Any
 
 from valuation.core.errors import InputError, Problem
 
+# the audited transactions that write a version (tests/db/test_audit_tamper.py checks each)
+AUDITED_BY = ("registry/owners", "registry/contract_register", "registry/offices", "registry/organisations",
+              "registry/wrecks")
+
 ENTITIES: tuple[str, ...] = ("office", "organisation", "owner", "wreck", "contract")
 ORIGIN_LABELS: dict[str, str] = {"created": "cadastro", "found": "estado anterior à primeira correção",
                                  "corrected": "correção"}

@@ -3,6 +3,9 @@ with an A1 certificate, so that a statement leaves the office already signed.
 
     signer = institutional_signer()              None when not configured (the environment names no file)
     signed = sign_document(data, signer)         `data` plus one PAdES signature, an incremental update
+    setup = signing_setup()                      the signer, or the problem that names the variable (never raises):
+                                                 what the service reports at start-up, in /saude and on Tarefas, and
+                                                 what issuing uses (`valuation.signatures.issuing`, issue 43 item 1)
 
 Configuration, from the environment only (never the database, never the repository):
 
@@ -21,10 +24,13 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from valuation.core.errors import InputError, Problem
+from valuation.core.money import format_date_br
 
 ENV_FILE = "VALUATION_SIGNING_P12"
 ENV_PASSWORD = "VALUATION_SIGNING_P12_PASSWORD"
@@ -47,7 +53,8 @@ def institutional_signer(env: Mapping[str, str] | None = None) -> Any | None:
                                                "um certificado A1."))
         data = path.read_bytes()
     except OSError as exc:
-        raise InputError(Problem(ENV_FILE, "Não foi possível ler o arquivo PKCS#12 indicado.")) from exc
+        raise InputError(Problem(ENV_FILE, f"Não foi possível ler o arquivo PKCS#12 indicado ({str(path)[:300]}): "
+                                           "arquivo ausente ou sem permissão de leitura.")) from exc
     password = source.get(ENV_PASSWORD)
     try:
         return signers.SimpleSigner.load_pkcs12_data(data, other_certs=(),
@@ -70,3 +77,54 @@ def sign_document(data: bytes, signer: Any, *, field_name: str = FIELD,
                                         md_algorithm="sha256", reason=reason)
     out = signers.PdfSigner(meta, signer=signer, new_field_spec=fields.SigFieldSpec(field_name)).sign_pdf(writer)
     return bytes(out.getvalue())
+
+
+@dataclass(frozen=True)
+class SigningSetup:
+    """The institutional signing this environment configures: a signer, or the problem (naming the variable), or
+    neither (not configured: the acts go out for the authority to sign by upload)."""
+    signer: Any | None = None
+    problem: Problem | None = None
+
+    @property
+    def configured(self) -> bool:
+        return self.signer is not None or self.problem is not None
+
+    @property
+    def certificate(self) -> bytes | None:
+        """The DER of the A1's certificate (the one signature the service itself makes)."""
+        return None if self.signer is None else bytes(self.signer.signing_cert.dump())
+
+    @property
+    def holder(self) -> str:
+        """The certificate's Common Name, for the pages ('' when none)."""
+        if self.signer is None:
+            return ""
+        try:
+            return str(self.signer.signing_cert.subject.native.get("common_name", ""))[:200]
+        except Exception:  # noqa: BLE001 - a name that cannot be read is no name
+            return ""
+
+
+def signing_setup(env: Mapping[str, str] | None = None, *, at: datetime | None = None) -> SigningSetup:
+    """The configured signer or why there is none (see `SigningSetup`); never raises. Besides a file that cannot be
+    read or opened: a password with no file, and a certificate out of its validity at `at` (default now)."""
+    source = env if env is not None else os.environ
+    if not source.get(ENV_FILE):
+        if source.get(ENV_PASSWORD):
+            return SigningSetup(problem=Problem(ENV_FILE, f"não definido, mas {ENV_PASSWORD} está: indique o "
+                                                          "caminho do arquivo PKCS#12 (A1) da autoridade."))
+        return SigningSetup()
+    try:
+        signer = institutional_signer(source)
+    except InputError as exc:
+        return SigningSetup(problem=exc.problems[0])
+    if signer is None:
+        return SigningSetup()
+    moment = at or datetime.now(UTC)
+    cert = signer.signing_cert
+    if not cert.not_valid_before <= moment <= cert.not_valid_after:
+        return SigningSetup(problem=Problem(ENV_FILE, "O certificado do arquivo PKCS#12 não está no seu prazo de "
+                                                      f"validade (de {format_date_br(cert.not_valid_before.date())} a "
+                                                      f"{format_date_br(cert.not_valid_after.date())})."))
+    return SigningSetup(signer=signer)

@@ -7,8 +7,8 @@ plus `act` ('ata-rodada-3', 'demonstrativo-12'): the record, which names the fee
 
 The period: Lei 9.784/1999 art. 24 (an act with no specific period: 5 days), counted as every period of the
 process (art. 66: from the day after the issue, moved forward to a full business day of the office), the value
-in force on the day of the issue (a dated policy). The minutes are rendered on demand and every download is a
-new issue: the period of a record's act runs from its *first* issue (downloading again does not restart it) and
+in force on the day of the issue (a dated policy). The minutes are issued anew when what they say changes:
+the period of a record's act runs from its *first* issue (a new issue does not restart it) and
 the signatures counted are those of the record's best-signed issue (the one the signers are signing on).
 Owed by the Authority (its officers and the Commission's members are the Administration's). Who may not sign
 acts (an explorer) gets no row.

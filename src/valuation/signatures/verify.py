@@ -27,7 +27,10 @@ What is checked (pyHanko 0.38 and pyhanko-certvalidator 0.33 do the cryptography
 6. the signing time is the one the signature declares (gov.br's signer adds no timestamp token): it
    may not lie after the upload (`at`) nor before the document's issue (`issued_at`); since nothing
    vouches for it, a certificate revoked at any time up to `at` is refused too ("revogado em …");
-7. the certificate's CPF (`signatures.cpf`) passes its check digits and is one of `expected_cpfs`.
+7. each signature's revision adds at most `MAX_SIGNATURE_GROWTH` bytes to the one before it;
+8. the certificate's CPF (`signatures.cpf`) passes its check digits and is one of `expected_cpfs` — except a
+   certificate among `institutional` (the DER of the service's own A1, `signatures.institutional`), which signs for
+   the institution whoever it names (`SignatureCheck.institutional`).
 
 A malformed file is a Portuguese refusal, never a traceback.
 """
@@ -35,8 +38,8 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -50,6 +53,10 @@ from valuation.signatures.revisions import first_update_problem
 from valuation.signatures.trust import Trust
 
 MAX_SIGNATURES = 50
+# what one signature's revision may add to the file (issue 43, item 11): a signature, its certificates and its
+# appearance take tens of kilobytes; 20 MB of bytes nothing refers to, written before a signature, made every
+# later signer download them
+MAX_SIGNATURE_GROWTH = 2 * 1024 * 1024
 CLOCK_SKEW = timedelta(minutes=5)      # a signer's clock ahead of or behind the server's
 KEY_USAGES = frozenset({"digital_signature", "non_repudiation"})   # either is enough
 
@@ -90,6 +97,7 @@ class SignatureCheck:
     signed_at: datetime | None           # aware UTC, as declared by the signature
     revision_end: int                    # the signed revision is data[:revision_end]
     reasons: tuple[str, ...] = ()
+    institutional: bool = False          # made with the service's own A1 (`verify_signed(institutional=…)`)
 
     @property
     def valid(self) -> bool:
@@ -115,6 +123,26 @@ class Verification:
         own = tuple(f"assinatura {s.index} ({s.signer_name or 'sem nome'}): {r}" for s in self.signatures
                     for r in s.reasons)
         return self.problems + own
+
+
+def refusal_lines(problems: Sequence[str], refused: Sequence[SignatureCheck]) -> tuple[str, ...]:
+    """The refusal of an upload in words a member reads, one line per reason (issue 43, item 9): the file's own
+    problems once, then each signature's reasons under its signer's name — a reason several signatures share is one
+    line naming them all ('as assinaturas de ANA e BIA: …'); never a signature's number in the file."""
+    out = list(dict.fromkeys(problems))
+    named: dict[str, list[str]] = {}
+    for check in refused:
+        for reason in check.reasons:
+            if reason not in out:
+                named.setdefault(reason, [])
+                name = check.signer_name or "titular não identificado"
+                if name not in named[reason]:
+                    named[reason].append(name)
+    for reason, names in named.items():
+        who = (f"a assinatura de {names[0]}" if len(names) == 1
+               else "as assinaturas de " + ", ".join(names[:-1]) + f" e {names[-1]}")
+        out.append(f"{who}: {reason}")
+    return tuple(out)
 
 
 def _when(at: datetime) -> str:
@@ -157,13 +185,14 @@ def _revision_problems(reader: Any, registered: bytes, first_signed_revision: in
 
 def verify_signed(data: bytes, *, registered: bytes, expected_cpfs: Iterable[str], trust: Trust,
                   at: datetime | None = None, previous: bytes | None = None,
-                  issued_at: datetime | None = None) -> Verification:
+                  issued_at: datetime | None = None, institutional: Iterable[bytes] = ()) -> Verification:
     """Verify the signed PDF `data` against the `registered` bytes of the issued document (see the module).
 
     pyHanko runs its validation with `asyncio.run`, which an event loop already running in this thread (the
     ASGI service) would refuse: there the verification runs in a thread of its own."""
     kwargs: dict[str, Any] = dict(registered=registered, expected_cpfs=tuple(expected_cpfs), trust=trust, at=at,
-                                  previous=previous, issued_at=issued_at)
+                                  previous=previous, issued_at=issued_at,
+                                  institutional=frozenset(bytes(c) for c in institutional))
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -175,7 +204,8 @@ def verify_signed(data: bytes, *, registered: bytes, expected_cpfs: Iterable[str
 
 
 def _verify_signed(data: bytes, *, registered: bytes, expected_cpfs: Iterable[str], trust: Trust,
-                   at: datetime | None, previous: bytes | None, issued_at: datetime | None) -> Verification:
+                   at: datetime | None, previous: bytes | None, issued_at: datetime | None,
+                   institutional: frozenset[bytes]) -> Verification:
     from pyhanko.pdf_utils.reader import PdfFileReader
 
     data, registered = bytes(data), bytes(registered)
@@ -199,9 +229,23 @@ def _verify_signed(data: bytes, *, registered: bytes, expected_cpfs: Iterable[st
     problems = _revision_problems(reader, registered, first_revision)
     expected = {normalise_digits(c) for c in expected_cpfs}
     window = (clock.aware(issued_at), moment)
-    checks = [_check(i + 1, es, len(registered), expected, trust, window, last=i == len(embedded) - 1)
-              for i, es in enumerate(embedded)]
-    return Verification(tuple(problems), tuple(checks))
+    checks = [_check(i + 1, es, len(registered), expected, trust, window, last=i == len(embedded) - 1,
+                     institutional=institutional) for i, es in enumerate(embedded)]
+    return Verification(tuple(problems), _bounded(checks, len(registered)))
+
+
+def _bounded(checks: list[SignatureCheck], registered_len: int) -> tuple[SignatureCheck, ...]:
+    """Each signature refused whose revision adds more than `MAX_SIGNATURE_GROWTH` to the one before it."""
+    out, start = [], registered_len
+    for check in checks:
+        grown = check.revision_end - start
+        if grown > MAX_SIGNATURE_GROWTH:
+            check = replace(check, reasons=(*check.reasons, f"a revisão desta assinatura acrescenta "
+                                            f"{megabytes(grown)} ao arquivo, acima do limite de "
+                                            f"{megabytes(MAX_SIGNATURE_GROWTH)} por assinatura"))
+        out.append(check)
+        start = max(start, check.revision_end)
+    return tuple(out)
 
 
 def _identity(es: Any) -> tuple[str | None, str, datetime | None, int]:
@@ -222,9 +266,18 @@ def _identity(es: Any) -> tuple[str | None, str, datetime | None, int]:
     return who.cpf, who.name, signed_at, end
 
 
+def _certificate(es: Any) -> bytes:
+    try:
+        return bytes(es.signer_cert.dump())
+    except Exception:  # noqa: BLE001 - no readable certificate
+        return b""
+
+
 def _check(index: int, es: Any, registered_len: int, expected: set[str], trust: Trust,
-           window: tuple[datetime | None, datetime], *, last: bool) -> SignatureCheck:
+           window: tuple[datetime | None, datetime], *, last: bool,
+           institutional: frozenset[bytes] = frozenset()) -> SignatureCheck:
     cpf, name, signed_at, end = _identity(es)
+    own = bool(institutional) and _certificate(es) in institutional
     try:
         field_name = str(es.field_name)[:200]
     except Exception:  # noqa: BLE001
@@ -242,8 +295,9 @@ def _check(index: int, es: Any, registered_len: int, expected: set[str], trust: 
             reasons += chain or _trusted(status)
     except Exception:  # noqa: BLE001 - whatever pyHanko cannot read is refused, with a reason
         reasons.append("assinatura ilegível ou em formato não reconhecido")
-    reasons += _signer(cpf, expected)
-    return SignatureCheck(index, field_name, cpf, name, signed_at, end, tuple(dict.fromkeys(reasons)))
+    if not own:          # the institution's A1 signs for the institution, whatever CPF it names
+        reasons += _signer(cpf, expected)
+    return SignatureCheck(index, field_name, cpf, name, signed_at, end, tuple(dict.fromkeys(reasons)), own)
 
 
 def _context(trust: Trust, moment: datetime) -> Any:

@@ -4,9 +4,10 @@ Input: {"as_of", "casualty_date", "hull" (wood | steel | other), "owner_declared
 null), "owner_licence_requested" (date or null), "suspensions": [{start, end (null: still
 running)}], "office"?: {...}, "court_pending"?: {"start", "end"|null}}; the fields without "?"
 are required.
-`court_pending` applies the optional Maritime Court suspension (Lei 2.180 art. 20; a
-policy, default off: leave it out). Output: owner, since, basis, lapse_due, lapse_suspended
-(the five years are stopped by a suspension still running), steps.
+`court_pending` applies the Maritime Court suspension (Lei 2.180 art. 20; in the store a
+policy, on by default, from the day the office learned of the casualty to the Court's final
+decision): the CLI has no store, so the interval is given or left out. Output: owner, since,
+basis, lapse_due, lapse_suspended (the five years are stopped by a suspension still running), steps.
 """
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from valuation.core.jsonin import (
     text,
 )
 from valuation.core.money import amount_str
-from valuation.partition.selection import SelectionResult, SelItem, select_items
+from valuation.partition.selection import SELECTION_RULE, SelectionResult, SelItem, select_items
 
 DEFAULT_TOLERANCE = Decimal("0.01")  # policy `selection_tolerance`
 ITEM_FIELDS = ("id", "value", "significance", "must_keep", "lock")
@@ -127,5 +127,5 @@ def run(doc: Any) -> dict[str, Any]:
     out = selection_json(sel)
     out["target"] = amount_str(target)
     out["tolerance"] = str(tolerance)
-    out["basis"] = list(sel.basis) + ["rules.md §3 (etapa 1: maior valor ≤ alvo; etapa 2: menor significância)"]
+    out["basis"] = list(sel.basis) + [SELECTION_RULE]
     return out

@@ -6,7 +6,7 @@ a date known only to the month, year or century is computed at both bounds and a
 the legal thresholds between them, `domain_status_range`), the hull, the owner's
 declaration of loss and licence request, the suspensions of art. 6 sole paragraph
 (`wreck_suspensions`), the office's business-day calendar, and — when the policy
-`court_pending_suspends_lapse` is on (Lei 2.180 art. 20; default off) — the Maritime
+`court_pending_suspends_lapse` is on (Lei 2.180 art. 20; on by default) — the Maritime
 Court pending interval from `court_known_on` to the Maritime Court's decision event, and the
 stored suspensions of ground 'tribunal' (listed but not counted while the policy is off).
 
@@ -22,7 +22,7 @@ from valuation.core.archaeology import SiteRegistration
 from valuation.core.casualty import casualty_bounds, casualty_text
 from valuation.core.law import years_text
 from valuation.core.money import format_date_br as fmt
-from valuation.core.responsible import vessel_and_cargo
+from valuation.core.responsible import CARGO, GROUND_I_NOT_CARGO, suspends_part, vessel_and_cargo
 from valuation.db.access import Principal, chosen_office, require
 from valuation.deadlines.calendars import CalendarBook, calendar_book
 from valuation.deadlines.rules import lapse_start
@@ -164,9 +164,13 @@ def domain_statuses(store: Store, user: Principal, as_of: date, *, office: str |
         if cargo is None:
             row += ["", "", None]
         else:   # the cargo's own five years, declaration and request (arts. 13 §1, 14; README "Decisions")
-            c = dict(zip(COLUMNS, _status(cargo, susp, day, book, as_of, court_policy, site)))
+            own = [s for s in susp if suspends_part(s["ground"], CARGO)]   # ground I is the vessel's own
+            c = dict(zip(COLUMNS, _status(cargo, own, day, book, as_of, court_policy, site)))
             row += [cargo["cargo"], c["owner_pt"], c["since"]]
             i = COLUMNS.index("steps")
-            row[i] = f"{row[i]}\n\nCarga ({cargo['cargo']}):\n{c['steps']}"
+            notes = "".join(f"\n{GROUND_I_NOT_CARGO}: de {fmt(s['starts_on'])}"
+                            + (f" a {fmt(s['ends_on'])}" if s["ends_on"] else ", em curso")
+                            for s in susp if not suspends_part(s["ground"], CARGO))
+            row[i] = f"{row[i]}\n\nCarga ({cargo['cargo']}):\n{c['steps']}{notes}"
         rows.append(tuple(row))
     return pd.DataFrame(rows, columns=list(COLUMNS), dtype=object)

@@ -24,7 +24,7 @@ União's, a later event changes nothing.
   suspension still running does not keep it private.
 
 Events after `as_of` have not happened yet. The Maritime Court suspension
-(Lei 2.180 art. 20) is a policy (default off): pass `court_pending` to apply it.
+(Lei 2.180 art. 20) is a policy (on by default in the store): pass `court_pending` to apply it.
 """
 from __future__ import annotations
 
