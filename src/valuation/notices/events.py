@@ -8,6 +8,7 @@ Wired in the acts:
     minutes_to_sign(tx, round_id=…, signers=…)                 commission.minutes (the first issue) — its signers
     decision_published(tx, round_id=…)                         commission.rounds.publish_round — the company
     statement_issued(tx, statement_id=…)                       partition.statements.issue_statement — the company
+    request_received(tx, request_id=…, office_code=…, …)       proceedings.requests.file_request — the office
 Wired in the daily job (valuation.jobs.notices_daily):
     values_missing(tx, round_id=…, missing={member: items})    a round open `REMINDER_DAYS` days — each member behind
     deadline_near(tx, deadline_key=…, organisation_id=…, …)    a company's deadline due soon — the company
@@ -153,6 +154,22 @@ def authority_deadline_near(tx: Any, *, case_key: str, office_code: str, label: 
                   f"{label}{' — ' + case if case else ''}. Vence em {format_date_br(due)}. Fundamento: "
                   f"{_name(basis, '—')}. Veja “O que a Autoridade deve” na página {_PAGE_NAMES['deadlines']}.",
                   "deadlines")
+
+
+def request_received(tx: Any, *, request_id: int, office_code: str, matter: str, wreck_code: str,
+                     nup: str | None, recorded_by: int | None = None) -> int:
+    """Request `request_id` on `matter` (its pt-BR label) about wreck `wreck_code` was recorded at office
+    `office_code` (proceedings.requests.file_request): the office's officers and DPC — but the one who recorded
+    it —, once per request. Its periods are the Authority's from then on."""
+    matter, wreck = _name(matter, "requerimento"), _name(wreck_code, "")
+    who = [p for p in recipients.office_people(tx, office_code) if p != recorded_by]
+    number = f"nº {int(request_id)}" + (f" (NUP {_name(nup, '')})" if nup and _name(nup, "") else "")
+    return notify(tx, event_key("request_received", int(request_id)), who, "filing_received",
+                  f"Requerimento recebido: {matter}",
+                  f"O requerimento {number} — {matter}{', naufrágio ' + wreck if wreck else ''} — foi registrado "
+                  f"em {_when(tx.store.now())} na Capitania {_name(office_code, '')}. Os prazos da Autoridade "
+                  f"correm a partir do protocolo: veja “O que a Autoridade deve” na página "
+                  f"{_PAGE_NAMES['deadlines']}.", "deadlines")
 
 
 def filing_received(tx: Any, *, filing_key: str, office_code: str, what: str, nup: str | None, filer: str,

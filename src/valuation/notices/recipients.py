@@ -3,7 +3,8 @@ predicates (`users_of_organisation`, `users_of_office`, `users_allowed`), never 
 helper returns the ids of active users, in id order, for `notify`.
 
     company_people(db, organisation_id)   the company's own logins (explorers) — never another company's
-    office_people(db, office_code)        the office's officers and the DPC users who follow it (user_offices)
+    office_people(db, office_code)        the office's officers, the DPC users who follow it (user_offices) and
+                                          headquarters (the DPC users who answer for every office)
     commission_members(db)                the members who enter values (the Commission's panel, president included)
     contract_company(db, contract_id)     the organisation that holds a contract (whose people a notice goes to)
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from valuation.db.access import users_allowed, users_of_office, users_of_organisation
+from valuation.db.access import national_users, users_allowed, users_of_office, users_of_organisation
 
 
 def _ids(db: Any, where: str, params: list[Any]) -> list[int]:
@@ -29,13 +30,15 @@ def company_people(db: Any, organisation_id: int | None) -> list[int]:
 
 
 def office_people(db: Any, office_code: str | None) -> list[int]:
-    """The active people who answer for `office_code`: its officers and the DPC users following it, among those who
-    may read the office's requests (what the Authority owes there)."""
+    """The active people who answer for `office_code`: its officers, the DPC users following it and headquarters
+    (who follow no office in particular), among those who may read the office's requests (what the Authority owes
+    there)."""
     if not office_code:
         return []
     where, params = users_of_office(str(office_code), "u")
+    national, nparams = national_users("u")
     allowed, roles = users_allowed("read_all_requests", "u")
-    return _ids(db, f"{where} AND {allowed}", [*params, *roles])
+    return _ids(db, f"({where} OR {national}) AND {allowed}", [*params, *nparams, *roles])
 
 
 def commission_members(db: Any) -> list[int]:
