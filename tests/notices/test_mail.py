@@ -107,3 +107,18 @@ def test_without_smtp_the_notices_stay_in_the_inbox(small_world: Any, tmp_path: 
     assert runs.run_job(small_world.store, "notices_mail", cfg)
     assert runs.recent_runs(small_world.store)[0]["message"].startswith("E-mail não configurado")
     assert inbox.unread_count(small_world.store, small_world.principal("commission")) == 1
+
+
+def test_the_schedule_runs_the_mail_only_when_one_waits(small_world: Any, tmp_path: Path) -> None:
+    from service.scheduler import JobScheduler
+
+    _addresses(small_world)
+    with smtp_server() as box:
+        sched = JobScheduler(small_world.store, _settings(small_world, tmp_path, smtp_env(box)))
+        sched._tick("notices_mail")                               # nothing waits: no run recorded
+        assert small_world.store.scalar("SELECT count(*) FROM job_runs") == 0
+        run_round(small_world, until="open")
+        sched._tick("notices_mail")
+        assert len(box.wait_for(2)) == 2
+        sched._tick("notices_mail")                               # sent: quiet again
+    assert [r["outcome"] for r in runs.recent_runs(small_world.store)] == ["ok"]

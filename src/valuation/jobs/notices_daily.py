@@ -24,7 +24,7 @@ from valuation.notices import events, recipients
 NEAR = "due_soon"
 
 
-def _present(value: object) -> bool:
+def is_present(value: object) -> bool:
     try:
         return value is not None and value == value and str(value).strip() != ""   # NaN from a frame is a blank
     except TypeError:
@@ -57,8 +57,8 @@ def values_missing(store: Any, as_of: date) -> int:
 
 
 def _subject(r: dict[str, Any]) -> str:
-    parts = [f"contrato {r['contract_code']}" if _present(r.get("contract_code")) else "",
-             f"naufrágio {r['wreck_name']}" if _present(r.get("wreck_name")) else ""]
+    parts = [f"contrato {r['contract_code']}" if is_present(r.get("contract_code")) else "",
+             f"naufrágio {r['wreck_name']}" if is_present(r.get("wreck_name")) else ""]
     return " — ".join(p for p in parts if p)
 
 
@@ -66,7 +66,7 @@ def deadlines_near(store: Any, as_of: date) -> int:
     """The companies' deadlines due soon on `as_of`, each to its company's people."""
     from valuation.jobs.digest_mail import digest_rows
 
-    rows = [r for r in digest_rows(store, as_of) if r["state"] == NEAR and _present(r.get("organisation_id"))]
+    rows = [r for r in digest_rows(store, as_of) if r["state"] == NEAR and is_present(r.get("organisation_id"))]
     if not rows:
         return 0
     return _write(store, "deadline_near", lambda tx: sum(
@@ -77,8 +77,8 @@ def deadlines_near(store: Any, as_of: date) -> int:
 
 def _case_key(r: dict[str, Any]) -> str:
     """What a row of what the Authority owes is about: its request, appeal, decision or act, and the period."""
-    ids = [f"{name}{r[name]}" for name in ("request_id", "appeal_id", "decision_id") if _present(r.get(name))]
-    if _present(r.get("act")):
+    ids = [f"{name}{r[name]}" for name in ("request_id", "appeal_id", "decision_id") if is_present(r.get(name))]
+    if is_present(r.get("act")):
         ids.append(str(r["act"]))
     return "/".join(ids) + f":{r['rule']}"
 
@@ -88,7 +88,7 @@ def authority_deadlines_near(store: Any, as_of: date) -> int:
     from valuation.jobs.digest_mail import authority_rows
     from valuation.proceedings.requests import case_title
 
-    rows = [r for r in authority_rows(store, as_of) if r["state"] == NEAR and _present(r.get("office_code"))]
+    rows = [r for r in authority_rows(store, as_of) if r["state"] == NEAR and is_present(r.get("office_code"))]
     if not rows:
         return 0
     return _write(store, "authority_deadline_near", lambda tx: sum(
