@@ -9,6 +9,12 @@ the first one that long after start), and at start-up at once when the newest ba
 older than that interval; every backup job that succeeds is followed by the restore drill in the same
 worker. Every `drill.CHECK_MINUTES` the recovery point is checked (`drill.check_recovery_point`: an
 e-mail to the admins when the newest proven backup is late).
+
+A job with a `due` check (the notices' e-mail, every `settings.every["notices_mail"]` minutes: issue 42 item 4)
+runs at its interval only when the check finds work — one cheap read, no run recorded on a quiet day; without SMTP
+it never runs and the log says so once. After a failed run it waits `DUE_RETRY_AFTER` before trying again (an
+SMTP server that is down is not knocked on, nor the admins written to, every few minutes; nothing is lost:
+what was not sent waits).
 """
 from __future__ import annotations
 
@@ -23,11 +29,12 @@ from apscheduler.triggers.interval import IntervalTrigger
 from valuation.core import clock
 from valuation.db.store import Store
 from valuation.jobs import backups, drill
-from valuation.jobs.runs import BACKUP_JOBS, JOBS, run_job
+from valuation.jobs.runs import BACKUP_JOBS, JOBS, failed_within, run_job
 from valuation.jobs.settings import JobSettings
 
 log = logging.getLogger("valuation.service")
 MISFIRE_GRACE_S = 3600
+DUE_RETRY_AFTER = timedelta(minutes=15)
 
 
 class JobScheduler:
@@ -36,6 +43,7 @@ class JobScheduler:
         self.settings = settings
         self.stop = threading.Event()
         self.started = store.now()
+        self._said_unconfigured = False
         self._scheduler = BackgroundScheduler(timezone=settings.tz, job_defaults={
             "coalesce": True, "max_instances": 1, "misfire_grace_time": MISFIRE_GRACE_S})
 
@@ -49,8 +57,11 @@ class JobScheduler:
                                     args=[name, "schedule", "agenda"], id=name, name=JOBS[name].label)
         for name, minutes in self.settings.every.items():
             if minutes is not None:
-                self._scheduler.add_job(self._run, IntervalTrigger(minutes=minutes, timezone=self.settings.tz),
-                                        args=[name, "schedule", "agenda"], id=name, name=JOBS[name].label)
+                ticked = JOBS[name].due is not None     # runs only when its check finds work
+                self._scheduler.add_job(self._tick if ticked else self._run,
+                                        IntervalTrigger(minutes=minutes, timezone=self.settings.tz),
+                                        args=[name] if ticked else [name, "schedule", "agenda"], id=name,
+                                        name=JOBS[name].label)
         self.started = self.store.now()
         self._scheduler.add_job(self._check, IntervalTrigger(minutes=drill.CHECK_MINUTES, timezone=self.settings.tz),
                                 id="recovery_point_check", name="Ponto de recuperação")
@@ -94,6 +105,26 @@ class JobScheduler:
             drill.check_recovery_point(self.store, self.settings, since=self.started, now=self.store.now())
         except Exception:       # a check that fails is logged; the next one runs in CHECK_MINUTES
             log.exception("recovery point check failed")
+
+    def _tick(self, name: str) -> None:
+        """An interval job with a `due` check: run it when it has work (module docstring)."""
+        if self.stop.is_set():
+            return
+        if not self.settings.smtp.configured:
+            if not self._said_unconfigured:
+                log.warning("e-mail not configured (VALUATION_SMTP_HOST): the notices stay in the inbox (Avisos) only")
+                self._said_unconfigured = True
+            return
+        try:
+            if failed_within(self.store, name, DUE_RETRY_AFTER, now=self.store.now()):
+                return
+            due = JOBS[name].due
+            if due is None or not due(self.store, self.settings):
+                return
+        except Exception:       # a check that fails is logged; the next one runs at the next interval
+            log.exception("job %s: the check for work failed", name)
+            return
+        self._run(name, "schedule", "agenda")
 
     def run_now(self, name: str, started_by: str) -> None:
         """Run `name` at once in a worker thread (the Tarefas page's button); returns immediately."""

@@ -83,6 +83,9 @@ NOT_USER_TEXT: dict[str, str] = {
     "registry_versions.origin": "set by the writer",
     "contract_acts.act": "chosen from a list", "contract_acts.from_status": "a contract's status",
     "contract_acts.to_status": "a contract's status",
+    "notices.kind": "a kind of the lookup table `notice_kinds` (a foreign key)",
+    "notices.event_key": "the event's key, made by the product (valuation.notices.text.event_key)",
+    "notices.link": "a page of the app, set by the product and checked (valuation.notices.text)",
 }
 USER_TEXT_NAMED_LIKE_SYSTEM = {"item_deliveries.received_by"}     # a person's name typed, not a username
 _SYSTEM_NAMES = re.compile(r"(_by$|sha256|hash$|^digest$|fingerprint|^seal$|_json$|^code$|_code$|^token)")

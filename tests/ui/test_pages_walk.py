@@ -64,7 +64,7 @@ LOCAL = "18/11/2025 22:47"                      # Brasília (UTC−3)
 WRONG = re.compile(r"(?<![\d:])(01:47|19:47)(?![\d])")   # unconverted, or converted twice
 # pages that show one of the seeded times whoever opens them (the examples among them)
 MUST_SHOW = {"audit": "admin", "jobs": "admin", "subscriptions": "dpc", "users": "admin", "policies": "dpc",
-             "statements": "dpc", "rates": "dpc", "commission": "commission"}
+             "statements": "dpc", "rates": "dpc", "commission": "commission", "notices": "commission"}
 BAD_AMOUNTS = ("1001.76,41", "1,234.56", "12.34.567", "1.234,5678901")   # read two ways, or too many places
 BAD_DAYS = ("31/02/2026", "1/1/26")            # impossible (it became 28/02/2026), or not dd/mm/aaaa
 AFTER_MAX = "after"                                                         # the day after the field's maximum

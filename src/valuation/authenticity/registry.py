@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -121,9 +122,10 @@ def kept_copy(store: Store, record: tuple[str, int], kind: str, key: str) -> byt
 
 
 def issue_once(store: Store, actor: str, stamp: Stamp, data: bytes, *, content_key: str, kind: str,
-               record: tuple[str, int], office: str) -> bytes:
+               record: tuple[str, int], office: str, issued: Callable[[Tx], object] | None = None) -> bytes:
     """Register `data` and keep its copy, in one write — unless a copy saying the same was kept meanwhile (two
-    downloads at once): then that copy is served and `data` is dropped. Returns the bytes to serve."""
+    downloads at once): then that copy is served and `data` is dropped. Returns the bytes to serve. `issued(tx)`
+    runs in that write when the act is registered (the minutes' notice to their signers)."""
     blobs = BlobStore.for_database(store.path)
     with blobs.staging() as staging:
         sha = staging.put(data)
@@ -136,6 +138,8 @@ def issue_once(store: Store, actor: str, stamp: Stamp, data: bytes, *, content_k
                               actor=actor)
             tx.execute("INSERT INTO issued_copies (id, content_key, sha256, kept_at) VALUES (?, ?, ?, ?)",
                        [new_id, content_key, sha, clock.stored(clock.now_utc())])
+            if issued is not None:
+                issued(tx)
             staging.publish()
             return None
 

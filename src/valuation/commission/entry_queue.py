@@ -7,7 +7,9 @@ member's slot of the pivot mirrors (migration 011): at a million items the queue
 rows, where the join of the pivot with the entries in force took 0.1–0.16 s, twice per save (issue 28)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from valuation.commission.rounds import fetch_round
@@ -73,3 +75,22 @@ def _from_entries(store: Store, round_id: int, member_id: int, after: int) -> di
                   (SELECT pos FROM todo ORDER BY pos > ? DESC, pos LIMIT 1) AS next_pos,
                   (SELECT item_code FROM todo ORDER BY pos > ? DESC, pos LIMIT 1) AS next_code""",
         [round_id, member_id, after, after]) or {}
+
+
+# -- the reminders of an open round (valuation.jobs.notices_daily) ---------------------------------------------
+def rounds_open_since(db: Store, opened_before: datetime) -> list[int]:
+    """The ids of the rounds still open that were opened before `opened_before` (a stored, naive UTC instant)."""
+    return [int(r["id"]) for r in db.fetch("SELECT id FROM assessment_rounds WHERE status = 'aberta' AND opened_at < ? "
+                                           "ORDER BY id", [opened_before])]
+
+
+def members_behind(db: Store, round_id: int, member_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """Of `member_ids`, those who have not assessed every item of round `round_id`: member id → (items without
+    their entry in force, items of the round). Counts only, never a value."""
+    total = int(fetch_round(db, round_id)["item_count"])
+    if not member_ids or total == 0:
+        return {}
+    rows = db.fetch("SELECT m.id, count(c.item_id) AS entered FROM (SELECT UNNEST(?) AS id) m LEFT JOIN "
+                    "assessment_current c ON c.member_id = m.id AND c.round_id = ? GROUP BY m.id",
+                    [[int(i) for i in member_ids], int(round_id)])
+    return {int(r["id"]): (total - int(r["entered"]), total) for r in rows if int(r["entered"]) < total}

@@ -43,6 +43,7 @@ from valuation.core.money import format_brl, format_count
 from valuation.db.access import COMMISSION_BODY_LABELS as BODY_LABELS
 from valuation.db.access import Principal, require
 from valuation.exports import TIMEZONE_LABEL, PdfReport, brasilia_text
+from valuation.notices import events
 from valuation.policies.values import policy_in_force
 
 if TYPE_CHECKING:
@@ -191,8 +192,10 @@ def round_minutes_pdf(store: Store, user: Principal, round_id: int, *, generated
         orientation="L", generated_at=generated_at, stamp=stamp)
     for section in (_identification, _panel_and_rules, _items, _overrides, _flagged, _agreement, _signatures):
         section(report, data)
+    signers = [int(m["id"]) for m in data["members"]]     # the president and the members who took part
     return registry.issue_once(store, user.username, stamp, report.bytes(), content_key=key, kind="minutes",
-                               record=("assessment_rounds", round_id), office=MINUTES_OFFICE)
+                               record=("assessment_rounds", round_id), office=MINUTES_OFFICE,
+                               issued=lambda tx: events.minutes_to_sign(tx, round_id=round_id, signers=signers))
 
 
 def _identification(report: PdfReport, data: dict[str, Any]) -> None:

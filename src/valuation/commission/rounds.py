@@ -48,6 +48,7 @@ from valuation.db.access import (
     users_with_roles,
 )
 from valuation.db.paging import DEFAULT_PAGE_SIZE, check_page
+from valuation.notices import events
 from valuation.policies.defaults import ConsensusPolicy
 from valuation.policies.values import policy_in_force
 
@@ -366,6 +367,7 @@ def _insert_round(tx: Tx, user: Principal, contract: Mapping[str, Any], previous
         "contract": contract["code"], "number": number, "items": n_items, "method": policy.method,
         "quorum": policy.quorum, "spread_threshold": policy.spread_threshold,
         "from_round": None if previous is None else previous["id"], "president": user.username})
+    events.round_opened(tx, round_id=round_id, items=n_items, opened_by=user.id)   # issue 42 item 4: the members
     return round_id
 
 
@@ -426,6 +428,7 @@ def publish_round(store: Store, user: Principal, round_id: int) -> Round:
         comparables.record_published(tx, round_id)   # issue 16: published decisions become comparables
         tx.audit("round_published", "assessment_round", round_id, {"status": "decidida"},
                  {"status": "publicada", "valuations_published": n})
+        events.decision_published(tx, round_id=round_id)    # issue 42 item 4: the company's people
 
     store.write(user.username, run)
     return round_of(fetch_round(store, round_id))

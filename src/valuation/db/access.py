@@ -78,18 +78,19 @@ _READERS = ("commission", "commission_president", "dpc", "officer", "explorer")
 _AUTHORITY = ("dpc", "officer")
 PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
     # explorers: organisations, inventory, decisions, statements… show their own only (the store scopes rows)
-    "commission": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
-    "commission_president": ("overview", "wrecks", "organisations", "inventory", "commission", "rates"),
-    "dpc": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory", "custody",
-            "found_things", "commission", "rates", "decisions", "contract_terms", "selection", "survey_costs",
-            "statements", "policies", "subscriptions", "documents", "contracts", "offices",
+    "commission": ("overview", "notices", "wrecks", "organisations", "inventory", "commission", "rates"),
+    "commission_president": ("overview", "notices", "wrecks", "organisations", "inventory", "commission", "rates"),
+    "dpc": ("overview", "notices", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory",
+            "custody", "found_things", "commission", "rates", "decisions", "contract_terms", "selection",
+            "survey_costs", "statements", "policies", "subscriptions", "documents", "contracts", "offices",
             "calendar_records"),
     # an office officer: its own office's records (the store scopes the rows); no policy, statement or terms
-    "officer": ("overview", "deadlines", "calendar", "domain", "wrecks", "organisations", "contracts", "inventory",
-               "custody", "found_things", "decisions", "statements", "subscriptions", "documents", "offices"),
-    "explorer": ("overview", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody", "decisions",
-                 "survey_costs", "statements", "subscriptions", "documents"),
-    "admin": ("overview", "users", "audit", "jobs", "offices"),
+    "officer": ("overview", "notices", "deadlines", "calendar", "domain", "wrecks", "organisations", "contracts",
+                "inventory", "custody", "found_things", "decisions", "statements", "subscriptions", "documents",
+                "offices"),
+    "explorer": ("overview", "notices", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody",
+                 "decisions", "survey_costs", "statements", "subscriptions", "documents"),
+    "admin": ("overview", "notices", "users", "audit", "jobs", "offices"),
 }
 
 
@@ -225,6 +226,9 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("read_rates", (*COMMISSION_ROLES, "dpc"), "consultar cotações"),
     Permission("add_rates", ("commission_president", "dpc"), "cadastrar cotações"),
     Permission("import_rates", ("commission_president", "dpc"), "importar cotações"),
+    # issue 42 item 4: each person's notices (Avisos) — every role has an inbox; the rows are the person's own
+    Permission("read_own_notices", ROLES, "consultar os próprios avisos"),
+    Permission("manage_own_notices", ROLES, "marcar os próprios avisos como lidos e escolher como recebê-los"),
 )
 PERMISSIONS: dict[str, tuple[str, ...]] = {p.key: p.roles for p in PERMISSION_TABLE}
 ACTION_LABELS: dict[str, str] = {p.key: p.label for p in PERMISSION_TABLE}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import smtplib
 import ssl
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
@@ -37,8 +37,9 @@ def build(mail: Mail, sender: str) -> EmailMessage:
     return msg
 
 
-def send(settings: SmtpSettings, mails: Iterable[Mail]) -> int:
-    """Send every mail over one SMTP connection; returns how many were sent."""
+def send(settings: SmtpSettings, mails: Iterable[Mail], *, sent: Callable[[Mail], None] | None = None) -> int:
+    """Send every mail over one SMTP connection; returns how many were sent. `sent(mail)` is called after each
+    message the server accepted (a failure further on raises, and the caller still knows what went)."""
     mails = [m for m in mails if m.to]
     if not mails:
         return 0
@@ -59,6 +60,8 @@ def send(settings: SmtpSettings, mails: Iterable[Mail]) -> int:
             client.login(settings.user, settings.password or "")
         for mail in mails:
             client.send_message(build(mail, settings.sender))
+            if sent is not None:
+                sent(mail)
     return len(mails)
 
 

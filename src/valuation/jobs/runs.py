@@ -26,6 +26,9 @@ class Job:
     name: str
     label: str          # pt-BR, as the Tarefas page shows it
     run: Callable[[Any, JobSettings], str]
+    # an interval job that runs only when it has work (its cheap check, asked at each interval): a quiet day
+    # records no run (the notices' e-mail every few minutes)
+    due: Callable[[Any, JobSettings], bool] | None = None
 
 
 def _local_now(settings: JobSettings) -> datetime:
@@ -71,12 +74,32 @@ def _audit(store: Any, settings: JobSettings) -> str:
     return verify_audit(store)
 
 
+def _notices_mail(store: Any, settings: JobSettings) -> str:
+    from valuation.jobs.notices_mail import send_now
+
+    return send_now(store, settings)
+
+
+def _notices_waiting(store: Any, settings: JobSettings) -> bool:
+    from valuation.jobs.notices_mail import waiting_now
+
+    return waiting_now(store, settings)
+
+
+def _notices_daily(store: Any, settings: JobSettings) -> str:
+    from valuation.jobs.notices_daily import run
+
+    return run(store, settings)
+
+
 JOBS: dict[str, Job] = {j.name: j for j in (
     Job("digest", "Resumo diário de prazos por e-mail", _digest),
     Job("backup", "Cópia de segurança noturna", _backup),
     Job("backup_hourly", "Cópia de segurança de hora em hora", _backup_hourly),
     Job("restore_drill", "Prova de restauração da cópia mais recente", _drill),
     Job("audit_verify", "Verificação noturna da cadeia de auditoria", _audit),
+    Job("notices_daily", "Avisos do dia: lembretes, prazos a vencer e resumo diário por e-mail", _notices_daily),
+    Job("notices_mail", "Avisos por e-mail, assim que chegam", _notices_mail, due=_notices_waiting),
 )}
 BACKUP_JOBS = ("backup", "backup_hourly")   # each successful one is followed by the restore drill
 SEAL_ALERT = "audit_seal"   # not a runnable job: the record of a write refused for the audit seal
@@ -183,7 +206,8 @@ def schedule_text(name: str, settings: JobSettings) -> str:
         return "Depois de cada cópia de segurança (de hora em hora e noturna)."
     every = settings.every.get(name)
     if every is not None:
-        return f"A cada {every} min." if every % 60 else f"A cada {every // 60} h."
+        text = f"A cada {every} min" if every % 60 else f"A cada {every // 60} h"
+        return f"{text}, quando há o que fazer." if JOBS[name].due is not None else f"{text}."
     at = settings.times.get(name)
     return "Não agendada." if at is None else f"Todo dia às {at:%H:%M}."
 
@@ -213,6 +237,14 @@ def last_outcomes(store: Any) -> dict[str, dict[str, Any]]:
     rows = store.fetch("SELECT job, outcome, ended_at, attempt, message FROM job_runs WHERE id IN "
                        "(SELECT max(id) FROM job_runs WHERE outcome <> 'running' GROUP BY job)")
     return {r["job"]: r for r in rows}
+
+
+def failed_within(store: Any, name: str, within: timedelta, *, now: datetime) -> bool:
+    """Did the latest finished attempt of `name` fail less than `within` before `now`?"""
+    row = store.fetch_one("SELECT outcome, ended_at FROM job_runs WHERE job = ? AND outcome <> 'running' "
+                          "ORDER BY id DESC LIMIT 1", [name])
+    return row is not None and row["outcome"] == "failed" and row["ended_at"] is not None \
+        and now - row["ended_at"] < within
 
 
 def audit_verified_recently(store: Any, now: datetime, *, hours: int = 36) -> bool | None:

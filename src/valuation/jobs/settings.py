@@ -4,6 +4,10 @@
     VALUATION_DIGEST_AT           daily deadline digest, HH:MM[:SS] or "off" (default 07:00)
     VALUATION_BACKUP_AT           nightly backup (default 02:00)
     VALUATION_AUDIT_AT            nightly audit-chain verification (default 03:00)
+    VALUATION_NOTICES_AT          the day's notices (reminders, deadlines near) and their daily summary by e-mail
+                                  (default 06:30)
+    VALUATION_NOTICES_EVERY       minutes between the checks for notices to e-mail at once, 1 to 1440 or "off"
+                                  (default 2; a check that finds none records no run)
     VALUATION_BACKUP_DIR          where dated backup folders go (default: backups/ beside the database)
     VALUATION_BACKUP_EVERY        minutes between the hourly backups, 1 to 1440 or "off" (default 60);
                                   at most VALUATION_RPO_MINUTES
@@ -77,7 +81,8 @@ class JobSettings:
             raise InputError(Problem("VALUATION_TZ", f"unknown time zone {env.get('VALUATION_TZ')!r}")) from exc
         times = {"digest": _at(env, "VALUATION_DIGEST_AT", "07:00"),
                  "backup": _at(env, "VALUATION_BACKUP_AT", "02:00"),
-                 "audit_verify": _at(env, "VALUATION_AUDIT_AT", "03:00")}
+                 "audit_verify": _at(env, "VALUATION_AUDIT_AT", "03:00"),
+                 "notices_daily": _at(env, "VALUATION_NOTICES_AT", "06:30")}
         security = env.get("VALUATION_SMTP_SECURITY", "none").strip().lower()
         if security not in SECURITY_MODES:
             raise InputError(Problem("VALUATION_SMTP_SECURITY", f"must be one of {', '.join(SECURITY_MODES)}"))
@@ -102,7 +107,8 @@ class JobSettings:
         return JobSettings(db_path=db_path, tz=tz, times=times, backup_dir=backup_dir, retention=_schedule(env),
                            retry_seconds=max(0.0, float(_int(env, "VALUATION_JOB_RETRY_SECONDS", 60))),
                            base_url=base_url(env), smtp=smtp,
-                           every={"backup_hourly": every}, mirror=None if mirror is None else Path(mirror),
+                           every={"backup_hourly": every, "notices_mail": _every(env, "VALUATION_NOTICES_EVERY", 2)},
+                           mirror=None if mirror is None else Path(mirror),
                            rpo_minutes=rpo)
 
 

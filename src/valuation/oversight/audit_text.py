@@ -122,6 +122,10 @@ ACTION_LABELS: dict[str, str] = {
     "withdraw_calendar_record": "Registro do calendário retirado",
     "seed_calendar_records_demo": "Carga dos registros do calendário de demonstração", "seed_appeals_demo":
         "Carga das decisões e recursos de demonstração",
+    # issue 42 item 4: notices (Avisos)
+    "notice_read": "Aviso marcado como lido", "notices_read": "Avisos marcados como lidos",
+    "notice_mail_chosen": "Escolha de e-mail dos avisos alterada", "notices_written": "Avisos do dia gerados",
+    "notices_mailed": "Avisos enviados por e-mail",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -147,7 +151,7 @@ ENTITY_LABELS: dict[str, str] = {
     "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
     "licence_request": "Pedido de responsável",
     "administrative_decision": "Decisão da Autoridade", "appeal": "Recurso administrativo",
-    "calendar_record": "Registro do calendário",
+    "calendar_record": "Registro do calendário", "notice": "Aviso", "notices": "Avisos",
 }
 
 FIELD_LABELS: dict[str, str] = {
@@ -266,6 +270,9 @@ FIELD_LABELS: dict[str, str] = {
     "valuation_dates": "Datas de avaliação (art. 21 §3)", "found_things": "Coisas achadas",
     "nup": "NUP (número único de processo)", "office": "Capitania/Delegacia/Agência", "record": "Registro",
     "unit_code": "Código da unidade protocolizadora",
+    # issue 42 item 4: notices
+    "read": "Avisos lidos", "mail": "Receber os avisos", "notices": "Avisos", "recipients": "Destinatários",
+    "messages": "Mensagens",
     # positions (always masked)
     "lat_deg": "Latitude (graus)", "lat_min": "Latitude (minutos)", "lat_hem": "Latitude (hemisfério)",
     "lon_deg": "Longitude (graus)", "lon_min": "Longitude (minutos)", "lon_hem": "Longitude (hemisfério)",

@@ -40,6 +40,7 @@ from valuation.core.errors import (
 )
 from valuation.core.statuses import STATEMENT_DRAFT, STATEMENT_ISSUED
 from valuation.db.access import Principal, require
+from valuation.notices import events
 from valuation.partition.choice import save_selection
 from valuation.partition.documents import (
     PDF_ITEM_LIMIT,
@@ -352,6 +353,7 @@ def issue_statement(store: Store, user: Principal, draft_id: int, *, correction_
         tx.audit("statement_issued", "statement", new_id, None,
                  {"number": number, "version": version, "supersedes": supersedes, "draft": draft_id,
                   "net": doc.net, "pdf_sha256": sha, "correction_reason": why})
+        events.statement_issued(tx, statement_id=new_id)    # issue 42 item 4: the company's people
         return new_id
 
     new_id = store.write(user.username, run)

@@ -32,6 +32,7 @@ from valuation.db.access import Principal, allowed, chosen_office, office_match,
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.counting import add_months
 from valuation.deadlines.rules import open_standing
+from valuation.notices import events
 from valuation.policies.defaults import PROCESS_KEYS
 from valuation.policies.values import timelines, values_in_force
 from valuation.proceedings import appeal_records
@@ -125,6 +126,9 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
                  {"wreck_code": wreck["code"], **rec, "licence_request_id": licence})
         if licence is None:   # a licence request was numbered as one already: one document, one NUP
             numbers.assign(tx, "request", new_id, wreck["office_code"], rec["filed_on"])   # Portaria 11/2019
+        events.request_received(tx, request_id=new_id, office_code=wreck["office_code"],   # issue 42 item 4
+                                matter=MATTERS[rec["matter"]], wreck_code=wreck["code"],
+                                nup=numbers.request_nups(tx, [new_id]).get(new_id), recorded_by=user.id)
         return new_id
 
     return store.write(user.username, write)
