@@ -12,5 +12,6 @@ if ! command -v npm >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm) >/dev/null
 fi
 # The suite runs in parallel (pytest-xdist), one worker per core unless VALUATION_TEST_WORKERS says
-# otherwise (0: in this process); each test file stays on one worker (its module fixtures built once).
-exec .venv/bin/python -m pytest -n "${VALUATION_TEST_WORKERS:-auto}" --dist loadfile "$@"
+# otherwise (0: in this process); each test file stays on one worker (its module fixtures built once), the files
+# handed out slowest first (tests/conftest.py SLOWEST_FIRST, xdist's own reordering off).
+exec .venv/bin/python -m pytest -n "${VALUATION_TEST_WORKERS:-auto}" --dist loadfile --no-loadscope-reorder "$@"

@@ -336,3 +336,34 @@ def bench_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
             f"info = g.build_main(sys.argv[1], {BENCH_ITEMS}); g.decide_main(sys.argv[1], info.round_id)")
     return _built_once(tmp_path_factory, "bench_db", "bench.duckdb", lambda path: _run_python(
         ["-c", code, str(path)], Path(__file__).resolve().parent.parent))
+
+
+# -- the order the parallel run hands the files out in ----------------------------------------------------------------
+# pytest-xdist (`--dist loadfile`) gives each worker one file at a time, in the order of the collection; its own
+# reordering (by number of tests) put the one-test browser walks of two minutes last, so one worker ran them alone
+# while the other idled (the run's last 8 % took 17 of its 42 minutes). scripts/test.sh turns that reordering off
+# (`--no-loadscope-reorder`) and this hook sorts the files instead: the slowest first (their times measured by
+# `--durations` on a full run, longest first), then the others by their number of tests, most first — the longest
+# jobs first, so the last ones to finish are short.
+SLOWEST_FIRST = (
+    "tests/bench/test_bench_smoke.py", "tests/ui/test_browser_walk.py", "tests/ui/test_pages_walk.py",
+    "tests/walks/test_signed_acts.py", "tests/demo/test_demo_atomic.py", "tests/walks/test_empty_database_case.py",
+    "tests/ui/test_pages_full_data.py", "tests/db/test_restore_planted_rows.py", "tests/db/test_kill_campaign.py",
+    "tests/service/test_service.py", "tests/security/test_input_bounds.py", "tests/ui/test_browser_login_and_pages.py",
+    "tests/commission/test_browser_entry.py", "tests/db/test_backup_restore.py",
+    "tests/commission/test_browser_session_ended.py", "tests/accounts/test_throttle_distributed.py",
+    "tests/service/test_logout_after_restart.py", "tests/commission/test_consensus_sql.py",
+    "tests/commission/test_pages.py", "tests/accounts/test_throttle.py", "tests/db/test_hostile_manifests.py",
+    "tests/attachments/test_browser_photos.py", "tests/db/test_restore_planted_session.py",
+    "tests/bench/test_load_light.py", "tests/accounts/test_govbr_login.py", "tests/deadlines/test_browser_case_pdf.py",
+    "tests/service/test_front_end_base.py", "tests/security/test_hostile_input.py",
+)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    order = sorted(files, key=lambda f: (rank.get(f, len(rank)), -len(files[f]), f))
+    items[:] = [item for f in order for item in files[f]]
