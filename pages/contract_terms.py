@@ -46,7 +46,7 @@ def weight_text(w: Decimal) -> str:
 L = terms.FIELD_LABELS  # the labels the store's problems use: the form shows the same
 
 
-df = contracts.list_contracts(store, user)
+df = contracts.list_contracts(store, user, counts=False)
 df = df[df["kind"].isin(terms.TERMS_KINDS)] if len(df) else df
 if not len(df):
     st.info("Nenhum contrato de exploração ou remoção cadastrado.")

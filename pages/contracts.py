@@ -130,7 +130,7 @@ def correct(code: str) -> None:
 
 
 def detail(code: str) -> None:
-    c = get_contract(store, user, code)
+    c = get_contract(store, user, code, counts=False)
     st.markdown(f"**{md(c['code'])}** — {md(cr.KIND_LABELS.get(c['kind'], c['kind']))} por "
                 f"{md(cr.ACT_FORM_LABELS.get(c['act'], c['act']))} {md(text(c['act_number']))}  \n"
                 f"Empresa: {md(c['organisation_name'])} · Naufrágio: {md(c['wreck_code'])} — {md(c['wreck_name'])} · "
@@ -155,7 +155,7 @@ st.title("Contratos e autorizações")
 st.caption("Autorizações, licenças, contratos e portarias de pesquisa, exploração, remoção e demolição "
            "(Lei 7.542/1986 arts. 4, 16–18; NORMAM-10 (ed. 2002) 0301–0303). A situação muda só por ato datado.")
 
-df = list_contracts(store, user)
+df = list_contracts(store, user, counts=False)   # the counts are not shown here
 if len(df):
     st.dataframe(for_display(df, dates=("signed_on", "expires_on"), labels={"kind": cr.KIND_LABELS},
                              only=list(TABLE), rename=TABLE), hide_index=True, width="stretch")

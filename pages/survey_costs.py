@@ -137,7 +137,7 @@ if tabs.is_open("Planilha de custos da pesquisa"):
 
 if tabs.is_open("Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"):
     with tabs["Despesas de fiscalização (NORMAM-10 (ed. 2002) 0306)"]:
-        mine = contracts.list_contracts(store, user)
+        mine = contracts.list_contracts(store, user, counts=False)
         if not len(mine):
             st.info("Nenhum contrato visível para o seu perfil.")
         else:

@@ -92,7 +92,7 @@ CONTRACTS = {"code": "Contrato", "kind": "Tipo", "organisation_name": "Empresa",
 
 def contracts_of(wreck_id: int) -> None:
     """The wreck's contracts with their state (the co-signature of art. 20 §1 included)."""
-    found = list_contracts(store, user, wreck_id=wreck_id)
+    found = list_contracts(store, user, wreck_id=wreck_id, counts=False)
     if found.empty:
         return
     st.dataframe(for_display(found, dates=["requested_on", "signed_on", "co_signed_on"], only=list(CONTRACTS),

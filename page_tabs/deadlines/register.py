@@ -32,7 +32,7 @@ def render(view: DeadlinesView) -> None:
 
 
 def contract_widget(view: DeadlinesView) -> str | None:
-    contracts = list_contracts(view.store, view.user)
+    contracts = list_contracts(view.store, view.user, counts=False)
     names = dict(zip(contracts["code"], contracts["organisation_name"]))
     return st.selectbox("Contrato", contracts["code"].tolist(), format_func=lambda c: f"{c} — {names[c]}")
 

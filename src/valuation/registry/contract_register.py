@@ -264,7 +264,7 @@ def record_contract_act(store: Any, user: Principal, code: str, data: Mapping[st
 def contract_acts(store: Any, user: Principal, code: str) -> list[dict[str, Any]]:
     """The dated acts of a contract the user may read, oldest first: act, act_pt, from_status, to_status,
     effective_on, reference, reason, recorded_by (the person's name), recorded_at."""
-    c = get_contract(store, user, code)
+    c = get_contract(store, user, code, counts=False)
     rows = store.fetch("SELECT a.act, a.from_status, a.to_status, a.effective_on, a.reference, a.reason, "
                        "coalesce(u.full_name, a.recorded_by) AS recorded_by, a.recorded_at FROM contract_acts a "
                        "LEFT JOIN users u ON u.username = a.recorded_by WHERE a.contract_id = ? ORDER BY a.id",
@@ -277,7 +277,7 @@ HISTORY_LABELS: dict[str, str] = {k: v for k, v in LABELS.items() if k not in ("
 
 def contract_history(store: Any, user: Principal, code: str) -> list[versions.Version]:
     """The versions of a contract's registration the user may read, oldest first."""
-    c = get_contract(store, user, code)
+    c = get_contract(store, user, code, counts=False)
     return versions.history(store, "contract", int(c["id"]), HISTORY_LABELS)
 
 

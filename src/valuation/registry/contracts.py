@@ -37,9 +37,11 @@ _FROM = ("FROM contracts c JOIN organisations o ON o.id = c.organisation_id "
 
 
 def list_contracts(store: Any, user: Principal, *, status: str | None = None,
-                   kind: str | None = None, wreck_id: int | None = None) -> pd.DataFrame:
+                   kind: str | None = None, wreck_id: int | None = None, counts: bool = True) -> pd.DataFrame:
     """Contracts the user may read, ordered by code, with `items` (recovered items), `undelivered` and
-    the co-signature state (module docstring); `wreck_id`: only that wreck's."""
+    the co-signature state (module docstring); `wreck_id`: only that wreck's. `counts=False`: `items` and
+    `undelivered` are left out (None) — a page that does not show them (at a million items they were most of
+    the Contratos page's time)."""
     scope, params = contract_scope(user, "c")
     clauses = [scope]
     problems = []
@@ -58,6 +60,10 @@ def list_contracts(store: Any, user: Principal, *, status: str | None = None,
         params.append(kind)
     if problems:
         raise InputError(problems)
+    if not counts:
+        df = store.fetch_df(f"SELECT {_COLS}, NULL AS items, NULL AS undelivered {_FROM} WHERE {' AND '.join(clauses)} "
+                            "ORDER BY c.code", params)
+        return _with_co_signature(store, df)
     df = store.fetch_df(
         f"WITH visible AS (SELECT c.id FROM contracts c WHERE {' AND '.join(clauses)}), "
         "counts AS (SELECT i.contract_id, count(*) AS items, "
@@ -101,14 +107,15 @@ def _object_series(values: list[Any]) -> Any:
     return pd.Series(values, dtype=object)
 
 
-def get_contract(store: Any, user: Principal, code: str) -> dict[str, Any]:
-    """One contract as a dict (same fields as list_contracts); NotFound outside the user's scope."""
+def get_contract(store: Any, user: Principal, code: str, *, counts: bool = True) -> dict[str, Any]:
+    """One contract as a dict (same fields as list_contracts; `counts=False`: without the item counts, None);
+    NotFound outside the user's scope."""
     scope, params = contract_scope(user, "c")
-    row = store.fetch_one(
-        f"SELECT {_COLS}, (SELECT count(*) FROM items i WHERE i.contract_id = c.id) AS items, "
-        "(SELECT count(*) FROM items i WHERE i.contract_id = c.id AND NOT EXISTS "
-        " (SELECT 1 FROM item_deliveries d WHERE d.item_id = i.id)) AS undelivered "
-        f"{_FROM} WHERE c.code = ? AND {scope}", [code, *params])
+    counted = ("(SELECT count(*) FROM items i WHERE i.contract_id = c.id) AS items, "
+               "(SELECT count(*) FROM items i WHERE i.contract_id = c.id AND NOT EXISTS "
+               " (SELECT 1 FROM item_deliveries d WHERE d.item_id = i.id)) AS undelivered "
+               if counts else "NULL AS items, NULL AS undelivered ")
+    row = store.fetch_one(f"SELECT {_COLS}, {counted}{_FROM} WHERE c.code = ? AND {scope}", [code, *params])
     if row is None:
         raise NotFound(f"Contrato {str(code)[:60]} não encontrado.", what="contract", key=code)
     from valuation.registry.co_signatures import annotate
