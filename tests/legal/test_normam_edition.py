@@ -14,7 +14,7 @@ import tokenize
 from datetime import date
 from pathlib import Path
 
-from tests.support.package_modules import PACKAGE_DIR
+from tests.support.package_modules import PACKAGE_DIR, docstring_positions
 from valuation.core.calendar import BusinessCalendar
 from valuation.deadlines.rules import final_report
 
@@ -22,22 +22,11 @@ ROOT = PACKAGE_DIR.parent.parent
 BARE = re.compile(r"NORMAM-10(?! \(ed\. \d{4}\))(?=,? (?:item )?0\d{3}|, Anexo)")
 
 
-def _docstrings(tree: ast.AST) -> set[tuple[int, int]]:
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
-                    first.value.value, str):
-                out.add((first.lineno, first.col_offset))
-    return out
-
-
 def _bare(path: Path) -> list[str]:
     src = path.read_text(encoding="utf-8")
     if "NORMAM-10" not in src:
         return []
-    docs = _docstrings(ast.parse(src))
+    docs = docstring_positions(ast.parse(src))
     return [f"{path.relative_to(ROOT)}:{t.start[0]}" for t in tokenize.generate_tokens(io.StringIO(src).readline)
             if t.type == tokenize.STRING and t.start not in docs and BARE.search(t.string)]
 

@@ -20,7 +20,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.support.package_modules import PACKAGE_DIR
+from tests.support.package_modules import PACKAGE_DIR, docstring_positions
 from valuation.core import law
 from valuation.core.calendar import BusinessCalendar
 from valuation.core.errors import InputError
@@ -106,17 +106,6 @@ def test_selection_cites_the_law_not_a_spec_file():
 PAT = re.compile(r"\b(rules|cli|architecture|glossary)\.md\b")
 
 
-def _docstrings(tree: ast.AST) -> set[tuple[int, int]]:
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
-                    first.value.value, str):
-                out.add((first.lineno, first.col_offset))
-    return out
-
-
 def test_no_text_a_user_reads_cites_a_spec_file():
     """The strings of the app (not its docstrings and comments) never cite the project's spec files: cite the law."""
     hits = []
@@ -125,7 +114,7 @@ def test_no_text_a_user_reads_cites_a_spec_file():
             src = path.read_text(encoding="utf-8")
             if not PAT.search(src):
                 continue
-            docs = _docstrings(ast.parse(src))
+            docs = docstring_positions(ast.parse(src))
             hits += [f"{path.relative_to(ROOT)}:{t.start[0]}"
                      for t in tokenize.generate_tokens(io.StringIO(src).readline)
                      if t.type == tokenize.STRING and t.start not in docs and PAT.search(t.string)]

@@ -6,6 +6,7 @@ Keys are the module path under `valuation` plus the function: 'registry.wrecks.l
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -50,3 +51,15 @@ def store_functions(match: Callable[[list[inspect.Parameter]], bool] = lambda re
 
 def source_files() -> list[Path]:
     return sorted(p for p in PACKAGE_DIR.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def docstring_positions(tree: ast.AST) -> set[tuple[int, int]]:
+    """(line, column) of every docstring of a parsed module: its own, its classes' and its functions'."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                out.add((first.lineno, first.col_offset))
+    return out
