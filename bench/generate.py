@@ -41,6 +41,7 @@ from valuation.commission.entries import record_assessments_bulk
 from valuation.commission.rounds import close_round, open_round, publish_round
 from valuation.commission.sheet import AMOUNT_TYPE
 from valuation.db.access import Principal
+from valuation.db.blobs import BlobStore
 from valuation.db.store import Store, Tx
 from valuation.demo import base as demo
 from valuation.demo.suite import seed_full_demo
@@ -328,6 +329,9 @@ def _seeded(path: str, template: str | None, progress: Progress | None, t0: floa
     else seeded here."""
     if template is not None:
         shutil.copyfile(template, path)
+        files, own_files = BlobStore.for_database(template).root, BlobStore.for_database(path).root
+        if files.is_dir() and files.resolve() != own_files.resolve():   # the demo's photos and reports
+            shutil.copytree(files, own_files, dirs_exist_ok=True)
     store = Store(path, clock=lambda: datetime(2026, 11, 30, 10, 0))
     if template is None:
         seed_full_demo(store)

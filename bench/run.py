@@ -368,6 +368,8 @@ def child(phase: str, args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
            "--contracts", str(args.contracts), "--repeat", str(args.repeat), "--out", str(args.out),
            "--big-import-rows", str(args.big_import_rows), "--big-import-repeat", str(args.big_import_repeat),
            "--phase-json", str(out)]
+    if args.demo_file is not None:
+        cmd += ["--demo-file", str(args.demo_file)]
     for k, v in extra.items():
         cmd += [f"--{k.replace('_', '-')}", str(v)]
     t = time.perf_counter()
@@ -399,16 +401,20 @@ def phase_build(args: argparse.Namespace) -> dict[str, Any]:
     main_path, dl_path = paths(args)
     _remove(main_path)
     _remove(dl_path)
-    template = Path(args.out) / "demo_seed.duckdb"   # the demo seeded once, copied into both files
-    _remove(template)
+    # the demo seeded once, copied into both files — or a demo database already made (`--demo-file`)
+    own_template = args.demo_file is None
+    template = Path(args.out) / "demo_seed.duckdb" if own_template else Path(args.demo_file)
     t = time.perf_counter()
-    gen.seed_template(str(template), progress=say)
+    if own_template:
+        _remove(template)
+        gen.seed_template(str(template), progress=say)
     info = gen.build_main(str(main_path), args.items, progress=say, template=str(template))
     t_main = time.perf_counter() - t
     t = time.perf_counter()
     counts = gen.build_deadlines(str(dl_path), args.contracts, progress=say, template=str(template))
     t_dl = time.perf_counter() - t
-    _remove(template)
+    if own_template:
+        _remove(template)
     t = time.perf_counter()
     csv_path = big_csv_path(args)
     if not csv_path.exists():
@@ -1334,6 +1340,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--load-seconds", type=float, default=60, help="seconds of each load run")
     ap.add_argument("--no-profile-pages", dest="profile_pages", action="store_false",
                     help="do not profile the pages over their target")
+    ap.add_argument("--demo-file", type=Path, default=None,
+                    help="a demo database already made by `db init --demo` (closed), copied with its files "
+                         "instead of seeding the demo again")
     ap.add_argument("--phase", choices=("build", "decide", "naive", "import_big", "comparables"),
                     help=argparse.SUPPRESS)
     ap.add_argument("--phase-json", type=Path, help=argparse.SUPPRESS)

@@ -166,6 +166,8 @@ class World:
     ids: dict[str, int]
     passwords: dict[str, str] = field(default_factory=lambda: dict(PASSWORDS))
     principals: dict[str, Principal] = field(default_factory=dict)
+    template: Path | None = None             # the session's file it is a copy of
+    revision_at_open: int | None = None      # the Store's revision before the test wrote (tests/support/commission)
 
     def principal(self, key: str) -> Principal:
         return self.principals[ALIASES.get(key, key)]
@@ -265,9 +267,10 @@ def small_world(request: pytest.FixtureRequest, tmp_path: Path, _world_template:
                        office_code=USER_OFFICES.get(key))
         for key, (username, full_name, role, org, body, _active) in USERS.items()
     }
-    world = World(store=s, path=path, ids=dict(ids), principals=principals)
+    world = World(store=s, path=path, ids=dict(ids), principals=principals, template=template,
+                  revision_at_open=s._revision)
     yield world
-    s.close()
+    world.store.close()
 
 
 @pytest.fixture
@@ -329,13 +332,15 @@ BENCH_ITEMS = 100_000
 
 
 @pytest.fixture(scope="session")
-def bench_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def bench_db(tmp_path_factory: pytest.TempPathFactory, full_demo_db: Path) -> Path:
     """The full demo plus a 100 000-item treasure contract (bench/generate.py: one round valued by
-    the six members, decided, published, União's choice and draft statement), built once per session."""
+    the six members, decided, published, União's choice and draft statement), built once per session
+    from a copy of `full_demo_db` (the demo is not seeded twice)."""
     code = ("import sys; from bench import generate as g; "
-            f"info = g.build_main(sys.argv[1], {BENCH_ITEMS}); g.decide_main(sys.argv[1], info.round_id)")
+            f"info = g.build_main(sys.argv[1], {BENCH_ITEMS}, template=sys.argv[2]); "
+            "g.decide_main(sys.argv[1], info.round_id)")
     return _built_once(tmp_path_factory, "bench_db", "bench.duckdb", lambda path: _run_python(
-        ["-c", code, str(path)], Path(__file__).resolve().parent.parent))
+        ["-c", code, str(path), str(full_demo_db)], Path(__file__).resolve().parent.parent))
 
 
 # -- the order the parallel run hands the files out in ----------------------------------------------------------------
