@@ -33,7 +33,8 @@ KIND_LABELS = {"statement": "Demonstrativo de partilha", "minutes": "Ata da Comi
                "office_deadlines": "Relatório de prazos da Organização Militar",
                "photo_sheet": "Folha de fotografias",
                "case_history": "Histórico do processo administrativo (requerimento ou decisão e recursos)",
-               "removal_order": "Determinação de remoção ou demolição (Lei 7.542/1986, art. 5)"}
+               "removal_order": "Determinação de remoção ou demolição (Lei 7.542/1986, art. 5)",
+               "filing_receipt": "Recibo de protocolo"}
 NO_SIGNATURE = "sem assinatura eletrônica registrada"
 DPC = "Diretoria de Portos e Costas"
 
@@ -64,7 +65,7 @@ def new_stamp(nup: str | None = None, *, env: Any = None) -> Stamp:
 _RECORD_PT = {"statements": "demonstrativo nº", "assessment_rounds": "rodada nº", "offices": "OM",
               "items": "item nº", "contracts": "contrato nº", "wrecks": "naufrágio nº",
               "requests": "requerimento nº", "administrative_decisions": "decisão nº",
-              "removal_orders": "determinação de remoção nº"}   # the audit's words
+              "removal_orders": "determinação de remoção nº", "filings": "protocolo nº"}   # the audit's words
 
 
 def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str, int | None, str | None],
@@ -72,6 +73,8 @@ def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str,
     """Record the issue of `data` (the final bytes) under `stamp`'s code; returns the registry row's id."""
     if stamp.crc is None:
         raise ValueError("the document was not rendered with its stamp")
+    if kind not in KIND_LABELS:      # the one list of kinds (migration 083: no CHECK repeats it)
+        raise ValueError(f"not a kind of issued document: {kind!r}")
     table, record_id, key = record
     new_id = int(tx.scalar("SELECT nextval('seq_issued_documents')"))
     tx.execute("INSERT INTO issued_documents (id, code, kind, record_table, record_id, record_key, office, nup, "
@@ -134,10 +137,8 @@ def issue_once(store: Store, actor: str, stamp: Stamp, data: bytes, *, content_k
             latest = _latest(tx, record, kind)
             if latest is not None and latest["content_key"] == content_key:
                 return str(latest["sha256"])
-            new_id = register(tx, stamp, data, kind=kind, record=(record[0], record[1], None), office=office,
-                              actor=actor)
-            tx.execute("INSERT INTO issued_copies (id, content_key, sha256, kept_at) VALUES (?, ?, ?, ?)",
-                       [new_id, content_key, sha, clock.stored(clock.now_utc())])
+            register_kept(tx, stamp, data, sha, content_key=content_key, kind=kind, record=record, office=office,
+                          actor=actor)
             if issued is not None:
                 issued(tx)
             staging.publish()
@@ -145,6 +146,17 @@ def issue_once(store: Store, actor: str, stamp: Stamp, data: bytes, *, content_k
 
         other = store.write(actor, write)
     return data if other is None else blobs.read(other)
+
+
+def register_kept(tx: Tx, stamp: Stamp, data: bytes, sha: str, *, content_key: str, kind: str,
+                  record: tuple[str, int], office: str, actor: str) -> int:
+    """`register` and keep the copy `sha` (the bytes of `data`, staged by the caller and published before the
+    commit) in transaction `tx`; the registry row's id. `issue_once`; an act issued in the write that makes it
+    (a filing's receipt)."""
+    new_id = register(tx, stamp, data, kind=kind, record=(record[0], record[1], None), office=office, actor=actor)
+    tx.execute("INSERT INTO issued_copies (id, content_key, sha256, kept_at) VALUES (?, ?, ?, ?)",
+               [new_id, content_key, sha, clock.stored(clock.now_utc())])
+    return new_id
 
 
 _SUBJECT_OF = {"statements": "statement", "assessment_rounds": "round", "removal_orders": "removal_order",

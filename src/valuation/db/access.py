@@ -186,6 +186,8 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("read_requests", ("dpc", "officer", "explorer"), "consultar requerimentos e os prazos da Autoridade"),
     Permission("read_all_requests", ("dpc", "officer"), "consultar os requerimentos de todas as empresas"),
     Permission("manage_requests", ("dpc", "officer"), "registrar requerimentos e as etapas do processo"),
+    # issue 42 item 1: a company's representative files in the system (its own company's processes)
+    Permission("file_filings", ("explorer",), "protocolar requerimentos e documentos (peticionamento eletrônico)"),
     # issue 26 §2: the Authority's decisions and the appeals against them (read with read_requests, same scope)
     Permission("manage_appeals", ("dpc",), "registrar decisões administrativas e recursos"),
     # explorers read only their own organisation's row

@@ -56,6 +56,7 @@ STORED_FILES: tuple[FileColumn, ...] = (
     FileColumn("document_signatures", "file_sha256", "versão assinada de documento emitido", "outcome = 'valid'"),
     # issue 43, items 3 and 15: the kept copy of an act issued once, which every later download serves
     FileColumn("issued_copies", "sha256", "cópia registrada de documento emitido"),
+    FileColumn("filing_files", "sha256", "arquivo de protocolo (peticionamento)"),
 )
 # The columns that hold a sha256 but name no stored file, and why (tests/db/test_stored_files.py).
 NOT_STORED: dict[tuple[str, str], str] = {

@@ -180,6 +180,16 @@ SEALED += (Sealed("issued_copies", ("id", "content_key", "sha256", "kept_at"),
 SEALED += (Sealed("signed_upload_refusals", ("id", "record_table", "record_id", "document_id", "code", "reason",
                                              "file_sha256", "file_size", "uploaded_by", "uploaded_at"),
                   "envio recusado de documento assinado", baseline_alone=True),)
+# Issue 42 item 1: the filings, their files and the office's examination of each (migration 082), append-only — the
+# day a filing reached the office starts the Authority's period (Lei 9.784/1999 art. 24) and ends the party's.
+SEALED += (Sealed("filings", ("id", "request_id", "document_no", "kind", "subject", "organisation_id", "office_code",
+                              "channel", "received_on", "filed_by", "filed_at"), "protocolo (peticionamento)",
+                  subject="Protocolo nº {id}", baseline_alone=True),
+           Sealed("filing_files", ("id", "filing_id", "position", "name", "media_type", "size_bytes", "sha256"),
+                  "arquivo de protocolo", subject="Arquivo de protocolo nº {id}", baseline_alone=True),
+           Sealed("filing_reviews", ("id", "filing_id", "note", "reviewed_by", "reviewed_at"),
+                  "exame de protocolo pela OM (Lei 9.784/1999 art. 24)", subject="Exame de protocolo nº {id}",
+                  baseline_alone=True))
 BY_TABLE = {s.table: s for s in SEALED}
 
 

@@ -110,7 +110,8 @@ ACTION_LABELS: dict[str, str] = {
     "salvage_assessed": "Remuneração por assistência e salvamento fixada com os fatores",
     "seed_wreck_law_demo": "Carga dos registros de demonstração de sítios, cessões, cargas e salvamento",
     # issue 26: requests and their process (Lei 9.784/1999)
-    "file_request": "Requerimento protocolado", "record_request_step": "Etapa de requerimento registrada",
+    "file_request": "Requerimento protocolado", "filing": "Documento protocolado",
+    "filing_review": "Protocolo examinado pela OM", "record_request_step": "Etapa de requerimento registrada",
     "seed_requests_demo": "Carga dos requerimentos de demonstração",
     # issue 26 §2: the Authority's decisions and the appeals (Lei 7.542 art. 33; Lei 9.784/1999 arts. 56–65)
     "record_administrative_decision": "Decisão da Autoridade registrada, com a sua ciência",

@@ -116,22 +116,27 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
             "wreck_code": wreck["code"], "part": "embarcação", "requester_id": rec["requester_id"],
             "requested_on": rec["filed_on"], "note": rec["note"]})
 
-    def write(tx: Tx) -> int:
-        new_id = int(tx.scalar(
-            "INSERT INTO requests (office_code, wreck_id, matter, requester_id, organisation_id, filed_on, "
-            "licence_request_id, note, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [wreck["office_code"], wreck["id"], rec["matter"], rec["requester_id"], rec["organisation_id"],
-             rec["filed_on"], licence, rec["note"], user.username, store.now()]))
-        tx.audit("file_request", "request", new_id, None,
-                 {"wreck_code": wreck["code"], **rec, "licence_request_id": licence})
-        if licence is None:   # a licence request was numbered as one already: one document, one NUP
-            numbers.assign(tx, "request", new_id, wreck["office_code"], rec["filed_on"])   # Portaria 11/2019
-        events.request_received(tx, request_id=new_id, office_code=wreck["office_code"],   # issue 42 item 4
-                                matter=MATTERS[rec["matter"]], wreck_code=wreck["code"],
-                                nup=numbers.request_nups(tx, [new_id]).get(new_id), recorded_by=user.id)
-        return new_id
+    return store.write(user.username, lambda tx: insert_request(tx, user, wreck, rec, licence))
 
-    return store.write(user.username, write)
+
+def insert_request(tx: Tx, user: Principal, wreck: Mapping[str, Any], rec: Mapping[str, Any],
+                   licence: int | None) -> int:
+    """Write one checked request (`rec`: matter, requester_id, organisation_id, filed_on, note) on `wreck`, its audit
+    row, its NUP and the office's notice, in transaction `tx` (`file_request`; a request filed in the system:
+    `valuation.filings.records`). Returns its id."""
+    new_id = int(tx.scalar(
+        "INSERT INTO requests (office_code, wreck_id, matter, requester_id, organisation_id, filed_on, "
+        "licence_request_id, note, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [wreck["office_code"], wreck["id"], rec["matter"], rec["requester_id"], rec["organisation_id"],
+         rec["filed_on"], licence, rec["note"], user.username, tx.store.now()]))
+    tx.audit("file_request", "request", new_id, None,
+             {"wreck_code": wreck["code"], **rec, "licence_request_id": licence})
+    if licence is None:   # a licence request was numbered as one already: one document, one NUP
+        numbers.assign(tx, "request", new_id, wreck["office_code"], rec["filed_on"])   # Portaria 11/2019
+    events.request_received(tx, request_id=new_id, office_code=wreck["office_code"],   # issue 42 item 4
+                            matter=MATTERS[rec["matter"]], wreck_code=wreck["code"],
+                            nup=numbers.request_nups(tx, [new_id]).get(new_id), recorded_by=user.id)
+    return new_id
 
 
 def _requests(store: Store | Tx, user: Principal, *, office: str | None = None,
@@ -187,16 +192,20 @@ def record_step(store: Store, user: Principal, request_id: int, data: Mapping[st
             f.fail(problem[0], f"{LABELS[problem[0]]}: {problem[1]}.")
     f.done()
 
-    def write(tx: Tx) -> int:
-        new_id = int(tx.scalar(
-            "INSERT INTO request_steps (request_id, kind, day, reference_day, reason, note, recorded_by, recorded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [req["id"], kind, day, ref, reason, note, user.username, store.now()]))
-        tx.audit("record_request_step", "request", req["id"], None,
-                 {"step_id": new_id, "kind": kind, "day": day, "reference_day": ref, "reason": reason, "note": note})
-        return new_id
+    return store.write(user.username, lambda tx: insert_step(tx, user.username, req["id"], kind, day, ref, reason, note))
 
-    return store.write(user.username, write)
+
+def insert_step(tx: Tx, actor: str, request_id: int, kind: str | None, day: date | None, ref: date | None = None,
+                reason: str | None = None, note: str | None = None) -> int:
+    """Write one checked step of request `request_id` and its audit row, in transaction `tx` (`record_step`; a
+    party's step a filing brings: `valuation.filings.records`). Returns the step's id."""
+    new_id = int(tx.scalar(
+        "INSERT INTO request_steps (request_id, kind, day, reference_day, reason, note, recorded_by, recorded_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [request_id, kind, day, ref, reason, note, actor, tx.store.now()]))
+    tx.audit("record_request_step", "request", request_id, None,
+             {"step_id": new_id, "kind": kind, "day": day, "reference_day": ref, "reason": reason, "note": note})
+    return new_id
 
 
 def request_history(store: Store, user: Principal, request_id: int) -> dict[str, Any]:
@@ -214,13 +223,13 @@ def undecided_requests(store: Store, user: Principal, *, office: str | None = No
     """The requests with no decision recorded (those a step may still be recorded on), newest first: id, nup,
     office_code, wreck, matter_pt, organisation, requested_on."""
     require(user, "read_requests")
-    decided = _decided_ids(store)
+    decided = decided_ids(store)
     rows = [{**r, "matter_pt": MATTERS[r["matter"]]} for r in _requests(store, user, office=office)
             if r["id"] not in decided]
     return rows[::-1]
 
 
-def _decided_ids(store: Store, on: date | None = None) -> set[int]:
+def decided_ids(store: Store | Tx, on: date | None = None) -> set[int]:
     """The requests with a decision recorded (on or before `on`, when given)."""
     return {int(r["request_id"]) for r in store.fetch(
         "SELECT DISTINCT request_id FROM request_steps WHERE kind = 'decided' AND (? IS NULL OR day <= ?)", [on, on])}
@@ -234,7 +243,7 @@ def _periods(store: Store) -> pr.PolicyAt:
 def _undecided(store: Store, user: Principal, as_of: date, office: str | None
                ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """The requests in scope with no decision recorded on or before `as_of`, each with its steps (all of them)."""
-    decided = _decided_ids(store, as_of)
+    decided = decided_ids(store, as_of)
     reqs = [r for r in _requests(store, user, office=office) if r["id"] not in decided]
     steps = _steps(store, [r["id"] for r in reqs])
     return [(r, steps[r["id"]]) for r in reqs]
@@ -284,6 +293,9 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     if store.has_table("appeals"):
         out += appeal_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)
     out += pending_signatures.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 27
+    from valuation.filings import records as filing_records   # it writes requests through this module
+
+    out += filing_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 42 item 6
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
     return out
 
