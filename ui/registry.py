@@ -33,6 +33,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("overview", "Visão geral", ":material/dashboard:", "Painel", charts=True),
     PageSpec("notices", "Avisos", ":material/notifications:", "Painel"),
     PageSpec("deadlines", "Prazos", ":material/event:", "Painel", charts=True),
+    PageSpec("filings", "Protocolo", ":material/move_to_inbox:", "Painel"),
     PageSpec("calendar", "Calendário de dias úteis", ":material/calendar_month:", "Painel", charts=True),
     PageSpec("calendar_records", "Registros do calendário", ":material/edit_calendar:", "Painel"),
     PageSpec("subscriptions", "Assinatura de calendário", ":material/event_repeat:", "Painel"),

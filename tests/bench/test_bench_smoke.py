@@ -30,7 +30,8 @@ def outcome(tmp_path_factory, full_demo_db):
     tmp = tmp_path_factory.mktemp("bench")
     env_before = os.environ.get("VALUATION_DB")
     returned = run.main(["--items", str(ITEMS), "--contracts", str(CONTRACTS), "--import-rows", str(IMPORT_ROWS),
-                         "--repeat", "1", "--no-live", "--demo-file", str(full_demo_db),   # the browser and load runs: bench/browser.py, load.py
+                         "--repeat", "1", "--no-live",   # the browser and load runs: bench/browser.py, load.py
+                         "--demo-file", str(full_demo_db),   # the session's demo, not seeded again
                          "--pages", ",".join(PAGES),     # every page on every role: tests/ui (AppTest)
                          "--out", str(tmp / "work"), "--json", str(tmp / "figures.json"),
                          "--readme", str(tmp / "README.md")])

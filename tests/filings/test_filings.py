@@ -151,7 +151,8 @@ def test_filings_are_sealed_and_a_changed_row_is_named(small_world: Any) -> None
 
     with Store(small_world.path) as again:
         ok, text = seals.verify(again)
-    assert ok is False and text.startswith(f"Protocolo nº {filed.filing_id} (protocolo (peticionamento)): foi alterado"), text
+    expected = f"Protocolo nº {filed.filing_id} (protocolo (peticionamento)): foi alterado"
+    assert ok is False and text.startswith(expected), text
     small_world.store = Store(small_world.path)
 
 

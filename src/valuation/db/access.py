@@ -80,16 +80,16 @@ PAGES_BY_ROLE: dict[str, tuple[str, ...]] = {
     # explorers: organisations, inventory, decisions, statements… show their own only (the store scopes rows)
     "commission": ("overview", "notices", "wrecks", "organisations", "inventory", "commission", "rates"),
     "commission_president": ("overview", "notices", "wrecks", "organisations", "inventory", "commission", "rates"),
-    "dpc": ("overview", "notices", "deadlines", "calendar", "domain", "wrecks", "organisations", "inventory",
+    "dpc": ("overview", "notices", "deadlines", "filings", "calendar", "domain", "wrecks", "organisations", "inventory",
             "custody", "found_things", "commission", "rates", "decisions", "contract_terms", "selection",
             "survey_costs", "statements", "policies", "subscriptions", "documents", "contracts", "offices",
             "calendar_records"),
     # an office officer: its own office's records (the store scopes the rows); no policy, statement or terms
-    "officer": ("overview", "notices", "deadlines", "calendar", "domain", "wrecks", "organisations", "contracts",
-                "inventory", "custody", "found_things", "decisions", "statements", "subscriptions", "documents",
-                "offices"),
-    "explorer": ("overview", "notices", "deadlines", "calendar", "wrecks", "organisations", "inventory", "custody",
-                 "decisions", "survey_costs", "statements", "subscriptions", "documents"),
+    "officer": ("overview", "notices", "deadlines", "filings", "calendar", "domain", "wrecks", "organisations",
+                "contracts", "inventory", "custody", "found_things", "decisions", "statements", "subscriptions",
+                "documents", "offices"),
+    "explorer": ("overview", "notices", "deadlines", "filings", "calendar", "wrecks", "organisations", "inventory",
+                 "custody", "decisions", "survey_costs", "statements", "subscriptions", "documents"),
     "admin": ("overview", "notices", "users", "audit", "jobs", "offices"),
 }
 

@@ -31,8 +31,8 @@ def _facts(tx: Tx, filing_id: int) -> dict[str, Any]:
         "JOIN wrecks w ON w.id = q.wreck_id LEFT JOIN organisations g ON g.id = f.organisation_id "
         "LEFT JOIN users u ON u.username = f.filed_by WHERE f.id = ?", [filing_id])
     assert row is not None
-    files = tx.fetch("SELECT position, name, size_bytes, sha256 FROM filing_files WHERE filing_id = ? ORDER BY position",
-                     [filing_id])
+    files = tx.fetch("SELECT position, name, size_bytes, sha256 FROM filing_files WHERE filing_id = ? "
+                     "ORDER BY position", [filing_id])
     return {**row, "files": files}
 
 

@@ -49,8 +49,9 @@ KINDS: dict[str, str] = {
 # the party's step a filing of this kind records in the request's process (its period ends there)
 STEP_OF_KIND = {"informações": "information_provided", "alegações": "allegations_filed"}
 SYSTEM = "sistema"
-CHANNELS: dict[str, str] = {SYSTEM: "Peticionamento eletrônico (neste sistema)", "papel": "Papel, na Organização Militar",
-                            "e-mail": "Correio eletrônico", "SEI": "Outro sistema de protocolo (SEI/SiGDEM)"}
+CHANNELS: dict[str, str] = {SYSTEM: "Peticionamento eletrônico (neste sistema)",
+                            "papel": "Papel, na Organização Militar", "e-mail": "Correio eletrônico",
+                            "SEI": "Outro sistema de protocolo (SEI/SiGDEM)"}
 LABELS: dict[str, str] = {"kind": "O que é protocolado", "subject": "Assunto", "request_id": "Processo (requerimento)",
                           "wreck_code": "Naufrágio", "matter": "Assunto do requerimento",
                           "organisation_id": "Empresa que protocolou", "channel": "Meio de recebimento",
@@ -120,7 +121,20 @@ def _files(store: Store, user: Principal, uploads: Sequence[Upload]) -> list[Any
     try:
         return prepare_all(uploads, PDF_ONLY, budget=(store.path, user.username))
     except InputError as exc:
-        raise InputError([Problem("files", f"{LABELS['files']}: {p.message}") for p in exc.problems]) from None
+        raise InputError([Problem("files", f"{LABELS['files']}: {p.message.removeprefix('Arquivos: ')}")
+                          for p in exc.problems]) from None
+
+
+def _checked_files(store: Store, user: Principal, uploads: Sequence[Upload], f: Form) -> list[Any]:
+    """The files prepared, their problems named with the form's (`f.done()`: every problem at once)."""
+    prepared: list[Any] = []
+    try:
+        prepared = _files(store, user, uploads)
+    except InputError as exc:
+        for p in exc.problems:
+            f.fail(p.path, p.message)
+    f.done()
+    return prepared
 
 
 def file_electronic(store: Store, user: Principal, data: Mapping[str, Any], uploads: Sequence[Upload]) -> Filed:
@@ -131,8 +145,7 @@ def file_electronic(store: Store, user: Principal, data: Mapping[str, Any], uplo
         raise InputError(Problem("organisation_id", "Protocolo: o usuário não representa uma empresa."))
     f = Form(data, allowed=ELECTRONIC_FIELDS)
     kind, subject, request, wreck, matter = _read(store, user, f, user.organisation_id, None)
-    f.done()
-    prepared = _files(store, user, uploads)
+    prepared = _checked_files(store, user, uploads, f)
     return _write(store, user, kind, subject, request, wreck, matter, user.organisation_id, SYSTEM, None, prepared)
 
 
@@ -152,8 +165,7 @@ def record_received(store: Store, user: Principal, data: Mapping[str, Any], uplo
     if org is not None and not store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org]):
         f.fail("organisation_id", f"{LABELS['organisation_id']}: não encontrada ({org}).")
     kind, subject, request, wreck, matter = _read(store, user, f, org, day)
-    f.done()
-    prepared = _files(store, user, uploads)
+    prepared = _checked_files(store, user, uploads, f)
     return _write(store, user, kind, subject, request, wreck, matter, org, str(channel), day, prepared)
 
 

@@ -192,7 +192,8 @@ def record_step(store: Store, user: Principal, request_id: int, data: Mapping[st
             f.fail(problem[0], f"{LABELS[problem[0]]}: {problem[1]}.")
     f.done()
 
-    return store.write(user.username, lambda tx: insert_step(tx, user.username, req["id"], kind, day, ref, reason, note))
+    return store.write(user.username,
+                       lambda tx: insert_step(tx, user.username, req["id"], kind, day, ref, reason, note))
 
 
 def insert_step(tx: Tx, actor: str, request_id: int, kind: str | None, day: date | None, ref: date | None = None,
@@ -293,7 +294,7 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     if store.has_table("appeals"):
         out += appeal_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)
     out += pending_signatures.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 27
-    from valuation.filings import records as filing_records   # it writes requests through this module
+    from valuation.filings import records as filing_records  # it writes requests through this module
 
     out += filing_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 42 item 6
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
