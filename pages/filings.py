@@ -15,8 +15,8 @@ from ui.tabs import LazyTabs
 from valuation.attachments.kinds import MAX_FILE_BYTES, megabytes
 from valuation.attachments.records import Upload
 from valuation.db.access import allowed
-from valuation.filings import receipt
-from valuation.filings import records as fr
+from valuation.proceedings import filing_receipt as receipt
+from valuation.proceedings import filings as fr
 from valuation.proceedings import requests as rq
 from valuation.registry.organisations import list_organisations
 

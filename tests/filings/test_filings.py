@@ -18,7 +18,8 @@ from valuation.attachments.records import Upload
 from valuation.authenticity import registry
 from valuation.core.errors import AccessDenied, InputError
 from valuation.db import seals
-from valuation.filings import receipt, records
+from valuation.proceedings import filing_receipt as receipt
+from valuation.proceedings import filings as records
 from valuation.proceedings import requests as rq
 
 JS_PDF = pdf_of([b"<</Type/Catalog/Pages 2 0 R/OpenAction 4 0 R>>", *PAGE_OBJECTS[1:],

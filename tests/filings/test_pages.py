@@ -8,7 +8,7 @@ from typing import Any
 from tests.support.attachments import pdf
 from tests.support.ui import open_tab, page_as, texts
 from valuation.attachments.records import Upload
-from valuation.filings import records
+from valuation.proceedings import filings as records
 
 
 def _filed(world: Any) -> records.Filed:

@@ -148,7 +148,7 @@ ENTITY_LABELS: dict[str, str] = {
     "row_seals": "Selos de conteúdo",
     "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
     "owner_balance": "Saldo do responsável",
-    "request": "Requerimento",
+    "request": "Requerimento", "filing": "Protocolo",
     "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
     "licence_request": "Pedido de responsável",
     "administrative_decision": "Decisão da Autoridade", "appeal": "Recurso administrativo",

@@ -123,7 +123,7 @@ def insert_request(tx: Tx, user: Principal, wreck: Mapping[str, Any], rec: Mappi
                    licence: int | None) -> int:
     """Write one checked request (`rec`: matter, requester_id, organisation_id, filed_on, note) on `wreck`, its audit
     row, its NUP and the office's notice, in transaction `tx` (`file_request`; a request filed in the system:
-    `valuation.filings.records`). Returns its id."""
+    `valuation.proceedings.filings`). Returns its id."""
     new_id = int(tx.scalar(
         "INSERT INTO requests (office_code, wreck_id, matter, requester_id, organisation_id, filed_on, "
         "licence_request_id, note, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -199,7 +199,7 @@ def record_step(store: Store, user: Principal, request_id: int, data: Mapping[st
 def insert_step(tx: Tx, actor: str, request_id: int, kind: str | None, day: date | None, ref: date | None = None,
                 reason: str | None = None, note: str | None = None) -> int:
     """Write one checked step of request `request_id` and its audit row, in transaction `tx` (`record_step`; a
-    party's step a filing brings: `valuation.filings.records`). Returns the step's id."""
+    party's step a filing brings: `valuation.proceedings.filings`). Returns the step's id."""
     new_id = int(tx.scalar(
         "INSERT INTO request_steps (request_id, kind, day, reference_day, reason, note, recorded_by, recorded_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -294,7 +294,7 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     if store.has_table("appeals"):
         out += appeal_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)
     out += pending_signatures.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 27
-    from valuation.filings import records as filing_records  # it writes requests through this module
+    from valuation.proceedings import filings as filing_records  # it writes requests through this module
 
     out += filing_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 42 item 6
     out.sort(key=lambda row: (row["due"], row["case_pt"]))

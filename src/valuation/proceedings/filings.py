@@ -26,7 +26,15 @@ from typing import TYPE_CHECKING, Any
 from valuation.attachments.records import Upload, prepare_all, stage
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
-from valuation.db.access import Principal, allowed, office_cleared, office_match, request_scope, require
+from valuation.db.access import (
+    Principal,
+    allowed,
+    chosen_organisation,
+    office_cleared,
+    office_match,
+    request_scope,
+    require,
+)
 from valuation.db.blobs import BlobStore
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.rules import open_standing
@@ -125,6 +133,11 @@ def _files(store: Store, user: Principal, uploads: Sequence[Upload]) -> list[Any
                           for p in exc.problems]) from None
 
 
+def _own(user: Principal) -> int | None:
+    """The company a representative files for: its own (`db.access.chosen_organisation`)."""
+    return chosen_organisation(user, None, any_with="manage_requests")
+
+
 def _checked_files(store: Store, user: Principal, uploads: Sequence[Upload], f: Form) -> list[Any]:
     """The files prepared, their problems named with the form's (`f.done()`: every problem at once)."""
     prepared: list[Any] = []
@@ -141,12 +154,12 @@ def file_electronic(store: Store, user: Principal, data: Mapping[str, Any], uplo
     """A company's representative files in the system: dated by the service's clock (no date is read), numbered
     in its process, answered with a receipt (see the module). InputError names every bad field; audited."""
     require(user, "file_filings")
-    if user.organisation_id is None:
+    if _own(user) is None:
         raise InputError(Problem("organisation_id", "Protocolo: o usuário não representa uma empresa."))
     f = Form(data, allowed=ELECTRONIC_FIELDS)
-    kind, subject, request, wreck, matter = _read(store, user, f, user.organisation_id, None)
+    kind, subject, request, wreck, matter = _read(store, user, f, _own(user), None)
     prepared = _checked_files(store, user, uploads, f)
-    return _write(store, user, kind, subject, request, wreck, matter, user.organisation_id, SYSTEM, None, prepared)
+    return _write(store, user, kind, subject, request, wreck, matter, _own(user), SYSTEM, None, prepared)
 
 
 def record_received(store: Store, user: Principal, data: Mapping[str, Any], uploads: Sequence[Upload]) -> Filed:
@@ -172,7 +185,7 @@ def record_received(store: Store, user: Principal, data: Mapping[str, Any], uplo
 def _write(store: Store, user: Principal, kind: Any, subject: Any, request: dict[str, Any] | None,
            wreck: dict[str, Any] | None, matter: Any, organisation_id: int | None, channel: str, day: date | None,
            prepared: list[Any]) -> Filed:
-    from valuation.filings import receipt
+    from valuation.proceedings import filing_receipt as receipt
 
     blobs = BlobStore.for_database(store.path)
     with blobs.staging() as staging:

@@ -37,7 +37,7 @@ def _facts(tx: Tx, filing_id: int) -> dict[str, Any]:
 
 
 def _render(facts: dict[str, Any], nup: str | None, stamp: Any) -> bytes:
-    from valuation.filings.records import CHANNELS, KINDS, SYSTEM
+    from valuation.proceedings.filings import CHANNELS, KINDS, SYSTEM
 
     system = facts["channel"] == SYSTEM
     report = PdfReport("Recibo de protocolo", f"Requerimento nº {facts['request_id']}"
@@ -89,7 +89,7 @@ def issue_receipt(tx: Tx, user: Principal, filing_id: int, staging: Staging) -> 
 
 def receipt_file(store: Store, user: Principal, filing_id: int) -> bytes:
     """The registered receipt of a filing the user may read; NotFound otherwise."""
-    from valuation.filings.records import filing
+    from valuation.proceedings.filings import filing
 
     filing(store, user, filing_id)
     data = registry.kept_copy(store, (TABLE, filing_id), KIND, _key(filing_id))
