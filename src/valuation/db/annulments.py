@@ -46,13 +46,21 @@ def not_annulled(table: str, alias: str) -> str:
 
 
 def annulments_of(db: Store | Tx, table: str, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """record id → its annulment (id, reason, annulled_by, annulled_at), for those of `ids` that have one."""
+    """record id → its annulment (id, reason, annulled_by, annulled_by_name — the agent's name, who the act states
+    as its author —, annulled_at), for those of `ids` that have one."""
     wanted = [int(i) for i in ids]
     if not wanted:
         return {}
     return {int(r["record_id"]): r for r in db.fetch(
-        "SELECT id, record_id, reason, annulled_by, annulled_at FROM annulments WHERE record_table = ? "
-        "AND record_id IN (SELECT UNNEST(?))", [table, wanted])}
+        "SELECT a.id, a.record_id, a.reason, a.annulled_by, coalesce(u.full_name, a.annulled_by) AS annulled_by_name, "
+        "a.annulled_at FROM annulments a LEFT JOIN users u ON u.username = a.annulled_by WHERE a.record_table = ? "
+        "AND a.record_id IN (SELECT UNNEST(?))", [table, wanted])}
+
+
+def annulment_text(annulment: Mapping[str, Any]) -> str:
+    """How a record's annulment reads beside it (pt-BR): 'Anulado em dd/mm/aaaa por <name>: <reason>'."""
+    return (f"Anulado em {format_date_br(annulment['annulled_at'].date())} por {annulment['annulled_by_name']}: "
+            f"{annulment['reason']}")
 
 
 def reason_text(raw: object) -> str:
