@@ -88,7 +88,7 @@ if allowed(user, "record_deliveries"):
     codes = summary["contract_code"].tolist()
     with st.form("delivery", clear_on_submit=False):
         a, b = st.columns(2)
-        target = a.selectbox("Contrato", codes)
+        target = fields.choice_field("Contrato", codes, what="o contrato", where=a, path="contract_code")
         mode = b.radio("Selecionar", ["Itens (códigos)", "Lote", "Todos os não entregues do contrato"], horizontal=True)
         item_codes = st.text_area("Códigos dos itens (um por linha ou separados por vírgula)")
         c, d = st.columns(2)

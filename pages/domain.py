@@ -15,7 +15,7 @@ from ui import figures, session
 from ui import signatures as signatures_ui
 from ui.charts import pt_br, show
 from ui.expanders import lazy_expander
-from ui.fields import date_field, money_field, value_or_stop
+from ui.fields import choice_field, date_field, money_field, value_or_stop
 from ui.fmt import count_br, for_display, is_blank, option_label
 from ui.forms import blanks_to_none, save
 from ui.safe import md
@@ -106,7 +106,8 @@ def order_form(codes: list[str]) -> None:
         if opened:
             with st.form("removal_order", clear_on_submit=True):
                 a, b, c = st.columns(3)
-                data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
+                data = {"wreck_code": choice_field(labels["wreck_code"], codes, what="o naufrágio", where=a,
+                                                   path="wreck_code"),
                         "kind": b.selectbox(labels["kind"], removal_orders.ORDER_KINDS),
                         "act": c.text_input(labels["act"], placeholder="Ofício nº 12/2026-CPRJ"),
                         "ordered_on": date_field(labels["ordered_on"], where=a, path="ordered_on"),
@@ -131,7 +132,8 @@ def order_steps(orders: pd.DataFrame) -> None:
     titles = {int(r["id"]): f"{r['wreck_code']} — {r['act']}" for r in running.to_dict("records")}
     with st.form("removal_step", clear_on_submit=True):
         a, b, c = st.columns(3)
-        pick = a.selectbox("Determinação em curso", list(titles), format_func=option_label(titles))
+        pick = choice_field("Determinação em curso", list(titles), what="a determinação", where=a,
+                            format_func=option_label(titles))
         step = b.selectbox("Registrar", ("início pelo responsável", "assunção pela Autoridade Naval (art. 10)",
                                          "remoção concluída", "determinação revogada"))
         day = date_field("Data", where=c, path="day")
@@ -203,7 +205,8 @@ def edital_publications(orders: pd.DataFrame) -> None:
     labels = removal_orders.LABELS
     with st.form("edital_publication", clear_on_submit=True):
         a, b, c, d = st.columns(4)
-        pick = a.selectbox("Determinação por edital", list(titles), format_func=option_label(titles))
+        pick = choice_field("Determinação por edital", list(titles), what="a determinação", where=a,
+                            format_func=option_label(titles))
         data = {"outlet": b.selectbox(labels["outlet"], removal_orders.OUTLETS,
                                       format_func=option_label(removal_orders.OUTLET_LABELS)),
                 "published_on": date_field(labels["published_on"], where=c, path="published_on"),
@@ -227,7 +230,8 @@ def balance_form(codes: list[str]) -> None:
         if opened:
             with st.form("owner_balance", clear_on_submit=True):
                 a, b, c = st.columns(3)
-                data = {"wreck_code": a.selectbox(labels["wreck_code"], codes),
+                data = {"wreck_code": choice_field(labels["wreck_code"], codes, what="o naufrágio", where=a,
+                                                   path="wreck_code"),
                         "disposed_on": date_field(labels["disposed_on"], where=b, path="disposed_on"),
                         "proceeds": money_field(labels["proceeds"], placeholder="ex.: 84.300,00", where=c,
                                                 path="proceeds"),

@@ -56,11 +56,15 @@ if tabs.is_open("Importar"):
             st.info("Nenhum contrato vigente de exploração, remoção ou demolição para importar "
                     "(a autorização de pesquisa não dá direito de remover coisa alguma — art. 18, parágrafo único).")
         else:
-            target = st.selectbox("Contrato vigente", targets, key="import_contract")
+            target = st.selectbox("Contrato vigente", targets, key="import_contract", index=None,
+                                  placeholder="Escolha o contrato")   # never one the person did not choose
             upload = st.file_uploader("Arquivo CSV ou XLSX", type=["csv", "txt", "tsv", "xlsx", "xlsm"])
             st.caption(f"Colunas: {fields.columns_caption()}. Aceita CSV do Excel (`;`, vírgula decimal, "
                        "dd/mm/aaaa, Windows-1252 ou UTF-8) e XLSX. Tudo ou nada: uma linha ruim recusa o arquivo.")
-            if st.button("Importar", type="primary", disabled=upload is None) and upload is not None:
+            if target is None:
+                st.caption("Contrato vigente: escolha o contrato para importar.")
+            if st.button("Importar", type="primary", disabled=upload is None or target is None) and \
+                    upload is not None and target is not None:
                 bar = st.progress(0.0, text="Lendo o arquivo…")
 
                 def advance(fraction: float, text: str) -> None:

@@ -9,7 +9,7 @@ from page_tabs.wrecks import parties, record, site
 from page_tabs.wrecks.view import WreckView
 from ui import cache, figures, session
 from ui.charts import show
-from ui.fields import date_field
+from ui.fields import choice_field, date_field
 from ui.fmt import count_br, date_br, for_display, is_blank, option_label, text, yes_no
 from ui.forms import blanks_to_none, save
 from ui.safe import md
@@ -109,7 +109,8 @@ def co_signature_form(codes: list[str]) -> None:
     labels = co_signatures.LABELS
     with st.form("co_signature", clear_on_submit=True):
         a, b = st.columns(2)
-        data = {"contract_code": a.selectbox(labels["contract_code"], codes),
+        data = {"contract_code": choice_field(labels["contract_code"], codes, what="o contrato", where=a,
+                                              path="contract_code"),
                 "signed_on": date_field(labels["signed_on"], where=b, path="signed_on"),
                 "act": a.text_input(labels["act"], placeholder="Termo de coassinatura nº 01/2026-MinC"),
                 "signatory": b.text_input(labels["signatory"])}

@@ -4,6 +4,7 @@
   was typed — 31/02/2026 became 28/02/2026, a day past its maximum silently kept the earlier one — so
   no page uses it: the text is read by `core.dates.parse_date_br`, which refuses an impossible day or
   one outside the field's range, naming the field and the range.
+- `choice_field`: a pick list of a write form that starts on no choice (issue 42 item 5), refused unchosen.
 - `money_field`: a text field for an amount in reais, read by `core.money.parse_brl` (the one pt-BR
   parser: '1.234,56'; misplaced thousands separators such as '1001.76,41' refused, never guessed).
 
@@ -15,7 +16,7 @@ write (a filter), `value_or_stop` stops the page at a bad field.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -109,6 +110,18 @@ def read_money(label: str, text: str, *, minimum: Decimal | None = Decimal(0), m
     except InputError as exc:
         return Typed(label, text, None, exc.problems[0])
     return Typed(label, text, amount, None)
+
+
+def choice_field(label: str, options: Sequence[Any], *, what: str, format_func: Callable[[Any], str] = str,
+                 key: str | None = None, help: str | None = None, where: Any = None, path: str | None = None,
+                 disabled: bool = False) -> Typed:
+    """A pick list of a write form that starts on no choice (issue 42 item 5: no form pre-selects a request,
+    contract, case, appeal, decision or wreck the person did not choose): placeholder 'Escolha `what`'; sent
+    without a choice, `ui.forms.save` refuses the write naming the field ('`label`: escolha `what`.')."""
+    value = _where(where).selectbox(label, list(options), index=None, placeholder=f"Escolha {what}",
+                                    format_func=format_func, key=key, help=help, disabled=disabled)
+    problem = Problem(path or label, f"{label}: escolha {what}.") if value is None else None
+    return Typed(label, "" if value is None else str(value), value, problem)
 
 
 def value_or_stop(typed: Typed) -> Any:

@@ -11,10 +11,11 @@ import streamlit as st
 
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, DeadlinesView
 from ui.expanders import lazy_expander
-from ui.fields import date_field
+from ui.fields import choice_field, date_field
 from ui.fmt import count_br, date_br, for_display, option_label
 from ui.forms import save
 from valuation.core.errors import ValuationError
+from valuation.db import annulments
 from valuation.proceedings import appeal_records as ar
 from valuation.proceedings import appeal_reports
 from valuation.proceedings import appeals as ap
@@ -61,6 +62,9 @@ def render(view: DeadlinesView) -> None:
             with lazy_expander("Registrar a ciência da decisão de um recurso", key="appeal_notice_box") as opened:
                 if opened:
                     _notice_form(view, cases)
+            with lazy_expander("Anular etapa de recurso registrada por engano", key="appeal_annul_box") as opened:
+                if opened:
+                    _annul_form(view, cases)
 
 
 def _cases_table(cases: list[dict]) -> None:
@@ -92,6 +96,8 @@ def _case_detail(view: DeadlinesView, cases: list[dict]) -> None:
                   f"Etapa atual: {a['stage_pt']}"]
         lines += [f"  {date_br(s['day'])} — {s['label']}" + (f": {s['outcome_pt']}" if s["outcome_pt"] else "")
                   + (f" — {s['reason']}" if s["reason"] else "") for s in a["steps"]]
+        lines += [f"  {date_br(s['day'])} — {s['label']} (anulada; não conta) — "
+                  f"{annulments.annulment_text(s['annulment'])}" for s in a["annulled_steps"]]
         if a["notice_pt"]:
             lines.append(f"  {a['notice_pt'].capitalize()} (o prazo do recurso seguinte corre dela, "
                          "Lei 9.784/1999 art. 59)")
@@ -129,7 +135,7 @@ def _decision_form(view: DeadlinesView) -> None:
 def _appeal_form(view: DeadlinesView, cases: list[dict]) -> None:
     titles = {int(c["id"]): _title(c) for c in cases[:PICK_LIMIT]}
     with st.form("appeal"):
-        decision = st.selectbox("Decisão recorrida", list(titles), format_func=option_label(titles))
+        decision = choice_field("Decisão recorrida", list(titles), what="a decisão", format_func=option_label(titles))
         filed = date_field(ar.LABELS["filed_on"], required=True, path="filed_on")
         appellant = st.text_input(ar.LABELS["appellant"], max_chars=200)
         grounds = st.text_area(ar.LABELS["grounds"], max_chars=4000)
@@ -137,7 +143,7 @@ def _appeal_form(view: DeadlinesView, cases: list[dict]) -> None:
         why = st.text_input(ar.LABELS["suspensive_reason"], max_chars=1000)
         if not st.form_submit_button("Interpor recurso", type="primary"):
             return
-    save(ar.file_appeal, view.store, view.user, int(decision),
+    save(ar.file_appeal, view.store, view.user, decision,
          {"filed_on": filed, "appellant": appellant.strip() or None, "grounds": grounds.strip() or None,
           "suspensive": suspensive, "suspensive_reason": why.strip() or None}, labels=ar.LABELS,
          success="Recurso nº {result} registrado, com o seu NUP e o seu número (1º ou 2º recurso; um 3º só é "
@@ -173,7 +179,7 @@ def _step_form(view: DeadlinesView, cases: list[dict]) -> None:
         st.caption("Nenhum recurso registrado.")
         return
     with st.form("appeal_step"):
-        appeal = st.selectbox("Recurso", list(open_appeals), format_func=option_label(open_appeals))
+        appeal = choice_field("Recurso", list(open_appeals), what="o recurso", format_func=option_label(open_appeals))
         kind = st.selectbox("Etapa", list(ap.STEP_KINDS), format_func=option_label(ap.STEP_LABELS))
         day = date_field(ar.LABELS["day"], required=True, path="day")
         outcome = st.selectbox(ar.LABELS["outcome"], [None, *ap.OUTCOMES],
@@ -183,7 +189,28 @@ def _step_form(view: DeadlinesView, cases: list[dict]) -> None:
         note = st.text_input(ar.LABELS["note"], max_chars=1000)
         if not st.form_submit_button("Registrar etapa", type="primary"):
             return
-    save(ar.record_appeal_step, view.store, view.user, int(appeal),
+    save(ar.record_appeal_step, view.store, view.user, appeal,
          {"kind": kind, "day": day, "outcome": outcome, "reason": reason.strip() or None,
           "note": note.strip() or None}, labels={**ar.LABELS, "kind": "Etapa"},
          success="Etapa registrada; os prazos do recurso foram recalculados.")
+
+
+def _annul_form(view: DeadlinesView, cases: list[dict]) -> None:
+    """Annul an appeal's step recorded by mistake, with its reason (Lei 9.784/1999 arts. 50 and 53): it stays in the
+    case's history with its annulment; the appeal's stage and periods are computed again without it."""
+    steps = {int(s["id"]): f"etapa nº {s['id']} · {s['label']} em {date_br(s['day'])} · recurso {a['nup']}"
+             for c in cases for a in c["appeals"] for s in a["steps"]}
+    if not steps:
+        st.caption("Nenhuma etapa de recurso registrada.")
+        return
+    with st.form("annul_appeal_step"):
+        pick = choice_field("Etapa a anular", list(steps), what="a etapa", format_func=option_label(steps),
+                            key="annul_appeal_step_pick")
+        reason = st.text_input(annulments.REASON_LABEL, max_chars=annulments.MAX_REASON, key="annul_appeal_reason",
+                               help=f"Obrigatório, de {annulments.MIN_REASON} a {annulments.MAX_REASON} caracteres, "
+                                    "em uma linha. Uma decisão que deu provimento não se anula.")
+        if not st.form_submit_button("Anular etapa"):
+            return
+    save(ar.annul_appeal_step, view.store, view.user, pick, reason, labels={"reason": annulments.REASON_LABEL},
+         success=f"Etapa nº {pick.value} anulada; os prazos do recurso foram recalculados. Ela continua no histórico "
+                 "do caso, com a anulação.")

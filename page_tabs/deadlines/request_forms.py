@@ -11,10 +11,11 @@ import streamlit as st
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui import cache
 from ui.expanders import lazy_expander
-from ui.fields import date_field
+from ui.fields import choice_field, date_field
 from ui.fmt import date_br, option_label
 from ui.forms import blanks_to_none, save
 from ui.safe import md
+from valuation.db import annulments
 from valuation.db.access import allowed
 from valuation.proceedings import periods, requests
 from valuation.registry.organisations import list_organisations
@@ -35,6 +36,10 @@ def offer_forms(view: DeadlinesView) -> None:
     with lazy_expander("Registrar etapa", key="request_step_box") as opened:
         if opened:
             step_form(view)
+    if allowed(view.user, "annul_records"):
+        with lazy_expander("Anular etapa registrada por engano", key="request_annul_box") as opened:
+            if opened:
+                annul_form(view)
 
 
 def _choices(frame: Any, key: str, label: str) -> dict[int | None, str]:
@@ -53,8 +58,8 @@ def filing_form(view: DeadlinesView) -> None:
     companies = _choices(list_organisations(store, user), "id", "name")
     with st.form("file_request", clear_on_submit=False):
         a, b = st.columns(2)
-        data = {"wreck_code": a.selectbox(labels["wreck_code"], list(wreck_names),
-                                          format_func=option_label(wreck_names)),
+        data = {"wreck_code": choice_field(labels["wreck_code"], list(wreck_names), what="o naufrágio", where=a,
+                                           format_func=option_label(wreck_names), path="wreck_code"),
                 "matter": b.selectbox(labels["matter"], list(requests.MATTERS),
                                       format_func=option_label(requests.MATTERS)),
                 "requester_id": a.selectbox(labels["requester_id"], list(people), format_func=option_label(people),
@@ -87,7 +92,8 @@ def step_form(view: DeadlinesView) -> None:
         st.caption("Nenhum requerimento sem decisão nesta Capitania/Delegacia/Agência.")
         return
     with st.form("record_step", clear_on_submit=False):
-        chosen = st.selectbox("Requerimento", list(titles), format_func=option_label(titles), key="step_request")
+        chosen = choice_field("Requerimento", list(titles), what="o requerimento", format_func=option_label(titles),
+                              key="step_request")
         a, b = st.columns(2)
         data = {"kind": a.selectbox(labels["kind"], list(periods.STEP_KINDS),
                                     format_func=option_label(periods.STEP_LABELS)),
@@ -102,6 +108,31 @@ def step_form(view: DeadlinesView) -> None:
                 "note": st.text_input(labels["note"], max_chars=MAX_NOTE, key="step_note")}
         if not st.form_submit_button("Registrar etapa", type="primary"):
             return
-    save(requests.record_step, view.store, view.user, int(chosen), blanks_to_none(data), labels=labels,
-         success=f"Etapa registrada no requerimento nº {int(chosen)}; os prazos abaixo foram recalculados.")
+    save(requests.record_step, view.store, view.user, chosen, blanks_to_none(data), labels=labels,
+         success=f"Etapa registrada no requerimento nº {chosen.value}; os prazos abaixo foram recalculados.")
+
+
+def annul_form(view: DeadlinesView) -> None:
+    """Annul a step recorded by mistake, with its reason (Lei 9.784/1999 arts. 50 and 53): it stays in the
+    request's history with its annulment, and the request's periods are computed again without it."""
+    rows = requests.recent_steps(view.store, view.user, office=view.office, limit=PICK_LIMIT)
+    titles = {int(r["id"]): f"etapa nº {r['id']} · {r['label']} em {date_br(r['day'])} · requerimento nº "
+                            f"{r['request_id']} · NUP {r['nup'] or 'sem NUP'} · {r['wreck']} · {r['matter_pt']}"
+              for r in rows}
+    if not titles:
+        st.caption("Nenhuma etapa registrada nesta Capitania/Delegacia/Agência.")
+        return
+    st.caption("A etapa não é apagada: fica no histórico do processo com a anulação (quem, quando e por quê), e os "
+               "prazos que ela iniciou são recalculados sem ela (Lei 9.784/1999 art. 53; motivação, art. 50).")
+    with st.form("annul_request_step", clear_on_submit=False):
+        pick = choice_field("Etapa a anular", list(titles), what="a etapa", format_func=option_label(titles),
+                            key="annul_step_pick")
+        reason = st.text_input(annulments.REASON_LABEL, max_chars=annulments.MAX_REASON, key="annul_step_reason",
+                               help=f"Obrigatório, de {annulments.MIN_REASON} a {annulments.MAX_REASON} caracteres, "
+                                    "em uma linha.")
+        if not st.form_submit_button("Anular etapa"):
+            return
+    save(requests.annul_step, view.store, view.user, pick, reason, labels={"reason": annulments.REASON_LABEL},
+         success=f"Etapa nº {pick.value} anulada; os prazos foram recalculados. Ela continua no histórico do "
+                 "processo, com a anulação.")
 

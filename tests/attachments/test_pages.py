@@ -165,6 +165,7 @@ def test_an_explorer_attaches_its_monthly_report_to_the_deadline_it_meets(small_
     at = open_tab(page_as(w.path, exp, "deadlines"), "deadlines", "Registrar entrega")
     set_date(at, None, date(2025, 7, 20))
     assert not [t for t in at.text_input if t.label == "Data do evento"]     # the company dates nothing
+    next(s for s in at.selectbox if s.label == "Contrato").set_value("A-1").run()   # never chosen for it
     next(t for t in at.text_input if t.label == "Mês de referência (MM/AAAA)").set_value("2025-06")
     uploader = next(f for f in at.get("file_uploader") if f.label.startswith("Relatório"))
     uploader.set_value(("relatorio_junho.pdf", F.pdf(), "application/pdf"))

@@ -103,7 +103,11 @@ def test_recompute_after_event_correction_void_and_waiver(world):
                                                "reference": "2025-02", "event_date": date(2025, 3, 19),
                                                "supersedes": first})
     latest = int(current["id"].max())
-    events.void_event(world.store, dpc, latest, "registrado no contrato errado")
+    # the correction annulled (issue 42 item 5): the event it corrected counts again; that one annulled, none
+    events.annul_event(world.store, dpc, latest, "correção registrada por engano")
+    assert (deadline(world, FEB_REPORT_A1, as_of)["met_on"], deadline(world, FEB_REPORT_A1, as_of)["late"]) == \
+        (date(2025, 3, 17), False)
+    events.annul_event(world.store, dpc, first, "registrado no contrato errado")
     assert deadline(world, FEB_REPORT_A1, as_of)["state"] == "overdue"
     events.waive_deadline(world.store, dpc, FEB_REPORT_A1, "Mar agitado: operações paralisadas em fevereiro")
     row = deadline(world, FEB_REPORT_A1, as_of)
@@ -111,7 +115,7 @@ def test_recompute_after_event_correction_void_and_waiver(world):
     events.revoke_waiver(world.store, dpc, FEB_REPORT_A1, "dispensa concedida por engano")
     assert deadline(world, FEB_REPORT_A1, as_of)["state"] == "overdue"
     actions = {r["action"] for r in world.store.fetch("SELECT action FROM audit_log")}
-    assert {"record_deadline_event", "void_deadline_event", "waive_deadline", "revoke_deadline_waiver"} <= actions
+    assert {"record_deadline_event", "annul_deadline_event", "waive_deadline", "revoke_deadline_waiver"} <= actions
 
 
 def test_suspended_contract_suspends_pending_deadlines(world):
@@ -246,8 +250,8 @@ def test_explorer_records_only_its_own_reports(world):
     with pytest.raises(AccessDenied):
         events.waive_deadline(world.store, explorer, FEB_REPORT_A1, "quero dispensa")
     b_event = deliver(world, "B-1", "2025-02", date(2025, 3, 10))
-    with pytest.raises(NotFound):  # another company's event does not exist for this explorer
-        events.void_event(world.store, explorer, b_event, "não fui eu")
+    with pytest.raises(AccessDenied):  # a company annuls nothing (issue 42 item 5): it records a correction
+        events.annul_event(world.store, explorer, b_event, "não fui eu")
 
 
 # -- automatic cancellation (NORMAM-10 0305 f) -------------------------------------------------------------

@@ -96,6 +96,7 @@ def test_explorer_records_a_report_delivery_on_the_page(world):
     at = open_tab(page_as(world.path, world.principal("explorer_a"), "deadlines"), "deadlines", "Registrar entrega")
     set_date(at, None, AS_OF)
     assert "Data do evento" not in [d.label for d in at.date_input]    # an explorer dates nothing
+    next(s for s in at.selectbox if s.label == "Contrato").set_value("A-1").run()   # never chosen for the company
     next(t for t in at.text_input if t.label == "Mês de referência (MM/AAAA)").set_value("06/2025")  # MM/AAAA
     next(b for b in at.button if b.label == "Registrar").click()
     at.run()

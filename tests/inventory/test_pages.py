@@ -59,6 +59,8 @@ def test_inventory_upload_refused_then_accepted(small_world):
     before = int(metric(at, "Itens"))                                          # the Consultar tab's count
     open_tab(at, "inventory", "Importar")
     assert widget(at.selectbox, "Contrato vigente").options == ["A-1"]         # not the survey A-2
+    assert widget(at.selectbox, "Contrato vigente").value is None              # never chosen for the person
+    widget(at.selectbox, "Contrato vigente").set_value("A-1")
     at.file_uploader[0].set_value(("com_erros.csv", (SAMPLES / "itens_galeao_santo_antonio_com_erros.csv")
                                    .read_bytes(), "text/csv"))
     at.run()
@@ -79,10 +81,16 @@ def test_inventory_upload_refused_then_accepted(small_world):
     assert int(metric(at, "Itens")) == before + 200
 
 
+def delivery_contract(at):
+    """The delivery form's contract (the list's filter above it is labelled "Contrato" too)."""
+    return [s for s in at.selectbox if s.label == "Contrato"][-1]
+
+
 def test_custody_form_records_a_delivery(small_world):
     at = page_as(small_world.path, small_world.principal("dpc"), "custody")
     undelivered = int(metric(at, "Não entregues"))
     assert undelivered == sum(1 for it in ITEMS if it[7] is None)
+    delivery_contract(at).set_value("A-1")
     widget(at.text_area, "Códigos dos itens (um por linha ou separados por vírgula)").set_value("A1-003\nA1-004")
     widget(at.text_input, "Recebido por (posto e nome)").set_value("CT Souza")
     widget(at.text_input, "Local da entrega").set_value("CPBA, Salvador")
@@ -95,6 +103,10 @@ def test_custody_form_records_a_delivery(small_world):
 def test_custody_form_shows_every_problem(small_world):
     at = page_as(small_world.path, small_world.principal("dpc"), "custody")
     widget(at.text_area, "Códigos dos itens (um por linha ou separados por vírgula)").set_value("A1-001, ZZ-9")
+    widget(at.button, "Registrar entrega").click().run()     # no contract chosen: named, nothing else tried
+    assert [e.value for e in at.error] == ["Nada foi gravado. Corrija no formulário acima:\n\n- Contrato\\: escolha o "
+                                           "contrato."]
+    delivery_contract(at).set_value("A-1")
     widget(at.button, "Registrar entrega").click().run()
     message = " ".join(e.value for e in at.error)
     assert "Nada foi gravado" in message and "ZZ-9" in message and "já entregues" in message

@@ -67,8 +67,12 @@ def test_the_explorer_files_its_own_appeal_on_the_page(small_world):
                   "Registrar entrega")
     kind = v.EVENT_KIND_BY_KEY[v.APPEAL_FILED]
     next(s for s in at.selectbox if s.label == "Evento").set_value(kind).run()
+    contract = next(s for s in at.selectbox if s.label == "Contrato")
+    assert contract.value is None                                        # never chosen for the company
+    contract.set_value("B-1").run()
     decision = next(s for s in at.selectbox if s.label == "Decisão")
-    assert decision.options == ["Cancelamento da autorização, de 03/03/2025"]
+    assert decision.options == ["Cancelamento da autorização, de 03/03/2025"] and decision.value is None
+    decision.set_value("cancelamento")
     assert not [t for t in at.text_input if t.label == "Data do evento"]     # the company dates nothing
     button(at, "Registrar").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -100,6 +104,7 @@ def test_wreck_page_ranks_competing_requests_and_records_a_co_signature(small_wo
     detail.set_value(small_world.ids["w1"]).run()
     assert any("sem coassinatura do Ministério da Cultura" in w.value for w in at.warning)
     set_date(at, "Data da coassinatura", date(2024, 2, 5))
+    next(x for x in at.selectbox if x.label == "Contrato").set_value("A-1")
     next(t for t in at.text_input if t.label == "Ato (termo de coassinatura)").input("Termo nº 1/2024-MinC")
     next(t for t in at.text_input if t.label == "Representante do Ministério da Cultura").input("Dra. Helena")
     button(at, "Registrar coassinatura").click().run()

@@ -190,6 +190,9 @@ PERMISSION_TABLE: tuple[Permission, ...] = (
     Permission("file_filings", ("explorer",), "protocolar requerimentos e documentos (peticionamento eletrônico)"),
     # issue 26 §2: the Authority's decisions and the appeals against them (read with read_requests, same scope)
     Permission("manage_appeals", ("dpc",), "registrar decisões administrativas e recursos"),
+    # issue 42 item 5: a step or event recorded by mistake is annulled with its reason, never deleted (Lei 9.784/1999
+    # arts. 50 and 53) — by whoever may record it, in its scope (an office officer: its office's), never a company
+    Permission("annul_records", ("dpc", "officer"), "anular etapas e eventos registrados por engano"),
     # explorers read only their own organisation's row
     Permission("read_representative_cpf", ("dpc", "officer", "explorer"), "consultar o CPF do representante"),
     # issue 16 (attached files): the owner row decides which rows (attachment_owner_scope, may_attach)

@@ -175,6 +175,10 @@ SEALED += (Sealed("appeal_notices", ("id", "appeal_id", "notice", "notified_on",
 # said when it was issued (its content key) and the sha256 of the file every later download serves.
 SEALED += (Sealed("issued_copies", ("id", "content_key", "sha256", "kept_at"),
                   "cópia registrada de documento emitido", baseline_alone=True),)
+# Issue 42 item 5: the annulments of steps and events recorded by mistake (migration 080), append-only — which
+# record, why, who and when (Lei 9.784/1999 arts. 50 and 53).
+SEALED += (Sealed("annulments", ("id", "record_table", "record_id", "reason", "annulled_by", "annulled_at"),
+                  "anulação de registro feito por engano (Lei 9.784/1999 art. 53)", baseline_alone=True),)
 # Issue 43, item 4: the uploads of a signed file refused before any of its signatures was recorded (migration 079),
 # append-only — who sent which file for which record, and why it was refused.
 SEALED += (Sealed("signed_upload_refusals", ("id", "record_table", "record_id", "document_id", "code", "reason",

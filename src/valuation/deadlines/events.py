@@ -1,14 +1,15 @@
 """Writing the deadline events and waivers (append-only, audited) that the engine reads.
 
     record_event(store, user, data) -> id     an event of EVENT_KINDS (delivered, published, notified…)
-    void_event(store, user, event_id, reason) withdraw one recorded by mistake (a superseding row)
+    annul_event(store, user, event_id, reason) annul one recorded by mistake (valuation.db.annulments)
     waive_deadline(store, user, key, reason)  dispensa/suspension of one deadline, with its reason
     revoke_waiver(store, user, key, reason)   end the waiver in force
     list_events(store, user, …)               the latest events, with whether each is current
 
 Nothing is ever updated or deleted: a correction is a new row whose `supersedes` points at
-the row it replaces (`voided`/`revoked` true to withdraw it), so the trail the law needs is
-kept and every write is in the hash-chained audit log too.
+the row it replaces (a waiver's `revoked` true to withdraw it; the `voided` events written before migration 080
+still count as withdrawn), an event recorded by mistake is annulled by a row of `annulments` (issue 42 item 5),
+so the trail the law needs is kept and every write is in the hash-chained audit log too.
 
 Who (`valuation.db.access`): `manage_deadlines` (dpc) records every kind and waives;
 `record_deadline_events` lets an explorer record (and correct) the kinds marked `explorer` — the
@@ -26,9 +27,10 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core.dates import parse_month
-from valuation.core.errors import InputError, NotFound, Problem
+from valuation.core.errors import ConflictError, InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
+from valuation.db import annulments
 from valuation.db.access import (
     Principal,
     allowed,
@@ -337,7 +339,9 @@ def _visible_event(db: Store | Tx, user: Principal, event_id: int) -> dict[str, 
     """The event, or None when it does not exist or the user may not touch it (the same answer:
     another company's event is reported exactly as a missing one)."""
     office, oparams = office_match(user, "coalesce(c.office_code, w.office_code, e.office_code)")
-    old = db.fetch_one("SELECT e.*, EXISTS (SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id) AS replaced "
+    old = db.fetch_one("SELECT e.*, EXISTS (SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id AND "
+                       f"{annulments.not_annulled('deadline_events', 's')}) AS replaced, "
+                       f"NOT {annulments.not_annulled('deadline_events', 'e')} AS annulled "
                        "FROM deadline_events e LEFT JOIN contracts c ON c.id = e.contract_id "
                        f"LEFT JOIN wrecks w ON w.id = e.wreck_id WHERE e.id = ? AND {office}", [event_id, *oparams])
     if old is None or allowed(user, "manage_deadlines"):
@@ -353,7 +357,7 @@ def _check_supersedes(tx: Tx, user: Principal, row: Mapping[str, Any], old_id: i
     old = _visible_event(tx, user, old_id)
     if old is None:
         raise InputError(Problem("supersedes", f"Evento corrigido: {old_id} não encontrado."))
-    if old["replaced"] or old["voided"]:
+    if old["replaced"] or old["voided"] or old["annulled"]:
         raise InputError(Problem("supersedes", f"Evento corrigido: {old_id} já foi corrigido ou anulado."))
     same = (old["kind"] == row["kind"] and old["contract_id"] == row["contract_id"]
             and old["wreck_id"] == row["wreck_id"] and old["office_code"] == row["office_code"])
@@ -368,29 +372,31 @@ def _reason(reason: object, label: str = "Motivo") -> str:
     return text
 
 
-def void_event(store: Store, user: Principal, event_id: int, reason: str) -> int:
-    """Withdraw an event recorded by mistake (append-only: a new row that supersedes it with
-    `voided`; audited). dpc for every event; an explorer for its own contracts' events of the
-    kinds it records; anything else is "não encontrado"."""
-    require(user, "record_deadline_events")
+def annul_event(store: Store, user: Principal, event_id: int, reason: str) -> int:
+    """Annul an event recorded by mistake (Lei 9.784/1999 art. 53), with its written reason (art. 50): a row of
+    `annulments` (valuation.db.annulments; the event itself is never changed), audited; the deadlines it started
+    are computed again without it, and `list_events` shows it with its annulment. DPC any event, an office
+    officer its office's; never a company (AccessDenied) — a company corrects its own delivery by recording its
+    correction. Another office's event reads "não encontrado"; one annulled, corrected or withdrawn already is
+    refused in Portuguese. Returns the annulment's id."""
+    require(user, "annul_records")
+    require(user, "manage_deadlines")
     require_schema(store)
-    text = _reason(reason, "Motivo da anulação")
-    old = _visible_event(store, user, event_id) if isinstance(event_id, int) else None
+    text = annulments.reason_text(reason)
+    old = _visible_event(store, user, event_id) if isinstance(event_id, int) and not isinstance(event_id, bool) \
+        else None
     if old is None:
         raise NotFound(f"Evento {excerpt(event_id)} não encontrado.", what="deadline_event", key=event_id)
 
     def write(tx: Tx) -> int:
-        _check_supersedes(tx, user, old, event_id)
-        new_id = int(tx.scalar(
-            "INSERT INTO deadline_events (kind, contract_id, wreck_id, office_code, organisation_id, event_date, "
-            "reference, note, supersedes, voided, recorded_by, recorded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, true, ?, ?) RETURNING id",
-            [old["kind"], old["contract_id"], old["wreck_id"], old["office_code"], old["organisation_id"],
-             old["event_date"], old["reference"], text, event_id, user.username, store.now()]))
-        before = {k: v for k, v in old.items() if k != "replaced"}
-        tx.audit("void_deadline_event", "deadline_event", event_id, before, {"voided_by_event": new_id,
-                                                                            "reason": text})
-        return new_id
+        now = _visible_event(tx, user, event_id)
+        assert now is not None
+        if not now["annulled"] and (now["replaced"] or now["voided"]):
+            raise ConflictError(f"Evento nº {event_id}: já foi corrigido ou retirado; anule, se for o caso, o "
+                                "registro que o substituiu.")
+        before = {k: v for k, v in now.items() if k not in ("replaced", "annulled")}
+        return annulments.annul(tx, user.username, "deadline_events", event_id, text, entity="deadline_event",
+                                entity_id=event_id, before=before, now=store.now())
 
     return store.write(user.username, write)
 
@@ -446,7 +452,8 @@ def revoke_waiver(store: Store, user: Principal, key: str, reason: str) -> int:
 def list_events(store: Store, user: Principal, *, contract_code: str | None = None, limit: int = 200) -> pd.DataFrame:
     """The latest events the user may read (newest first, at most `limit`), with whether each is
     still current: id, kind, kind_label, event_date, contract_code, wreck_code, office_code,
-    reference, note, supersedes, voided, current, recorded_by, recorded_at."""
+    reference, note, supersedes, voided, current, recorded_by, recorded_at, and its annulment (annulled_reason,
+    annulled_by, annulled_at; None when it has none)."""
     require(user, "read_deadlines")
     require_schema(store)
     limit = max(1, min(int(limit), 1000))
@@ -465,8 +472,10 @@ def list_events(store: Store, user: Principal, *, contract_code: str | None = No
     df = store.fetch_df(
         "SELECT e.id, e.kind, e.event_date, c2.code AS contract_code, w.code AS wreck_code, e.office_code, "
         "e.reference, e.note, e.supersedes, e.voided, "
-        "(NOT e.voided AND NOT EXISTS (SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id)) AS current, "
-        "e.recorded_by, e.recorded_at FROM deadline_events e LEFT JOIN contracts c2 ON c2.id = e.contract_id "
+        f"(e.id IN (SELECT ce.id FROM {CURRENT_EVENTS} ce)) AS current, "
+        "e.recorded_by, e.recorded_at, a.reason AS annulled_reason, a.annulled_by, a.annulled_at "
+        "FROM deadline_events e LEFT JOIN contracts c2 ON c2.id = e.contract_id "
+        "LEFT JOIN annulments a ON a.record_table = 'deadline_events' AND a.record_id = e.id "
         f"LEFT JOIN wrecks w ON w.id = e.wreck_id WHERE {' AND '.join(clauses)} ORDER BY e.id DESC LIMIT {limit}",
         params)
     df.insert(2, "kind_label", [EVENT_KIND_BY_KEY[k].label if k in EVENT_KIND_BY_KEY else k for k in df["kind"]])

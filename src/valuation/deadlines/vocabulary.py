@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from valuation.core import law
+from valuation.db.annulments import not_annulled
 
 COLUMNS: tuple[str, ...] = (
     "key", "rule", "label_pt", "contract_code", "organisation", "wreck", "wreck_name", "office_code", "uf",
@@ -110,8 +111,12 @@ ONCE_KINDS: frozenset[str] = frozenset({MONTHLY_REPORT_DELIVERED, FINAL_REPORT_D
                                         *APPEAL_EVENT_KINDS})
 
 # Current rows of the append-only tables: not withdrawn and not replaced by a later row.
-CURRENT_EVENTS = ("(SELECT * FROM deadline_events e WHERE NOT e.voided AND NOT EXISTS "
-                  "(SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id))")
+# An annulled event (valuation.db.annulments, issue 42 item 5) counts for nothing, nor does the correction of it
+# that was annulled: the event it corrected counts again.
+CURRENT_EVENTS = ("(SELECT * FROM deadline_events e WHERE NOT e.voided AND "
+                  f"{not_annulled('deadline_events', 'e')} AND NOT EXISTS "
+                  "(SELECT 1 FROM deadline_events s WHERE s.supersedes = e.id AND "
+                  f"{not_annulled('deadline_events', 's')}))")
 CURRENT_WAIVERS = ("(SELECT * FROM deadline_waivers w WHERE NOT w.revoked AND NOT EXISTS "
                    "(SELECT 1 FROM deadline_waivers s WHERE s.supersedes = w.id))")
 

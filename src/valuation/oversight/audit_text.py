@@ -127,6 +127,10 @@ ACTION_LABELS: dict[str, str] = {
     "notice_read": "Aviso marcado como lido", "notices_read": "Avisos marcados como lidos",
     "notice_mail_chosen": "Escolha de e-mail dos avisos alterada", "notices_written": "Avisos do dia gerados",
     "notices_mailed": "Avisos enviados por e-mail",
+    # issue 42 item 5: a record made by mistake is annulled with its reason (Lei 9.784/1999 arts. 50 and 53)
+    "annul_deadline_event": "Evento de prazo anulado por engano, com o motivo (Lei 9.784/1999 art. 53)",
+    "annul_request_step": "Etapa de requerimento anulada por engano, com o motivo (Lei 9.784/1999 art. 53)",
+    "annul_appeal_step": "Etapa de recurso anulada por engano, com o motivo (Lei 9.784/1999 art. 53)",
 }
 
 ENTITY_LABELS: dict[str, str] = {
@@ -261,6 +265,7 @@ FIELD_LABELS: dict[str, str] = {
     "grounds": "Razões do recurso", "on_time": "No prazo", "late": "Fora do prazo (Lei 9.784/1999 art. 63 I)",
     "suspensive": "Efeito suspensivo concedido", "suspensive_reason": "Razão do efeito suspensivo",
     "cause": "Causa", "appeal_notices": "Ciências das decisões de recursos",
+    "annulments": "Anulações de registros", "annulment_id": "Anulação nº",
     "calendar_record": "Registro do calendário", "calendar_records": "Registros do calendário",
     "effect": "Efeito", "moved_from": "Transferido de",
     "withdrawn_by": "Retirado por", "withdrawn_at": "Retirado em", "withdrawn_reason": "Motivo da retirada",
@@ -329,6 +334,7 @@ def _value_labels() -> dict[str, Mapping[Any, str]]:
         "origin": found_things.ORIGIN_LABELS, "policy_days": POLICY_DAY_LABELS,
         "kinds": {k.key: k.label for k in EVENT_KINDS},
         "record_deadline_event.kind": {k.key: k.label for k in EVENT_KINDS},
+        "annul_deadline_event.kind": {k.key: k.label for k in EVENT_KINDS},
         "found_thing_event.kind": found_things.EVENT_LABELS, "found_thing_event.state": found_things.STATE_LABELS,
         "selection_saved.status": choice.STATUS_PT,
         "inspection_expense_recorded.kind": survey_sheets.EXPENSE_LABELS,

@@ -12,6 +12,8 @@
 - `record_appeal_step`: the reconsideration or forwarding, the others' intimation and allegations, the
   extension, the decision with its outcome; an outcome that grants the appeal acts on the decision in the same
   write (`_act_on_decision`: a removal order is revoked, naming the appeal; a statement owes a new version);
+- `annul_appeal_step`: annul a step recorded by mistake, with its reason (issue 42 item 5; `valuation.db.annulments`):
+  never deleted, no longer counted, shown in the case with its annulment;
 - `record_appeal_notice`: the day the appeal's decision was notified to the party or published (migration 076):
   the next appeal's 10 days run from it (art. 59), never from the day the appeal was decided;
 - `decisions`, `appeals_of`: the records, read in the user's scope (`db.access.request_scope`: DPC every one, an
@@ -27,8 +29,9 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.core import clock, law
-from valuation.core.errors import NotFound
+from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
+from valuation.db import annulments
 from valuation.db.access import Principal, request_scope, require
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.counting import fmt
@@ -219,12 +222,17 @@ def _appeal_rows(db: Store | Tx, decision_ids: list[int]) -> list[dict[str, Any]
                     [decision_ids])
 
 
-def _steps(db: Store | Tx, appeal_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+def _steps(db: Store | Tx, appeal_ids: list[int], *, annulled: bool = False) -> dict[int, list[dict[str, Any]]]:
+    """The steps of the appeals `appeal_ids`, oldest first: those that count (never an annulled one,
+    `valuation.db.annulments`), or with `annulled` the annulled ones instead, each with its `annulment`."""
     out: dict[int, list[dict[str, Any]]] = {i: [] for i in appeal_ids}
     if appeal_ids:
-        for r in db.fetch("SELECT * FROM appeal_steps WHERE appeal_id IN (SELECT UNNEST(?)) ORDER BY day, id",
-                          [appeal_ids]):
-            out[int(r["appeal_id"])].append(r)
+        which = ("NOT " if annulled else "") + annulments.not_annulled("appeal_steps", "s")
+        rows = db.fetch(f"SELECT s.* FROM appeal_steps s WHERE s.appeal_id IN (SELECT UNNEST(?)) AND {which} "
+                        "ORDER BY s.day, s.id", [appeal_ids])
+        done = annulments.annulments_of(db, "appeal_steps", [r["id"] for r in rows]) if annulled else {}
+        for r in rows:
+            out[int(r["appeal_id"])].append({**r, "annulment": done[int(r["id"])]} if annulled else r)
     return out
 
 
@@ -360,6 +368,39 @@ def record_appeal_step(store: Store, user: Principal, appeal_id: int, data: Mapp
     return store.write(user.username, write)
 
 
+def annul_appeal_step(store: Store, user: Principal, step_id: int, reason: str) -> int:
+    """Annul an appeal's step recorded by mistake (Lei 9.784/1999 art. 53) with its written reason (art. 50): a row
+    of `annulments` (the step is never changed), audited; the appeal's stage and periods are computed again without
+    it and `appeals_of` shows it among the appeal's `annulled_steps`. DPC only (who records the appeals). Refused in
+    Portuguese: a ruling that granted the appeal (it acted on the decision in its own write: that is undone by
+    another act, not by an annulment), the ending step of an appeal whose decision's ciência is recorded, a step
+    annulled already. Returns the annulment's id."""
+    require(user, "annul_records")
+    require(user, "manage_appeals")
+    text = annulments.reason_text(reason)
+    ok = isinstance(step_id, int) and not isinstance(step_id, bool)
+    step = store.fetch_one("SELECT * FROM appeal_steps WHERE id = ?", [step_id]) if ok else None
+    if step is None:
+        raise NotFound(f"Etapa de recurso {excerpt(step_id)} não encontrada.", what="appeal_step", key=step_id)
+    appeal, _d = _appeal(store, user, int(step["appeal_id"]))
+    if step["kind"] in ap.RULING_STEPS and step["outcome"] in ap.GRANTED:
+        raise ConflictError(f"Etapa de recurso nº {step_id}: {ap.OUTCOMES[step['outcome']].lower()} — já agiu sobre "
+                            "a decisão recorrida no mesmo registro; não se anula: registre o ato que a revê.")
+    ended = ap.ending(as_steps(_steps(store, [int(appeal["id"])])[int(appeal["id"])]))
+    if ended is not None and ended.kind == step["kind"] and ended.day == step["day"] and \
+            _notices(store, [int(appeal["id"])]):
+        raise ConflictError(f"Etapa de recurso nº {step_id}: a ciência da decisão deste recurso já foi registrada; "
+                            "a decisão notificada não se anula.")
+
+    def write(tx: Tx) -> int:
+        return annulments.annul(tx, user.username, "appeal_steps", int(step["id"]), text, entity="appeal",
+                                entity_id=appeal["id"],
+                                before={k: step[k] for k in ("kind", "day", "outcome", "reason", "note")} |
+                                {"step_id": step["id"]}, now=store.now())
+
+    return store.write(user.username, write)
+
+
 def record_appeal_notice(store: Store, user: Principal, appeal_id: int, data: Mapping[str, Any]) -> int:
     """The notification (or official publication) of an appeal's decision: `notice` ('notificação' |
     'publicação') and `notified_on`, the day the next appeal's 10 days run from (Lei 9.784/1999 art. 59). Only for
@@ -442,12 +483,13 @@ def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None
                decision_id: int | None = None) -> list[dict[str, Any]]:
     """Every decision the user may read with its appeals: the decision's row (`decisions`) plus state_pt and
     appeals — each with nup, instance, title_pt, filed_on, on_time, late_pt (why it can only be not known: late or
-    beyond the instances), suspensive, stage_pt, steps (kind label,
-    day, outcome, reason, note), and the notification of its decision (notice, notified_on, notice_pt; None while
-    none is recorded) — oldest decision first."""
+    beyond the instances), suspensive, stage_pt, steps (kind label, day, outcome, reason, note), annulled_steps
+    (the same, each with its `annulment`), and the notification of its decision (notice, notified_on, notice_pt;
+    None while none is recorded) — oldest decision first."""
     out = decisions(store, user, office=office, decision_id=decision_id)
     rows = _appeal_rows(store, [int(d["id"]) for d in out])
     steps = _steps(store, [int(a["id"]) for a in rows])
+    gone = _steps(store, [int(a["id"]) for a in rows], annulled=True)
     given = numbers.nups(store, "appeal", [int(a["id"]) for a in rows])
     notices = _notices(store, [int(a["id"]) for a in rows])
     by_decision: dict[int, list[dict[str, Any]]] = {}
@@ -461,7 +503,9 @@ def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None
                  stage_pt=ap.stage(a["on_time"], as_steps(s), int(a["instance"])),
                  late_pt=_not_known_pt(a),
                  steps=[{**x, "label": ap.STEP_LABELS[x["kind"]],
-                         "outcome_pt": ap.OUTCOMES.get(x["outcome"] or "")} for x in s])
+                         "outcome_pt": ap.OUTCOMES.get(x["outcome"] or "")} for x in s],
+                 annulled_steps=[{**x, "label": ap.STEP_LABELS[x["kind"]],
+                                  "outcome_pt": ap.OUTCOMES.get(x["outcome"] or "")} for x in gone[int(a["id"])]])
         by_decision.setdefault(int(a["decision_id"]), []).append(a)
     for d in out:
         mine = by_decision.get(int(d["id"]), [])

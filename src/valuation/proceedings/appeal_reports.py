@@ -14,6 +14,7 @@ from valuation.core import law
 from valuation.core.errors import NotFound
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal
+from valuation.db.annulments import annulment_text
 from valuation.deadlines.office_report import Section, office_label, print_sections
 from valuation.exports import PdfReport
 from valuation.proceedings import appeal_records as ar
@@ -40,6 +41,8 @@ def _appeal_rows(a: dict[str, Any]) -> list[tuple[str, ...]]:
               "o prazo do recurso seguinte corre dela (Lei 9.784/1999 art. 59)")] if a.get("notified_on") else [])
     return [head, *((format_date_br(s["day"]), str(s["label"]), str(s["outcome_pt"] or "—"),
                       " — ".join(str(v) for v in (s.get("reason"), s.get("note")) if v) or "—") for s in a["steps"]),
+            *((format_date_br(s["day"]), f"{s['label']} (anulada; não conta)", str(s["outcome_pt"] or "—"),
+               annulment_text(s["annulment"])) for s in a.get("annulled_steps", ())),
             *told]
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from valuation.authenticity import registry
 from valuation.core.money import format_date_br
 from valuation.db.access import Principal
+from valuation.db.annulments import annulment_text
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.office_report import Section, office_label, print_sections
 from valuation.deadlines.rules import deadline_state
@@ -136,6 +137,10 @@ def history_sections(history: dict[str, Any], deadlines: Sequence[pr.ProcessDead
     rows += [(format_date_br(s["day"]), str(s["label"]),
               format_date_br(s["reference_day"]) if s.get("reference_day") else "—",
               " — ".join(str(v) for v in (s.get("reason"), s.get("note")) if v) or "—") for s in steps]
+    # the steps annulled by mistake stay in the record, with their annulment (Lei 9.784/1999 art. 53)
+    rows += [(format_date_br(s["day"]), f"{s['label']} (anulada; não conta)",
+              format_date_br(s["reference_day"]) if s.get("reference_day") else "—",
+              annulment_text(s["annulment"])) for s in history.get("annulled_steps", ())]
     decided_on = next((s["day"] for s in steps if s["kind"] == "decided"), None)
     owed = [(_started(d, filed), pr.PERIOD_LABELS[d.kind], pr.OWED_BY_LABELS[d.owed_by],
              due_text(d.deadline.due, d.deadline.moved_from), situation(d, as_of, decided_on, due_soon_days),

@@ -9,15 +9,18 @@ calendar and the periods in force on the day each starts (dated policies):
 - `file_request`: a party files a request (DPC records it);
 - `record_step`: a step of its process (instruction, opinion, hearing and intimation, allegations, an
   extension with its written reason, the decision) — validated, audited through the write funnel;
-- `request_history`: one request and its steps; `open_requests`: the undecided requests by age (on a day);
+- `annul_step`: annul a step recorded by mistake, with its reason (issue 42 item 5; `valuation.db.annulments`):
+  never deleted, no longer counted, shown in the history with its annulment; `recent_steps`: those it may annul;
+- `request_history`: one request and its steps (and those annulled); `open_requests`: the undecided requests by
+  age (on a day);
   `undecided_requests`: those a step may still be recorded on;
 - `decision_times`: the median days from filing to decision per office and matter over the last 12 months;
 - `authority_deadlines`: the open deadlines per office (overdue, due soon — policy `due_soon_days` — and
   upcoming), each with its article and its explanation.
 
 Access (`valuation.db.access.request_scope`): DPC reads every request, an explorer its own organisation's only
-(another company's answers as missing); only DPC records. The requester's name is a person's data: shown to
-those who may read the owners.
+(another company's answers as missing); only DPC and the office officers record and annul. The requester's name
+is a person's data: shown to those who may read the owners.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import NotFound
 from valuation.core.forms import Form, excerpt
+from valuation.db import annulments
 from valuation.db.access import Principal, allowed, chosen_office, office_match, request_scope, require
 from valuation.deadlines.calendars import office_calendars
 from valuation.deadlines.counting import add_months
@@ -152,14 +156,22 @@ def _requests(store: Store | Tx, user: Principal, *, office: str | None = None,
     return rows
 
 
-def _steps(store: Store | Tx, ids: list[int], *, kind: str | None = None) -> dict[int, list[dict[str, Any]]]:
-    """The steps of the requests `ids` (only those of `kind`, when given), oldest first."""
+_STEP_COLUMNS = "s.id, s.request_id, s.kind, s.day, s.reference_day, s.reason, s.note, s.recorded_by, s.recorded_at"
+
+
+def _steps(store: Store | Tx, ids: list[int], *, kind: str | None = None,
+           annulled: bool = False) -> dict[int, list[dict[str, Any]]]:
+    """The steps of the requests `ids` (only those of `kind`, when given), oldest first: those that count (never an
+    annulled one, `valuation.db.annulments`), or with `annulled` the annulled ones instead, each with its
+    `annulment` (reason, annulled_by, annulled_at)."""
     out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
     if ids:
-        for r in store.fetch("SELECT id, request_id, kind, day, reference_day, reason, note, recorded_by FROM "
-                             "request_steps WHERE request_id IN (SELECT UNNEST(?)) AND (? IS NULL OR kind = ?) "
-                             "ORDER BY day, id", [ids, kind, kind]):
-            out[r["request_id"]].append(r)
+        which = ("NOT " if annulled else "") + annulments.not_annulled("request_steps", "s")
+        rows = store.fetch(f"SELECT {_STEP_COLUMNS} FROM request_steps s WHERE s.request_id IN (SELECT UNNEST(?)) "
+                           f"AND (? IS NULL OR s.kind = ?) AND {which} ORDER BY s.day, s.id", [ids, kind, kind])
+        done = annulments.annulments_of(store, "request_steps", [r["id"] for r in rows]) if annulled else {}
+        for r in rows:
+            out[r["request_id"]].append({**r, "annulment": done[int(r["id"])]} if annulled else r)
     return out
 
 
@@ -216,8 +228,52 @@ def request_history(store: Store, user: Principal, request_id: int) -> dict[str,
     require(user, "read_requests")
     req = _one(store, user, request_id)
     steps = [{**s, "label": pr.STEP_LABELS[s["kind"]]} for s in _steps(store, [req["id"]])[req["id"]]]
+    gone = [{**s, "label": pr.STEP_LABELS[s["kind"]]} for s in _steps(store, [req["id"]], annulled=True)[req["id"]]]
     shown = req["nup"] or numbers.NO_UNIT_TEXT.format(office=req["office_code"])
-    return {"request": {**req, "matter_pt": MATTERS[req["matter"]], "nup_shown": shown}, "steps": steps}
+    return {"request": {**req, "matter_pt": MATTERS[req["matter"]], "nup_shown": shown}, "steps": steps,
+            "annulled_steps": gone}
+
+
+def annul_step(store: Store, user: Principal, step_id: int, reason: str) -> int:
+    """Annul a step recorded by mistake (Lei 9.784/1999 art. 53) with its written reason (art. 50): a row of
+    `annulments` (the step itself is never changed), audited; the request's periods are computed again without
+    it and `request_history` shows it among `annulled_steps`. DPC any request's step, an office officer its
+    office's; never a company. A step of a request out of scope reads "não encontrada"; a step annulled already
+    is refused. Returns the annulment's id."""
+    require(user, "annul_records")
+    require(user, "manage_requests")
+    text = annulments.reason_text(reason)
+    ok = isinstance(step_id, int) and not isinstance(step_id, bool)
+    step = store.fetch_one(f"SELECT {_STEP_COLUMNS} FROM request_steps s WHERE s.id = ?", [step_id]) if ok else None
+    missing = NotFound(f"Etapa {excerpt(step_id)} não encontrada.", what="request_step", key=step_id)
+    if step is None:
+        raise missing
+    try:
+        req = _one(store, user, int(step["request_id"]))
+    except NotFound:
+        raise missing from None
+
+    def write(tx: Tx) -> int:
+        return annulments.annul(tx, user.username, "request_steps", int(step["id"]), text, entity="request",
+                                entity_id=req["id"], before={"step_id": step["id"], "kind": step["kind"],
+                                                             "day": step["day"], "reference_day": step["reference_day"],
+                                                             "reason": step["reason"], "note": step["note"]},
+                                now=store.now())
+
+    return store.write(user.username, write)
+
+
+def recent_steps(store: Store, user: Principal, *, office: str | None = None, limit: int = 200
+                 ) -> list[dict[str, Any]]:
+    """The steps that count of the requests in the user's scope, newest recorded first (at most `limit`): those
+    a step may be annulled among — id, request_id, nup, wreck, matter_pt, kind, label, day, recorded_by."""
+    require(user, "read_requests")
+    reqs = {int(r["id"]): r for r in _requests(store, user, office=office)}
+    rows = [s for steps in _steps(store, list(reqs)).values() for s in steps]
+    rows.sort(key=lambda s: int(s["id"]), reverse=True)
+    return [{**s, "label": pr.STEP_LABELS[s["kind"]], "nup": reqs[int(s["request_id"])]["nup"],
+             "wreck": reqs[int(s["request_id"])]["wreck"],
+             "matter_pt": MATTERS[reqs[int(s["request_id"])]["matter"]]} for s in rows[:max(1, min(limit, 2000))]]
 
 
 def undecided_requests(store: Store, user: Principal, *, office: str | None = None) -> list[dict[str, Any]]:
@@ -233,7 +289,8 @@ def undecided_requests(store: Store, user: Principal, *, office: str | None = No
 def decided_ids(store: Store | Tx, on: date | None = None) -> set[int]:
     """The requests with a decision recorded (on or before `on`, when given)."""
     return {int(r["request_id"]) for r in store.fetch(
-        "SELECT DISTINCT request_id FROM request_steps WHERE kind = 'decided' AND (? IS NULL OR day <= ?)", [on, on])}
+        "SELECT DISTINCT s.request_id FROM request_steps s WHERE s.kind = 'decided' AND (? IS NULL OR s.day <= ?) "
+        f"AND {annulments.not_annulled('request_steps', 's')}", [on, on])}
 
 
 def _periods(store: Store) -> pr.PolicyAt:
