@@ -1,4 +1,4 @@
-"""Filings and the office's queue (issue 42, items 1 and 6; decision: docs/decisions/142-filings.md).
+"""Filings and the office's queue (issue 42, items 1 and 6; decision: docs/decisions/143-filings.md).
 
     file_electronic(store, user, data, uploads)   a company's representative files (explorer): Filed
     record_received(store, user, data, uploads)  an office records a filing received on paper, by e-mail or SEI
