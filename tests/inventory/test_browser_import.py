@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.browser import browser_page, login, running_app
+from tests.support.browser import browser_page, login, running_app, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -47,6 +47,10 @@ def test_upload_refused_then_accepted(small_world):
         before = items_metric(page)
 
         page.get_by_role("tab", name="Importar").click()
+        page.get_by_label("Contrato vigente", exact=True).click()     # no form chooses a contract for the person
+        page.keyboard.type("A-1")
+        page.keyboard.press("Enter")
+        wait_idle(page)
         upload(page, bad)
         refusal = page.get_by_text("Arquivo recusado")
         refusal.wait_for()

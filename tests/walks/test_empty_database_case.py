@@ -301,6 +301,8 @@ def _inventory(walk: Walk) -> None:
     go(rep, "Inventário de bens")
     rep.get_by_role("tab", name="Importar").click()
     wait_idle(rep)
+    choose(rep, "Contrato vigente", CONTRACT)      # no form chooses a contract for the person
+    wait_idle(rep)
     rep.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         {"name": "itens_brigue.csv", "mimeType": "text/csv", "buffer": items_csv()})
     wait_idle(rep)
