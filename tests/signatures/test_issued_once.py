@@ -14,7 +14,6 @@ from tests.support.commission import run_round
 from valuation.authenticity import registry
 from valuation.commission import minutes
 from valuation.commission.rounds import publish_round
-from valuation.core.errors import ValuationError
 from valuation.db import backup_files, seals
 from valuation.db.blobs import sha256_hex
 from valuation.db.store import Store
