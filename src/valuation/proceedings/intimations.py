@@ -93,6 +93,12 @@ def tacit_day(issued_on: date, days: int) -> date:
 
 
 def _request(store: Store | Tx, user: Principal, request_id: object, f: Form) -> dict[str, Any] | None:
+    if request_id is None:
+        f.fail("request_id", f"{LABELS['request_id']}: escolha o processo.")
+        return None
+    if isinstance(request_id, bool) or not isinstance(request_id, int):
+        f.fail("request_id", f"{LABELS['request_id']}: não encontrado.")
+        return None
     scope, params = request_scope(user, "q")
     office, oparams = office_match(user, "q.office_code")
     row = store.fetch_one(f"SELECT q.id, q.office_code, q.organisation_id, q.filed_on FROM requests q "
