@@ -17,6 +17,7 @@ from valuation.attachments.records import Upload
 from valuation.db.access import allowed
 from valuation.proceedings import filing_receipt as receipt
 from valuation.proceedings import filings as fr
+from valuation.proceedings import intimations as it
 from valuation.proceedings import requests as rq
 from valuation.registry.organisations import list_organisations
 
@@ -66,7 +67,7 @@ def _what(prefix: str) -> dict:
                                       placeholder="Escolha o assunto", key=f"{prefix}_matter")
     elif kind is not None:
         open_requests = rq.undecided_requests(store, user)
-        titles = {int(r["id"]): rq.case_title(r) for r in open_requests}
+        titles = {int(r["id"]): rq.request_title(r) for r in open_requests}
         data["request_id"] = st.selectbox(fr.LABELS["request_id"], list(titles), index=None,
                                           format_func=option_label(titles), placeholder="Escolha o processo",
                                           key=f"{prefix}_request")
@@ -151,16 +152,102 @@ def queue_tab() -> None:
             st.success(f"Exame do protocolo nº {pick} registrado.")
 
 
+INTIMATION_COLUMNS = {"id": "Intimação", "nup": "NUP do processo", "request_id": "Requerimento", "act_pt": "Ato",
+                      "organisation": "Empresa", "issued_on": "Emitida em", "ciencia_pt": "Ciência"}
+
+
+def _intimation_table(rows: list[dict]) -> None:
+    if not rows:
+        st.caption("Nenhuma intimação.")
+        return
+    frame = pd.DataFrame(rows)
+    nups = rq_nups(frame)
+    frame["nup"] = [nups.get(int(r)) for r in frame["request_id"]]
+    st.dataframe(for_display(frame, dates=["issued_on"], only=list(INTIMATION_COLUMNS), rename=INTIMATION_COLUMNS),
+                 hide_index=True, width="stretch")
+
+
+def rq_nups(frame: pd.DataFrame) -> dict[int, str]:
+    from valuation.process.numbers import request_nups
+
+    return request_nups(store, [int(r) for r in frame["request_id"]])
+
+
+def intimations_tab() -> None:
+    """A representative's intimations: opening one downloads it and gives the ciência (expressa) today."""
+    st.caption("Abrir uma intimação registra a sua ciência hoje, e o prazo que ela abre começa a correr (Lei "
+               "11.419/2006 art. 5 §1). Não aberta, a ciência é tácita ao fim do prazo indicado (art. 5 §3).")
+    rows = it.intimations_of(store, user)
+    _intimation_table(rows)
+    if not rows:
+        return
+    titles = {int(r["id"]): f"Intimação nº {r['id']} — {r['act_pt']} ({r['ciencia_pt']})" for r in rows}
+    pick = st.selectbox("Intimação", list(titles), index=None, format_func=option_label(titles),
+                        placeholder="Escolha a intimação", key="intimation_pick")
+    if pick is None:
+        return
+    if st.button("Abrir a intimação", icon=":material/mark_email_read:", key="intimation_open"):
+        data = save(it.open_intimation, store, user, int(pick), success=None)
+        if data is not None:        # drawn again: the table shows the ciência just recorded
+            st.session_state["intimation_file"] = (int(pick), data)
+            st.rerun()
+    kept = st.session_state.get("intimation_file")
+    if kept is not None and kept[0] == pick:
+        st.download_button("Baixar a intimação (PDF)", kept[1], file_name=f"intimacao_{pick}.pdf",
+                           mime="application/pdf", icon=":material/download:", key="intimation_download")
+
+
+def intimate_tab() -> None:
+    """The office intimates a company in a request's process, and records the AR of a paper intimation."""
+    st.caption("A intimação é emitida com código de verificação e entregue na caixa da empresa (com aviso por "
+               "e-mail) ou em papel. O prazo que ela abre corre da ciência (Lei 9.784/1999 art. 66).")
+    open_requests = rq.undecided_requests(store, user)
+    titles = {int(r["id"]): rq.request_title(r) for r in open_requests}
+    with st.form("intimation"):
+        request_id = st.selectbox(it.LABELS["request_id"], list(titles), index=None, format_func=option_label(titles),
+                                  placeholder="Escolha o processo")
+        acts = {k: f"{a.label} ({a.basis})" for k, a in it.ACTS.items()}
+        act = st.selectbox(it.LABELS["act"], list(acts), index=None, format_func=option_label(acts),
+                           placeholder="Escolha o ato")
+        text = st.text_area(it.LABELS["text"], max_chars=it.MAX_TEXT)
+        fixed = date_field(it.LABELS["fixed_day"], min_value=store.today(), path="fixed_day",
+                           help="Só para um pedido de informações; em branco: 5 dias da ciência (art. 24)")
+        delivery = st.selectbox(it.LABELS["delivery"], list(it.DELIVERIES), index=None,
+                                format_func=option_label(it.DELIVERIES), placeholder="Escolha a entrega")
+        sent = st.form_submit_button("Emitir a intimação", type="primary")
+    if sent:
+        data = {"act": act, "text": text, "fixed_day": fixed, "delivery": delivery}
+        issued = save(it.issue_intimation, store, user, request_id, {k: v for k, v in data.items() if v is not None},
+                      success=None, labels={**it.LABELS})
+        if issued is not None:
+            st.success(f"Intimação nº {issued.intimation_id} emitida, código de verificação {issued.code}.")
+    rows = it.intimations_of(store, user)
+    _intimation_table(rows)
+    paper = {int(r["id"]): f"Intimação nº {r['id']} — {r['organisation'] or 'requerente'}" for r in rows
+             if r["delivery"] == it.PAPER and r["ciencia_kind"] is None}
+    if paper:
+        with st.form("intimation_ar"):
+            pick = st.selectbox("Intimação em papel", list(paper), index=None, format_func=option_label(paper),
+                                placeholder="Escolha a intimação")
+            day = date_field(it.LABELS["day"], max_value=store.today(), required=True, path="day")
+            if st.form_submit_button("Registrar o aviso de recebimento"):
+                if pick is None:
+                    st.error("Intimação em papel: escolha a intimação.")
+                elif save(it.record_ar, store, user, int(pick), day, success=None, labels=it.LABELS) is not None:
+                    st.success(f"Ciência da intimação nº {pick} registrada; o prazo corre desde o aviso.")
+
+
 def list_tab() -> None:
     rows = fr.filings_of(store, user)
     _table(rows, "Nenhum protocolo registrado.")
     _receipt(rows, "filing_receipt_pick")
 
 
-names = (["Protocolar", "Meus protocolos"] if allowed(user, "file_filings")
-         else ["A examinar", "Registrar protocolo recebido", "Todos os protocolos"])
-RENDERERS = {"Protocolar": file_tab, "Meus protocolos": list_tab, "A examinar": queue_tab,
-             "Registrar protocolo recebido": received_tab, "Todos os protocolos": list_tab}
+names = (["Protocolar", "Intimações", "Meus protocolos"] if allowed(user, "file_filings")
+         else ["A examinar", "Registrar protocolo recebido", "Intimar", "Todos os protocolos"])
+RENDERERS = {"Protocolar": file_tab, "Intimações": intimations_tab, "Meus protocolos": list_tab,
+             "A examinar": queue_tab, "Registrar protocolo recebido": received_tab, "Intimar": intimate_tab,
+             "Todos os protocolos": list_tab}
 tabs = LazyTabs("filings", names)
 with tabs.panel():
     RENDERERS[tabs.current]()

@@ -81,8 +81,7 @@ def filing_form(view: DeadlinesView) -> None:
 
 def _request_titles(view: DeadlinesView) -> dict[int, str]:
     rows = cache.undecided_requests(view.store, view.user, office=view.office)[:PICK_LIMIT]
-    return {int(r["id"]): f"nº {r['id']} · NUP {r['nup'] or 'sem NUP'} · {r['office_code']} · {r['wreck']} · "
-                          f"{r['matter_pt']} · protocolado em {date_br(r['requested_on'])}" for r in rows}
+    return {int(r["id"]): requests.request_title(r) for r in rows}
 
 
 def step_form(view: DeadlinesView) -> None:

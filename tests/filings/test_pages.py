@@ -55,3 +55,30 @@ def test_the_office_examines_its_queue(small_world: Any) -> None:
     assert f"Exame do protocolo nº {filed.filing_id} registrado." in texts(at)
     at = page_as(small_world.path, small_world.principal("office_rj"), "filings")
     assert "Nenhum protocolo a examinar." in texts(at)
+
+
+def test_the_office_intimates_and_the_representative_opens_it(small_world: Any) -> None:
+    from valuation.proceedings import intimations
+
+    filed = _filed(small_world)
+    small_world.store.close()
+    at = page_as(small_world.path, small_world.principal("office_rj"), "filings")
+    at = open_tab(at, "filings", "Intimar")
+    assert not at.exception, at.exception
+    boxes = {s.label: s for s in at.selectbox}
+    assert all(b.value is None for b in boxes.values())
+    boxes[intimations.LABELS["request_id"]].set_value(filed.request_id)
+    boxes[intimations.LABELS["act"]].set_value("information_requested")
+    boxes[intimations.LABELS["delivery"]].set_value("sistema")
+    next(t for t in at.text_area if t.label == intimations.LABELS["text"]).set_value("Apresente as plantas.")
+    next(b for b in at.button if b.label == "Emitir a intimação").click().run()
+    assert not at.exception, at.exception
+    assert "Intimação nº 1 emitida" in texts(at)
+    assert at.dataframe[0].value["Ciência"].tolist()[0].startswith("aguardando ciência (tácita em ")
+    rep = page_as(small_world.path, small_world.principal("explorer_b"), "filings")
+    rep = open_tab(rep, "filings", "Intimações")
+    next(s for s in rep.selectbox if s.label == "Intimação").set_value(1).run()
+    next(b for b in rep.button if b.label == "Abrir a intimação").click().run()
+    assert not rep.exception, rep.exception
+    assert rep.dataframe[0].value["Ciência"].tolist()[0].startswith("ciência expressa em ")
+    assert any(b.label == "Baixar a intimação (PDF)" for b in rep.get("download_button"))

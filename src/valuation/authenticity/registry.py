@@ -34,7 +34,7 @@ KIND_LABELS = {"statement": "Demonstrativo de partilha", "minutes": "Ata da Comi
                "photo_sheet": "Folha de fotografias",
                "case_history": "Histórico do processo administrativo (requerimento ou decisão e recursos)",
                "removal_order": "Determinação de remoção ou demolição (Lei 7.542/1986, art. 5)",
-               "filing_receipt": "Recibo de protocolo"}
+               "filing_receipt": "Recibo de protocolo", "intimation": "Intimação (Lei 9.784/1999 art. 26)"}
 NO_SIGNATURE = "sem assinatura eletrônica registrada"
 DPC = "Diretoria de Portos e Costas"
 
@@ -65,7 +65,8 @@ def new_stamp(nup: str | None = None, *, env: Any = None) -> Stamp:
 _RECORD_PT = {"statements": "demonstrativo nº", "assessment_rounds": "rodada nº", "offices": "OM",
               "items": "item nº", "contracts": "contrato nº", "wrecks": "naufrágio nº",
               "requests": "requerimento nº", "administrative_decisions": "decisão nº",
-              "removal_orders": "determinação de remoção nº", "filings": "protocolo nº"}   # the audit's words
+              "removal_orders": "determinação de remoção nº", "filings": "protocolo nº",
+              "intimations": "intimação nº"}   # the audit's words
 
 
 def register(tx: Tx, stamp: Stamp, data: bytes, *, kind: str, record: tuple[str, int | None, str | None],

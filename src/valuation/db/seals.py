@@ -194,6 +194,13 @@ SEALED += (Sealed("filings", ("id", "request_id", "document_no", "kind", "subjec
            Sealed("filing_reviews", ("id", "filing_id", "note", "reviewed_by", "reviewed_at"),
                   "exame de protocolo pela OM (Lei 9.784/1999 art. 24)", subject="Exame de protocolo nº {id}",
                   baseline_alone=True))
+# Issue 42 item 3: the intimations and their ciência (migration 084), append-only — the day a party's period runs from.
+SEALED += (Sealed("intimations", ("id", "request_id", "act", "text", "fixed_day", "delivery", "organisation_id",
+                                  "office_code", "tacit_days", "issued_by", "issued_at", "issued_on"),
+                  "intimação", subject="Intimação nº {id}", baseline_alone=True),
+           Sealed("intimation_ciencias", ("id", "intimation_id", "kind", "day", "opened_by", "step_id",
+                                          "recorded_by", "recorded_at"),
+                  "ciência de intimação (Lei 11.419/2006 art. 5)", subject="Ciência nº {id}", baseline_alone=True))
 BY_TABLE = {s.table: s for s in SEALED}
 
 

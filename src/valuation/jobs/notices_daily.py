@@ -106,12 +106,15 @@ def sweep(store: Any, as_of: date) -> dict[str, int]:
 def run(store: Any, settings: Any, *, now: datetime | None = None) -> str:
     """The job: the day's notices, then the summaries; what was done (pt-BR)."""
     from valuation.jobs.notices_mail import send_digests
+    from valuation.proceedings.intimations import record_tacit
 
     as_of = clock.today_brasilia(now or clock.now_utc())
+    tacit = record_tacit(store, as_of)      # issue 42 item 3: the periods of the unopened intimations run from today
     written = sweep(store, as_of)
     total = sum(written.values())
     head = (f"{format_count(total)} aviso{'s' if total != 1 else ''} gerado{'s' if total != 1 else ''} "
             f"({format_count(written['values_missing'])} de avaliações pendentes, "
             f"{format_count(written['deadline_near'])} de prazos das empresas, "
             f"{format_count(written['authority_deadline_near'])} de prazos da Autoridade).")
-    return f"{head} Resumo diário: {send_digests(store, settings, as_of=as_of)}"
+    tacit_text = f" {format_count(tacit)} ciência(s) tácita(s) de intimação registrada(s)." if tacit else ""
+    return f"{head}{tacit_text} Resumo diário: {send_digests(store, settings, as_of=as_of)}"

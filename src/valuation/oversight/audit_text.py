@@ -111,7 +111,8 @@ ACTION_LABELS: dict[str, str] = {
     "seed_wreck_law_demo": "Carga dos registros de demonstração de sítios, cessões, cargas e salvamento",
     # issue 26: requests and their process (Lei 9.784/1999)
     "file_request": "Requerimento protocolado", "filing": "Documento protocolado",
-    "filing_review": "Protocolo examinado pela OM", "record_request_step": "Etapa de requerimento registrada",
+    "filing_review": "Protocolo examinado pela OM", "intimation_issued": "Intimação emitida",
+    "intimation_ciencia": "Ciência de intimação registrada", "record_request_step": "Etapa de requerimento registrada",
     "seed_requests_demo": "Carga dos requerimentos de demonstração",
     # issue 26 §2: the Authority's decisions and the appeals (Lei 7.542 art. 33; Lei 9.784/1999 arts. 56–65)
     "record_administrative_decision": "Decisão da Autoridade registrada, com a sua ciência",
@@ -152,7 +153,7 @@ ENTITY_LABELS: dict[str, str] = {
     "row_seals": "Selos de conteúdo",
     "early_closing": "Encerramento antecipado", "removal_order": "Determinação de remoção",
     "owner_balance": "Saldo do responsável",
-    "request": "Requerimento", "filing": "Protocolo",
+    "request": "Requerimento", "filing": "Protocolo", "intimation": "Intimação",
     "archaeological_site": "Sítio arqueológico", "cession": "Cessão de direitos", "wreck_cargo": "Carga do naufrágio",
     "licence_request": "Pedido de responsável",
     "administrative_decision": "Decisão da Autoridade", "appeal": "Recurso administrativo",

@@ -133,6 +133,11 @@ DEFAULTS: tuple[PolicyDefault, ...] = (
                   "comparecimento, prova ou diligência.", "Lei 9.784/1999 arts. 26 §2 e 41",
                   "Processo: antecedência da intimação", True, bounds=(3, 30, "dias úteis de antecedência"),
                   process=True),
+    # -- issue 42 item 3: an electronic intimation left unopened is taken as known when this period ends
+    PolicyDefault("intimation_tacit_days", 10, "Dias corridos, contados do envio, depois dos quais a intimação "
+                  "eletrônica não aberta pelo interessado considera-se realizada (ciência tácita), no último dia.",
+                  "Lei 11.419/2006 art. 5 §3", "Intimação eletrônica: ciência tácita", True,
+                  bounds=(1, 10, "dias corridos"), process=True),
     # -- issue 27 §2: a required electronic signature of an issued act (minutes, statement, removal order)
     PolicyDefault("signature_days", 5, "Prazo para cada signatário exigido assinar eletronicamente o ato emitido "
                   "(ata da Comissão, demonstrativo, determinação de remoção), contado da emissão do documento.",

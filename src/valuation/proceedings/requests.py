@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from valuation.core.errors import NotFound
 from valuation.core.forms import Form, excerpt
+from valuation.core.money import format_date_br
 from valuation.db import annulments
 from valuation.db.access import Principal, allowed, chosen_office, office_match, request_scope, require
 from valuation.deadlines.calendars import office_calendars
@@ -356,6 +357,12 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     out += filing_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 42 item 6
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
     return out
+
+
+def request_title(row: Mapping[str, Any]) -> str:
+    """How a picker names an `undecided_requests` row: number, NUP, office, wreck, matter and filing day."""
+    return (f"nº {row['id']} · NUP {row['nup'] or 'sem NUP'} · {row['office_code']} · {row['wreck']} · "
+            f"{row['matter_pt']} · protocolado em {format_date_br(row['requested_on'])}")
 
 
 def case_title(row: Mapping[str, Any]) -> str:
