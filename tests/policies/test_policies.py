@@ -48,6 +48,7 @@ CHANGES: dict[str, tuple[Any, Any, str]] = {
     "process_decision_days": ("25", 25, "25 dias"),
     "process_intimation_business_days": (5, 5, "5 dias úteis de antecedência"),
     "signature_days": ("3", 3, "3 dias"),
+    "intimation_tacit_days": (7, 7, "7 dias corridos"),
     "early_closing_days": ("24/12, 31/12, 19/03", ((3, 19), (12, 24), (12, 31)),
                            "19 de março, 24 de dezembro, 31 de dezembro"),
 }
