@@ -94,7 +94,8 @@ def file_tab() -> None:
     data = _what("file")
     with st.form("filing", clear_on_submit=False):
         data["subject"] = st.text_input(fr.LABELS["subject"], max_chars=fr.MAX_SUBJECT)
-        files = st.file_uploader(files_label, type=["pdf"], accept_multiple_files=True, key="filing_files")
+        files = st.file_uploader(files_label, type=["pdf"], accept_multiple_files=True, key="filing_files",
+                                 max_upload_size=25)   # MB = MAX_FILE_BYTES (a literal: tests/service)
         sent = st.form_submit_button("Protocolar", type="primary", icon=":material/send:")
     if sent:      # nothing chosen: the store names each missing field (and writes nothing)
         _done(save(fr.file_electronic, store, user, {k: v for k, v in data.items() if v is not None},
@@ -116,7 +117,8 @@ def received_tab() -> None:
         data["received_on"] = date_field(fr.LABELS["received_on"], max_value=store.today(), required=True,
                                          path="received_on")
         data["subject"] = st.text_input(fr.LABELS["subject"], max_chars=fr.MAX_SUBJECT)
-        files = st.file_uploader(files_label, type=["pdf"], accept_multiple_files=True, key="filing_received_files")
+        files = st.file_uploader(files_label, type=["pdf"], accept_multiple_files=True,
+                                 key="filing_received_files", max_upload_size=25)   # MB = MAX_FILE_BYTES
         sent = st.form_submit_button("Registrar protocolo", type="primary")
     if sent:
         data["organisation_id"] = None if data["organisation_id"] is None else int(data["organisation_id"])
