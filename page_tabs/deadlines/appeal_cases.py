@@ -9,6 +9,7 @@ import functools
 import pandas as pd
 import streamlit as st
 
+from page_tabs.deadlines.annul import annul_record_form
 from page_tabs.deadlines.view import PICK_LIMIT, ROW_HEIGHT, DeadlinesView
 from ui.expanders import lazy_expander
 from ui.fields import choice_field, date_field
@@ -203,14 +204,8 @@ def _annul_form(view: DeadlinesView, cases: list[dict]) -> None:
     if not steps:
         st.caption("Nenhuma etapa de recurso registrada.")
         return
-    with st.form("annul_appeal_step"):
-        pick = choice_field("Etapa a anular", list(steps), what="a etapa", format_func=option_label(steps),
-                            key="annul_appeal_step_pick")
-        reason = st.text_input(annulments.REASON_LABEL, max_chars=annulments.MAX_REASON, key="annul_appeal_reason",
-                               help=f"Obrigatório, de {annulments.MIN_REASON} a {annulments.MAX_REASON} caracteres, "
-                                    "em uma linha. Uma decisão que deu provimento não se anula.")
-        if not st.form_submit_button("Anular etapa"):
-            return
-    save(ar.annul_appeal_step, view.store, view.user, pick, reason, labels={"reason": annulments.REASON_LABEL},
-         success=f"Etapa nº {pick.value} anulada; os prazos do recurso foram recalculados. Ela continua no histórico "
-                 "do caso, com a anulação.")
+    annul_record_form(view, ar.annul_appeal_step, steps, form="annul_appeal_step", pick_label="Etapa a anular",
+                      what="a etapa", keys=("annul_appeal_step_pick", "annul_appeal_reason"), button="Anular etapa",
+                      success="Etapa nº {id} anulada; os prazos do recurso foram recalculados. Ela continua no "
+                              "histórico do caso, com a anulação.",
+                      note="Uma decisão que deu provimento não se anula.")

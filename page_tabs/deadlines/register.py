@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from page_tabs.deadlines.annul import annul_record_form
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui import attachments as attachments_ui  # issue 16: the reports of the events
 from ui.expanders import lazy_expander
@@ -13,7 +14,6 @@ from ui.fmt import date_br, for_display, is_blank, option_label, yes_no
 from ui.forms import save
 from ui.people import with_names
 from valuation.core.dates import MONTH_PLACEHOLDER
-from valuation.db import annulments
 from valuation.db.access import allowed
 from valuation.deadlines import appeals, engine, events, views, vocabulary
 from valuation.registry.contracts import list_contracts
@@ -156,17 +156,10 @@ def annul_form(view: DeadlinesView) -> None:
         return
     st.caption("O evento não é apagado: fica no histórico com a anulação (quem, quando e por quê), e os prazos que "
                "ele iniciou ou cumpriu são recalculados sem ele (Lei 9.784/1999 art. 53; motivação, art. 50).")
-    with st.form("annul_event"):
-        pick = choice_field("Evento a anular", list(titles), what="o evento", format_func=option_label(titles),
-                            key="annul_event_pick")
-        reason = st.text_input(annulments.REASON_LABEL, max_chars=annulments.MAX_REASON, key="annul_event_reason",
-                               help=f"Obrigatório, de {annulments.MIN_REASON} a {annulments.MAX_REASON} caracteres, "
-                                    "em uma linha.")
-        if not st.form_submit_button("Anular evento"):
-            return
-    save(events.annul_event, view.store, view.user, pick, reason, labels={"reason": annulments.REASON_LABEL},
-         success=f"Evento nº {pick.value} anulado; os prazos foram recalculados. Ele continua no histórico, com a "
-                 "anulação.")
+    annul_record_form(view, events.annul_event, titles, form="annul_event", pick_label="Evento a anular",
+                      what="o evento", keys=("annul_event_pick", "annul_event_reason"), button="Anular evento",
+                      success="Evento nº {id} anulado; os prazos foram recalculados. Ele continua no histórico, com "
+                              "a anulação.")
 
 
 def recent_events(view: DeadlinesView) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from page_tabs.deadlines.annul import annul_record_form
 from page_tabs.deadlines.view import PICK_LIMIT, DeadlinesView
 from ui import cache
 from ui.expanders import lazy_expander
@@ -15,7 +16,6 @@ from ui.fields import choice_field, date_field
 from ui.fmt import date_br, option_label
 from ui.forms import blanks_to_none, save
 from ui.safe import md
-from valuation.db import annulments
 from valuation.db.access import allowed
 from valuation.proceedings import periods, requests
 from valuation.registry.organisations import list_organisations
@@ -123,15 +123,8 @@ def annul_form(view: DeadlinesView) -> None:
         return
     st.caption("A etapa não é apagada: fica no histórico do processo com a anulação (quem, quando e por quê), e os "
                "prazos que ela iniciou são recalculados sem ela (Lei 9.784/1999 art. 53; motivação, art. 50).")
-    with st.form("annul_request_step", clear_on_submit=False):
-        pick = choice_field("Etapa a anular", list(titles), what="a etapa", format_func=option_label(titles),
-                            key="annul_step_pick")
-        reason = st.text_input(annulments.REASON_LABEL, max_chars=annulments.MAX_REASON, key="annul_step_reason",
-                               help=f"Obrigatório, de {annulments.MIN_REASON} a {annulments.MAX_REASON} caracteres, "
-                                    "em uma linha.")
-        if not st.form_submit_button("Anular etapa"):
-            return
-    save(requests.annul_step, view.store, view.user, pick, reason, labels={"reason": annulments.REASON_LABEL},
-         success=f"Etapa nº {pick.value} anulada; os prazos foram recalculados. Ela continua no histórico do "
-                 "processo, com a anulação.")
+    annul_record_form(view, requests.annul_step, titles, form="annul_request_step", pick_label="Etapa a anular",
+                      what="a etapa", keys=("annul_step_pick", "annul_step_reason"), button="Anular etapa",
+                      success="Etapa nº {id} anulada; os prazos foram recalculados. Ela continua no histórico do "
+                              "processo, com a anulação.")
 
