@@ -162,17 +162,9 @@ def _intimation_table(rows: list[dict]) -> None:
     if not rows:
         st.caption("Nenhuma intimação.")
         return
-    frame = pd.DataFrame(rows)
-    nups = rq_nups(frame)
-    frame["nup"] = [nups.get(int(r)) for r in frame["request_id"]]
-    st.dataframe(for_display(frame, dates=["issued_on"], only=list(INTIMATION_COLUMNS), rename=INTIMATION_COLUMNS),
+    st.dataframe(for_display(pd.DataFrame(rows), dates=["issued_on"], only=list(INTIMATION_COLUMNS),
+                             rename=INTIMATION_COLUMNS),
                  hide_index=True, width="stretch")
-
-
-def rq_nups(frame: pd.DataFrame) -> dict[int, str]:
-    from valuation.process.numbers import request_nups
-
-    return request_nups(store, [int(r) for r in frame["request_id"]])
 
 
 def intimations_tab() -> None:

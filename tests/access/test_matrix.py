@@ -133,6 +133,10 @@ def _argument(world: Any, fn: Any, p: inspect.Parameter, role: str, rounds: dict
                   for x in dataclasses.fields(target)
                   if x.default is dataclasses.MISSING and x.default_factory is dataclasses.MISSING}
         return target(**kwargs)
+    if ann == "Form":                         # a form the function records its problems in (a fresh one)
+        from valuation.core.forms import Form
+
+        return Form({}, allowed=())
     if "DataFrame" in ann or "Table" in ann:
         return pd.DataFrame()
     if any(t in ann for t in ("Sequence", "list", "tuple", "Iterable", "Collection")):

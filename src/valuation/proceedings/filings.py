@@ -30,7 +30,6 @@ from valuation.db.access import (
     Principal,
     allowed,
     chosen_organisation,
-    office_cleared,
     office_match,
     request_scope,
     require,
@@ -85,20 +84,6 @@ class Filed:
     receipt_code: str
 
 
-def _request_in_scope(db: Store | Tx, user: Principal, request_id: object, f: Form) -> dict[str, Any] | None:
-    scope, params = request_scope(user, "q")
-    office, oparams = office_match(user, "q.office_code")
-    row = db.fetch_one(f"SELECT q.id, q.office_code, q.organisation_id, q.filed_on FROM requests q "
-                       f"WHERE q.id = ? AND {scope} AND {office}", [request_id, *params, *oparams])
-    if row is None:
-        f.fail("request_id", f"{LABELS['request_id']}: não encontrado ({request_id}).")
-        return None
-    if int(row["id"]) in rq.decided_ids(db, None):
-        f.fail("request_id", f"{LABELS['request_id']}: nº {request_id} já foi decidido; um recurso se interpõe "
-                             "contra a decisão.")
-    return row
-
-
 def _read(store: Store, user: Principal, f: Form, organisation_id: int | None, day: date | None
           ) -> tuple[str | None, str | None, dict[str, Any] | None, dict[str, Any] | None, str | None]:
     """kind, subject, the existing request or the new request's wreck, and its matter (validated in `f`)."""
@@ -116,11 +101,12 @@ def _read(store: Store, user: Principal, f: Form, organisation_id: int | None, d
     elif kind is not None:
         request_id = f.integer("request_id", LABELS["request_id"], minimum=1)
         if request_id is not None:
-            request = _request_in_scope(store, user, request_id, f)
+            request = rq.undecided_request(store, user, request_id, f, LABELS["request_id"],
+                                           "; um recurso se interpõe contra a decisão")
             if request is not None and organisation_id is not None \
                     and request["organisation_id"] not in (None, organisation_id):
                 f.fail("request_id", f"{LABELS['request_id']}: nº {request_id} é de outra empresa.")
-            if request is not None and day is not None and day < request["filed_on"]:
+            if request is not None and day is not None and day < request["requested_on"]:
                 f.fail("received_on", f"{LABELS['received_on']}: anterior ao protocolo do requerimento.")
     return kind, subject, request, wreck, matter
 
@@ -239,11 +225,11 @@ SELECT f.id, f.request_id, f.document_no, f.kind, f.subject, f.organisation_id, 
        f.filed_at, r.reviewed_at, coalesce(ru.full_name, r.reviewed_by) AS reviewed_by_name, r.note AS review_note,
        (SELECT count(*) FROM filing_files x WHERE x.filing_id = f.id) AS files,
        (SELECT d.code FROM issued_documents d WHERE d.kind = 'filing_receipt' AND d.record_table = 'filings'
-        AND d.record_id = f.id ORDER BY d.id DESC LIMIT 1) AS receipt_code
-FROM filings f JOIN requests q ON q.id = f.request_id
+        AND d.record_id = f.id ORDER BY d.id DESC LIMIT 1) AS receipt_code, w.code AS wreck
+FROM filings f JOIN requests q ON q.id = f.request_id JOIN wrecks w ON w.id = q.wreck_id
 LEFT JOIN organisations g ON g.id = f.organisation_id LEFT JOIN users u ON u.username = f.filed_by
 LEFT JOIN filing_reviews r ON r.filing_id = f.id LEFT JOIN users ru ON ru.username = r.reviewed_by
-WHERE {scope} AND {office} AND (? IS NULL OR f.request_id = ?) AND (? IS NULL OR f.id = ?)
+WHERE {scope} AND (? IS NULL OR f.request_id = ?) AND (? IS NULL OR f.id = ?)
 ORDER BY f.filed_at DESC, f.id DESC"""
 
 
@@ -252,10 +238,8 @@ def filings_of(store: Store | Tx, user: Principal, request_id: int | None = None
     """The filings the user may read (its company's, or its office's, or all for DPC), newest first, with the
     process NUP, the kind and channel in Portuguese, who filed and who examined them."""
     require(user, "read_requests")
-    scope, params = request_scope(user, "q")
-    office, oparams = office_match(user, "f.office_code")
-    rows = store.fetch(_FILINGS.format(scope=scope, office=office),
-                       [*params, *oparams, request_id, request_id, filing_id, filing_id])
+    scope, params = request_scope(user, "q")     # an officer: its office's requests, whose filings these are
+    rows = store.fetch(_FILINGS.format(scope=scope), [*params, request_id, request_id, filing_id, filing_id])
     nups = numbers.request_nups(store, {int(r["request_id"]) for r in rows})
     return [{**r, "nup": nups.get(int(r["request_id"])), "kind_pt": KINDS.get(r["kind"], r["kind"]),
              "channel_pt": CHANNELS.get(r["channel"], r["channel"])} for r in rows]
@@ -281,8 +265,6 @@ def review(store: Store, user: Principal, filing_id: int, note: object) -> int:
     text = f.text("note", LABELS["note"], max_len=MAX_NOTE)
     if row["reviewed_at"] is not None:
         f.fail("note", f"{LABELS['note']}: o protocolo nº {filing_id} já foi examinado.")
-    if not office_cleared(user, row["office_code"]):
-        raise NotFound(f"Protocolo {filing_id} não encontrado.", what="filing", key=filing_id)
     f.done()
 
     def write(tx: Tx) -> int:
@@ -314,11 +296,9 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
         deadline = pr.act_due(r["received_on"], cals[r["office_code"]], line.at(r["received_on"]).legal())
         if deadline.due is None:
             continue
-        wreck = store.scalar("SELECT w.code FROM requests q JOIN wrecks w ON w.id = q.wreck_id WHERE q.id = ?",
-                             [r["request_id"]])
         out.append({"request_id": r["request_id"], "appeal_id": None, "decision_id": None,
                     "case_pt": f"protocolo nº {r['document_no']} do requerimento nº {r['request_id']}",
-                    "nup": r["nup"], "office_code": r["office_code"], "wreck": wreck,
+                    "nup": r["nup"], "office_code": r["office_code"], "wreck": r["wreck"],
                     "matter_pt": r["kind_pt"], "organisation": r["organisation"], "rule": RULE, "label": LABEL,
                     "owed_by": pr.AUTHORITY, "owed_by_pt": pr.OWED_BY_LABELS[pr.AUTHORITY],
                     **open_standing(deadline.due, as_of, due_soon_days=soon), "basis": deadline.basis,

@@ -31,7 +31,6 @@ from valuation.db.access import (
     Principal,
     allowed,
     chosen_organisation,
-    office_match,
     request_scope,
     require,
 )
@@ -92,30 +91,12 @@ def tacit_day(issued_on: date, days: int) -> date:
     return issued_on + timedelta(days=days)
 
 
-def _request(store: Store | Tx, user: Principal, request_id: object, f: Form) -> dict[str, Any] | None:
-    if request_id is None:
-        f.fail("request_id", f"{LABELS['request_id']}: escolha o processo.")
-        return None
-    if isinstance(request_id, bool) or not isinstance(request_id, int):
-        f.fail("request_id", f"{LABELS['request_id']}: não encontrado.")
-        return None
-    scope, params = request_scope(user, "q")
-    office, oparams = office_match(user, "q.office_code")
-    row = store.fetch_one(f"SELECT q.id, q.office_code, q.organisation_id, q.filed_on FROM requests q "
-                          f"WHERE q.id = ? AND {scope} AND {office}", [request_id, *params, *oparams])
-    if row is None:
-        f.fail("request_id", f"{LABELS['request_id']}: não encontrado ({request_id}).")
-    elif int(row["id"]) in rq.decided_ids(store, None):
-        f.fail("request_id", f"{LABELS['request_id']}: nº {request_id} já foi decidido.")
-    return row
-
-
 def issue_intimation(store: Store, user: Principal, request_id: object, data: Mapping[str, Any]) -> Issued:
     """Issue an intimation of the request's company (see the module): a registered act (its code, /verificar), a
     notice to the company's people; its period waits for the ciência. dpc or the office's officer; audited."""
     require(user, "manage_requests")
     f = Form(data, allowed=FIELDS)
-    req = _request(store, user, request_id, f)
+    req = rq.undecided_request(store, user, request_id, f, LABELS["request_id"])
     act = f.choice("act", LABELS["act"], tuple(ACTS))
     text = f.text("text", LABELS["text"], max_len=MAX_TEXT, multiline=True)
     fixed = f.date("fixed_day", LABELS["fixed_day"], required=False)
@@ -213,7 +194,7 @@ SELECT i.id, i.request_id, i.act, i.text, i.fixed_day, i.delivery, i.organisatio
         AND d.record_id = i.id ORDER BY d.id DESC LIMIT 1) AS code
 FROM intimations i JOIN requests q ON q.id = i.request_id LEFT JOIN organisations g ON g.id = i.organisation_id
 LEFT JOIN intimation_ciencias c ON c.intimation_id = i.id LEFT JOIN users u ON u.username = c.opened_by
-WHERE {scope} AND {office} AND (? IS NULL OR i.request_id = ?) AND (? IS NULL OR i.id = ?)
+WHERE {scope} AND (? IS NULL OR i.request_id = ?) AND (? IS NULL OR i.id = ?)
 ORDER BY i.issued_at DESC, i.id DESC"""
 
 
@@ -230,14 +211,15 @@ def ciencia_text(row: Mapping[str, Any]) -> str:
 
 def intimations_of(store: Store | Tx, user: Principal, request_id: int | None = None, *,
                    intimation_id: int | None = None) -> list[dict[str, Any]]:
-    """The intimations the user may read (its company's, its office's, or all for DPC), newest first, each with its
-    act in Portuguese and its ciência (`ciencia_text`)."""
+    """The intimations the user may read (its company's, its office's, or all for DPC), newest first, each with the
+    process NUP, its act in Portuguese and its ciência (`ciencia_text`)."""
     require(user, "read_requests")
-    scope, params = request_scope(user, "q")
-    office, oparams = office_match(user, "i.office_code")
-    rows = store.fetch(_INTIMATIONS.format(scope=scope, office=office),
-                       [*params, *oparams, request_id, request_id, intimation_id, intimation_id])
-    return [{**r, "act_pt": ACTS[str(r["act"])].label, "ciencia_pt": ciencia_text(r)} for r in rows]
+    scope, params = request_scope(user, "q")     # an officer: its office's requests, whose intimations these are
+    rows = store.fetch(_INTIMATIONS.format(scope=scope),
+                       [*params, request_id, request_id, intimation_id, intimation_id])
+    nups = numbers.request_nups(store, {int(r["request_id"]) for r in rows})
+    return [{**r, "nup": nups.get(int(r["request_id"])), "act_pt": ACTS[str(r["act"])].label,
+             "ciencia_pt": ciencia_text(r)} for r in rows]
 
 
 def _one(store: Store | Tx, user: Principal, intimation_id: object) -> dict[str, Any]:

@@ -184,6 +184,27 @@ def _one(store: Store, user: Principal, request_id: object) -> dict[str, Any]:
     return rows[0]
 
 
+def undecided_request(store: Store | Tx, user: Principal, request_id: object, f: Form, label: str,
+                      decided_note: str = "") -> dict[str, Any] | None:
+    """The request an act is about (a filing, an intimation) — in the user's scope (`_requests`) and not decided —, or
+    None with the problem recorded in `f` under 'request_id' (`label` names the field; `decided_note` follows the
+    refusal of a decided one)."""
+    if request_id is None:
+        f.fail("request_id", f"{label}: escolha o processo.")
+        return None
+    if isinstance(request_id, bool) or not isinstance(request_id, int):
+        f.fail("request_id", f"{label}: não encontrado.")
+        return None
+    rows = _requests(store, user, request_id=request_id)
+    if not rows:
+        f.fail("request_id", f"{label}: não encontrado ({request_id}).")
+        return None
+    if store.scalar("SELECT count(*) FROM request_steps s WHERE s.request_id = ? AND s.kind = 'decided' AND "
+                    f"{annulments.not_annulled('request_steps', 's')}", [request_id]):
+        f.fail("request_id", f"{label}: nº {request_id} já foi decidido{decided_note}.")
+    return rows[0]
+
+
 def record_step(store: Store, user: Principal, request_id: int, data: Mapping[str, Any]) -> int:
     """One step of a request's process (`periods.STEP_KINDS`): a hearing needs its day, a request for
     information of the party (art. 39) may carry the last day its intimation fixed, an extension needs its
