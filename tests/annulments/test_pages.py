@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tests.support.ui import open_expanders, open_tab, page_as, page_problems
+from tests.support.ui import clean_tab, selectbox
 from valuation.deadlines import events
 from valuation.proceedings import requests
 
@@ -17,16 +17,7 @@ REASON = "Lançada no requerimento errado."
 
 
 def _tab(world: Any, who: str, tab: str = TAB) -> Any:
-    at = open_expanders(open_tab(page_as(world.path, world.principal(who), "deadlines"), "deadlines", tab))
-    assert not at.exception, at.exception
-    assert not page_problems(at), page_problems(at)
-    return at
-
-
-def _box(at: Any, label: str) -> Any:
-    found = [w for w in at.selectbox if w.label == label]
-    assert found, f"no selectbox {label!r}: {[w.label for w in at.selectbox]}"
-    return found[0]
+    return clean_tab(world.path, world.principal(who), "deadlines", tab)
 
 
 def _click(at: Any, label: str) -> Any:
@@ -51,7 +42,7 @@ def _two_requests(world: Any) -> tuple[int, int]:
 def test_registrar_etapa_preselects_no_request_and_names_the_field(small_world: Any) -> None:
     _two_requests(small_world)
     at = _tab(small_world, "dpc")
-    assert _box(at, "Requerimento").value is None
+    assert selectbox(at, "Requerimento").value is None
     at.text_input(key="step_day").set_value("03/09/2026")
     at = _click(at, "Registrar etapa")
     assert "Requerimento: escolha o requerimento." in _errors(at), _errors(at)
@@ -64,16 +55,16 @@ def test_a_step_is_annulled_on_the_page_with_its_reason(small_world: Any) -> Non
     dpc = small_world.principal("dpc")
     step = requests.record_step(small_world.store, dpc, wrong, {"kind": "opinion_requested", "day": date(2026, 9, 10)})
     at = _tab(small_world, "dpc")
-    assert _box(at, "Etapa a anular").value is None
+    assert selectbox(at, "Etapa a anular").value is None
     at.text_input(key="annul_step_reason").set_value(REASON)
     at = _click(at, "Anular etapa")                                   # no step chosen
     assert "Etapa a anular: escolha a etapa." in _errors(at), _errors(at)
-    _box(at, "Etapa a anular").set_value(step)
+    selectbox(at, "Etapa a anular").set_value(step)
     at.text_input(key="annul_step_reason").set_value("")
     at = _click(at, "Anular etapa")                                   # no reason
     assert "Motivo da anulação: campo obrigatório." in _errors(at), _errors(at)
     assert small_world.store.scalar("SELECT count(*) FROM annulments") == 0
-    _box(at, "Etapa a anular").set_value(step)
+    selectbox(at, "Etapa a anular").set_value(step)
     at.text_input(key="annul_step_reason").set_value(REASON)
     at = _click(at, "Anular etapa")
     assert not at.error, _errors(at)
@@ -91,8 +82,8 @@ def test_an_event_is_annulled_on_the_page_and_the_list_shows_it(small_world: Any
         "kind": "relatório_mensal_entregue", "contract_code": "A-1", "reference": "2025-02",
         "event_date": date(2025, 3, 10)})
     at = _tab(small_world, "dpc", "Registrar")
-    assert _box(at, "Contrato").value is None                          # the event form chooses no contract either
-    _box(at, "Evento a anular").set_value(event)
+    assert selectbox(at, "Contrato").value is None                          # the event form chooses no contract either
+    selectbox(at, "Evento a anular").set_value(event)
     at.text_input(key="annul_event_reason").set_value(REASON)
     at = _click(at, "Anular evento")
     assert not at.error, _errors(at)

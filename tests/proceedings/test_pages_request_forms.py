@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tests.support.ui import open_expanders, open_tab, page_as, page_problems, set_date, texts
+from tests.support.ui import clean_tab, selectbox, set_date, texts
 from valuation.proceedings import requests
 
 TAB = "O que a Autoridade deve"
@@ -15,16 +15,7 @@ W2 = "NAU-1890-02"   # the small world's CPRJ wreck
 
 
 def _tab(world: Any, who: str) -> Any:
-    at = open_expanders(open_tab(page_as(world.path, world.principal(who), "deadlines"), "deadlines", TAB))
-    assert not at.exception, at.exception
-    assert not page_problems(at), page_problems(at)
-    return at
-
-
-def _box(at: Any, label: str) -> Any:
-    found = [w for w in at.selectbox if w.label == label]
-    assert found, f"no selectbox {label!r}: {[w.label for w in at.selectbox]}"
-    return found[0]
+    return clean_tab(world.path, world.principal(who), "deadlines", TAB)
 
 
 def _errors(at: Any) -> str:
@@ -32,9 +23,9 @@ def _errors(at: Any) -> str:
 
 
 def _file(at: Any, world: Any, filed: str, *, company: bool = True) -> Any:
-    _box(at, "Naufrágio").set_value(W2)
-    _box(at, "Assunto").set_value("reclamação")
-    _box(at, "Empresa requerente").set_value(world.ids["org_b"] if company else None)
+    selectbox(at, "Naufrágio").set_value(W2)
+    selectbox(at, "Assunto").set_value("reclamação")
+    selectbox(at, "Empresa requerente").set_value(world.ids["org_b"] if company else None)
     at.text_input(key="request_filed_on").set_value(filed)
     at.text_input(key="request_note").set_value("Protocolado pelo formulário.")
     next(b for b in at.button if b.label == "Protocolar").click()
@@ -77,8 +68,8 @@ def test_the_dpc_records_a_step_through_the_form(small_world: Any) -> None:
         "wreck_code": W2, "organisation_id": small_world.ids["org_b"], "filed_on": date(2026, 9, 1),
         "matter": "pesquisa"})
     at = _tab(small_world, "dpc")
-    _box(at, "Requerimento").set_value(request_id)
-    _box(at, "Etapa").set_value("hearing_set")
+    selectbox(at, "Requerimento").set_value(request_id)
+    selectbox(at, "Etapa").set_value("hearing_set")
     set_date(at, "Data da etapa", date(2026, 11, 20))
     next(b for b in at.button if b.label == "Registrar etapa").click()
     at.run()

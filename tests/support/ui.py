@@ -251,3 +251,19 @@ def set_date(at: AppTest, label: str | None, day: date) -> Any:
 def date_value(at: AppTest, label: str | None = None) -> date:
     """The day the date field `label` holds."""
     return datetime.strptime(str(date_box(at, label).value), "%d/%m/%Y").date()
+
+
+def clean_tab(db_path: Path | str, user: Principal, page: str, tab: str) -> AppTest:
+    """`page` as `user` with its tab `tab` open and every expander opened, asserted drawn without exception and
+    without a page problem (`page_problems`)."""
+    at = open_expanders(open_tab(page_as(db_path, user, page), page, tab))
+    assert not at.exception, at.exception
+    assert not page_problems(at), page_problems(at)
+    return at
+
+
+def selectbox(at: AppTest, label: str) -> Any:
+    """The page's selectbox labelled `label` (the first; assertion naming the labels there when none is)."""
+    found = [w for w in at.selectbox if w.label == label]
+    assert found, f"no selectbox {label!r}: {[w.label for w in at.selectbox]}"
+    return found[0]
