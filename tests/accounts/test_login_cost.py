@@ -112,7 +112,10 @@ def test_concurrent_checks_are_bounded_by_the_semaphore(small_world: Any, monkey
     FIGURES.record("login flood: argon2 checks at once for 32 concurrent attempts",
                    f"{hasher.peak} (bound {passwords.MAX_CONCURRENT_HASHES})")
     assert len(outcomes) == 32 and set(outcomes) == {"AuthenticationFailed"}
-    assert 1 < hasher.peak <= passwords.MAX_CONCURRENT_HASHES
+    # The bound is what is asserted: on a loaded machine the threads may reach the hasher one by one, so a
+    # lower bound above 1 would be a race (CI saw a peak of 1). Every attempt was checked once.
+    assert hasher.calls >= 32
+    assert 1 <= hasher.peak <= passwords.MAX_CONCURRENT_HASHES
     passwords.dummy_hash.cache_clear()
 
 
