@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
+import pandas as pd
 import streamlit as st
 
 from page_tabs.deadlines import (
@@ -34,7 +35,7 @@ from page_tabs.deadlines.view import DeadlinesView
 from ui import cache, session
 from ui.expanders import lazy_expander
 from ui.fields import date_field, value_or_stop
-from ui.fmt import count_br, date_br
+from ui.fmt import count_br, date_br, text
 from ui.forms import problem_lines
 from ui.safe import md
 from ui.tabs import LazyTabs
@@ -43,6 +44,7 @@ from valuation.core.errors import InputError, NotFound, ValuationError
 from valuation.db.access import allowed
 from valuation.deadlines.states import STATE_HEADINGS
 from valuation.proceedings.periods import AUTHORITY
+from valuation.proceedings.requests import MATTERS
 from valuation.process import cases
 from valuation.registry.offices import list_offices
 
@@ -85,6 +87,12 @@ def nup_search() -> None:
     st.success(f"**NUP {case['nup']}** — {md(case['subject_label'])}: {md(case['party'] or '—')}  \n"
                f"Naufrágio {md(case['wreck_name'])} ({md(case['wreck_code'])}) · {where}"
                f"{md(case['office_name'] or case['office_code'])} · em {date_br(case['act_on'])}")
+    if case["documents"]:     # the process's documents in their order (issue 42 item 2)
+        def said(d: dict) -> str:      # a request's matter by its name; the rest as its author wrote it
+            return text(MATTERS.get(str(d["what"]), d["what"]) if d["subject"] == "request" else d["what"])[:300]
+
+        st.dataframe(pd.DataFrame([{"Nº": d["document_no"], "Documento": d["kind_pt"], "Data": date_br(d["day"]),
+                                    "Teor": said(d)} for d in case["documents"]]), hide_index=True, width="stretch")
 
 
 if allowed(user, "find_by_nup"):

@@ -14,11 +14,13 @@ from ui.forms import save
 from ui.tabs import LazyTabs
 from valuation.attachments.kinds import MAX_FILE_BYTES, megabytes
 from valuation.attachments.records import Upload
+from valuation.core import nup
 from valuation.db.access import allowed
 from valuation.proceedings import filing_receipt as receipt
 from valuation.proceedings import filings as fr
 from valuation.proceedings import intimations as it
 from valuation.proceedings import requests as rq
+from valuation.process import numbers
 from valuation.registry.organisations import list_organisations
 
 user = session.guard("filings")
@@ -65,9 +67,9 @@ def _what(prefix: str) -> dict:
         matters = {k: v for k, v in rq.MATTERS.items() if k != "recurso"}
         data["matter"] = st.selectbox(fr.LABELS["matter"], list(matters), index=None, format_func=option_label(matters),
                                       placeholder="Escolha o assunto", key=f"{prefix}_matter")
-    elif kind is not None:
-        open_requests = rq.undecided_requests(store, user)
-        titles = {int(r["id"]): rq.request_title(r) for r in open_requests}
+    elif kind is not None:     # an appeal is against a decided request's decision; the rest go to open processes
+        chosen = rq.decided_requests(store, user) if kind == fr.APPEAL else rq.undecided_requests(store, user)
+        titles = {int(r["id"]): rq.request_title(r) for r in chosen}
         data["request_id"] = st.selectbox(fr.LABELS["request_id"], list(titles), index=None,
                                           format_func=option_label(titles), placeholder="Escolha o processo",
                                           key=f"{prefix}_request")
@@ -81,9 +83,9 @@ def _uploads(files: list | None) -> list[Upload]:
 def _done(filed: fr.Filed | None) -> None:
     if filed is None:
         return
-    nup = f", NUP {filed.nup}" if filed.nup else ""
+    number = f", NUP {filed.nup}" if filed.nup else ""
     st.success(f"Protocolo nº {filed.filing_id} registrado: documento {filed.document_no} do requerimento nº "
-               f"{filed.request_id}{nup}. Recibo com código de verificação {filed.receipt_code} (baixe-o em "
+               f"{filed.request_id}{number}. Recibo com código de verificação {filed.receipt_code} (baixe-o em "
                "\"Meus protocolos\" ou na lista).")
 
 
@@ -117,6 +119,9 @@ def received_tab() -> None:
         data["received_on"] = date_field(fr.LABELS["received_on"], max_value=store.today(), required=True,
                                          path="received_on")
         data["subject"] = st.text_input(fr.LABELS["subject"], max_chars=fr.MAX_SUBJECT)
+        if data.get("kind") == fr.NEW_REQUEST:     # a case begun in the protocol system keeps its NUP
+            data["nup"] = st.text_input(numbers.ADOPT_LABEL, max_chars=nup.MAX_INPUT, placeholder=nup.EXAMPLE,
+                                        help=numbers.ADOPT_HELP, key="filing_received_nup")
         files = st.file_uploader(files_label, type=["pdf"], accept_multiple_files=True,
                                  key="filing_received_files", max_upload_size=25)   # MB = MAX_FILE_BYTES
         sent = st.form_submit_button("Registrar protocolo", type="primary")
@@ -195,8 +200,9 @@ def intimate_tab() -> None:
     """The office intimates a company in a request's process, and records the AR of a paper intimation."""
     st.caption("A intimação é emitida com código de verificação e entregue na caixa da empresa (com aviso por "
                "e-mail) ou em papel. O prazo que ela abre corre da ciência (Lei 9.784/1999 art. 66).")
-    open_requests = rq.undecided_requests(store, user)
-    titles = {int(r["id"]): rq.request_title(r) for r in open_requests}
+    titles = {int(r["id"]): rq.request_title(r) for r in rq.undecided_requests(store, user)}
+    # a decided request: its decision's intimation (the appeal's 10 days run from its ciência)
+    titles |= {int(r["id"]): f"{rq.request_title(r)} · decidido" for r in rq.decided_requests(store, user)}
     with st.form("intimation"):
         request_id = st.selectbox(it.LABELS["request_id"], list(titles), index=None, format_func=option_label(titles),
                                   placeholder="Escolha o processo")

@@ -16,8 +16,10 @@ from ui.fields import choice_field, date_field
 from ui.fmt import date_br, option_label
 from ui.forms import blanks_to_none, save
 from ui.safe import md
+from valuation.core import nup
 from valuation.db.access import allowed
 from valuation.proceedings import periods, requests
+from valuation.process import numbers
 from valuation.registry.organisations import list_organisations
 from valuation.registry.owners import list_owners
 from valuation.registry.wrecks import list_wrecks
@@ -70,10 +72,13 @@ def filing_form(view: DeadlinesView) -> None:
                                                     "ou ambos."),
                 "filed_on": date_field(labels["filed_on"], value=view.as_of, required=True, where=a, path="filed_on",
                                        key="request_filed_on"),
-                "note": b.text_input(labels["note"], max_chars=MAX_NOTE, key="request_note")}
+                "note": b.text_input(labels["note"], max_chars=MAX_NOTE, key="request_note"),
+                "nup": a.text_input(numbers.ADOPT_LABEL, max_chars=nup.MAX_INPUT, placeholder=nup.EXAMPLE,
+                                    help=numbers.ADOPT_HELP, key="request_nup")}
         if not st.form_submit_button("Protocolar", type="primary"):
             return
-    new_id = save(requests.file_request, store, user, blanks_to_none(data), labels=labels, success=None)
+    new_id = save(requests.file_request, store, user, blanks_to_none(data),
+                  labels={**labels, "nup": numbers.ADOPT_LABEL}, success=None)
     if new_id is not None:
         shown = requests.request_history(store, user, new_id)["request"]["nup_shown"]
         st.success(f"Requerimento nº {new_id} protocolado — NUP: {md(shown)}.")

@@ -50,6 +50,15 @@ def _appeal(world: Any, decision_id: int, filed: date, **more: Any) -> int:
                            **more})
 
 
+def _appeal_nup(world: Any, appeal_id: int) -> str:
+    """The NUP an appeal is read under: its decision's process's (issue 42 item 2: an appeal has none of its own)."""
+    assert numbers.nup_of(world.store, "appeal", appeal_id) is None
+    rows = [a for d in ar.appeals_of(world.store, world.principal("dpc"), as_of=AS_OF) for a in d["appeals"]
+            if a["id"] == appeal_id]
+    assert len(rows) == 1 and rows[0]["nup"][0].isdigit()
+    return str(rows[0]["nup"])
+
+
 def _rows(world: Any, who: str = "dpc", **kw: Any) -> dict[str, dict[str, Any]]:
     rows = requests.authority_deadlines(world.store, world.principal(who), as_of=AS_OF, **kw)
     return {r["rule"]: r for r in rows if r["request_id"] is None}
@@ -63,7 +72,7 @@ def test_an_on_time_appeal_runs_its_path_with_the_authoritys_deadlines(small_wor
     assert got["appeal_reconsideration"]["due"] == date(2026, 10, 13)
     assert got["appeal_reconsideration"]["state"] == "overdue" and got["appeal_reconsideration"]["days_late"] == 48
     assert "art. 56 §1" in got["appeal_reconsideration"]["basis"]
-    assert numbers.nup_of(small_world.store, "appeal", appeal) in got["appeal_reconsideration"]["case_pt"]
+    assert _appeal_nup(small_world, appeal) in got["appeal_reconsideration"]["case_pt"]
 
     _step(small_world, appeal, "forwarded", date(2026, 10, 13))
     _step(small_world, appeal, "others_intimated", date(2026, 10, 14))
@@ -135,7 +144,7 @@ def test_a_reconsideration_revokes_the_removal_order_naming_the_appeal(small_wor
     assert ended == {"ended_on": date(2026, 10, 13), "end_kind": "revogada"}
     audit = small_world.store.fetch("SELECT after_json FROM audit_log WHERE entity = 'removal_order' "
                                     "AND action = 'end_removal_order'")
-    assert audit and str(numbers.nup_of(small_world.store, "appeal", appeal)) in str(audit[-1]["after_json"])
+    assert audit and str(_appeal_nup(small_world, appeal)) in str(audit[-1]["after_json"])
     case = ar.appeals_of(small_world.store, dpc, as_of=AS_OF)[0]
     assert case["state_pt"].startswith("reconsiderada pela autoridade")
     assert "reconsiderada" in case["appeals"][0]["stage_pt"]
@@ -172,8 +181,11 @@ def test_an_explorer_sees_its_own_companys_appeals_only(small_world: Any) -> Non
     assert [d["id"] for d in mine] == [decision]
     assert ar.appeals_of(small_world.store, small_world.principal("explorer_a"), as_of=AS_OF) == []
     assert _rows(small_world, "explorer_a") == {}
-    number = numbers.nup_of(small_world.store, "appeal", appeal)
-    assert cases.find_case(small_world.store, small_world.principal("explorer_b"), number)["subject"] == "appeal"
+    number = _appeal_nup(small_world, appeal)
+    case = cases.find_case(small_world.store, small_world.principal("explorer_b"), number)
+    assert case["subject"] == "administrative_decision"                       # the decision's process
+    assert [(d["document_no"], d["subject"]) for d in case["documents"]] == [(1, "administrative_decision"),
+                                                                             (2, "appeal")]
     with pytest.raises(NotFound):
         cases.find_case(small_world.store, small_world.principal("explorer_a"), number)
     with pytest.raises(NotFound):
@@ -201,7 +213,7 @@ def test_the_decisions_history_pdf_carries_its_nup_appeals_and_outcome(small_wor
     whole = " ".join(pages)
     decision_nup = numbers.nup_of(small_world.store, "administrative_decision", decision)
     assert decision_nup and decision_nup in pages[0]
-    assert numbers.nup_of(small_world.store, "appeal", appeal) in whole
+    assert _appeal_nup(small_world, appeal) in whole
     assert "1º recurso (2ª instância)" in whole and "Parcialmente provido" in whole
     assert "Dano de difícil reparação" in whole
     assert "reformada em parte" in whole
@@ -220,7 +232,7 @@ def test_the_appeals_deadlines_reach_the_calendar_feed_and_the_digest_with_their
 
     _units(small_world)
     appeal = _appeal(small_world, _decision(small_world), date(2026, 10, 8))
-    number = numbers.nup_of(small_world.store, "appeal", appeal)
+    number = _appeal_nup(small_world, appeal)
     events = [e for e in feeds.authority_events(small_world.store, small_world.principal("dpc"), AS_OF, None)
               if e.uid.startswith("appeal_reconsideration:")]
     assert len(events) == 1 and events[0].uid == f"appeal_reconsideration:recurso-{appeal}@valuation"

@@ -201,6 +201,14 @@ SEALED += (Sealed("intimations", ("id", "request_id", "act", "text", "fixed_day"
            Sealed("intimation_ciencias", ("id", "intimation_id", "kind", "day", "opened_by", "step_id",
                                           "recorded_by", "recorded_at"),
                   "ciência de intimação (Lei 11.419/2006 art. 5)", subject="Ciência nº {id}", baseline_alone=True))
+# Issue 42 item 2: each act as a document of its process, and the NUPs brought from the protocol system (migration
+# 085), append-only — which process an act belongs to and its number in it.
+SEALED += (Sealed("process_documents", ("id", "process_subject", "process_id", "document_no", "subject", "subject_id",
+                                        "recorded_by", "recorded_at"),
+                  "documento de processo", subject="Documento de processo nº {id}", baseline_alone=True),
+           Sealed("adopted_numbers", ("id", "process_number_id", "recorded_by", "recorded_at"),
+                  "NUP trazido do sistema de protocolo", subject="NUP adotado nº {id}",
+                  baseline_alone=True))
 BY_TABLE = {s.table: s for s in SEALED}
 
 

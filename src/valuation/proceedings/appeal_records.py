@@ -19,7 +19,9 @@
 - `decisions`, `appeals_of`: the records, read in the user's scope (`db.access.request_scope`: DPC every one, an
   explorer its own company's, another company's answers as missing);
 - `deadline_rows`: the appeals' open deadlines in the rows of `requests.authority_deadlines`.
-Every write goes through the store's write funnel and is audited; each record gets its NUP.
+Every write goes through the store's write funnel and is audited. A decision and its appeals are documents of one
+process (`valuation.process.documents`): the decided record's, under its NUP; a decision with no record of its own opens
+its process and gets its NUP (an appeal numbered before issue 42 item 2 keeps the one it was given).
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ from valuation.deadlines.rules import open_standing
 from valuation.policies.values import values_in_force
 from valuation.proceedings import appeals as ap
 from valuation.proceedings import periods as pr
-from valuation.process import numbers
+from valuation.process import documents, numbers
 
 if TYPE_CHECKING:
     from valuation.core.calendar import BusinessCalendar
@@ -157,23 +159,29 @@ def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> i
         f.fail("record_id", f"{LABELS['record_id']}: esta decisão já está registrada.")
     f.done()
     assert key is not None and facts is not None and decided is not None
+
+    return store.write(user.username, lambda tx: insert_decision(tx, key, facts, rec, user.username))
+
+
+def insert_decision(tx: Tx, key: str, facts: Mapping[str, Any], rec: Mapping[str, Any], actor: str) -> int:
+    """Write one checked decision (`facts`: record_id, office_code, wreck_id, contract_id, organisation_id; `rec`:
+    summary, authority, decided_on, notice, notified_on) in transaction `tx`: its NUP or its place in its record's
+    process, its audit row (`record_decision`; a request's decision notified by its intimation's ciência:
+    `valuation.proceedings.intimations`). Returns its id."""
     kind = KINDS[key]
-
-    def write(tx: Tx) -> int:
-        new_id = int(tx.scalar(
-            "INSERT INTO administrative_decisions (kind, record_table, record_id, office_code, wreck_id, contract_id, "
-            "organisation_id, summary, authority, decided_on, notice, notified_on, recorded_by, recorded_at) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            [key, kind.table, facts["record_id"], facts["office_code"], facts["wreck_id"], facts["contract_id"],
-             facts["organisation_id"], rec["summary"], rec["authority"], rec["decided_on"], rec["notice"],
-             rec["notified_on"], user.username, store.now()]))
-        if kind.nup_subject is None:   # the others are documents of their record's process: its NUP
-            numbers.assign(tx, "administrative_decision", new_id, facts["office_code"], decided)
-        tx.audit("record_administrative_decision", "administrative_decision", new_id, None,
-                 {"kind": key, "record_id": facts["record_id"], **{k: v for k, v in rec.items() if k != "summary"}})
-        return new_id
-
-    return store.write(user.username, write)
+    new_id = int(tx.scalar(
+        "INSERT INTO administrative_decisions (kind, record_table, record_id, office_code, wreck_id, contract_id, "
+        "organisation_id, summary, authority, decided_on, notice, notified_on, recorded_by, recorded_at) VALUES "
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [key, kind.table, facts["record_id"], facts["office_code"], facts["wreck_id"], facts["contract_id"],
+         facts["organisation_id"], rec["summary"], rec["authority"], rec["decided_on"], rec["notice"],
+         rec["notified_on"], actor, tx.store.now()]))
+    if kind.nup_subject is None:   # the others are documents of their record's process: its NUP
+        numbers.assign(tx, "administrative_decision", new_id, facts["office_code"], rec["decided_on"])
+    documents.add(tx, documents.decision_process(key, facts["record_id"], new_id), "administrative_decision", new_id)
+    tx.audit("record_administrative_decision", "administrative_decision", new_id, None,
+             {"kind": key, "record_id": facts["record_id"], **{k: v for k, v in rec.items() if k != "summary"}})
+    return new_id
 
 
 def _with_nups(db: Store | Tx, rows: list[dict[str, Any]]) -> None:
@@ -204,6 +212,14 @@ def decisions(store: Store | Tx, user: Principal, *, office: str | None = None,
         r["kind_pt"] = KIND_LABELS[r["kind"]]
     _with_nups(store, rows)
     return rows
+
+
+def decision_of(db: Store | Tx, user: Principal, table: str, record_id: int) -> dict[str, Any] | None:
+    """The decision recorded on record `table` #`record_id` (a request's…), read as `decisions` does, or None."""
+    found = db.scalar("SELECT id FROM administrative_decisions WHERE record_table = ? AND record_id = ?",
+                      [table, record_id])
+    rows = decisions(db, user, decision_id=int(found)) if found is not None else []
+    return rows[0] if rows else None
 
 
 def _decision(store: Store | Tx, user: Principal, decision_id: object) -> dict[str, Any]:
@@ -259,11 +275,53 @@ def _notified_for_next(decision: Mapping[str, Any], previous: Mapping[str, Any] 
     return None if notice is None else notice["notified_on"]
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """An appeal checked against its decision's path, ready to be written (`insert_appeal`)."""
+    instance: int
+    on_time: bool
+    late: str | None
+    appearance: bool      # the previous decision was not notified: the filing supplies the intimation (art. 26 §5)
+
+
+def check_appeal(store: Store | Tx, d: Mapping[str, Any], filed: date | None, f: Form, field: str = "filed_on"
+                 ) -> Admitted | None:
+    """The next appeal against decision `d`, filed on `filed` (art. 57: two appeals; a third recorded to be declared
+    not known, art. 63 IV; never a fourth), on time or late (art. 63 I); or None with the problem under `field`."""
+    earlier = _appeal_rows(store, [d["id"]])
+    last = earlier[-1] if earlier else None
+    last_steps = as_steps(_steps(store, [last["id"]])[last["id"]]) if last else []
+    instance = 1 if last is None else int(last["instance"]) + 1
+    problem = ap.instance_problem(instance, None if last is None else int(last["instance"]))
+    if problem is not None:
+        f.fail(field, f"{LABELS['instance']}: {problem}.")
+    elif last is not None:
+        ended = ap.ending(last_steps)
+        if ended is None:
+            f.fail(field, f"{LABELS['instance']}: o {ap.appeal_title(int(last['instance']))} ainda não foi decidido.")
+        elif ap.closes_the_case(ended):
+            how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
+            f.fail(field, f"{LABELS['instance']}: o recurso anterior terminou {how}; não cabe outra instância.")
+    start = _notified_for_next(d, last, _notices(store, [int(last["id"])]).get(int(last["id"])) if last else None)
+    owner: Any = getattr(store, "store", store)              # a Tx's store, or the Store
+    today = owner.today()
+    if filed is not None and filed > today:
+        f.fail(field, f"{LABELS['filed_on']}: não pode estar no futuro.")
+    elif filed is not None and start is not None and filed < start:
+        f.fail(field, f"{LABELS['filed_on']}: anterior à ciência da decisão ({fmt(start)}).")
+    if filed is None or not f.ok(field):
+        return None
+    # the previous appeal's decision not yet notified: the party's appearance supplies the intimation (art. 26 §5),
+    # so its period runs from the filing itself and the appeal is on time
+    cal = office_calendars(store, [d["office_code"]], on=filed)[d["office_code"]]
+    admitted = ap.admissibility(filed if start is None else start, filed, cal)
+    return Admitted(instance, admitted.on_time, admitted.reason, start is None)
+
+
 def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[str, Any]) -> int:
-    """An appeal against the decision, the next in order (art. 57: two appeals; a third recorded to be declared not
-    known, art. 63 IV; never a fourth); on time or late
-    (art. 63 I, recorded and not known); a granted suspensive effect needs its reason (art. 61). dpc only;
-    InputError names the field; audited; numbered."""
+    """An appeal against the decision, recorded by DPC (one filed by the company in the system:
+    `valuation.proceedings.filings`), checked by `check_appeal`; a granted suspensive effect needs its reason
+    (art. 61). dpc only; InputError names the field; audited; a document of the decision's process."""
     require(user, "manage_appeals")
     d = _decision(store, user, decision_id)
     f = Form(data, allowed=APPEAL_FIELDS)
@@ -275,49 +333,29 @@ def file_appeal(store: Store, user: Principal, decision_id: int, data: Mapping[s
     problem = ap.suspensive_problem(suspensive, why)
     if problem is not None:
         f.fail("suspensive_reason", f"{LABELS['suspensive_reason']}: {problem}.")
-    earlier = _appeal_rows(store, [d["id"]])
-    last = earlier[-1] if earlier else None
-    last_steps = as_steps(_steps(store, [last["id"]])[last["id"]]) if last else []
-    instance = 1 if last is None else int(last["instance"]) + 1
-    problem = ap.instance_problem(instance, None if last is None else int(last["instance"]))
-    if problem is not None:
-        f.fail("filed_on", f"{LABELS['instance']}: {problem}.")
-    elif last is not None:
-        ended = ap.ending(last_steps)
-        if ended is None:
-            f.fail("filed_on", f"{LABELS['instance']}: o {ap.appeal_title(int(last['instance']))} ainda não foi "
-                               "decidido.")
-        elif ap.closes_the_case(ended):
-            how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
-            f.fail("filed_on", f"{LABELS['instance']}: o recurso anterior terminou {how}; não cabe outra instância.")
-    start = _notified_for_next(d, last, _notices(store, [int(last["id"])]).get(int(last["id"])) if last else None)
-    if filed is not None and filed > store.today():
-        f.fail("filed_on", f"{LABELS['filed_on']}: não pode estar no futuro.")
-    elif filed is not None and start is not None and filed < start:
-        f.fail("filed_on", f"{LABELS['filed_on']}: anterior à ciência da decisão ({fmt(start)}).")
+    admitted = check_appeal(store, d, filed, f)
     f.done()
-    assert filed is not None
-    # the previous appeal's decision not yet notified: the party's appearance supplies the intimation (art. 26 §5),
-    # so its period runs from the filing itself and the appeal is on time
-    appearance = start is None
-    cal = office_calendars(store, [d["office_code"]], on=filed)[d["office_code"]]
-    admitted = ap.admissibility(filed if start is None else start, filed, cal)
+    assert filed is not None and admitted is not None
+    return store.write(user.username, lambda tx: insert_appeal(
+        tx, d, admitted, filed, str(appellant), str(grounds), bool(suspensive), why if suspensive else None))
 
-    def write(tx: Tx) -> int:
-        new_id = int(tx.scalar(
-            "INSERT INTO appeals (decision_id, instance, filed_on, appellant, organisation_id, grounds, on_time, "
-            "suspensive, suspensive_reason, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "RETURNING id",
-            [d["id"], instance, filed, appellant, d["organisation_id"], grounds, admitted.on_time, suspensive,
-             why if suspensive else None, user.username, store.now()]))
-        numbers.assign(tx, "appeal", new_id, d["office_code"], filed)
-        tx.audit("file_appeal", "appeal", new_id, None,
-                 {"decision_id": d["id"], "instance": instance, "filed_on": filed, "on_time": admitted.on_time,
-                  "late": admitted.reason, "suspensive": suspensive, "suspensive_reason": why,
-                  **({"appearance": True} if appearance else {})})
-        return new_id
 
-    return store.write(user.username, write)
+def insert_appeal(tx: Tx, d: Mapping[str, Any], admitted: Admitted, filed: date, appellant: str, grounds: str,
+                  suspensive: bool = False, why: str | None = None) -> int:
+    """Write one checked appeal against decision `d` in transaction `tx`: a document of the decision's process,
+    under that one's NUP (issue 42 item 2), audited. Returns its id."""
+    new_id = int(tx.scalar(
+        "INSERT INTO appeals (decision_id, instance, filed_on, appellant, organisation_id, grounds, on_time, "
+        "suspensive, suspensive_reason, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "RETURNING id",
+        [d["id"], admitted.instance, filed, appellant, d["organisation_id"], grounds, admitted.on_time, suspensive,
+         why, tx.actor, tx.store.now()]))
+    documents.add(tx, documents.decision_process(d["kind"], d["record_id"], int(d["id"])), "appeal", new_id)
+    tx.audit("file_appeal", "appeal", new_id, None,
+             {"decision_id": d["id"], "instance": admitted.instance, "filed_on": filed, "on_time": admitted.on_time,
+              "late": admitted.late, "suspensive": suspensive, "suspensive_reason": why,
+              **({"appearance": True} if admitted.appearance else {})})
+    return new_id
 
 
 def _appeal(store: Store, user: Principal, appeal_id: object) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -439,7 +477,7 @@ def _act_on_decision(tx: Tx, d: Mapping[str, Any], appeal: Mapping[str, Any], ou
     (`deadline_rows`)."""
     from valuation.registry import removal_orders
 
-    cause = f"recurso {numbers.shown(tx, 'appeal', int(appeal['id']), d['office_code'])} ({outcome})"
+    cause = f"{ap.appeal_title(int(appeal['instance']))} do processo {d['nup']} ({outcome})"
     if d["kind"] == "removal_order" and outcome == "provido":
         removal_orders.revoke_in(tx, int(d["record_id"]), day, cause)
     tx.audit("decision_reformed_by_appeal", "administrative_decision", d["id"], None,
@@ -490,7 +528,8 @@ def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None
     rows = _appeal_rows(store, [int(d["id"]) for d in out])
     steps = _steps(store, [int(a["id"]) for a in rows])
     gone = _steps(store, [int(a["id"]) for a in rows], annulled=True)
-    given = numbers.nups(store, "appeal", [int(a["id"]) for a in rows])
+    given = numbers.nups(store, "appeal", [int(a["id"]) for a in rows])    # before issue 42 item 2, its own
+    nup_of = {int(d["id"]): d["nup"] for d in out}
     notices = _notices(store, [int(a["id"]) for a in rows])
     by_decision: dict[int, list[dict[str, Any]]] = {}
     for a in rows:
@@ -498,7 +537,7 @@ def appeals_of(store: Store, user: Principal, *, as_of: date, office: str | None
         told = notices.get(int(a["id"]))
         a.update(notice=told["notice"] if told else None, notified_on=told["notified_on"] if told else None,
                  notice_pt=(f"ciência da decisão: {told['notice']} em {fmt(told['notified_on'])}" if told else None))
-        a.update(nup=given.get(int(a["id"]), numbers.NO_UNIT_TEXT.format(office="OM")),
+        a.update(nup=given.get(int(a["id"])) or nup_of[int(a["decision_id"])],
                  title_pt=ap.appeal_title(int(a["instance"])),
                  stage_pt=ap.stage(a["on_time"], as_steps(s), int(a["instance"])),
                  late_pt=_not_known_pt(a),

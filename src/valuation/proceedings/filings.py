@@ -24,6 +24,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from valuation.attachments.records import Upload, prepare_all, stage
+from valuation.core import nup
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form, excerpt
 from valuation.db.access import (
@@ -41,14 +42,16 @@ from valuation.notices import events
 from valuation.policies.values import timelines, values_in_force
 from valuation.proceedings import periods as pr
 from valuation.proceedings import requests as rq
-from valuation.process import numbers
+from valuation.process import documents, numbers
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
 NEW_REQUEST = "requerimento"
+APPEAL = "recurso"
 KINDS: dict[str, str] = {
     NEW_REQUEST: "Requerimento (abre um processo novo)",
+    APPEAL: "Recurso contra a decisão do requerimento (Lei 9.784/1999 arts. 56 a 59; Lei 7.542/1986 art. 33)",
     "informações": "Informações ou documentos solicitados pela Autoridade (Lei 9.784/1999 art. 39)",
     "alegações": "Alegações finais (Lei 9.784/1999 art. 44)",
     "documento": "Outro documento do processo",
@@ -63,9 +66,9 @@ LABELS: dict[str, str] = {"kind": "O que é protocolado", "subject": "Assunto", 
                           "wreck_code": "Naufrágio", "matter": "Assunto do requerimento",
                           "organisation_id": "Empresa que protocolou", "channel": "Meio de recebimento",
                           "received_on": "Data do recebimento na OM", "files": "Arquivos (PDF)",
-                          "note": "O que a OM fez"}
+                          "note": "O que a OM fez", "nup": numbers.ADOPT_LABEL}
 ELECTRONIC_FIELDS = ("kind", "subject", "request_id", "wreck_code", "matter")
-RECEIVED_FIELDS = (*ELECTRONIC_FIELDS, "organisation_id", "channel", "received_on")
+RECEIVED_FIELDS = (*ELECTRONIC_FIELDS, "organisation_id", "channel", "received_on", "nup")
 PDF_ONLY = ("pdf",)
 MAX_SUBJECT = 500
 MAX_NOTE = 1000
@@ -102,13 +105,45 @@ def _read(store: Store, user: Principal, f: Form, organisation_id: int | None, d
         request_id = f.integer("request_id", LABELS["request_id"], minimum=1)
         if request_id is not None:
             request = rq.undecided_request(store, user, request_id, f, LABELS["request_id"],
-                                           "; um recurso se interpõe contra a decisão")
+                                           "; um recurso se interpõe contra a decisão (escolha \"Recurso\")",
+                                           decided=kind == APPEAL)
+            if kind == APPEAL and request is not None:
+                _appeal_problem(store, user, request, day or store.today(), f)
             if request is not None and organisation_id is not None \
                     and request["organisation_id"] not in (None, organisation_id):
                 f.fail("request_id", f"{LABELS['request_id']}: nº {request_id} é de outra empresa.")
             if request is not None and day is not None and day < request["requested_on"]:
                 f.fail("received_on", f"{LABELS['received_on']}: anterior ao protocolo do requerimento.")
     return kind, subject, request, wreck, matter
+
+
+def _appeal_problem(store: Store | Tx, user: Principal, request: Mapping[str, Any], day: date, f: Form) -> None:
+    """Record in `f` why an appeal against the request's decision cannot be filed on `day`: the decision is not
+    intimated (nor its notification recorded), or the appeal's path refuses it (`appeal_records.check_appeal`)."""
+    from valuation.proceedings import appeal_records, intimations
+
+    d = appeal_records.decision_of(store, user, "requests", int(request["id"]))
+    if d is not None:
+        appeal_records.check_appeal(store, d, day, f, "request_id")
+    elif intimations.pending_decision(store, int(request["id"])) is None:
+        f.fail("request_id", f"{LABELS['request_id']}: a decisão do requerimento nº {request['id']} ainda não foi "
+                             "intimada; o recurso conta da ciência da intimação (Lei 9.784/1999 art. 59).")
+
+
+def _appeal(tx: Tx, user: Principal, request_id: int, day: date, appellant: str, grounds: str) -> int:
+    """The appeal a filing brings, in its write: a decision's intimation still awaiting its ciência has it now, by
+    the party's appearance (Lei 9.784/1999 art. 26 §5); then the appeal against the decision, checked again."""
+    from valuation.proceedings import appeal_records, intimations
+
+    pending = intimations.pending_decision(tx, request_id)
+    if pending is not None:
+        intimations.supply_ciencia(tx, pending, day, user.username)
+    d = appeal_records.decision_of(tx, user, "requests", request_id)
+    f = Form({}, allowed=())
+    admitted = appeal_records.check_appeal(tx, d, day, f, "request_id") if d is not None else None
+    f.done()
+    assert d is not None and admitted is not None
+    return appeal_records.insert_appeal(tx, d, admitted, day, appellant, grounds)
 
 
 def _files(store: Store, user: Principal, uploads: Sequence[Upload]) -> list[Any]:
@@ -164,13 +199,17 @@ def record_received(store: Store, user: Principal, data: Mapping[str, Any], uplo
     if org is not None and not store.scalar("SELECT count(*) FROM organisations WHERE id = ?", [org]):
         f.fail("organisation_id", f"{LABELS['organisation_id']}: não encontrada ({org}).")
     kind, subject, request, wreck, matter = _read(store, user, f, org, day)
+    adopted = numbers.read_adopted(store, f)     # a new case begun in the protocol system keeps its NUP (item 2)
+    if adopted is not None and kind != NEW_REQUEST:
+        f.fail("nup", f"{numbers.ADOPT_LABEL}: só um requerimento novo traz o número do processo; os demais documentos "
+                      "entram no processo do requerimento escolhido.")
     prepared = _checked_files(store, user, uploads, f)
-    return _write(store, user, kind, subject, request, wreck, matter, org, str(channel), day, prepared)
+    return _write(store, user, kind, subject, request, wreck, matter, org, str(channel), day, prepared, adopted)
 
 
 def _write(store: Store, user: Principal, kind: Any, subject: Any, request: dict[str, Any] | None,
            wreck: dict[str, Any] | None, matter: Any, organisation_id: int | None, channel: str, day: date | None,
-           prepared: list[Any]) -> Filed:
+           prepared: list[Any], adopted: nup.Nup | None = None) -> Filed:
     from valuation.proceedings import filing_receipt as receipt
 
     blobs = BlobStore.for_database(store.path)
@@ -183,17 +222,18 @@ def _write(store: Store, user: Principal, kind: Any, subject: Any, request: dict
                 assert wreck is not None
                 request_id = rq.insert_request(tx, user, wreck, {
                     "matter": matter, "requester_id": None, "organisation_id": organisation_id,
-                    "filed_on": received_on, "note": str(subject)[:1000]}, None)
+                    "filed_on": received_on, "note": str(subject)[:1000]}, None, by_filing=True, adopted=adopted)
                 office = str(wreck["office_code"])
             else:
                 request_id, office = int(request["id"]), str(request["office_code"])
-            document_no = int(tx.scalar("SELECT coalesce(max(document_no), 0) + 1 FROM filings WHERE request_id = ?",
-                                        [request_id]))
-            filing_id = int(tx.scalar(
-                "INSERT INTO filings (request_id, document_no, kind, subject, organisation_id, office_code, channel, "
-                "received_on, filed_by, filed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                [request_id, document_no, kind, subject, organisation_id, office, channel, received_on,
-                 user.username, tx.store.now()]))
+            # the next document of the request's process (issue 42 item 2): a new request's filing is its first
+            filing_id = int(tx.scalar("SELECT nextval('seq_filings')"))
+            document_no = documents.add(tx, ("request", request_id), "filing", filing_id, opens=request is None)
+            tx.execute(
+                "INSERT INTO filings (id, request_id, document_no, kind, subject, organisation_id, office_code, "
+                "channel, received_on, filed_by, filed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [filing_id, request_id, document_no, kind, subject, organisation_id, office, channel, received_on,
+                 user.username, tx.store.now()])
             tx.cur.executemany("INSERT INTO filing_files (filing_id, position, name, media_type, size_bytes, sha256) "
                                "VALUES (?, ?, ?, ?, ?, ?)",
                                [[filing_id, k + 1, p.name, p.ftype.media_type, row["size_bytes"], row["sha256"]]
@@ -203,12 +243,14 @@ def _write(store: Store, user: Principal, kind: Any, subject: Any, request: dict
                       "received_on": received_on,
                       "files": [{"name": p.name, "sha256": row["sha256"], "size": row["size_bytes"]}
                                 for p, row in zip(prepared, files)]})
+            company = tx.scalar("SELECT name FROM organisations WHERE id = ?", [organisation_id]) \
+                if organisation_id is not None else None
+            if kind == APPEAL:
+                _appeal(tx, user, request_id, received_on, str(company or user.full_name), str(subject))
             if kind in STEP_OF_KIND:
                 rq.insert_step(tx, user.username, request_id, STEP_OF_KIND[kind], received_on,
                                note=f"Protocolo nº {document_no} do processo")
             nup = numbers.request_nups(tx, [request_id]).get(request_id)
-            company = tx.scalar("SELECT name FROM organisations WHERE id = ?", [organisation_id]) \
-                if organisation_id is not None else None
             code = receipt.issue_receipt(tx, user, filing_id, staging)
             events.filing_received(tx, filing_key=f"filing:{filing_id}", office_code=office,
                                    what=f"{KINDS[str(kind)].split(' (')[0]} — {excerpt(str(subject))}",

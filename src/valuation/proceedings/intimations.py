@@ -24,9 +24,11 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from valuation.authenticity import registry
+from valuation.core import law
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.money import format_date_br
+from valuation.db import annulments
 from valuation.db.access import (
     Principal,
     allowed,
@@ -40,7 +42,7 @@ from valuation.notices import events
 from valuation.policies.values import timelines
 from valuation.proceedings import periods as pr
 from valuation.proceedings import requests as rq
-from valuation.process import numbers
+from valuation.process import documents, numbers
 
 if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
@@ -51,20 +53,27 @@ class Act:
     label: str
     basis: str
     period: str
+    step: str                 # the request's step its ciência records (periods.STEP_KINDS)
+    of_decision: bool = False  # the decision's intimation: its ciência is the decision's notification
 
 
+DECISION = "decision"
 ACTS: dict[str, Act] = {
     "information_requested": Act("Pedido de informações ou documentos", "Lei 9.784/1999 art. 39",
                                  "apresentar até o dia fixado nesta intimação ou, sem dia fixado, em 5 dias (art. 24), "
-                                 "contados da ciência"),
+                                 "contados da ciência", "information_requested"),
     "instruction_end_notified": Act("Encerramento da instrução — alegações finais", "Lei 9.784/1999 art. 44",
-                                    "manifestar-se em até 10 dias, contados da ciência"),
+                                    "manifestar-se em até 10 dias, contados da ciência", "instruction_end_notified"),
+    DECISION: Act("Decisão do requerimento — prazo para recurso", law.APPEAL_DAYS.basis,
+                  f"interpor recurso em até {law.APPEAL_DAYS.value} dias, contados da ciência (Lei 9.784/1999 "
+                  "art. 59), pelo Protocolo deste sistema", "intimated", of_decision=True),
 }
 SYSTEM, PAPER = "sistema", "papel"
 DELIVERIES = {SYSTEM: "Na caixa da empresa neste sistema (e aviso por e-mail)", PAPER: "Em papel, com aviso de "
               "recebimento (AR)"}
-EXPRESS, TACIT, AR = "expressa", "tácita", "AR"
-CIENCIA_LABELS = {EXPRESS: "ciência expressa", TACIT: "ciência tácita", AR: "ciência pelo aviso de recebimento"}
+EXPRESS, TACIT, AR, APPEARANCE = "expressa", "tácita", "AR", "comparecimento"
+CIENCIA_LABELS = {EXPRESS: "ciência expressa", TACIT: "ciência tácita", AR: "ciência pelo aviso de recebimento",
+                  APPEARANCE: "ciência pelo comparecimento do interessado (Lei 9.784/1999 art. 26 §5)"}
 WAITING = "aguardando ciência"
 LABELS = {"act": "Ato", "text": "O que a intimação comunica ou pede", "fixed_day": "Dia fixado para apresentar",
           "delivery": "Entrega", "request_id": "Processo (requerimento)", "day": "Data do aviso de recebimento (AR)"}
@@ -96,8 +105,13 @@ def issue_intimation(store: Store, user: Principal, request_id: object, data: Ma
     notice to the company's people; its period waits for the ciência. dpc or the office's officer; audited."""
     require(user, "manage_requests")
     f = Form(data, allowed=FIELDS)
-    req = rq.undecided_request(store, user, request_id, f, LABELS["request_id"])
-    act = f.choice("act", LABELS["act"], tuple(ACTS))
+    act = f.choice("act", LABELS["act"], tuple(ACTS), labels={k: a.label for k, a in ACTS.items()})
+    of_decision = act is not None and ACTS[act].of_decision
+    req = rq.undecided_request(store, user, request_id, f, LABELS["request_id"], decided=of_decision)
+    if of_decision and req is not None:
+        problem = _decision_problem(store, int(req["id"]))
+        if problem is not None:
+            f.fail("request_id", f"{LABELS['request_id']}: {problem}.")
     text = f.text("text", LABELS["text"], max_len=MAX_TEXT, multiline=True)
     fixed = f.date("fixed_day", LABELS["fixed_day"], required=False)
     delivery = f.choice("delivery", LABELS["delivery"], tuple(DELIVERIES))
@@ -121,6 +135,7 @@ def issue_intimation(store: Store, user: Principal, request_id: object, data: Ma
                 "tacit_days, issued_by, issued_at, issued_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 [req["id"], act, text, fixed, delivery, req["organisation_id"], req["office_code"], tacit,
                  user.username, tx.store.now(), today]))
+            documents.add(tx, ("request", int(req["id"])), "intimation", new_id)   # a document of its process
             tx.audit("intimation_issued", "intimation", new_id, None,
                      {"request_id": req["id"], "act": act, "delivery": delivery, "fixed_day": fixed,
                       "tacit_days": tacit})
@@ -138,6 +153,18 @@ def issue_intimation(store: Store, user: Principal, request_id: object, data: Ma
             return Issued(new_id, stamp.printed_code)
 
         return store.write(user.username, write)
+
+
+def _decision_problem(store: Store | Tx, request_id: int) -> str | None:
+    """Why the decision of request `request_id` cannot be intimated now: its notification is recorded already, or an
+    intimation of it waits for its ciência; None when it can."""
+    if store.scalar("SELECT count(*) FROM administrative_decisions WHERE record_table = 'requests' AND record_id = ?",
+                    [request_id]):
+        return f"a decisão do requerimento nº {request_id} já tem sua ciência registrada"
+    if store.scalar("SELECT count(*) FROM intimations i WHERE i.request_id = ? AND i.act = ? AND i.id NOT IN "
+                    "(SELECT intimation_id FROM intimation_ciencias)", [request_id, DECISION]):
+        return f"a decisão do requerimento nº {request_id} já foi intimada e aguarda a ciência"
+    return None
 
 
 def _key(intimation_id: int) -> str:
@@ -177,22 +204,62 @@ def _render(tx: Tx, intimation_id: int, nup: str | None, user: Principal, stamp:
 
 
 def _ciencia(tx: Tx, row: Mapping[str, Any], kind: str, day: date, opened_by: str | None, actor: str) -> None:
-    """Record the ciência and the request's step it stands for, on `day`, in transaction `tx`."""
-    note = f"Intimação nº {row['id']}: {CIENCIA_LABELS[kind]}"
-    step_id = rq.insert_step(tx, actor, int(row["request_id"]), str(row["act"]), day, row["fixed_day"], None, note)
+    """Record the ciência and the request's step it stands for, on `day`, in transaction `tx`; the decision's is also
+    its notification (`_notify_decision`)."""
+    act = ACTS[str(row["act"])]
+    note = f"Intimação nº {row['id']}: {CIENCIA_LABELS[kind]}" + (" da decisão" if act.of_decision else "")
+    step_id = rq.insert_step(tx, actor, int(row["request_id"]), act.step, day,
+                             None if act.of_decision else row["fixed_day"], None, note)
+    if act.of_decision:
+        _notify_decision(tx, row, day, actor)
     tx.execute("INSERT INTO intimation_ciencias (intimation_id, kind, day, opened_by, step_id, recorded_by, "
                "recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                [row["id"], kind, day, opened_by, step_id, actor, tx.store.now()])
     tx.audit("intimation_ciencia", "intimation", int(row["id"]), None, {"kind": kind, "day": day, "step_id": step_id})
 
 
+def pending_decision(db: Store | Tx, request_id: int) -> dict[str, Any] | None:
+    """The intimation of the request's decision still awaiting its ciência (id, request_id, act, fixed_day), or None."""
+    return db.fetch_one("SELECT i.id, i.request_id, i.act, i.fixed_day FROM intimations i WHERE i.request_id = ? "
+                        "AND i.act = ? AND i.id NOT IN (SELECT intimation_id FROM intimation_ciencias)",
+                        [request_id, DECISION])
+
+
+def supply_ciencia(tx: Tx, row: Mapping[str, Any], day: date, actor: str) -> None:
+    """The party appeared in the process (it filed against the act) before its intimation's ciência: the appearance
+    supplies it on `day` (Lei 9.784/1999 art. 26 §5), in transaction `tx`."""
+    _ciencia(tx, row, APPEARANCE, day, None, actor)
+
+
+def _notify_decision(tx: Tx, row: Mapping[str, Any], day: date, actor: str) -> None:
+    """The request's decision as the Authority's decision open to appeal, notified on the ciência's `day` (Lei
+    9.784/1999 art. 59: the 10 days run from it): one record (`appeal_records.record_decision`'s table), a document of
+    the request's process, carrying what the intimation said; the appeal's period runs from it."""
+    from valuation.proceedings import appeal_records
+
+    q = tx.fetch_one("SELECT q.id, q.office_code, q.wreck_id, q.organisation_id, o.name AS office_name, "
+                     "(SELECT min(s.day) FROM request_steps s WHERE s.request_id = q.id AND s.kind = 'decided' AND "
+                     f"{annulments.not_annulled('request_steps', 's')}) AS decided_on "
+                     "FROM requests q LEFT JOIN offices o ON o.code = q.office_code WHERE q.id = ?",
+                     [row["request_id"]])
+    assert q is not None and q["decided_on"] is not None
+    text = tx.scalar("SELECT text FROM intimations WHERE id = ?", [row["id"]])
+    appeal_records.insert_decision(tx, "request", {
+        "record_id": int(q["id"]), "office_code": q["office_code"], "wreck_id": q["wreck_id"], "contract_id": None,
+        "organisation_id": q["organisation_id"]}, {
+        "summary": str(text), "authority": str(q["office_name"] or q["office_code"]), "decided_on": q["decided_on"],
+        "notice": "notificação", "notified_on": max(day, q["decided_on"])}, actor)
+
+
 _INTIMATIONS = """
-SELECT i.id, i.request_id, i.act, i.text, i.fixed_day, i.delivery, i.organisation_id, g.name AS organisation,
-       i.office_code, i.tacit_days, i.issued_by, i.issued_at, i.issued_on, c.kind AS ciencia_kind, c.day AS ciencia_day,
+SELECT i.id, i.request_id, w.code AS wreck, i.act, i.text, i.fixed_day, i.delivery, i.organisation_id,
+       g.name AS organisation, i.office_code, i.tacit_days, i.issued_by, i.issued_at, i.issued_on,
+       c.kind AS ciencia_kind, c.day AS ciencia_day,
        coalesce(u.full_name, c.opened_by) AS opened_by_name,
        (SELECT d.code FROM issued_documents d WHERE d.kind = 'intimation' AND d.record_table = 'intimations'
         AND d.record_id = i.id ORDER BY d.id DESC LIMIT 1) AS code
-FROM intimations i JOIN requests q ON q.id = i.request_id LEFT JOIN organisations g ON g.id = i.organisation_id
+FROM intimations i JOIN requests q ON q.id = i.request_id JOIN wrecks w ON w.id = q.wreck_id
+LEFT JOIN organisations g ON g.id = i.organisation_id
 LEFT JOIN intimation_ciencias c ON c.intimation_id = i.id LEFT JOIN users u ON u.username = c.opened_by
 WHERE {scope} AND (? IS NULL OR i.request_id = ?) AND (? IS NULL OR i.id = ?)
 ORDER BY i.issued_at DESC, i.id DESC"""
@@ -286,12 +353,13 @@ def record_tacit(store: Store, as_of: date) -> int:
                       "AND i.issued_on + CAST(i.tacit_days AS INTEGER) <= ?", [SYSTEM, as_of])
     if not due:
         return 0
-    decided = rq.decided_ids(store, None)
+    decided = rq.decided_ids(store, None)      # the period an intimation opened ends with the decision …
 
     def write(tx: Tx) -> int:
         done = 0
         for row in due:
-            if int(row["request_id"]) in decided or tx.scalar(
+            moot = int(row["request_id"]) in decided and not ACTS[str(row["act"])].of_decision  # … not the decision's
+            if moot or tx.scalar(
                     "SELECT count(*) FROM intimation_ciencias WHERE intimation_id = ?", [row["id"]]):
                 continue
             _ciencia(tx, row, TACIT, tacit_day(row["issued_on"], int(row["tacit_days"])), None, SYSTEM_ACTOR)
@@ -302,4 +370,34 @@ def record_tacit(store: Store, as_of: date) -> int:
 
 
 # the step kinds an intimation records (their labels: periods.STEP_LABELS)
-assert set(ACTS) <= set(pr.STEP_KINDS)
+assert {a.step for a in ACTS.values()} <= set(pr.STEP_KINDS)
+
+
+def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | None = None,
+                  owed_by: str | None = pr.AUTHORITY) -> list[dict[str, Any]]:
+    """The intimations issued on or before `as_of` still awaiting their ciência, in the row shape of
+    `requests.authority_deadlines`: the party's period each opens does not run yet (Lei 9.784/1999 art. 66), so the
+    row reads "aguardando ciência" (state `suspended`, the clock stopped) and its day is the one the ciência will be
+    taken as made — the tacit day of an electronic one (Lei 11.419/2006 art. 5 §3) —, or the issue day of a paper
+    one (its AR's day is not known yet)."""
+    if owed_by not in (None, pr.PARTY) or not store.has_table("intimations"):
+        return []
+    rows = [r for r in intimations_of(store, user) if r["ciencia_kind"] is None and r["issued_on"] <= as_of
+            and office in (None, r["office_code"])]
+    out = []
+    for r in rows:
+        electronic = r["delivery"] == SYSTEM
+        day = tacit_day(r["issued_on"], int(r["tacit_days"])) if electronic else r["issued_on"]
+        when = (f"ciência tácita em {format_date_br(day)}, se não for aberta antes (Lei 11.419/2006 art. 5 §3)"
+                if electronic else "ciência na data do aviso de recebimento (Lei 9.784/1999 art. 26 §3)")
+        act = ACTS[str(r["act"])]
+        out.append({"request_id": r["request_id"], "appeal_id": None, "decision_id": None,
+                    "case_pt": f"intimação nº {r['id']} do requerimento nº {r['request_id']}", "nup": r["nup"],
+                    "office_code": r["office_code"], "wreck": r["wreck"], "matter_pt": act.label,
+                    "organisation": r["organisation"], "rule": f"intimation_{r['act']}",
+                    "label": f"{act.label}: {act.period} — {WAITING}", "owed_by": pr.PARTY,
+                    "owed_by_pt": pr.OWED_BY_LABELS[pr.PARTY], "due": day, "state": "suspended",
+                    "state_pt": WAITING, "days_late": 0, "basis": f"{act.basis}; Lei 9.784/1999 art. 66",
+                    "steps": (f"Intimação emitida em {format_date_br(r['issued_on'])}", when,
+                              "O prazo corre da ciência; a data mostrada é a da ciência, não a do vencimento")})
+    return out

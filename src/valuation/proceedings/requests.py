@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import nup
 from valuation.core.errors import NotFound
 from valuation.core.forms import Form, excerpt
 from valuation.core.money import format_date_br
@@ -42,7 +43,7 @@ from valuation.policies.defaults import PROCESS_KEYS
 from valuation.policies.values import timelines, values_in_force
 from valuation.proceedings import appeal_records
 from valuation.proceedings import periods as pr
-from valuation.process import numbers
+from valuation.process import documents, numbers
 from valuation.registry import parties
 from valuation.signatures import pending as pending_signatures
 
@@ -68,7 +69,7 @@ LABELS: dict[str, str] = {"wreck_code": "Naufrágio", "matter": "Assunto", "requ
                           "reference_day": "Data marcada (comparecimento, diligência ou prazo fixado)",
                           "reason": "Motivação escrita",
                           "note": "Observação"}
-REQUEST_FIELDS = ("wreck_code", "matter", "requester_id", "organisation_id", "filed_on", "note")
+REQUEST_FIELDS = ("wreck_code", "matter", "requester_id", "organisation_id", "filed_on", "note", "nup")
 STEP_FIELDS = ("kind", "day", "reference_day", "reason", "note")
 _REQUESTS = """
 SELECT q.id, q.filed_on AS requested_on, q.requester_id, o.name AS requester, w.code AS wreck, w.name AS wreck_name,
@@ -113,22 +114,25 @@ def file_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
     old_day = numbers.act_day_problem(rec["filed_on"], LABELS["filed_on"])
     if old_day is not None:
         f.fail("filed_on", old_day)
+    adopted = numbers.read_adopted(store, f)      # a case begun in the protocol system keeps its NUP (item 2)
     f.done()
     assert wreck is not None
     licence = None
     if rec["matter"] in LICENCE_MATTERS and rec["requester_id"] is not None:
         licence = parties.record_licence_request(store, user, {
             "wreck_code": wreck["code"], "part": "embarcação", "requester_id": rec["requester_id"],
-            "requested_on": rec["filed_on"], "note": rec["note"]})
+            "requested_on": rec["filed_on"], "note": rec["note"]}, adopted=adopted)
+        adopted = None                            # the licence request holds the case's number
 
-    return store.write(user.username, lambda tx: insert_request(tx, user, wreck, rec, licence))
+    return store.write(user.username, lambda tx: insert_request(tx, user, wreck, rec, licence, adopted=adopted))
 
 
 def insert_request(tx: Tx, user: Principal, wreck: Mapping[str, Any], rec: Mapping[str, Any],
-                   licence: int | None) -> int:
+                   licence: int | None, *, by_filing: bool = False, adopted: nup.Nup | None = None) -> int:
     """Write one checked request (`rec`: matter, requester_id, organisation_id, filed_on, note) on `wreck`, its audit
-    row, its NUP and the office's notice, in transaction `tx` (`file_request`; a request filed in the system:
-    `valuation.proceedings.filings`). Returns its id."""
+    row, its NUP — `adopted`: the one the protocol system gave the case, else the office's next — and the office's
+    notice, in transaction `tx` (`file_request`; a request filed in the system: `valuation.proceedings.filings`, whose
+    filing is then the process's first document, `by_filing`). Returns its id."""
     new_id = int(tx.scalar(
         "INSERT INTO requests (office_code, wreck_id, matter, requester_id, organisation_id, filed_on, "
         "licence_request_id, note, recorded_by, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -136,8 +140,12 @@ def insert_request(tx: Tx, user: Principal, wreck: Mapping[str, Any], rec: Mappi
          rec["filed_on"], licence, rec["note"], user.username, tx.store.now()]))
     tx.audit("file_request", "request", new_id, None,
              {"wreck_code": wreck["code"], **rec, "licence_request_id": licence})
-    if licence is None:   # a licence request was numbered as one already: one document, one NUP
+    if adopted is not None:
+        numbers.adopt(tx, "request", new_id, wreck["office_code"], rec["filed_on"], adopted)
+    elif licence is None:   # a licence request was numbered as one already: one document, one NUP
         numbers.assign(tx, "request", new_id, wreck["office_code"], rec["filed_on"])   # Portaria 11/2019
+    if not by_filing:
+        documents.add(tx, ("request", new_id), "request", new_id)
     events.request_received(tx, request_id=new_id, office_code=wreck["office_code"],   # issue 42 item 4
                             matter=MATTERS[rec["matter"]], wreck_code=wreck["code"],
                             nup=numbers.request_nups(tx, [new_id]).get(new_id), recorded_by=user.id)
@@ -185,10 +193,11 @@ def _one(store: Store, user: Principal, request_id: object) -> dict[str, Any]:
 
 
 def undecided_request(store: Store | Tx, user: Principal, request_id: object, f: Form, label: str,
-                      decided_note: str = "") -> dict[str, Any] | None:
+                      decided_note: str = "", *, decided: bool = False) -> dict[str, Any] | None:
     """The request an act is about (a filing, an intimation) — in the user's scope (`_requests`) and not decided —, or
     None with the problem recorded in `f` under 'request_id' (`label` names the field; `decided_note` follows the
-    refusal of a decided one)."""
+    refusal of a decided one). `decided`: the act is about its decision (its intimation, an appeal): the request must
+    be decided, and the row carries `decided_on`, the decision's day."""
     if request_id is None:
         f.fail("request_id", f"{label}: escolha o processo.")
         return None
@@ -199,10 +208,13 @@ def undecided_request(store: Store | Tx, user: Principal, request_id: object, f:
     if not rows:
         f.fail("request_id", f"{label}: não encontrado ({request_id}).")
         return None
-    if store.scalar("SELECT count(*) FROM request_steps s WHERE s.request_id = ? AND s.kind = 'decided' AND "
-                    f"{annulments.not_annulled('request_steps', 's')}", [request_id]):
+    day = store.scalar("SELECT min(s.day) FROM request_steps s WHERE s.request_id = ? AND s.kind = 'decided' AND "
+                       f"{annulments.not_annulled('request_steps', 's')}", [request_id])
+    if day is not None and not decided:
         f.fail("request_id", f"{label}: nº {request_id} já foi decidido{decided_note}.")
-    return rows[0]
+    elif day is None and decided:
+        f.fail("request_id", f"{label}: nº {request_id} ainda não foi decidido.")
+    return {**rows[0], "decided_on": day}
 
 
 def record_step(store: Store, user: Principal, request_id: int, data: Mapping[str, Any]) -> int:
@@ -308,6 +320,16 @@ def undecided_requests(store: Store, user: Principal, *, office: str | None = No
     return rows[::-1]
 
 
+def decided_requests(store: Store, user: Principal, *, office: str | None = None) -> list[dict[str, Any]]:
+    """The requests with a decision recorded (those whose decision may be intimated or appealed), newest first, in
+    the shape of `undecided_requests`."""
+    require(user, "read_requests")
+    decided = decided_ids(store)
+    rows = [{**r, "matter_pt": MATTERS[r["matter"]]} for r in _requests(store, user, office=office)
+            if r["id"] in decided]
+    return rows[::-1]
+
+
 def decided_ids(store: Store | Tx, on: date | None = None) -> set[int]:
     """The requests with a decision recorded (on or before `on`, when given)."""
     return {int(r["request_id"]) for r in store.fetch(
@@ -373,9 +395,12 @@ def authority_deadlines(store: Store, user: Principal, *, as_of: date, office: s
     if store.has_table("appeals"):
         out += appeal_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)
     out += pending_signatures.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 27
-    from valuation.proceedings import filings as filing_records  # it writes requests through this module
+    # they write requests and their steps through this module
+    from valuation.proceedings import filings as filing_records
+    from valuation.proceedings import intimations
 
     out += filing_records.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # issue 42 item 6
+    out += intimations.deadline_rows(store, user, as_of=as_of, office=office, owed_by=owed_by)   # "aguardando ciência"
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
     return out
 

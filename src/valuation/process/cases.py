@@ -8,6 +8,7 @@ from valuation.core import clock, nup
 from valuation.core.errors import NotFound
 from valuation.db.access import Principal, allowed, contract_scope, office_cleared, request_scope, require
 from valuation.db.store import Store
+from valuation.process import documents
 from valuation.process.numbers import SUBJECTS
 
 FIELD = "NUP do processo"
@@ -76,7 +77,8 @@ def _readable(store: Store, user: Principal, subject: str, subject_id: int, cont
 
 def find_case(store: Store, user: Principal, text: str | None) -> dict[str, Any]:
     """The case of a NUP typed with or without punctuation: nup, subject, subject_label, subject_id, office_code,
-    office_name, wreck_code, wreck_name, contract_code, act_on, party. InputError (naming the field) for a
+    office_name, wreck_code, wreck_name, contract_code, act_on, party, and documents (its process's, in order:
+    `valuation.process.documents.documents`). InputError (naming the field) for a
     malformed NUP or a wrong check digit; NotFound when no record the user may read has it."""
     require(user, "find_by_nup")
     number = nup.parse(text, field=FIELD)
@@ -91,4 +93,17 @@ def find_case(store: Store, user: Principal, text: str | None) -> dict[str, Any]
         raise missing          # another office's case, for an office officer, answers as a missing one
     return {"nup": str(number), "subject": row["subject"], "subject_label": SUBJECTS[row["subject"]].label,
             "subject_id": int(row["subject_id"]), "office_code": row["office_code"], "office_name": row["office_name"],
-            **{k: v for k, v in facts.items() if k != "contract_id"}}
+            **{k: v for k, v in facts.items() if k != "contract_id"},
+            "documents": _documents(store, str(row["subject"]), int(row["subject_id"]))}
+
+
+def _documents(store: Store, subject: str, subject_id: int) -> list[dict[str, Any]]:
+    """The documents of the case's process in their order (issue 42 item 2): the process the numbered record opened
+    — a licence request's is its request's; an appeal numbered on its own before that, its decision's."""
+    process: documents.Process | None = (subject, subject_id)
+    if subject == "licence_request":
+        rid = store.scalar("SELECT id FROM requests WHERE licence_request_id = ?", [subject_id])
+        process = ("request", int(rid)) if rid is not None else None
+    elif subject == "appeal":
+        process = documents.process_of(store, "appeal", subject_id)
+    return documents.documents(store, process) if process is not None else []

@@ -20,6 +20,7 @@ from typing import Any
 
 from valuation.core import clock, nup
 from valuation.core.errors import ConflictError, InputError, NotFound, Problem
+from valuation.core.forms import Form
 from valuation.db.access import Principal, require
 from valuation.db.store import Store, Tx
 
@@ -52,9 +53,12 @@ SUBJECTS: dict[str, Subject] = {s.key: s for s in (
     Subject("administrative_decision", "Decisão administrativa",
             "SELECT d.id, d.office_code, d.decided_on AS act_on FROM administrative_decisions d WHERE d.kind NOT IN "
             "('removal_order', 'round', 'statement', 'request')"),
+    # an appeal numbered before issue 42 item 2 keeps its own NUP; since then an appeal is a document of its
+    # decision's process (valuation.process.documents) and is not numbered on its own
     Subject("appeal", "Recurso administrativo (Lei 7.542/1986 art. 33)",
             "SELECT a.id, d.office_code, a.filed_on AS act_on FROM appeals a "
-            "JOIN administrative_decisions d ON d.id = a.decision_id"),
+            "JOIN administrative_decisions d ON d.id = a.decision_id "
+            "WHERE a.id NOT IN (SELECT subject_id FROM process_documents WHERE subject = 'appeal')"),
 )}
 FIRST_DAY = date(nup.FIRST_YEAR, 1, 1)     # the first day an act numbered by a NUP can bear (its year is the NUP's)
 NO_UNIT_TEXT = "sem NUP: a unidade protocolizadora da {office} não está cadastrada"
@@ -95,8 +99,13 @@ def assign(tx: Tx, subject: str, subject_id: int, office_code: str, on: date) ->
     unit = unit_of(tx, office_code)
     if unit is None:
         return None
+    # the unit's own sequence: a NUP a case brought from the protocol system (`adopt`) neither moves it nor is given
     sequence = int(tx.scalar("SELECT coalesce(max(sequence), 0) + 1 FROM process_numbers WHERE unit_code = ? "
-                             "AND year = ?", [unit, on.year]))
+                             "AND year = ? AND id NOT IN (SELECT process_number_id FROM adopted_numbers)",
+                             [unit, on.year]))
+    while tx.scalar("SELECT count(*) FROM process_numbers WHERE unit_code = ? AND year = ? AND sequence = ?",
+                    [unit, on.year, sequence]):
+        sequence += 1
     if sequence > nup.MAX_SEQUENCE:
         raise ConflictError(f"A unidade protocolizadora {unit} esgotou os {nup.MAX_SEQUENCE} números de {on.year}.")
     number = nup.make(unit, sequence, on.year).digits
@@ -105,6 +114,60 @@ def assign(tx: Tx, subject: str, subject_id: int, office_code: str, on: date) ->
                [number, unit, on.year, sequence, subject, subject_id, office_code, on, tx.actor, tx.store.now()])
     tx.audit("nup_assigned", subject, subject_id, None, {"nup": nup.format_nup(number), "office": office_code})
     return number
+
+
+ADOPT_LABEL = "NUP já dado pelo sistema de protocolo (SEI/SiGDEM), se houver"
+ADOPT_HELP = (f"Um processo que começou no sistema de protocolo mantém o número que ele deu ({nup.EXAMPLE}, dígitos "
+              f"verificados); em branco, a OM dá o próximo número da sua unidade ({nup.BASIS}).")
+
+
+def read_adopted(db: Store | Tx, f: Form, key: str = "nup", label: str = ADOPT_LABEL) -> nup.Nup | None:
+    """The optional NUP a form's `key` brings from the protocol system: None when blank; a malformed number, a wrong
+    check digit or one another case holds fails the field (`f.fail`, in pt-BR)."""
+    typed = f.text(key, label, required=False, max_len=nup.MAX_INPUT)
+    if not typed:
+        return None
+    try:
+        number = nup.parse(typed, field=key)
+    except InputError as exc:
+        f.fail(key, f"{label}: {exc.problems[0].message}")
+        return None
+    refused = adopt_problem(db, number, label)
+    if refused is not None:
+        f.fail(key, refused)
+        return None
+    return number
+
+
+def adopt_problem(db: Store | Tx, number: nup.Nup | None, label: str) -> str | None:
+    """Why `number` (parsed, check digits verified) cannot be taken as a new case's NUP — another case has it — or
+    None. The form that reads it refuses it by its field with this text."""
+    if number is None:
+        return None
+    other = db.fetch_one("SELECT subject, subject_id FROM process_numbers WHERE nup = ?", [number.digits])
+    if other is None:
+        return None
+    what = SUBJECTS[other["subject"]].label if other["subject"] in SUBJECTS else str(other["subject"])
+    return f"{label}: {number} já é o número de outro processo ({what.lower()} nº {other['subject_id']})."
+
+
+def adopt(tx: Tx, subject: str, subject_id: int, office_code: str, on: date, number: nup.Nup) -> str:
+    """Give the record the NUP the protocol system (SEI/SiGDEM) gave the case where it began, instead of one of the
+    office's sequence (issue 42 item 2: one case, one number); its 17 digits. The caller parsed it (check digits) and
+    checked `adopt_problem`; a number held by another case is refused here too (a conflict, in pt-BR)."""
+    _subject(subject)
+    refused = adopt_problem(tx, number, "NUP do processo")
+    if refused is not None:
+        raise ConflictError(refused)
+    new_id = int(tx.scalar(
+        "INSERT INTO process_numbers (nup, unit_code, year, sequence, subject, subject_id, office_code, act_on, "
+        "assigned_by, assigned_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [number.digits, number.unit, number.year, number.sequence, subject, subject_id, office_code, on, tx.actor,
+         tx.store.now()]))
+    tx.execute("INSERT INTO adopted_numbers (process_number_id, recorded_by, recorded_at) VALUES (?, ?, ?)",
+               [new_id, tx.actor, tx.store.now()])
+    tx.audit("nup_adopted", subject, subject_id, None, {"nup": str(number), "office": office_code})
+    return number.digits
 
 
 def number_missing(tx: Tx) -> int:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from valuation.core import nup
 from valuation.core import responsible as rp
 from valuation.core.errors import ConflictError, NotFound
 from valuation.core.forms import Form, excerpt
@@ -184,7 +185,8 @@ def record_cargo(store: Store, user: Principal, data: Mapping[str, Any]) -> None
     store.write(user.username, write)
 
 
-def record_licence_request(store: Store, user: Principal, data: Mapping[str, Any]) -> int:
+def record_licence_request(store: Store, user: Principal, data: Mapping[str, Any], *,
+                           adopted: nup.Nup | None = None) -> int:
     """A request filed by a named party (requester_id) for the vessel or the cargo (arts. 4, 6; art. 14 I–II).
     For the cargo, only its responsible or — while the cargo's has shown no interest — the vessel's
     (art. 14). Whether it counts for the five years is read, not decided here (art. 8 §2: a request of the
@@ -220,7 +222,10 @@ def record_licence_request(store: Store, user: Principal, data: Mapping[str, Any
                  {"wreck_code": wreck["code"], "part": part, "requester_id": requester, "requested_on": day,
                   "note": note})
         office = str(tx.scalar("SELECT office_code FROM wrecks WHERE id = ?", [wreck["id"]]))
-        numbers.assign(tx, "licence_request", new_id, office, day or store.today())   # its NUP (Portaria 11/2019)
+        if adopted is not None:     # the NUP the protocol system gave the case (issue 42 item 2)
+            numbers.adopt(tx, "licence_request", new_id, office, day or store.today(), adopted)
+        else:
+            numbers.assign(tx, "licence_request", new_id, office, day or store.today())   # its NUP (Portaria 11/2019)
         return new_id
 
     return store.write(user.username, write)
