@@ -50,8 +50,8 @@ def test_the_acts_recorded_before_085_become_numbered_documents(tmp_path: Path,
                     "'d', 'CP', ?, 'notificação', ?, 'dpc', ?)", [did, kind, table, record, when.date(), when.date(),
                                                                     when])
     for aid, did, when in ((1, 1, at[6]), (2, 2, at[7])):
-        con.execute("INSERT INTO appeals (id, decision_id, instance, filed_on, appellant, grounds, on_time, suspensive, "
-                    "recorded_by, recorded_at) VALUES (?, ?, 1, ?, 'Beta', 'g', true, false, 'dpc', ?)",
+        con.execute("INSERT INTO appeals (id, decision_id, instance, filed_on, appellant, grounds, on_time, "
+                    "suspensive, recorded_by, recorded_at) VALUES (?, ?, 1, ?, 'Beta', 'g', true, false, 'dpc', ?)",
                     [aid, did, when.date(), when])
     con.close()
     with Store(path) as store:            # 085 applied
@@ -63,3 +63,10 @@ def test_the_acts_recorded_before_085_become_numbered_documents(tmp_path: Path,
         assert listed(("request", 2)) == [(1, "filing", 1)]
         assert listed(("administrative_decision", 2)) == [(1, "administrative_decision", 2), (2, "appeal", 2)]
         assert documents.documents(store, ("request", 1))[0]["day"] == date(2026, 3, 1)
+        # an act loaded later as a plain row (the demo's) is filed after what its process has, once
+        store.write("demo", lambda tx: tx.execute(
+            "INSERT INTO appeals (id, decision_id, instance, filed_on, appellant, grounds, on_time, suspensive, "
+            "recorded_by, recorded_at) VALUES (3, 1, 2, ?, 'Beta', 'g', true, false, 'dpc', ?)", [at[8].date(), at[8]]))
+        assert store.write("demo", documents.document_missing) == 1
+        assert store.write("demo", documents.document_missing) == 0
+        assert listed(("request", 1))[-1] == (6, "appeal", 3)

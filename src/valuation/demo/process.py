@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from valuation.demo.constants import DEMO_ACTOR
-from valuation.process import numbers
+from valuation.process import documents, numbers
 from valuation.registry.office_directory import OFFICES
 
 FIRST_DEMO_UNIT = 64101
@@ -38,4 +38,7 @@ def seed_protocol_units(store: Any) -> dict[str, int]:
 
 
 def number_demo_records(store: Any) -> dict[str, int]:
-    return {"process_numbers": store.write(DEMO_ACTOR, numbers.number_missing)}
+    """The plain rows' places in their processes (issue 42 item 2: an appeal is a document of its decision's process,
+    not numbered on its own), then their NUPs."""
+    filed = store.write(DEMO_ACTOR, documents.document_missing)
+    return {"process_documents": filed, "process_numbers": store.write(DEMO_ACTOR, numbers.number_missing)}

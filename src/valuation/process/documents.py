@@ -8,6 +8,7 @@ of its own (Portaria Interministerial MJSP/ME nº 11/2019: the NUP identifies th
 numbered in it).
 
     add(tx, process, subject, subject_id)     the act as the next document of `process`, in the act's write
+    document_missing(tx)                      file every act recorded as a plain row (the demo's) in its process
     decision_process(kind, record_id, id)     the process an Authority decision (and its appeals) belongs to
     documents(db, process)                    the documents of a process in order, each named for a reader
     process_of(db, subject, subject_id)       the process a document belongs to (None: not a document of any)
@@ -125,3 +126,48 @@ def documents(db: Store | Tx, process: Process) -> list[dict[str, Any]]:
                     "kind_pt": KINDS[str(r["subject"])].label, "day": day, "what": f.get("what"),
                     "recorded_at": r["recorded_at"]})
     return out
+
+
+# every act and the process it belongs to (the rules of `add` and `decision_process`, over the tables): process_subject,
+# process_id, rank (0: the record that opened it), subject, subject_id, recorded_at
+_ACTS = """
+WITH decision_process AS (
+    SELECT d.id, CASE WHEN d.kind IN ('request', 'removal_order', 'round', 'statement') AND d.record_id IS NOT NULL
+                      THEN d.kind ELSE 'administrative_decision' END AS process_subject,
+           CASE WHEN d.kind IN ('request', 'removal_order', 'round', 'statement') AND d.record_id IS NOT NULL
+                THEN d.record_id ELSE d.id END AS process_id, d.recorded_at
+    FROM administrative_decisions d
+)
+SELECT 'request' AS process_subject, q.id AS process_id, 0 AS rank, 'request' AS subject, q.id AS subject_id,
+       q.recorded_at FROM requests q
+WHERE NOT EXISTS (SELECT 1 FROM filings f WHERE f.request_id = q.id AND f.kind = 'requerimento')
+UNION ALL
+SELECT DISTINCT ON (process_subject, process_id) process_subject, process_id, 0, process_subject, process_id,
+       recorded_at FROM decision_process WHERE process_subject IN ('removal_order', 'round', 'statement')
+UNION ALL SELECT 'request', f.request_id, 1, 'filing', f.id, f.filed_at FROM filings f
+UNION ALL SELECT 'request', i.request_id, 1, 'intimation', i.id, i.issued_at FROM intimations i
+UNION ALL SELECT p.process_subject, p.process_id, 1, 'administrative_decision', p.id, p.recorded_at
+          FROM decision_process p
+UNION ALL SELECT p.process_subject, p.process_id, 1, 'appeal', a.id, a.recorded_at FROM appeals a
+          JOIN decision_process p ON p.id = a.decision_id
+"""
+
+
+def document_missing(tx: Tx) -> int:
+    """File every act that is not yet a document of its process (written as a plain row: the demo's bulk load), after
+    the documents each process has, in the order the acts were recorded; how many."""
+    rows = tx.fetch(f"""
+        INSERT INTO process_documents (process_subject, process_id, document_no, subject, subject_id, recorded_by,
+                                       recorded_at)
+        WITH acts AS ({_ACTS}), missing AS (
+            SELECT a.* FROM acts a WHERE NOT EXISTS (SELECT 1 FROM process_documents d WHERE d.subject = a.subject
+                                                     AND d.subject_id = a.subject_id)
+        ), tops AS (
+            SELECT process_subject, process_id, max(document_no) AS top FROM process_documents GROUP BY ALL
+        )
+        SELECT m.process_subject, m.process_id, coalesce(t.top, 0) + row_number() OVER (
+                   PARTITION BY m.process_subject, m.process_id ORDER BY m.rank, m.recorded_at, m.subject,
+                   m.subject_id), m.subject, m.subject_id, ?, ?
+        FROM missing m LEFT JOIN tops t USING (process_subject, process_id)
+        RETURNING id""", [tx.actor, tx.store.now()])
+    return len(rows)
