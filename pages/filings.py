@@ -159,16 +159,17 @@ def queue_tab() -> None:
             st.success(f"Exame do protocolo nº {pick} registrado.")
 
 
-INTIMATION_COLUMNS = {"id": "Intimação", "nup": "NUP do processo", "request_id": "Requerimento", "act_pt": "Ato",
-                      "organisation": "Empresa", "issued_on": "Emitida em", "ciencia_pt": "Ciência"}
+# the ciência first after the act: what the representative reads (its period runs from it)
+INTIMATION_COLUMNS = {"id": "Intimação", "act_pt": "Ato", "ciencia_pt": "Ciência", "issued_on": "Emitida em",
+                      "nup": "NUP do processo", "request_id": "Requerimento", "organisation": "Empresa"}
 
 
 def _intimation_table(rows: list[dict]) -> None:
     if not rows:
         st.caption("Nenhuma intimação.")
         return
-    st.dataframe(for_display(pd.DataFrame(rows), dates=["issued_on"], only=list(INTIMATION_COLUMNS),
-                             rename=INTIMATION_COLUMNS),
+    shown = [c for c in INTIMATION_COLUMNS if c != "organisation" or not allowed(user, "file_filings")]  # its own
+    st.dataframe(for_display(pd.DataFrame(rows), dates=["issued_on"], only=shown, rename=INTIMATION_COLUMNS),
                  hide_index=True, width="stretch")
 
 

@@ -104,14 +104,17 @@ NO_SCHEDULE = {"VALUATION_DIGEST_AT": "off", "VALUATION_BACKUP_AT": "off", "VALU
 
 @contextlib.contextmanager
 def running_service(db_path: Path | str, *, env: dict[str, str] | None = None, port: int | None = None,
-                    timeout: float = 90) -> Iterator[Service]:
+                    timeout: float = 90, clock_days: int = 0) -> Iterator[Service]:
+    """The service (uvicorn, `service.asgi`) on `db_path`; `clock_days`: its clock that many days ahead
+    (`tests.support.shifted_clock`)."""
     port = port or _free_port()
     full_env = {**os.environ, **CLI_ENV, **NO_SCHEDULE, **(env or {}), "VALUATION_DB": str(db_path),
                 "VALUATION_PORT": str(port), "PYTHONUNBUFFERED": "1",
                 "VALUATION_BASE_URL": f"http://127.0.0.1:{port}"}
     log_path = Path(db_path).with_suffix(f".service-{port}.log")
     log = open(log_path, "a")
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "service.asgi:app", "--host", "127.0.0.1",
+    runner = ["-m", "tests.support.shifted_clock", str(clock_days)] if clock_days else ["-m", "uvicorn"]
+    proc = subprocess.Popen([sys.executable, *runner, "service.asgi:app", "--host", "127.0.0.1",
                              "--port", str(port)], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
     svc = Service(f"http://127.0.0.1:{port}", port, proc, log_path)
     try:

@@ -64,7 +64,8 @@ ACTS: dict[str, Act] = {
                                  "contados da ciência", "information_requested"),
     "instruction_end_notified": Act("Encerramento da instrução — alegações finais", "Lei 9.784/1999 art. 44",
                                     "manifestar-se em até 10 dias, contados da ciência", "instruction_end_notified"),
-    DECISION: Act("Decisão do requerimento — prazo para recurso", law.APPEAL_DAYS.basis,
+    DECISION: Act("Decisão do requerimento — prazo para recurso",
+                  "Lei 9.784/1999 arts. 56 a 59; Lei 7.542/1986 art. 33",
                   f"interpor recurso em até {law.APPEAL_DAYS.value} dias, contados da ciência (Lei 9.784/1999 "
                   "art. 59), pelo Protocolo deste sistema", "intimated", of_decision=True),
 }
