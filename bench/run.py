@@ -132,11 +132,13 @@ LABELS: dict[str, str] = {
     "peak_rss_mb": "peak RSS of the measuring process (MB)",
 }
 import comparables_bench as cb  # noqa: E402  issue 16: one item's comparables (bench/ is on sys.path)
+import proceedings_bench as pb  # noqa: E402  issue 42: the inbox and the office's queue of filings
 import signatures_bench as sb  # noqa: E402  issue 28: verifying a 50-page PDF with 6 signatures
 
-KEYS = KEYS[:-1] + cb.KEYS + sb.KEYS + KEYS[-1:]
+KEYS = KEYS[:-1] + cb.KEYS + sb.KEYS + pb.KEYS + KEYS[-1:]
 LABELS.update(cb.LABELS)
 LABELS.update(sb.LABELS)
+LABELS.update(pb.LABELS)
 # What the user feels (bench/browser.py on the N-item file, bench/load.py on a fresh demo database), each
 # run in a child process by `measure_live`; absent with --no-live (the smoke test), "not run" in the table.
 LIVE_KEYS: tuple[str, ...] = ("browser_login_s", "browser_wrecks_s", "browser_pages_slowest_s",
@@ -212,6 +214,7 @@ def targets(r: dict[str, Any]) -> dict[str, tuple[str, bool | None]]:
         "items": ("1 000 000", None),
         **cb.targets(r),
         **sb.targets(r),
+        **pb.targets(r),
         **live_targets(r),
     }
 
@@ -1385,11 +1388,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rest = measure_rest(args)
     comparables = measure_comparables(args)
     signature = sb.measure(args.repeat, say=say)
+    say("the inbox and the queue of filings (notices and filings added to the N-item file)")
+    proceedings = pb.measure_on(paths(args)[0], args.items, args.repeat, say)
     live = measure_live(args) if args.live else {"details": {}}
 
     details = rest.pop("details")
     details["comparables"] = comparables.pop("details")
     details.update(signature.pop("details"))
+    details.update(proceedings.pop("details"))
     details.update(live.pop("details"))
     baselines = {k: rest.pop(k) for k in list(rest) if k.endswith("_read_csv_s")}
     baselines.update({k: naive[k] for k in ("consensus_aggregate_s", "selection_large_greedy_s",
@@ -1397,7 +1403,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     baselines["import_1m_read_csv_s"] = big["import_1m_read_csv_s"]
     figures = {k: v for k, v in consensus.items() if not k.startswith("details")}
     result: dict[str, Any] = {"items": args.items, **figures,
-                              "naive_view_s": naive["naive_view_s"], **rest, **comparables, **signature,
+                              "naive_view_s": naive["naive_view_s"], **rest, **comparables, **signature, **proceedings,
                               **{k: big[k] for k in ("import_1m_s", "import_1m_rows", "import_1m_rss_mb")},
                               **live,
                               "peak_rss_mb": PEAKS.peak()}

@@ -320,30 +320,48 @@ def review(store: Store, user: Principal, filing_id: int, note: object) -> int:
     return store.write(user.username, write)
 
 
+_QUEUE = """
+SELECT f.id, f.request_id, f.document_no, f.kind, f.office_code, f.channel, f.received_on, g.name AS organisation,
+       w.code AS wreck
+FROM filings f JOIN requests q ON q.id = f.request_id JOIN wrecks w ON w.id = q.wreck_id
+LEFT JOIN organisations g ON g.id = f.organisation_id
+WHERE {scope} AND f.received_on <= ? AND (? IS NULL OR f.office_code = ?)
+  AND NOT EXISTS (SELECT 1 FROM filing_reviews r WHERE r.filing_id = f.id)
+ORDER BY f.received_on, f.id"""
+
+
 def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | None = None,
                   owed_by: str | None = pr.AUTHORITY) -> list[dict[str, Any]]:
     """The filings received on or before `as_of` not yet examined: each owes the Authority an act in the days of
-    Lei 9.784/1999 art. 24 (policy `process_act_days`, in force on the day it was received), counted from then."""
+    Lei 9.784/1999 art. 24 (policy `process_act_days`, in force on the day it was received), counted from then.
+    One query for the open filings alone; the period computed once per office and day received (the bench: ≤ 0.3 s
+    for DPC's queue of 50 000 open filings, bench/proceedings_bench.py)."""
     if owed_by not in (None, pr.AUTHORITY) or not allowed(user, "manage_requests") or not store.has_table("filings"):
         return []
-    rows = [r for r in filings_of(store, user) if r["reviewed_at"] is None and r["received_on"] <= as_of
-            and office in (None, r["office_code"])]
+    scope, params = request_scope(user, "q")
+    rows = store.fetch(_QUEUE.format(scope=scope), [*params, as_of, office, office])
     if not rows:
         return []
+    nups = numbers.request_nups(store, {int(r["request_id"]) for r in rows})
     cals = office_calendars(store, sorted({r["office_code"] for r in rows}), on=as_of)
     soon = int(values_in_force(store, ("due_soon_days",), as_of=as_of)["due_soon_days"])
     line = timelines(store, ("process_act_days",))["process_act_days"]
+    due_of: dict[tuple[str, date], Any] = {}
     out = []
     for r in rows:
-        deadline = pr.act_due(r["received_on"], cals[r["office_code"]], line.at(r["received_on"]).legal())
+        key = (str(r["office_code"]), r["received_on"])
+        if key not in due_of:
+            due_of[key] = pr.act_due(r["received_on"], cals[key[0]], line.at(r["received_on"]).legal())
+        deadline = due_of[key]
         if deadline.due is None:
             continue
         out.append({"request_id": r["request_id"], "appeal_id": None, "decision_id": None,
                     "case_pt": f"protocolo nº {r['document_no']} do requerimento nº {r['request_id']}",
-                    "nup": r["nup"], "office_code": r["office_code"], "wreck": r["wreck"],
-                    "matter_pt": r["kind_pt"], "organisation": r["organisation"], "rule": RULE, "label": LABEL,
-                    "owed_by": pr.AUTHORITY, "owed_by_pt": pr.OWED_BY_LABELS[pr.AUTHORITY],
-                    **open_standing(deadline.due, as_of, due_soon_days=soon), "basis": deadline.basis,
+                    "nup": nups.get(int(r["request_id"])), "office_code": r["office_code"], "wreck": r["wreck"],
+                    "matter_pt": KINDS.get(r["kind"], r["kind"]), "organisation": r["organisation"], "rule": RULE,
+                    "label": LABEL, "owed_by": pr.AUTHORITY, "owed_by_pt": pr.OWED_BY_LABELS[pr.AUTHORITY],
+                    "filing_id": r["id"], **open_standing(deadline.due, as_of, due_soon_days=soon),
+                    "basis": deadline.basis,
                     "steps": (*deadline.steps, f"Recebido em {r['received_on']:%d/%m/%Y} por "
                                                f"{CHANNELS.get(r['channel'], r['channel']).lower()}")})
     out.sort(key=lambda row: (row["due"], row["case_pt"]))
