@@ -508,8 +508,10 @@ def _request_plan(rng: np.random.Generator, kind: np.ndarray, signed: np.ndarray
 
 def _insert_requests(tx: Tx, plan: pa.Table, actor: str) -> dict[str, int]:
     """Insert the planned requests of the contracts in `_bench_contracts` (joined on k), their steps, the
-    appealed decisions with their appeals and steps, and the NUPs of the requests and appeals — set-based."""
+    appealed decisions with their appeals and steps, the NUPs of the requests and every act as a document of its
+    process — set-based."""
     from valuation.core import nup
+    from valuation.process import documents
 
     m = plan.num_rows
     today = f"DATE '{TODAY}'"
@@ -580,15 +582,13 @@ def _insert_requests(tx: Tx, plan: pa.Table, actor: str) -> dict[str, int]:
                            CAST({today} - CAST(s.ago AS INTEGER) AS TIMESTAMP) + INTERVAL 11 HOUR
                     FROM ({union}) s ORDER BY s.ago DESC, s.j, s.o""", [actor])
             tx.execute("DROP TABLE _bench_app")
-        # NUPs (Portaria 11/2019): each office's unit numbers its new requests and appeals after what it gave,
-        # year by year, in the order of their days — what `process.numbers.assign` gives one by one
+        # NUPs (Portaria 11/2019): each office's unit numbers its new requests after what it gave, year by year, in
+        # the order of their days — what `process.numbers.assign` gives one by one; their decisions and appeals are
+        # documents of the requests' processes (issue 42 item 2: `documents.document_missing`), numbered in them
+        documents.document_missing(tx)
         todo = tx.fetch(
             f"""WITH x AS (SELECT 'request' AS subject, id, office_code, filed_on AS act_on FROM requests
-                           WHERE id >= {q_first} AND licence_request_id IS NULL
-                           UNION ALL
-                           SELECT 'appeal', a.id, d.office_code, a.filed_on FROM appeals a
-                           JOIN administrative_decisions d ON d.id = a.decision_id
-                           WHERE a.id >= {a_first if n_app else 0} AND {bool(n_app)}),
+                           WHERE id >= {q_first} AND licence_request_id IS NULL),
                     top AS (SELECT unit_code, year, max(sequence) AS s FROM process_numbers GROUP BY ALL)
                 SELECT x.subject, x.id, x.office_code, x.act_on, u.unit_code, year(x.act_on) AS year,
                        coalesce(t.s, 0) + row_number() OVER (PARTITION BY u.unit_code, year(x.act_on)

@@ -49,8 +49,10 @@ def test_the_counts_returned_are_the_rows_written(built, store):
         "indeferido%'"))
     # every generated request and appeal of an office with a protocol unit has its NUP (every demo office has one)
     assert counts["request_nups"] == counts["requests"]
+    # an appeal is a document of its decision's process (issue 42 item 2), never numbered on its own
     assert not store.scalar("SELECT count(*) FROM appeals a WHERE a.id NOT IN "
-                            "(SELECT subject_id FROM process_numbers WHERE subject = 'appeal')")
+                            "(SELECT subject_id FROM process_documents WHERE subject = 'appeal')")
+    assert not store.scalar("SELECT count(*) FROM process_numbers WHERE subject = 'appeal'")
 
 
 def test_every_step_is_one_the_app_would_record(store):

@@ -29,7 +29,11 @@ def demo_numbers(full_demo_db: Path, tmp_path_factory: pytest.TempPathFactory):
     with Store(db) as s:
         counts = {k: (int(s.scalar(f"SELECT count(*) FROM ({sub.rows_sql})")),
                       int(s.scalar("SELECT count(*) FROM process_numbers WHERE subject = ?", [k])))
-                  for k, sub in SUBJECTS.items()}
+                  for k, sub in SUBJECTS.items() if k != "appeal"}
+        # an appeal is a document of its decision's process (issue 42 item 2): no NUP of its own
+        counts["appeal documents"] = (int(s.scalar("SELECT count(*) FROM appeals")),
+                                      int(s.scalar("SELECT count(*) FROM process_documents WHERE subject = 'appeal'")))
+        assert not s.scalar("SELECT count(*) FROM process_numbers WHERE subject = 'appeal'")
         given = s.fetch("SELECT nup, subject, subject_id FROM process_numbers ORDER BY id")
         pdf = s.scalar("SELECT s.pdf FROM statements s WHERE s.status = 'emitido' ORDER BY s.id LIMIT 1")
         statement = s.scalar("SELECT nup FROM process_numbers WHERE subject = 'statement' ORDER BY id LIMIT 1")

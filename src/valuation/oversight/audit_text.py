@@ -77,6 +77,8 @@ ACTION_LABELS: dict[str, str] = {
     "document_signed_institutionally": "Documento assinado com o certificado institucional (A1) do serviço",
     "protocol_unit_set": "Unidade protocolizadora da OM cadastrada",
     "nup_assigned": "Número único de processo (NUP) atribuído",
+    "nup_adopted": "NUP do sistema de protocolo adotado pelo processo",
+    "process_documents_filed": "Atos registrados como documentos dos seus processos",
     "survey_cost_sheet_filed": "Planilha de custos de pesquisa protocolada",
     "survey_actual_costs": "Custos realizados da pesquisa informados",
     "survey_overrun_approved": "Excesso de custo aprovado",
@@ -135,6 +137,7 @@ ACTION_LABELS: dict[str, str] = {
 }
 
 ENTITY_LABELS: dict[str, str] = {
+    "process_documents": "Documentos de processo",
     "backup": "Cópia de segurança", "issued_document": "Documento emitido (código de verificação)",
     "signed_upload_refusal": "Envio recusado de documento assinado",
     "office": "Capitania/Delegacia/Agência", "protocol_units": "Unidades protocolizadoras",

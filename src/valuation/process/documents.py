@@ -170,4 +170,6 @@ def document_missing(tx: Tx) -> int:
                    m.subject_id), m.subject, m.subject_id, ?, ?
         FROM missing m LEFT JOIN tops t USING (process_subject, process_id)
         RETURNING id""", [tx.actor, tx.store.now()])
+    if rows:
+        tx.audit("process_documents_filed", "process_documents", None, None, {"rows": len(rows)})
     return len(rows)
