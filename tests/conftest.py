@@ -320,10 +320,22 @@ def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, file_name: 
     return own
 
 
+# A full demo already built (its file; the attached files beside it) that `full_demo_db` copies instead of
+# building another: a test that runs pytest in a child process hands it its own (the build takes a minute, and
+# the demo is the same whatever the child's time zone: every instant it stores is UTC).
+FULL_DEMO_ENV = "VALUATION_TEST_FULL_DEMO"
+
+
 @pytest.fixture(scope="session")
 def full_demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The full demo database as README's start command makes it (`python -m valuation db init
-    --demo`), built once per run. Copy it before handing it to a server (one process per file)."""
+    --demo`), built once per run (or copied from FULL_DEMO_ENV's). Copy it before handing it to a server
+    (one process per file)."""
+    built = os.environ.get(FULL_DEMO_ENV)
+    if built:
+        from tests.support.db_copies import copy_database
+
+        return _built_once(tmp_path_factory, "full_demo", "demo.duckdb", lambda path: copy_database(built, path))
     return _built_once(tmp_path_factory, "full_demo", "demo.duckdb", lambda path: _run_python(
         ["-m", "valuation", "db", "init", "--db", str(path), "--demo"], path.parent))
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import NOW
+from tests.conftest import FULL_DEMO_ENV, NOW
 from tests.support.ui import fresh_app, texts
 from valuation.accounts import login, passwords, throttle
 from valuation.accounts.login import AuthenticationFailed, authenticate
@@ -199,10 +199,12 @@ CLOCK_SENSITIVE = ("tests/accounts/test_throttle.py", "tests/accounts/test_login
                    "tests/oversight/test_audit_and_policies_pages.py")
 
 
-def test_the_clock_sensitive_tests_pass_under_sao_paulo_time() -> None:
+def test_the_clock_sensitive_tests_pass_under_sao_paulo_time(full_demo_db: Path) -> None:
+    """The child copies this run's full demo (one of its files uses it) instead of building its own."""
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
                            "-k", "not clock_sensitive_tests", *CLOCK_SENSITIVE],
-                          capture_output=True, text=True, timeout=600, env=_child_env("America/Sao_Paulo"), cwd=ROOT)
+                          capture_output=True, text=True, timeout=600, cwd=ROOT,
+                          env={**_child_env("America/Sao_Paulo"), FULL_DEMO_ENV: str(full_demo_db)})
     assert done.returncode == 0, done.stdout[-4000:]
 
 

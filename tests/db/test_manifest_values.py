@@ -11,6 +11,7 @@ naming the value, and creates nothing.
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 
 from tests.support import attachments as F
 from tests.support import backup as B
+from valuation.accounts.login import PRINCIPAL_COLUMNS, principal_from_row
 from valuation.attachments import records
 from valuation.core.errors import InputError
 from valuation.db import backup
@@ -31,13 +33,23 @@ from tests.support.fuzz_report import TAMPER  # noqa: E402
 pytest_plugins = ["tests.support.fuzz_report"]
 
 
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory, _world_template: tuple[Path, dict[str, int]]) -> Path:
+    """The backup of the small world with an attached file, taken once for the module (each test edits a copy)."""
+    template, ids = _world_template
+    tmp = tmp_path_factory.mktemp("manifest-values")
+    shutil.copyfile(template, tmp / "world.duckdb")
+    with Store(tmp / "world.duckdb") as store:
+        dpc = principal_from_row(store.fetch_one(f"SELECT {PRINCIPAL_COLUMNS} FROM users WHERE username = 'dpc.silva'"))
+        records.attach(store, dpc, "contract", ids["A-1"], "edital", [records.Upload("edital.pdf", F.pdf())])
+        backup.backup(store, tmp / "b")
+    return tmp / "b"
+
+
 @pytest.fixture
-def folder(small_world: Any, tmp_path: Path) -> Path:
-    w = small_world
-    records.attach(w.store, w.principal("dpc"), "contract", w.ids["A-1"], "edital",
-                   [records.Upload("edital.pdf", F.pdf())])
-    backup.backup(w.store, tmp_path / "b")
-    w.store.close()
+def folder(pristine: Path, tmp_path: Path) -> Path:
+    """A copy of the module's backup, in the test's own folder."""
+    shutil.copytree(pristine, tmp_path / "b")
     return tmp_path / "b"
 
 

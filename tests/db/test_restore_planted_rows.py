@@ -62,11 +62,16 @@ def _plant_throttle(folder: Path) -> None:
     B.write_manifest(folder, doc)
 
 
-@pytest.fixture
-def world_backup(small_world: Any, tmp_path: Path) -> tuple[Any, Path]:
-    backup.backup(small_world.store, tmp_path / "pristine")
-    small_world.store.close()
-    return small_world, tmp_path / "pristine"
+@pytest.fixture(scope="module")
+def world_backup(tmp_path_factory: pytest.TempPathFactory,
+                 _world_template: tuple[Path, dict[str, int]]) -> tuple[dict[str, int], Path]:
+    """The small world's ids and its backup, taken once for the module: each test plants into a copy (`_fresh`)."""
+    template, ids = _world_template
+    tmp = tmp_path_factory.mktemp("planted-rows")
+    shutil.copyfile(template, tmp / "world.duckdb")
+    with Store(tmp / "world.duckdb") as store:
+        backup.backup(store, tmp / "pristine")
+    return ids, tmp / "pristine"
 
 
 def _fresh(pristine: Path, tmp_path: Path, name: str) -> Path:
@@ -75,10 +80,11 @@ def _fresh(pristine: Path, tmp_path: Path, name: str) -> Path:
     return folder
 
 
-def test_a_planted_session_and_throttle_are_never_restored(world_backup: tuple[Any, Path], tmp_path: Path) -> None:
-    world, pristine = world_backup
+def test_a_planted_session_and_throttle_are_never_restored(world_backup: tuple[dict[str, int], Path],
+                                                          tmp_path: Path) -> None:
+    ids, pristine = world_backup
     folder = _fresh(pristine, tmp_path, "planted")
-    B.plant_session(folder, world.ids["dpc.silva"], TOKEN, STAMP)
+    B.plant_session(folder, ids["dpc.silva"], TOKEN, STAMP)
     _plant_throttle(folder)
     summary = backup.restore(folder, tmp_path / "r.duckdb")
     TAMPER.count("restore:planted:sessions", outcome="not restored")
@@ -124,8 +130,8 @@ PLANTED: dict[str, tuple[str, str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(PLANTED))
-def test_a_planted_row_of_record_is_refused(world_backup: tuple[Any, Path], tmp_path: Path, name: str) -> None:
-    _world, pristine = world_backup
+def test_a_planted_row_of_record_is_refused(world_backup: tuple[dict[str, int], Path], tmp_path: Path, name: str) -> None:
+    _ids, pristine = world_backup
     table, select = PLANTED[name]
     folder = _fresh(pristine, tmp_path, "planted")
     B.rewrite_table(folder, table, select)
@@ -137,9 +143,9 @@ def test_a_planted_row_of_record_is_refused(world_backup: tuple[Any, Path], tmp_
     assert not target.exists()
 
 
-def test_every_table_but_the_ephemeral_ones_is_in_the_vouch(world_backup: tuple[Any, Path]) -> None:
+def test_every_table_but_the_ephemeral_ones_is_in_the_vouch(world_backup: tuple[dict[str, int], Path]) -> None:
     """The vouch's digest changes when any table other than sessions and login_throttle changes."""
-    _world, pristine = world_backup
+    _ids, pristine = world_backup
     tables = B.manifest(pristine)["tables"]
     base = backup.vouch_digest(tables)
     for table in tables:
@@ -178,9 +184,9 @@ def test_no_tampered_table_restores(small_world: Any, tmp_path: Path) -> None:
         shutil.rmtree(folder)
 
 
-def test_accepting_a_planted_row_is_recorded_forever(world_backup: tuple[Any, Path], tmp_path: Path,
+def test_accepting_a_planted_row_is_recorded_forever(world_backup: tuple[dict[str, int], Path], tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    _world, pristine = world_backup
+    _ids, pristine = world_backup
     folder = _fresh(pristine, tmp_path, "planted")
     B.rewrite_table(folder, "wrecks", PLANTED["a wreck"][1])
     capsys.readouterr()
@@ -192,9 +198,9 @@ def test_accepting_a_planted_row_is_recorded_forever(world_backup: tuple[Any, Pa
     assert "accept-broken-chain" in doc["message"]
 
 
-def test_a_backup_without_a_vouch_is_refused_unless_accepted(world_backup: tuple[Any, Path], tmp_path: Path) -> None:
+def test_a_backup_without_a_vouch_is_refused_unless_accepted(world_backup: tuple[dict[str, int], Path], tmp_path: Path) -> None:
     """A folder in the format before vouching (2), or one whose vouch was removed."""
-    _world, pristine = world_backup
+    _ids, pristine = world_backup
     folder = _fresh(pristine, tmp_path, "old")
     B.edit_manifest(folder, lambda d: (d.pop("vouch"), d.update(format="valuation-backup/2")))
     with pytest.raises(InputError, match="vouch"):

@@ -101,10 +101,9 @@ def table_digests(db: Store | duckdb.DuckDBPyConnection) -> dict[str, TableDiges
     own = cur is not db
     try:
         out: dict[str, TableDigest] = {}
+        columns = _all_columns(cur)
         for table in _tables(cur):
-            cols = cur.execute(
-                "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
-                "AND database_name = current_database() ORDER BY column_index", [table]).fetchall()
+            cols = columns.get(table, [])
             rows, agg = cur.execute(
                 f"SELECT count(*), coalesce(sha256(string_agg(h, ',' ORDER BY h)), '') FROM "
                 f"(SELECT sha256(CAST(to_json(__valuation_row) AS VARCHAR)) AS h FROM {_ident(table)} __valuation_row)"
@@ -255,6 +254,7 @@ def _staging_for(dest: Path, db_path: str) -> Path:
 
 def _write_tables(cur: duckdb.DuckDBPyConnection, folder: Path) -> None:
     """One Parquet file per table, `<table>.parquet`, inside the caller's snapshot transaction."""
+    columns = _all_columns(cur)
     for table in _tables(cur):
         if table in vouching.EPHEMERAL_TABLES:
             continue                       # never backed up, never restored (issue 24, item 1)
@@ -262,7 +262,7 @@ def _write_tables(cur: duckdb.DuckDBPyConnection, folder: Path) -> None:
             raise StoreError(f"table {table!r}: not a name this backup can store")
         target = _literal(str(folder / f"{table}.parquet"))
         cols = ", ".join(f"CAST({_ident(c)} AS VARCHAR) AS {_ident(c)}" if t in _AS_TEXT else _ident(c)
-                         for c, t in _columns(cur, table))
+                         for c, t in columns.get(table, []))
         cur.execute(f"COPY (SELECT {cols} FROM {_ident(table)}) TO {target} (FORMAT parquet)").fetchall()
 
 
@@ -392,9 +392,18 @@ def _sandboxed(path: Path, source: Path) -> duckdb.DuckDBPyConnection:
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
-    return [(str(c), str(t)) for c, t in con.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
-        "AND database_name = current_database() ORDER BY column_index", [table]).fetchall()]
+    return _all_columns(con).get(table, [])
+
+
+def _all_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
+    """{table: [(column, type), …] in the table's order} of every table: one catalogue query (a query per table
+    cost ~2 ms each, a third of a restore's checks)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for table, column, data_type in con.execute(
+            "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE schema_name = 'main' "
+            "AND database_name = current_database() ORDER BY table_name, column_index").fetchall():
+        out.setdefault(str(table), []).append((str(column), str(data_type)))
+    return out
 
 
 def _load_order(con: duckdb.DuckDBPyConnection, tables: list[str]) -> list[str]:
@@ -439,14 +448,16 @@ def _load_tables(con: duckdb.DuckDBPyConnection, source: Path, manifest: dict[st
         raise InputError(problems or [Problem("--from", f"{MANIFEST}: a table name is not text")])
     ignored = {t: int(con.execute(f"SELECT count(*) FROM read_parquet({_literal(str(source / (t + '.parquet')))})"
                                   ).fetchall()[0][0]) for t in sorted(set(names) & set(vouching.EPHEMERAL_TABLES))}
+    columns = _all_columns(con)
     for table in _load_order(con, sorted(set(names) & known - set(vouching.EPHEMERAL_TABLES))):
-        _load_table(con, source / f"{table}.parquet", table, version)
+        _load_table(con, source / f"{table}.parquet", table, version, columns[table])
     return ignored
 
 
-def _load_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, version: int) -> None:
+def _load_table(con: duckdb.DuckDBPyConnection, path: Path, table: str, version: int,
+                schema: list[tuple[str, str]]) -> None:
+    """`schema`: the table's columns and types in the schema built by the migrations."""
     parquet = f"read_parquet({_literal(str(path))})"
-    schema = _columns(con, table)
     found = [(str(r[0]), str(r[1])) for r in con.execute(f"DESCRIBE SELECT * FROM {parquet}").fetchall()]
     if found != [(c, _parquet_type(t)) for c, t in schema]:
         theirs, ours = dict(found), {c: _parquet_type(t) for c, t in schema}
