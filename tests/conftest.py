@@ -364,7 +364,8 @@ def bench_db(tmp_path_factory: pytest.TempPathFactory, full_demo_db: Path) -> Pa
 # jobs first, so the last ones to finish are short.
 SLOWEST_FIRST = (
     "tests/bench/test_bench_smoke.py", "tests/ui/test_browser_walk.py", "tests/ui/test_pages_walk.py",
-    "tests/walks/test_signed_acts.py", "tests/demo/test_demo_atomic.py", "tests/walks/test_empty_database_case.py",
+    "tests/walks/test_signed_acts.py", "tests/walks/test_filing_to_appeal.py", "tests/demo/test_demo_atomic.py",
+    "tests/walks/test_empty_database_case.py",
     "tests/ui/test_pages_full_data.py", "tests/db/test_restore_planted_rows.py", "tests/db/test_kill_campaign.py",
     "tests/service/test_service.py", "tests/security/test_input_bounds.py", "tests/ui/test_browser_login_and_pages.py",
     "tests/commission/test_browser_entry.py", "tests/db/test_backup_restore.py",

@@ -130,7 +130,8 @@ PLANTED: dict[str, tuple[str, str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(PLANTED))
-def test_a_planted_row_of_record_is_refused(world_backup: tuple[dict[str, int], Path], tmp_path: Path, name: str) -> None:
+def test_a_planted_row_of_record_is_refused(world_backup: tuple[dict[str, int], Path], tmp_path: Path,
+                                            name: str) -> None:
     _ids, pristine = world_backup
     table, select = PLANTED[name]
     folder = _fresh(pristine, tmp_path, "planted")
@@ -198,7 +199,8 @@ def test_accepting_a_planted_row_is_recorded_forever(world_backup: tuple[dict[st
     assert "accept-broken-chain" in doc["message"]
 
 
-def test_a_backup_without_a_vouch_is_refused_unless_accepted(world_backup: tuple[dict[str, int], Path], tmp_path: Path) -> None:
+def test_a_backup_without_a_vouch_is_refused_unless_accepted(world_backup: tuple[dict[str, int], Path],
+                                                             tmp_path: Path) -> None:
     """A folder in the format before vouching (2), or one whose vouch was removed."""
     _ids, pristine = world_backup
     folder = _fresh(pristine, tmp_path, "old")
