@@ -204,7 +204,9 @@ def test_the_clock_sensitive_tests_pass_under_sao_paulo_time(full_demo_db: Path)
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
                            "-k", "not clock_sensitive_tests", *CLOCK_SENSITIVE],
                           capture_output=True, text=True, timeout=600, cwd=ROOT,
-                          env={**_child_env("America/Sao_Paulo"), FULL_DEMO_ENV: str(full_demo_db)})
+                          env={**{k: v for k, v in _child_env("America/Sao_Paulo").items()
+                                  if not k.startswith("PYTEST_XDIST")},      # the child is no worker of this run
+                               FULL_DEMO_ENV: str(full_demo_db)})
     assert done.returncode == 0, done.stdout[-4000:]
 
 
