@@ -123,8 +123,9 @@ def test_a_filing_its_intimations_the_decision_and_the_appeal_are_one_process(fu
                 walk.base = svc.base
                 request_id, nup, issued_on = _first_days(walk, svc.base, tmp_path)
                 _read_mails(box, nup)
-            # the day's job (tacit ciências) at a time of the machine's clock a little after the start
-            at = (datetime.now(ZoneInfo("America/Sao_Paulo")) + timedelta(seconds=45)).strftime("%H:%M:%S")
+            # the day's job (tacit ciências) at a time of the machine's clock after the start (a loaded machine starts
+            # the service in ~10–30 s; a time already past when the scheduler starts would never fire)
+            at = (datetime.now(ZoneInfo("America/Sao_Paulo")) + timedelta(seconds=70)).strftime("%H:%M:%S")
             with running_service(db, env={"VALUATION_NOTICES_AT": at}, clock_days=LATER) as svc:
                 walk.base = svc.base
                 _twelve_days_later(walk, request_id, nup, issued_on)
