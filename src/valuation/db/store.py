@@ -200,6 +200,10 @@ class Tx(Snapshot):
         self.head_rows: tuple[int, list[Any]] | None = None
         self.appended_rows: dict[str, list[dict[str, Any]]] = {}   # per sealed table, the rows of `appended`
 
+
+    def today(self) -> date:
+        """The store's "today" (`Store.today`), for a check made inside the write."""
+        return self.store.today()
     def memo(self, key: Any, compute: Callable[[], T]) -> T:
         """`compute()` — a transaction sees its own uncommitted rows — except for a key it keeps
         (`Store.write(keeps=…)`: it writes nothing that key is read from): that one comes from (or goes to)

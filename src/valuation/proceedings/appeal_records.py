@@ -163,6 +163,12 @@ def record_decision(store: Store, user: Principal, data: Mapping[str, Any]) -> i
     return store.write(user.username, lambda tx: insert_decision(tx, key, facts, rec, user.username))
 
 
+def _process(kind: str, record_id: int | None, decision_id: int) -> documents.Process:
+    """The process a decision of `kind` (and its appeals) is a document of: its record's, when that one has a NUP of its
+    own (`DecisionKind.nup_subject`), else the decision's."""
+    return documents.decision_process(KINDS[kind].nup_subject, record_id, decision_id)
+
+
 def insert_decision(tx: Tx, key: str, facts: Mapping[str, Any], rec: Mapping[str, Any], actor: str) -> int:
     """Write one checked decision (`facts`: record_id, office_code, wreck_id, contract_id, organisation_id; `rec`:
     summary, authority, decided_on, notice, notified_on) in transaction `tx`: its NUP or its place in its record's
@@ -178,7 +184,7 @@ def insert_decision(tx: Tx, key: str, facts: Mapping[str, Any], rec: Mapping[str
          rec["notified_on"], actor, tx.store.now()]))
     if kind.nup_subject is None:   # the others are documents of their record's process: its NUP
         numbers.assign(tx, "administrative_decision", new_id, facts["office_code"], rec["decided_on"])
-    documents.add(tx, documents.decision_process(key, facts["record_id"], new_id), "administrative_decision", new_id)
+    documents.add(tx, _process(key, facts["record_id"], new_id), "administrative_decision", new_id)
     tx.audit("record_administrative_decision", "administrative_decision", new_id, None,
              {"kind": key, "record_id": facts["record_id"], **{k: v for k, v in rec.items() if k != "summary"}})
     return new_id
@@ -303,9 +309,7 @@ def check_appeal(store: Store | Tx, d: Mapping[str, Any], filed: date | None, f:
             how = "com a reconsideração" if ended.kind == "reconsidered" else ap.OUTCOMES[str(ended.outcome)].lower()
             f.fail(field, f"{LABELS['instance']}: o recurso anterior terminou {how}; não cabe outra instância.")
     start = _notified_for_next(d, last, _notices(store, [int(last["id"])]).get(int(last["id"])) if last else None)
-    owner: Any = getattr(store, "store", store)              # a Tx's store, or the Store
-    today = owner.today()
-    if filed is not None and filed > today:
+    if filed is not None and filed > store.today():
         f.fail(field, f"{LABELS['filed_on']}: não pode estar no futuro.")
     elif filed is not None and start is not None and filed < start:
         f.fail(field, f"{LABELS['filed_on']}: anterior à ciência da decisão ({fmt(start)}).")
@@ -350,7 +354,7 @@ def insert_appeal(tx: Tx, d: Mapping[str, Any], admitted: Admitted, filed: date,
         "RETURNING id",
         [d["id"], admitted.instance, filed, appellant, d["organisation_id"], grounds, admitted.on_time, suspensive,
          why, tx.actor, tx.store.now()]))
-    documents.add(tx, documents.decision_process(d["kind"], d["record_id"], int(d["id"])), "appeal", new_id)
+    documents.add(tx, _process(d["kind"], d["record_id"], int(d["id"])), "appeal", new_id)
     tx.audit("file_appeal", "appeal", new_id, None,
              {"decision_id": d["id"], "instance": admitted.instance, "filed_on": filed, "on_time": admitted.on_time,
               "late": admitted.late, "suspensive": suspensive, "suspensive_reason": why,

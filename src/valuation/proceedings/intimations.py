@@ -28,7 +28,6 @@ from valuation.core import law
 from valuation.core.errors import InputError, NotFound, Problem
 from valuation.core.forms import Form
 from valuation.core.money import format_date_br
-from valuation.db import annulments
 from valuation.db.access import (
     Principal,
     allowed,
@@ -162,8 +161,7 @@ def _decision_problem(store: Store | Tx, request_id: int) -> str | None:
     if store.scalar("SELECT count(*) FROM administrative_decisions WHERE record_table = 'requests' AND record_id = ?",
                     [request_id]):
         return f"a decisão do requerimento nº {request_id} já tem sua ciência registrada"
-    if store.scalar("SELECT count(*) FROM intimations i WHERE i.request_id = ? AND i.act = ? AND i.id NOT IN "
-                    "(SELECT intimation_id FROM intimation_ciencias)", [request_id, DECISION]):
+    if pending_decision(store, request_id) is not None:
         return f"a decisão do requerimento nº {request_id} já foi intimada e aguarda a ciência"
     return None
 
@@ -238,18 +236,17 @@ def _notify_decision(tx: Tx, row: Mapping[str, Any], day: date, actor: str) -> N
     the request's process, carrying what the intimation said; the appeal's period runs from it."""
     from valuation.proceedings import appeal_records
 
-    q = tx.fetch_one("SELECT q.id, q.office_code, q.wreck_id, q.organisation_id, o.name AS office_name, "
-                     "(SELECT min(s.day) FROM request_steps s WHERE s.request_id = q.id AND s.kind = 'decided' AND "
-                     f"{annulments.not_annulled('request_steps', 's')}) AS decided_on "
+    q = tx.fetch_one("SELECT q.id, q.office_code, q.wreck_id, q.organisation_id, o.name AS office_name "
                      "FROM requests q LEFT JOIN offices o ON o.code = q.office_code WHERE q.id = ?",
                      [row["request_id"]])
-    assert q is not None and q["decided_on"] is not None
+    decided = rq.decided_on(tx, int(row["request_id"]))
+    assert q is not None and decided is not None
     text = tx.scalar("SELECT text FROM intimations WHERE id = ?", [row["id"]])
     appeal_records.insert_decision(tx, "request", {
         "record_id": int(q["id"]), "office_code": q["office_code"], "wreck_id": q["wreck_id"], "contract_id": None,
         "organisation_id": q["organisation_id"]}, {
-        "summary": str(text), "authority": str(q["office_name"] or q["office_code"]), "decided_on": q["decided_on"],
-        "notice": "notificação", "notified_on": max(day, q["decided_on"])}, actor)
+        "summary": str(text), "authority": str(q["office_name"] or q["office_code"]), "decided_on": decided,
+        "notice": "notificação", "notified_on": max(day, decided)}, actor)
 
 
 _INTIMATIONS = """
@@ -262,7 +259,7 @@ SELECT i.id, i.request_id, w.code AS wreck, i.act, i.text, i.fixed_day, i.delive
 FROM intimations i JOIN requests q ON q.id = i.request_id JOIN wrecks w ON w.id = q.wreck_id
 LEFT JOIN organisations g ON g.id = i.organisation_id
 LEFT JOIN intimation_ciencias c ON c.intimation_id = i.id LEFT JOIN users u ON u.username = c.opened_by
-WHERE {scope} AND (? IS NULL OR i.request_id = ?) AND (? IS NULL OR i.id = ?)
+WHERE {scope} AND (? IS NULL OR i.request_id = ?) AND (? IS NULL OR i.id = ?) AND (NOT ? OR c.id IS NULL)
 ORDER BY i.issued_at DESC, i.id DESC"""
 
 
@@ -278,13 +275,13 @@ def ciencia_text(row: Mapping[str, Any]) -> str:
 
 
 def intimations_of(store: Store | Tx, user: Principal, request_id: int | None = None, *,
-                   intimation_id: int | None = None) -> list[dict[str, Any]]:
+                   intimation_id: int | None = None, waiting: bool = False) -> list[dict[str, Any]]:
     """The intimations the user may read (its company's, its office's, or all for DPC), newest first, each with the
-    process NUP, its act in Portuguese and its ciência (`ciencia_text`)."""
+    process NUP, its act in Portuguese and its ciência (`ciencia_text`); `waiting`: those still without it."""
     require(user, "read_requests")
     scope, params = request_scope(user, "q")     # an officer: its office's requests, whose intimations these are
     rows = store.fetch(_INTIMATIONS.format(scope=scope),
-                       [*params, request_id, request_id, intimation_id, intimation_id])
+                       [*params, request_id, request_id, intimation_id, intimation_id, waiting])
     nups = numbers.request_nups(store, {int(r["request_id"]) for r in rows})
     return [{**r, "nup": nups.get(int(r["request_id"])), "act_pt": ACTS[str(r["act"])].label,
              "ciencia_pt": ciencia_text(r)} for r in rows]
@@ -383,7 +380,7 @@ def deadline_rows(store: Store, user: Principal, *, as_of: date, office: str | N
     one (its AR's day is not known yet)."""
     if owed_by not in (None, pr.PARTY) or not store.has_table("intimations"):
         return []
-    rows = [r for r in intimations_of(store, user) if r["ciencia_kind"] is None and r["issued_on"] <= as_of
+    rows = [r for r in intimations_of(store, user, waiting=True) if r["issued_on"] <= as_of
             and office in (None, r["office_code"])]
     out = []
     for r in rows:

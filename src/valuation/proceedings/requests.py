@@ -208,8 +208,7 @@ def undecided_request(store: Store | Tx, user: Principal, request_id: object, f:
     if not rows:
         f.fail("request_id", f"{label}: não encontrado ({request_id}).")
         return None
-    day = store.scalar("SELECT min(s.day) FROM request_steps s WHERE s.request_id = ? AND s.kind = 'decided' AND "
-                       f"{annulments.not_annulled('request_steps', 's')}", [request_id])
+    day = decided_on(store, request_id)
     if day is not None and not decided:
         f.fail("request_id", f"{label}: nº {request_id} já foi decidido{decided_note}.")
     elif day is None and decided:
@@ -330,11 +329,23 @@ def decided_requests(store: Store, user: Principal, *, office: str | None = None
     return rows[::-1]
 
 
+def _decided(alias: str) -> str:
+    """SQL predicate: the request step `alias` is a decision not annulled."""
+    return f"{alias}.kind = 'decided' AND {annulments.not_annulled('request_steps', alias)}"
+
+
 def decided_ids(store: Store | Tx, on: date | None = None) -> set[int]:
     """The requests with a decision recorded (on or before `on`, when given)."""
     return {int(r["request_id"]) for r in store.fetch(
-        "SELECT DISTINCT s.request_id FROM request_steps s WHERE s.kind = 'decided' AND (? IS NULL OR s.day <= ?) "
-        f"AND {annulments.not_annulled('request_steps', 's')}", [on, on])}
+        f"SELECT DISTINCT s.request_id FROM request_steps s WHERE {_decided('s')} AND (? IS NULL OR s.day <= ?)",
+        [on, on])}
+
+
+def decided_on(db: Store | Tx, request_id: int) -> date | None:
+    """The day request `request_id` was decided (its first decision not annulled), or None."""
+    day: date | None = db.scalar(f"SELECT min(s.day) FROM request_steps s WHERE s.request_id = ? AND {_decided('s')}",
+                                 [request_id])
+    return day
 
 
 def _periods(store: Store) -> pr.PolicyAt:

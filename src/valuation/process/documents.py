@@ -9,7 +9,7 @@ numbered in it).
 
     add(tx, process, subject, subject_id)     the act as the next document of `process`, in the act's write
     document_missing(tx)                      file every act recorded as a plain row (the demo's) in its process
-    decision_process(kind, record_id, id)     the process an Authority decision (and its appeals) belongs to
+    decision_process(subject, record_id, id)  the process an Authority decision (and its appeals) belongs to
     documents(db, process)                    the documents of a process in order, each named for a reader
     process_of(db, subject, subject_id)       the process a document belongs to (None: not a document of any)
 
@@ -28,9 +28,6 @@ if TYPE_CHECKING:
     from valuation.db.store import Store, Tx
 
 Process = tuple[str, int]     # (process subject — a key of numbers.SUBJECTS —, its record's id)
-
-# the decisions whose record opened a process of its own: the decision is a document of that one
-_OWN_PROCESS = ("request", "removal_order", "round", "statement")
 
 
 @dataclass(frozen=True)
@@ -62,11 +59,12 @@ KINDS: dict[str, Kind] = {
 }
 
 
-def decision_process(kind: str, record_id: int | None, decision_id: int) -> Process:
-    """The process an Authority decision is a document of: its record's (a request, removal order, round or
-    statement), else the decision's own (it opened the case)."""
-    if kind in _OWN_PROCESS and record_id is not None:
-        return (kind, int(record_id))
+def decision_process(subject: str | None, record_id: int | None, decision_id: int) -> Process:
+    """The process an Authority decision is a document of: its record's — `subject`, the decided record's NUP subject
+    (`appeal_records.KINDS[kind].nup_subject`: a request, removal order, round or statement) —, else the decision's
+    own (it opened the case)."""
+    if subject is not None and record_id is not None:
+        return (subject, int(record_id))
     return ("administrative_decision", int(decision_id))
 
 
@@ -128,7 +126,8 @@ def documents(db: Store | Tx, process: Process) -> list[dict[str, Any]]:
     return out
 
 
-# every act and the process it belongs to (the rules of `add` and `decision_process`, over the tables): process_subject,
+# every act and the process it belongs to (the rules of `add` and `decision_process` over the tables; the decisions with
+# a process of their record's are those of appeal_records.KINDS with a `nup_subject`): process_subject,
 # process_id, rank (0: the record that opened it), subject, subject_id, recorded_at
 _ACTS = """
 WITH decision_process AS (
