@@ -183,3 +183,11 @@ def readme_logins(readme: Path = ROOT / "README.md") -> dict[str, tuple[str, str
         if role in ROLES:
             logins.setdefault(role, (user, password))
     return logins
+
+
+def readme_password(username: str, readme: Path = ROOT / "README.md") -> str:
+    """The password README.md lists for the demo login `username`."""
+    found = re.search(rf"^\|\s*{re.escape(username)}\s*\|[^|]*\|\s*(\S+)\s*\|$", readme.read_text(encoding="utf-8"),
+                      re.M)
+    assert found, username
+    return found.group(1)

@@ -27,8 +27,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import check_offline, check_page, new_page, wait_idle
+from tests.support.browser import wait_idle
 from tests.support.service import cli, running_service
+from tests.support.walk import Walk, choose, fill, form, go, open_box, submit, walking
 
 pytestmark = pytest.mark.browser
 
@@ -53,75 +54,6 @@ ITEMS = [("BE-001", "Sino de bronze do brigue", "sinos", "bronze", "1", "32.000,
 # (item, historical, value) each voter gives
 VOTES = {"BE-001": (True, ["120.000,00", "125.000,00", "118.000,00", "122.000,00"]),
          "BE-002": (False, ["1.500,00", "1.450,00", "1.600,00", "1.520,00"])}
-
-
-class Walk:
-    """The people of the walk, each a browser context of its own, and the screenshots."""
-
-    def __init__(self, browser: Any, base: str, shots: Path):
-        self.browser, self.base, self.shots = browser, base, shots
-        self.count = 0
-        self.blocked: list[list[str]] = []
-        self.pages: list[Any] = []
-
-    def failed(self) -> None:
-        """A screenshot of every page still open, to see where the walk stopped."""
-        for i, page in enumerate(self.pages):
-            if not page.is_closed():
-                page.screenshot(path=str(self.shots / f"falha-{i}.png"), full_page=True)
-
-    def person(self, username: str, password: str = PASSWORD) -> Any:
-        page, blocked = new_page(self.browser)
-        self.blocked.append(blocked)
-        self.pages.append(page)
-        page.set_viewport_size({"width": 1366, "height": 900})
-        page.goto(self.base)
-        fill(page, "Usuário", username)
-        fill(page, "Senha", password)
-        page.get_by_role("button", name="Entrar").click()
-        page.get_by_role("button", name="Sair").wait_for()
-        wait_idle(page)
-        return page
-
-    def shot(self, page: Any, name: str) -> None:
-        self.count += 1
-        check_page(page, name)
-        page.screenshot(path=str(self.shots / f"{self.count:02d}-{name}.png"), full_page=True)
-
-
-def go(page: Any, title: str) -> None:
-    page.get_by_role("link", name=title, exact=True).first.click()
-    page.locator("h1").first.wait_for()
-    wait_idle(page)
-
-
-def open_box(page: Any, label: str) -> None:
-    page.locator('[data-testid="stExpander"] summary').filter(has_text=label).first.click()
-    wait_idle(page)
-
-
-def choose(scope: Any, label: str, option: str) -> None:
-    """A Streamlit selectbox: open it, type the option, take it."""
-    scope.get_by_label(label, exact=True).click()
-    scope.page.keyboard.type(option) if hasattr(scope, "page") else scope.keyboard.type(option)
-    (scope.page if hasattr(scope, "page") else scope).keyboard.press("Enter")
-
-
-def fill(scope: Any, label: str, value: str) -> None:
-    """A text field or area by its label (a field with help has a second element named 'Ajuda: …')."""
-    box = scope.get_by_role("textbox", name=label, exact=True)
-    box.or_(scope.locator(f'input[type="password"][aria-label="{label}"]')).first.fill(value)
-
-
-def form(page: Any, button: str) -> Any:
-    button_of = page.get_by_role("button", name=button, exact=True)
-    return page.locator('[data-testid="stForm"]').filter(has=button_of).first
-
-
-def submit(page: Any, button: str, expect_text: str) -> None:
-    page.get_by_role("button", name=button, exact=True).click()
-    page.get_by_text(expect_text).first.wait_for()
-    wait_idle(page)
 
 
 def create_user(page: Any, username: str, full_name: str, role: str, body: str | None, office: str | None,
@@ -158,31 +90,18 @@ def empty_database(tmp_path: Path) -> Path:
 
 def test_from_an_empty_database_to_an_issued_statement_through_the_pages(empty_database: Path,
                                                                         tmp_path: Path) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     shots = Path(os.environ.get("VALUATION_WALK_SHOTS", tmp_path / "shots"))
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
-    with running_service(empty_database) as svc, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                                          "--disable-background-networking", "--disable-component-update",
-                                          "--disable-sync", "--disable-dev-shm-usage"])
-        walk = Walk(browser, svc.base, shots)
-        try:
-            _people(walk, expect)
-            _registry(walk, expect)
-            _contract(walk, expect)
-            _inventory(walk)
-            _commission(walk, expect)
-            _statement(walk, expect)
-        except BaseException:
-            walk.failed()
-            raise
-        finally:
-            browser.close()
-        for blocked in walk.blocked:
-            check_offline(blocked)
+    with running_service(empty_database) as svc, walking(shots, svc.base, password=PASSWORD) as walk:
+        _people(walk, expect)
+        _registry(walk, expect)
+        _contract(walk, expect)
+        _inventory(walk)
+        _commission(walk, expect)
+        _statement(walk, expect)
 
 
 def _people(walk: Walk, expect: Any) -> None:

@@ -28,10 +28,10 @@ import duckdb
 import pytest
 
 from tests.support.attachments import pdf
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, check_offline, wait_idle
+from tests.support.browser import readme_password, wait_idle
 from tests.support.db_copies import copy_database
 from tests.support.service import running_service, smtp_env, smtp_server
-from tests.walks.test_empty_database_case import Walk, choose, fill, go, open_box, submit
+from tests.support.walk import Walk, choose, fill, go, open_box, submit, walking
 
 pytestmark = pytest.mark.browser
 CODE = re.compile(r"\b([0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5})\b")
@@ -39,13 +39,6 @@ NUP = re.compile(r"\b(\d{5}\.\d{6}/\d{4}-\d{2})\b")
 REP, OFFICER = "exp.arqueonautica", "om.cpba"
 WRECK = "BA-001"                         # a wreck of the Capitania dos Portos da Bahia in the demo
 LATER = 12                               # days the service's clock moves: past the 10 of the tacit ciência
-
-
-def _password(username: str) -> str:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    found = re.search(rf"^\|\s*{re.escape(username)}\s*\|[^|]*\|\s*(\S+)\s*\|$", readme, re.M)
-    assert found, username
-    return found.group(1)
 
 
 def _upload(page: Any, name: str) -> None:
@@ -109,38 +102,25 @@ def _intimations(page: Any) -> str:
 
 def test_a_filing_its_intimations_the_decision_and_the_appeal_are_one_process(full_demo_db: Path,
                                                                               tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     db = copy_database(full_demo_db, tmp_path / "walk.duckdb")
     shots = tmp_path / "shots"
     shots.mkdir()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        walk = Walk(browser, "", shots)
-        try:
-            with smtp_server() as box, running_service(db, env={**smtp_env(box), "VALUATION_NOTICES_EVERY": "1"}) \
-                    as svc:
-                walk.base = svc.base
-                request_id, nup, issued_on = _first_days(walk, svc.base, tmp_path)
-                _read_mails(box, nup)
-            # the day's job (tacit ciências) at a time of the machine's clock after the start (a loaded machine starts
-            # the service in ~10–30 s; a time already past when the scheduler starts would never fire)
-            at = (datetime.now(ZoneInfo("America/Sao_Paulo")) + timedelta(seconds=70)).strftime("%H:%M:%S")
-            with running_service(db, env={"VALUATION_NOTICES_AT": at}, clock_days=LATER) as svc:
-                walk.base = svc.base
-                _twelve_days_later(walk, request_id, nup, issued_on)
-        except BaseException:
-            walk.failed()
-            raise
-        finally:
-            browser.close()
-        for blocked in walk.blocked:
-            check_offline(blocked)
+    with walking(shots) as walk:
+        with smtp_server() as box, running_service(db, env={**smtp_env(box), "VALUATION_NOTICES_EVERY": "1"}) as svc:
+            walk.base = svc.base
+            request_id, nup, issued_on = _first_days(walk, svc.base, tmp_path)
+            _read_mails(box, nup)
+        # the day's job (tacit ciências) at a time of the machine's clock after the start (a loaded machine starts
+        # the service in ~10–30 s; a time already past when the scheduler starts would never fire)
+        at = (datetime.now(ZoneInfo("America/Sao_Paulo")) + timedelta(seconds=70)).strftime("%H:%M:%S")
+        with running_service(db, env={"VALUATION_NOTICES_AT": at}, clock_days=LATER) as svc:
+            walk.base = svc.base
+            _twelve_days_later(walk, request_id, nup, issued_on)
     _check_the_record(db, request_id, issued_on)
 
 
 def _first_days(walk: Walk, base: str, tmp: Path) -> tuple[int, str, Any]:
-    rep = walk.person(REP, _password(REP))
+    rep = walk.person(REP, readme_password(REP))
     go(rep, "Protocolo")
     said = _file(rep, "Requerimento (abre", "Licença de pesquisa no naufrágio BA-001", "pedido.pdf")
     request_id = int(re.search(r"requerimento nº (\d+)", said).group(1))          # type: ignore[union-attr]
@@ -153,7 +133,7 @@ def _first_days(walk: Walk, base: str, tmp: Path) -> tuple[int, str, Any]:
         rep.get_by_role("button", name="Baixar o recibo (PDF)").click()
     receipt = tmp / "recibo.pdf"
     got.value.save_as(str(receipt))
-    verify = walk.person(REP, _password(REP))
+    verify = walk.person(REP, readme_password(REP))
     verify.goto(f"{base}/verificar?codigo={code}")
     verify.locator('input[name="arquivo"]').set_input_files(str(receipt))
     verify.get_by_role("button", name="Conferir", exact=True).click()
@@ -163,7 +143,7 @@ def _first_days(walk: Walk, base: str, tmp: Path) -> tuple[int, str, Any]:
     assert nup in checked, checked
     verify.context.close()
 
-    office = walk.person(OFFICER, _password(OFFICER))
+    office = walk.person(OFFICER, readme_password(OFFICER))
     go(office, "Protocolo")
     queue = _grid(office)
     assert "protocolo nº" in queue and f"requerimento nº {request_id}" in queue and nup in queue, queue
@@ -227,7 +207,7 @@ def _read_mails(box: Any, nup: str) -> None:
 
 def _twelve_days_later(walk: Walk, request_id: int, nup: str, issued_on: Any) -> None:
     tacit = issued_on + timedelta(days=10)
-    rep = walk.person(REP, _password(REP))
+    rep = walk.person(REP, readme_password(REP))
     for _ in range(60):                 # the day's job runs a few seconds after the start (VALUATION_NOTICES_AT)
         listed = _intimations(rep)
         if f"ciência tácita em {tacit:%d/%m/%Y}" in listed:

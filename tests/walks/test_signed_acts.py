@@ -38,6 +38,7 @@ from tests.support.browser import (
     new_page,
     open_from_sidebar,
     readme_logins,
+    readme_password,
     wait_idle,
 )
 from tests.support.db_copies import copy_database
@@ -103,7 +104,7 @@ def _env(s: Setup, **signing: str) -> dict[str, str]:
 def _log_in(browser: Any, base: str, who: str) -> tuple[Any, list[str]]:
     """A new browser context logged in as `who`: a role (README's first demo login of it) or a username."""
     logins = readme_logins()
-    username, password = logins[who] if who in logins else (who, _password_of(who))
+    username, password = logins[who] if who in logins else (who, readme_password(who))
     page, blocked = new_page(browser)
     page.goto(base)
     page.get_by_label("Usuário").fill(username)
@@ -111,13 +112,6 @@ def _log_in(browser: Any, base: str, who: str) -> tuple[Any, list[str]]:
     page.get_by_role("button", name="Entrar").click()
     page.get_by_role("button", name="Sair").wait_for()
     return page, blocked
-
-
-def _password_of(username: str) -> str:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    found = re.search(rf"^\|\s*{re.escape(username)}\s*\|[^|]*\|\s*(\S+)\s*\|$", readme, re.M)
-    assert found, username
-    return found.group(1)
 
 
 def _download(page: Any, label: str) -> bytes:
